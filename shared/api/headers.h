@@ -1,0 +1,28 @@
+#pragma once
+// HTTP header and query-parameter names on the wire (AIStore-compatible
+// where AIStore defines one).
+
+#include <string_view>
+
+namespace tessera::api {
+
+inline constexpr std::string_view kHdrChecksumType = "ais-checksum-type";
+inline constexpr std::string_view kHdrChecksumValue = "ais-checksum-value";
+inline constexpr std::string_view kHdrVersion = "ais-version";
+inline constexpr std::string_view kHdrAtime = "ais-atime";  // unix nanoseconds
+inline constexpr std::string_view kHdrSize = "ais-size";
+inline constexpr std::string_view kHdrName = "ais-name";
+inline constexpr std::string_view kHdrLocation = "ais-location";  // target id that served the request
+inline constexpr std::string_view kHdrCustomMd = "ais-custom-md";  // "k1=v1,k2=v2"
+inline constexpr std::string_view kHdrBucketProps = "ais-bucket-props";  // JSON
+inline constexpr std::string_view kHdrSmapVersion = "ais-smap-version";
+
+// Query parameters.
+inline constexpr std::string_view kQpWhat = "what";
+inline constexpr std::string_view kQpSmapVersion = "smap_version";
+inline constexpr std::string_view kQpPrefix = "prefix";
+inline constexpr std::string_view kQpPageSize = "pagesize";
+inline constexpr std::string_view kQpContinuationToken = "continuation_token";
+inline constexpr std::string_view kQpProps = "props";
+
+}  // namespace tessera::api

@@ -1,0 +1,26 @@
+#pragma once
+// Highest-random-weight placement: an object lives on the target (and, inside
+// it, on the mountpath) whose xxhash64(key, seed = xxhash64(id)) is largest.
+// This is the only placement function; proxy, targets and clients share it.
+
+#include "smap.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::api {
+
+// "bucket/object": the key hashed for placement.
+std::string objectUname(std::string_view bucket, std::string_view object);
+
+std::uint64_t hrwWeight(std::string_view id, std::string_view key);
+
+// Target that owns `uname`, or nullptr when the map has no targets.
+const Snode* hrwTarget(const Smap& smap, std::string_view uname);
+
+// Index into `ids` of the winner; ids must not be empty.
+std::size_t hrwIndex(const std::vector<std::string>& ids, std::string_view key);
+
+}  // namespace tessera::api

@@ -1,0 +1,70 @@
+#pragma once
+// List-objects request and result (AIStore's LsoMsg / LsoResult shapes).
+
+#include "result.h"
+#include "uri.h"
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::api {
+
+constexpr std::uint32_t kDefaultPageSize = 1000;
+constexpr std::uint32_t kMaxPageSize = 10000;
+
+// Properties a listing may return besides the name.
+enum ListProp : std::uint32_t {
+    kPropName = 1u << 0,
+    kPropSize = 1u << 1,
+    kPropChecksum = 1u << 2,
+    kPropAtime = 1u << 3,
+    kPropVersion = 1u << 4,
+};
+
+struct ListRequest {
+    std::string prefix;
+    std::uint32_t pageSize = kDefaultPageSize;  // JSON: pagesize; 0 means default
+    std::string continuationToken;              // JSON: continuation_token; names > token
+    std::uint32_t props = kPropName | kPropSize; // JSON: props, "name,size,..."
+};
+
+struct ObjEntry {
+    std::string name;
+    std::int64_t size = 0;
+    std::string checksum;  // xxhash64 hex
+    std::string atime;     // RFC 3339, UTC
+    std::string version;
+    bool operator==(const ObjEntry&) const = default;
+};
+
+struct ObjectList {
+    std::string uuid;
+    std::string continuationToken;  // empty: the listing is complete
+    std::vector<ObjEntry> entries;
+    std::uint32_t flags = 0;
+};
+
+// "name,size,checksum" -> bitmask; unknown names are BadRequest.
+Result<std::uint32_t> parseListProps(std::string_view csv);
+std::string listPropsToString(std::uint32_t props);
+
+// From query parameters (prefix, pagesize, continuation_token, props);
+// validates ranges (pagesize 0..10000).
+Result<ListRequest> listRequestFromQuery(const QueryMap& query);
+// From an AIStore-style body {"action":"list","value":{...}} or a bare value.
+Result<ListRequest> listRequestFromJson(std::string_view body);
+QueryMap listRequestToQuery(const ListRequest& req);
+
+void to_json(nlohmann::json& j, const ObjEntry& v);
+void from_json(const nlohmann::json& j, ObjEntry& v);
+void to_json(nlohmann::json& j, const ObjectList& v);
+void from_json(const nlohmann::json& j, ObjectList& v);
+
+Result<ObjectList> parseObjectList(std::string_view json);
+
+std::string formatRfc3339(std::int64_t unixNs);
+
+}  // namespace tessera::api

@@ -1,0 +1,79 @@
+#include "object_meta.h"
+
+#include "json_util.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tessera::api {
+
+void to_json(nlohmann::json& j, const ObjectMeta& v)
+{
+    j = nlohmann::json{{"size", v.size},       {"cksum_type", v.checksumType}, {"cksum_value", v.checksumValue},
+                       {"version", v.version}, {"atime", v.atimeNs},           {"custom", v.custom}};
+}
+
+void from_json(const nlohmann::json& j, ObjectMeta& v)
+{
+    j.at("size").get_to(v.size);
+    j.at("cksum_type").get_to(v.checksumType);
+    j.at("cksum_value").get_to(v.checksumValue);
+    j.at("version").get_to(v.version);
+    j.at("atime").get_to(v.atimeNs);
+    v.custom = j.value("custom", std::map<std::string, std::string>{});
+}
+
+Result<ObjectMeta> parseObjectMeta(std::string_view json)
+{
+    auto r = parseJsonAs<ObjectMeta>(json, "object metadata");
+    if (!r) {
+        return Error::corruption("object metadata is unreadable: " + r.error().message);
+    }
+    return r;
+}
+
+Result<std::map<std::string, std::string>> parseCustomMd(std::string_view header)
+{
+    std::map<std::string, std::string> out;
+    if (header.size() > kMaxCustomMdBytes) {
+        return Error::badRequest("custom metadata larger than 4096 bytes");
+    }
+    std::size_t start = 0;
+    while (start < header.size()) {
+        auto comma = header.find(',', start);
+        auto item = header.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        auto eq = item.find('=');
+        if (eq == std::string_view::npos || eq == 0) {
+            return Error::badRequest("custom metadata must be \"key=value[,key=value]\"");
+        }
+        auto key = item.substr(0, eq);
+        auto val = item.substr(eq + 1);
+        for (char c : key) {
+            const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                            c == '-' || c == '.';
+            if (!ok) return Error::badRequest("custom metadata key \"" + std::string(key) + "\" has bad characters");
+        }
+        for (char c : val) {
+            if (static_cast<unsigned char>(c) < 0x20) {
+                return Error::badRequest("custom metadata value has control characters");
+            }
+        }
+        out[std::string(key)] = std::string(val);
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+std::string formatCustomMd(const std::map<std::string, std::string>& md)
+{
+    std::string s;
+    for (const auto& [k, v] : md) {
+        if (!s.empty()) s.push_back(',');
+        s += k;
+        s.push_back('=');
+        s += v;
+    }
+    return s;
+}
+
+}  // namespace tessera::api

@@ -1,0 +1,36 @@
+#pragma once
+// Object metadata kept beside each object (an extended attribute on the
+// object file) and returned by HEAD as headers.
+
+#include "result.h"
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+
+namespace tessera::api {
+
+constexpr std::size_t kMaxCustomMdBytes = 4096;
+
+struct ObjectMeta {
+    std::int64_t size = 0;
+    std::string checksumType = "xxhash";
+    std::string checksumValue;  // 16 hex digits
+    std::string version = "1";
+    std::int64_t atimeNs = 0;
+    std::map<std::string, std::string> custom;
+    bool operator==(const ObjectMeta&) const = default;
+};
+
+void to_json(nlohmann::json& j, const ObjectMeta& v);
+void from_json(const nlohmann::json& j, ObjectMeta& v);
+Result<ObjectMeta> parseObjectMeta(std::string_view json);
+
+// "k1=v1,k2=v2" <-> map (the ais-custom-md header). Keys are [A-Za-z0-9_.-],
+// values may not contain ',' or control characters; total size is bounded.
+Result<std::map<std::string, std::string>> parseCustomMd(std::string_view header);
+std::string formatCustomMd(const std::map<std::string, std::string>& md);
+
+}  // namespace tessera::api

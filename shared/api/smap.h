@@ -1,0 +1,54 @@
+#pragma once
+// The cluster map (Smap): every node, its URL, and a version that grows with
+// each membership change. The proxy owns it; targets hold copies.
+
+#include "result.h"
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::api {
+
+inline constexpr std::string_view kRoleProxy = "proxy";
+inline constexpr std::string_view kRoleTarget = "target";
+
+struct NetInfo {
+    std::string host;  // JSON: node_ip_addr
+    int port = 0;      // JSON: daemon_port
+    std::string url;   // JSON: direct_url, e.g. "http://127.0.0.1:8081"
+    bool operator==(const NetInfo&) const = default;
+};
+
+struct Snode {
+    std::string id;    // JSON: daemon_id
+    std::string type;  // JSON: daemon_type, "proxy" | "target"
+    NetInfo publicNet; // JSON: public_net
+    bool operator==(const Snode&) const = default;
+};
+
+struct Smap {
+    std::int64_t version = 0;
+    std::string uuid;
+    Snode primary;                     // JSON: primary
+    std::map<std::string, Snode> pmap; // id -> proxy
+    std::map<std::string, Snode> tmap; // id -> target
+
+    const Snode* findTarget(std::string_view id) const;
+    std::size_t targetCount() const { return tmap.size(); }
+};
+
+void to_json(nlohmann::json& j, const NetInfo& v);
+void from_json(const nlohmann::json& j, NetInfo& v);
+void to_json(nlohmann::json& j, const Snode& v);
+void from_json(const nlohmann::json& j, Snode& v);
+void to_json(nlohmann::json& j, const Smap& v);
+void from_json(const nlohmann::json& j, Smap& v);
+
+Result<Smap> parseSmap(std::string_view json);
+Result<Snode> parseSnode(std::string_view json);
+
+}  // namespace tessera::api
