@@ -1,0 +1,165 @@
+#include "config.h"
+
+#include <boost/program_options.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+namespace tessera::daemon {
+
+namespace po = boost::program_options;
+
+int Config::effectivePort() const
+{
+    if (port >= 0) return port;
+    return role == "proxy" ? 8080 : 8081;
+}
+
+void to_json(nlohmann::json& j, const Config& c)
+{
+    j = nlohmann::json{{"role", c.role},
+                       {"host", c.host},
+                       {"port", c.effectivePort()},
+                       {"proxy_url", c.proxyUrl},
+                       {"data_dir", c.dataDir},
+                       {"mountpaths", c.mountpaths},
+                       {"log_level", c.logLevel},
+                       {"fsync", c.fsync},
+                       {"keepalive_interval_ms", c.keepaliveIntervalMs},
+                       {"keepalive_max_missed", c.keepaliveMaxMissed},
+                       {"io_threads", c.ioThreads},
+                       {"worker_threads", c.workerThreads},
+                       {"max_connections", c.maxConnections},
+                       {"idle_timeout_ms", c.idleTimeoutMs},
+                       {"io_timeout_ms", c.ioTimeoutMs},
+                       {"peer_timeout_ms", c.peerTimeoutMs},
+                       {"max_object_size", c.maxObjectSize}};
+}
+
+namespace {
+api::Status applyFile(const std::string& path, Config& c)
+{
+    std::ifstream in(path);
+    if (!in) return api::Error::badRequest("cannot read config file " + path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return api::Error::badRequest("config file is not a JSON object: " + path);
+    try {
+        for (const auto& [k, v] : j.items()) {
+            if (k == "role") v.get_to(c.role);
+            else if (k == "host") v.get_to(c.host);
+            else if (k == "port") v.get_to(c.port);
+            else if (k == "proxy_url") v.get_to(c.proxyUrl);
+            else if (k == "data_dir") v.get_to(c.dataDir);
+            else if (k == "mountpaths") v.get_to(c.mountpaths);
+            else if (k == "port_file") v.get_to(c.portFile);
+            else if (k == "log_level") v.get_to(c.logLevel);
+            else if (k == "fsync") v.get_to(c.fsync);
+            else if (k == "keepalive_interval_ms") v.get_to(c.keepaliveIntervalMs);
+            else if (k == "keepalive_max_missed") v.get_to(c.keepaliveMaxMissed);
+            else if (k == "io_threads") v.get_to(c.ioThreads);
+            else if (k == "worker_threads") v.get_to(c.workerThreads);
+            else if (k == "max_connections") v.get_to(c.maxConnections);
+            else if (k == "idle_timeout_ms") v.get_to(c.idleTimeoutMs);
+            else if (k == "io_timeout_ms") v.get_to(c.ioTimeoutMs);
+            else if (k == "peer_timeout_ms") v.get_to(c.peerTimeoutMs);
+            else if (k == "max_object_size") v.get_to(c.maxObjectSize);
+            else return api::Error::badRequest("unknown config field \"" + k + "\" in " + path);
+        }
+    } catch (const nlohmann::json::exception& e) {
+        return api::Error::badRequest("config file " + path + ": " + e.what());
+    }
+    return {};
+}
+}  // namespace
+
+api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
+{
+    Config c;
+    po::options_description desc("tessera-node options");
+    // clang-format off
+    desc.add_options()
+        ("help,h", "show this help")
+        ("config", po::value<std::string>(), "JSON config file (flags override it)")
+        ("role", po::value<std::string>(), "proxy | target")
+        ("host", po::value<std::string>(), "listen and advertised address (default 127.0.0.1)")
+        ("port", po::value<int>(), "listen port; 0 picks a free one (default: proxy 8080, target 8081)")
+        ("port-file", po::value<std::string>(), "write the bound port to this file")
+        ("proxy-url", po::value<std::string>(), "target: the proxy to join, e.g. http://127.0.0.1:8080")
+        ("data-dir", po::value<std::string>(), "node state directory (id, database)")
+        ("mountpath", po::value<std::vector<std::string>>(), "target: object storage directory (repeatable)")
+        ("fsync", po::value<bool>(), "fsync objects before acknowledging PUT (default true)")
+        ("keepalive-interval-ms", po::value<std::int64_t>(), "keepalive period (default 2000)")
+        ("keepalive-max-missed", po::value<int>(), "missed keepalives before a target is dropped (default 3)")
+        ("io-threads", po::value<unsigned>(), "I/O threads (default: cores)")
+        ("worker-threads", po::value<unsigned>(), "worker threads (default: max(4, 2 x cores))")
+        ("max-connections", po::value<std::size_t>(), "connection cap (default 1024)")
+        ("log-level", po::value<std::string>(), "debug | info | warn | error");
+    // clang-format on
+    po::variables_map vm;
+    try {
+        po::store(po::parse_command_line(argc, argv, desc), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        std::ostringstream os;
+        os << e.what() << "\n" << desc;
+        return api::Error::badRequest(os.str());
+    }
+    if (vm.count("help")) {
+        std::ostringstream os;
+        os << desc;
+        helpText = os.str();
+        return api::Error::notFound("help");
+    }
+    if (vm.count("config")) {
+        auto st = applyFile(vm["config"].as<std::string>(), c);
+        if (!st) return st.error();
+    }
+    if (vm.count("role")) c.role = vm["role"].as<std::string>();
+    if (vm.count("host")) c.host = vm["host"].as<std::string>();
+    if (vm.count("port")) c.port = vm["port"].as<int>();
+    if (vm.count("port-file")) c.portFile = vm["port-file"].as<std::string>();
+    if (vm.count("proxy-url")) c.proxyUrl = vm["proxy-url"].as<std::string>();
+    if (vm.count("data-dir")) c.dataDir = vm["data-dir"].as<std::string>();
+    if (vm.count("mountpath")) c.mountpaths = vm["mountpath"].as<std::vector<std::string>>();
+    if (vm.count("fsync")) c.fsync = vm["fsync"].as<bool>();
+    if (vm.count("keepalive-interval-ms")) c.keepaliveIntervalMs = vm["keepalive-interval-ms"].as<std::int64_t>();
+    if (vm.count("keepalive-max-missed")) c.keepaliveMaxMissed = vm["keepalive-max-missed"].as<int>();
+    if (vm.count("io-threads")) c.ioThreads = vm["io-threads"].as<unsigned>();
+    if (vm.count("worker-threads")) c.workerThreads = vm["worker-threads"].as<unsigned>();
+    if (vm.count("max-connections")) c.maxConnections = vm["max-connections"].as<std::size_t>();
+    if (vm.count("log-level")) c.logLevel = vm["log-level"].as<std::string>();
+
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    if (c.ioThreads == 0) c.ioThreads = cores;
+    if (c.workerThreads == 0) c.workerThreads = std::max(4u, 2 * cores);
+    auto st = validateConfig(c);
+    if (!st) return st.error();
+    return c;
+}
+
+api::Status validateConfig(const Config& c)
+{
+    if (c.role != "proxy" && c.role != "target") return api::Error::badRequest("--role must be proxy or target");
+    if (c.port < -1 || c.port > 65535) return api::Error::badRequest("--port must be 0..65535");
+    if (c.dataDir.empty()) return api::Error::badRequest("--data-dir is required");
+    if (c.role == "target") {
+        if (c.mountpaths.empty()) return api::Error::badRequest("a target needs at least one --mountpath");
+        if (c.proxyUrl.empty()) return api::Error::badRequest("a target needs --proxy-url");
+    }
+    if (c.keepaliveIntervalMs < 50 || c.keepaliveIntervalMs > 600000) {
+        return api::Error::badRequest("keepalive interval must be 50..600000 ms");
+    }
+    if (c.keepaliveMaxMissed < 1 || c.keepaliveMaxMissed > 100) {
+        return api::Error::badRequest("keepalive max missed must be 1..100");
+    }
+    if (c.maxConnections < 1) return api::Error::badRequest("max connections must be at least 1");
+    if (c.logLevel != "debug" && c.logLevel != "info" && c.logLevel != "warn" && c.logLevel != "error") {
+        return api::Error::badRequest("--log-level must be debug, info, warn or error");
+    }
+    return {};
+}
+
+}  // namespace tessera::daemon

@@ -1,0 +1,48 @@
+#pragma once
+// Node configuration: defaults, then a JSON file (--config), then command-line
+// flags, in that order of precedence (later wins). See docs/api.md for the
+// field list.
+
+#include "api/result.h"
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace tessera::daemon {
+
+struct Config {
+    std::string role;                 // "proxy" | "target"
+    std::string host = "127.0.0.1";   // listen and advertise address
+    int port = -1;                    // -1: role default (proxy 8080, target 8081); 0: pick a free port
+    std::string proxyUrl;             // targets: where to join
+    std::string dataDir;              // node state: id, database
+    std::vector<std::string> mountpaths;  // targets: object storage directories
+    std::string portFile;             // when set, the bound port is written here (atomically)
+    std::string logLevel = "info";
+
+    bool fsync = true;                 // fsync objects (and their directory) before acknowledging a PUT
+    std::int64_t keepaliveIntervalMs = 2000;
+    int keepaliveMaxMissed = 3;        // proxy drops a target after this many missed keepalives
+    unsigned ioThreads = 0;            // 0: number of cores
+    unsigned workerThreads = 0;        // 0: max(4, 2 x cores)
+    std::size_t maxConnections = 1024;
+    std::int64_t idleTimeoutMs = 60000;
+    std::int64_t ioTimeoutMs = 60000;
+    std::int64_t peerTimeoutMs = 5000; // node-to-node control calls
+    std::uint64_t maxObjectSize = std::uint64_t{1} << 40;  // 1 TiB
+
+    int effectivePort() const;
+};
+
+void to_json(nlohmann::json& j, const Config& c);
+
+// Parses argv (and the --config file it names). Returns BadRequest with a
+// usage message on bad input; `helpText` is set and the result is an error of
+// kind NotFound when --help was asked for.
+api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText);
+
+api::Status validateConfig(const Config& c);
+
+}  // namespace tessera::daemon

@@ -1,0 +1,37 @@
+// tessera-node: one proxy or target of a Tessera cluster.
+#include "config.h"
+#include "common/log.h"
+#include "node.h"
+
+#include <csignal>
+#include <iostream>
+
+int main(int argc, char** argv)
+{
+    using namespace tessera::daemon;
+    std::string help;
+    auto config = parseConfig(argc, argv, help);
+    if (!config) {
+        if (!help.empty()) {
+            std::cout << help;
+            return 0;
+        }
+        std::cerr << "tessera-node: " << config.error().message << "\n";
+        return 2;
+    }
+    const auto& lvl = config->logLevel;
+    setLogLevel(lvl == "debug" ? LogLevel::Debug : lvl == "warn" ? LogLevel::Warn
+                : lvl == "error"                                ? LogLevel::Error
+                                                                : LogLevel::Info);
+    // Signals are handled by the node's signal_set: block them in every thread it starts.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    try {
+        return Node::create(*config)->run();
+    } catch (const std::exception& e) {
+        std::cerr << "tessera-node: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,91 @@
+#include "http_server.h"
+
+#include "common/log.h"
+#include "http_session.h"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/strand.hpp>
+#include <stdexcept>
+
+namespace tessera::daemon::net {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+HttpServer::HttpServer(ServerOptions options, const Router& router)
+    : m_acceptor(m_ioc), m_workers(options.workerThreads), m_ctx(std::make_shared<ServerContext>())
+{
+    m_ctx->options = std::move(options);
+    m_ctx->router = &router;
+    m_ctx->workers = &m_workers;
+}
+
+HttpServer::~HttpServer()
+{
+    stop();
+    wait();
+}
+
+void HttpServer::listen()
+{
+    boost::system::error_code ec;
+    auto addr = asio::ip::make_address(m_ctx->options.host, ec);
+    if (ec) throw std::runtime_error("bad listen address \"" + m_ctx->options.host + "\": " + ec.message());
+    tcp::endpoint ep(addr, m_ctx->options.port);
+    m_acceptor.open(ep.protocol(), ec);
+    if (ec) throw std::runtime_error("open: " + ec.message());
+    m_acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+    m_acceptor.bind(ep, ec);
+    if (ec) {
+        throw std::runtime_error("bind " + m_ctx->options.host + ":" + std::to_string(m_ctx->options.port) + ": " +
+                                 ec.message());
+    }
+    m_acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) throw std::runtime_error("listen: " + ec.message());
+    m_port = m_acceptor.local_endpoint().port();
+}
+
+void HttpServer::start()
+{
+    doAccept();
+    const unsigned n = std::max(1u, m_ctx->options.ioThreads);
+    for (unsigned i = 0; i < n; ++i) {
+        m_threads.emplace_back([this] { m_ioc.run(); });
+    }
+}
+
+void HttpServer::stop()
+{
+    if (m_stopped.exchange(true)) return;
+    asio::post(m_ioc, [this] {
+        boost::system::error_code ec;
+        m_acceptor.close(ec);
+    });
+    m_ioc.stop();
+}
+
+void HttpServer::wait()
+{
+    for (auto& t : m_threads) {
+        if (t.joinable()) t.join();
+    }
+    m_threads.clear();
+    m_workers.join();
+}
+
+void HttpServer::doAccept()
+{
+    m_acceptor.async_accept(asio::make_strand(m_ioc), [this](boost::system::error_code ec, tcp::socket socket) {
+        if (ec) {
+            if (ec == asio::error::operation_aborted || !m_acceptor.is_open()) return;
+            logWarn("accept: ", ec.message());
+        } else if (m_ctx->connections.load() >= m_ctx->options.maxConnections) {
+            HttpSession::rejectBusy(std::move(socket));
+        } else {
+            std::make_shared<HttpSession>(std::move(socket), m_ctx)->run();
+        }
+        doAccept();
+    });
+}
+
+}  // namespace tessera::daemon::net

@@ -1,0 +1,72 @@
+#pragma once
+// The node's HTTP/1.1 server: an acceptor, a pool of I/O threads running one
+// io_context, a strand per connection, and a separate worker pool for
+// handlers that may block (disk walks, calls to other nodes).
+
+#include "router.h"
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tessera::daemon::net {
+
+struct ServerOptions {
+    std::string host = "127.0.0.1";
+    unsigned short port = 0;  // 0: the kernel picks a free port
+    unsigned ioThreads = 2;
+    unsigned workerThreads = 8;
+    std::size_t maxConnections = 1024;
+    std::chrono::milliseconds idleTimeout{60000};    // waiting for (the rest of) a request header
+    std::chrono::milliseconds ioTimeout{60000};      // each body read or response write step
+    std::size_t headerLimit = 16 * 1024;
+};
+
+// Shared by every session of one server.
+struct ServerContext {
+    ServerOptions options;
+    const Router* router = nullptr;
+    boost::asio::thread_pool* workers = nullptr;
+    std::atomic<std::size_t> connections{0};
+    std::atomic<std::uint64_t> requests{0};
+};
+
+class HttpServer {
+public:
+    HttpServer(ServerOptions options, const Router& router);
+    ~HttpServer();
+    HttpServer(const HttpServer&) = delete;
+    HttpServer& operator=(const HttpServer&) = delete;
+
+    // Binds and listens; throws std::runtime_error on failure (start-up only).
+    void listen();
+    unsigned short port() const { return m_port; }
+    // Starts the I/O threads; returns immediately.
+    void start();
+    void stop();
+    // Blocks until stop() (or a signal handler calling it).
+    void wait();
+
+    boost::asio::io_context& ioContext() { return m_ioc; }
+    boost::asio::thread_pool& workers() { return m_workers; }
+    const ServerContext& context() const { return *m_ctx; }
+
+private:
+    void doAccept();
+
+    boost::asio::io_context m_ioc;
+    boost::asio::ip::tcp::acceptor m_acceptor;
+    boost::asio::thread_pool m_workers;
+    std::shared_ptr<ServerContext> m_ctx;
+    std::vector<std::thread> m_threads;
+    unsigned short m_port = 0;
+    std::atomic<bool> m_stopped{false};
+};
+
+}  // namespace tessera::daemon::net

@@ -1,0 +1,415 @@
+#include "http_session.h"
+
+#include "api/http_error.h"
+#include "common/log.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <sys/sendfile.h>
+
+namespace tessera::daemon::net {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+constexpr std::size_t kBodyChunk = 256 * 1024;
+constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;  // yield to other connections after this many bytes
+}  // namespace
+
+HttpSession::HttpSession(tcp::socket socket, std::shared_ptr<ServerContext> ctx)
+    : m_stream(std::move(socket)), m_ctx(std::move(ctx)), m_sendTimer(m_stream.get_executor())
+{
+    m_ctx->connections.fetch_add(1);
+}
+
+HttpSession::~HttpSession() { m_ctx->connections.fetch_sub(1); }
+
+void HttpSession::rejectBusy(tcp::socket socket)
+{
+    static const std::string kBusy =
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        "Content-Length: 63\r\n\r\n{\"status\":503,\"message\":\"too many connections, retry later\"}  ";
+    boost::system::error_code ec;
+    socket.non_blocking(true, ec);
+    socket.write_some(asio::buffer(kBusy), ec);
+    socket.shutdown(tcp::socket::shutdown_both, ec);
+    socket.close(ec);
+}
+
+void HttpSession::run()
+{
+    asio::dispatch(m_stream.get_executor(), [self = shared_from_this()] { self->doReadHeader(); });
+}
+
+void HttpSession::doReadHeader()
+{
+    m_parser.emplace();
+    m_parser->header_limit(static_cast<std::uint32_t>(m_ctx->options.headerLimit));
+    m_parser->body_limit(std::numeric_limits<std::uint64_t>::max());  // Boost 1.74 treats boost::none as exceeded
+    m_req = Request{};
+    m_route = nullptr;
+    m_sink.reset();
+    m_bodyComplete = false;
+    m_stream.expires_after(m_ctx->options.idleTimeout);
+    http::async_read_header(m_stream, m_buffer, *m_parser,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
+}
+
+void HttpSession::onHeader(beast::error_code ec)
+{
+    if (ec) {
+        if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::eof ||
+            ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
+            closeConnection();
+            return;
+        }
+        if (ec == http::error::header_limit) {
+            fail(api::Error{api::ErrorKind::TooLarge, "request header too large", {}}, true);
+            return;
+        }
+        fail(api::Error::badRequest("malformed HTTP request: " + ec.message()), true);
+        return;
+    }
+    m_ctx->requests.fetch_add(1);
+    const auto& hdr = m_parser->get();
+    m_req.method = hdr.method();
+    m_req.target = std::string(hdr.target());
+    m_req.headers = &hdr;
+    auto split = api::splitTarget(m_req.target);
+    m_req.path = std::move(split.path);
+    m_req.hasBody = m_parser->content_length().has_value() ? *m_parser->content_length() > 0 : m_parser->chunked();
+    m_req.contentLength = m_parser->content_length().value_or(0);
+
+    auto query = api::parseQuery(split.query);
+    if (!query) {
+        fail(query.error(), m_req.hasBody);
+        return;
+    }
+    m_req.query = std::move(query.value());
+
+    auto match = m_ctx->router->match(m_req);
+    if (!match) {
+        fail(match.error(), m_req.hasBody);
+        return;
+    }
+    if (match->route == nullptr) {
+        if (match->pathMatched) {
+            fail(api::Error{api::ErrorKind::MethodNotAllowed,
+                            std::string("method ") + std::string(http::to_string(m_req.method)) + " not allowed on " +
+                                m_req.path,
+                            {}},
+                 m_req.hasBody);
+        } else {
+            fail(api::Error::notFound("no such endpoint: " + m_req.path), m_req.hasBody);
+        }
+        return;
+    }
+    m_route = match->route;
+
+    if (m_route->upload) {
+        std::variant<Response, std::unique_ptr<UploadSink>> started;
+        try {
+            started = m_route->upload(m_req);
+        } catch (const std::exception& e) {
+            logError("upload handler threw: ", e.what());
+            fail(api::Error::internal(e.what()), true);
+            return;
+        }
+        if (std::holds_alternative<Response>(started)) {
+            Response res = std::move(std::get<Response>(started));
+            if (m_req.hasBody) res.close = true;  // the body stays unread
+            send(std::move(res));
+            return;
+        }
+        m_sink = std::move(std::get<std::unique_ptr<UploadSink>>(started));
+        if (!m_req.hasBody) {
+            bodyDone();
+            return;
+        }
+        sendContinueThen(&HttpSession::readBody);
+        return;
+    }
+
+    // Buffered route.
+    if (m_req.hasBody) {
+        if (m_req.contentLength > m_route->maxBody) {
+            fail(api::Error{api::ErrorKind::TooLarge,
+                            "request body larger than " + std::to_string(m_route->maxBody) + " bytes",
+                            {}},
+                 true);
+            return;
+        }
+        sendContinueThen(&HttpSession::readBody);
+        return;
+    }
+    bodyDone();
+}
+
+void HttpSession::sendContinueThen(void (HttpSession::*next)())
+{
+    auto expect = m_req.header("Expect");
+    if (!beast::iequals(expect, "100-continue")) {
+        (this->*next)();
+        return;
+    }
+    auto msg = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+    m_stream.expires_after(m_ctx->options.ioTimeout);
+    http::async_write(m_stream, *msg,
+                      [self = shared_from_this(), msg, next](beast::error_code ec, std::size_t) {
+                          if (ec) {
+                              self->closeConnection();
+                              return;
+                          }
+                          ((*self).*next)();
+                      });
+}
+
+void HttpSession::readBody()
+{
+    if (m_chunk.empty()) m_chunk.resize(kBodyChunk);
+    m_parser->get().body().data = m_chunk.data();
+    m_parser->get().body().size = m_chunk.size();
+    m_stream.expires_after(m_ctx->options.ioTimeout);
+    http::async_read(m_stream, m_buffer, *m_parser,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onBodyChunk(ec); });
+}
+
+void HttpSession::onBodyChunk(beast::error_code ec)
+{
+    if (ec == http::error::need_buffer) ec = {};
+    if (ec) {
+        // The client went away or sent garbage mid-body: nothing is stored.
+        m_sink.reset();
+        if (ec == beast::error::timeout || ec == http::error::partial_message || ec == asio::error::eof ||
+            ec == asio::error::connection_reset) {
+            closeConnection();
+        } else {
+            fail(api::Error::badRequest("malformed request body: " + ec.message()), true);
+        }
+        return;
+    }
+    const std::size_t n = m_chunk.size() - m_parser->get().body().size;
+    if (n > 0) {
+        if (m_sink) {
+            auto st = m_sink->write(m_chunk.data(), n);
+            if (!st) {
+                m_sink.reset();
+                fail(st.error(), true);
+                return;
+            }
+        } else {
+            if (m_req.body.size() + n > m_route->maxBody) {
+                fail(api::Error{api::ErrorKind::TooLarge,
+                                "request body larger than " + std::to_string(m_route->maxBody) + " bytes",
+                                {}},
+                     true);
+                return;
+            }
+            m_req.body.append(m_chunk.data(), n);
+        }
+    }
+    if (m_parser->is_done()) {
+        m_bodyComplete = true;
+        bodyDone();
+        return;
+    }
+    readBody();
+}
+
+void HttpSession::bodyDone()
+{
+    m_bodyComplete = true;
+    if (m_sink) {
+        finishUpload();
+        return;
+    }
+    dispatch(*m_route);
+}
+
+void HttpSession::dispatch(const Route& route)
+{
+    auto run = [self = shared_from_this(), &route]() -> Response {
+        try {
+            return route.handler(self->m_req);
+        } catch (const std::exception& e) {
+            logError("handler for ", self->m_req.path, " threw: ", e.what());
+            return Response::error(api::Error::internal(e.what()));
+        }
+    };
+    if (route.exec == Exec::Inline) {
+        send(run());
+        return;
+    }
+    asio::post(*m_ctx->workers, [self = shared_from_this(), run]() mutable {
+        Response res = run();
+        asio::post(self->m_stream.get_executor(),
+                   [self, res = std::move(res)]() mutable { self->send(std::move(res)); });
+    });
+}
+
+void HttpSession::finishUpload()
+{
+    asio::post(*m_ctx->workers, [self = shared_from_this()]() mutable {
+        Response res;
+        try {
+            res = self->m_sink->finish();
+        } catch (const std::exception& e) {
+            logError("upload finish threw: ", e.what());
+            res = Response::error(api::Error::internal(e.what()));
+        }
+        asio::post(self->m_stream.get_executor(), [self, res = std::move(res)]() mutable {
+            self->m_sink.reset();
+            self->send(std::move(res));
+        });
+    });
+}
+
+void HttpSession::send(Response res)
+{
+    const bool keepAlive = m_parser && m_parser->get().keep_alive() && !res.close &&
+                           (m_bodyComplete || !m_req.hasBody);
+    m_closeAfter = !keepAlive;
+    const unsigned version = m_parser ? m_parser->get().version() : 11;
+
+    if (res.file) {
+        auto msg = std::make_shared<http::response<http::empty_body>>(static_cast<http::status>(res.status), version);
+        for (auto& [k, v] : res.headers) msg->set(k, v);
+        msg->set(http::field::server, "tessera");
+        msg->content_length(res.file->length);
+        msg->keep_alive(keepAlive);
+        m_file = std::move(res.file);
+        m_message = msg;
+        m_stream.expires_after(m_ctx->options.ioTimeout);
+        http::async_write(m_stream, *msg, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            if (ec) {
+                self->closeConnection();
+                return;
+            }
+            self->sendFileChunk();
+        });
+        return;
+    }
+
+    if (res.isHead) {
+        auto msg = std::make_shared<http::response<http::empty_body>>(static_cast<http::status>(res.status), version);
+        for (auto& [k, v] : res.headers) msg->set(k, v);
+        msg->set(http::field::server, "tessera");
+        msg->content_length(res.headContentLength);
+        msg->keep_alive(keepAlive);
+        m_message = msg;
+        m_stream.expires_after(m_ctx->options.ioTimeout);
+        http::async_write(m_stream, *msg, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            self->onWritten(ec);
+        });
+        return;
+    }
+
+    auto msg = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(res.status), version);
+    for (auto& [k, v] : res.headers) msg->set(k, v);
+    msg->set(http::field::server, "tessera");
+    msg->body() = std::move(res.body);
+    msg->keep_alive(keepAlive);
+    msg->prepare_payload();
+    if (m_req.method == http::verb::head) {
+        // HEAD error answers: announce the body length, send none.
+        auto head = std::make_shared<http::response<http::empty_body>>(msg->result(), version);
+        for (const auto& f : *msg) head->set(f.name_string(), f.value());
+        head->keep_alive(keepAlive);
+        m_message = head;
+        m_stream.expires_after(m_ctx->options.ioTimeout);
+        http::async_write(m_stream, *head, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            self->onWritten(ec);
+        });
+        return;
+    }
+    m_message = msg;
+    m_stream.expires_after(m_ctx->options.ioTimeout);
+    http::async_write(m_stream, *msg,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onWritten(ec); });
+}
+
+void HttpSession::sendFileChunk()
+{
+    auto& sock = m_stream.socket();
+    boost::system::error_code ec;
+    sock.native_non_blocking(true, ec);
+    std::size_t sentThisTurn = 0;
+    while (m_file->length > 0) {
+        off_t off = static_cast<off_t>(m_file->offset);
+        const std::size_t want = std::min<std::uint64_t>(m_file->length, kSendfileSlice);
+        const ssize_t n = ::sendfile(sock.native_handle(), m_file->fd->get(), &off, want);
+        if (n > 0) {
+            m_file->offset += static_cast<std::uint64_t>(n);
+            m_file->length -= static_cast<std::uint64_t>(n);
+            sentThisTurn += static_cast<std::size_t>(n);
+            if (sentThisTurn >= kSendfileSlice && m_file->length > 0) {
+                // Let other connections on this I/O thread run.
+                asio::post(m_stream.get_executor(), [self = shared_from_this()] { self->sendFileChunk(); });
+                return;
+            }
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            m_sendTimer.expires_after(m_ctx->options.ioTimeout);
+            m_sendTimer.async_wait([self = shared_from_this()](boost::system::error_code tec) {
+                if (!tec) {
+                    boost::system::error_code cec;
+                    self->m_stream.socket().cancel(cec);
+                }
+            });
+            sock.async_wait(tcp::socket::wait_write, [self = shared_from_this()](boost::system::error_code wec) {
+                self->m_sendTimer.cancel();
+                if (wec) {
+                    self->closeConnection();
+                    return;
+                }
+                self->sendFileChunk();
+            });
+            return;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        // n == 0 (file shrank underneath) or a hard error: the response is
+        // already promised with a length, so the only honest move is to close.
+        logWarn("sendfile failed for ", m_req.path, ": ", n == 0 ? "unexpected end of file" : std::strerror(errno));
+        closeConnection();
+        return;
+    }
+    m_file.reset();
+    onWritten({});
+}
+
+void HttpSession::onWritten(beast::error_code ec)
+{
+    m_message.reset();
+    if (ec || m_closeAfter) {
+        closeConnection();
+        return;
+    }
+    doReadHeader();
+}
+
+void HttpSession::fail(const api::Error& e, bool close)
+{
+    Response res = Response::error(e);
+    res.close = close;
+    send(std::move(res));
+}
+
+void HttpSession::closeConnection()
+{
+    beast::error_code ec;
+    m_stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    m_stream.socket().close(ec);
+}
+
+}  // namespace tessera::daemon::net

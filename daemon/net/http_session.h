@@ -1,0 +1,62 @@
+#pragma once
+// One HTTP/1.1 connection: reads a request header, routes it, reads the body
+// (buffered into memory up to the route's limit, or streamed into an
+// UploadSink), runs the handler inline or on the worker pool, writes the
+// response (sendfile for file regions), and loops while keep-alive holds.
+// Everything touching the socket runs on the connection's strand.
+
+#include "http_server.h"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace tessera::daemon::net {
+
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+public:
+    HttpSession(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerContext> ctx);
+    ~HttpSession();
+
+    void run();
+    // Answers 503 on a socket over the connection cap and closes it.
+    static void rejectBusy(boost::asio::ip::tcp::socket socket);
+
+private:
+    void doReadHeader();
+    void onHeader(boost::beast::error_code ec);
+    void sendContinueThen(void (HttpSession::*next)());
+    void readBody();
+    void onBodyChunk(boost::beast::error_code ec);
+    void bodyDone();
+    void dispatch(const Route& route);
+    void finishUpload();
+    void send(Response res);
+    void onWritten(boost::beast::error_code ec);
+    void sendFileChunk();
+    void fail(const api::Error& e, bool close);
+    void closeConnection();
+
+    boost::beast::tcp_stream m_stream;
+    boost::beast::flat_buffer m_buffer;
+    std::shared_ptr<ServerContext> m_ctx;
+    std::optional<boost::beast::http::request_parser<boost::beast::http::buffer_body>> m_parser;
+    Request m_req;
+    const Route* m_route = nullptr;
+    std::unique_ptr<UploadSink> m_sink;
+    std::vector<char> m_chunk;
+    bool m_bodyComplete = false;
+
+    // response in flight
+    std::shared_ptr<void> m_message;  // keeps the Beast message alive during the write
+    std::unique_ptr<FileRegion> m_file;
+    bool m_closeAfter = false;
+    boost::asio::steady_timer m_sendTimer;
+};
+
+}  // namespace tessera::daemon::net

@@ -1,0 +1,47 @@
+#pragma once
+// What a handler returns: a status, headers, and a body that is either bytes
+// in memory or a region of an open file (sent with sendfile). Builders here
+// are the only place handlers make JSON, error and redirect responses.
+
+#include "api/result.h"
+#include "common/unique_fd.h"
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tessera::daemon::net {
+
+struct FileRegion {
+    std::shared_ptr<UniqueFd> fd;
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+};
+
+struct Response {
+    int status = 200;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+    std::unique_ptr<FileRegion> file;  // when set, the body is this file region
+    bool close = false;                // close the connection after sending
+    std::uint64_t headContentLength = 0;  // for HEAD: the Content-Length to announce
+    bool isHead = false;
+
+    Response& header(std::string name, std::string value)
+    {
+        headers.emplace_back(std::move(name), std::move(value));
+        return *this;
+    }
+
+    static Response ok();
+    static Response json(const nlohmann::json& j, int status = 200);
+    static Response jsonText(std::string text, int status = 200);
+    static Response error(const api::Error& e);
+    static Response redirect(std::string location);  // 307
+};
+
+}  // namespace tessera::daemon::net

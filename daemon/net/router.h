@@ -1,0 +1,53 @@
+#pragma once
+// Routing as a table: {method, path pattern} -> handler. Patterns are
+// '/'-separated; "{name}" captures one segment, "{name...}" captures the rest
+// of the path (possibly with '/'). Captures are percent-decoded.
+
+#include "request.h"
+#include "response.h"
+#include "upload_sink.h"
+
+#include <boost/beast/http/verb.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace tessera::daemon::net {
+
+// Where a buffered handler runs: on the connection's strand (fast, never
+// blocks) or on the worker pool (disk walks, calls to other nodes).
+enum class Exec { Inline, Worker };
+
+using Handler = std::function<Response(const Request&)>;
+// Called with the header only; returns either a final response (the body is
+// then not read) or a sink that receives the body.
+using UploadStart = std::function<std::variant<Response, std::unique_ptr<UploadSink>>(const Request&)>;
+
+struct Route {
+    boost::beast::http::verb method;
+    std::string pattern;
+    Exec exec = Exec::Inline;
+    Handler handler;          // buffered routes
+    UploadStart upload;       // streaming routes
+    std::size_t maxBody = 1 << 20;  // buffered routes: body limit
+};
+
+struct RouteMatch {
+    const Route* route = nullptr;
+    bool pathMatched = false;  // some route matched the path but not the method (405)
+};
+
+class Router {
+public:
+    void add(Route route);
+    // Fills req.params on a match. A malformed escape in a capture is a
+    // BadRequest.
+    api::Result<RouteMatch> match(Request& req) const;
+
+private:
+    std::vector<Route> m_routes;
+};
+
+}  // namespace tessera::daemon::net

@@ -1,0 +1,20 @@
+#pragma once
+// Receives a streamed request body (object PUT). The session calls write()
+// for each chunk on the connection's strand, then finish() once on a worker
+// thread. A sink destroyed without finish() must discard what it wrote.
+
+#include "api/result.h"
+#include "response.h"
+
+#include <cstddef>
+
+namespace tessera::daemon::net {
+
+class UploadSink {
+public:
+    virtual ~UploadSink() = default;
+    virtual api::Status write(const char* data, std::size_t size) = 0;
+    virtual Response finish() = 0;
+};
+
+}  // namespace tessera::daemon::net

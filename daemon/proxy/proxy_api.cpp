@@ -1,0 +1,269 @@
+#include "proxy_api.h"
+
+#include "api/headers.h"
+#include "api/hrw.h"
+#include "api/http_error.h"
+#include "api/json_util.h"
+#include "api/object_list.h"
+#include "daemon/api/request_params.h"
+
+#include <algorithm>
+
+namespace tessera::daemon::proxy {
+
+namespace http = boost::beast::http;
+using net::Exec;
+using net::Request;
+using net::Response;
+using net::Route;
+
+ProxyApi::ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo)
+    : m_self(std::move(self)), m_state(state), m_peers(peers), m_nodeInfo(std::move(nodeInfo))
+{
+}
+
+void ProxyApi::registerRoutes(net::Router& router)
+{
+    auto h = [this](Response (ProxyApi::*fn)(const Request&)) {
+        return [this, fn](const Request& r) { return (this->*fn)(r); };
+    };
+    const std::string obj = "/v1/objects/{bucket}/{name...}";
+    // PUT: answer the redirect before the body; the session closes the
+    // connection when a body was announced and left unread.
+    router.add(Route{http::verb::put, obj, Exec::Inline, {},
+                     [this](const Request& r) -> std::variant<Response, std::unique_ptr<net::UploadSink>> {
+                         return redirectObject(r);
+                     }});
+    router.add(Route{http::verb::get, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}});
+    router.add(Route{http::verb::head, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}});
+    router.add(Route{http::verb::delete_, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}});
+
+    router.add(Route{http::verb::get, "/v1/buckets", Exec::Inline, h(&ProxyApi::listBuckets), {}});
+    router.add(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::listObjects), {}});
+    router.add(Route{http::verb::post, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::createBucket), {}});
+    router.add(Route{http::verb::delete_, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::destroyBucket), {}});
+    router.add(Route{http::verb::head, "/v1/buckets/{bucket}", Exec::Inline, h(&ProxyApi::headBucket), {}});
+    router.add(Route{http::verb::patch, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::patchBucket), {}});
+
+    router.add(Route{http::verb::post, "/v1/cluster/join", Exec::Worker, h(&ProxyApi::join), {}});
+    router.add(Route{http::verb::post, "/v1/cluster/keepalive", Exec::Inline, h(&ProxyApi::keepalive), {}});
+    router.add(Route{http::verb::get, "/v1/cluster", Exec::Worker, h(&ProxyApi::clusterInfo), {}});
+    router.add(Route{http::verb::get, "/v1/daemon", Exec::Inline, h(&ProxyApi::daemonInfo), {}});
+    router.add(Route{http::verb::get, "/v1/health", Exec::Inline, h(&ProxyApi::health), {}});
+}
+
+Response ProxyApi::redirectObject(const Request& req)
+{
+    auto ref = api_util::objectRef(req);
+    if (!ref) return Response::error(ref.error());
+    auto smap = m_state.smap();
+    if (smap.tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
+    auto bmd = m_state.bmd();
+    if (bmd.find(ref->bucket) == nullptr) {
+        return Response::error(api::Error::notFound("bucket \"" + ref->bucket + "\" does not exist"));
+    }
+    const auto* owner = api::hrwTarget(smap, api::objectUname(ref->bucket, ref->name));
+    return Response::redirect(owner->publicNet.url + api_util::objectTarget(*ref, req.query, smap.version));
+}
+
+Response ProxyApi::join(const Request& req)
+{
+    auto node = api::parseSnode(req.body);
+    if (!node) return Response::error(node.error());
+    auto r = m_state.join(*node);
+    if (!r) return Response::error(r.error());
+    if (r->changed) {
+        // Everyone (the newcomer included) learns the new map before we answer.
+        m_peers.pushMeta(r->smap, r->smap, std::nullopt);
+    }
+    return Response::json({{"smap", r->smap}, {"bmd", r->bmd}});
+}
+
+Response ProxyApi::keepalive(const Request& req)
+{
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (!j.is_object() || !j.contains("daemon_id") || !j["daemon_id"].is_string()) {
+        return Response::error(api::Error::badRequest("keepalive: body must be {\"daemon_id\": \"...\"}"));
+    }
+    auto r = m_state.keepalive(j["daemon_id"].get<std::string>());
+    if (!r.known) return Response::error(api::Error::notFound("unknown node; join first"));
+    return Response::json({{"smap_version", r.smapVersion}, {"bmd_version", r.bmdVersion}});
+}
+
+Response ProxyApi::listBuckets(const Request&)
+{
+    auto bmd = m_state.bmd();
+    std::vector<api::BucketRef> out;
+    for (const auto& [name, props] : bmd.buckets) out.push_back({name, props.provider});
+    return Response::json(out);
+}
+
+Response ProxyApi::createBucket(const Request& req)
+{
+    auto bucket = api_util::bucketParam(req);
+    if (!bucket) return Response::error(bucket.error());
+    if (!req.body.empty()) {
+        auto j = nlohmann::json::parse(req.body, nullptr, false);
+        if (!j.is_object() || !j.contains("action") || !j["action"].is_string()) {
+            return Response::error(api::Error::badRequest("body must be {\"action\":\"create-bck\"}"));
+        }
+        const auto action = j["action"].get<std::string>();
+        if (action != "create-bck") {
+            return Response::error(api::Error::badRequest("unsupported bucket action \"" + action + "\""));
+        }
+    }
+    auto bmd = m_state.createBucket(*bucket);
+    if (!bmd) return Response::error(bmd.error());
+    m_peers.pushMeta(m_state.smap(), std::nullopt, *bmd);
+    return Response::ok();
+}
+
+Response ProxyApi::destroyBucket(const Request& req)
+{
+    auto bucket = api_util::bucketParam(req);
+    if (!bucket) return Response::error(bucket.error());
+    auto bmd = m_state.destroyBucket(*bucket);
+    if (!bmd) return Response::error(bmd.error());
+    const auto smap = m_state.smap();
+    m_peers.pushMeta(smap, std::nullopt, *bmd);
+    auto results =
+        m_peers.fanOut(smap, client::Method::Delete, "/v1/internal/buckets/" + api::percentEncode(*bucket));
+    std::string failed;
+    for (const auto& [id, r] : results) {
+        if (!r || !r->isSuccess()) failed += (failed.empty() ? "" : ", ") + id;
+    }
+    if (!failed.empty()) {
+        // The bucket is gone from the cluster; data left on these targets is
+        // no longer reachable and is removed when the bucket is destroyed again.
+        return Response::json({{"status", "destroyed"}, {"data_removal_failed_on", failed}});
+    }
+    return Response::ok();
+}
+
+Response ProxyApi::headBucket(const Request& req)
+{
+    auto bucket = api_util::bucketParam(req);
+    if (!bucket) return Response::error(bucket.error());
+    auto bmd = m_state.bmd();
+    const auto* props = bmd.find(*bucket);
+    if (props == nullptr) return Response::error(api::Error::notFound("bucket \"" + *bucket + "\" does not exist"));
+    Response r;
+    r.header(std::string(api::kHdrBucketProps), api::dumpJson(nlohmann::json(*props)));
+    r.isHead = true;
+    return r;
+}
+
+Response ProxyApi::patchBucket(const Request& req)
+{
+    auto bucket = api_util::bucketParam(req);
+    if (!bucket) return Response::error(bucket.error());
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (!j.is_object() || j.value("action", std::string()) != "set-bprops" || !j.contains("value")) {
+        return Response::error(
+            api::Error::badRequest("body must be {\"action\":\"set-bprops\",\"value\":{...properties...}}"));
+    }
+    auto r = m_state.setBucketProps(*bucket, j["value"]);
+    if (!r) return Response::error(r.error());
+    m_peers.pushMeta(m_state.smap(), std::nullopt, r->first);
+    return Response::json(nlohmann::json(r->second));
+}
+
+Response ProxyApi::listObjects(const Request& req)
+{
+    auto bucket = api_util::bucketParam(req);
+    if (!bucket) return Response::error(bucket.error());
+    if (m_state.bmd().find(*bucket) == nullptr) {
+        return Response::error(api::Error::notFound("bucket \"" + *bucket + "\" does not exist"));
+    }
+    auto lr = req.body.empty() ? api::listRequestFromQuery(req.query) : api::listRequestFromJson(req.body);
+    if (!lr) return Response::error(lr.error());
+    const auto smap = m_state.smap();
+    if (smap.tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
+    const std::string path =
+        "/v1/buckets/" + api::percentEncode(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(*lr));
+    auto results = m_peers.fanOut(smap, client::Method::Get, path);
+
+    std::vector<api::ObjEntry> all;
+    bool more = false;
+    for (auto& [id, r] : results) {
+        if (!r) {
+            return Response::error(api::Error::unavailable("listing incomplete: target " + id +
+                                                           " is unreachable: " + r.error().message));
+        }
+        if (!r->isSuccess()) {
+            auto e = api::errorFromResponse(r->status, r->body);
+            e.message = "target " + id + ": " + e.message;
+            if (e.kind == api::ErrorKind::NotFound) e.kind = api::ErrorKind::Unavailable;
+            return Response::error(e);
+        }
+        auto page = api::parseObjectList(r->body);
+        if (!page) return Response::error(api::Error::unavailable("target " + id + " sent an unreadable page"));
+        if (!page->continuationToken.empty()) more = true;
+        for (auto& e : page->entries) all.push_back(std::move(e));
+    }
+    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    // Each target returned its smallest names after the token, so the first
+    // pageSize of the merge are exactly the cluster's next page.
+    if (all.size() > lr->pageSize) {
+        all.resize(lr->pageSize);
+        more = true;
+    }
+    api::ObjectList out;
+    out.entries = std::move(all);
+    if (more && !out.entries.empty()) out.continuationToken = out.entries.back().name;
+    return Response::json(nlohmann::json(out));
+}
+
+Response ProxyApi::clusterInfo(const Request& req)
+{
+    const auto what = req.queryValue("what");
+    if (what == "smap") return Response::json(nlohmann::json(m_state.smap()));
+    if (what == "bmd") return Response::json(nlohmann::json(m_state.bmd()));
+    if (what == "node_stats") {
+        nlohmann::json out;
+        auto self = m_nodeInfo();
+        self.erase("config");
+        out["proxy"] = {{m_self.id, self}};
+        out["target"] = nlohmann::json::object();
+        auto results = m_peers.fanOut(m_state.smap(), client::Method::Get, "/v1/daemon?what=node_stats");
+        for (const auto& [id, r] : results) {
+            if (r && r->isSuccess()) {
+                auto j = nlohmann::json::parse(r->body, nullptr, false);
+                out["target"][id] = j.is_discarded() ? nlohmann::json{{"error", "unreadable"}} : j;
+            } else {
+                out["target"][id] = {{"error", r ? ("HTTP " + std::to_string(r->status)) : r.error().message}};
+            }
+        }
+        return Response::json(out);
+    }
+    return Response::error(api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, node_stats)"));
+}
+
+Response ProxyApi::daemonInfo(const Request& req)
+{
+    const auto what = req.queryValue("what");
+    if (what == "smap") return Response::json(nlohmann::json(m_state.smap()));
+    if (what == "bmd") return Response::json(nlohmann::json(m_state.bmd()));
+    if (what == "snode") return Response::json(nlohmann::json(m_self));
+    auto info = m_nodeInfo();
+    if (what == "config") return Response::json(info.value("config", nlohmann::json::object()));
+    if (what == "node_stats" || what.empty()) {
+        info.erase("config");
+        info["smap_version"] = m_state.smap().version;
+        return Response::json(info);
+    }
+    return Response::error(
+        api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, snode, config, node_stats)"));
+}
+
+Response ProxyApi::health(const Request&)
+{
+    const auto smap = m_state.smap();
+    return Response::json({{"status", "ok"},
+                           {"role", "proxy"},
+                           {"daemon_id", m_self.id},
+                           {"smap_version", smap.version},
+                           {"targets", smap.tmap.size()}});
+}
+
+}  // namespace tessera::daemon::proxy

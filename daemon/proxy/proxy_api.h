@@ -1,0 +1,42 @@
+#pragma once
+// The proxy's REST handlers: cluster membership (join, keepalive), buckets
+// (create, destroy, list, props), object redirects (307 to the HRW owner),
+// merged object listing, cluster information.
+
+#include "api/smap.h"
+#include "net/router.h"
+#include "peer_calls.h"
+#include "proxy_state.h"
+
+#include <functional>
+#include <nlohmann/json.hpp>
+
+namespace tessera::daemon::proxy {
+
+class ProxyApi {
+public:
+    ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo);
+
+    void registerRoutes(net::Router& router);
+
+private:
+    net::Response redirectObject(const net::Request& req);
+    net::Response join(const net::Request& req);
+    net::Response keepalive(const net::Request& req);
+    net::Response listBuckets(const net::Request& req);
+    net::Response createBucket(const net::Request& req);
+    net::Response destroyBucket(const net::Request& req);
+    net::Response headBucket(const net::Request& req);
+    net::Response patchBucket(const net::Request& req);
+    net::Response listObjects(const net::Request& req);
+    net::Response clusterInfo(const net::Request& req);
+    net::Response daemonInfo(const net::Request& req);
+    net::Response health(const net::Request& req);
+
+    api::Snode m_self;
+    ProxyState& m_state;
+    PeerCalls& m_peers;
+    std::function<nlohmann::json()> m_nodeInfo;
+};
+
+}  // namespace tessera::daemon::proxy

@@ -1,0 +1,174 @@
+#include "proxy_state.h"
+
+#include "common/log.h"
+#include "meta/node_identity.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tessera::daemon::proxy {
+
+namespace {
+std::int64_t nowNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+}  // namespace
+
+ProxyState::ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd)
+    : m_store(store), m_smap(std::move(smap)), m_bmd(std::move(bmd))
+{
+    // Targets from the persisted map get a full keepalive window to report in.
+    const auto now = Clock::now();
+    for (const auto& [id, node] : m_smap.tmap) m_lastSeen[id] = now;
+}
+
+api::Result<std::unique_ptr<ProxyState>> ProxyState::create(meta::ClusterStore& store, api::Snode self)
+{
+    auto smap = store.loadSmap();
+    if (!smap) return smap.error();
+    auto bmd = store.loadBmd();
+    if (!bmd) return bmd.error();
+    api::Smap s;
+    if (smap->has_value()) {
+        s = std::move(**smap);
+    } else {
+        s.uuid = meta::randomId(12);
+    }
+    // The primary's own address may have changed since the last run.
+    if (s.primary != self || s.pmap.size() != 1 || !s.pmap.count(self.id)) {
+        s.primary = self;
+        s.pmap.clear();
+        s.pmap[self.id] = self;
+        s.version += 1;
+        auto st = store.saveSmap(s);
+        if (!st) return st.error();
+    }
+    api::Bmd b;
+    if (bmd->has_value()) {
+        b = std::move(**bmd);
+    } else {
+        b.uuid = meta::randomId(12);
+        b.version = 1;
+        auto st = store.saveBmd(b);
+        if (!st) return st.error();
+    }
+    return std::unique_ptr<ProxyState>(new ProxyState(store, std::move(s), std::move(b)));
+}
+
+api::Smap ProxyState::smap() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_smap;
+}
+
+api::Bmd ProxyState::bmd() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_bmd;
+}
+
+api::Result<ProxyState::JoinResult> ProxyState::join(const api::Snode& node)
+{
+    if (node.id.empty() || node.id.size() > 64) return api::Error::badRequest("join: bad daemon_id");
+    if (node.type != api::kRoleTarget) return api::Error::badRequest("join: only targets join a running proxy");
+    if (node.publicNet.url.rfind("http://", 0) != 0) return api::Error::badRequest("join: direct_url must be http://");
+    std::lock_guard lock(m_mutex);
+    JoinResult r;
+    m_lastSeen[node.id] = Clock::now();
+    auto it = m_smap.tmap.find(node.id);
+    if (it == m_smap.tmap.end() || it->second != node) {
+        api::Smap next = m_smap;
+        next.tmap[node.id] = node;
+        next.version += 1;
+        auto st = m_store.saveSmap(next);
+        if (!st) return st.error();
+        m_smap = std::move(next);
+        r.changed = true;
+        logInfo("target ", node.id, " joined at ", node.publicNet.url, "; smap v", m_smap.version);
+    }
+    r.smap = m_smap;
+    r.bmd = m_bmd;
+    return r;
+}
+
+ProxyState::KeepaliveResult ProxyState::keepalive(const std::string& id)
+{
+    std::lock_guard lock(m_mutex);
+    KeepaliveResult r;
+    r.smapVersion = m_smap.version;
+    r.bmdVersion = m_bmd.version;
+    if (!m_smap.tmap.count(id)) return r;
+    r.known = true;
+    m_lastSeen[id] = Clock::now();
+    return r;
+}
+
+api::Result<std::optional<api::Smap>> ProxyState::expire(Clock::duration maxSilence)
+{
+    std::lock_guard lock(m_mutex);
+    const auto now = Clock::now();
+    api::Smap next = m_smap;
+    for (const auto& [id, node] : m_smap.tmap) {
+        auto it = m_lastSeen.find(id);
+        if (it == m_lastSeen.end() || now - it->second > maxSilence) {
+            next.tmap.erase(id);
+            m_lastSeen.erase(id);
+            logWarn("target ", id, " missed its keepalives; removed from the cluster map");
+        }
+    }
+    if (next.tmap.size() == m_smap.tmap.size()) return std::optional<api::Smap>{};
+    next.version += 1;
+    auto st = m_store.saveSmap(next);
+    if (!st) return st.error();
+    m_smap = std::move(next);
+    return std::optional<api::Smap>{m_smap};
+}
+
+api::Result<api::Bmd> ProxyState::createBucket(const std::string& name)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_bmd.buckets.count(name)) return api::Error::conflict("bucket \"" + name + "\" already exists");
+    api::Bmd next = m_bmd;
+    api::BucketProps props;
+    props.created = nowNs();
+    next.buckets[name] = props;
+    next.version += 1;
+    auto st = m_store.saveBmd(next);
+    if (!st) return st.error();
+    m_bmd = std::move(next);
+    return m_bmd;
+}
+
+api::Result<api::Bmd> ProxyState::destroyBucket(const std::string& name)
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_bmd.buckets.count(name)) return api::Error::notFound("bucket \"" + name + "\" does not exist");
+    api::Bmd next = m_bmd;
+    next.buckets.erase(name);
+    next.version += 1;
+    auto st = m_store.saveBmd(next);
+    if (!st) return st.error();
+    m_bmd = std::move(next);
+    return m_bmd;
+}
+
+api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketProps(const std::string& name,
+                                                                              const nlohmann::json& update)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_bmd.buckets.find(name);
+    if (it == m_bmd.buckets.end()) return api::Error::notFound("bucket \"" + name + "\" does not exist");
+    api::BucketProps props = it->second;
+    auto st = api::applyPropsUpdate(props, update);
+    if (!st) return st.error();
+    api::Bmd next = m_bmd;
+    next.buckets[name] = props;
+    next.version += 1;
+    auto sst = m_store.saveBmd(next);
+    if (!sst) return sst.error();
+    m_bmd = std::move(next);
+    return std::make_pair(m_bmd, props);
+}
+
+}  // namespace tessera::daemon::proxy

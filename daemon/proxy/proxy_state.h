@@ -1,0 +1,65 @@
+#pragma once
+// The proxy's control-plane state: the cluster map (Smap) and the bucket
+// metadata (BMD), each versioned and persisted in the ClusterStore before a
+// change is acknowledged; plus the last keepalive time of every target.
+//
+// Thread safety: all methods may be called concurrently (one mutex).
+
+#include "api/bmd.h"
+#include "api/result.h"
+#include "api/smap.h"
+#include "meta/cluster_store.h"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace tessera::daemon::proxy {
+
+class ProxyState {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // Loads the persisted Smap/BMD (or starts new ones with `self` as primary).
+    static api::Result<std::unique_ptr<ProxyState>> create(meta::ClusterStore& store, api::Snode self);
+
+    api::Smap smap() const;
+    api::Bmd bmd() const;
+
+    struct JoinResult {
+        api::Smap smap;
+        api::Bmd bmd;
+        bool changed = false;  // the map changed: push it to every target
+    };
+    api::Result<JoinResult> join(const api::Snode& node);
+
+    struct KeepaliveResult {
+        bool known = false;
+        std::int64_t smapVersion = 0;
+        std::int64_t bmdVersion = 0;
+    };
+    KeepaliveResult keepalive(const std::string& id);
+
+    // Removes targets not heard from within `maxSilence`. Returns the new
+    // map when something was removed.
+    api::Result<std::optional<api::Smap>> expire(Clock::duration maxSilence);
+
+    api::Result<api::Bmd> createBucket(const std::string& name);
+    api::Result<api::Bmd> destroyBucket(const std::string& name);
+    api::Result<std::pair<api::Bmd, api::BucketProps>> setBucketProps(const std::string& name,
+                                                                       const nlohmann::json& update);
+
+private:
+    ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd);
+
+    meta::ClusterStore& m_store;
+    mutable std::mutex m_mutex;
+    api::Smap m_smap;
+    api::Bmd m_bmd;
+    std::map<std::string, Clock::time_point> m_lastSeen;
+};
+
+}  // namespace tessera::daemon::proxy

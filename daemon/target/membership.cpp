@@ -1,0 +1,157 @@
+#include "membership.h"
+
+#include "api/http_error.h"
+#include "api/json_util.h"
+#include "client/http_client.h"
+#include "common/log.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tessera::daemon::target {
+
+namespace {
+client::HttpClient::Options peerOptions(std::chrono::milliseconds timeout)
+{
+    client::HttpClient::Options o;
+    o.connectTimeout = timeout;
+    o.ioTimeout = timeout;
+    o.followRedirects = false;
+    return o;
+}
+}  // namespace
+
+Membership::Membership(api::Snode self, std::string proxyUrl, MetaCache& cache, std::chrono::milliseconds interval,
+                       std::chrono::milliseconds peerTimeout)
+    : m_self(std::move(self)), m_proxyUrl(std::move(proxyUrl)), m_cache(cache), m_interval(interval),
+      m_peerTimeout(peerTimeout)
+{
+}
+
+Membership::~Membership() { stop(); }
+
+void Membership::start()
+{
+    m_thread = std::thread([this] { run(); });
+}
+
+void Membership::stop()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_cv.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+}
+
+void Membership::requestRefresh()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_refresh = true;
+    }
+    m_cv.notify_all();
+}
+
+void Membership::run()
+{
+    auto joinBackoff = std::chrono::milliseconds(200);
+    while (!m_stop) {
+        std::chrono::milliseconds wait = m_interval;
+        bool refresh = false;
+        if (!m_joined) {
+            if (tryJoin()) {
+                m_joined = true;
+                joinBackoff = std::chrono::milliseconds(200);
+            } else {
+                wait = joinBackoff;
+                joinBackoff = std::min(joinBackoff * 2, m_interval);
+            }
+        } else {
+            keepalive();
+        }
+        std::unique_lock lock(m_mutex);
+        m_cv.wait_for(lock, wait, [&] { return m_stop.load() || m_refresh; });
+        refresh = m_refresh;
+        m_refresh = false;
+        lock.unlock();
+        if (refresh && m_joined && !m_stop) pullMeta(true, true);
+    }
+}
+
+bool Membership::tryJoin()
+{
+    client::HttpClient http(peerOptions(m_peerTimeout));
+    auto res = http.send(client::Method::Post, m_proxyUrl + "/v1/cluster/join",
+                         client::Body::string(api::dumpJson(nlohmann::json(m_self))),
+                         {{"Content-Type", "application/json"}});
+    if (!res) {
+        logWarn("join ", m_proxyUrl, ": ", res.error().message);
+        return false;
+    }
+    if (!res->isSuccess()) {
+        logWarn("join ", m_proxyUrl, " refused: ", api::errorFromResponse(res->status, res->body).message);
+        return false;
+    }
+    auto j = nlohmann::json::parse(res->body, nullptr, false);
+    try {
+        m_cache.applySmap(j.at("smap").get<api::Smap>());
+        m_cache.applyBmd(j.at("bmd").get<api::Bmd>());
+    } catch (const std::exception& e) {
+        logWarn("join reply unreadable: ", e.what());
+        return false;
+    }
+    logInfo("joined cluster at ", m_proxyUrl, " as ", m_self.id, " (smap v", m_cache.smap()->version, ")");
+    return true;
+}
+
+void Membership::keepalive()
+{
+    client::HttpClient http(peerOptions(m_peerTimeout));
+    nlohmann::json body{{"daemon_id", m_self.id},
+                        {"smap_version", m_cache.smap()->version},
+                        {"bmd_version", m_cache.bmd()->version}};
+    auto res = http.send(client::Method::Post, m_proxyUrl + "/v1/cluster/keepalive",
+                         client::Body::string(api::dumpJson(body)), {{"Content-Type", "application/json"}});
+    if (!res) {
+        logWarn("keepalive to ", m_proxyUrl, ": ", res.error().message);
+        return;
+    }
+    if (res->status == 404) {
+        logWarn("proxy does not know this target any more; rejoining");
+        m_joined = false;
+        if (tryJoin()) m_joined = true;
+        return;
+    }
+    if (!res->isSuccess()) return;
+    auto j = nlohmann::json::parse(res->body, nullptr, false);
+    if (!j.is_object()) return;
+    const auto sv = j.value("smap_version", std::int64_t{0});
+    const auto bv = j.value("bmd_version", std::int64_t{0});
+    const bool smapBehind = sv > m_cache.smap()->version;
+    const bool bmdBehind = bv != m_cache.bmd()->version;
+    if (smapBehind || bmdBehind) pullMeta(smapBehind, bmdBehind);
+}
+
+void Membership::pullMeta(bool smap, bool bmd)
+{
+    client::HttpClient http(peerOptions(m_peerTimeout));
+    if (smap) {
+        auto res = http.send(client::Method::Get, m_proxyUrl + "/v1/cluster?what=smap");
+        if (res && res->isSuccess()) {
+            auto s = api::parseSmap(res->body);
+            if (s && m_cache.applySmap(std::move(s.value()))) {
+                logInfo("cluster map updated to v", m_cache.smap()->version);
+            }
+        }
+    }
+    if (bmd) {
+        auto res = http.send(client::Method::Get, m_proxyUrl + "/v1/cluster?what=bmd");
+        if (res && res->isSuccess()) {
+            auto b = api::parseBmd(res->body);
+            if (b) m_cache.applyBmd(std::move(b.value()));
+        }
+    }
+}
+
+}  // namespace tessera::daemon::target

@@ -1,0 +1,51 @@
+#pragma once
+// The target's side of cluster membership: joins the proxy at start (and
+// again whenever the proxy forgets it), sends keepalives, and pulls the
+// cluster map and bucket metadata when the proxy reports newer versions.
+// Runs on its own thread.
+
+#include "api/smap.h"
+#include "meta_cache.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace tessera::daemon::target {
+
+class Membership {
+public:
+    Membership(api::Snode self, std::string proxyUrl, MetaCache& cache, std::chrono::milliseconds interval,
+               std::chrono::milliseconds peerTimeout);
+    ~Membership();
+
+    void start();
+    void stop();
+    bool joined() const { return m_joined.load(); }
+    // Asks for an immediate refresh from the proxy (a client named a newer
+    // Smap version than ours).
+    void requestRefresh();
+
+private:
+    void run();
+    bool tryJoin();
+    void keepalive();
+    void pullMeta(bool smap, bool bmd);
+
+    api::Snode m_self;
+    std::string m_proxyUrl;
+    MetaCache& m_cache;
+    std::chrono::milliseconds m_interval;
+    std::chrono::milliseconds m_peerTimeout;
+    std::atomic<bool> m_joined{false};
+    std::atomic<bool> m_stop{false};
+    bool m_refresh = false;
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::thread m_thread;
+};
+
+}  // namespace tessera::daemon::target

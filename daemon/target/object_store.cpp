@@ -1,0 +1,508 @@
+#include "object_store.h"
+
+#include "api/checksum.h"
+#include "api/hrw.h"
+#include "api/json_util.h"
+#include "common/log.h"
+#include "meta/node_identity.h"
+
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <thread>
+#include <unistd.h>
+
+namespace tessera::daemon::target {
+
+namespace fs = std::filesystem;
+
+struct HashState {
+    api::Xxh64Stream stream;
+};
+
+namespace {
+
+constexpr const char* kMetaXattr = "user.tessera.meta";
+constexpr std::size_t kMaxMetaBytes = 64 * 1024;
+
+std::string errnoText(int e) { return std::strerror(e); }
+
+std::int64_t nowNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+api::Result<std::optional<api::ObjectMeta>> readMetaFd(int fd)
+{
+    char buf[kMaxMetaBytes];
+    const ssize_t n = ::fgetxattr(fd, kMetaXattr, buf, sizeof buf);
+    if (n < 0) {
+        if (errno == ENODATA) return std::optional<api::ObjectMeta>{};
+        return api::Error::ioError("cannot read object metadata", errnoText(errno));
+    }
+    auto m = api::parseObjectMeta(std::string_view(buf, static_cast<std::size_t>(n)));
+    if (!m) return m.error();
+    return std::optional<api::ObjectMeta>{std::move(m.value())};
+}
+
+// Creates every missing directory from `root` (which exists) down to the
+// parent of `path`. An existing regular file in the way is a Conflict.
+api::Status makeParents(const std::string& root, const std::string& path)
+{
+    std::size_t pos = root.size() + 1;
+    while (true) {
+        auto slash = path.find('/', pos);
+        if (slash == std::string::npos) return {};
+        const std::string dir = path.substr(0, slash);
+        if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+            if (errno == ENOTDIR) {
+                return api::Error::conflict("an object exists where a directory of this name is needed");
+            }
+            if (errno == ENOSPC) return api::Error::noSpace("no space left creating " + dir);
+            return api::Error::ioError("cannot create directory", errnoText(errno));
+        }
+        if (errno == EEXIST) {
+            struct stat st{};
+            if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+                return api::Error::conflict("object name conflicts with an existing object \"" +
+                                            dir.substr(root.size() + 1) + "\"");
+            }
+        }
+        pos = slash + 1;
+    }
+}
+
+api::Status fsyncDir(const std::string& dir)
+{
+    UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) return api::Error::ioError("cannot open directory for fsync", errnoText(errno));
+    if (::fsync(fd.get()) != 0) return api::Error::ioError("directory fsync failed", errnoText(errno));
+    return {};
+}
+
+// Removes now-empty parent directories of `path` up to (not including) root.
+void pruneEmptyParents(const std::string& root, std::string path)
+{
+    while (true) {
+        auto slash = path.rfind('/');
+        if (slash == std::string::npos || slash <= root.size()) return;
+        path.resize(slash);
+        if (::rmdir(path.c_str()) != 0) return;
+    }
+}
+
+bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+struct ListWalk {
+    const api::ListRequest& req;
+    std::set<std::string> names;  // bounded to req.pageSize; holds the smallest names > token
+    std::size_t limit;
+
+    bool full() const { return names.size() >= limit; }
+
+    bool wantDir(const std::string& dirPrefix) const  // dirPrefix ends with '/'
+    {
+        const auto& prefix = req.prefix;
+        if (!startsWith(dirPrefix, prefix) && !startsWith(prefix, dirPrefix)) return false;
+        const auto& token = req.continuationToken;
+        // Every name below is <= token: skip.
+        if (!token.empty() && dirPrefix < token && !startsWith(token, dirPrefix)) return false;
+        // Every name below is > the largest kept name of a full page: skip.
+        if (full()) {
+            const auto& maxKept = *names.rbegin();
+            if (dirPrefix > maxKept && !startsWith(maxKept, dirPrefix)) return false;
+        }
+        return true;
+    }
+
+    void offer(std::string name)
+    {
+        if (!startsWith(name, req.prefix)) return;
+        if (!req.continuationToken.empty() && name <= req.continuationToken) return;
+        if (full() && name >= *names.rbegin()) return;
+        names.insert(std::move(name));
+        if (names.size() > limit) names.erase(std::prev(names.end()));
+    }
+
+    api::Status walk(const std::string& dir, const std::string& rel)
+    {
+        DIR* d = ::opendir(dir.c_str());
+        if (d == nullptr) {
+            if (errno == ENOENT) return {};
+            return api::Error::ioError("cannot list " + dir, errnoText(errno));
+        }
+        std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+        while (dirent* e = ::readdir(d)) {
+            const std::string_view n = e->d_name;
+            if (n == "." || n == "..") continue;
+            std::string full = rel.empty() ? std::string(n) : rel + "/" + std::string(n);
+            unsigned char type = e->d_type;
+            if (type == DT_UNKNOWN) {
+                struct stat st{};
+                if (::lstat((dir + "/" + std::string(n)).c_str(), &st) != 0) continue;
+                type = S_ISDIR(st.st_mode) ? DT_DIR : (S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN);
+            }
+            if (type == DT_DIR) {
+                if (wantDir(full + "/")) {
+                    auto st = walk(dir + "/" + std::string(n), full);
+                    if (!st) return st;
+                }
+            } else if (type == DT_REG) {
+                offer(std::move(full));
+            }
+        }
+        return {};
+    }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- PutWriter
+
+PutWriter::~PutWriter()
+{
+    if (!m_committed && !m_workPath.empty()) {
+        m_fd.reset();
+        ::unlink(m_workPath.c_str());
+    }
+}
+
+api::Status PutWriter::write(const char* data, std::size_t size)
+{
+    if (m_size + size > m_store->options().maxObjectSize) {
+        return api::Error{api::ErrorKind::TooLarge,
+                          "object larger than the limit of " + std::to_string(m_store->options().maxObjectSize) +
+                              " bytes",
+                          {}};
+    }
+    std::size_t off = 0;
+    while (off < size) {
+        const ssize_t n = ::write(m_fd.get(), data + off, size - off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno == ENOSPC) return api::Error::noSpace("no space left on mountpath");
+            return api::Error::ioError("write failed", errnoText(errno));
+        }
+        off += static_cast<std::size_t>(n);
+    }
+    m_hash->stream.update(data, size);
+    m_size += size;
+    return {};
+}
+
+api::Result<api::ObjectMeta> PutWriter::commit()
+{
+    api::ObjectMeta meta;
+    meta.size = static_cast<std::int64_t>(m_size);
+    meta.checksumValue = m_hash->stream.hex();
+    meta.custom = m_params.custom;
+    meta.atimeNs = nowNs();
+    if (!m_params.expectedChecksum.empty() && m_params.expectedChecksum != meta.checksumValue) {
+        return api::Error::badRequest("checksum mismatch: client sent " + m_params.expectedChecksum +
+                                      ", received bytes hash to " + meta.checksumValue);
+    }
+    // Version: one more than the object being replaced.
+    {
+        UniqueFd old(::open(m_finalPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+        if (old.valid()) {
+            auto prev = readMetaFd(old.get());
+            if (prev && prev->has_value()) {
+                try {
+                    meta.version = std::to_string(std::stoll((*prev)->version) + 1);
+                } catch (const std::exception&) {
+                    meta.version = "1";
+                }
+            }
+        }
+    }
+    const std::string json = api::dumpJson(nlohmann::json(meta));
+    if (::fsetxattr(m_fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
+        if (errno == ENOSPC) return api::Error::noSpace("no space left writing metadata");
+        return api::Error::ioError("cannot write object metadata", errnoText(errno));
+    }
+    if (m_store->options().fsync && ::fsync(m_fd.get()) != 0) {
+        return api::Error::ioError("fsync failed", errnoText(errno));
+    }
+    m_fd.reset();
+    // The parent directories may be removed by a concurrent DELETE pruning
+    // empty directories; retry a few times.
+    for (int attempt = 0;; ++attempt) {
+        auto st = makeParents(m_bucketRoot, m_finalPath);
+        if (!st) return st.error();
+        if (::rename(m_workPath.c_str(), m_finalPath.c_str()) == 0) break;
+        const int e = errno;
+        if (e == ENOENT && attempt < 5) continue;
+        if (e == EISDIR || e == ENOTEMPTY || e == EEXIST || e == ENOTDIR) {
+            return api::Error::conflict("object name conflicts with an existing directory of objects");
+        }
+        return api::Error::ioError("rename into place failed", errnoText(e));
+    }
+    m_committed = true;
+    if (m_store->options().fsync) {
+        auto st = fsyncDir(m_finalPath.substr(0, m_finalPath.rfind('/')));
+        if (!st) return st.error();
+    }
+    return meta;
+}
+
+// -------------------------------------------------------------- ObjectStore
+
+ObjectStore::ObjectStore(Options options) : m_options(std::move(options)) {}
+
+api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
+{
+    if (options.mountpaths.empty()) return api::Error::badRequest("no mountpaths");
+    for (auto& mp : options.mountpaths) {
+        std::error_code ec;
+        fs::create_directories(mp, ec);
+        if (ec) return api::Error::ioError("cannot create mountpath " + mp, ec.message());
+        mp = fs::canonical(mp, ec).string();
+        if (ec) return api::Error::ioError("cannot resolve mountpath", ec.message());
+        for (const char* sub : {"/.tessera/work", "/.tessera/trash", "/buckets"}) {
+            fs::create_directories(mp + sub, ec);
+            if (ec) return api::Error::ioError("cannot create " + mp + sub, ec.message());
+        }
+        // Leftovers of a crashed run: half-written objects and half-removed buckets.
+        for (const char* sub : {"/.tessera/work", "/.tessera/trash"}) {
+            for (const auto& e : fs::directory_iterator(mp + sub, ec)) {
+                std::error_code rec;
+                fs::remove_all(e.path(), rec);
+                if (rec) logWarn("cannot remove leftover ", e.path().string(), ": ", rec.message());
+            }
+        }
+        // Extended attributes hold object metadata: refuse a filesystem without them.
+        const std::string probe = mp + "/.tessera/work/xattr-probe";
+        UniqueFd fd(::open(probe.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644));
+        if (!fd.valid()) return api::Error::ioError("mountpath " + mp + " is not writable", errnoText(errno));
+        const bool ok = ::fsetxattr(fd.get(), kMetaXattr, "{}", 2, 0) == 0;
+        const int e = errno;
+        fd.reset();
+        ::unlink(probe.c_str());
+        if (!ok) {
+            return api::Error::ioError("mountpath " + mp + " does not support user extended attributes",
+                                       errnoText(e));
+        }
+    }
+    for (std::size_t i = 0; i < options.mountpaths.size(); ++i) {
+        for (std::size_t j = i + 1; j < options.mountpaths.size(); ++j) {
+            if (options.mountpaths[i] == options.mountpaths[j]) {
+                return api::Error::badRequest("mountpath given twice: " + options.mountpaths[i]);
+            }
+        }
+    }
+    return std::unique_ptr<ObjectStore>(new ObjectStore(std::move(options)));
+}
+
+std::size_t ObjectStore::mountpathFor(std::string_view bucket, std::string_view name) const
+{
+    return api::hrwIndex(m_options.mountpaths, api::objectUname(bucket, name));
+}
+
+std::string ObjectStore::bucketRoot(std::size_t mp, std::string_view bucket) const
+{
+    return m_options.mountpaths[mp] + "/buckets/" + std::string(bucket);
+}
+
+std::string ObjectStore::objectPath(std::string_view bucket, std::string_view name) const
+{
+    return bucketRoot(mountpathFor(bucket, name), bucket) + "/" + std::string(name);
+}
+
+std::string ObjectStore::workPath(std::size_t mp) const
+{
+    return m_options.mountpaths[mp] + "/.tessera/work/" + std::to_string(::getpid()) + "-" +
+           std::to_string(m_seq.fetch_add(1)) + "-" + meta::randomId(6);
+}
+
+api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view bucket, std::string_view name,
+                                                              PutParams params) const
+{
+    const auto mp = mountpathFor(bucket, name);
+    std::unique_ptr<PutWriter> w(new PutWriter());
+    w->m_store = this;
+    w->m_bucketRoot = bucketRoot(mp, bucket);
+    w->m_finalPath = w->m_bucketRoot + "/" + std::string(name);
+    w->m_workPath = workPath(mp);
+    w->m_params = std::move(params);
+    w->m_hash = std::make_unique<HashState>();
+    std::error_code ec;
+    fs::create_directories(w->m_bucketRoot, ec);
+    if (ec) return api::Error::ioError("cannot create bucket directory", ec.message());
+    w->m_fd.reset(::open(w->m_workPath.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
+    if (!w->m_fd.valid()) {
+        const int e = errno;
+        w->m_workPath.clear();
+        if (e == ENOSPC) return api::Error::noSpace("no space left on mountpath");
+        return api::Error::ioError("cannot create work file", errnoText(e));
+    }
+    return w;
+}
+
+api::Result<OpenObject> ObjectStore::open(std::string_view bucket, std::string_view name) const
+{
+    const auto path = objectPath(bucket, name);
+    auto fd = std::make_shared<UniqueFd>(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (!fd->valid()) {
+        if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
+            return api::Error::notFound("object \"" + std::string(bucket) + "/" + std::string(name) +
+                                        "\" does not exist");
+        }
+        return api::Error::ioError("cannot open object", errnoText(errno));
+    }
+    struct stat st{};
+    if (::fstat(fd->get(), &st) != 0) return api::Error::ioError("stat failed", errnoText(errno));
+    if (!S_ISREG(st.st_mode)) {
+        return api::Error::notFound("object \"" + std::string(bucket) + "/" + std::string(name) + "\" does not exist");
+    }
+    auto meta = readMetaFd(fd->get());
+    if (!meta) return meta.error();
+    OpenObject out;
+    out.fd = std::move(fd);
+    if (meta->has_value()) out.meta = std::move(**meta);
+    else out.meta.checksumValue.clear();
+    out.meta.size = static_cast<std::int64_t>(st.st_size);
+    out.meta.atimeNs = static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 + st.st_atim.tv_nsec;
+    return out;
+}
+
+api::Result<api::ObjectMeta> ObjectStore::stat(std::string_view bucket, std::string_view name) const
+{
+    auto o = open(bucket, name);
+    if (!o) return o.error();
+    return o->meta;
+}
+
+api::Status ObjectStore::verify(const OpenObject& obj) const
+{
+    if (obj.meta.checksumValue.empty()) return {};
+    api::Xxh64Stream h;
+    std::vector<char> buf(1 << 20);
+    off_t off = 0;
+    while (true) {
+        const ssize_t n = ::pread(obj.fd->get(), buf.data(), buf.size(), off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return api::Error::ioError("read failed", errnoText(errno));
+        }
+        if (n == 0) break;
+        h.update(buf.data(), static_cast<std::size_t>(n));
+        off += n;
+    }
+    if (h.hex() != obj.meta.checksumValue) {
+        return api::Error::corruption("checksum mismatch: stored " + obj.meta.checksumValue + ", data hashes to " +
+                                      h.hex());
+    }
+    return {};
+}
+
+api::Status ObjectStore::remove(std::string_view bucket, std::string_view name) const
+{
+    const auto mp = mountpathFor(bucket, name);
+    const auto root = bucketRoot(mp, bucket);
+    const auto path = root + "/" + std::string(name);
+    struct stat st{};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        return api::Error::notFound("object \"" + std::string(bucket) + "/" + std::string(name) + "\" does not exist");
+    }
+    if (::unlink(path.c_str()) != 0) {
+        if (errno == ENOENT) {
+            return api::Error::notFound("object \"" + std::string(bucket) + "/" + std::string(name) +
+                                        "\" does not exist");
+        }
+        return api::Error::ioError("cannot delete object", errnoText(errno));
+    }
+    pruneEmptyParents(root, path);
+    return {};
+}
+
+api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const api::ListRequest& req) const
+{
+    ListWalk walk{req, {}, req.pageSize == 0 ? api::kDefaultPageSize : req.pageSize};
+    for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
+        auto st = walk.walk(bucketRoot(mp, bucket), "");
+        if (!st) return st.error();
+    }
+    api::ObjectList out;
+    out.entries.reserve(walk.names.size());
+    const bool needMeta = (req.props & (api::kPropChecksum | api::kPropVersion)) != 0;
+    for (const auto& name : walk.names) {
+        api::ObjEntry e;
+        e.name = name;
+        e.size = -1;
+        if (req.props & (api::kPropSize | api::kPropAtime | api::kPropChecksum | api::kPropVersion)) {
+            const auto path = objectPath(bucket, name);
+            UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+            if (!fd.valid()) continue;  // deleted meanwhile
+            struct stat st{};
+            if (::fstat(fd.get(), &st) != 0) continue;
+            if (req.props & api::kPropSize) e.size = static_cast<std::int64_t>(st.st_size);
+            if (req.props & api::kPropAtime) {
+                e.atime = api::formatRfc3339(static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 +
+                                             st.st_atim.tv_nsec);
+            }
+            if (needMeta) {
+                auto m = readMetaFd(fd.get());
+                if (m && m->has_value()) {
+                    if (req.props & api::kPropChecksum) e.checksum = (*m)->checksumValue;
+                    if (req.props & api::kPropVersion) e.version = (*m)->version;
+                }
+            }
+        }
+        out.entries.push_back(std::move(e));
+    }
+    if (walk.full() && !out.entries.empty()) out.continuationToken = *walk.names.rbegin();
+    return out;
+}
+
+api::Status ObjectStore::destroyBucket(std::string_view bucket) const
+{
+    std::vector<std::string> moved;
+    for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
+        const auto root = bucketRoot(mp, bucket);
+        const auto trash = m_options.mountpaths[mp] + "/.tessera/trash/" + std::string(bucket) + "-" +
+                           meta::randomId(8);
+        if (::rename(root.c_str(), trash.c_str()) != 0) {
+            if (errno == ENOENT) continue;
+            return api::Error::ioError("cannot remove bucket directory", errnoText(errno));
+        }
+        moved.push_back(trash);
+    }
+    // The names are gone; free the space in the background.
+    if (!moved.empty()) {
+        std::thread([moved] {
+            for (const auto& p : moved) {
+                std::error_code ec;
+                fs::remove_all(p, ec);
+                if (ec) logWarn("cannot remove ", p, ": ", ec.message());
+            }
+        }).detach();
+    }
+    return {};
+}
+
+std::vector<MountpathInfo> ObjectStore::mountpathInfo() const
+{
+    std::vector<MountpathInfo> out;
+    for (const auto& mp : m_options.mountpaths) {
+        MountpathInfo info;
+        info.path = mp;
+        struct statvfs vfs{};
+        if (::statvfs(mp.c_str(), &vfs) == 0) {
+            info.total = static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize;
+            info.available = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+            info.used = info.total - static_cast<std::uint64_t>(vfs.f_bfree) * vfs.f_frsize;
+        }
+        out.push_back(info);
+    }
+    return out;
+}
+
+}  // namespace tessera::daemon::target

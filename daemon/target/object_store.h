@@ -1,0 +1,121 @@
+#pragma once
+// A target's objects on its mountpaths. Layout per mountpath:
+//   <mp>/buckets/<bucket>/<object name>   objects (names may contain '/')
+//   <mp>/.tessera/work/                   in-flight PUTs, renamed into place
+//   <mp>/.tessera/trash/                  destroyed buckets being removed
+// The mountpath of an object is chosen by HRW over the mountpath paths.
+// Object metadata lives in the extended attribute "user.tessera.meta".
+//
+// Thread safety: all methods may be called concurrently. Concurrent PUTs of
+// one name each write their own work file; the last rename wins whole.
+
+#include "api/object_list.h"
+#include "api/object_meta.h"
+#include "api/result.h"
+#include "common/unique_fd.h"
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::daemon::target {
+
+struct MountpathInfo {
+    std::string path;
+    std::uint64_t total = 0;
+    std::uint64_t used = 0;
+    std::uint64_t available = 0;
+};
+
+struct PutParams {
+    std::string expectedChecksum;  // xxhash64 hex; empty: not checked
+    std::map<std::string, std::string> custom;
+};
+
+class ObjectStore;
+
+// One in-flight PUT. Destroying it without a successful commit() removes the
+// work file: nothing appears under the object's name.
+class PutWriter {
+public:
+    ~PutWriter();
+    PutWriter(const PutWriter&) = delete;
+    PutWriter& operator=(const PutWriter&) = delete;
+
+    api::Status write(const char* data, std::size_t size);
+    // Verifies the checksum, writes metadata, fsyncs (when configured) and
+    // renames into place.
+    api::Result<api::ObjectMeta> commit();
+    std::uint64_t bytesWritten() const { return m_size; }
+
+private:
+    friend class ObjectStore;
+    PutWriter() = default;
+
+    const ObjectStore* m_store = nullptr;
+    std::string m_workPath;
+    std::string m_finalPath;
+    std::string m_bucketRoot;
+    UniqueFd m_fd;
+    std::uint64_t m_size = 0;
+    std::unique_ptr<struct HashState> m_hash;
+    PutParams m_params;
+    bool m_committed = false;
+};
+
+struct OpenObject {
+    std::shared_ptr<UniqueFd> fd;
+    api::ObjectMeta meta;  // size and atime from the file itself
+};
+
+class ObjectStore {
+public:
+    struct Options {
+        std::vector<std::string> mountpaths;
+        bool fsync = true;
+        std::uint64_t maxObjectSize = std::uint64_t{1} << 40;
+    };
+
+    // Prepares the mountpaths (creates the layout, checks xattr support,
+    // removes leftover work files of a previous run).
+    static api::Result<std::unique_ptr<ObjectStore>> create(Options options);
+
+    // Names must be validated by the caller (api::validateBucketName and
+    // api::validateObjectName).
+    std::string objectPath(std::string_view bucket, std::string_view name) const;
+    std::string bucketRoot(std::size_t mountpath, std::string_view bucket) const;
+
+    api::Result<std::unique_ptr<PutWriter>> beginPut(std::string_view bucket, std::string_view name,
+                                                     PutParams params) const;
+    api::Result<OpenObject> open(std::string_view bucket, std::string_view name) const;
+    api::Result<api::ObjectMeta> stat(std::string_view bucket, std::string_view name) const;
+    api::Status remove(std::string_view bucket, std::string_view name) const;
+    // Reads the whole object and compares its xxhash64 with the stored one.
+    api::Status verify(const OpenObject& obj) const;
+
+    // The page of up to req.pageSize names greater than the token, in name
+    // order, across all mountpaths. continuationToken is set when the page
+    // is full (more may follow).
+    api::Result<api::ObjectList> list(std::string_view bucket, const api::ListRequest& req) const;
+
+    // Removes every object of the bucket (moved to trash first, so the
+    // names disappear at once).
+    api::Status destroyBucket(std::string_view bucket) const;
+
+    std::vector<MountpathInfo> mountpathInfo() const;
+    const Options& options() const { return m_options; }
+
+private:
+    explicit ObjectStore(Options options);
+    std::size_t mountpathFor(std::string_view bucket, std::string_view name) const;
+    std::string workPath(std::size_t mp) const;
+
+    Options m_options;
+    mutable std::atomic<std::uint64_t> m_seq{0};
+};
+
+}  // namespace tessera::daemon::target

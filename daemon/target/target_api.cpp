@@ -1,0 +1,289 @@
+#include "target_api.h"
+
+#include "api/byte_range.h"
+#include "api/checksum.h"
+#include "api/headers.h"
+#include "api/hrw.h"
+#include "api/json_util.h"
+#include "api/object_meta.h"
+#include "daemon/api/request_params.h"
+
+namespace tessera::daemon::target {
+
+namespace http = boost::beast::http;
+using net::Exec;
+using net::Request;
+using net::Response;
+using net::Route;
+
+namespace {
+
+void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& selfId)
+{
+    r.header(std::string(api::kHdrSize), std::to_string(m.size));
+    if (!m.checksumValue.empty()) {
+        r.header(std::string(api::kHdrChecksumType), m.checksumType);
+        r.header(std::string(api::kHdrChecksumValue), m.checksumValue);
+    }
+    r.header(std::string(api::kHdrVersion), m.version);
+    r.header(std::string(api::kHdrAtime), std::to_string(m.atimeNs));
+    if (!m.custom.empty()) r.header(std::string(api::kHdrCustomMd), api::formatCustomMd(m.custom));
+    r.header(std::string(api::kHdrLocation), selfId);
+}
+
+bool isHex16(const std::string& s)
+{
+    if (s.size() != 16) return false;
+    for (char c : s) {
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    }
+    return true;
+}
+
+class PutSink : public net::UploadSink {
+public:
+    PutSink(std::unique_ptr<PutWriter> w, std::string selfId) : m_writer(std::move(w)), m_selfId(std::move(selfId)) {}
+    api::Status write(const char* data, std::size_t size) override { return m_writer->write(data, size); }
+    Response finish() override
+    {
+        auto meta = m_writer->commit();
+        if (!meta) return Response::error(meta.error());
+        Response r;
+        addMetaHeaders(r, *meta, m_selfId);
+        return r;
+    }
+
+private:
+    std::unique_ptr<PutWriter> m_writer;
+    std::string m_selfId;
+};
+
+}  // namespace
+
+TargetApi::TargetApi(api::Snode self, ObjectStore& store, MetaCache& cache, Membership& membership,
+                     std::function<nlohmann::json()> nodeInfo)
+    : m_self(std::move(self)), m_store(store), m_cache(cache), m_membership(membership),
+      m_nodeInfo(std::move(nodeInfo))
+{
+}
+
+void TargetApi::registerRoutes(net::Router& router)
+{
+    auto h = [this](Response (TargetApi::*fn)(const Request&)) {
+        return [this, fn](const Request& r) { return (this->*fn)(r); };
+    };
+    const std::string obj = "/v1/objects/{bucket}/{name...}";
+    router.add(Route{http::verb::put, obj, Exec::Inline, {}, [this](const Request& r) { return putObject(r); }});
+    router.add(Route{http::verb::get, obj, Exec::Worker, h(&TargetApi::getObject), {}});
+    router.add(Route{http::verb::head, obj, Exec::Worker, h(&TargetApi::headObject), {}});
+    router.add(Route{http::verb::delete_, obj, Exec::Worker, h(&TargetApi::deleteObject), {}});
+    router.add(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, h(&TargetApi::listObjects), {}});
+    router.add(
+        Route{http::verb::delete_, "/v1/internal/buckets/{bucket}", Exec::Worker, h(&TargetApi::destroyBucket), {}});
+    Route ms{http::verb::put, "/v1/metasync", Exec::Inline, h(&TargetApi::metasync), {}};
+    ms.maxBody = 16 << 20;
+    router.add(std::move(ms));
+    router.add(Route{http::verb::get, "/v1/health", Exec::Inline, h(&TargetApi::health), {}});
+    router.add(Route{http::verb::get, "/v1/daemon", Exec::Worker, h(&TargetApi::daemonInfo), {}});
+}
+
+std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const api_util::ObjectRef& ref)
+{
+    auto clientVersion = api_util::smapVersionParam(req);
+    if (!clientVersion) return Response::error(clientVersion.error());
+    auto smap = m_cache.smap();
+    if (smap->tmap.empty()) {
+        return Response::error(api::Error::unavailable("target has not joined the cluster yet"));
+    }
+    if (clientVersion->has_value() && **clientVersion > smap->version) {
+        m_membership.requestRefresh();
+        auto r = Response::error(api::Error::unavailable(
+            "cluster map v" + std::to_string(**clientVersion) + " is newer than this target's v" +
+            std::to_string(smap->version) + "; retry shortly"));
+        r.header("Retry-After", "1");
+        return r;
+    }
+    const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
+    if (owner == nullptr) return Response::error(api::Error::unavailable("no targets in the cluster map"));
+    if (owner->id == m_self.id) {
+        if (m_cache.bmd()->find(ref.bucket) == nullptr) {
+            return Response::error(api::Error::notFound("bucket \"" + ref.bucket + "\" does not exist"));
+        }
+        return std::nullopt;
+    }
+    // Stale (or absent) version and not ours: send the client to the owner.
+    return Response::redirect(owner->publicNet.url + api_util::objectTarget(ref, req.query, smap->version));
+}
+
+std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(const Request& req)
+{
+    auto ref = api_util::objectRef(req);
+    if (!ref) return Response::error(ref.error());
+    if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
+
+    PutParams params;
+    const auto ctype = req.header(api::kHdrChecksumType);
+    const auto cval = req.header(api::kHdrChecksumValue);
+    if (!ctype.empty() && ctype != api::kChecksumXxhash) {
+        return Response::error(api::Error::badRequest("unsupported checksum type \"" + ctype + "\" (use xxhash)"));
+    }
+    if (!cval.empty()) {
+        if (!isHex16(cval)) {
+            return Response::error(
+                api::Error::badRequest("ais-checksum-value must be 16 lowercase hex digits (xxhash64)"));
+        }
+        params.expectedChecksum = cval;
+    }
+    const auto md = req.header(api::kHdrCustomMd);
+    if (!md.empty()) {
+        auto parsed = api::parseCustomMd(md);
+        if (!parsed) return Response::error(parsed.error());
+        params.custom = std::move(parsed.value());
+    }
+    if (req.contentLength > m_store.options().maxObjectSize) {
+        return Response::error(api::Error{api::ErrorKind::TooLarge,
+                                          "object larger than the limit of " +
+                                              std::to_string(m_store.options().maxObjectSize) + " bytes",
+                                          {}});
+    }
+    auto writer = m_store.beginPut(ref->bucket, ref->name, std::move(params));
+    if (!writer) return Response::error(writer.error());
+    return std::unique_ptr<net::UploadSink>(std::make_unique<PutSink>(std::move(writer.value()), m_self.id));
+}
+
+Response TargetApi::getObject(const Request& req)
+{
+    auto ref = api_util::objectRef(req);
+    if (!ref) return Response::error(ref.error());
+    if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
+    auto obj = m_store.open(ref->bucket, ref->name);
+    if (!obj) return Response::error(obj.error());
+    const auto* props = m_cache.bmd()->find(ref->bucket);
+    if (props != nullptr && props->checksum.validateWarmGet) {
+        auto st = m_store.verify(*obj);
+        if (!st) return Response::error(st.error());
+    }
+    const auto size = static_cast<std::uint64_t>(obj->meta.size);
+    auto range = api::parseRange(req.header("Range"), size);
+    if (!range) {
+        auto r = Response::error(range.error());
+        if (range.kind() == api::ErrorKind::RangeNotSatisfiable) {
+            r.header("Content-Range", "bytes */" + std::to_string(size));
+        }
+        return r;
+    }
+    Response r;
+    addMetaHeaders(r, obj->meta, m_self.id);
+    r.header("Content-Type", "application/octet-stream");
+    r.header("Accept-Ranges", "bytes");
+    r.file = std::make_unique<net::FileRegion>();
+    r.file->fd = obj->fd;
+    if (range->has_value()) {
+        const auto& br = **range;
+        r.status = 206;
+        r.header("Content-Range", "bytes " + std::to_string(br.offset) + "-" +
+                                      std::to_string(br.offset + br.length - 1) + "/" + std::to_string(size));
+        r.file->offset = br.offset;
+        r.file->length = br.length;
+    } else {
+        r.file->offset = 0;
+        r.file->length = size;
+    }
+    return r;
+}
+
+Response TargetApi::headObject(const Request& req)
+{
+    auto ref = api_util::objectRef(req);
+    if (!ref) return Response::error(ref.error());
+    if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
+    auto meta = m_store.stat(ref->bucket, ref->name);
+    if (!meta) return Response::error(meta.error());
+    Response r;
+    addMetaHeaders(r, *meta, m_self.id);
+    r.header(std::string(api::kHdrName), ref->bucket + "/" + ref->name);
+    r.isHead = true;
+    r.headContentLength = static_cast<std::uint64_t>(meta->size);
+    return r;
+}
+
+Response TargetApi::deleteObject(const Request& req)
+{
+    auto ref = api_util::objectRef(req);
+    if (!ref) return Response::error(ref.error());
+    if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
+    auto st = m_store.remove(ref->bucket, ref->name);
+    if (!st) return Response::error(st.error());
+    return Response::ok();
+}
+
+Response TargetApi::listObjects(const Request& req)
+{
+    auto bucket = api_util::bucketParam(req);
+    if (!bucket) return Response::error(bucket.error());
+    if (m_cache.bmd()->find(*bucket) == nullptr) {
+        return Response::error(api::Error::notFound("bucket \"" + *bucket + "\" does not exist"));
+    }
+    auto lr = req.body.empty() ? api::listRequestFromQuery(req.query) : api::listRequestFromJson(req.body);
+    if (!lr) return Response::error(lr.error());
+    auto list = m_store.list(*bucket, *lr);
+    if (!list) return Response::error(list.error());
+    return Response::json(nlohmann::json(*list));
+}
+
+Response TargetApi::destroyBucket(const Request& req)
+{
+    auto bucket = api_util::bucketParam(req);
+    if (!bucket) return Response::error(bucket.error());
+    auto st = m_store.destroyBucket(*bucket);
+    if (!st) return Response::error(st.error());
+    return Response::ok();
+}
+
+Response TargetApi::metasync(const Request& req)
+{
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (!j.is_object()) return Response::error(api::Error::badRequest("metasync body must be a JSON object"));
+    try {
+        if (j.contains("smap")) m_cache.applySmap(j["smap"].get<api::Smap>());
+        if (j.contains("bmd")) m_cache.applyBmd(j["bmd"].get<api::Bmd>());
+    } catch (const nlohmann::json::exception& e) {
+        return Response::error(api::Error::badRequest(std::string("metasync: ") + e.what()));
+    }
+    return Response::json({{"smap_version", m_cache.smap()->version}, {"bmd_version", m_cache.bmd()->version}});
+}
+
+Response TargetApi::health(const Request&)
+{
+    const bool joined = m_membership.joined() && !m_cache.smap()->tmap.empty();
+    nlohmann::json j{{"status", joined ? "ok" : "joining"},
+                     {"role", "target"},
+                     {"daemon_id", m_self.id},
+                     {"smap_version", m_cache.smap()->version}};
+    return Response::json(j, joined ? 200 : 503);
+}
+
+Response TargetApi::daemonInfo(const Request& req)
+{
+    const auto what = req.queryValue("what");
+    if (what == "smap") return Response::json(nlohmann::json(*m_cache.smap()));
+    if (what == "bmd") return Response::json(nlohmann::json(*m_cache.bmd()));
+    if (what == "snode") return Response::json(nlohmann::json(m_self));
+    if (what == "config" || what == "node_stats" || what.empty()) {
+        auto info = m_nodeInfo();
+        if (what == "config") return Response::json(info.value("config", nlohmann::json::object()));
+        nlohmann::json mps = nlohmann::json::array();
+        for (const auto& mp : m_store.mountpathInfo()) {
+            mps.push_back({{"path", mp.path}, {"total", mp.total}, {"used", mp.used}, {"available", mp.available}});
+        }
+        info.erase("config");
+        info["mountpaths"] = mps;
+        info["smap_version"] = m_cache.smap()->version;
+        info["bmd_version"] = m_cache.bmd()->version;
+        return Response::json(info);
+    }
+    return Response::error(api::Error::badRequest("unknown what=\"" + what +
+                                                  "\" (expected smap, bmd, snode, config, node_stats)"));
+}
+
+}  // namespace tessera::daemon::target

@@ -1,0 +1,48 @@
+#pragma once
+// The target's REST handlers: objects (PUT streamed to disk, GET by
+// sendfile, HEAD, DELETE), target-local listing, metasync from the proxy,
+// health and node information. One function per (resource, action).
+
+#include "api/smap.h"
+#include "daemon/api/request_params.h"
+#include "membership.h"
+#include "meta_cache.h"
+#include "net/router.h"
+#include "object_store.h"
+
+#include <functional>
+#include <nlohmann/json.hpp>
+
+namespace tessera::daemon::target {
+
+class TargetApi {
+public:
+    TargetApi(api::Snode self, ObjectStore& store, MetaCache& cache, Membership& membership,
+              std::function<nlohmann::json()> nodeInfo);
+
+    void registerRoutes(net::Router& router);
+
+private:
+    // Ownership check for a data request: nullopt when this target serves
+    // it, else the response to send (307 to the owner, 503 while our map is
+    // older than the client's).
+    std::optional<net::Response> redirectIfNotOwner(const net::Request& req, const api_util::ObjectRef& ref);
+
+    std::variant<net::Response, std::unique_ptr<net::UploadSink>> putObject(const net::Request& req);
+    net::Response getObject(const net::Request& req);
+    net::Response headObject(const net::Request& req);
+    net::Response deleteObject(const net::Request& req);
+    net::Response listObjects(const net::Request& req);
+    net::Response destroyBucket(const net::Request& req);
+    net::Response metasync(const net::Request& req);
+    net::Response health(const net::Request& req);
+    net::Response daemonInfo(const net::Request& req);
+
+    api::Snode m_self;
+    ObjectStore& m_store;
+    MetaCache& m_cache;
+    Membership& m_membership;
+    std::function<nlohmann::json()> m_nodeInfo;
+};
+
+}  // namespace tessera::daemon::target

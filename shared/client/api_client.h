@@ -1,0 +1,92 @@
+#pragma once
+// Typed client for Tessera's REST API (AIStore-compatible v1 paths). Every
+// call goes to the configured endpoint (normally the proxy) and follows its
+// redirects to targets. Non-2xx answers become api::Error values whose kind
+// comes from the HTTP status (see api/http_error.h).
+//
+// Thread safety: one Client per thread (it owns an HttpClient).
+
+#include "api/bmd.h"
+#include "api/object_list.h"
+#include "api/result.h"
+#include "api/smap.h"
+#include "http_client.h"
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::client {
+
+struct ObjectAttrs {
+    std::int64_t size = -1;
+    std::string checksumType;
+    std::string checksumValue;
+    std::string version;
+    std::int64_t atimeNs = 0;
+    std::map<std::string, std::string> custom;
+    std::string location;  // id of the target that answered
+};
+
+struct PutOptions {
+    std::string checksumValue;                  // xxhash64 hex; verified by the target when set
+    std::map<std::string, std::string> custom;  // ais-custom-md
+};
+
+class Client {
+public:
+    explicit Client(std::string endpoint, HttpClient::Options options = {});
+
+    const std::string& endpoint() const { return m_endpoint; }
+    HttpClient& http() { return m_http; }
+
+    // Cluster
+    api::Result<nlohmann::json> health();
+    api::Result<api::Smap> smap();                                // GET /v1/cluster?what=smap
+    api::Result<api::Bmd> bmd();                                  // GET /v1/cluster?what=bmd
+    api::Result<nlohmann::json> clusterInfo(std::string_view what);  // GET /v1/cluster?what=...
+    api::Result<nlohmann::json> daemonInfo(std::string_view what);   // GET /v1/daemon?what=...
+
+    // Buckets
+    api::Result<std::vector<api::BucketRef>> listBuckets();
+    api::Status createBucket(std::string_view bucket);
+    api::Status destroyBucket(std::string_view bucket);
+    api::Result<api::BucketProps> bucketProps(std::string_view bucket);  // HEAD
+    api::Result<api::BucketProps> setBucketProps(std::string_view bucket, const nlohmann::json& update);
+
+    // Listing: one page, or every page until the listing is complete.
+    api::Result<api::ObjectList> listObjects(std::string_view bucket, const api::ListRequest& request);
+    api::Result<std::vector<api::ObjEntry>> listAll(std::string_view bucket, std::string_view prefix = {},
+                                                    std::uint32_t props = api::kPropName | api::kPropSize);
+
+    // Objects
+    api::Result<ObjectAttrs> putObject(std::string_view bucket, std::string_view name, std::string data,
+                                       const PutOptions& options = {});
+    api::Result<ObjectAttrs> putFile(std::string_view bucket, std::string_view name, const std::string& path,
+                                     const PutOptions& options = {});
+    // `range` is a Range header value such as "bytes=0-99"; empty for all.
+    api::Result<std::string> getObject(std::string_view bucket, std::string_view name, std::string_view range = {});
+    api::Result<ObjectAttrs> getToSink(std::string_view bucket, std::string_view name, const Sink& sink,
+                                       std::string_view range = {});
+    // Writes `path` through a temporary file renamed into place on success.
+    api::Result<ObjectAttrs> getToFile(std::string_view bucket, std::string_view name, const std::string& path);
+    api::Result<ObjectAttrs> headObject(std::string_view bucket, std::string_view name);
+    api::Status deleteObject(std::string_view bucket, std::string_view name);
+
+    std::string objectUrl(std::string_view bucket, std::string_view name) const;
+    std::string bucketUrl(std::string_view bucket) const;
+
+    static ObjectAttrs attrsFromHeaders(const Response& response);
+
+private:
+    api::Result<Response> call(Method method, const std::string& url, const Body& body = {},
+                               const Headers& headers = {}, const Sink* sink = nullptr);
+
+    std::string m_endpoint;
+    HttpClient m_http;
+};
+
+}  // namespace tessera::client

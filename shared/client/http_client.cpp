@@ -1,0 +1,322 @@
+#include "http_client.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <cctype>
+
+namespace tessera::client {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+constexpr std::size_t kChunk = 256 * 1024;
+constexpr std::size_t kExpectThreshold = 64 * 1024;
+
+std::string lower(std::string_view s)
+{
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+http::verb toVerb(Method m)
+{
+    switch (m) {
+    case Method::Get: return http::verb::get;
+    case Method::Head: return http::verb::head;
+    case Method::Put: return http::verb::put;
+    case Method::Post: return http::verb::post;
+    case Method::Delete: return http::verb::delete_;
+    case Method::Patch: return http::verb::patch;
+    }
+    return http::verb::get;
+}
+
+api::Error transportError(const beast::error_code& ec, const std::string& what)
+{
+    if (ec == beast::error::timeout) {
+        return api::Error::timeout(what + ": timed out");
+    }
+    api::Error e = api::Error::unavailable(what + ": " + ec.message());
+    return e;
+}
+
+struct Conn {
+    explicit Conn(asio::io_context& ioc) : stream(ioc) {}
+    beast::tcp_stream stream;
+    beast::flat_buffer buffer;
+};
+
+// Runs one asynchronous operation to completion on a private io_context so
+// that tcp_stream's timeouts apply to what is, for the caller, a blocking call.
+template <typename Start>
+beast::error_code runOp(asio::io_context& ioc, Start&& start)
+{
+    beast::error_code result = asio::error::would_block;
+    start([&result](beast::error_code ec, auto&&...) { result = ec; });
+    ioc.restart();
+    ioc.run();
+    return result;
+}
+
+bool isRedirect(int status) { return status == 301 || status == 302 || status == 303 || status == 307 || status == 308; }
+
+}  // namespace
+
+std::string Response::header(std::string_view name) const
+{
+    auto it = headers.find(lower(name));
+    return it == headers.end() ? std::string() : it->second;
+}
+
+api::Result<ParsedUrl> parseUrl(std::string_view url)
+{
+    constexpr std::string_view kScheme = "http://";
+    if (url.substr(0, kScheme.size()) != kScheme) {
+        return api::Error::badRequest("only http:// URLs are supported: \"" + std::string(url) + "\"");
+    }
+    auto rest = url.substr(kScheme.size());
+    auto slash = rest.find('/');
+    auto hostport = rest.substr(0, slash);
+    ParsedUrl out;
+    out.target = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
+    if (hostport.empty()) {
+        return api::Error::badRequest("URL without a host: \"" + std::string(url) + "\"");
+    }
+    if (hostport.front() == '[') {
+        auto close = hostport.find(']');
+        if (close == std::string_view::npos) return api::Error::badRequest("malformed IPv6 URL");
+        out.host = std::string(hostport.substr(1, close - 1));
+        auto after = hostport.substr(close + 1);
+        out.port = (!after.empty() && after.front() == ':') ? std::string(after.substr(1)) : "80";
+    } else {
+        auto colon = hostport.rfind(':');
+        out.host = std::string(hostport.substr(0, colon));
+        out.port = colon == std::string_view::npos ? "80" : std::string(hostport.substr(colon + 1));
+    }
+    if (out.host.empty() || out.port.empty()) {
+        return api::Error::badRequest("URL without a host or port: \"" + std::string(url) + "\"");
+    }
+    return out;
+}
+
+struct HttpClient::Impl {
+    asio::io_context ioc;
+    std::map<std::string, std::unique_ptr<Conn>> idle;  // "host:port" -> one idle keep-alive connection
+
+    api::Result<std::unique_ptr<Conn>> connect(const ParsedUrl& u, const Options& o)
+    {
+        tcp::resolver resolver(ioc);
+        beast::error_code ec;
+        auto results = resolver.resolve(u.host, u.port, ec);
+        if (ec) {
+            return api::Error::unavailable("cannot resolve " + u.host + ": " + ec.message());
+        }
+        auto conn = std::make_unique<Conn>(ioc);
+        conn->stream.expires_after(o.connectTimeout);
+        ec = runOp(ioc, [&](auto&& h) { conn->stream.async_connect(results, h); });
+        if (ec) {
+            return transportError(ec, "connect to " + u.host + ":" + u.port);
+        }
+        conn->stream.socket().set_option(tcp::no_delay(true), ec);
+        return conn;
+    }
+
+    // One request/response exchange on `conn`. `reusable` is set when the
+    // connection may go back to the idle pool.
+    template <typename ReqBody>
+    api::Result<Response> exchange(Conn& conn, http::request<ReqBody>& req, bool useExpect, bool isHead,
+                                   const Sink* sink, const Options& o, bool& reusable, bool& sentAnything)
+    {
+        reusable = false;
+        sentAnything = false;
+        http::request_serializer<ReqBody> sr(req);
+        beast::error_code ec;
+        auto writeAll = [&](bool headerOnly) -> beast::error_code {
+            while (headerOnly ? !sr.is_header_done() : !sr.is_done()) {
+                conn.stream.expires_after(o.ioTimeout);
+                beast::error_code wec;
+                if (headerOnly) {
+                    wec = runOp(ioc, [&](auto&& h) { http::async_write_header(conn.stream, sr, h); });
+                } else {
+                    wec = runOp(ioc, [&](auto&& h) { http::async_write_some(conn.stream, sr, h); });
+                }
+                if (wec) return wec;
+                sentAnything = true;
+            }
+            return {};
+        };
+
+        bool bodySent = true;
+        auto parser = std::make_unique<http::response_parser<http::buffer_body>>();
+        parser->body_limit(std::numeric_limits<std::uint64_t>::max());  // Boost 1.74 treats boost::none as exceeded
+        if (isHead) parser->skip(true);
+
+        if (useExpect) {
+            ec = writeAll(true);
+            if (ec) return transportError(ec, "send request header");
+            conn.stream.expires_after(o.ioTimeout);
+            ec = runOp(ioc, [&](auto&& h) { http::async_read_header(conn.stream, conn.buffer, *parser, h); });
+            if (ec) return transportError(ec, "read response");
+            if (parser->get().result() == http::status::continue_) {
+                ec = writeAll(false);
+                if (ec) return transportError(ec, "send request body");
+                parser = std::make_unique<http::response_parser<http::buffer_body>>();
+                parser->body_limit(std::numeric_limits<std::uint64_t>::max());  // Boost 1.74 treats boost::none as exceeded
+                if (isHead) parser->skip(true);
+            } else {
+                bodySent = false;  // final answer before the body: the connection can't be reused
+            }
+        } else {
+            ec = writeAll(false);
+            if (ec) return transportError(ec, "send request");
+        }
+
+        if (!parser->is_header_done()) {
+            conn.stream.expires_after(o.ioTimeout);
+            ec = runOp(ioc, [&](auto&& h) { http::async_read_header(conn.stream, conn.buffer, *parser, h); });
+            if (ec) return transportError(ec, "read response");
+        }
+
+        Response res;
+        const auto& msg = parser->get();
+        res.status = static_cast<int>(msg.result_int());
+        for (const auto& f : msg) {
+            res.headers[lower(std::string_view(f.name_string().data(), f.name_string().size()))] = std::string(f.value());
+        }
+        const bool streamToSink = sink != nullptr && res.isSuccess();
+        std::vector<char> buf(kChunk);
+        while (!parser->is_done()) {
+            parser->get().body().data = buf.data();
+            parser->get().body().size = buf.size();
+            conn.stream.expires_after(o.ioTimeout);
+            ec = runOp(ioc, [&](auto&& h) { http::async_read(conn.stream, conn.buffer, *parser, h); });
+            if (ec == http::error::need_buffer) ec = {};
+            if (ec) return transportError(ec, "read response body");
+            const std::size_t n = buf.size() - parser->get().body().size;
+            if (n == 0) continue;
+            if (streamToSink) {
+                auto st = (*sink)(buf.data(), n);
+                if (!st) return st.error();
+            } else {
+                if (res.body.size() + n > o.maxBodyInMemory) {
+                    return api::Error{api::ErrorKind::TooLarge, "response body too large to hold in memory", {}};
+                }
+                res.body.append(buf.data(), n);
+            }
+        }
+        reusable = bodySent && parser->get().keep_alive();
+        return res;
+    }
+};
+
+HttpClient::HttpClient() : HttpClient(Options{}) {}
+
+HttpClient::HttpClient(Options options) : m_impl(std::make_unique<Impl>()), m_options(options) {}
+
+HttpClient::~HttpClient() = default;
+
+api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, const Body& body,
+                                       const Headers& headers, const Sink* sink)
+{
+    std::string url(urlIn);
+    Method curMethod = method;
+    const Body* curBody = &body;
+    const Body noBody;
+    for (int redirects = 0;; ++redirects) {
+        auto parsed = parseUrl(url);
+        if (!parsed) return parsed.error();
+        const std::string key = parsed->host + ":" + parsed->port;
+
+        api::Result<Response> result = api::Error::internal("no attempt");
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            std::unique_ptr<Conn> conn;
+            bool reused = false;
+            if (auto it = m_impl->idle.find(key); it != m_impl->idle.end()) {
+                conn = std::move(it->second);
+                m_impl->idle.erase(it);
+                reused = true;
+            } else {
+                auto c = m_impl->connect(*parsed, m_options);
+                if (!c) return c.error();
+                conn = std::move(c.value());
+            }
+            bool reusable = false;
+            bool sentAnything = false;
+            const bool isHead = curMethod == Method::Head;
+            auto setCommon = [&](auto& req) {
+                req.method(toVerb(curMethod));
+                req.target(parsed->target);
+                req.version(11);
+                req.set(http::field::host, parsed->host + ":" + parsed->port);
+                req.set(http::field::user_agent, "tessera-client/0.1");
+                for (const auto& [k, v] : headers) req.set(k, v);
+            };
+            if (curBody->kind == Body::Kind::File) {
+                http::request<http::file_body> req;
+                setCommon(req);
+                beast::error_code ec;
+                req.body().open(curBody->data.c_str(), beast::file_mode::scan, ec);
+                if (ec) {
+                    return api::Error::badRequest("cannot open \"" + curBody->data + "\": " + ec.message());
+                }
+                req.prepare_payload();
+                const bool expect = req.body().size() > 0;
+                if (expect) req.set(http::field::expect, "100-continue");
+                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, sentAnything);
+            } else {
+                http::request<http::string_body> req;
+                setCommon(req);
+                if (curBody->kind == Body::Kind::String) {
+                    req.body() = curBody->data;
+                    req.prepare_payload();
+                } else if (curMethod == Method::Put || curMethod == Method::Post || curMethod == Method::Patch) {
+                    req.content_length(0);
+                }
+                const bool expect = curBody->kind == Body::Kind::String && curBody->data.size() > kExpectThreshold;
+                if (expect) req.set(http::field::expect, "100-continue");
+                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, sentAnything);
+            }
+            if (result.ok()) {
+                if (reusable) m_impl->idle[key] = std::move(conn);
+                break;
+            }
+            // A kept-alive connection the server closed meanwhile: retry once on a fresh one.
+            if (!reused || result.kind() == api::ErrorKind::Timeout) break;
+            if (result.kind() != api::ErrorKind::Unavailable) break;
+        }
+        if (!result) return result;
+
+        Response& res = result.value();
+        res.finalUrl = url;
+        res.redirects = redirects;
+        if (!m_options.followRedirects || !isRedirect(res.status)) {
+            return result;
+        }
+        if (redirects >= m_options.maxRedirects) {
+            return api::Error::unavailable("too many redirects (last: " + url + ")");
+        }
+        auto loc = res.header("location");
+        if (loc.empty()) return result;
+        if (loc.front() == '/') {
+            loc = "http://" + parsed->host + ":" + parsed->port + loc;
+        }
+        url = loc;
+        if (res.status == 303 || ((res.status == 301 || res.status == 302) && curMethod == Method::Post)) {
+            curMethod = Method::Get;
+            curBody = &noBody;
+        }
+    }
+}
+
+}  // namespace tessera::client

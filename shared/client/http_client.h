@@ -1,0 +1,91 @@
+#pragma once
+// A small synchronous HTTP/1.1 client over Boost.Beast: keep-alive
+// connections reused per host, connect and I/O timeouts, redirects followed
+// (re-sending the body on 307/308), bodies streamed from files and into sinks
+// so memory stays bounded whatever the object size.
+//
+// Thread safety: an HttpClient is used by one thread at a time. Create one per
+// worker thread.
+
+#include "api/result.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tessera::client {
+
+enum class Method { Get, Head, Put, Post, Delete, Patch };
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// Request body: nothing, bytes in memory, or a whole file streamed from disk.
+struct Body {
+    enum class Kind { None, String, File };
+    Kind kind = Kind::None;
+    std::string data;  // Kind::String: the bytes; Kind::File: the path
+
+    static Body none() { return {}; }
+    static Body string(std::string s) { return {Kind::String, std::move(s)}; }
+    static Body file(std::string path) { return {Kind::File, std::move(path)}; }
+};
+
+struct Response {
+    int status = 0;
+    std::map<std::string, std::string> headers;  // names lowercased
+    std::string body;                            // empty when streamed to a sink
+    std::string finalUrl;                        // after redirects
+    int redirects = 0;
+
+    std::string header(std::string_view name) const;  // "" when absent; name is matched lowercased
+    bool isSuccess() const { return status >= 200 && status < 300; }
+};
+
+// Receives a 2xx response body in chunks; a failing status aborts the transfer.
+using Sink = std::function<api::Status(const char* data, std::size_t size)>;
+
+struct ParsedUrl {
+    std::string host;
+    std::string port;    // "80" when absent
+    std::string target;  // path + query, at least "/"
+};
+api::Result<ParsedUrl> parseUrl(std::string_view url);
+
+class HttpClient {
+public:
+    struct Options {
+        std::chrono::milliseconds connectTimeout{5000};
+        std::chrono::milliseconds ioTimeout{60000};
+        int maxRedirects = 5;
+        bool followRedirects = true;
+        std::size_t maxBodyInMemory = std::size_t{512} << 20;  // bodies bigger than this need a sink
+    };
+
+    HttpClient();
+    explicit HttpClient(Options options);
+    ~HttpClient();
+    HttpClient(const HttpClient&) = delete;
+    HttpClient& operator=(const HttpClient&) = delete;
+
+    // Sends a request. Any HTTP status is a successful Result; transport
+    // failures (refused, reset, timeout, malformed response) are errors of
+    // kind Unavailable or Timeout. When `sink` is given and the final status
+    // is 2xx, the body goes to the sink instead of Response::body.
+    api::Result<Response> send(Method method, std::string_view url, const Body& body = {},
+                               const Headers& headers = {}, const Sink* sink = nullptr);
+
+    const Options& options() const { return m_options; }
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+    Options m_options;
+};
+
+}  // namespace tessera::client
