@@ -96,6 +96,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("io-threads", po::value<unsigned>(), "I/O threads (default: cores)")
         ("worker-threads", po::value<unsigned>(), "worker threads (default: max(4, 2 x cores))")
         ("max-connections", po::value<std::size_t>(), "connection cap (default 1024)")
+        ("peer-timeout-ms", po::value<std::int64_t>(), "node-to-node call timeout (default 5000)")
+        ("max-object-size", po::value<std::uint64_t>(), "largest accepted object in bytes (default 1 TiB)")
         ("log-level", po::value<std::string>(), "debug | info | warn | error");
     // clang-format on
     po::variables_map vm;
@@ -130,6 +132,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("io-threads")) c.ioThreads = vm["io-threads"].as<unsigned>();
     if (vm.count("worker-threads")) c.workerThreads = vm["worker-threads"].as<unsigned>();
     if (vm.count("max-connections")) c.maxConnections = vm["max-connections"].as<std::size_t>();
+    if (vm.count("peer-timeout-ms")) c.peerTimeoutMs = vm["peer-timeout-ms"].as<std::int64_t>();
+    if (vm.count("max-object-size")) c.maxObjectSize = vm["max-object-size"].as<std::uint64_t>();
     if (vm.count("log-level")) c.logLevel = vm["log-level"].as<std::string>();
 
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -154,6 +158,9 @@ api::Status validateConfig(const Config& c)
     }
     if (c.keepaliveMaxMissed < 1 || c.keepaliveMaxMissed > 100) {
         return api::Error::badRequest("keepalive max missed must be 1..100");
+    }
+    if (c.peerTimeoutMs < 100 || c.peerTimeoutMs > 600000) {
+        return api::Error::badRequest("peer timeout must be 100..600000 ms");
     }
     if (c.maxConnections < 1) return api::Error::badRequest("max connections must be at least 1");
     if (c.logLevel != "debug" && c.logLevel != "info" && c.logLevel != "warn" && c.logLevel != "error") {

@@ -1,0 +1,170 @@
+#include "local_cluster.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTest>
+#include <nlohmann/json.hpp>
+
+namespace tessera::tests {
+
+QString nodeBinary()
+{
+    const auto env = qEnvironmentVariable("TESSERA_NODE");
+    return env.isEmpty() ? QStringLiteral(TESSERA_NODE_BINARY) : env;
+}
+
+LocalCluster::LocalCluster() : LocalCluster(Options{}) {}
+
+LocalCluster::LocalCluster(Options options) : m_options(options)
+{
+    m_dir.setAutoRemove(qEnvironmentVariableIsEmpty("TESSERA_KEEP_TEST_DATA"));
+}
+
+LocalCluster::~LocalCluster()
+{
+    for (auto& t : m_targets) {
+        if (t.process && t.process->state() != QProcess::NotRunning) {
+            t.process->kill();
+            t.process->waitForFinished(5000);
+        }
+    }
+    if (m_proxy.process && m_proxy.process->state() != QProcess::NotRunning) {
+        m_proxy.process->kill();
+        m_proxy.process->waitForFinished(5000);
+    }
+}
+
+bool LocalCluster::launch(Proc& p)
+{
+    QFile::remove(p.portFile);
+    p.process = std::make_unique<QProcess>();
+    p.process->setProcessChannelMode(QProcess::MergedChannels);
+    p.process->setStandardOutputFile(p.logFile, QIODevice::Append);
+    p.process->start(nodeBinary(), p.args);
+    if (!p.process->waitForStarted(10000)) {
+        m_error = "cannot start " + nodeBinary().toStdString();
+        return false;
+    }
+    const bool ok = QTest::qWaitFor(
+        [&] {
+            QFile f(p.portFile);
+            return p.process->state() == QProcess::NotRunning ||
+                   (f.open(QIODevice::ReadOnly) && f.readAll().trimmed().toInt() > 0);
+        },
+        15000);
+    QFile f(p.portFile);
+    if (!ok || !f.open(QIODevice::ReadOnly)) {
+        QFile log(p.logFile);
+        log.open(QIODevice::ReadOnly);
+        m_error = "node did not start: " + log.readAll().right(2000).toStdString();
+        return false;
+    }
+    p.port = f.readAll().trimmed().toInt();
+    return p.port > 0;
+}
+
+QStringList LocalCluster::targetArgs(int i, int port) const
+{
+    QStringList a{"--role", "target", "--port", QString::number(port), "--port-file",
+                  targetDataDir(i) + "/port", "--data-dir", targetDataDir(i), "--proxy-url",
+                  QString::fromStdString(proxyUrl()), "--keepalive-interval-ms", QString::number(m_options.keepaliveMs),
+                  "--fsync", m_options.fsync ? "true" : "false", "--peer-timeout-ms", "3000"};
+    for (const auto& mp : targetMountpaths(i)) a << "--mountpath" << QString::fromStdString(mp);
+    return a;
+}
+
+QString LocalCluster::targetDataDir(int i) const { return m_dir.path() + "/target-" + QString::number(i); }
+
+std::vector<std::string> LocalCluster::targetMountpaths(int i) const
+{
+    std::vector<std::string> out;
+    for (int m = 0; m < m_options.mountpaths; ++m) {
+        out.push_back((targetDataDir(i) + "/mp" + QString::number(m)).toStdString());
+    }
+    return out;
+}
+
+bool LocalCluster::start()
+{
+    if (!m_dir.isValid()) {
+        m_error = "no temporary directory";
+        return false;
+    }
+    QDir().mkpath(m_dir.path() + "/proxy");
+    m_proxy.portFile = m_dir.path() + "/proxy/port";
+    m_proxy.logFile = m_dir.path() + "/proxy.log";
+    m_proxy.args = QStringList{"--role", "proxy", "--port", "0", "--port-file", m_proxy.portFile, "--data-dir",
+                               m_dir.path() + "/proxy", "--keepalive-interval-ms",
+                               QString::number(m_options.keepaliveMs), "--keepalive-max-missed",
+                               QString::number(m_options.maxMissed), "--peer-timeout-ms", "3000"};
+    if (!launch(m_proxy)) return false;
+    // From now on the proxy keeps its port across restarts.
+    m_proxy.args[3] = QString::number(m_proxy.port);
+
+    m_targets.resize(static_cast<std::size_t>(m_options.targets));
+    for (int i = 0; i < m_options.targets; ++i) {
+        auto& t = m_targets[static_cast<std::size_t>(i)];
+        QDir().mkpath(targetDataDir(i));
+        t.portFile = targetDataDir(i) + "/port";
+        t.logFile = m_dir.path() + "/target-" + QString::number(i) + ".log";
+        t.args = targetArgs(i, 0);
+        if (!launch(t)) return false;
+        t.args = targetArgs(i, t.port);
+    }
+    if (!waitForTargets(m_options.targets, std::chrono::seconds(20))) {
+        m_error = "targets did not join";
+        return false;
+    }
+    for (int i = 0; i < m_options.targets; ++i) {
+        QFile f(targetDataDir(i) + "/node_id");
+        f.open(QIODevice::ReadOnly);
+        m_targets[static_cast<std::size_t>(i)].id = f.readAll().trimmed().toStdString();
+    }
+    return true;
+}
+
+std::string LocalCluster::proxyUrl() const { return "http://127.0.0.1:" + std::to_string(m_proxy.port); }
+
+std::string LocalCluster::targetUrl(int i) const
+{
+    return "http://127.0.0.1:" + std::to_string(m_targets[static_cast<std::size_t>(i)].port);
+}
+
+std::string LocalCluster::targetId(int i) const { return m_targets[static_cast<std::size_t>(i)].id; }
+
+api::Smap LocalCluster::smap()
+{
+    auto r = m_http->send(client::Method::Get, proxyUrl() + "/v1/cluster?what=smap");
+    if (!r || r->status != 200) return {};
+    auto s = api::parseSmap(r->body);
+    return s ? s.value() : api::Smap{};
+}
+
+bool LocalCluster::waitForTargets(int n, std::chrono::milliseconds timeout)
+{
+    return QTest::qWaitFor([&] { return static_cast<int>(smap().tmap.size()) == n; },
+                           static_cast<int>(timeout.count()));
+}
+
+void LocalCluster::killTarget(int i)
+{
+    auto& p = m_targets[static_cast<std::size_t>(i)].process;
+    p->kill();
+    p->waitForFinished(5000);
+}
+
+bool LocalCluster::restartTarget(int i) { return launch(m_targets[static_cast<std::size_t>(i)]); }
+
+void LocalCluster::killProxy()
+{
+    m_proxy.process->kill();
+    m_proxy.process->waitForFinished(5000);
+}
+
+bool LocalCluster::restartProxy()
+{
+    m_http = std::make_unique<client::HttpClient>();  // drop kept-alive connections to the old process
+    return launch(m_proxy);
+}
+
+}  // namespace tessera::tests

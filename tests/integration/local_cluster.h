@@ -1,0 +1,79 @@
+#pragma once
+// A real local cluster for integration tests: one proxy and N targets as
+// separate tessera-node processes on free loopback ports, data in a
+// temporary directory, everything killed at the end.
+
+#include "api/smap.h"
+#include "client/http_client.h"
+
+#include <QProcess>
+#include <QString>
+#include <QTemporaryDir>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessera::tests {
+
+class LocalCluster {
+public:
+    struct Options {
+        int targets = 3;
+        int mountpaths = 2;
+        bool fsync = false;
+        int keepaliveMs = 300;
+        int maxMissed = 3;
+    };
+
+    LocalCluster();
+    explicit LocalCluster(Options options);
+    ~LocalCluster();
+
+    // Starts the proxy and the targets and waits until every target is in
+    // the cluster map. Returns false (with `error()`) on failure.
+    bool start();
+    const std::string& error() const { return m_error; }
+
+    std::string proxyUrl() const;
+    std::string targetUrl(int i) const;
+    std::string targetId(int i) const;
+    int targetCount() const { return static_cast<int>(m_targets.size()); }
+    QString dataDir() const { return m_dir.path(); }
+    QString targetDataDir(int i) const;
+    std::vector<std::string> targetMountpaths(int i) const;
+
+    api::Smap smap();
+    // Waits until the proxy's map lists exactly `n` targets.
+    bool waitForTargets(int n, std::chrono::milliseconds timeout);
+
+    void killTarget(int i);  // SIGKILL
+    bool restartTarget(int i);
+    void killProxy();
+    bool restartProxy();
+
+    client::HttpClient& http() { return *m_http; }
+
+private:
+    struct Proc {
+        std::unique_ptr<QProcess> process;
+        QStringList args;
+        QString portFile;
+        QString logFile;
+        int port = 0;
+        std::string id;
+    };
+    bool launch(Proc& p);
+    QStringList targetArgs(int i, int port) const;
+
+    Options m_options;
+    QTemporaryDir m_dir;
+    Proc m_proxy;
+    std::vector<Proc> m_targets;
+    std::string m_error;
+    std::unique_ptr<client::HttpClient> m_http = std::make_unique<client::HttpClient>();
+};
+
+QString nodeBinary();
+
+}  // namespace tessera::tests
