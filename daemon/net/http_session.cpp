@@ -5,6 +5,7 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -177,11 +178,69 @@ void HttpSession::sendContinueThen(void (HttpSession::*next)())
 void HttpSession::readBody()
 {
     if (m_chunk.empty()) m_chunk.resize(kBodyChunk);
+    if (!m_parser->chunked() && m_parser->content_length()) {
+        // Content-Length bodies bypass the parser: bytes already buffered
+        // behind the header first, then whole-chunk socket reads (one timer
+        // arm per chunk instead of one per segment).
+        m_remaining = *m_parser->content_length();
+        auto buffered = m_buffer.data();
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffered.size(), m_remaining));
+        if (n > 0) {
+            if (!consumeBody(static_cast<const char*>(buffered.data()), n)) return;
+            m_buffer.consume(n);
+            m_remaining -= n;
+        }
+        readRawBody();
+        return;
+    }
     m_parser->get().body().data = m_chunk.data();
     m_parser->get().body().size = m_chunk.size();
     m_stream.expires_after(m_ctx->options.ioTimeout);
     http::async_read(m_stream, m_buffer, *m_parser,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onBodyChunk(ec); });
+}
+
+void HttpSession::readRawBody()
+{
+    if (m_remaining == 0) {
+        bodyDone();
+        return;
+    }
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(m_remaining, m_chunk.size()));
+    m_stream.expires_after(m_ctx->options.ioTimeout);
+    asio::async_read(m_stream, asio::buffer(m_chunk.data(), want),
+                     [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                         if (ec) {
+                             // Client gone or too slow mid-body: nothing is stored.
+                             self->m_sink.reset();
+                             self->closeConnection();
+                             return;
+                         }
+                         if (!self->consumeBody(self->m_chunk.data(), n)) return;
+                         self->m_remaining -= n;
+                         self->readRawBody();
+                     });
+}
+
+bool HttpSession::consumeBody(const char* data, std::size_t n)
+{
+    if (m_sink) {
+        auto st = m_sink->write(data, n);
+        if (!st) {
+            m_sink.reset();
+            fail(st.error(), true);
+            return false;
+        }
+        return true;
+    }
+    if (m_req.body.size() + n > m_route->maxBody) {
+        fail(api::Error{api::ErrorKind::TooLarge, "request body larger than " + std::to_string(m_route->maxBody) + " bytes",
+                        {}},
+             true);
+        return false;
+    }
+    m_req.body.append(data, n);
+    return true;
 }
 
 void HttpSession::onBodyChunk(beast::error_code ec)
@@ -199,27 +258,8 @@ void HttpSession::onBodyChunk(beast::error_code ec)
         return;
     }
     const std::size_t n = m_chunk.size() - m_parser->get().body().size;
-    if (n > 0) {
-        if (m_sink) {
-            auto st = m_sink->write(m_chunk.data(), n);
-            if (!st) {
-                m_sink.reset();
-                fail(st.error(), true);
-                return;
-            }
-        } else {
-            if (m_req.body.size() + n > m_route->maxBody) {
-                fail(api::Error{api::ErrorKind::TooLarge,
-                                "request body larger than " + std::to_string(m_route->maxBody) + " bytes",
-                                {}},
-                     true);
-                return;
-            }
-            m_req.body.append(m_chunk.data(), n);
-        }
-    }
+    if (n > 0 && !consumeBody(m_chunk.data(), n)) return;
     if (m_parser->is_done()) {
-        m_bodyComplete = true;
         bodyDone();
         return;
     }

@@ -33,6 +33,10 @@ private:
     void sendContinueThen(void (HttpSession::*next)());
     void readBody();
     void onBodyChunk(boost::beast::error_code ec);
+    void readRawBody();
+    // Hands body bytes to the sink or the in-memory body; on failure the
+    // error response is already under way and false is returned.
+    bool consumeBody(const char* data, std::size_t n);
     void bodyDone();
     void dispatch(const Route& route);
     void finishUpload();
@@ -51,6 +55,7 @@ private:
     std::unique_ptr<UploadSink> m_sink;
     std::vector<char> m_chunk;
     bool m_bodyComplete = false;
+    std::uint64_t m_remaining = 0;  // Content-Length body bytes still to read
 
     // response in flight
     std::shared_ptr<void> m_message;  // keeps the Beast message alive during the write

@@ -1,12 +1,17 @@
 #include "http_client.h"
 
 #include <boost/asio/connect.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <cctype>
 
@@ -19,7 +24,7 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-constexpr std::size_t kChunk = 256 * 1024;
+constexpr std::size_t kChunk = 1024 * 1024;
 constexpr std::size_t kExpectThreshold = 64 * 1024;
 
 std::string lower(std::string_view s)
@@ -50,6 +55,11 @@ api::Error transportError(const beast::error_code& ec, const std::string& what)
     api::Error e = api::Error::unavailable(what + ": " + ec.message());
     return e;
 }
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using UniqueFile = std::unique_ptr<std::FILE, FileCloser>;
 
 struct Conn {
     explicit Conn(asio::io_context& ioc) : stream(ioc) {}
@@ -136,7 +146,8 @@ struct HttpClient::Impl {
     // connection may go back to the idle pool.
     template <typename ReqBody>
     api::Result<Response> exchange(Conn& conn, http::request<ReqBody>& req, bool useExpect, bool isHead,
-                                   const Sink* sink, const Options& o, bool& reusable, bool& sentAnything)
+                                   const Sink* sink, const Options& o, bool& reusable, bool& sentAnything,
+                                   const std::function<beast::error_code()>& rawBody = {})
     {
         reusable = false;
         sentAnything = false;
@@ -154,6 +165,7 @@ struct HttpClient::Impl {
                 if (wec) return wec;
                 sentAnything = true;
             }
+            if (!headerOnly && rawBody) return rawBody();
             return {};
         };
 
@@ -195,7 +207,47 @@ struct HttpClient::Impl {
             res.headers[lower(std::string_view(f.name_string().data(), f.name_string().size()))] = std::string(f.value());
         }
         const bool streamToSink = sink != nullptr && res.isSuccess();
+        auto deliver = [&](const char* data, std::size_t n) -> api::Status {
+            if (streamToSink) return (*sink)(data, n);
+            if (res.body.size() + n > o.maxBodyInMemory) {
+                return api::Error{api::ErrorKind::TooLarge, "response body too large to hold in memory", {}};
+            }
+            res.body.append(data, n);
+            return {};
+        };
         std::vector<char> buf(kChunk);
+        const bool noBody = isHead || res.status / 100 == 1 || res.status == 204 || res.status == 304;
+        if (!noBody && !parser->chunked() && parser->content_length()) {
+            // Known length: bytes already buffered behind the header, then
+            // whole-chunk socket reads that bypass the parser.
+            std::uint64_t remaining = *parser->content_length();
+            auto buffered = conn.buffer.data();
+            const auto first = static_cast<std::size_t>(std::min<std::uint64_t>(buffered.size(), remaining));
+            if (first > 0) {
+                auto st = deliver(static_cast<const char*>(buffered.data()), first);
+                if (!st) return st.error();
+                conn.buffer.consume(first);
+                remaining -= first;
+            }
+            while (remaining > 0) {
+                const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, buf.size()));
+                std::size_t got = 0;
+                conn.stream.expires_after(o.ioTimeout);
+                ec = runOp(ioc, [&](auto&& h) {
+                    asio::async_read(conn.stream, asio::buffer(buf.data(), want),
+                                     [&got, h](beast::error_code e, std::size_t n) mutable {
+                                         got = n;
+                                         h(e);
+                                     });
+                });
+                if (ec) return transportError(ec, "read response body");
+                auto st = deliver(buf.data(), got);
+                if (!st) return st.error();
+                remaining -= got;
+            }
+            reusable = bodySent && parser->get().keep_alive();
+            return res;
+        }
         while (!parser->is_done()) {
             parser->get().body().data = buf.data();
             parser->get().body().size = buf.size();
@@ -205,15 +257,8 @@ struct HttpClient::Impl {
             if (ec) return transportError(ec, "read response body");
             const std::size_t n = buf.size() - parser->get().body().size;
             if (n == 0) continue;
-            if (streamToSink) {
-                auto st = (*sink)(buf.data(), n);
-                if (!st) return st.error();
-            } else {
-                if (res.body.size() + n > o.maxBodyInMemory) {
-                    return api::Error{api::ErrorKind::TooLarge, "response body too large to hold in memory", {}};
-                }
-                res.body.append(buf.data(), n);
-            }
+            auto st = deliver(buf.data(), n);
+            if (!st) return st.error();
         }
         reusable = bodySent && parser->get().keep_alive();
         return res;
@@ -263,17 +308,38 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                 for (const auto& [k, v] : headers) req.set(k, v);
             };
             if (curBody->kind == Body::Kind::File) {
-                http::request<http::file_body> req;
-                setCommon(req);
-                beast::error_code ec;
-                req.body().open(curBody->data.c_str(), beast::file_mode::scan, ec);
-                if (ec) {
-                    return api::Error::badRequest("cannot open \"" + curBody->data + "\": " + ec.message());
+                // Header through Beast, then the file in large slices straight
+                // to the socket (Beast's file_body moves 4 KiB per write).
+                UniqueFile file(std::fopen(curBody->data.c_str(), "rb"));
+                if (!file) {
+                    return api::Error::badRequest("cannot open \"" + curBody->data + "\": " + std::strerror(errno));
                 }
-                req.prepare_payload();
-                const bool expect = req.body().size() > 0;
+                std::fseek(file.get(), 0, SEEK_END);
+                const auto size = static_cast<std::uint64_t>(std::ftell(file.get()));
+                std::fseek(file.get(), 0, SEEK_SET);
+                http::request<http::empty_body> req;
+                setCommon(req);
+                req.content_length(size);
+                const bool expect = size > 0;
                 if (expect) req.set(http::field::expect, "100-continue");
-                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, sentAnything);
+                std::vector<char> slice(size > 0 ? kChunk : 0);
+                auto writeFile = [&]() -> beast::error_code {
+                    std::uint64_t left = size;
+                    while (left > 0) {
+                        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(left, slice.size()));
+                        const auto got = std::fread(slice.data(), 1, want, file.get());
+                        if (got != want) return beast::error_code(EIO, boost::system::generic_category());
+                        conn->stream.expires_after(m_options.ioTimeout);
+                        auto wec = runOp(m_impl->ioc, [&](auto&& h) {
+                            asio::async_write(conn->stream, asio::buffer(slice.data(), got), h);
+                        });
+                        if (wec) return wec;
+                        left -= got;
+                    }
+                    return {};
+                };
+                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, sentAnything,
+                                          writeFile);
             } else {
                 http::request<http::string_body> req;
                 setCommon(req);

@@ -146,6 +146,11 @@ bool LocalCluster::waitForTargets(int n, std::chrono::milliseconds timeout)
                            static_cast<int>(timeout.count()));
 }
 
+qint64 LocalCluster::targetPid(int i) const
+{
+    return m_targets[static_cast<std::size_t>(i)].process->processId();
+}
+
 void LocalCluster::killTarget(int i)
 {
     auto& p = m_targets[static_cast<std::size_t>(i)].process;

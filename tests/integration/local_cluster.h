@@ -47,6 +47,7 @@ public:
     // Waits until the proxy's map lists exactly `n` targets.
     bool waitForTargets(int n, std::chrono::milliseconds timeout);
 
+    qint64 targetPid(int i) const;
     void killTarget(int i);  // SIGKILL
     bool restartTarget(int i);
     void killProxy();
