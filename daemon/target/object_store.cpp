@@ -57,6 +57,10 @@ api::Result<std::optional<api::ObjectMeta>> readMetaFd(int fd)
 // parent of `path`. An existing regular file in the way is a Conflict.
 api::Status makeParents(const std::string& root, const std::string& path)
 {
+    struct stat rootSt{};
+    if (::stat(root.c_str(), &rootSt) != 0) {
+        return api::Error::notFound("the bucket was destroyed while the object was being written");
+    }
     std::size_t pos = root.size() + 1;
     while (true) {
         auto slash = path.find('/', pos);

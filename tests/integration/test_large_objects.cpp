@@ -6,6 +6,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QStorageInfo>
 #include <QTemporaryFile>
 #include <QTest>
 #include <random>
@@ -44,9 +45,11 @@ private slots:
         QCOMPARE(r->status, 200);
     }
 
-    void oneGiBInBoundedMemory()
+    void halfGiBInBoundedMemory()
     {
-        constexpr qint64 kSize = 1LL << 30;
+        constexpr qint64 kSize = 512LL << 20;
+        const QStorageInfo disk(m_cluster.dataDir());
+        if (disk.bytesAvailable() < 4 * kSize) QSKIP("less than 2 GiB free for the large-object test");
         QTemporaryFile src;
         QVERIFY(src.open());
         // Random head and tail around a sparse middle: cheap to make, and a
@@ -94,12 +97,12 @@ private slots:
         QVERIFY(get);
         QCOMPARE(get->status, 200);
         const qint64 getMs = timer.elapsed();
-        qInfo("1 GiB PUT %lld ms, GET %lld ms (client and target on one machine)", putMs, getMs);
+        qInfo("512 MiB PUT %lld ms, GET %lld ms (client and target on one machine)", putMs, getMs);
         QCOMPARE(received, kSize);
         QCOMPARE(got.hex(), want.hex());
 
         const qint64 after = peakRssKiB(m_cluster.targetPid(0));
-        qInfo("target peak RSS: %lld KiB before, %lld KiB after a 1 GiB PUT and GET", before, after);
+        qInfo("target peak RSS: %lld KiB before, %lld KiB after a 512 MiB PUT and GET", before, after);
         // The body never sits in memory: growth stays far below the object size.
         QVERIFY2(after - before < 64 * 1024, "target memory grew with the object size");
     }
