@@ -133,12 +133,14 @@ private:
             m_cv.wait_for(lock, interval / 2, [this] { return m_stopping; });
             if (m_stopping) break;
             lock.unlock();
+            auto membership = m_state->membershipLock();
             auto changed = m_state->expire(maxSilence);
             if (!changed) {
                 logError("cannot persist the cluster map: ", changed.error().message);
             } else if (changed->has_value()) {
                 m_peers->pushMeta(**changed, **changed, std::nullopt);
             }
+            membership.unlock();
             lock.lock();
         }
     }

@@ -25,6 +25,18 @@ using tcp = asio::ip::tcp;
 namespace {
 constexpr std::size_t kBodyChunk = 256 * 1024;
 constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;  // yield to other connections after this many bytes
+constexpr std::uint64_t kDrainLimit = 64 * 1024;  // unread bodies up to this size are drained, not a reason to close
+
+// Discards a body and then answers with a response decided before it.
+class DrainSink : public UploadSink {
+public:
+    explicit DrainSink(Response res) : m_res(std::move(res)) {}
+    api::Status write(const char*, std::size_t) override { return {}; }
+    Response finish() override { return std::move(m_res); }
+
+private:
+    Response m_res;
+};
 }  // namespace
 
 HttpSession::HttpSession(tcp::socket socket, std::shared_ptr<ServerContext> ctx)
@@ -128,6 +140,15 @@ void HttpSession::onHeader(beast::error_code ec)
         }
         if (std::holds_alternative<Response>(started)) {
             Response res = std::move(std::get<Response>(started));
+            const bool expectContinue = beast::iequals(m_req.header("Expect"), "100-continue");
+            if (m_req.hasBody && !expectContinue && m_parser->content_length() &&
+                *m_parser->content_length() <= kDrainLimit) {
+                // A small body already on its way: read and drop it so the
+                // connection stays usable (a redirected PUT of a small object).
+                m_sink = std::make_unique<DrainSink>(std::move(res));
+                readBody();
+                return;
+            }
             if (m_req.hasBody) res.close = true;  // the body stays unread
             send(std::move(res));
             return;

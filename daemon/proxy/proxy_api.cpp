@@ -70,11 +70,14 @@ Response ProxyApi::join(const Request& req)
 {
     auto node = api::parseSnode(req.body);
     if (!node) return Response::error(node.error());
-    auto r = m_state.join(*node);
+    auto lock = m_state.membershipLock();
+    auto r = m_state.prepareJoin(*node);
     if (!r) return Response::error(r.error());
     if (r->changed) {
-        // Everyone (the newcomer included) learns the new map before we answer.
-        m_peers.pushMeta(r->smap, r->smap, std::nullopt);
+        // Everyone, the newcomer included, has the new map and the buckets
+        // before the proxy redirects anything to the newcomer.
+        m_peers.pushMeta(r->smap, r->smap, r->bmd);
+        m_state.publishSmap(r->smap);
     }
     return Response::json({{"smap", r->smap}, {"bmd", r->bmd}});
 }

@@ -68,7 +68,7 @@ api::Bmd ProxyState::bmd() const
     return m_bmd;
 }
 
-api::Result<ProxyState::JoinResult> ProxyState::join(const api::Snode& node)
+api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& node)
 {
     if (node.id.empty() || node.id.size() > 64) return api::Error::badRequest("join: bad daemon_id");
     if (node.type != api::kRoleTarget) return api::Error::badRequest("join: only targets join a running proxy");
@@ -76,20 +76,27 @@ api::Result<ProxyState::JoinResult> ProxyState::join(const api::Snode& node)
     std::lock_guard lock(m_mutex);
     JoinResult r;
     m_lastSeen[node.id] = Clock::now();
-    auto it = m_smap.tmap.find(node.id);
-    if (it == m_smap.tmap.end() || it->second != node) {
-        api::Smap next = m_smap;
-        next.tmap[node.id] = node;
-        next.version += 1;
-        auto st = m_store.saveSmap(next);
-        if (!st) return st.error();
-        m_smap = std::move(next);
-        r.changed = true;
-        logInfo("target ", node.id, " joined at ", node.publicNet.url, "; smap v", m_smap.version);
-    }
     r.smap = m_smap;
     r.bmd = m_bmd;
+    auto it = m_smap.tmap.find(node.id);
+    if (it == m_smap.tmap.end() || it->second != node) {
+        r.smap.tmap[node.id] = node;
+        r.smap.version += 1;
+        auto st = m_store.saveSmap(r.smap);
+        if (!st) return st.error();
+        r.changed = true;
+    }
     return r;
+}
+
+void ProxyState::publishSmap(const api::Smap& smap)
+{
+    std::lock_guard lock(m_mutex);
+    if (smap.version <= m_smap.version) return;
+    for (const auto& [id, node] : smap.tmap) {
+        if (!m_smap.tmap.count(id)) logInfo("target ", id, " joined at ", node.publicNet.url, "; smap v", smap.version);
+    }
+    m_smap = smap;
 }
 
 ProxyState::KeepaliveResult ProxyState::keepalive(const std::string& id)

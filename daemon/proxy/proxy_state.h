@@ -34,7 +34,13 @@ public:
         api::Bmd bmd;
         bool changed = false;  // the map changed: push it to every target
     };
-    api::Result<JoinResult> join(const api::Snode& node);
+    // Two steps so that a newcomer is sent the map and the buckets before
+    // any request is redirected to it: prepareJoin persists the new map,
+    // publishSmap makes it the one the proxy serves. Callers hold
+    // membershipLock() across both (joins and expiry are serialized).
+    api::Result<JoinResult> prepareJoin(const api::Snode& node);
+    void publishSmap(const api::Smap& smap);
+    std::unique_lock<std::mutex> membershipLock() { return std::unique_lock(m_membershipMutex); }
 
     struct KeepaliveResult {
         bool known = false;
@@ -57,6 +63,7 @@ private:
 
     meta::ClusterStore& m_store;
     mutable std::mutex m_mutex;
+    std::mutex m_membershipMutex;
     api::Smap m_smap;
     api::Bmd m_bmd;
     std::map<std::string, Clock::time_point> m_lastSeen;

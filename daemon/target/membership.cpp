@@ -95,8 +95,9 @@ bool Membership::tryJoin()
     }
     auto j = nlohmann::json::parse(res->body, nullptr, false);
     try {
-        m_cache.applySmap(j.at("smap").get<api::Smap>());
+        // Buckets first: once the map names this target it may be asked for data.
         m_cache.applyBmd(j.at("bmd").get<api::Bmd>());
+        m_cache.applySmap(j.at("smap").get<api::Smap>());
     } catch (const std::exception& e) {
         logWarn("join reply unreadable: ", e.what());
         return false;

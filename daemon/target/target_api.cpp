@@ -245,8 +245,8 @@ Response TargetApi::metasync(const Request& req)
     auto j = nlohmann::json::parse(req.body, nullptr, false);
     if (!j.is_object()) return Response::error(api::Error::badRequest("metasync body must be a JSON object"));
     try {
-        if (j.contains("smap")) m_cache.applySmap(j["smap"].get<api::Smap>());
         if (j.contains("bmd")) m_cache.applyBmd(j["bmd"].get<api::Bmd>());
+        if (j.contains("smap")) m_cache.applySmap(j["smap"].get<api::Smap>());
     } catch (const nlohmann::json::exception& e) {
         return Response::error(api::Error::badRequest(std::string("metasync: ") + e.what()));
     }

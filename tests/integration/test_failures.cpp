@@ -133,7 +133,7 @@ private slots:
         for (const auto& n : owned) {
             auto r = m_http.send(Method::Get, objUrl(n));
             QVERIFY(r);
-            QCOMPARE(r->status, 200);
+            QVERIFY2(r->status == 200, (std::to_string(r->status) + " " + r->finalUrl + " " + r->body).c_str());
             QCOMPARE(r->body, "data of " + n);
         }
     }
