@@ -1,0 +1,286 @@
+#include "api_client.h"
+
+#include "api/headers.h"
+#include "api/http_error.h"
+#include "api/json_util.h"
+#include "api/object_meta.h"
+#include "api/uri.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace tessera::client {
+
+namespace {
+
+api::Error errorOf(const Response& r)
+{
+    if (r.body.empty()) {
+        api::Error e;
+        e.kind = api::errorKindForStatus(r.status);
+        e.message = r.status == 404 ? "not found" : "HTTP " + std::to_string(r.status);
+        return e;
+    }
+    return api::errorFromResponse(r.status, r.body);
+}
+
+template <typename T>
+api::Result<T> parseBody(const Response& r, const char* what)
+{
+    return api::parseJsonAs<T>(r.body, what);
+}
+
+const Headers kJson{{"Content-Type", "application/json"}};
+
+}  // namespace
+
+Client::Client(std::string endpoint, HttpClient::Options options) : m_endpoint(std::move(endpoint)), m_http(options)
+{
+    while (!m_endpoint.empty() && m_endpoint.back() == '/') m_endpoint.pop_back();
+}
+
+std::string Client::objectUrl(std::string_view bucket, std::string_view name) const
+{
+    return m_endpoint + "/v1/objects/" + api::percentEncode(bucket) + "/" + api::percentEncode(name, true);
+}
+
+std::string Client::bucketUrl(std::string_view bucket) const
+{
+    return m_endpoint + "/v1/buckets/" + api::percentEncode(bucket);
+}
+
+api::Result<Response> Client::call(Method method, const std::string& url, const Body& body, const Headers& headers,
+                                   const Sink* sink)
+{
+    auto r = m_http.send(method, url, body, headers, sink);
+    if (!r) return r.error();
+    if (!r->isSuccess()) return errorOf(*r);
+    return r;
+}
+
+ObjectAttrs Client::attrsFromHeaders(const Response& response)
+{
+    ObjectAttrs a;
+    auto size = response.header(api::kHdrSize);
+    if (size.empty()) size = response.header("content-length");
+    try {
+        if (!size.empty()) a.size = std::stoll(size);
+        const auto atime = response.header(api::kHdrAtime);
+        if (!atime.empty()) a.atimeNs = std::stoll(atime);
+    } catch (const std::exception&) {
+        // Leave the defaults: the server sent something unexpected.
+    }
+    a.checksumType = response.header(api::kHdrChecksumType);
+    a.checksumValue = response.header(api::kHdrChecksumValue);
+    a.version = response.header(api::kHdrVersion);
+    a.location = response.header(api::kHdrLocation);
+    const auto md = response.header(api::kHdrCustomMd);
+    if (!md.empty()) {
+        auto parsed = api::parseCustomMd(md);
+        if (parsed) a.custom = std::move(parsed.value());
+    }
+    return a;
+}
+
+api::Result<nlohmann::json> Client::health()
+{
+    auto r = m_http.send(Method::Get, m_endpoint + "/v1/health");
+    if (!r) return r.error();
+    auto j = nlohmann::json::parse(r->body, nullptr, false);
+    if (!r->isSuccess()) return errorOf(*r);
+    if (j.is_discarded()) return api::Error::unavailable("health: unreadable answer");
+    return j;
+}
+
+api::Result<nlohmann::json> Client::clusterInfo(std::string_view what)
+{
+    auto r = call(Method::Get, m_endpoint + "/v1/cluster?what=" + api::percentEncode(what));
+    if (!r) return r.error();
+    auto j = nlohmann::json::parse(r->body, nullptr, false);
+    if (j.is_discarded()) return api::Error::unavailable("cluster info: unreadable answer");
+    return j;
+}
+
+api::Result<nlohmann::json> Client::daemonInfo(std::string_view what)
+{
+    auto r = call(Method::Get, m_endpoint + "/v1/daemon?what=" + api::percentEncode(what));
+    if (!r) return r.error();
+    auto j = nlohmann::json::parse(r->body, nullptr, false);
+    if (j.is_discarded()) return api::Error::unavailable("daemon info: unreadable answer");
+    return j;
+}
+
+api::Result<api::Smap> Client::smap()
+{
+    auto r = call(Method::Get, m_endpoint + "/v1/cluster?what=smap");
+    if (!r) return r.error();
+    return api::parseSmap(r->body);
+}
+
+api::Result<api::Bmd> Client::bmd()
+{
+    auto r = call(Method::Get, m_endpoint + "/v1/cluster?what=bmd");
+    if (!r) return r.error();
+    return api::parseBmd(r->body);
+}
+
+api::Result<std::vector<api::BucketRef>> Client::listBuckets()
+{
+    auto r = call(Method::Get, m_endpoint + "/v1/buckets");
+    if (!r) return r.error();
+    return parseBody<std::vector<api::BucketRef>>(*r, "bucket list");
+}
+
+api::Status Client::createBucket(std::string_view bucket)
+{
+    auto r = call(Method::Post, bucketUrl(bucket), Body::string(R"({"action":"create-bck"})"), kJson);
+    if (!r) return r.error();
+    return {};
+}
+
+api::Status Client::destroyBucket(std::string_view bucket)
+{
+    auto r = call(Method::Delete, bucketUrl(bucket), Body::string(R"({"action":"destroy-bck"})"), kJson);
+    if (!r) return r.error();
+    return {};
+}
+
+api::Result<api::BucketProps> Client::bucketProps(std::string_view bucket)
+{
+    auto r = m_http.send(Method::Head, bucketUrl(bucket));
+    if (!r) return r.error();
+    if (!r->isSuccess()) {
+        auto e = errorOf(*r);
+        if (r->status == 404) e.message = "bucket \"" + std::string(bucket) + "\" does not exist";
+        return e;
+    }
+    return api::parseBucketProps(r->header(api::kHdrBucketProps));
+}
+
+api::Result<api::BucketProps> Client::setBucketProps(std::string_view bucket, const nlohmann::json& update)
+{
+    nlohmann::json body{{"action", "set-bprops"}, {"value", update}};
+    auto r = call(Method::Patch, bucketUrl(bucket), Body::string(api::dumpJson(body)), kJson);
+    if (!r) return r.error();
+    return api::parseBucketProps(r->body);
+}
+
+api::Result<api::ObjectList> Client::listObjects(std::string_view bucket, const api::ListRequest& request)
+{
+    auto r = call(Method::Get, bucketUrl(bucket) + "?" + api::buildQuery(api::listRequestToQuery(request)));
+    if (!r) return r.error();
+    return api::parseObjectList(r->body);
+}
+
+api::Result<std::vector<api::ObjEntry>> Client::listAll(std::string_view bucket, std::string_view prefix,
+                                                       std::uint32_t props)
+{
+    api::ListRequest req;
+    req.prefix = std::string(prefix);
+    req.props = props;
+    req.pageSize = api::kMaxPageSize;
+    std::vector<api::ObjEntry> out;
+    while (true) {
+        auto page = listObjects(bucket, req);
+        if (!page) return page.error();
+        for (auto& e : page->entries) out.push_back(std::move(e));
+        if (page->continuationToken.empty()) return out;
+        req.continuationToken = page->continuationToken;
+    }
+}
+
+namespace {
+Headers putHeaders(const PutOptions& o)
+{
+    Headers h;
+    if (!o.checksumValue.empty()) {
+        h.emplace_back(std::string(api::kHdrChecksumType), "xxhash");
+        h.emplace_back(std::string(api::kHdrChecksumValue), o.checksumValue);
+    }
+    if (!o.custom.empty()) h.emplace_back(std::string(api::kHdrCustomMd), api::formatCustomMd(o.custom));
+    return h;
+}
+}  // namespace
+
+api::Result<ObjectAttrs> Client::putObject(std::string_view bucket, std::string_view name, std::string data,
+                                           const PutOptions& options)
+{
+    auto r = call(Method::Put, objectUrl(bucket, name), Body::string(std::move(data)), putHeaders(options));
+    if (!r) return r.error();
+    return attrsFromHeaders(*r);
+}
+
+api::Result<ObjectAttrs> Client::putFile(std::string_view bucket, std::string_view name, const std::string& path,
+                                         const PutOptions& options)
+{
+    auto r = call(Method::Put, objectUrl(bucket, name), Body::file(path), putHeaders(options));
+    if (!r) return r.error();
+    return attrsFromHeaders(*r);
+}
+
+api::Result<std::string> Client::getObject(std::string_view bucket, std::string_view name, std::string_view range)
+{
+    Headers h;
+    if (!range.empty()) h.emplace_back("Range", std::string(range));
+    auto r = call(Method::Get, objectUrl(bucket, name), {}, h);
+    if (!r) return r.error();
+    return std::move(r->body);
+}
+
+api::Result<ObjectAttrs> Client::getToSink(std::string_view bucket, std::string_view name, const Sink& sink,
+                                           std::string_view range)
+{
+    Headers h;
+    if (!range.empty()) h.emplace_back("Range", std::string(range));
+    auto r = call(Method::Get, objectUrl(bucket, name), {}, h, &sink);
+    if (!r) return r.error();
+    return attrsFromHeaders(*r);
+}
+
+api::Result<ObjectAttrs> Client::getToFile(std::string_view bucket, std::string_view name, const std::string& path)
+{
+    const std::string tmp = path + ".part";
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (f == nullptr) return api::Error::ioError("cannot create " + tmp);
+    Sink sink = [f](const char* data, std::size_t n) -> api::Status {
+        if (std::fwrite(data, 1, n, f) != n) return api::Error::ioError("write failed");
+        return {};
+    };
+    auto attrs = getToSink(bucket, name, sink);
+    const bool closed = std::fclose(f) == 0;
+    std::error_code ec;
+    if (!attrs || !closed) {
+        std::filesystem::remove(tmp, ec);
+        if (!attrs) return attrs.error();
+        return api::Error::ioError("cannot write " + path);
+    }
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        return api::Error::ioError("cannot rename into " + path, ec.message());
+    }
+    return attrs;
+}
+
+api::Result<ObjectAttrs> Client::headObject(std::string_view bucket, std::string_view name)
+{
+    auto r = m_http.send(Method::Head, objectUrl(bucket, name));
+    if (!r) return r.error();
+    if (!r->isSuccess()) {
+        auto e = errorOf(*r);
+        if (r->status == 404) {
+            e.message = "object \"" + std::string(bucket) + "/" + std::string(name) + "\" does not exist";
+        }
+        return e;
+    }
+    return attrsFromHeaders(*r);
+}
+
+api::Status Client::deleteObject(std::string_view bucket, std::string_view name)
+{
+    auto r = call(Method::Delete, objectUrl(bucket, name));
+    if (!r) return r.error();
+    return {};
+}
+
+}  // namespace tessera::client
