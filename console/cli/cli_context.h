@@ -1,0 +1,40 @@
+#pragma once
+// What every CLI command receives: the endpoint, the output mode, the
+// command's own arguments, and the streams to write to.
+
+#include "client/api_client.h"
+
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tessera::cli {
+
+// Thrown for a malformed command line; the app prints usage and exits 2.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Exit codes.
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;  // the server said no, or it could not be reached
+constexpr int kExitUsage = 2;
+
+struct CliContext {
+    std::string endpoint;
+    bool json = false;
+    std::vector<std::string> args;  // after the command words
+    std::ostream* out = nullptr;
+    std::ostream* err = nullptr;
+
+    client::Client makeClient() const { return client::Client(endpoint); }
+    // Prints "error: ..." for a failed call and returns kExitFailed.
+    int fail(const api::Error& e) const;
+};
+
+// "bucket/name/with/slashes" -> {bucket, name}; name may be empty.
+std::pair<std::string, std::string> splitBucketPath(const std::string& s);
+
+}  // namespace tessera::cli

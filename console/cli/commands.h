@@ -1,0 +1,21 @@
+#pragma once
+// One function per CLI command; each parses its own arguments from ctx.args
+// and returns an exit code.
+
+#include "cli_context.h"
+
+namespace tessera::cli {
+
+int cmdClusterShow(CliContext& ctx);
+int cmdBucketCreate(CliContext& ctx);
+int cmdBucketList(CliContext& ctx);
+int cmdBucketRemove(CliContext& ctx);
+int cmdBucketProps(CliContext& ctx);
+int cmdList(CliContext& ctx);
+int cmdPut(CliContext& ctx);
+int cmdGet(CliContext& ctx);
+int cmdCat(CliContext& ctx);
+int cmdHead(CliContext& ctx);
+int cmdRemove(CliContext& ctx);
+
+}  // namespace tessera::cli

@@ -1,0 +1,71 @@
+#include "api/json_util.h"
+#include "arg_parser.h"
+#include "commands.h"
+#include "output.h"
+
+#include <ostream>
+
+namespace tessera::cli {
+
+int cmdClusterShow(CliContext& ctx)
+{
+    auto args = parseArgs(ctx.args, {}, {});
+    if (!args.positional.empty()) throw UsageError("cluster show takes no arguments");
+    auto client = ctx.makeClient();
+    auto smap = client.smap();
+    if (!smap) return ctx.fail(smap.error());
+    auto bmd = client.bmd();
+    if (!bmd) return ctx.fail(bmd.error());
+    auto stats = client.clusterInfo("node_stats");
+    if (!stats) return ctx.fail(stats.error());
+    if (ctx.json) {
+        *ctx.out << api::dumpJson({{"smap", *smap}, {"bmd", *bmd}, {"node_stats", *stats}}) << "\n";
+        return kExitOk;
+    }
+    *ctx.out << "cluster map v" << smap->version << ", bucket metadata v" << bmd->version << ", "
+             << bmd->buckets.size() << " bucket(s)\n\n";
+    Table nodes({"NODE", "ROLE", "URL", "MOUNTPATHS", "USED", "TOTAL"});
+    for (const auto& [id, n] : smap->pmap) {
+        nodes.add({id + (id == smap->primary.id ? " (primary)" : ""), "proxy", n.publicNet.url, "-", "-", "-"});
+    }
+    for (const auto& [id, n] : smap->tmap) {
+        std::string mps = "?";
+        std::string used = "?";
+        std::string total = "?";
+        const auto& t = (*stats)["target"];
+        if (t.contains(id) && t[id].contains("mountpaths")) {
+            std::uint64_t u = 0;
+            std::uint64_t tot = 0;
+            for (const auto& mp : t[id]["mountpaths"]) {
+                u += mp.value("used", std::uint64_t{0});
+                tot += mp.value("total", std::uint64_t{0});
+            }
+            mps = std::to_string(t[id]["mountpaths"].size());
+            used = formatBytes(u);
+            total = formatBytes(tot);
+        } else if (t.contains(id) && t[id].contains("error")) {
+            mps = "unreachable: " + t[id]["error"].get<std::string>();
+            used = total = "-";
+        }
+        nodes.add({id, "target", n.publicNet.url, mps, used, total});
+    }
+    *ctx.out << nodes.render();
+    // Per-mountpath capacity.
+    Table mpt({"TARGET", "MOUNTPATH", "USED", "AVAILABLE", "TOTAL", "USE%"});
+    for (const auto& [id, t] : (*stats)["target"].items()) {
+        if (!t.contains("mountpaths")) continue;
+        for (const auto& mp : t["mountpaths"]) {
+            const auto used = mp.value("used", std::uint64_t{0});
+            const auto total = mp.value("total", std::uint64_t{0});
+            const auto pct = total ? static_cast<int>(100.0 * static_cast<double>(used) / static_cast<double>(total))
+                                   : 0;
+            mpt.add({id, mp.value("path", std::string()), formatBytes(used),
+                     formatBytes(mp.value("available", std::uint64_t{0})), formatBytes(total),
+                     std::to_string(pct) + "%"});
+        }
+    }
+    *ctx.out << "\n" << mpt.render();
+    return kExitOk;
+}
+
+}  // namespace tessera::cli
