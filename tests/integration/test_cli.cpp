@@ -1,0 +1,181 @@
+// The `tessera` CLI as a user runs it, against a real cluster.
+#include "local_cluster.h"
+
+#include "api/checksum.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <nlohmann/json.hpp>
+
+using namespace tessera;
+
+namespace {
+struct Run {
+    int code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private:
+    tests::LocalCluster m_cluster;
+    QTemporaryDir m_work;
+
+    Run cli(const QStringList& args)
+    {
+        QProcess p;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("TESSERA_ENDPOINT", QString::fromStdString(m_cluster.proxyUrl()));
+        p.setProcessEnvironment(env);
+        p.setWorkingDirectory(m_work.path());
+        p.start(QStringLiteral(TESSERA_CLI_BINARY), args);
+        p.closeWriteChannel();
+        Run r;
+        if (!p.waitForFinished(60000)) return r;
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput();
+        r.err = p.readAllStandardError();
+        return r;
+    }
+
+    void writeFile(const QString& rel, const QByteArray& data)
+    {
+        const auto path = m_work.path() + "/" + rel;
+        QDir().mkpath(QFileInfo(path).path());
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(data);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
+        QVERIFY(m_work.isValid());
+    }
+
+    void bucketCommands()
+    {
+        auto r = cli({"bucket", "create", "cli-data"});
+        QCOMPARE(r.code, 0);
+        r = cli({"bucket", "create", "cli-data"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("already exists"));
+        r = cli({"bucket", "create", "Bad_Name"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("invalid bucket name"));
+        r = cli({"--json", "bucket", "ls"});
+        QCOMPARE(r.code, 0);
+        auto j = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(j.size(), std::size_t{1});
+        QCOMPARE(j[0]["name"].get<std::string>(), std::string("cli-data"));
+        r = cli({"bucket", "props", "cli-data", "--set", "checksum.validate_warm_get=true"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("\"validate_warm_get\": true"));
+    }
+
+    void putDirectoryListGet()
+    {
+        for (int i = 0; i < 60; ++i) {
+            writeFile(QStringLiteral("dataset/class-%1/sample-%2.bin").arg(i % 3).arg(i, 3, 10, QChar('0')),
+                      QByteArray(100 + i * 37, static_cast<char>('a' + i % 26)));
+        }
+        auto r = cli({"put", "dataset", "cli-data/train", "--workers", "4", "--verify"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("uploaded 60 object(s)"), r.out.constData());
+        QVERIFY(r.out.contains("0 failed"));
+
+        r = cli({"--json", "ls", "cli-data/train/", "--props", "name,size,checksum"});
+        QCOMPARE(r.code, 0);
+        auto j = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(j["entries"].size(), std::size_t{60});
+        QCOMPARE(j["complete"].get<bool>(), true);
+        QCOMPARE(j["entries"][0]["name"].get<std::string>(), std::string("train/class-0/sample-000.bin"));
+
+        r = cli({"ls", "cli-data", "--limit", "10"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("10 objects shown, listing incomplete"));
+        r = cli({"ls", "cli-data", "--pagesize", "7", "--paged"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("-- page 9"));
+        QVERIFY(r.out.contains("60 objects"));
+        QVERIFY(r.out.contains("listing complete"));
+
+        r = cli({"get", "cli-data/train/class-1/sample-004.bin", "got.bin"});
+        QCOMPARE(r.code, 0);
+        QFile got(m_work.path() + "/got.bin");
+        QVERIFY(got.open(QIODevice::ReadOnly));
+        QCOMPARE(got.readAll(), QByteArray(100 + 4 * 37, 'e'));
+        r = cli({"cat", "cli-data/train/class-2/sample-005.bin"});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out, QByteArray(100 + 5 * 37, 'f'));
+
+        r = cli({"--json", "head", "cli-data/train/class-2/sample-005.bin"});
+        QCOMPARE(r.code, 0);
+        j = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(j["size"].get<int>(), 100 + 5 * 37);
+        QCOMPARE(j["checksum"].get<std::string>(), api::xxhash64Hex(std::string(100 + 5 * 37, 'f')));
+    }
+
+    void putSingleFileAndRemove()
+    {
+        writeFile("one.txt", "single file\n");
+        auto r = cli({"put", "one.txt", "cli-data"});
+        QCOMPARE(r.code, 0);
+        r = cli({"cat", "cli-data/one.txt"});
+        QCOMPARE(r.out, QByteArray("single file\n"));
+        r = cli({"put", "one.txt", "cli-data/docs/renamed.txt"});
+        QCOMPARE(r.code, 0);
+        r = cli({"rm", "cli-data/one.txt", "cli-data/docs/renamed.txt"});
+        QCOMPARE(r.code, 0);
+        r = cli({"head", "cli-data/one.txt"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("does not exist"));
+        r = cli({"rm", "cli-data/one.txt"});
+        QCOMPARE(r.code, 1);
+    }
+
+    void usageErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("nothing") << QStringList{};
+        QTest::newRow("unknown") << QStringList{"frobnicate"};
+        QTest::newRow("ls-missing") << QStringList{"ls"};
+        QTest::newRow("get-no-name") << QStringList{"get", "cli-data"};
+        QTest::newRow("bad-option") << QStringList{"ls", "cli-data", "--bogus"};
+        QTest::newRow("bad-limit") << QStringList{"ls", "cli-data", "--limit", "ten"};
+        QTest::newRow("rm-bucket-unconfirmed") << QStringList{"bucket", "rm", "cli-data"};
+    }
+    void usageErrors()
+    {
+        QFETCH(QStringList, args);
+        auto r = cli(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("usage"));
+    }
+
+    void unreachableEndpoint()
+    {
+        auto r = cli({"--endpoint", "http://127.0.0.1:1", "bucket", "ls"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("error:"));
+    }
+
+    void destroyBucket()
+    {
+        auto r = cli({"bucket", "rm", "cli-data", "--yes"});
+        QCOMPARE(r.code, 0);
+        r = cli({"ls", "cli-data"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("does not exist"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"
