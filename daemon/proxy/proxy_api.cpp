@@ -117,7 +117,11 @@ Response ProxyApi::createBucket(const Request& req)
     }
     auto bmd = m_state.createBucket(*bucket);
     if (!bmd) return Response::error(bmd.error());
-    m_peers.pushMeta(m_state.smap(), std::nullopt, *bmd);
+    const auto smap = m_state.smap();
+    // A target that was down when an earlier bucket of this name was
+    // destroyed may still hold its data: clear it before the name is usable.
+    m_peers.fanOut(smap, client::Method::Delete, "/v1/internal/buckets/" + api::percentEncode(*bucket));
+    m_peers.pushMeta(smap, std::nullopt, *bmd);
     return Response::ok();
 }
 

@@ -138,6 +138,38 @@ private slots:
         }
     }
 
+    void recreatedBucketIsEmptyAfterDestroyWithTargetDown()
+    {
+        auto r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/buckets/phoenix",
+                             Body::string(R"({"action":"create-bck"})"));
+        QCOMPARE(r->status, 200);
+        std::string owned;
+        for (int i = 0; owned.empty() && i < 1000; ++i) {
+            const auto n = "obj-" + std::to_string(i);
+            const auto* owner = api::hrwTarget(m_cluster.smap(), api::objectUname("phoenix", n));
+            if (owner->id == m_cluster.targetId(2)) owned = n;
+        }
+        QVERIFY(!owned.empty());
+        r = m_http.send(Method::Put, m_cluster.proxyUrl() + "/v1/objects/phoenix/" + owned, Body::string("old"));
+        QCOMPARE(r->status, 200);
+
+        m_cluster.killTarget(2);
+        QVERIFY(m_cluster.waitForTargets(2, std::chrono::seconds(5)));
+        r = m_http.send(Method::Delete, m_cluster.proxyUrl() + "/v1/buckets/phoenix");
+        QCOMPARE(r->status, 200);
+        QVERIFY(m_cluster.restartTarget(2));
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+
+        r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/buckets/phoenix",
+                        Body::string(R"({"action":"create-bck"})"));
+        QCOMPARE(r->status, 200);
+        r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/buckets/phoenix");
+        QCOMPARE(r->status, 200);
+        QCOMPARE(nlohmann::json::parse(r->body)["entries"].size(), std::size_t{0});
+        r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/objects/phoenix/" + owned);
+        QCOMPARE(r->status, 404);
+    }
+
     void proxyRestartKeepsBuckets()
     {
         for (const char* b : {"keep-a", "keep-b"}) {
