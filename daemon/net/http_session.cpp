@@ -311,6 +311,9 @@ void HttpSession::dispatch(const Route& route)
         send(run());
         return;
     }
+    // A long handler (a big listing) must not trip the read timeout armed for
+    // the request; send() arms the write timeout.
+    m_stream.expires_never();
     asio::post(*m_ctx->workers, [self = shared_from_this(), run]() mutable {
         Response res = run();
         asio::post(self->m_stream.get_executor(),
@@ -320,6 +323,7 @@ void HttpSession::dispatch(const Route& route)
 
 void HttpSession::finishUpload()
 {
+    m_stream.expires_never();
     asio::post(*m_ctx->workers, [self = shared_from_this()]() mutable {
         Response res;
         try {
@@ -341,35 +345,26 @@ void HttpSession::send(Response res)
                            (m_bodyComplete || !m_req.hasBody);
     m_closeAfter = !keepAlive;
     const unsigned version = m_parser ? m_parser->get().version() : 11;
+    const bool headRequest = m_req.method == http::verb::head;
 
-    if (res.file) {
+    // Header-only messages: file bodies (the bytes follow by sendfile), HEAD
+    // answers (a Content-Length but no body).
+    if (res.file || res.isHead || headRequest) {
         auto msg = std::make_shared<http::response<http::empty_body>>(static_cast<http::status>(res.status), version);
         for (auto& [k, v] : res.headers) msg->set(k, v);
         msg->set(http::field::server, "tessera");
-        msg->content_length(res.file->length);
         msg->keep_alive(keepAlive);
-        m_file = std::move(res.file);
+        if (res.file) msg->content_length(res.file->length);
+        else if (res.isHead) msg->content_length(res.headContentLength);
+        else msg->content_length(res.body.size());  // a HEAD error: announce the body, send none
+        if (!headRequest) m_file = std::move(res.file);
         m_message = msg;
         m_stream.expires_after(m_ctx->options.ioTimeout);
         http::async_write(m_stream, *msg, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            if (ec) {
-                self->closeConnection();
+            if (!ec && self->m_file) {
+                self->sendFileChunk();
                 return;
             }
-            self->sendFileChunk();
-        });
-        return;
-    }
-
-    if (res.isHead) {
-        auto msg = std::make_shared<http::response<http::empty_body>>(static_cast<http::status>(res.status), version);
-        for (auto& [k, v] : res.headers) msg->set(k, v);
-        msg->set(http::field::server, "tessera");
-        msg->content_length(res.headContentLength);
-        msg->keep_alive(keepAlive);
-        m_message = msg;
-        m_stream.expires_after(m_ctx->options.ioTimeout);
-        http::async_write(m_stream, *msg, [self = shared_from_this()](beast::error_code ec, std::size_t) {
             self->onWritten(ec);
         });
         return;
@@ -381,18 +376,6 @@ void HttpSession::send(Response res)
     msg->body() = std::move(res.body);
     msg->keep_alive(keepAlive);
     msg->prepare_payload();
-    if (m_req.method == http::verb::head) {
-        // HEAD error answers: announce the body length, send none.
-        auto head = std::make_shared<http::response<http::empty_body>>(msg->result(), version);
-        for (const auto& f : *msg) head->set(f.name_string(), f.value());
-        head->keep_alive(keepAlive);
-        m_message = head;
-        m_stream.expires_after(m_ctx->options.ioTimeout);
-        http::async_write(m_stream, *head, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            self->onWritten(ec);
-        });
-        return;
-    }
     m_message = msg;
     m_stream.expires_after(m_ctx->options.ioTimeout);
     http::async_write(m_stream, *msg,

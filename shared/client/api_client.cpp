@@ -92,22 +92,23 @@ api::Result<nlohmann::json> Client::health()
     return j;
 }
 
-api::Result<nlohmann::json> Client::clusterInfo(std::string_view what)
+api::Result<nlohmann::json> Client::getJson(const std::string& url, const char* what)
 {
-    auto r = call(Method::Get, m_endpoint + "/v1/cluster?what=" + api::percentEncode(what));
+    auto r = call(Method::Get, url);
     if (!r) return r.error();
     auto j = nlohmann::json::parse(r->body, nullptr, false);
-    if (j.is_discarded()) return api::Error::unavailable("cluster info: unreadable answer");
+    if (j.is_discarded()) return api::Error::unavailable(std::string(what) + ": unreadable answer");
     return j;
+}
+
+api::Result<nlohmann::json> Client::clusterInfo(std::string_view what)
+{
+    return getJson(m_endpoint + "/v1/cluster?what=" + api::percentEncode(what), "cluster info");
 }
 
 api::Result<nlohmann::json> Client::daemonInfo(std::string_view what)
 {
-    auto r = call(Method::Get, m_endpoint + "/v1/daemon?what=" + api::percentEncode(what));
-    if (!r) return r.error();
-    auto j = nlohmann::json::parse(r->body, nullptr, false);
-    if (j.is_discarded()) return api::Error::unavailable("daemon info: unreadable answer");
-    return j;
+    return getJson(m_endpoint + "/v1/daemon?what=" + api::percentEncode(what), "daemon info");
 }
 
 api::Result<api::Smap> Client::smap()

@@ -82,6 +82,7 @@ public:
     static ObjectAttrs attrsFromHeaders(const Response& response);
 
 private:
+    api::Result<nlohmann::json> getJson(const std::string& url, const char* what);
     api::Result<Response> call(Method method, const std::string& url, const Body& body = {},
                                const Headers& headers = {}, const Sink* sink = nullptr);
 
