@@ -97,6 +97,7 @@ bool LocalCluster::start()
                                m_dir.path() + "/proxy", "--keepalive-interval-ms",
                                QString::number(m_options.keepaliveMs), "--keepalive-max-missed",
                                QString::number(m_options.maxMissed), "--peer-timeout-ms", "3000"};
+    m_proxy.args << m_options.extraProxyArgs;
     if (!launch(m_proxy)) return false;
     // From now on the proxy keeps its port across restarts.
     m_proxy.args[3] = QString::number(m_proxy.port);
@@ -134,7 +135,10 @@ std::string LocalCluster::targetId(int i) const { return m_targets[static_cast<s
 
 api::Smap LocalCluster::smap()
 {
-    auto r = m_http->send(client::Method::Get, proxyUrl() + "/v1/cluster?what=smap");
+    // A fresh client: the fixture holds no idle connection to the proxy
+    // (tests count connections).
+    client::HttpClient http;
+    auto r = http.send(client::Method::Get, proxyUrl() + "/v1/cluster?what=smap");
     if (!r || r->status != 200) return {};
     auto s = api::parseSmap(r->body);
     return s ? s.value() : api::Smap{};

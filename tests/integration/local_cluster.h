@@ -24,6 +24,7 @@ public:
         bool fsync = false;
         int keepaliveMs = 300;
         int maxMissed = 3;
+        QStringList extraProxyArgs;  // appended to the proxy's command line
     };
 
     LocalCluster();

@@ -1,0 +1,124 @@
+// The HTTP server's limits, seen from a raw socket: connection cap, header
+// size, malformed requests, body limits, keep-alive with pipelining.
+#include "local_cluster.h"
+
+#include <QTcpSocket>
+#include <QTest>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+using namespace tessera;
+
+class TestServerLimits : public QObject {
+    Q_OBJECT
+
+private:
+    tests::LocalCluster m_cluster{
+        tests::LocalCluster::Options{1, 1, false, 300, 3, {"--max-connections", "4"}}};
+    quint16 m_port = 0;
+
+    std::unique_ptr<QTcpSocket> connectRaw()
+    {
+        auto s = std::make_unique<QTcpSocket>();
+        s->connectToHost("127.0.0.1", m_port);
+        if (!s->waitForConnected(5000)) return nullptr;
+        return s;
+    }
+    // Reads until the peer closes or `until` appears; returns what arrived.
+    QByteArray readAnswer(QTcpSocket& s, const QByteArray& until = {}, int ms = 5000)
+    {
+        QByteArray got;
+        (void)QTest::qWaitFor(
+            [&] {
+                s.waitForReadyRead(50);
+                got += s.readAll();
+                return (!until.isEmpty() && got.contains(until)) || s.state() == QAbstractSocket::UnconnectedState;
+            },
+            ms);
+        return got + s.readAll();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
+        m_port = static_cast<quint16>(QString::fromStdString(m_cluster.proxyUrl()).section(':', -1).toUInt());
+    }
+
+    void malformedRequestIs400()
+    {
+        auto s = connectRaw();
+        QVERIFY(s);
+        s->write("THIS IS NOT HTTP\r\n\r\n");
+        const auto ans = readAnswer(*s);
+        QVERIFY2(ans.startsWith("HTTP/1.1 400"), ans.constData());
+        QVERIFY(ans.contains("\"status\":400"));
+    }
+
+    void oversizedHeaderIs413()
+    {
+        auto s = connectRaw();
+        QVERIFY(s);
+        s->write("GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: " + QByteArray(20000, 'a') + "\r\n\r\n");
+        const auto ans = readAnswer(*s);
+        QVERIFY2(ans.startsWith("HTTP/1.1 413"), ans.left(200).constData());
+    }
+
+    void oversizedControlBodyIs413()
+    {
+        auto s = connectRaw();
+        QVERIFY(s);
+        s->write("POST /v1/buckets/huge HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n");
+        const auto ans = readAnswer(*s);
+        QVERIFY2(ans.startsWith("HTTP/1.1 413"), ans.left(200).constData());
+        client::HttpClient http;
+        auto r = http.send(client::Method::Head, m_cluster.proxyUrl() + "/v1/buckets/huge");
+        QCOMPARE(r->status, 404);  // nothing was created
+    }
+
+    void pipelinedKeepAlive()
+    {
+        auto s = connectRaw();
+        QVERIFY(s);
+        s->write("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/nowhere HTTP/1.1\r\nHost: x\r\n\r\n");
+        const auto ans = readAnswer(*s, "no such endpoint");
+        QCOMPARE(ans.count("HTTP/1.1 "), 2);
+        QVERIFY(ans.startsWith("HTTP/1.1 200"));
+        QVERIFY(ans.contains("HTTP/1.1 404"));
+        QCOMPARE(s->state(), QAbstractSocket::ConnectedState);  // still open
+    }
+
+    void connectionCap()
+    {
+        // Hold four live keep-alive connections (a target's keepalive may
+        // briefly take a slot: a refused one is simply opened again).
+        std::vector<std::unique_ptr<QTcpSocket>> held;
+        for (int attempt = 0; held.size() < 4 && attempt < 50; ++attempt) {
+            auto s = connectRaw();
+            QVERIFY(s);
+            s->write("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+            const auto ans = readAnswer(*s, "\"status\":\"ok\"");
+            if (ans.startsWith("HTTP/1.1 200") && s->state() == QAbstractSocket::ConnectedState) {
+                held.push_back(std::move(s));
+            }
+        }
+        QCOMPARE(held.size(), std::size_t{4});
+        auto extra = connectRaw();
+        QVERIFY(extra);
+        const auto ans = readAnswer(*extra);
+        QVERIFY2(ans.startsWith("HTTP/1.1 503"), ans.constData());
+        QVERIFY(ans.contains("too many connections"));
+        held.clear();
+        // Capacity comes back once the others are gone.
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                client::HttpClient http;
+                auto r = http.send(client::Method::Get, m_cluster.proxyUrl() + "/v1/health");
+                return r && r->status == 200;
+            },
+            5000));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestServerLimits)
+#include "test_server_limits.moc"
