@@ -34,13 +34,14 @@ class TestFailures : public QObject {
     Q_OBJECT
 
 private:
-    tests::LocalCluster m_cluster{tests::LocalCluster::Options{3, 2, false, 250, 3}};
+    tests::LocalCluster m_cluster{tests::LocalCluster::Options{3, 2, false, 250, 3, {}}};
     HttpClient m_http;
 
     std::string objUrl(const std::string& name) { return m_cluster.proxyUrl() + "/v1/objects/fail/" + name; }
     int ownerIndex(const std::string& name)
     {
-        const auto* owner = api::hrwTarget(m_cluster.smap(), api::objectUname("fail", name));
+        const auto smap = m_cluster.smap();
+        const auto* owner = api::hrwTarget(smap, api::objectUname("fail", name));
         for (int i = 0; i < m_cluster.targetCount(); ++i) {
             if (owner && m_cluster.targetId(i) == owner->id) return i;
         }
@@ -146,7 +147,8 @@ private slots:
         std::string owned;
         for (int i = 0; owned.empty() && i < 1000; ++i) {
             const auto n = "obj-" + std::to_string(i);
-            const auto* owner = api::hrwTarget(m_cluster.smap(), api::objectUname("phoenix", n));
+            const auto smap = m_cluster.smap();
+            const auto* owner = api::hrwTarget(smap, api::objectUname("phoenix", n));
             if (owner->id == m_cluster.targetId(2)) owned = n;
         }
         QVERIFY(!owned.empty());

@@ -33,7 +33,7 @@ class TestLargeObjects : public QObject {
     Q_OBJECT
 
 private:
-    tests::LocalCluster m_cluster{tests::LocalCluster::Options{1, 2, false, 300, 3}};
+    tests::LocalCluster m_cluster{tests::LocalCluster::Options{1, 2, false, 300, 3, {}}};
 
 private slots:
     void initTestCase()

@@ -392,12 +392,22 @@ private slots:
     void nameConflicts()
     {
         QCOMPARE(put("data", "conf/a", "file"), 200);
-        // "conf/a" is an object, so "conf/a/b" cannot exist beside it (and vice versa).
-        if (api::hrwTarget(m_cluster.smap(), api::objectUname("data", "conf/a/b")) ==
-            api::hrwTarget(m_cluster.smap(), api::objectUname("data", "conf/a"))) {
-            QCOMPARE(put("data", "conf/a/b", "nested"), 409);
+        // "conf/a" is a file, so "conf/a/b" cannot live beside it on the same
+        // mountpath of the same target; elsewhere both are fine.
+        const auto smap = m_cluster.smap();
+        const auto* ownerA = api::hrwTarget(smap, api::objectUname("data", "conf/a"));
+        const auto* ownerB = api::hrwTarget(smap, api::objectUname("data", "conf/a/b"));
+        bool sameMountpath = false;
+        for (int i = 0; i < m_cluster.targetCount(); ++i) {
+            if (m_cluster.targetId(i) != ownerA->id || ownerA->id != ownerB->id) continue;
+            const auto mps = m_cluster.targetMountpaths(i);
+            sameMountpath = api::hrwIndex(mps, api::objectUname("data", "conf/a")) ==
+                            api::hrwIndex(mps, api::objectUname("data", "conf/a/b"));
         }
+        const int status = put("data", "conf/a/b", "nested");
+        QCOMPARE(status, sameMountpath ? 409 : 200);
         QCOMPARE(get("data", "conf/a").body, std::string("file"));
+        QCOMPARE(get("data", "conf/a/b").status, sameMountpath ? 404 : 200);
     }
 
     void concurrentSameNamePut()
