@@ -160,7 +160,7 @@ int cmdList(CliContext& ctx)
     if (ctx.json) {
         *ctx.out << api::dumpJson({{"entries", all}, {"complete", complete}}) << "\n";
     } else if (complete) {
-        *ctx.out << shown << " objects, " << formatBytes(bytes) << ", listing complete\n";
+        *ctx.out << shown << (shown == 1 ? " object, " : " objects, ") << formatBytes(bytes) << ", listing complete\n";
     } else {
         *ctx.out << shown << " objects shown, listing incomplete (stopped at --limit; more may follow)\n";
     }

@@ -1,0 +1,66 @@
+#include "proxy_node.h"
+
+#include "common/log.h"
+#include "meta/node_identity.h"
+
+#include <filesystem>
+#include <thread>
+
+namespace tessera::daemon {
+
+ProxyNode::ProxyNode(const Config& c) : m_config(c)
+{
+    m_id = orThrow(meta::loadOrCreateNodeId(c.dataDir, 'p'), "node id");
+    m_store = orThrow(meta::ClusterStore::open((std::filesystem::path(c.dataDir) / "proxy.db").string()),
+                      "cluster store");
+    m_server = std::make_unique<net::HttpServer>(serverOptions(c), m_router);
+    m_server->listen();
+    m_self = makeSnode(m_id, api::kRoleProxy, c, m_server->port());
+    m_state = orThrow(proxy::ProxyState::create(*m_store, m_self), "cluster state");
+    m_peers = std::make_unique<proxy::PeerCalls>(std::chrono::milliseconds(c.peerTimeoutMs));
+    m_api = std::make_unique<proxy::ProxyApi>(m_self, *m_state, *m_peers,
+                                              [this] { return baseInfo(m_config, m_id, m_started, *m_server); });
+    m_api->registerRoutes(m_router);
+}
+
+int ProxyNode::run()
+{
+    m_server->start();
+    announcePort(m_config, m_server->port());
+    logInfo("proxy ", m_id, " up; smap v", m_state->smap().version, ", ", m_state->bmd().buckets.size(),
+            " bucket(s)");
+    std::thread monitor([this] { monitorKeepalives(); });
+    waitForSignal();
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+    }
+    m_cv.notify_all();
+    monitor.join();
+    m_server->stop();
+    m_server->wait();
+    return 0;
+}
+
+void ProxyNode::monitorKeepalives()
+{
+    const auto interval = std::chrono::milliseconds(m_config.keepaliveIntervalMs);
+    const auto maxSilence = interval * m_config.keepaliveMaxMissed;
+    std::unique_lock lock(m_mutex);
+    while (!m_stopping) {
+        m_cv.wait_for(lock, interval / 2, [this] { return m_stopping; });
+        if (m_stopping) break;
+        lock.unlock();
+        auto membership = m_state->membershipLock();
+        auto changed = m_state->expire(maxSilence);
+        if (!changed) {
+            logError("cannot persist the cluster map: ", changed.error().message);
+        } else if (changed->has_value()) {
+            m_peers->pushMeta(**changed, **changed, std::nullopt);
+        }
+        membership.unlock();
+        lock.lock();
+    }
+}
+
+}  // namespace tessera::daemon

@@ -1,0 +1,47 @@
+#pragma once
+// The proxy role: cluster map and bucket metadata (persisted in SQLite),
+// membership and keepalive monitoring, redirects and merged listings.
+
+#include "api/smap.h"
+#include "config.h"
+#include "meta/cluster_store.h"
+#include "net/http_server.h"
+#include "net/router.h"
+#include "node.h"
+#include "node_common.h"
+#include "proxy/peer_calls.h"
+#include "proxy/proxy_api.h"
+#include "proxy/proxy_state.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+namespace tessera::daemon {
+
+class ProxyNode : public Node {
+public:
+    // Opens the database and binds the port; throws on failure.
+    explicit ProxyNode(const Config& config);
+    int run() override;
+
+private:
+    // Removes targets that missed their keepalives (own thread).
+    void monitorKeepalives();
+
+    Config m_config;
+    std::string m_id;
+    Clock::time_point m_started = Clock::now();
+    net::Router m_router;
+    std::unique_ptr<meta::ClusterStore> m_store;
+    std::unique_ptr<net::HttpServer> m_server;
+    api::Snode m_self;
+    std::unique_ptr<proxy::ProxyState> m_state;
+    std::unique_ptr<proxy::PeerCalls> m_peers;
+    std::unique_ptr<proxy::ProxyApi> m_api;
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    bool m_stopping = false;
+};
+
+}  // namespace tessera::daemon

@@ -1,0 +1,40 @@
+#include "target_node.h"
+
+#include "common/log.h"
+#include "meta/node_identity.h"
+
+namespace tessera::daemon {
+
+TargetNode::TargetNode(const Config& c) : m_config(c)
+{
+    m_id = orThrow(meta::loadOrCreateNodeId(c.dataDir, 't'), "node id");
+    target::ObjectStore::Options so;
+    so.mountpaths = c.mountpaths;
+    so.fsync = c.fsync;
+    so.maxObjectSize = c.maxObjectSize;
+    m_store = orThrow(target::ObjectStore::create(so), "mountpaths");
+    m_server = std::make_unique<net::HttpServer>(serverOptions(c), m_router);
+    m_server->listen();
+    m_self = makeSnode(m_id, api::kRoleTarget, c, m_server->port());
+    m_membership = std::make_unique<target::Membership>(m_self, c.proxyUrl, m_cache,
+                                                        std::chrono::milliseconds(c.keepaliveIntervalMs),
+                                                        std::chrono::milliseconds(c.peerTimeoutMs));
+    m_api = std::make_unique<target::TargetApi>(m_self, *m_store, m_cache, *m_membership,
+                                                [this] { return baseInfo(m_config, m_id, m_started, *m_server); });
+    m_api->registerRoutes(m_router);
+}
+
+int TargetNode::run()
+{
+    m_server->start();
+    announcePort(m_config, m_server->port());
+    logInfo("target ", m_id, " up with ", m_config.mountpaths.size(), " mountpath(s); joining ", m_config.proxyUrl);
+    m_membership->start();
+    waitForSignal();
+    m_membership->stop();
+    m_server->stop();
+    m_server->wait();
+    return 0;
+}
+
+}  // namespace tessera::daemon

@@ -1,0 +1,40 @@
+#pragma once
+// The target role: mountpaths and objects, membership with the proxy, the
+// data-path handlers.
+
+#include "api/smap.h"
+#include "config.h"
+#include "net/http_server.h"
+#include "net/router.h"
+#include "node.h"
+#include "node_common.h"
+#include "target/membership.h"
+#include "target/meta_cache.h"
+#include "target/object_store.h"
+#include "target/target_api.h"
+
+#include <memory>
+
+namespace tessera::daemon {
+
+class TargetNode : public Node {
+public:
+    // Prepares the mountpaths (removing leftovers of a crash) and binds the
+    // port; throws on failure.
+    explicit TargetNode(const Config& config);
+    int run() override;
+
+private:
+    Config m_config;
+    std::string m_id;
+    Clock::time_point m_started = Clock::now();
+    net::Router m_router;
+    std::unique_ptr<target::ObjectStore> m_store;
+    std::unique_ptr<net::HttpServer> m_server;
+    api::Snode m_self;
+    target::MetaCache m_cache;
+    std::unique_ptr<target::Membership> m_membership;
+    std::unique_ptr<target::TargetApi> m_api;
+};
+
+}  // namespace tessera::daemon
