@@ -27,7 +27,7 @@ int ProxyNode::run()
 {
     m_server->start();
     announcePort(m_config, m_server->port());
-    logInfo("proxy ", m_id, " up; smap v", m_state->smap().version, ", ", m_state->bmd().buckets.size(),
+    logInfo("proxy ", m_id, " up; smap v", m_state->smap()->version, ", ", m_state->bmd()->buckets.size(),
             " bucket(s)");
     std::thread monitor([this] { monitorKeepalives(); });
     waitForSignal();

@@ -56,14 +56,13 @@ Response ProxyApi::redirectObject(const Request& req)
 {
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
-    auto smap = m_state.smap();
-    if (smap.tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
-    auto bmd = m_state.bmd();
-    if (bmd.find(ref->bucket) == nullptr) {
+    const auto smap = m_state.smap();
+    if (smap->tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
+    if (m_state.bmd()->find(ref->bucket) == nullptr) {
         return Response::error(api::Error::notFound("bucket \"" + ref->bucket + "\" does not exist"));
     }
-    const auto* owner = api::hrwTarget(smap, api::objectUname(ref->bucket, ref->name));
-    return Response::redirect(owner->publicNet.url + api_util::objectTarget(*ref, req.query, smap.version));
+    const auto* owner = api::hrwTarget(*smap, api::objectUname(ref->bucket, ref->name));
+    return Response::redirect(owner->publicNet.url + api_util::objectTarget(*ref, req.query, smap->version));
 }
 
 Response ProxyApi::join(const Request& req)
@@ -95,9 +94,9 @@ Response ProxyApi::keepalive(const Request& req)
 
 Response ProxyApi::listBuckets(const Request&)
 {
-    auto bmd = m_state.bmd();
+    const auto bmd = m_state.bmd();
     std::vector<api::BucketRef> out;
-    for (const auto& [name, props] : bmd.buckets) out.push_back({name, props.provider});
+    for (const auto& [name, props] : bmd->buckets) out.push_back({name, props.provider});
     return Response::json(out);
 }
 
@@ -117,7 +116,7 @@ Response ProxyApi::createBucket(const Request& req)
     }
     auto bmd = m_state.createBucket(*bucket);
     if (!bmd) return Response::error(bmd.error());
-    const auto smap = m_state.smap();
+    const auto smap = *m_state.smap();
     // A target that was down when an earlier bucket of this name was
     // destroyed may still hold its data: clear it before the name is usable.
     m_peers.fanOut(smap, client::Method::Delete, "/v1/internal/buckets/" + api::percentEncode(*bucket));
@@ -131,7 +130,7 @@ Response ProxyApi::destroyBucket(const Request& req)
     if (!bucket) return Response::error(bucket.error());
     auto bmd = m_state.destroyBucket(*bucket);
     if (!bmd) return Response::error(bmd.error());
-    const auto smap = m_state.smap();
+    const auto smap = *m_state.smap();
     m_peers.pushMeta(smap, std::nullopt, *bmd);
     auto results =
         m_peers.fanOut(smap, client::Method::Delete, "/v1/internal/buckets/" + api::percentEncode(*bucket));
@@ -151,8 +150,8 @@ Response ProxyApi::headBucket(const Request& req)
 {
     auto bucket = api_util::bucketParam(req);
     if (!bucket) return Response::error(bucket.error());
-    auto bmd = m_state.bmd();
-    const auto* props = bmd.find(*bucket);
+    const auto bmd = m_state.bmd();
+    const auto* props = bmd->find(*bucket);
     if (props == nullptr) return Response::error(api::Error::notFound("bucket \"" + *bucket + "\" does not exist"));
     Response r;
     r.header(std::string(api::kHdrBucketProps), api::dumpJson(nlohmann::json(*props)));
@@ -171,7 +170,7 @@ Response ProxyApi::patchBucket(const Request& req)
     }
     auto r = m_state.setBucketProps(*bucket, j["value"]);
     if (!r) return Response::error(r.error());
-    m_peers.pushMeta(m_state.smap(), std::nullopt, r->first);
+    m_peers.pushMeta(*m_state.smap(), std::nullopt, r->first);
     return Response::json(nlohmann::json(r->second));
 }
 
@@ -179,12 +178,12 @@ Response ProxyApi::listObjects(const Request& req)
 {
     auto bucket = api_util::bucketParam(req);
     if (!bucket) return Response::error(bucket.error());
-    if (m_state.bmd().find(*bucket) == nullptr) {
+    if (m_state.bmd()->find(*bucket) == nullptr) {
         return Response::error(api::Error::notFound("bucket \"" + *bucket + "\" does not exist"));
     }
     auto lr = req.body.empty() ? api::listRequestFromQuery(req.query) : api::listRequestFromJson(req.body);
     if (!lr) return Response::error(lr.error());
-    const auto smap = m_state.smap();
+    const auto smap = *m_state.smap();
     if (smap.tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
     const std::string path =
         "/v1/buckets/" + api::percentEncode(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(*lr));
@@ -224,15 +223,15 @@ Response ProxyApi::listObjects(const Request& req)
 Response ProxyApi::clusterInfo(const Request& req)
 {
     const auto what = req.queryValue("what");
-    if (what == "smap") return Response::json(nlohmann::json(m_state.smap()));
-    if (what == "bmd") return Response::json(nlohmann::json(m_state.bmd()));
+    if (what == "smap") return Response::json(nlohmann::json(*m_state.smap()));
+    if (what == "bmd") return Response::json(nlohmann::json(*m_state.bmd()));
     if (what == "node_stats") {
         nlohmann::json out;
         auto self = m_nodeInfo();
         self.erase("config");
         out["proxy"] = {{m_self.id, self}};
         out["target"] = nlohmann::json::object();
-        auto results = m_peers.fanOut(m_state.smap(), client::Method::Get, "/v1/daemon?what=node_stats");
+        auto results = m_peers.fanOut(*m_state.smap(), client::Method::Get, "/v1/daemon?what=node_stats");
         for (const auto& [id, r] : results) {
             if (r && r->isSuccess()) {
                 auto j = nlohmann::json::parse(r->body, nullptr, false);
@@ -249,14 +248,14 @@ Response ProxyApi::clusterInfo(const Request& req)
 Response ProxyApi::daemonInfo(const Request& req)
 {
     const auto what = req.queryValue("what");
-    if (what == "smap") return Response::json(nlohmann::json(m_state.smap()));
-    if (what == "bmd") return Response::json(nlohmann::json(m_state.bmd()));
+    if (what == "smap") return Response::json(nlohmann::json(*m_state.smap()));
+    if (what == "bmd") return Response::json(nlohmann::json(*m_state.bmd()));
     if (what == "snode") return Response::json(nlohmann::json(m_self));
     auto info = m_nodeInfo();
     if (what == "config") return Response::json(info.value("config", nlohmann::json::object()));
     if (what == "node_stats" || what.empty()) {
         info.erase("config");
-        info["smap_version"] = m_state.smap().version;
+        info["smap_version"] = m_state.smap()->version;
         return Response::json(info);
     }
     return Response::error(
@@ -269,8 +268,8 @@ Response ProxyApi::health(const Request&)
     return Response::json({{"status", "ok"},
                            {"role", "proxy"},
                            {"daemon_id", m_self.id},
-                           {"smap_version", smap.version},
-                           {"targets", smap.tmap.size()}});
+                           {"smap_version", smap->version},
+                           {"targets", smap->tmap.size()}});
 }
 
 }  // namespace tessera::daemon::proxy

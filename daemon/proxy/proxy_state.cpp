@@ -16,11 +16,12 @@ std::int64_t nowNs()
 }  // namespace
 
 ProxyState::ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd)
-    : m_store(store), m_smap(std::move(smap)), m_bmd(std::move(bmd))
+    : m_store(store), m_smap(std::make_shared<const api::Smap>(std::move(smap))),
+      m_bmd(std::make_shared<const api::Bmd>(std::move(bmd)))
 {
     // Targets from the persisted map get a full keepalive window to report in.
     const auto now = Clock::now();
-    for (const auto& [id, node] : m_smap.tmap) m_lastSeen[id] = now;
+    for (const auto& [id, node] : m_smap->tmap) m_lastSeen[id] = now;
 }
 
 api::Result<std::unique_ptr<ProxyState>> ProxyState::create(meta::ClusterStore& store, api::Snode self)
@@ -56,13 +57,13 @@ api::Result<std::unique_ptr<ProxyState>> ProxyState::create(meta::ClusterStore& 
     return std::unique_ptr<ProxyState>(new ProxyState(store, std::move(s), std::move(b)));
 }
 
-api::Smap ProxyState::smap() const
+std::shared_ptr<const api::Smap> ProxyState::smap() const
 {
     std::lock_guard lock(m_mutex);
     return m_smap;
 }
 
-api::Bmd ProxyState::bmd() const
+std::shared_ptr<const api::Bmd> ProxyState::bmd() const
 {
     std::lock_guard lock(m_mutex);
     return m_bmd;
@@ -76,10 +77,10 @@ api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& no
     std::lock_guard lock(m_mutex);
     JoinResult r;
     m_lastSeen[node.id] = Clock::now();
-    r.smap = m_smap;
-    r.bmd = m_bmd;
-    auto it = m_smap.tmap.find(node.id);
-    if (it == m_smap.tmap.end() || it->second != node) {
+    r.smap = *m_smap;
+    r.bmd = *m_bmd;
+    auto it = m_smap->tmap.find(node.id);
+    if (it == m_smap->tmap.end() || it->second != node) {
         r.smap.tmap[node.id] = node;
         r.smap.version += 1;
         auto st = m_store.saveSmap(r.smap);
@@ -92,20 +93,20 @@ api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& no
 void ProxyState::publishSmap(const api::Smap& smap)
 {
     std::lock_guard lock(m_mutex);
-    if (smap.version <= m_smap.version) return;
+    if (smap.version <= m_smap->version) return;
     for (const auto& [id, node] : smap.tmap) {
-        if (!m_smap.tmap.count(id)) logInfo("target ", id, " joined at ", node.publicNet.url, "; smap v", smap.version);
+        if (!m_smap->tmap.count(id)) logInfo("target ", id, " joined at ", node.publicNet.url, "; smap v", smap.version);
     }
-    m_smap = smap;
+    m_smap = std::make_shared<const api::Smap>(smap);
 }
 
 ProxyState::KeepaliveResult ProxyState::keepalive(const std::string& id)
 {
     std::lock_guard lock(m_mutex);
     KeepaliveResult r;
-    r.smapVersion = m_smap.version;
-    r.bmdVersion = m_bmd.version;
-    if (!m_smap.tmap.count(id)) return r;
+    r.smapVersion = m_smap->version;
+    r.bmdVersion = m_bmd->version;
+    if (!m_smap->tmap.count(id)) return r;
     r.known = true;
     m_lastSeen[id] = Clock::now();
     return r;
@@ -115,8 +116,8 @@ api::Result<std::optional<api::Smap>> ProxyState::expire(Clock::duration maxSile
 {
     std::lock_guard lock(m_mutex);
     const auto now = Clock::now();
-    api::Smap next = m_smap;
-    for (const auto& [id, node] : m_smap.tmap) {
+    api::Smap next = *m_smap;
+    for (const auto& [id, node] : m_smap->tmap) {
         auto it = m_lastSeen.find(id);
         if (it == m_lastSeen.end() || now - it->second > maxSilence) {
             next.tmap.erase(id);
@@ -124,58 +125,58 @@ api::Result<std::optional<api::Smap>> ProxyState::expire(Clock::duration maxSile
             logWarn("target ", id, " missed its keepalives; removed from the cluster map");
         }
     }
-    if (next.tmap.size() == m_smap.tmap.size()) return std::optional<api::Smap>{};
+    if (next.tmap.size() == m_smap->tmap.size()) return std::optional<api::Smap>{};
     next.version += 1;
     auto st = m_store.saveSmap(next);
     if (!st) return st.error();
-    m_smap = std::move(next);
-    return std::optional<api::Smap>{m_smap};
+    m_smap = std::make_shared<const api::Smap>(next);
+    return std::optional<api::Smap>{std::move(next)};
 }
 
 api::Result<api::Bmd> ProxyState::createBucket(const std::string& name)
 {
     std::lock_guard lock(m_mutex);
-    if (m_bmd.buckets.count(name)) return api::Error::conflict("bucket \"" + name + "\" already exists");
-    api::Bmd next = m_bmd;
+    if (m_bmd->buckets.count(name)) return api::Error::conflict("bucket \"" + name + "\" already exists");
+    api::Bmd next = *m_bmd;
     api::BucketProps props;
     props.created = nowNs();
     next.buckets[name] = props;
     next.version += 1;
     auto st = m_store.saveBmd(next);
     if (!st) return st.error();
-    m_bmd = std::move(next);
-    return m_bmd;
+    m_bmd = std::make_shared<const api::Bmd>(next);
+    return next;
 }
 
 api::Result<api::Bmd> ProxyState::destroyBucket(const std::string& name)
 {
     std::lock_guard lock(m_mutex);
-    if (!m_bmd.buckets.count(name)) return api::Error::notFound("bucket \"" + name + "\" does not exist");
-    api::Bmd next = m_bmd;
+    if (!m_bmd->buckets.count(name)) return api::Error::notFound("bucket \"" + name + "\" does not exist");
+    api::Bmd next = *m_bmd;
     next.buckets.erase(name);
     next.version += 1;
     auto st = m_store.saveBmd(next);
     if (!st) return st.error();
-    m_bmd = std::move(next);
-    return m_bmd;
+    m_bmd = std::make_shared<const api::Bmd>(next);
+    return next;
 }
 
 api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketProps(const std::string& name,
                                                                               const nlohmann::json& update)
 {
     std::lock_guard lock(m_mutex);
-    auto it = m_bmd.buckets.find(name);
-    if (it == m_bmd.buckets.end()) return api::Error::notFound("bucket \"" + name + "\" does not exist");
+    auto it = m_bmd->buckets.find(name);
+    if (it == m_bmd->buckets.end()) return api::Error::notFound("bucket \"" + name + "\" does not exist");
     api::BucketProps props = it->second;
     auto st = api::applyPropsUpdate(props, update);
     if (!st) return st.error();
-    api::Bmd next = m_bmd;
+    api::Bmd next = *m_bmd;
     next.buckets[name] = props;
     next.version += 1;
     auto sst = m_store.saveBmd(next);
     if (!sst) return sst.error();
-    m_bmd = std::move(next);
-    return std::make_pair(m_bmd, props);
+    m_bmd = std::make_shared<const api::Bmd>(next);
+    return std::make_pair(std::move(next), props);
 }
 
 }  // namespace tessera::daemon::proxy

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -26,8 +27,9 @@ public:
     // Loads the persisted Smap/BMD (or starts new ones with `self` as primary).
     static api::Result<std::unique_ptr<ProxyState>> create(meta::ClusterStore& store, api::Snode self);
 
-    api::Smap smap() const;
-    api::Bmd bmd() const;
+    // Immutable snapshots: cheap to take on every request.
+    std::shared_ptr<const api::Smap> smap() const;
+    std::shared_ptr<const api::Bmd> bmd() const;
 
     struct JoinResult {
         api::Smap smap;
@@ -64,8 +66,8 @@ private:
     meta::ClusterStore& m_store;
     mutable std::mutex m_mutex;
     std::mutex m_membershipMutex;
-    api::Smap m_smap;
-    api::Bmd m_bmd;
+    std::shared_ptr<const api::Smap> m_smap;
+    std::shared_ptr<const api::Bmd> m_bmd;
     std::map<std::string, Clock::time_point> m_lastSeen;
 };
 
