@@ -6,6 +6,7 @@
 #   data:  $TESSERA_DATA or --data, default <repo>/.data/cluster
 #   ports: proxy $TESSERA_PORT (default 8080), targets the next N ports
 #   build: $TESSERA_BUILD (default <repo>/build/release)
+#   extra tessera-node flags for every target: $TESSERA_TARGET_ARGS (e.g. "--fsync false")
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -74,7 +75,7 @@ case "$CMD" in
     for i in $(seq 1 "$TARGETS"); do
       d="$DATA/target-$i"
       start_node "target-$i" --role target --host 127.0.0.1 --port $((PORT + i)) --data-dir "$d" \
-        --mountpath "$d/mp1" --mountpath "$d/mp2" --proxy-url "$PROXY_URL"
+        --mountpath "$d/mp1" --mountpath "$d/mp2" --proxy-url "$PROXY_URL" ${TESSERA_TARGET_ARGS:-}
     done
     wait_healthy
     echo "cluster up: $PROXY_URL ($TARGETS targets)"

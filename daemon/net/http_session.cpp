@@ -33,6 +33,7 @@ public:
     explicit DrainSink(Response res) : m_res(std::move(res)) {}
     api::Status write(const char*, std::size_t) override { return {}; }
     Response finish() override { return std::move(m_res); }
+    bool finishesInline() const override { return true; }
 
 private:
     Response m_res;
@@ -323,6 +324,12 @@ void HttpSession::dispatch(const Route& route)
 
 void HttpSession::finishUpload()
 {
+    if (m_sink->finishesInline()) {
+        Response res = m_sink->finish();
+        m_sink.reset();
+        send(std::move(res));
+        return;
+    }
     m_stream.expires_never();
     asio::post(*m_ctx->workers, [self = shared_from_this()]() mutable {
         Response res;

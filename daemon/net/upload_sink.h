@@ -15,6 +15,9 @@ public:
     virtual ~UploadSink() = default;
     virtual api::Status write(const char* data, std::size_t size) = 0;
     virtual Response finish() = 0;
+    // True when finish() never blocks, so the session may call it on the
+    // connection's strand instead of handing it to the worker pool.
+    virtual bool finishesInline() const { return false; }
 };
 
 }  // namespace tessera::daemon::net

@@ -320,7 +320,10 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                 http::request<http::empty_body> req;
                 setCommon(req);
                 req.content_length(size);
-                const bool expect = size > 0;
+                // Small files go without the 100-continue round trip: a proxy
+                // that redirects reads and drops up to 64 KiB and keeps the
+                // connection (see the server's drain limit).
+                const bool expect = size > kExpectThreshold;
                 if (expect) req.set(http::field::expect, "100-continue");
                 std::vector<char> slice(size > 0 ? kChunk : 0);
                 auto writeFile = [&]() -> beast::error_code {
