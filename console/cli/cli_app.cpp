@@ -28,7 +28,7 @@ const std::vector<Command>& commands()
         {{"bucket", "props"}, "bucket props NAME [--set k=v]...  show or change bucket properties",
          cmdBucketProps},
         {{"ls"}, "ls BUCKET[/PREFIX] [--prefix P] [--limit N] [--paged] [--props LIST]", cmdList},
-        {{"put"}, "put FILE|DIR BUCKET[/NAME] [--workers N] [--verify]", cmdPut},
+        {{"put"}, "put FILE|DIR BUCKET[/NAME] [--workers N] [--verify] [--via-proxy]", cmdPut},
         {{"get"}, "get BUCKET/NAME [FILE|-]", cmdGet},
         {{"cat"}, "cat BUCKET/NAME", cmdCat},
         {{"head"}, "head BUCKET/NAME", cmdHead},

@@ -32,7 +32,7 @@ nlohmann::json attrsJson(const std::string& bucket, const std::string& name, con
 
 int cmdPut(CliContext& ctx)
 {
-    auto args = parseArgs(ctx.args, {"--workers"}, {"--verify"});
+    auto args = parseArgs(ctx.args, {"--workers"}, {"--verify", "--via-proxy"});
     if (args.positional.size() != 2) throw UsageError("put needs FILE|DIR and BUCKET[/NAME]");
     const fs::path src = args.positional[0];
     auto [bucket, dest] = splitBucketPath(args.positional[1]);
@@ -65,7 +65,9 @@ int cmdPut(CliContext& ctx)
         return kExitFailed;
     }
 
-    Uploader up(ctx.endpoint, bucket, workers, args.has("--verify"), *ctx.err, ::isatty(STDERR_FILENO) != 0);
+    // Bulk uploads go straight to the owning targets unless asked otherwise.
+    Uploader up(ctx.endpoint, bucket, workers, args.has("--verify"), !args.has("--via-proxy"), *ctx.err,
+                ::isatty(STDERR_FILENO) != 0);
     auto res = up.run(items);
     const double rate = res.seconds > 0 ? static_cast<double>(res.bytes) / res.seconds : 0;
     if (ctx.json) {

@@ -25,10 +25,10 @@ std::string fileChecksum(const std::string& path)
     return ok ? h.hex() : std::string();
 }
 
-Uploader::Uploader(std::string endpoint, std::string bucket, unsigned workers, bool verify, std::ostream& progress,
-                   bool progressIsTty)
+Uploader::Uploader(std::string endpoint, std::string bucket, unsigned workers, bool verify, bool direct,
+                   std::ostream& progress, bool progressIsTty)
     : m_endpoint(std::move(endpoint)), m_bucket(std::move(bucket)), m_workers(std::max(1u, workers)),
-      m_verify(verify), m_progress(progress), m_tty(progressIsTty)
+      m_verify(verify), m_direct(direct), m_progress(progress), m_tty(progressIsTty)
 {
 }
 
@@ -76,6 +76,7 @@ UploadResult Uploader::run(const std::vector<UploadItem>& items)
     for (unsigned w = 0; w < m_workers; ++w) {
         workers.emplace_back([&] {
             client::Client client(m_endpoint);
+            client.setDirect(m_direct);
             while (true) {
                 const auto idx = next.fetch_add(1);
                 if (idx >= items.size()) return;

@@ -28,8 +28,9 @@ struct UploadResult {
 
 class Uploader {
 public:
-    Uploader(std::string endpoint, std::string bucket, unsigned workers, bool verify, std::ostream& progress,
-             bool progressIsTty);
+    // `direct`: send each object straight to its target (see Client::setDirect).
+    Uploader(std::string endpoint, std::string bucket, unsigned workers, bool verify, bool direct,
+             std::ostream& progress, bool progressIsTty);
     UploadResult run(const std::vector<UploadItem>& items);
 
 private:
@@ -37,6 +38,7 @@ private:
     std::string m_bucket;
     unsigned m_workers;
     bool m_verify;
+    bool m_direct;
     std::ostream& m_progress;
     bool m_tty;
 };

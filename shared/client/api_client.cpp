@@ -1,6 +1,7 @@
 #include "api_client.h"
 
 #include "api/headers.h"
+#include "api/hrw.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
 #include "api/object_meta.h"
@@ -56,6 +57,41 @@ api::Result<Response> Client::call(Method method, const std::string& url, const 
     if (!r) return r.error();
     if (!r->isSuccess()) return errorOf(*r);
     return r;
+}
+
+api::Result<Response> Client::objectCall(Method method, std::string_view bucket, std::string_view name,
+                                         const Body& body, const Headers& headers, const Sink* sink)
+{
+    if (m_direct) {
+        if (!m_smap) {
+            auto s = smap();
+            if (s) m_smap = std::move(s.value());
+        }
+        const auto* owner = m_smap ? api::hrwTarget(*m_smap, api::objectUname(bucket, name)) : nullptr;
+        if (owner != nullptr) {
+            const std::string url = owner->publicNet.url + "/v1/objects/" + api::percentEncode(bucket) + "/" +
+                                    api::percentEncode(name, true) + "?" + std::string(api::kQpSmapVersion) + "=" +
+                                    std::to_string(m_smap->version);
+            // Count what reaches the sink: a retry must not deliver bytes twice.
+            std::uint64_t delivered = 0;
+            Sink counting;
+            if (sink != nullptr) {
+                counting = [&](const char* d, std::size_t n) -> api::Status {
+                    delivered += n;
+                    return (*sink)(d, n);
+                };
+            }
+            auto r = m_http.send(method, url, body, headers, sink ? &counting : nullptr);
+            const bool retryViaProxy = delivered == 0 && (!r || r->status == 503);
+            if (!r || r->redirects > 0 || r->status == 503) m_smap.reset();  // stale either way
+            if (!retryViaProxy) {
+                if (!r) return r.error();
+                if (!r->isSuccess()) return errorOf(*r);
+                return r;
+            }
+        }
+    }
+    return call(method, objectUrl(bucket, name), body, headers, sink);
 }
 
 ObjectAttrs Client::attrsFromHeaders(const Response& response)
@@ -206,7 +242,7 @@ Headers putHeaders(const PutOptions& o)
 api::Result<ObjectAttrs> Client::putObject(std::string_view bucket, std::string_view name, std::string data,
                                            const PutOptions& options)
 {
-    auto r = call(Method::Put, objectUrl(bucket, name), Body::string(std::move(data)), putHeaders(options));
+    auto r = objectCall(Method::Put, bucket, name, Body::string(std::move(data)), putHeaders(options));
     if (!r) return r.error();
     return attrsFromHeaders(*r);
 }
@@ -214,7 +250,7 @@ api::Result<ObjectAttrs> Client::putObject(std::string_view bucket, std::string_
 api::Result<ObjectAttrs> Client::putFile(std::string_view bucket, std::string_view name, const std::string& path,
                                          const PutOptions& options)
 {
-    auto r = call(Method::Put, objectUrl(bucket, name), Body::file(path), putHeaders(options));
+    auto r = objectCall(Method::Put, bucket, name, Body::file(path), putHeaders(options));
     if (!r) return r.error();
     return attrsFromHeaders(*r);
 }
@@ -223,7 +259,7 @@ api::Result<std::string> Client::getObject(std::string_view bucket, std::string_
 {
     Headers h;
     if (!range.empty()) h.emplace_back("Range", std::string(range));
-    auto r = call(Method::Get, objectUrl(bucket, name), {}, h);
+    auto r = objectCall(Method::Get, bucket, name, {}, h);
     if (!r) return r.error();
     return std::move(r->body);
 }
@@ -233,7 +269,7 @@ api::Result<ObjectAttrs> Client::getToSink(std::string_view bucket, std::string_
 {
     Headers h;
     if (!range.empty()) h.emplace_back("Range", std::string(range));
-    auto r = call(Method::Get, objectUrl(bucket, name), {}, h, &sink);
+    auto r = objectCall(Method::Get, bucket, name, {}, h, &sink);
     if (!r) return r.error();
     return attrsFromHeaders(*r);
 }
@@ -265,11 +301,10 @@ api::Result<ObjectAttrs> Client::getToFile(std::string_view bucket, std::string_
 
 api::Result<ObjectAttrs> Client::headObject(std::string_view bucket, std::string_view name)
 {
-    auto r = m_http.send(Method::Head, objectUrl(bucket, name));
-    if (!r) return r.error();
-    if (!r->isSuccess()) {
-        auto e = errorOf(*r);
-        if (r->status == 404) {
+    auto r = objectCall(Method::Head, bucket, name);
+    if (!r) {
+        auto e = r.error();
+        if (e.kind == api::ErrorKind::NotFound) {
             e.message = "object \"" + std::string(bucket) + "/" + std::string(name) + "\" does not exist";
         }
         return e;
@@ -279,7 +314,7 @@ api::Result<ObjectAttrs> Client::headObject(std::string_view bucket, std::string
 
 api::Status Client::deleteObject(std::string_view bucket, std::string_view name)
 {
-    auto r = call(Method::Delete, objectUrl(bucket, name));
+    auto r = objectCall(Method::Delete, bucket, name);
     if (!r) return r.error();
     return {};
 }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -41,6 +42,13 @@ public:
     explicit Client(std::string endpoint, HttpClient::Options options = {});
 
     const std::string& endpoint() const { return m_endpoint; }
+
+    // Direct mode: object calls go straight to the owning target, computed
+    // with HRW over a cached cluster map and tagged with its version. A
+    // target with a newer map redirects (and the cache is dropped); one that
+    // cannot be reached or has an older map is bypassed through the proxy.
+    void setDirect(bool direct) { m_direct = direct; }
+    bool direct() const { return m_direct; }
     HttpClient& http() { return m_http; }
 
     // Cluster
@@ -83,11 +91,16 @@ public:
 
 private:
     api::Result<nlohmann::json> getJson(const std::string& url, const char* what);
+    // An object call, direct or through the proxy (see setDirect).
+    api::Result<Response> objectCall(Method method, std::string_view bucket, std::string_view name,
+                                     const Body& body = {}, const Headers& headers = {}, const Sink* sink = nullptr);
     api::Result<Response> call(Method method, const std::string& url, const Body& body = {},
                                const Headers& headers = {}, const Sink* sink = nullptr);
 
     std::string m_endpoint;
     HttpClient m_http;
+    bool m_direct = false;
+    std::optional<api::Smap> m_smap;  // direct mode's cached map
 };
 
 }  // namespace tessera::client
