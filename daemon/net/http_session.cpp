@@ -44,6 +44,10 @@ HttpSession::HttpSession(tcp::socket socket, std::shared_ptr<ServerContext> ctx)
     : m_stream(std::move(socket)), m_ctx(std::move(ctx)), m_sendTimer(m_stream.get_executor())
 {
     m_ctx->connections.fetch_add(1);
+    // A response is often a header write followed by a sendfile of the body:
+    // with Nagle on, the second segment waits for the peer's delayed ACK.
+    boost::system::error_code ec;
+    m_stream.socket().set_option(tcp::no_delay(true), ec);
 }
 
 HttpSession::~HttpSession() { m_ctx->connections.fetch_sub(1); }
