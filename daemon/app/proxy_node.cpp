@@ -52,11 +52,12 @@ void ProxyNode::monitorKeepalives()
         if (m_stopping) break;
         lock.unlock();
         auto membership = m_state->membershipLock();
-        auto changed = m_state->expire(maxSilence);
+        auto changed = m_state->prepareExpiry(maxSilence);
         if (!changed) {
             logError("cannot persist the cluster map: ", changed.error().message);
         } else if (changed->has_value()) {
             m_peers->pushMeta(**changed, **changed, std::nullopt);
+            m_state->publishSmap(**changed);
         }
         membership.unlock();
         lock.lock();

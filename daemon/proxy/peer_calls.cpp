@@ -21,6 +21,7 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOut(const api
                                  o.connectTimeout = m_timeout;
                                  o.ioTimeout = m_timeout;
                                  o.followRedirects = false;
+                                 o.retriesOn503 = 0;  // never sleep on a worker thread
                                  client::HttpClient http(o);
                                  return http.send(method, url,
                                                   body.empty() ? client::Body::none() : client::Body::string(body),

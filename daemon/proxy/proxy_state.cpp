@@ -112,7 +112,7 @@ ProxyState::KeepaliveResult ProxyState::keepalive(const std::string& id)
     return r;
 }
 
-api::Result<std::optional<api::Smap>> ProxyState::expire(Clock::duration maxSilence)
+api::Result<std::optional<api::Smap>> ProxyState::prepareExpiry(Clock::duration maxSilence)
 {
     std::lock_guard lock(m_mutex);
     const auto now = Clock::now();
@@ -129,7 +129,6 @@ api::Result<std::optional<api::Smap>> ProxyState::expire(Clock::duration maxSile
     next.version += 1;
     auto st = m_store.saveSmap(next);
     if (!st) return st.error();
-    m_smap = std::make_shared<const api::Smap>(next);
     return std::optional<api::Smap>{std::move(next)};
 }
 

@@ -51,9 +51,12 @@ public:
     };
     KeepaliveResult keepalive(const std::string& id);
 
-    // Removes targets not heard from within `maxSilence`. Returns the new
-    // map when something was removed.
-    api::Result<std::optional<api::Smap>> expire(Clock::duration maxSilence);
+    // Drops targets not heard from within `maxSilence` from a new map, which
+    // is persisted and returned but not yet served: the caller pushes it to
+    // the remaining targets and then calls publishSmap, so that no redirect
+    // names a map version the targets have not received. Holds
+    // membershipLock() like joins do.
+    api::Result<std::optional<api::Smap>> prepareExpiry(Clock::duration maxSilence);
 
     api::Result<api::Bmd> createBucket(const std::string& name);
     api::Result<api::Bmd> destroyBucket(const std::string& name);

@@ -16,6 +16,7 @@ client::HttpClient::Options peerOptions(std::chrono::milliseconds timeout)
     o.connectTimeout = timeout;
     o.ioTimeout = timeout;
     o.followRedirects = false;
+    o.retriesOn503 = 0;
     return o;
 }
 }  // namespace

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <thread>
 #include <cctype>
 
 namespace tessera::client {
@@ -278,6 +279,7 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
     Method curMethod = method;
     const Body* curBody = &body;
     const Body noBody;
+    int retries503 = 0;
     for (int redirects = 0;; ++redirects) {
         auto parsed = parseUrl(url);
         if (!parsed) return parsed.error();
@@ -369,6 +371,19 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
         Response& res = result.value();
         res.finalUrl = url;
         res.redirects = redirects;
+        if (res.status == 503 && retries503 < m_options.retriesOn503 && !res.header("retry-after").empty()) {
+            int seconds = 1;
+            try {
+                seconds = std::stoi(res.header("retry-after"));
+            } catch (const std::exception&) {
+                seconds = 1;
+            }
+            ++retries503;
+            --redirects;  // the same hop again
+            std::this_thread::sleep_for(std::min(std::chrono::milliseconds(1000),
+                                                 std::chrono::milliseconds(std::max(seconds, 0) * 1000)));
+            continue;
+        }
         if (!m_options.followRedirects || !isRedirect(res.status)) {
             return result;
         }

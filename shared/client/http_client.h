@@ -63,6 +63,9 @@ public:
         std::chrono::milliseconds connectTimeout{5000};
         std::chrono::milliseconds ioTimeout{60000};
         int maxRedirects = 5;
+        // A 503 with Retry-After (a target a moment behind the cluster map)
+        // is retried this many times, waiting Retry-After capped at 1 s.
+        int retriesOn503 = 2;
         bool followRedirects = true;
         std::size_t maxBodyInMemory = std::size_t{512} << 20;  // bodies bigger than this need a sink
     };
