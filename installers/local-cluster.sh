@@ -13,14 +13,19 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CMD="${1:-status}"
 shift || true
 TARGETS=3
+TARGETS_GIVEN=0
 DATA="${TESSERA_DATA:-$ROOT/.data/cluster}"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --targets) TARGETS="$2"; shift 2 ;;
+    --targets) TARGETS="$2"; TARGETS_GIVEN=1; shift 2 ;;
     --data) DATA="$2"; shift 2 ;;
     *) echo "usage: $0 up|down|status|logs [--targets N] [--data DIR]" >&2; exit 2 ;;
   esac
 done
+if [ "$TARGETS_GIVEN" = 0 ] && ls -d "$DATA"/target-* >/dev/null 2>&1; then
+  # An existing cluster comes back with the targets it had.
+  TARGETS=$(ls -d "$DATA"/target-* | wc -l)
+fi
 PORT="${TESSERA_PORT:-8080}"
 BUILD="${TESSERA_BUILD:-$ROOT/build/release}"
 NODE="$BUILD/daemon/tessera-node"
@@ -32,14 +37,13 @@ alive() { [ -f "$PIDS/$1.pid" ] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; 
 
 nodes() {
   echo proxy
-  # Targets started earlier (possibly more than --targets) are part of the cluster.
-  local i
-  for i in $(seq 1 "$TARGETS"); do echo "target-$i"; done
-  for f in "$PIDS"/target-*.pid; do
-    [ -e "$f" ] || continue
-    i="$(basename "$f" .pid)"; i="${i#target-}"
-    [ "$i" -gt "$TARGETS" ] && echo "target-$i"
-  done
+  # Without --targets: the targets this data directory has (any count).
+  local i d
+  if [ "$TARGETS_GIVEN" = 1 ] || ! ls -d "$DATA"/target-* >/dev/null 2>&1; then
+    for i in $(seq 1 "$TARGETS"); do echo "target-$i"; done
+  else
+    for d in "$DATA"/target-*; do [ -d "$d" ] && basename "$d"; done
+  fi
   return 0
 }
 
@@ -56,8 +60,8 @@ wait_healthy() {
   local deadline=$(( $(date +%s) + 30 )) count=-1
   while [ "$(date +%s)" -lt "$deadline" ]; do
     if curl -sf "$PROXY_URL/v1/health" >/dev/null 2>&1; then
-      count=$(curl -sf "$PROXY_URL/v1/cluster?what=smap" |
-        python3 -c 'import json,sys; print(len(json.load(sys.stdin)["tmap"]))' 2>/dev/null || echo -1)
+      # Every target in the map appears once with its type in "tmap".
+      count=$(curl -sf "$PROXY_URL/v1/cluster?what=smap" | grep -o '"daemon_type":"target"' | wc -l || echo -1)
       [ "$count" -ge "$TARGETS" ] && return 0
     fi
     sleep 0.2
