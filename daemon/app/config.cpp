@@ -163,6 +163,15 @@ api::Status validateConfig(const Config& c)
         return api::Error::badRequest("peer timeout must be 100..600000 ms");
     }
     if (c.maxConnections < 1) return api::Error::badRequest("max connections must be at least 1");
+    // Thread counts are checked after the 0 -> default substitution.
+    if (c.ioThreads > 256) return api::Error::badRequest("io threads must be 0..256");
+    if (c.workerThreads > 1024) return api::Error::badRequest("worker threads must be 0..1024");
+    if (c.idleTimeoutMs < 100 || c.idleTimeoutMs > 86400000) {
+        return api::Error::badRequest("idle timeout must be 100..86400000 ms");
+    }
+    if (c.ioTimeoutMs < 100 || c.ioTimeoutMs > 86400000) {
+        return api::Error::badRequest("io timeout must be 100..86400000 ms");
+    }
     if (c.logLevel != "debug" && c.logLevel != "info" && c.logLevel != "warn" && c.logLevel != "error") {
         return api::Error::badRequest("--log-level must be debug, info, warn or error");
     }

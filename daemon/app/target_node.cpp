@@ -20,7 +20,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                                                         std::chrono::milliseconds(c.keepaliveIntervalMs),
                                                         std::chrono::milliseconds(c.peerTimeoutMs));
     m_api = std::make_unique<target::TargetApi>(m_self, *m_store, m_cache, *m_membership,
-                                                [this] { return baseInfo(m_config, m_id, m_started, *m_server); });
+                                                std::chrono::milliseconds(c.peerTimeoutMs), [this] { return baseInfo(m_config, m_id, m_started, *m_server); });
     m_api->registerRoutes(m_router);
 }
 

@@ -8,6 +8,7 @@
 #include "daemon/api/request_params.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace tessera::daemon::proxy {
 
@@ -189,8 +190,12 @@ Response ProxyApi::listObjects(const Request& req)
         "/v1/buckets/" + api::percentEncode(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(*lr));
     auto results = m_peers.fanOut(smap, client::Method::Get, path);
 
+    // Each target answers with its names after the token, up to its own
+    // continuation token (the last name it covered, which may be beyond its
+    // last entry when entries were dropped). Everything up to the smallest of
+    // those tokens is known for every target; nothing beyond it may be sent.
     std::vector<api::ObjEntry> all;
-    bool more = false;
+    std::optional<std::string> coveredUpTo;  // unset: every target reached its end
     for (auto& [id, r] : results) {
         if (!r) {
             return Response::error(api::Error::unavailable("listing incomplete: target " + id +
@@ -204,19 +209,31 @@ Response ProxyApi::listObjects(const Request& req)
         }
         auto page = api::parseObjectList(r->body);
         if (!page) return Response::error(api::Error::unavailable("target " + id + " sent an unreadable page"));
-        if (!page->continuationToken.empty()) more = true;
+        if (!page->continuationToken.empty() &&
+            (!coveredUpTo || page->continuationToken < *coveredUpTo)) {
+            coveredUpTo = page->continuationToken;
+        }
         for (auto& e : page->entries) all.push_back(std::move(e));
     }
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-    // Each target returned its smallest names after the token, so the first
-    // pageSize of the merge are exactly the cluster's next page.
-    if (all.size() > lr->pageSize) {
-        all.resize(lr->pageSize);
-        more = true;
+    // The same name on two targets (a copy left behind by a placement
+    // change) is listed once.
+    all.erase(std::unique(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name == b.name; }),
+              all.end());
+    if (coveredUpTo) {
+        all.erase(std::upper_bound(all.begin(), all.end(), *coveredUpTo,
+                                   [](const std::string& n, const auto& e) { return n < e.name; }),
+                  all.end());
     }
     api::ObjectList out;
+    if (all.size() > lr->pageSize) {
+        all.resize(lr->pageSize);
+        out.continuationToken = all.back().name;
+    } else if (coveredUpTo) {
+        // Every name up to here is in this page.
+        out.continuationToken = *coveredUpTo;
+    }
     out.entries = std::move(all);
-    if (more && !out.entries.empty()) out.continuationToken = out.entries.back().name;
     return Response::json(nlohmann::json(out));
 }
 

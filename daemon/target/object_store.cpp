@@ -462,7 +462,10 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
         }
         out.entries.push_back(std::move(e));
     }
-    if (walk.full() && !out.entries.empty()) out.continuationToken = *walk.names.rbegin();
+    // The page covers every name up to the last one walked, even when some of
+    // them could not be opened (deleted meanwhile, or not on their placement
+    // mountpath): more may follow whenever the walk filled the page.
+    if (walk.full()) out.continuationToken = *walk.names.rbegin();
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include "api/hrw.h"
 #include "api/json_util.h"
 #include "api/object_meta.h"
+#include "client/http_client.h"
 #include "daemon/api/request_params.h"
 
 namespace tessera::daemon::target {
@@ -17,6 +18,10 @@ using net::Response;
 using net::Route;
 
 namespace {
+
+// Query parameter of a request sent to the target that holds an object whose
+// name is now owned by another target (no rebalance yet).
+constexpr std::string_view kQpLocal = "local";
 
 void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& selfId)
 {
@@ -61,8 +66,8 @@ private:
 }  // namespace
 
 TargetApi::TargetApi(api::Snode self, ObjectStore& store, MetaCache& cache, Membership& membership,
-                     std::function<nlohmann::json()> nodeInfo)
-    : m_self(std::move(self)), m_store(store), m_cache(cache), m_membership(membership),
+                     std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo)
+    : m_self(std::move(self)), m_store(store), m_cache(cache), m_membership(membership), m_peerTimeout(peerTimeout),
       m_nodeInfo(std::move(nodeInfo))
 {
 }
@@ -105,7 +110,9 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
     }
     const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
     if (owner == nullptr) return Response::error(api::Error::unavailable("no targets in the cluster map"));
-    if (owner->id == m_self.id) {
+    // "local": a peer that found the object here sends the client here (see
+    // findOnPeers); serve what this target holds whoever owns the name now.
+    if (owner->id == m_self.id || (req.hasQuery(kQpLocal) && req.method != http::verb::put)) {
         if (m_cache.bmd()->find(ref.bucket) == nullptr) {
             return Response::error(api::Error::notFound("bucket \"" + ref.bucket + "\" does not exist"));
         }
@@ -113,6 +120,27 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
     }
     // Stale (or absent) version and not ours: send the client to the owner.
     return Response::redirect(owner->publicNet.url + api_util::objectTarget(ref, req.query, smap->version));
+}
+
+std::optional<Response> TargetApi::findOnPeers(const Request& req, const api_util::ObjectRef& ref)
+{
+    if (req.hasQuery(kQpLocal)) return std::nullopt;  // already the answer of a search: no second hop
+    const auto smap = m_cache.smap();
+    client::HttpClient::Options o;
+    o.connectTimeout = m_peerTimeout;
+    o.ioTimeout = m_peerTimeout;
+    o.followRedirects = false;
+    o.retriesOn503 = 0;
+    client::HttpClient http(o);
+    auto query = req.query;
+    query[std::string(kQpLocal)] = "true";
+    const auto target = api_util::objectTarget(ref, query, smap->version);
+    for (const auto& [id, node] : smap->tmap) {
+        if (id == m_self.id) continue;
+        auto r = http.send(client::Method::Head, node.publicNet.url + target);
+        if (r && r->status == 200) return Response::redirect(node.publicNet.url + target);
+    }
+    return std::nullopt;
 }
 
 std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(const Request& req)
@@ -157,6 +185,9 @@ Response TargetApi::getObject(const Request& req)
     if (!ref) return Response::error(ref.error());
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
     auto obj = m_store.open(ref->bucket, ref->name);
+    if (!obj && obj.kind() == api::ErrorKind::NotFound) {
+        if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
+    }
     if (!obj) return Response::error(obj.error());
     const auto* props = m_cache.bmd()->find(ref->bucket);
     if (props != nullptr && props->checksum.validateWarmGet) {
@@ -198,6 +229,9 @@ Response TargetApi::headObject(const Request& req)
     if (!ref) return Response::error(ref.error());
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
     auto meta = m_store.stat(ref->bucket, ref->name);
+    if (!meta && meta.kind() == api::ErrorKind::NotFound) {
+        if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
+    }
     if (!meta) return Response::error(meta.error());
     Response r;
     addMetaHeaders(r, *meta, m_self.id);
@@ -213,6 +247,9 @@ Response TargetApi::deleteObject(const Request& req)
     if (!ref) return Response::error(ref.error());
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
     auto st = m_store.remove(ref->bucket, ref->name);
+    if (!st && st.kind() == api::ErrorKind::NotFound) {
+        if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
+    }
     if (!st) return Response::error(st.error());
     return Response::ok();
 }

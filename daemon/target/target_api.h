@@ -10,6 +10,7 @@
 #include "net/router.h"
 #include "object_store.h"
 
+#include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,7 @@ namespace tessera::daemon::target {
 class TargetApi {
 public:
     TargetApi(api::Snode self, ObjectStore& store, MetaCache& cache, Membership& membership,
-              std::function<nlohmann::json()> nodeInfo);
+              std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo);
 
     void registerRoutes(net::Router& router);
 
@@ -27,6 +28,11 @@ private:
     // it, else the response to send (307 to the owner, 503 while our map is
     // older than the client's).
     std::optional<net::Response> redirectIfNotOwner(const net::Request& req, const api_util::ObjectRef& ref);
+
+    // The owner misses an object a placement change left on another target
+    // (a target joined, mountpaths changed; there is no rebalance yet): asks
+    // each peer and redirects the client to the one that has it.
+    std::optional<net::Response> findOnPeers(const net::Request& req, const api_util::ObjectRef& ref);
 
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> putObject(const net::Request& req);
     net::Response getObject(const net::Request& req);
@@ -42,6 +48,7 @@ private:
     ObjectStore& m_store;
     MetaCache& m_cache;
     Membership& m_membership;
+    std::chrono::milliseconds m_peerTimeout;
     std::function<nlohmann::json()> m_nodeInfo;
 };
 

@@ -134,7 +134,7 @@ void to_json(nlohmann::json& j, const ObjEntry& v)
 void from_json(const nlohmann::json& j, ObjEntry& v)
 {
     j.at("name").get_to(v.name);
-    v.size = j.value("size", std::int64_t{0});
+    v.size = j.value("size", std::int64_t{-1});  // -1: not requested (props without size)
     v.checksum = j.value("checksum", std::string());
     v.atime = j.value("atime", std::string());
     v.version = j.value("version", std::string());

@@ -33,7 +33,7 @@ struct ListRequest {
 
 struct ObjEntry {
     std::string name;
-    std::int64_t size = 0;
+    std::int64_t size = 0;  // -1 when the listing did not ask for sizes
     std::string checksum;  // xxhash64 hex
     std::string atime;     // RFC 3339, UTC
     std::string version;

@@ -102,26 +102,40 @@ bool LocalCluster::start()
     // From now on the proxy keeps its port across restarts.
     m_proxy.args[3] = QString::number(m_proxy.port);
 
-    m_targets.resize(static_cast<std::size_t>(m_options.targets));
     for (int i = 0; i < m_options.targets; ++i) {
-        auto& t = m_targets[static_cast<std::size_t>(i)];
-        QDir().mkpath(targetDataDir(i));
-        t.portFile = targetDataDir(i) + "/port";
-        t.logFile = m_dir.path() + "/target-" + QString::number(i) + ".log";
-        t.args = targetArgs(i, 0);
-        if (!launch(t)) return false;
-        t.args = targetArgs(i, t.port);
+        if (!launchTarget()) return false;
     }
     if (!waitForTargets(m_options.targets, std::chrono::seconds(20))) {
         m_error = "targets did not join";
         return false;
     }
-    for (int i = 0; i < m_options.targets; ++i) {
-        QFile f(targetDataDir(i) + "/node_id");
-        f.open(QIODevice::ReadOnly);
-        m_targets[static_cast<std::size_t>(i)].id = f.readAll().trimmed().toStdString();
-    }
     return true;
+}
+
+bool LocalCluster::launchTarget()
+{
+    const int i = static_cast<int>(m_targets.size());
+    m_targets.emplace_back();
+    auto& t = m_targets.back();
+    QDir().mkpath(targetDataDir(i));
+    t.portFile = targetDataDir(i) + "/port";
+    t.logFile = m_dir.path() + "/target-" + QString::number(i) + ".log";
+    t.args = targetArgs(i, 0);
+    if (!launch(t)) return false;
+    t.args = targetArgs(i, t.port);
+    QFile f(targetDataDir(i) + "/node_id");  // written before the port file
+    if (!f.open(QIODevice::ReadOnly)) {
+        m_error = "no node_id for target " + std::to_string(i);
+        return false;
+    }
+    t.id = f.readAll().trimmed().toStdString();
+    return true;
+}
+
+bool LocalCluster::addTarget()
+{
+    if (!launchTarget()) return false;
+    return waitForTargets(targetCount(), std::chrono::seconds(20));
 }
 
 std::string LocalCluster::proxyUrl() const { return "http://127.0.0.1:" + std::to_string(m_proxy.port); }

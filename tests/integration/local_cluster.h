@@ -49,6 +49,9 @@ public:
     bool waitForTargets(int n, std::chrono::milliseconds timeout);
 
     qint64 targetPid(int i) const;
+    // Starts one more target (index targetCount() before the call) and waits
+    // until the proxy's map lists it.
+    bool addTarget();
     void killTarget(int i);  // SIGKILL
     bool restartTarget(int i);
     void killProxy();
@@ -66,6 +69,7 @@ private:
         std::string id;
     };
     bool launch(Proc& p);
+    bool launchTarget();
     QStringList targetArgs(int i, int port) const;
 
     Options m_options;

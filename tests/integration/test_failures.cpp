@@ -172,6 +172,71 @@ private slots:
         QCOMPARE(r->status, 404);
     }
 
+    void objectsStayReachableWhenATargetJoins()
+    {
+        // Runs last but one: it leaves a fourth target in the cluster.
+        auto r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/buckets/grow",
+                             Body::string(R"({"action":"create-bck"})"));
+        QCOMPARE(r->status, 200);
+        constexpr int kObjects = 60;
+        for (int i = 0; i < kObjects; ++i) {
+            r = m_http.send(Method::Put, m_cluster.proxyUrl() + "/v1/objects/grow/o" + std::to_string(i),
+                            Body::string("bytes of " + std::to_string(i)));
+            QCOMPARE(r->status, 200);
+        }
+        const auto before = m_cluster.smap();
+        QVERIFY(m_cluster.addTarget());
+        const auto after = m_cluster.smap();
+        int moved = 0;
+        for (int i = 0; i < kObjects; ++i) {
+            const auto uname = api::objectUname("grow", "o" + std::to_string(i));
+            if (api::hrwTarget(before, uname)->id != api::hrwTarget(after, uname)->id) ++moved;
+        }
+        QVERIFY(moved > 0);  // some names now belong to the newcomer, which has none of them
+        for (int i = 0; i < kObjects; ++i) {
+            const auto url = m_cluster.proxyUrl() + "/v1/objects/grow/o" + std::to_string(i);
+            r = m_http.send(Method::Get, url);
+            QVERIFY(r);
+            QCOMPARE(r->status, 200);
+            QCOMPARE(r->body, "bytes of " + std::to_string(i));
+            r = m_http.send(Method::Head, url);
+            QCOMPARE(r->status, 200);
+        }
+        // A new write lands on the new owner; the listing shows each name once.
+        r = m_http.send(Method::Put, m_cluster.proxyUrl() + "/v1/objects/grow/o0", Body::string("rewritten"));
+        QCOMPARE(r->status, 200);
+        r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/objects/grow/o0");
+        QCOMPARE(r->body, std::string("rewritten"));
+        r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/buckets/grow?pagesize=7");
+        std::set<std::string> names;
+        std::string token;
+        for (int page = 0; page < 100; ++page) {
+            r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/buckets/grow?pagesize=7&continuation_token=" +
+                                             token);
+            auto j = nlohmann::json::parse(r->body);
+            for (const auto& e : j["entries"]) QVERIFY(names.insert(e["name"].get<std::string>()).second);
+            token = j["continuation_token"].get<std::string>();
+            if (token.empty()) break;
+        }
+        QCOMPARE(static_cast<int>(names.size()), kObjects);
+        // A name that exists nowhere is still a 404 (after asking the peers).
+        r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/objects/grow/never-written");
+        QCOMPARE(r->status, 404);
+        // Deleting a moved name removes the copy where it is.
+        int movedIndex = -1;
+        for (int i = 1; i < kObjects && movedIndex < 0; ++i) {
+            const auto uname = api::objectUname("grow", "o" + std::to_string(i));
+            if (api::hrwTarget(before, uname)->id != api::hrwTarget(after, uname)->id) movedIndex = i;
+        }
+        if (movedIndex > 0) {
+            const auto url = m_cluster.proxyUrl() + "/v1/objects/grow/o" + std::to_string(movedIndex);
+            r = m_http.send(Method::Delete, url);
+            QCOMPARE(r->status, 200);
+            r = m_http.send(Method::Get, url);
+            QCOMPARE(r->status, 404);
+        }
+    }
+
     void proxyRestartKeepsBuckets()
     {
         for (const char* b : {"keep-a", "keep-b"}) {

@@ -1,5 +1,6 @@
-// The target's object store on real directories: atomic PUT, metadata,
-// deletion, listing order and paging, crash leftovers, conflicts, corruption.
+// The target's object store on real directories (two mountpaths): atomic PUT,
+// metadata, deletion, listing order and paging, crash leftovers, name
+// conflicts, corruption.
 #include "target/object_store.h"
 
 #include "api/checksum.h"
@@ -8,7 +9,9 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <random>
 #include <set>
+#include <unistd.h>
 
 using namespace tessera;
 using namespace tessera::daemon::target;
@@ -24,11 +27,31 @@ private:
     {
         return {(m_dir.path() + "/mp1").toStdString(), (m_dir.path() + "/mp2").toStdString()};
     }
-    api::Result<api::ObjectMeta> put(const std::string& name, const std::string& data, PutParams params = {})
+    bool reopen(std::uint64_t maxObjectSize = std::uint64_t{1} << 40)
     {
-        auto w = m_store->beginPut("b", name, std::move(params));
+        m_store.reset();
+        ObjectStore::Options o;
+        o.mountpaths = mountpaths();
+        o.fsync = false;
+        o.maxObjectSize = maxObjectSize;
+        auto s = ObjectStore::create(o);
+        if (!s) {
+            qWarning("%s", s.error().message.c_str());
+            return false;
+        }
+        m_store = std::move(s.value());
+        return true;
+    }
+    api::Result<api::ObjectMeta> put(const std::string& name, const std::string& data, PutParams params = {},
+                                     const std::string& bucket = "b")
+    {
+        auto w = m_store->beginPut(bucket, name, std::move(params));
         if (!w) return w.error();
-        auto st = (*w)->write(data.data(), data.size());
+        // Two writes: the checksum is computed over the stream, not one buffer.
+        const auto half = data.size() / 2;
+        auto st = (*w)->write(data.data(), half);
+        if (!st) return st.error();
+        st = (*w)->write(data.data() + half, data.size() - half);
         if (!st) return st.error();
         return (*w)->commit();
     }
@@ -41,61 +64,155 @@ private:
         if (n != static_cast<ssize_t>(s.size())) return "<short read>";
         return s;
     }
-    int workFiles() const
+    // Index of the mountpath an object name lands on.
+    std::size_t mountpathOf(const std::string& name) const
+    {
+        const auto path = m_store->objectPath("b", name);
+        const auto& mps = m_store->options().mountpaths;
+        for (std::size_t i = 0; i < mps.size(); ++i) {
+            if (path.rfind(mps[i] + "/", 0) == 0) return i;
+        }
+        return mps.size();
+    }
+    // "<base>/k<i>" for the first i whose mountpath is (or is not) `mp`.
+    std::string childOn(const std::string& base, std::size_t mp, bool same) const
+    {
+        for (int i = 0; i < 1000; ++i) {
+            auto n = base + "/k" + std::to_string(i);
+            if ((mountpathOf(n) == mp) == same) return n;
+        }
+        return {};
+    }
+    int filesIn(const char* sub) const
     {
         int n = 0;
         for (const auto& mp : mountpaths()) {
-            n += static_cast<int>(QDir(QString::fromStdString(mp + "/.tessera/work")).entryList(QDir::Files).size());
+            n += static_cast<int>(
+                QDir(QString::fromStdString(mp + sub)).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot).size());
         }
         return n;
     }
-    std::vector<std::string> listAll(std::uint32_t pageSize, const std::string& prefix = {})
+    int workFiles() const { return filesIn("/.tessera/work"); }
+    std::vector<std::string> listAll(std::uint32_t pageSize, const std::string& prefix = {}, int* pages = nullptr,
+                                     std::uint32_t props = api::kPropName)
     {
         std::vector<std::string> out;
         api::ListRequest req;
         req.pageSize = pageSize;
         req.prefix = prefix;
-        for (int guard = 0; guard < 10000; ++guard) {
+        req.props = props;
+        for (int guard = 0; guard < 100000; ++guard) {
             auto page = m_store->list("b", req);
             if (!page) return {"<error>"};
+            if (pages) ++*pages;
+            if (page->entries.size() > pageSize) return {"<page too big>"};
             for (const auto& e : page->entries) out.push_back(e.name);
-            if (page->continuationToken.empty()) break;
+            if (page->continuationToken.empty()) return out;
+            if (page->entries.empty() || page->continuationToken != page->entries.back().name) {
+                return {"<token is not the last name>"};
+            }
             req.continuationToken = page->continuationToken;
         }
-        return out;
+        return {"<no end>"};
     }
 
 private slots:
     void init()
     {
         QVERIFY(m_dir.isValid());
+        m_store.reset();
         QDir(m_dir.path()).removeRecursively();
-        QDir().mkpath(m_dir.path());
-        ObjectStore::Options o;
-        o.mountpaths = mountpaths();
-        o.fsync = false;
-        auto s = ObjectStore::create(o);
-        QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
-        m_store = std::move(s.value());
+        QVERIFY(QDir().mkpath(m_dir.path()));
+        QVERIFY(reopen());
+        QCOMPARE(m_store->options().mountpaths.size(), std::size_t{2});
+    }
+
+    void layoutCreated()
+    {
+        for (const auto& mp : mountpaths()) {
+            for (const char* sub : {"/buckets", "/.tessera/work", "/.tessera/trash"}) {
+                QVERIFY2(QFileInfo(QString::fromStdString(mp + sub)).isDir(), (mp + sub).c_str());
+            }
+        }
+        // Names land under <mp>/buckets/<bucket>/<name>.
+        const auto p = m_store->objectPath("b", "x/y.jpg");
+        QVERIFY(mountpathOf("x/y.jpg") < 2);
+        QVERIFY2(p == m_store->options().mountpaths[mountpathOf("x/y.jpg")] + "/buckets/b/x/y.jpg", p.c_str());
+    }
+
+    void createRefusesBadMountpaths()
+    {
+        ObjectStore::Options none;
+        QCOMPARE(ObjectStore::create(none).kind(), api::ErrorKind::BadRequest);
+        ObjectStore::Options twice;
+        twice.mountpaths = {mountpaths()[0], mountpaths()[0] + "/."};
+        QCOMPARE(ObjectStore::create(twice).kind(), api::ErrorKind::BadRequest);
     }
 
     void putThenRead()
     {
-        auto m = put("dir/obj", "hello world");
-        QVERIFY(m.ok());
+        PutParams p;
+        p.custom = {{"label", "cat"}, {"source", "camera-1"}};
+        auto m = put("dir/obj", "hello world", p);
+        QVERIFY2(m.ok(), m.ok() ? "" : m.error().message.c_str());
         QCOMPARE(m->size, 11);
+        QCOMPARE(m->checksumType, std::string("xxhash"));
         QCOMPARE(m->checksumValue, api::xxhash64Hex("hello world"));
         QCOMPARE(m->version, std::string("1"));
+        QCOMPARE(m->custom, p.custom);
+        QVERIFY(m->atimeNs > 0);
         QCOMPARE(read("dir/obj"), std::string("hello world"));
+
         auto st = m_store->stat("b", "dir/obj");
         QVERIFY(st.ok());
+        QCOMPARE(st->size, 11);
+        QCOMPARE(st->checksumType, std::string("xxhash"));
         QCOMPARE(st->checksumValue, m->checksumValue);
+        QCOMPARE(st->version, std::string("1"));
+        QCOMPARE(st->custom, p.custom);
+
+        // Overwrite: new bytes, version + 1, metadata of the new PUT only.
         m = put("dir/obj", "second");
+        QVERIFY(m.ok());
         QCOMPARE(m->version, std::string("2"));
         QCOMPARE(read("dir/obj"), std::string("second"));
+        QCOMPARE(m_store->stat("b", "dir/obj")->checksumValue, api::xxhash64Hex("second"));
+        QVERIFY(m_store->stat("b", "dir/obj")->custom.empty());
+        QCOMPARE(put("dir/obj", "third")->version, std::string("3"));
+        QCOMPARE(m_store->stat("b", "dir/obj")->version, std::string("3"));
+
+        // Deleted and written again: a new object, version 1.
+        QVERIFY(m_store->remove("b", "dir/obj").ok());
+        QCOMPARE(put("dir/obj", "fresh")->version, std::string("1"));
+
+        // Empty object.
+        m = put("empty", "");
+        QVERIFY(m.ok());
+        QCOMPARE(m->size, 0);
+        QCOMPARE(m->checksumValue, api::xxhash64Hex(""));
+        QCOMPARE(read("empty"), std::string());
+
         QCOMPARE(workFiles(), 0);
         QCOMPARE(m_store->stat("b", "nope").kind(), api::ErrorKind::NotFound);
         QCOMPARE(m_store->stat("b", "dir").kind(), api::ErrorKind::NotFound);  // a directory is not an object
+        QCOMPARE(m_store->stat("other", "dir/obj").kind(), api::ErrorKind::NotFound);
+    }
+
+    void largeObjectRoundTrip()
+    {
+        std::mt19937_64 rng(7);
+        std::string data(3 * 1024 * 1024 + 17, '\0');
+        for (auto& c : data) c = static_cast<char>(rng());
+        auto w = m_store->beginPut("b", "big", {});
+        QVERIFY(w.ok());
+        for (std::size_t off = 0; off < data.size(); off += 65536) {
+            QVERIFY((*w)->write(data.data() + off, std::min<std::size_t>(65536, data.size() - off)).ok());
+        }
+        QCOMPARE((*w)->bytesWritten(), std::uint64_t{data.size()});
+        auto m = (*w)->commit();
+        QVERIFY(m.ok());
+        QCOMPARE(m->checksumValue, api::xxhash64Hex(data));
+        QVERIFY(read("big") == data);
     }
 
     void abandonedPutLeavesNothing()
@@ -105,9 +222,21 @@ private slots:
             QVERIFY(w.ok());
             QVERIFY((*w)->write("partial", 7).ok());
             QCOMPARE(workFiles(), 1);
+            QCOMPARE(m_store->stat("b", "half").kind(), api::ErrorKind::NotFound);  // not visible while in flight
         }
         QCOMPARE(workFiles(), 0);
         QCOMPARE(m_store->stat("b", "half").kind(), api::ErrorKind::NotFound);
+
+        // An abandoned overwrite leaves the previous version whole.
+        QVERIFY(put("kept", "version one").ok());
+        {
+            auto w = m_store->beginPut("b", "kept", {});
+            QVERIFY(w.ok());
+            QVERIFY((*w)->write("version two, never committed", 28).ok());
+        }
+        QCOMPARE(read("kept"), std::string("version one"));
+        QCOMPARE(m_store->stat("b", "kept")->version, std::string("1"));
+        QCOMPARE(workFiles(), 0);
     }
 
     void checksumMismatchStoresNothing()
@@ -118,46 +247,204 @@ private slots:
         QVERIFY(!m.ok());
         QCOMPARE(m.kind(), api::ErrorKind::BadRequest);
         QCOMPARE(m_store->stat("b", "cksum").kind(), api::ErrorKind::NotFound);
+        QCOMPARE(workFiles(), 0);
+        // Over an existing object: the old bytes stay.
+        QVERIFY(put("cksum2", "old").ok());
+        QCOMPARE(put("cksum2", "new", p).kind(), api::ErrorKind::BadRequest);
+        QCOMPARE(read("cksum2"), std::string("old"));
         p.expectedChecksum = api::xxhash64Hex("data");
-        QVERIFY(put("cksum", "data", p).ok());
+        auto ok = put("cksum", "data", p);
+        QVERIFY(ok.ok());
+        QCOMPARE(ok->checksumValue, p.expectedChecksum);
     }
 
     void removePrunesEmptyDirectories()
     {
         QVERIFY(put("x/y/z/obj", "1").ok());
+        // A sibling on the same mountpath keeps its directory.
+        const auto sibling = childOn("x/y", mountpathOf("x/y/z/obj"), true);
+        QVERIFY(!sibling.empty());
+        QVERIFY(put(sibling, "2").ok());
+        const auto path = QString::fromStdString(m_store->objectPath("b", "x/y/z/obj"));
         QVERIFY(m_store->remove("b", "x/y/z/obj").ok());
         QCOMPARE(m_store->remove("b", "x/y/z/obj").kind(), api::ErrorKind::NotFound);
-        const auto path = QString::fromStdString(m_store->objectPath("b", "x/y/z/obj"));
+        QCOMPARE(m_store->stat("b", "x/y/z/obj").kind(), api::ErrorKind::NotFound);
         QVERIFY(!QFileInfo::exists(path));
-        QVERIFY(!QFileInfo::exists(QFileInfo(path).path()));  // x/y/z pruned
+        QVERIFY(!QFileInfo::exists(QFileInfo(path).path()));         // x/y/z pruned
+        QVERIFY(QFileInfo(QFileInfo(QFileInfo(path).path()).path()).isDir());  // x/y kept: it holds the sibling
+        QVERIFY(m_store->remove("b", sibling).ok());
+        // Everything up to the bucket directory is gone; the bucket directory stays.
+        const auto bucketDir = QString::fromStdString(m_store->bucketRoot(mountpathOf(sibling), "b"));
+        QVERIFY(!QFileInfo::exists(bucketDir + "/x"));
+        QVERIFY(QFileInfo(bucketDir).isDir());
+        // A directory is not an object: removing it is NotFound, and it stays.
+        QVERIFY(put("d/e", "1").ok());
+        QCOMPARE(m_store->remove("b", "d").kind(), api::ErrorKind::NotFound);
+        QCOMPARE(read("d/e"), std::string("1"));
     }
 
-    void listingOrderAndPaging()
+    void listingOrderAcrossMountpaths()
     {
-        // (no name is also a directory of another: "x" and "x/y" may share a mountpath)
-        const std::vector<std::string> names{"a-c", "a/b", "a0", "a.txt", "b/c/d", "b/c/e", "b/cc", "b.txt", "z",
-                                             "\xc3\xa9t\xc3\xa9", "m/n/o/p/q"};
+        // "a" is an object and, on the other mountpath, a directory of "a/k.."
+        // objects. Byte order: '-' (0x2d) < '.' (0x2e) < '/' (0x2f) < '0' (0x30).
+        const auto aChild = childOn("a", mountpathOf("a"), false);
+        QVERIFY(!aChild.empty());
+        std::vector<std::string> names{"a",     "a-c",   aChild,  "a0",      "a.txt",       "a-b/z", "b/c/d",
+                                       "b/c/e", "b/cc",  "b.txt", "z",       "A",           "~",     "m/n/o/p/q",
+                                       "\xc3\xa9t\xc3\xa9", "1", "b/c0"};
         for (const auto& n : names) QVERIFY2(put(n, n).ok(), n.c_str());
+        QVERIFY(mountpathOf("a") != mountpathOf(aChild));
         auto sorted = names;
         std::sort(sorted.begin(), sorted.end());
+        QCOMPARE(sorted.front(), std::string("1"));
+        QCOMPARE(sorted.back(), std::string("\xc3\xa9t\xc3\xa9"));  // bytes >= 0x80 sort last
         for (std::uint32_t ps : {1u, 2u, 3u, 7u, 1000u}) {
-            auto got = listAll(ps);
+            int pages = 0;
+            auto got = listAll(ps, {}, &pages);
             QVERIFY2(got == sorted, qPrintable(QString("page size %1").arg(ps)));
+            QVERIFY(pages >= static_cast<int>((names.size() + ps - 1) / ps));
         }
-        QCOMPARE(listAll(2, "b/c"), (std::vector<std::string>{"b/c/d", "b/c/e", "b/cc"}));
+        const std::vector<std::string> aNames{"a", "a-b/z", "a-c", "a.txt", aChild, "a0"};
+        QCOMPARE(listAll(2, "a"), aNames);
+        QCOMPARE(listAll(1, "a/"), std::vector<std::string>{aChild});
+        QCOMPARE(listAll(2, "b/c"), (std::vector<std::string>{"b/c/d", "b/c/e", "b/c0", "b/cc"}));
         QCOMPARE(listAll(10, "b/c/"), (std::vector<std::string>{"b/c/d", "b/c/e"}));
+        QCOMPARE(listAll(10, "m/n/o/p/q"), std::vector<std::string>{"m/n/o/p/q"});
         QCOMPARE(listAll(10, "nothing"), std::vector<std::string>{});
-        // Props.
+        QCOMPARE(listAll(10, "b/c/d/"), std::vector<std::string>{});
+
+        // A token in the middle: strictly greater names only, even when the
+        // token is itself a "directory" of other names.
+        api::ListRequest req;
+        req.props = api::kPropName;
+        req.continuationToken = "a";
+        auto page = m_store->list("b", req);
+        QVERIFY(page.ok());
+        QCOMPARE(page->entries.front().name, std::string("a-b/z"));
+        QVERIFY(page->continuationToken.empty());
+        req.continuationToken = "b/c";
+        page = m_store->list("b", req);
+        QCOMPARE(page->entries.front().name, std::string("b/c/d"));
+        req.continuationToken = "\xc3\xa9t\xc3\xa9";
+        page = m_store->list("b", req);
+        QVERIFY(page->entries.empty());
+        QVERIFY(page->continuationToken.empty());
+
+        // Other buckets do not show up.
+        QVERIFY(put("zz", "other bucket", {}, "b2").ok());
+        QCOMPARE(listAll(1000), sorted);
+    }
+
+    void listingProps()
+    {
+        QVERIFY(put("p1", "abc").ok());
+        QVERIFY(put("p1", "abcd").ok());  // version 2
         api::ListRequest req;
         req.props = api::kPropName | api::kPropSize | api::kPropChecksum | api::kPropVersion | api::kPropAtime;
         auto page = m_store->list("b", req);
         QVERIFY(page.ok());
-        QCOMPARE(page->entries.front().name, std::string("a-c"));
-        QCOMPARE(page->entries.front().size, 3);
-        QCOMPARE(page->entries.front().checksum, api::xxhash64Hex("a-c"));
-        QCOMPARE(page->entries.front().version, std::string("1"));
-        QVERIFY(!page->entries.front().atime.empty());
+        QCOMPARE(page->entries.size(), std::size_t{1});
+        const auto& e = page->entries.front();
+        QCOMPARE(e.name, std::string("p1"));
+        QCOMPARE(e.size, 4);
+        QCOMPARE(e.checksum, api::xxhash64Hex("abcd"));
+        QCOMPARE(e.version, std::string("2"));
+        QVERIFY(e.atime.size() == 30 && e.atime.back() == 'Z');  // 2026-01-02T03:04:05.123456789Z
         QVERIFY(page->continuationToken.empty());
+        // Name only: no size (-1 means "not asked"), no metadata.
+        req.props = api::kPropName;
+        page = m_store->list("b", req);
+        QCOMPARE(page->entries.front().size, -1);
+        QVERIFY(page->entries.front().checksum.empty());
+        QVERIFY(page->entries.front().version.empty());
+    }
+
+    void pagingRandomTree()
+    {
+        // A few hundred names in a random tree; names that would be both an
+        // object and a directory on one mountpath are refused and left out.
+        std::mt19937 rng(42);
+        const char* parts[] = {"a", "a0", "a-", "b", "b.c", "c", "x", "x-y", "z"};
+        std::set<std::string> stored;
+        for (int i = 0; i < 400; ++i) {
+            std::string n;
+            const int depth = 1 + static_cast<int>(rng() % 4);
+            for (int d = 0; d < depth; ++d) {
+                if (d) n += '/';
+                n += parts[rng() % std::size(parts)];
+                if (rng() % 3 == 0) n += std::to_string(rng() % 5);
+            }
+            auto m = put(n, "v");
+            if (m.ok()) stored.insert(n);
+            else QCOMPARE(m.kind(), api::ErrorKind::Conflict);
+        }
+        QVERIFY(stored.size() > 100);
+        const std::vector<std::string> all(stored.begin(), stored.end());
+        for (std::uint32_t ps : {1u, 2u, 7u, 1000u}) {
+            QVERIFY2(listAll(ps) == all, qPrintable(QString("page size %1").arg(ps)));
+        }
+        for (const std::string prefix : {"a", "a/", "a0", "x-", "x/y", "b.c/"}) {
+            std::vector<std::string> want;
+            for (const auto& n : all) {
+                if (n.rfind(prefix, 0) == 0) want.push_back(n);
+            }
+            for (std::uint32_t ps : {1u, 3u, 1000u}) {
+                QVERIFY2(listAll(ps, prefix) == want, qPrintable(QString("prefix %1 page size %2")
+                                                                     .arg(QString::fromStdString(prefix))
+                                                                     .arg(ps)));
+            }
+        }
+    }
+
+    void exactlyFullPageThenEmpty()
+    {
+        for (const char* n : {"n1", "n2", "n3", "n4"}) QVERIFY(put(n, n).ok());
+        api::ListRequest req;
+        req.pageSize = 2;
+        auto page = m_store->list("b", req);
+        QCOMPARE(page->entries.size(), std::size_t{2});
+        QCOMPARE(page->continuationToken, std::string("n2"));
+        req.continuationToken = page->continuationToken;
+        page = m_store->list("b", req);
+        QCOMPARE(page->entries.size(), std::size_t{2});
+        QCOMPARE(page->continuationToken, std::string("n4"));  // full page: more may follow
+        req.continuationToken = page->continuationToken;
+        page = m_store->list("b", req);
+        QVERIFY(page->entries.empty());
+        QVERIFY(page->continuationToken.empty());  // complete
+        // pageSize 0 means the default (1000).
+        req = {};
+        req.pageSize = 0;
+        page = m_store->list("b", req);
+        QCOMPARE(page->entries.size(), std::size_t{4});
+        QVERIFY(page->continuationToken.empty());
+    }
+
+    void droppedEntryDoesNotEndTheListing()
+    {
+        // list() drops a walked name it cannot open for its properties (an
+        // object deleted between the walk and the open; here, deterministically,
+        // a file on a mountpath other than its HRW one, as left behind when a
+        // target's mountpath set changes). Dropping it must not end the listing.
+        QVERIFY(put("t1", "1").ok());
+        QVERIFY(put("t2", "2").ok());
+        const std::size_t other = 1 - mountpathOf("s0");
+        const auto stray = QString::fromStdString(m_store->bucketRoot(other, "b") + "/s0");
+        QVERIFY(QDir().mkpath(QFileInfo(stray).path()));
+        QFile f(stray);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        QCOMPARE(m_store->stat("b", "s0").kind(), api::ErrorKind::NotFound);  // not reachable by name
+
+        const auto sized = api::kPropName | api::kPropSize;
+        QCOMPARE(listAll(1000, {}, nullptr, sized), (std::vector<std::string>{"t1", "t2"}));
+        api::ListRequest req;
+        req.pageSize = 1;
+        auto page = m_store->list("b", req);  // default props: name,size -> opens each name
+        QVERIFY(page.ok());
+        // The walk's page {"s0"} is full and s0 is dropped: the page must still
+        // carry a token (t1 and t2 follow), not read "empty and complete".
+        QVERIFY(!page->continuationToken.empty() || !page->entries.empty());
     }
 
     void crashLeftoversRemovedAtStart()
@@ -167,46 +454,84 @@ private slots:
             QFile f(QString::fromStdString(mp + "/.tessera/work/123-0-crashed"));
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write("half an object");
+            f.close();
+            QVERIFY(QDir().mkpath(QString::fromStdString(mp + "/.tessera/trash/old-bucket-x/deep")));
+            QFile t(QString::fromStdString(mp + "/.tessera/trash/old-bucket-x/deep/obj"));
+            QVERIFY(t.open(QIODevice::WriteOnly));
         }
         QCOMPARE(workFiles(), 2);
-        m_store.reset();
-        ObjectStore::Options o;
-        o.mountpaths = mountpaths();
-        auto s = ObjectStore::create(o);
-        QVERIFY(s.ok());
-        m_store = std::move(s.value());
+        QCOMPARE(filesIn("/.tessera/trash"), 2);
+        QVERIFY(reopen());
         QCOMPARE(workFiles(), 0);
+        QCOMPARE(filesIn("/.tessera/trash"), 0);
         QCOMPARE(read("kept"), std::string("kept"));
+        QCOMPARE(listAll(10), std::vector<std::string>{"kept"});
     }
 
     void destroyBucket()
     {
         for (int i = 0; i < 20; ++i) QVERIFY(put("d/" + std::to_string(i), "x").ok());
+        QVERIFY(put("keep", "x", {}, "b2").ok());
         QVERIFY(m_store->destroyBucket("b").ok());
+        // Gone at once (the space is freed in the background).
         QCOMPARE(listAll(100), std::vector<std::string>{});
         QCOMPARE(m_store->stat("b", "d/1").kind(), api::ErrorKind::NotFound);
+        for (std::size_t mp = 0; mp < 2; ++mp) {
+            QVERIFY(!QFileInfo::exists(QString::fromStdString(m_store->bucketRoot(mp, "b"))));
+        }
+        QVERIFY(m_store->stat("b2", "keep").ok());
         QVERIFY(m_store->destroyBucket("b").ok());  // nothing left: still fine
+        // The name is usable again, empty.
+        QVERIFY(put("new", "y").ok());
+        QCOMPARE(listAll(100), std::vector<std::string>{"new"});
+        QVERIFY(QTest::qWaitFor([this] { return filesIn("/.tessera/trash") == 0; }, 5000));
     }
 
-    void nameConflicts()
+    void putIntoDestroyedBucketFails()
     {
-        // Find two names that land on the same mountpath: "p" and "p/q".
+        QVERIFY(put("seed", "x").ok());
+        auto w = m_store->beginPut("b", "late/obj", {});
+        QVERIFY(w.ok());
+        QVERIFY((*w)->write("x", 1).ok());
+        QVERIFY(m_store->destroyBucket("b").ok());
+        auto m = (*w)->commit();
+        QVERIFY(!m.ok());
+        QCOMPARE(m.kind(), api::ErrorKind::NotFound);
+        w.value().reset();
+        QCOMPARE(m_store->stat("b", "late/obj").kind(), api::ErrorKind::NotFound);
+        QCOMPARE(workFiles(), 0);
+    }
+
+    void objectDirectoryConflicts()
+    {
+        // Object first, then a name below it on the same mountpath.
         QVERIFY(put("p", "file").ok());
-        if (m_store->objectPath("b", "p").substr(0, 20) == m_store->objectPath("b", "p/q").substr(0, 20) &&
-            QFileInfo(QString::fromStdString(m_store->objectPath("b", "p/q"))).path() ==
-                QString::fromStdString(m_store->objectPath("b", "p"))) {
-            auto m = put("p/q", "nested");
-            QVERIFY(!m.ok());
-            QCOMPARE(m.kind(), api::ErrorKind::Conflict);
-        }
-        QVERIFY(put("dirobj/child", "c").ok());
-        const auto dirPath = QString::fromStdString(m_store->objectPath("b", "dirobj"));
-        if (QFileInfo(dirPath).isDir()) {
-            auto m = put("dirobj", "file over a directory");
-            QVERIFY(!m.ok());
-            QCOMPARE(m.kind(), api::ErrorKind::Conflict);
-        }
+        const auto below = childOn("p", mountpathOf("p"), true);
+        QVERIFY(!below.empty());
+        auto m = put(below, "nested");
+        QVERIFY(!m.ok());
+        QCOMPARE(m.kind(), api::ErrorKind::Conflict);
         QCOMPARE(read("p"), std::string("file"));
+        // Deeper too: "p/k/x" needs "p" as a directory.
+        m = put(below + "/deeper", "nested");
+        if (mountpathOf(below + "/deeper") == mountpathOf("p")) QCOMPARE(m.kind(), api::ErrorKind::Conflict);
+
+        // Directory first, then an object of the directory's name.
+        const auto dirChild = childOn("q", mountpathOf("q"), true);
+        QVERIFY(put(dirChild, "c").ok());
+        m = put("q", "file over a directory");
+        QVERIFY(!m.ok());
+        QCOMPARE(m.kind(), api::ErrorKind::Conflict);
+        QCOMPARE(read(dirChild), std::string("c"));
+        QCOMPARE(m_store->stat("b", "q").kind(), api::ErrorKind::NotFound);
+
+        // On different mountpaths the two coexist.
+        const auto elsewhere = childOn("r", mountpathOf("r"), false);
+        QVERIFY(put("r", "file").ok());
+        QVERIFY(put(elsewhere, "nested").ok());
+        QCOMPARE(read("r"), std::string("file"));
+        QCOMPARE(read(elsewhere), std::string("nested"));
+
         QCOMPARE(workFiles(), 0);
     }
 
@@ -219,27 +544,46 @@ private slots:
         QFile f(QString::fromStdString(m_store->objectPath("b", "v")));
         QVERIFY(f.open(QIODevice::ReadWrite));
         f.seek(3);
-        f.write("X");
+        f.write("X");  // same size, one byte flipped
         f.close();
         auto st = m_store->verify(*o);
         QVERIFY(!st.ok());
         QCOMPARE(st.kind(), api::ErrorKind::Corruption);
+        // A fresh open sees the same stored checksum and the same verdict.
+        auto again = m_store->open("b", "v");
+        QVERIFY(again.ok());
+        QCOMPARE(m_store->verify(*again).kind(), api::ErrorKind::Corruption);
+        // Truncation is corruption too.
+        QVERIFY(f.resize(5));
+        again = m_store->open("b", "v");
+        QCOMPARE(again->meta.size, 5);
+        QCOMPARE(m_store->verify(*again).kind(), api::ErrorKind::Corruption);
     }
 
     void tooLarge()
     {
-        m_store.reset();
-        ObjectStore::Options o;
-        o.mountpaths = mountpaths();
-        o.maxObjectSize = 10;
-        m_store = std::move(ObjectStore::create(o).value());
+        QVERIFY(reopen(10));
         auto w = m_store->beginPut("b", "big", {});
         QVERIFY(w.ok());
         QVERIFY((*w)->write("12345", 5).ok());
         auto st = (*w)->write("678901", 6);
         QCOMPARE(st.kind(), api::ErrorKind::TooLarge);
+        w.value().reset();
+        QCOMPARE(m_store->stat("b", "big").kind(), api::ErrorKind::NotFound);
+        QVERIFY(put("fits", "1234567890").ok());  // exactly the limit
+    }
+
+    void mountpathInfo()
+    {
+        auto info = m_store->mountpathInfo();
+        QCOMPARE(info.size(), std::size_t{2});
+        for (std::size_t i = 0; i < info.size(); ++i) {
+            QCOMPARE(info[i].path, m_store->options().mountpaths[i]);
+            QVERIFY(info[i].total > 0);
+            QVERIFY(info[i].available <= info[i].total);
+        }
     }
 };
 
-QTEST_APPLESS_MAIN(TestObjectStore)
+QTEST_GUILESS_MAIN(TestObjectStore)
 #include "test_object_store.moc"
