@@ -257,7 +257,7 @@ private slots:
         std::set<std::string> names;
         for (const auto& b : list) names.insert(b["name"].get<std::string>());
         QVERIFY(names.count("keep-a") && names.count("keep-b") && names.count("fail"));
-        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        QVERIFY(m_cluster.waitForTargets(m_cluster.targetCount(), std::chrono::seconds(10)));
         QVERIFY(m_cluster.smap().version >= smapBefore);
         r = fresh.send(Method::Get, m_cluster.proxyUrl() + "/v1/objects/keep-a/x");
         QCOMPARE(r->status, 200);
