@@ -2,7 +2,9 @@
 
 #include "commands.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -14,36 +16,115 @@ namespace {
 
 struct Command {
     std::vector<std::string> words;
-    std::string synopsis;
+    std::string synopsis;  // after "tessera "
+    std::string summary;   // one line, for the command list
+    std::string details;   // options and behaviour, for "COMMAND --help"
     std::function<int(CliContext&)> run;
 };
 
 const std::vector<Command>& commands()
 {
     static const std::vector<Command> kCommands = {
-        {{"cluster", "show"}, "cluster show                      cluster map, buckets, capacity", cmdClusterShow},
-        {{"bucket", "create"}, "bucket create NAME                create a bucket", cmdBucketCreate},
-        {{"bucket", "ls"}, "bucket ls                         list buckets", cmdBucketList},
-        {{"bucket", "rm"}, "bucket rm NAME [--yes]            destroy a bucket and its objects", cmdBucketRemove},
-        {{"bucket", "props"}, "bucket props NAME [--set k=v]...  show or change bucket properties",
+        {{"cluster", "show"},
+         "cluster show",
+         "cluster map, bucket count, capacity per target",
+         "Shows the proxy and targets of the cluster map with their URLs, the map and\n"
+         "bucket metadata versions, and each target's mountpaths.\n",
+         cmdClusterShow},
+        {{"bucket", "create"}, "bucket create NAME", "create a bucket", "", cmdBucketCreate},
+        {{"bucket", "ls"}, "bucket ls", "list buckets", "", cmdBucketList},
+        {{"bucket", "rm"},
+         "bucket rm NAME [--yes]",
+         "destroy a bucket and every object in it",
+         "  --yes          do not ask; required when stdin is not a terminal\n",
+         cmdBucketRemove},
+        {{"bucket", "props"},
+         "bucket props NAME [--set KEY=VALUE]...",
+         "show or change bucket properties",
+         "  --set KEY=VALUE  change one property; KEY may be nested with dots and VALUE\n"
+         "                   is JSON when it parses as JSON, else a string, e.g.\n"
+         "                   --set checksum.validate_warm_get=true\n",
          cmdBucketProps},
-        {{"ls"}, "ls BUCKET[/PREFIX] [--prefix P] [--limit N] [--paged] [--props LIST]", cmdList},
-        {{"put"}, "put FILE|DIR BUCKET[/NAME] [--workers N] [--verify] [--via-proxy]", cmdPut},
-        {{"get"}, "get BUCKET/NAME [FILE|-]", cmdGet},
-        {{"cat"}, "cat BUCKET/NAME", cmdCat},
-        {{"head"}, "head BUCKET/NAME", cmdHead},
-        {{"rm"}, "rm BUCKET/NAME...", cmdRemove},
+        {{"ls"},
+         "ls BUCKET[/PREFIX] [--prefix P] [--limit N] [--paged] [--pagesize N] [--props LIST]",
+         "list objects",
+         "  --prefix P     only names starting with P (overrides BUCKET/PREFIX)\n"
+         "  --limit N      stop after N objects; the listing is then reported incomplete\n"
+         "  --paged        print each page as it arrives, with its number\n"
+         "                 (with --json: one JSON document per page)\n"
+         "  --pagesize N   objects per page, 1..10000\n"
+         "  --props LIST   comma-separated: name,size,checksum,atime,version\n"
+         "The last line says whether the listing is complete.\n",
+         cmdList},
+        {{"put"},
+         "put FILE|DIR BUCKET[/NAME] [--workers N] [--prefix P] [--verify] [--via-proxy]",
+         "upload a file, or a directory tree in parallel",
+         "A file goes to NAME, or to its own file name (NAME ending in '/' is a folder).\n"
+         "A directory is walked recursively; object names are NAME/ plus the path\n"
+         "below DIR with '/' separators; only regular files are sent.\n"
+         "  --workers N    parallel uploads, 1..256 (default 8)\n"
+         "  --prefix P     prepended verbatim to every object name\n"
+         "  --verify       send each file's xxhash64 for the target to check\n"
+         "  --via-proxy    send through the proxy's redirects instead of straight\n"
+         "                 to each object's target\n"
+         "Exits 1 when any upload failed; the failures are listed.\n",
+         cmdPut},
+        {{"get"},
+         "get BUCKET/NAME [FILE|-]",
+         "download an object",
+         "FILE defaults to the object's file name; a directory receives the file\n"
+         "under that name; '-' writes to stdout. A file is written whole or not at all.\n",
+         cmdGet},
+        {{"cat"}, "cat BUCKET/NAME", "write an object to stdout", "", cmdCat},
+        {{"head"}, "head BUCKET/NAME", "show an object's size, checksum, version, atime, target", "", cmdHead},
+        {{"rm"}, "rm BUCKET/NAME...", "delete objects", "Exits 1 when any deletion failed.\n", cmdRemove},
     };
     return kCommands;
 }
 
+constexpr const char* kGlobalHelp =
+    "global options:\n"
+    "  --endpoint URL  the proxy (else $TESSERA_ENDPOINT, else http://127.0.0.1:8080)\n"
+    "  --json          print JSON documents instead of tables\n"
+    "  -h, --help      this help, or a command's help after the command\n";
+
 void usage(std::ostream& os)
 {
-    os << "usage: tessera [--endpoint URL] [--json] COMMAND [ARGS]\n\n"
-          "The endpoint is --endpoint, else $TESSERA_ENDPOINT, else http://127.0.0.1:8080.\n"
-          "Exit codes: 0 ok, 1 the cluster said no (or could not be reached), 2 usage.\n\n"
-          "commands:\n";
-    for (const auto& c : commands()) os << "  " << c.synopsis << "\n";
+    os << "usage: tessera [--endpoint URL] [--json] COMMAND [ARGS]\n\n" << kGlobalHelp << "\ncommands:\n";
+    std::size_t width = 0;
+    for (const auto& c : commands()) width = std::max(width, c.synopsis.size());
+    width = std::min<std::size_t>(width, 40);
+    for (const auto& c : commands()) {
+        os << "  " << c.synopsis;
+        if (c.synopsis.size() > width)
+            os << "\n  " << std::string(width, ' ');
+        else
+            os << std::string(width - c.synopsis.size(), ' ');
+        os << "  " << c.summary << "\n";
+    }
+    os << "\nexit codes: 0 ok, 1 the cluster said no or could not be reached, 2 usage error\n"
+          "\"tessera COMMAND --help\" describes a command's options.\n";
+}
+
+void commandUsage(std::ostream& os, const Command& c, bool full)
+{
+    os << "usage: tessera " << c.synopsis << "\n";
+    if (!full) return;
+    os << "\n" << c.summary << "\n";
+    if (!c.details.empty()) os << "\n" << c.details;
+}
+
+// Commands whose first word is `group` ("bucket"), for "tessera bucket".
+bool groupUsage(std::ostream& os, const std::string& group)
+{
+    bool any = false;
+    for (const auto& c : commands()) {
+        if (c.words.size() < 2 || c.words.front() != group) continue;
+        if (!any) os << "usage:\n";
+        any = true;
+        os << "  tessera " << c.synopsis << "\n";
+    }
+    return any;
 }
 
 }  // namespace
@@ -56,18 +137,24 @@ int CliApp::run(int argc, char** argv, std::ostream& out, std::ostream& err)
     const char* env = std::getenv("TESSERA_ENDPOINT");
     ctx.endpoint = (env != nullptr && *env != '\0') ? env : "http://127.0.0.1:8080";
 
+    // Global options may appear anywhere; everything else is the command and its arguments.
     std::vector<std::string> words;
     bool help = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--endpoint") {
-            if (i + 1 >= argc) {
+        if (a == "--endpoint" || a.rfind("--endpoint=", 0) == 0) {
+            std::string value;
+            if (a == "--endpoint") {
+                if (i + 1 < argc) value = argv[++i];
+            } else {
+                value = a.substr(11);
+            }
+            if (value.empty()) {
                 err << "error: --endpoint needs a URL\n";
+                usage(err);
                 return kExitUsage;
             }
-            ctx.endpoint = argv[++i];
-        } else if (a.rfind("--endpoint=", 0) == 0) {
-            ctx.endpoint = a.substr(11);
+            ctx.endpoint = value;
         } else if (a == "--json") {
             ctx.json = true;
         } else if (a == "-h" || a == "--help") {
@@ -84,18 +171,30 @@ int CliApp::run(int argc, char** argv, std::ostream& out, std::ostream& err)
         if (words.size() < c.words.size()) continue;
         if (!std::equal(c.words.begin(), c.words.end(), words.begin())) continue;
         if (help) {
-            out << "usage: tessera " << c.synopsis << "\n";
+            commandUsage(out, c, true);
             return kExitOk;
         }
         ctx.args.assign(words.begin() + static_cast<long>(c.words.size()), words.end());
         try {
             return c.run(ctx);
         } catch (const UsageError& e) {
-            err << "error: " << e.what() << "\nusage: tessera " << c.synopsis << "\n";
+            err << "error: " << e.what() << "\n";
+            commandUsage(err, c, false);
             return kExitUsage;
+        } catch (const std::exception& e) {
+            // A bug or an answer of an unexpected shape; never a crash.
+            err << "error: " << e.what() << "\n";
+            return kExitFailed;
         }
     }
-    err << "error: unknown command \"" << words.front() << (words.size() > 1 ? " " + words[1] : "") << "\"\n";
+    if (words.size() == 1 || help) {
+        if (groupUsage(help ? out : err, words.front())) return help ? kExitOk : kExitUsage;
+    }
+    if (words.front().rfind('-', 0) == 0) {
+        err << "error: unknown option " << words.front() << "\n";
+    } else {
+        err << "error: unknown command \"" << words.front() << (words.size() > 1 ? " " + words[1] : "") << "\"\n";
+    }
     usage(err);
     return kExitUsage;
 }

@@ -120,49 +120,58 @@ int cmdList(CliContext& ctx)
         req.props = *props;
     }
     auto client = ctx.makeClient();
+    const bool paged = args.has("--paged");
     std::uint64_t shown = 0;
     std::uint64_t bytes = 0;
     bool complete = false;
+    bool moreKnown = false;  // entries were left unshown, so more certainly exist
     int page = 0;
     nlohmann::json all = nlohmann::json::array();
     while (true) {
         auto list = client.listObjects(bucket, req);
         if (!list) return ctx.fail(list.error());
         ++page;
-        if (args.has("--paged") && !ctx.json) *ctx.out << "-- page " << page << " (" << list->entries.size() << ")\n";
-        bool stoppedEarly = false;
+        if (paged && !ctx.json) *ctx.out << "-- page " << page << " (" << list->entries.size() << ")\n";
+        nlohmann::json pageJson = nlohmann::json::array();
         for (const auto& e : list->entries) {
             if (limit && shown >= limit) {
-                stoppedEarly = true;
+                moreKnown = true;
                 break;
             }
             ++shown;
             bytes += static_cast<std::uint64_t>(std::max<std::int64_t>(e.size, 0));
             if (ctx.json) {
-                all.push_back(e);
+                (paged ? pageJson : all).push_back(e);
                 continue;
             }
             std::string line = e.name;
-            if (req.props & api::kPropSize) line += "  " + formatBytes(static_cast<std::uint64_t>(e.size));
+            if (req.props & api::kPropSize) {
+                line += "  " + formatBytes(static_cast<std::uint64_t>(std::max<std::int64_t>(e.size, 0)));
+            }
             if (req.props & api::kPropChecksum) line += "  " + e.checksum;
             if (req.props & api::kPropVersion) line += "  v" + e.version;
             if (req.props & api::kPropAtime) line += "  " + e.atime;
             *ctx.out << line << "\n";
         }
-        if (stoppedEarly) break;
-        if (list->continuationToken.empty()) {
-            complete = true;
-            break;
+        complete = !moreKnown && list->continuationToken.empty();
+        if (paged && ctx.json) {
+            // One document per page, written as it arrives (JSON Lines).
+            *ctx.out << api::dumpJson({{"page", page}, {"entries", pageJson}, {"complete", complete}}) << "\n"
+                     << std::flush;
         }
-        if (limit && shown >= limit) break;  // more pages exist
+        if (complete || moreKnown || (limit && shown >= limit)) break;
         req.continuationToken = list->continuationToken;
     }
     if (ctx.json) {
-        *ctx.out << api::dumpJson({{"entries", all}, {"complete", complete}}) << "\n";
-    } else if (complete) {
-        *ctx.out << shown << (shown == 1 ? " object, " : " objects, ") << formatBytes(bytes) << ", listing complete\n";
+        if (!paged) *ctx.out << api::dumpJson({{"entries", all}, {"complete", complete}}) << "\n";
+        return kExitOk;
+    }
+    const std::string sizeNote = (req.props & api::kPropSize) ? formatBytes(bytes) + ", " : std::string();
+    if (complete) {
+        *ctx.out << shown << (shown == 1 ? " object, " : " objects, ") << sizeNote << "listing complete\n";
     } else {
-        *ctx.out << shown << " objects shown, listing incomplete (stopped at --limit; more may follow)\n";
+        *ctx.out << shown << (shown == 1 ? " object shown, " : " objects shown, ") << "listing incomplete ("
+                 << (moreKnown ? "more available" : "stopped at --limit; the cluster has more pages") << ")\n";
     }
     return kExitOk;
 }

@@ -16,14 +16,20 @@ int cmdClusterShow(CliContext& ctx)
     if (!smap) return ctx.fail(smap.error());
     auto bmd = client.bmd();
     if (!bmd) return ctx.fail(bmd.error());
-    auto stats = client.clusterInfo("node_stats");
-    if (!stats) return ctx.fail(stats.error());
+    // Capacity is extra: without it the map is still worth showing.
+    auto statsResult = client.clusterInfo("node_stats");
+    nlohmann::json stats = statsResult ? std::move(statsResult.value()) : nlohmann::json::object();
+    if (!stats.is_object()) stats = nlohmann::json::object();
     if (ctx.json) {
-        *ctx.out << api::dumpJson({{"smap", *smap}, {"bmd", *bmd}, {"node_stats", *stats}}) << "\n";
+        nlohmann::json doc{{"smap", *smap}, {"bmd", *bmd}, {"node_stats", stats}};
+        if (!statsResult) doc["node_stats_error"] = statsResult.error().message;
+        *ctx.out << api::dumpJson(doc) << "\n";
         return kExitOk;
     }
     *ctx.out << "cluster map v" << smap->version << ", bucket metadata v" << bmd->version << ", "
              << bmd->buckets.size() << " bucket(s)\n\n";
+    const nlohmann::json targetStats =
+        stats.contains("target") && stats["target"].is_object() ? stats["target"] : nlohmann::json::object();
     Table nodes({"NODE", "ROLE", "URL", "MOUNTPATHS", "USED", "TOTAL"});
     for (const auto& [id, n] : smap->pmap) {
         nodes.add({id + (id == smap->primary.id ? " (primary)" : ""), "proxy", n.publicNet.url, "-", "-", "-"});
@@ -32,7 +38,7 @@ int cmdClusterShow(CliContext& ctx)
         std::string mps = "?";
         std::string used = "?";
         std::string total = "?";
-        const auto& t = (*stats)["target"];
+        const auto& t = targetStats;
         if (t.contains(id) && t[id].contains("mountpaths")) {
             std::uint64_t u = 0;
             std::uint64_t tot = 0;
@@ -52,7 +58,7 @@ int cmdClusterShow(CliContext& ctx)
     *ctx.out << nodes.render();
     // Per-mountpath capacity.
     Table mpt({"TARGET", "MOUNTPATH", "USED", "AVAILABLE", "TOTAL", "USE%"});
-    for (const auto& [id, t] : (*stats)["target"].items()) {
+    for (const auto& [id, t] : targetStats.items()) {
         if (!t.contains("mountpaths")) continue;
         for (const auto& mp : t["mountpaths"]) {
             const auto used = mp.value("used", std::uint64_t{0});
@@ -65,6 +71,7 @@ int cmdClusterShow(CliContext& ctx)
         }
     }
     *ctx.out << "\n" << mpt.render();
+    if (!statsResult) *ctx.err << "warning: no capacity figures: " << statsResult.error().message << "\n";
     return kExitOk;
 }
 

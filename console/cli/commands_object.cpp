@@ -5,6 +5,7 @@
 #include "output.h"
 #include "uploader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -32,24 +33,31 @@ nlohmann::json attrsJson(const std::string& bucket, const std::string& name, con
 
 int cmdPut(CliContext& ctx)
 {
-    auto args = parseArgs(ctx.args, {"--workers"}, {"--verify", "--via-proxy"});
+    auto args = parseArgs(ctx.args, {"--workers", "--prefix"}, {"--verify", "--via-proxy"});
     if (args.positional.size() != 2) throw UsageError("put needs FILE|DIR and BUCKET[/NAME]");
     const fs::path src = args.positional[0];
     auto [bucket, dest] = splitBucketPath(args.positional[1]);
     if (bucket.empty()) throw UsageError("missing BUCKET");
     const auto workers = static_cast<unsigned>(args.number("--workers", 8));
     if (workers == 0 || workers > 256) throw UsageError("--workers must be 1..256");
+    // --prefix is prepended verbatim to every object name ("img/" or "run1-").
+    const std::string prefix = args.value("--prefix");
 
     std::error_code ec;
     std::vector<UploadItem> items;
     if (fs::is_directory(src, ec)) {
-        // Object names: DEST/relative/path (DEST may be empty).
+        // Object names: PREFIX + DEST/ + the path below DIR, '/'-separated.
+        // lexically_relative, not fs::relative: the latter resolves symlinks
+        // and would name a linked file after its target.
+        const std::string base = dest.empty() || dest.back() == '/' ? dest : dest + "/";
         for (auto it = fs::recursive_directory_iterator(src, fs::directory_options::skip_permission_denied, ec);
              !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (!it->is_regular_file(ec)) continue;
-            auto rel = fs::relative(it->path(), src, ec).generic_string();
-            std::string name = dest.empty() ? rel : dest + (dest.back() == '/' ? "" : "/") + rel;
-            items.push_back({it->path().string(), name, static_cast<std::uint64_t>(it->file_size(ec))});
+            std::error_code fileEc;
+            if (!it->is_regular_file(fileEc)) continue;  // directories, sockets, dangling links
+            const auto size = it->file_size(fileEc);
+            if (fileEc) continue;
+            const auto rel = it->path().lexically_relative(src).generic_string();
+            items.push_back({it->path().string(), prefix + base + rel, static_cast<std::uint64_t>(size)});
         }
         if (ec) {
             *ctx.err << "error: cannot walk " << src.string() << ": " << ec.message() << "\n";
@@ -59,10 +67,23 @@ int cmdPut(CliContext& ctx)
     } else if (fs::is_regular_file(src, ec)) {
         std::string name = dest.empty() ? src.filename().string() : dest;
         if (!dest.empty() && dest.back() == '/') name = dest + src.filename().string();
-        items.push_back({src.string(), name, static_cast<std::uint64_t>(fs::file_size(src, ec))});
+        const auto size = fs::file_size(src, ec);
+        if (ec) {
+            *ctx.err << "error: cannot read " << src.string() << ": " << ec.message() << "\n";
+            return kExitFailed;
+        }
+        items.push_back({src.string(), prefix + name, static_cast<std::uint64_t>(size)});
     } else {
         *ctx.err << "error: " << src.string() << " is not a file or directory\n";
         return kExitFailed;
+    }
+
+    // One request first: a missing bucket or an unreachable cluster is one
+    // clear error, not the same failure once per file.
+    {
+        auto client = ctx.makeClient();
+        auto props = client.bucketProps(bucket);
+        if (!props) return ctx.fail(props.error());
     }
 
     // Bulk uploads go straight to the owning targets unless asked otherwise.
@@ -80,7 +101,13 @@ int cmdPut(CliContext& ctx)
                                    {"failed", failures}})
                  << "\n";
     } else {
-        for (const auto& [n, m] : res.failures) *ctx.err << "failed: " << n << ": " << m << "\n";
+        constexpr std::size_t kShownFailures = 20;
+        for (std::size_t i = 0; i < res.failures.size() && i < kShownFailures; ++i) {
+            *ctx.err << "failed: " << res.failures[i].first << ": " << res.failures[i].second << "\n";
+        }
+        if (res.failures.size() > kShownFailures) {
+            *ctx.err << "... and " << res.failures.size() - kShownFailures << " more failures (--json lists all)\n";
+        }
         char secs[32];
         std::snprintf(secs, sizeof secs, "%.2f", res.seconds);
         *ctx.out << "uploaded " << res.objects << " object(s), " << formatBytes(res.bytes) << " in " << secs << " s ("
@@ -94,7 +121,15 @@ int cmdGet(CliContext& ctx)
     auto args = parseArgs(ctx.args, {}, {});
     if (args.positional.empty() || args.positional.size() > 2) throw UsageError("get needs BUCKET/NAME [FILE|-]");
     auto [bucket, name] = needObject(args.positional[0]);
-    std::string dest = args.positional.size() == 2 ? args.positional[1] : fs::path(name).filename().string();
+    const std::string baseName = fs::path(name).filename().string();
+    std::string dest = args.positional.size() == 2 ? args.positional[1] : baseName;
+    if (dest != "-") {
+        std::error_code ec;
+        if (fs::is_directory(dest, ec)) dest = (fs::path(dest) / baseName).string();
+        if (baseName.empty() && (args.positional.size() == 1 || fs::is_directory(args.positional[1], ec))) {
+            throw UsageError("\"" + name + "\" has no file name; give FILE");
+        }
+    }
     auto client = ctx.makeClient();
     if (dest == "-") {
         client::Sink sink = [&](const char* d, std::size_t n) -> api::Status {
@@ -156,19 +191,27 @@ int cmdRemove(CliContext& ctx)
 {
     auto args = parseArgs(ctx.args, {}, {});
     if (args.positional.empty()) throw UsageError("rm needs at least one BUCKET/NAME");
+    std::vector<std::pair<std::string, std::string>> objects;
+    for (const auto& a : args.positional) objects.push_back(needObject(a));  // all checked before any is deleted
     auto client = ctx.makeClient();
-    int rc = kExitOk;
-    for (const auto& a : args.positional) {
-        auto [bucket, name] = needObject(a);
+    nlohmann::json deleted = nlohmann::json::array();
+    nlohmann::json failed = nlohmann::json::array();
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        const auto& [bucket, name] = objects[i];
+        const auto& arg = args.positional[i];
         auto st = client.deleteObject(bucket, name);
         if (!st) {
-            *ctx.err << "error: " << a << ": " << st.error().message << "\n";
-            rc = kExitFailed;
-        } else if (!ctx.json) {
-            *ctx.out << "deleted " << a << "\n";
+            std::string message = st.error().message;
+            if (!st.error().causedBy.empty()) message += " (" + st.error().causedBy + ")";
+            *ctx.err << "error: " << arg << ": " << message << "\n";
+            failed.push_back({{"name", arg}, {"error", message}});
+            continue;
         }
+        deleted.push_back(arg);
+        if (!ctx.json) *ctx.out << "deleted " << arg << "\n";
     }
-    return rc;
+    if (ctx.json) *ctx.out << api::dumpJson({{"deleted", deleted}, {"failed", failed}}) << "\n";
+    return failed.empty() ? kExitOk : kExitFailed;
 }
 
 }  // namespace tessera::cli

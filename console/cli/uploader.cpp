@@ -1,13 +1,12 @@
 #include "uploader.h"
 
 #include "api/checksum.h"
-#include "output.h"
+#include "progress.h"
 
-#include <chrono>
-#include <condition_variable>
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <mutex>
-#include <ostream>
 #include <thread>
 
 namespace tessera::cli {
@@ -34,46 +33,24 @@ Uploader::Uploader(std::string endpoint, std::string bucket, unsigned workers, b
 
 UploadResult Uploader::run(const std::vector<UploadItem>& items)
 {
-    using Clock = std::chrono::steady_clock;
     std::uint64_t totalBytes = 0;
     for (const auto& i : items) totalBytes += i.size;
 
     std::atomic<std::size_t> next{0};
-    std::atomic<std::uint64_t> doneObjects{0};
-    std::atomic<std::uint64_t> doneBytes{0};
-    std::mutex mutex;
-    std::condition_variable cv;
-    bool finished = false;
+    std::mutex mutex;  // guards result.failures
     UploadResult result;
-    const auto start = Clock::now();
+    Progress progress(m_progress, m_tty, items.size(), totalBytes);
+    progress.start();
 
-    auto report = [&](bool final) {
-        const double secs = std::chrono::duration<double>(Clock::now() - start).count();
-        const auto bytes = doneBytes.load();
-        const double rate = secs > 0 ? static_cast<double>(bytes) / secs : 0;
-        char line[256];
-        std::snprintf(line, sizeof line, "%llu/%zu objects  %s/%s  %s",
-                      static_cast<unsigned long long>(doneObjects.load()), items.size(), formatBytes(bytes).c_str(),
-                      formatBytes(totalBytes).c_str(), formatRate(rate).c_str());
-        if (m_tty) {
-            m_progress << "\r" << line << "   " << (final ? "\n" : "") << std::flush;
-        } else {
-            m_progress << line << "\n" << std::flush;
-        }
+    auto failed = [&](const UploadItem& item, std::string message) {
+        progress.fail();
+        std::lock_guard lock(mutex);
+        result.failures.emplace_back(item.objectName, std::move(message));
     };
 
-    std::thread reporter([&] {
-        std::unique_lock lock(mutex);
-        const auto period = m_tty ? std::chrono::milliseconds(200) : std::chrono::milliseconds(2000);
-        while (!cv.wait_for(lock, period, [&] { return finished; })) {
-            lock.unlock();
-            report(false);
-            lock.lock();
-        }
-    });
-
     std::vector<std::thread> workers;
-    for (unsigned w = 0; w < m_workers; ++w) {
+    const auto count = std::min<std::size_t>(m_workers, std::max<std::size_t>(items.size(), 1));
+    for (std::size_t w = 0; w < count; ++w) {
         workers.emplace_back([&] {
             client::Client client(m_endpoint);
             client.setDirect(m_direct);
@@ -85,38 +62,31 @@ UploadResult Uploader::run(const std::vector<UploadItem>& items)
                 if (m_verify) {
                     opts.checksumValue = fileChecksum(item.path);
                     if (opts.checksumValue.empty()) {
-                        std::lock_guard lock(mutex);
-                        result.failures.emplace_back(item.objectName, "cannot read " + item.path);
+                        failed(item, "cannot read " + item.path);
                         continue;
                     }
                 }
                 auto r = client.putFile(m_bucket, item.objectName, item.path, opts);
                 if (!r) {
-                    std::lock_guard lock(mutex);
-                    result.failures.emplace_back(item.objectName, r.error().message);
+                    auto message = r.error().message;
+                    if (!r.error().causedBy.empty()) message += " (" + r.error().causedBy + ")";
+                    failed(item, std::move(message));
                     continue;
                 }
                 if (r->size >= 0 && static_cast<std::uint64_t>(r->size) != item.size) {
-                    std::lock_guard lock(mutex);
-                    result.failures.emplace_back(item.objectName, "size changed during upload");
+                    failed(item, "size changed during upload");
                     continue;
                 }
-                doneObjects.fetch_add(1);
-                doneBytes.fetch_add(item.size);
+                progress.add(1, item.size);
             }
         });
     }
     for (auto& t : workers) t.join();
-    {
-        std::lock_guard lock(mutex);
-        finished = true;
-    }
-    cv.notify_all();
-    reporter.join();
-    report(true);
-    result.objects = doneObjects.load();
-    result.bytes = doneBytes.load();
-    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    progress.finish();
+    result.objects = progress.objects();
+    result.bytes = progress.bytes();
+    result.seconds = progress.seconds();
+    std::sort(result.failures.begin(), result.failures.end());
     return result;
 }
 

@@ -5,7 +5,6 @@
 
 #include "client/api_client.h"
 
-#include <atomic>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -29,6 +28,8 @@ struct UploadResult {
 class Uploader {
 public:
     // `direct`: send each object straight to its target (see Client::setDirect).
+    // Progress goes to `progress` (see Progress); at most `workers` threads,
+    // each with its own Client.
     Uploader(std::string endpoint, std::string bucket, unsigned workers, bool verify, bool direct,
              std::ostream& progress, bool progressIsTty);
     UploadResult run(const std::vector<UploadItem>& items);

@@ -144,14 +144,16 @@ struct HttpClient::Impl {
     }
 
     // One request/response exchange on `conn`. `reusable` is set when the
-    // connection may go back to the idle pool.
+    // connection may go back to the idle pool. `answered` is set once the
+    // final response header has arrived: from then on a failure is not a
+    // stale connection, and retrying could hand the sink the same bytes twice.
     template <typename ReqBody>
     api::Result<Response> exchange(Conn& conn, http::request<ReqBody>& req, bool useExpect, bool isHead,
-                                   const Sink* sink, const Options& o, bool& reusable, bool& sentAnything,
+                                   const Sink* sink, const Options& o, bool& reusable, bool& answered,
                                    const std::function<beast::error_code()>& rawBody = {})
     {
         reusable = false;
-        sentAnything = false;
+        answered = false;
         http::request_serializer<ReqBody> sr(req);
         beast::error_code ec;
         auto writeAll = [&](bool headerOnly) -> beast::error_code {
@@ -164,7 +166,6 @@ struct HttpClient::Impl {
                     wec = runOp(ioc, [&](auto&& h) { http::async_write_some(conn.stream, sr, h); });
                 }
                 if (wec) return wec;
-                sentAnything = true;
             }
             if (!headerOnly && rawBody) return rawBody();
             return {};
@@ -201,6 +202,7 @@ struct HttpClient::Impl {
             if (ec) return transportError(ec, "read response");
         }
 
+        answered = true;
         Response res;
         const auto& msg = parser->get();
         res.status = static_cast<int>(msg.result_int());
@@ -299,7 +301,7 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                 conn = std::move(c.value());
             }
             bool reusable = false;
-            bool sentAnything = false;
+            bool answered = false;
             const bool isHead = curMethod == Method::Head;
             auto setCommon = [&](auto& req) {
                 req.method(toVerb(curMethod));
@@ -343,7 +345,7 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                     }
                     return {};
                 };
-                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, sentAnything,
+                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, answered,
                                           writeFile);
             } else {
                 http::request<http::string_body> req;
@@ -356,15 +358,16 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                 }
                 const bool expect = curBody->kind == Body::Kind::String && curBody->data.size() > kExpectThreshold;
                 if (expect) req.set(http::field::expect, "100-continue");
-                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, sentAnything);
+                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, answered);
             }
             if (result.ok()) {
                 if (reusable) m_impl->idle[key] = std::move(conn);
                 break;
             }
-            // A kept-alive connection the server closed meanwhile: retry once on a fresh one.
-            if (!reused || result.kind() == api::ErrorKind::Timeout) break;
-            if (result.kind() != api::ErrorKind::Unavailable) break;
+            // A kept-alive connection the server closed meanwhile: retry once on
+            // a fresh one, but only while no answer has started (a body cut
+            // short is an error, never a silent re-delivery).
+            if (!reused || answered || result.kind() != api::ErrorKind::Unavailable) break;
         }
         if (!result) return result;
 
