@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Configures and builds Tessera. Usage: installers/build.sh [release|dev|asan]
-# Build trees: build/release, build/dev, build/asan (reused when present).
+# Installs missing packages, then configures and builds Tessera.
+# Usage: installers/build.sh [release|dev|asan]
+#   Build trees: build/release, build/dev, build/asan (reused when present; the
+#   same trees as the CMake presets of the same names). ccache is used when
+#   installed. TESSERA_JOBS sets the parallelism (default 2).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KIND="${1:-release}"
 JOBS="${TESSERA_JOBS:-2}"
-
-"$ROOT/installers/deps.sh"
 
 case "$KIND" in
   release) ARGS=(-DCMAKE_BUILD_TYPE=Release) ;;
@@ -15,7 +16,13 @@ case "$KIND" in
   *) echo "usage: $0 [release|dev|asan]" >&2; exit 2 ;;
 esac
 
+"$ROOT/installers/deps.sh"
+
 BUILD="$ROOT/build/$KIND"
-cmake -S "$ROOT" -B "$BUILD" -G Ninja "${ARGS[@]}" >/dev/null
+# A tree that already exists keeps its generator; a new one uses Ninja.
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then ARGS+=(-G Ninja); fi
+echo "build: configuring $KIND in $BUILD"
+cmake -S "$ROOT" -B "$BUILD" "${ARGS[@]}" >/dev/null
+echo "build: building with $JOBS jobs"
 cmake --build "$BUILD" -j "$JOBS"
-echo "build: $BUILD"
+echo "build: done ($BUILD)"

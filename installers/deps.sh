@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Tessera needs to build, test and run.
-# Idempotent: only packages that are missing are installed.
+# Idempotent: asks dpkg which packages are missing and only then runs
+# `apt-get update` (once) and installs just those. Nothing else is touched.
 set -euo pipefail
 
-PACKAGES=(
-  cmake ninja-build g++ ccache pkg-config curl
+BUILD_PACKAGES=(
+  cmake ninja-build g++ ccache pkg-config
   libboost-dev libboost-program-options-dev libboost-system-dev
+  # Qt Charts' development package is qt6-charts-dev on Debian 12.
   qt6-base-dev qt6-websockets-dev qt6-charts-dev libgl-dev
   libarchive-dev nlohmann-json3-dev libxxhash-dev libsqlite3-dev
+  curl
 )
+TEST_PACKAGES=(curl)
+
+declare -A seen=()
+PACKAGES=()
+for p in "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"; do
+  if [ -z "${seen[$p]:-}" ]; then
+    seen[$p]=1
+    PACKAGES+=("$p")
+  fi
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -18,7 +31,7 @@ for p in "${PACKAGES[@]}"; do
 done
 
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "deps: all ${#PACKAGES[@]} packages present"
+  echo "deps: all ${#PACKAGES[@]} packages present, nothing to install"
   exit 0
 fi
 
@@ -27,12 +40,15 @@ if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null 2>&1; then
     SUDO=(sudo)
   else
-    echo "deps: missing packages (${missing[*]}) and not root; install them as root" >&2
+    echo "deps: missing ${missing[*]}; not root and no sudo: install them as root" >&2
     exit 1
   fi
 fi
 
-echo "deps: installing ${missing[*]}"
+echo "deps: missing ${#missing[@]} of ${#PACKAGES[@]} packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+echo "deps: apt-get update"
 "${SUDO[@]}" apt-get update -qq
+echo "deps: apt-get install ${missing[*]}"
 "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "deps: installed ${missing[*]}"

@@ -4,11 +4,15 @@
 #
 # Usage: installers/local-cluster.sh up|down|status|logs [--targets N] [--data DIR]
 #   data:  $TESSERA_DATA or --data, default <repo>/.data/cluster
+#          $DATA/proxy, $DATA/target-<i>/{mp1,mp2}, $DATA/logs/<node>.log, $DATA/pids/<node>.pid
 #   ports: proxy $TESSERA_PORT (default 8080), targets the next N ports
 #   build: $TESSERA_BUILD (default <repo>/build/release)
 #   extra tessera-node flags for every target: $TESSERA_TARGET_ARGS (e.g. "--fsync false")
+# Without --targets, an existing data directory comes back with the targets it had.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+usage() { echo "usage: $0 up|down|status|logs [--targets N] [--data DIR]" >&2; exit 2; }
 
 CMD="${1:-status}"
 shift || true
@@ -17,94 +21,172 @@ TARGETS_GIVEN=0
 DATA="${TESSERA_DATA:-$ROOT/.data/cluster}"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --targets) TARGETS="$2"; TARGETS_GIVEN=1; shift 2 ;;
-    --data) DATA="$2"; shift 2 ;;
-    *) echo "usage: $0 up|down|status|logs [--targets N] [--data DIR]" >&2; exit 2 ;;
+    --targets)
+      [ $# -ge 2 ] || usage
+      TARGETS="$2"; TARGETS_GIVEN=1; shift 2 ;;
+    --data)
+      [ $# -ge 2 ] || usage
+      DATA="$2"; shift 2 ;;
+    *) usage ;;
   esac
 done
-if [ "$TARGETS_GIVEN" = 0 ] && ls -d "$DATA"/target-* >/dev/null 2>&1; then
-  # An existing cluster comes back with the targets it had.
-  TARGETS=$(ls -d "$DATA"/target-* | wc -l)
-fi
+case "$TARGETS" in
+  '' | *[!0-9]* | 0) echo "--targets must be a positive number" >&2; exit 2 ;;
+esac
+case "$DATA" in /*) ;; *) DATA="$PWD/$DATA" ;; esac
 PORT="${TESSERA_PORT:-8080}"
 BUILD="${TESSERA_BUILD:-$ROOT/build/release}"
 NODE="$BUILD/daemon/tessera-node"
 PROXY_URL="http://127.0.0.1:$PORT"
 LOGS="$DATA/logs"
 PIDS="$DATA/pids"
+read -r -a TARGET_ARGS <<< "${TESSERA_TARGET_ARGS:-}"
 
-alive() { [ -f "$PIDS/$1.pid" ] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; }
+# The targets this data directory already has, in numeric order.
+existing_targets() {
+  local d
+  for d in "$DATA"/target-*; do
+    if [ -d "$d" ]; then basename "$d"; fi
+  done | sort -t- -k2 -n
+}
+
+if [ "$TARGETS_GIVEN" = 0 ]; then
+  have=$(existing_targets | wc -l)
+  if [ "$have" -gt 0 ]; then TARGETS="$have"; fi
+fi
 
 nodes() {
   echo proxy
-  # Without --targets: the targets this data directory has (any count).
-  local i d
-  if [ "$TARGETS_GIVEN" = 1 ] || ! ls -d "$DATA"/target-* >/dev/null 2>&1; then
-    for i in $(seq 1 "$TARGETS"); do echo "target-$i"; done
+  if [ "$TARGETS_GIVEN" = 1 ] || [ -z "$(existing_targets)" ]; then
+    seq -f 'target-%g' 1 "$TARGETS"
   else
-    for d in "$DATA"/target-*; do [ -d "$d" ] && basename "$d"; done
+    existing_targets
   fi
-  return 0
+}
+
+pid_of() { cat "$PIDS/$1.pid" 2>/dev/null || true; }
+# A node is alive when its pid is a running tessera-node: a recycled pid or a
+# zombie (whose cmdline is empty) does not count.
+alive() {
+  local pid
+  pid="$(pid_of "$1")"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && grep -qa tessera-node "/proc/$pid/cmdline" 2>/dev/null
+}
+
+show_log() {
+  local f="$LOGS/$1.log"
+  if [ -f "$f" ]; then
+    echo "== $f (last 20 lines)" >&2
+    tail -n 20 "$f" >&2
+  else
+    echo "== $1: no log at $f" >&2
+  fi
 }
 
 start_node() {
-  local name="$1"; shift
-  if alive "$name"; then echo "  $name already running (pid $(cat "$PIDS/$name.pid"))"; return; fi
+  local name="$1"
+  shift
+  if alive "$name"; then
+    echo "  $name already running (pid $(pid_of "$name"))"
+    return 0
+  fi
   mkdir -p "$LOGS" "$PIDS"
-  setsid nohup "$NODE" "$@" >>"$LOGS/$name.log" 2>&1 < /dev/null &
-  echo $! > "$PIDS/$name.pid"
-  echo "  $name started (pid $!)"
+  echo "--- $(date '+%F %T') starting: $NODE $*" >>"$LOGS/$name.log"
+  setsid nohup "$NODE" "$@" >>"$LOGS/$name.log" 2>&1 </dev/null &
+  echo $! >"$PIDS/$name.pid"
+  echo "  $name started (pid $!, log $LOGS/$name.log)"
+}
+
+# Number of targets in the proxy's cluster map ("tmap"), or 0.
+joined_targets() {
+  local smap
+  smap="$(curl -sf --max-time 2 "$PROXY_URL/v1/cluster?what=smap" 2>/dev/null)" || { echo 0; return 0; }
+  # Every target appears once in the map with its type; proxies say "proxy".
+  grep -oE '"daemon_type"[[:space:]]*:[[:space:]]*"target"' <<<"$smap" | wc -l
 }
 
 wait_healthy() {
-  local deadline=$(( $(date +%s) + 30 )) count=-1
-  while [ "$(date +%s)" -lt "$deadline" ]; do
-    if curl -sf "$PROXY_URL/v1/health" >/dev/null 2>&1; then
-      # Every target in the map appears once with its type in "tmap".
-      count=$(curl -sf "$PROXY_URL/v1/cluster?what=smap" | grep -o '"daemon_type":"target"' | wc -l || echo -1)
+  local deadline=$((SECONDS + 30)) count=0 n
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    for n in $(nodes); do
+      if ! alive "$n"; then
+        echo "$n exited during start-up" >&2
+        show_log "$n"
+        return 1
+      fi
+    done
+    if curl -sf --max-time 2 "$PROXY_URL/v1/health" >/dev/null 2>&1; then
+      count="$(joined_targets)"
       [ "$count" -ge "$TARGETS" ] && return 0
     fi
     sleep 0.2
   done
-  echo "cluster not healthy after 30 s ($count of $TARGETS targets joined); last log lines:" >&2
-  for f in "$LOGS"/*.log; do echo "== $f" >&2; tail -5 "$f" >&2; done
+  echo "cluster not ready after 30 s: $count of $TARGETS targets joined at $PROXY_URL" >&2
+  for n in $(nodes); do show_log "$n"; done
   return 1
 }
 
 case "$CMD" in
   up)
     [ -x "$NODE" ] || { echo "no $NODE: run installers/build.sh first" >&2; exit 1; }
-    echo "starting cluster in $DATA"
-    start_node proxy --role proxy --host 127.0.0.1 --port "$PORT" --data-dir "$DATA/proxy"
+    echo "starting cluster in $DATA (proxy $PROXY_URL, $TARGETS targets)"
+    mkdir -p "$DATA/proxy"
+    start_node proxy --role proxy --port "$PORT" --data-dir "$DATA/proxy" --host 127.0.0.1
     for i in $(seq 1 "$TARGETS"); do
       d="$DATA/target-$i"
-      start_node "target-$i" --role target --host 127.0.0.1 --port $((PORT + i)) --data-dir "$d" \
-        --mountpath "$d/mp1" --mountpath "$d/mp2" --proxy-url "$PROXY_URL" ${TESSERA_TARGET_ARGS:-}
+      mkdir -p "$d/mp1" "$d/mp2"
+      start_node "target-$i" --role target --port $((PORT + i)) --data-dir "$d" \
+        --mountpath "$d/mp1" --mountpath "$d/mp2" --proxy-url "$PROXY_URL" --host 127.0.0.1 \
+        ${TARGET_ARGS[@]+"${TARGET_ARGS[@]}"}
     done
-    wait_healthy
-    echo "cluster up: $PROXY_URL ($TARGETS targets)"
+    if ! wait_healthy; then
+      echo "nodes that started are still running; 'installers/local-cluster.sh down' stops them" >&2
+      exit 1
+    fi
+    echo "cluster up: $PROXY_URL ($TARGETS targets, data in $DATA)"
     ;;
   down)
     for n in $(nodes); do
-      if alive "$n"; then kill "$(cat "$PIDS/$n.pid")" 2>/dev/null || true; fi
+      if alive "$n"; then kill -TERM "$(pid_of "$n")" 2>/dev/null || true; fi
     done
-    deadline=$(( $(date +%s) + 10 ))
+    deadline=$((SECONDS + 10))
     for n in $(nodes); do
-      while alive "$n" && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.1; done
-      if alive "$n"; then kill -9 "$(cat "$PIDS/$n.pid")" 2>/dev/null || true; fi
+      while alive "$n" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+      if alive "$n"; then
+        echo "  $n did not stop in 10 s: SIGKILL" >&2
+        kill -KILL "$(pid_of "$n")" 2>/dev/null || true
+      fi
       rm -f "$PIDS/$n.pid"
     done
     echo "cluster down (data kept in $DATA)"
     ;;
   status)
     for n in $(nodes); do
-      if alive "$n"; then echo "  $n running (pid $(cat "$PIDS/$n.pid"))"; else echo "  $n stopped"; fi
+      if alive "$n"; then
+        echo "  $n running (pid $(pid_of "$n"))"
+      elif [ -n "$(pid_of "$n")" ]; then
+        echo "  $n dead (stale pid $(pid_of "$n"); see $LOGS/$n.log)"
+      else
+        echo "  $n stopped"
+      fi
     done
-    curl -s "$PROXY_URL/v1/health" && echo || echo "proxy at $PROXY_URL not answering"
+    if health="$(curl -s --max-time 2 "$PROXY_URL/v1/health")"; then
+      echo "health ($PROXY_URL): ${health:-ok}"
+      echo "targets in the cluster map: $(joined_targets)"
+    else
+      echo "proxy at $PROXY_URL not answering"
+    fi
     ;;
   logs)
-    tail -n 20 "$LOGS"/*.log
+    found=0
+    for n in $(nodes); do
+      if [ -f "$LOGS/$n.log" ]; then
+        found=1
+        echo "== $LOGS/$n.log"
+        tail -n 20 "$LOGS/$n.log"
+      fi
+    done
+    [ "$found" = 1 ] || echo "no logs in $LOGS"
     ;;
-  *)
-    echo "usage: $0 up|down|status|logs [--targets N] [--data DIR]" >&2; exit 2 ;;
+  *) usage ;;
 esac

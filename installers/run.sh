@@ -2,26 +2,36 @@
 # README command 1: installs what is missing, builds a Release build, starts a
 # local cluster (1 proxy, 3 targets x 2 mountpaths) and shows how to use it.
 # Running it again reuses the build and the data.
+# Usage: installers/run.sh [--targets N] [--data DIR]   (passed to local-cluster.sh up)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+DATA="${TESSERA_DATA:-$ROOT/.data/cluster}"
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  if [ "${args[i]}" = "--data" ] && [ $((i + 1)) -lt ${#args[@]} ]; then DATA="${args[i + 1]}"; fi
+done
+case "$DATA" in /*) ;; *) DATA="$PWD/$DATA" ;; esac
 
 "$ROOT/installers/build.sh" release
 "$ROOT/installers/local-cluster.sh" up "$@"
 
 PORT="${TESSERA_PORT:-8080}"
-DATA="${TESSERA_DATA:-$ROOT/.data/cluster}"
-CLI="$ROOT/build/release/console/cli/tessera"
 EP="http://127.0.0.1:$PORT"
+CLI="$ROOT/build/release/console/cli/tessera"
 
 cat <<MSG
 
 Tessera is running.
   endpoint  $EP
-  data      $DATA   (logs in $DATA/logs)
-  stop      installers/local-cluster.sh down
+  data      $DATA
+  logs      $DATA/logs/<node>.log   (installers/local-cluster.sh logs)
+  status    installers/local-cluster.sh status
+  stop      installers/local-cluster.sh down   (data is kept; run.sh again restarts it)
 
 Try it with the CLI ($CLI):
   export TESSERA_ENDPOINT=$EP
+  alias tessera=$CLI
   tessera bucket create demo
   tessera put README.md demo/readme.md
   tessera ls demo
@@ -36,9 +46,12 @@ or with curl:
 MSG
 
 CONSOLE="$ROOT/build/release/console/desktop/tessera-console"
-if [ -x "$CONSOLE" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  setsid nohup "$CONSOLE" --endpoint "$EP" >>"$DATA/logs/console.log" 2>&1 < /dev/null &
-  echo "console started (tessera-console)"
+if [ ! -x "$CONSOLE" ]; then
+  echo "(the desktop console, tessera-console, is not built yet)"
+elif [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  echo "(no display: start $CONSOLE on a desktop session)"
 else
-  echo "(the desktop console is not part of this build yet, or no display is available)"
+  mkdir -p "$DATA/logs"
+  setsid nohup "$CONSOLE" --endpoint "$EP" >>"$DATA/logs/console.log" 2>&1 </dev/null &
+  echo "console started: tessera-console (pid $!, log $DATA/logs/console.log)"
 fi

@@ -53,7 +53,8 @@ Result<std::map<std::string, std::string>> parseCustomMd(std::string_view header
             if (!ok) return Error::badRequest("custom metadata key \"" + std::string(key) + "\" has bad characters");
         }
         for (char c : val) {
-            if (static_cast<unsigned char>(c) < 0x20) {
+            const auto u = static_cast<unsigned char>(c);
+            if (u < 0x20 || u == 0x7f) {
                 return Error::badRequest("custom metadata value has control characters");
             }
         }

@@ -1,24 +1,45 @@
-// HRW placement: stable, even, and minimal movement when a target joins.
+// HRW placement: stable, even, and minimal movement when a target joins or leaves.
 #include "api/hrw.h"
 
 #include <QTest>
+#include <algorithm>
 #include <map>
+#include <random>
 
 using namespace tessera::api;
 
 namespace {
+Snode makeTarget(const std::string& id, int port)
+{
+    Snode n;
+    n.id = id;
+    n.type = std::string(kRoleTarget);
+    n.publicNet = NetInfo{"127.0.0.1", port, "http://127.0.0.1:" + std::to_string(port)};
+    return n;
+}
+
+std::string targetId(int i) { return "t" + std::to_string(1000 + i * 7919); }
+
 Smap makeSmap(int targets)
 {
     Smap s;
     s.version = 1;
     for (int i = 0; i < targets; ++i) {
-        Snode n;
-        n.id = "t" + std::to_string(1000 + i * 7919);
-        n.type = "target";
-        n.publicNet.url = "http://127.0.0.1:" + std::to_string(9000 + i);
+        auto n = makeTarget(targetId(i), 9000 + i);
         s.tmap[n.id] = n;
     }
     return s;
+}
+
+std::string key(int i) { return objectUname("imagenet", "train/n" + std::to_string(i) + ".jpg"); }
+
+QString spreadReport(const std::map<std::string, int>& count, double expected)
+{
+    QString s;
+    for (const auto& [id, n] : count) {
+        s += QString("%1=%2 ").arg(QString::fromStdString(id)).arg(n);
+    }
+    return s + QString("(expected %1 each)").arg(expected);
 }
 }  // namespace
 
@@ -26,26 +47,81 @@ class TestHrw : public QObject {
     Q_OBJECT
 
 private slots:
+    void uname()
+    {
+        QCOMPARE(objectUname("b", "x/y"), std::string("b/x/y"));
+        QCOMPARE(objectUname("b", ""), std::string("b/"));
+    }
+
+    void winnerHasHighestWeight()
+    {
+        // The definition, checked literally: the owner is the argmax of hrwWeight.
+        const auto smap = makeSmap(7);
+        for (int i = 0; i < 2000; ++i) {
+            const auto k = key(i);
+            std::string best;
+            std::uint64_t bestWeight = 0;
+            for (const auto& [id, node] : smap.tmap) {
+                const auto w = hrwWeight(id, k);
+                if (best.empty() || w > bestWeight) {
+                    best = id;
+                    bestWeight = w;
+                }
+            }
+            QCOMPARE(hrwTarget(smap, k)->id, best);
+        }
+        // The weight depends on both the node and the key.
+        QVERIFY(hrwWeight("t1", "b/o") != hrwWeight("t2", "b/o"));
+        QVERIFY(hrwWeight("t1", "b/o") != hrwWeight("t1", "b/p"));
+        QCOMPARE(hrwWeight("t1", "b/o"), hrwWeight("t1", "b/o"));
+    }
+
     void stable()
     {
         const auto a = makeSmap(5);
-        const auto b = makeSmap(5);
-        for (int i = 0; i < 1000; ++i) {
-            const auto key = objectUname("bucket", "obj-" + std::to_string(i));
-            const auto* x = hrwTarget(a, key);
-            QVERIFY(x != nullptr);
-            QCOMPARE(x->id, hrwTarget(a, key)->id);
-            QCOMPARE(x->id, hrwTarget(b, key)->id);
+        // The same ids, inserted in reverse order, with other URLs and a newer version.
+        Smap b;
+        b.version = 42;
+        for (int i = 4; i >= 0; --i) {
+            auto n = makeTarget(targetId(i), 20000 + i);
+            b.tmap[n.id] = n;
         }
-        QCOMPARE(objectUname("b", "x/y"), std::string("b/x/y"));
+        for (int i = 0; i < 5000; ++i) {
+            const auto k = key(i);
+            const auto* x = hrwTarget(a, k);
+            QVERIFY(x != nullptr);
+            QCOMPARE(x->id, hrwTarget(a, k)->id);
+            QCOMPARE(x->id, hrwTarget(b, k)->id);
+            QCOMPARE(x->id, hrwTarget(makeSmap(5), k)->id);
+        }
+        // The result is a pointer into the map it was given.
+        const auto* owner = hrwTarget(a, key(1));
+        QCOMPARE(owner, &a.tmap.at(owner->id));
+    }
+
+    void noTargets()
+    {
         QVERIFY(hrwTarget(Smap{}, "b/x") == nullptr);
+        Smap proxiesOnly;
+        Snode p;
+        p.id = "p1";
+        p.type = std::string(kRoleProxy);
+        proxiesOnly.pmap[p.id] = p;
+        proxiesOnly.primary = p;
+        QVERIFY(hrwTarget(proxiesOnly, "b/x") == nullptr);
+    }
+
+    void singleTarget()
+    {
+        const auto smap = makeSmap(1);
+        for (int i = 0; i < 100; ++i) QCOMPARE(hrwTarget(smap, key(i))->id, targetId(0));
     }
 
     void evenSpread_data()
     {
         QTest::addColumn<int>("targets");
-        QTest::newRow("3") << 3;
-        QTest::newRow("10") << 10;
+        QTest::newRow("3 targets") << 3;
+        QTest::newRow("10 targets") << 10;
     }
     void evenSpread()
     {
@@ -53,15 +129,12 @@ private slots:
         const auto smap = makeSmap(targets);
         constexpr int kKeys = 100000;
         std::map<std::string, int> count;
-        for (int i = 0; i < kKeys; ++i) {
-            ++count[hrwTarget(smap, objectUname("imagenet", "train/n" + std::to_string(i) + ".jpg"))->id];
-        }
+        for (int i = 0; i < kKeys; ++i) ++count[hrwTarget(smap, key(i))->id];
         QCOMPARE(static_cast<int>(count.size()), targets);
         const double expected = static_cast<double>(kKeys) / targets;
         for (const auto& [id, n] : count) {
             const double dev = std::abs(n - expected) / expected;
-            QVERIFY2(dev < 0.05, qPrintable(QString("target %1 has %2 keys, expected %3")
-                                                .arg(QString::fromStdString(id)).arg(n).arg(expected)));
+            QVERIFY2(dev <= 0.05, qPrintable(spreadReport(count, expected)));
         }
     }
 
@@ -69,38 +142,99 @@ private slots:
     {
         const auto before = makeSmap(3);
         auto after = before;
-        Snode added;
-        added.id = "t-new";
-        added.type = "target";
+        const auto added = makeTarget("t-new", 9100);
         after.tmap[added.id] = added;
+        after.version = before.version + 1;
         constexpr int kKeys = 100000;
         int moved = 0;
         for (int i = 0; i < kKeys; ++i) {
-            const auto key = objectUname("b", "k" + std::to_string(i));
-            const auto& from = hrwTarget(before, key)->id;
-            const auto& to = hrwTarget(after, key)->id;
+            const auto k = key(i);
+            const auto& from = hrwTarget(before, k)->id;
+            const auto& to = hrwTarget(after, k)->id;
             if (from != to) {
                 ++moved;
                 QCOMPARE(to, added.id);  // keys only ever move to the newcomer
             }
         }
+        // With 4 targets the newcomer should take 1/4 of the keys (±5% relative).
         const double share = static_cast<double>(moved) / kKeys;
-        QVERIFY2(share > 0.25 * 0.95 && share < 0.25 * 1.05, qPrintable(QString::number(share)));
+        QVERIFY2(share >= 0.25 * 0.95 && share <= 0.25 * 1.05, qPrintable(QString("moved share %1").arg(share)));
+    }
+
+    void minimalMovementOnLeave()
+    {
+        const auto before = makeSmap(4);
+        auto after = before;
+        const auto gone = targetId(2);
+        after.tmap.erase(gone);
+        constexpr int kKeys = 50000;
+        int moved = 0;
+        for (int i = 0; i < kKeys; ++i) {
+            const auto k = key(i);
+            const auto& from = hrwTarget(before, k)->id;
+            const auto& to = hrwTarget(after, k)->id;
+            if (from == gone) {
+                ++moved;
+                QVERIFY(to != gone);
+            } else {
+                QCOMPARE(to, from);  // keys of the surviving targets stay where they are
+            }
+        }
+        const double share = static_cast<double>(moved) / kKeys;
+        QVERIFY2(share >= 0.25 * 0.95 && share <= 0.25 * 1.05, qPrintable(QString("moved share %1").arg(share)));
     }
 
     void mountpathIndex()
     {
         const std::vector<std::string> mps{"/mnt/a", "/mnt/b", "/mnt/c", "/mnt/d"};
         std::vector<int> count(mps.size(), 0);
-        for (int i = 0; i < 40000; ++i) {
-            const auto key = objectUname("b", std::to_string(i));
-            const auto idx = hrwIndex(mps, key);
+        constexpr int kKeys = 40000;
+        for (int i = 0; i < kKeys; ++i) {
+            const auto k = key(i);
+            const auto idx = hrwIndex(mps, k);
             QVERIFY(idx < mps.size());
-            QCOMPARE(idx, hrwIndex(mps, key));
+            QCOMPARE(idx, hrwIndex(mps, k));
             ++count[idx];
         }
-        for (int c : count) QVERIFY(std::abs(c - 10000) < 500);
+        for (int c : count) {
+            QVERIFY2(std::abs(c - kKeys / 4) <= kKeys / 4 / 20, qPrintable(QString::number(c)));
+        }
         QCOMPARE(hrwIndex({"/only"}, "b/x"), std::size_t{0});
+    }
+
+    void mountpathIndexFollowsIdsNotOrder()
+    {
+        // The winner is a property of the ids: listing the mountpaths in another
+        // order must pick the same mountpath.
+        const std::vector<std::string> mps{"/data/1", "/data/2", "/data/3", "/data/4", "/data/5"};
+        auto shuffled = mps;
+        std::mt19937 rng(7);
+        std::shuffle(shuffled.begin(), shuffled.end(), rng);
+        std::reverse(shuffled.begin(), shuffled.end());
+        for (int i = 0; i < 5000; ++i) {
+            const auto k = key(i);
+            QCOMPARE(shuffled[hrwIndex(shuffled, k)], mps[hrwIndex(mps, k)]);
+        }
+    }
+
+    void mountpathAddedMovesOnlyToIt()
+    {
+        const std::vector<std::string> before{"/mnt/a", "/mnt/b"};
+        auto after = before;
+        after.push_back("/mnt/c");
+        int moved = 0;
+        constexpr int kKeys = 30000;
+        for (int i = 0; i < kKeys; ++i) {
+            const auto k = key(i);
+            const auto& from = before[hrwIndex(before, k)];
+            const auto& to = after[hrwIndex(after, k)];
+            if (from != to) {
+                ++moved;
+                QCOMPARE(to, std::string("/mnt/c"));
+            }
+        }
+        const double share = static_cast<double>(moved) / kKeys;
+        QVERIFY2(share >= (1.0 / 3) * 0.95 && share <= (1.0 / 3) * 1.05, qPrintable(QString::number(share)));
     }
 };
 

@@ -9,6 +9,8 @@
 #include <QTest>
 #include <nlohmann/json.hpp>
 
+Q_DECLARE_METATYPE(std::string)
+
 using namespace tessera::api;
 
 class TestJsonCodecs : public QObject {
@@ -23,6 +25,7 @@ private slots:
         s.primary = Snode{"p1", "proxy", NetInfo{"127.0.0.1", 8080, "http://127.0.0.1:8080"}};
         s.pmap["p1"] = s.primary;
         s.tmap["t1"] = Snode{"t1", "target", NetInfo{"127.0.0.1", 8081, "http://127.0.0.1:8081"}};
+        s.tmap["t2"] = Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}};
         const auto text = nlohmann::json(s).dump();
         QVERIFY(text.find("\"daemon_id\"") != std::string::npos);
         QVERIFY(text.find("\"direct_url\"") != std::string::npos);
@@ -33,9 +36,31 @@ private slots:
         QVERIFY(back->primary == s.primary);
         QVERIFY(back->findTarget("t1") != nullptr);
         QVERIFY(back->findTarget("nope") == nullptr);
+        QCOMPARE(back->uuid, std::string("u1"));
+        QVERIFY(back->pmap == s.pmap);
+        QVERIFY(back->tmap == s.tmap);
+        QCOMPARE(back->targetCount(), std::size_t{2});
+        // AIStore field names on the wire.
+        const auto j = nlohmann::json::parse(text);
+        QCOMPARE(j["tmap"]["t2"]["public_net"]["daemon_port"].get<int>(), 8082);
+        QCOMPARE(j["tmap"]["t2"]["public_net"]["node_ip_addr"].get<std::string>(), std::string("127.0.0.2"));
+        QCOMPARE(j["tmap"]["t2"]["daemon_type"].get<std::string>(), std::string("target"));
+        QCOMPARE(j["primary"]["daemon_id"].get<std::string>(), std::string("p1"));
+        // Parsing the dump of the parsed map gives the same text.
+        QCOMPARE(nlohmann::json(*back).dump(), text);
+
+        QCOMPARE(parseSmap("").kind(), ErrorKind::BadRequest);
         QCOMPARE(parseSmap("{").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseSmap("[]").kind(), ErrorKind::BadRequest);
         QCOMPARE(parseSmap(R"({"version":"x"})").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseSmap(R"({"version":1,"uuid":"u"})").kind(), ErrorKind::BadRequest);  // no maps
+        auto noTmap = nlohmann::json::parse(text);
+        noTmap["tmap"]["t1"].erase("public_net");
+        QCOMPARE(parseSmap(noTmap.dump()).kind(), ErrorKind::BadRequest);
         QCOMPARE(parseSnode(R"({"daemon_id":1})").kind(), ErrorKind::BadRequest);
+        auto node = parseSnode(nlohmann::json(s.tmap.at("t2")).dump());
+        QVERIFY(node.ok());
+        QVERIFY(*node == s.tmap.at("t2"));
     }
 
     void bmdRoundTrip()
@@ -55,11 +80,30 @@ private slots:
         QVERIFY(back->find("other") == nullptr);
         auto props = parseBucketProps(nlohmann::json(p).dump());
         QVERIFY(props.ok() && *props == p);
+        QCOMPARE(back->uuid, std::string("bu"));
+        QCOMPARE(back->buckets.size(), std::size_t{1});
+        const auto j = nlohmann::json(b);
+        QCOMPARE(j["buckets"]["data"]["checksum"]["validate_warm_get"].get<bool>(), true);
+        QCOMPARE(j["buckets"]["data"]["checksum"]["type"].get<std::string>(), std::string("xxhash"));
+        QCOMPARE(j["buckets"]["data"]["provider"].get<std::string>(), std::string("ais"));
+
+        auto empty = parseBmd(nlohmann::json(Bmd{}).dump());
+        QVERIFY(empty.ok());
+        QVERIFY(empty->buckets.empty());
+        QCOMPARE(empty->version, std::int64_t{0});
+
         QCOMPARE(parseBmd("[]").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseBmd("{}").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseBmd(R"({"version":1,"uuid":"u","buckets":[]})").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseBucketProps(R"({"provider":"ais","created":"yesterday","checksum":{}})").kind(),
+                 ErrorKind::BadRequest);
         BucketRef ref{"data", "ais"};
-        auto j = nlohmann::json(ref);
-        QCOMPARE(j["name"].get<std::string>(), std::string("data"));
-        QCOMPARE(j.get<BucketRef>().name, std::string("data"));
+        const auto refJson = nlohmann::json(ref);
+        QCOMPARE(refJson["name"].get<std::string>(), std::string("data"));
+        QCOMPARE(refJson["provider"].get<std::string>(), std::string("ais"));
+        QCOMPARE(refJson.get<BucketRef>().name, std::string("data"));
+        // A listed bucket without a provider is an "ais" bucket.
+        QCOMPARE(nlohmann::json::parse(R"({"name":"x"})").get<BucketRef>().provider, std::string("ais"));
     }
 
     void propsUpdate()
@@ -68,10 +112,18 @@ private slots:
         auto st = applyPropsUpdate(p, nlohmann::json::parse(R"({"checksum":{"validate_warm_get":true}})"));
         QVERIFY(st.ok());
         QVERIFY(p.checksum.validateWarmGet);
+        QVERIFY(applyPropsUpdate(p, nlohmann::json::object()).ok());
+        QVERIFY(p.checksum.validateWarmGet);
+        QVERIFY(applyPropsUpdate(p, nlohmann::json::parse(R"({"checksum":{"type":"xxhash"}})")).ok());
+        QCOMPARE(p.checksum.type, std::string("xxhash"));
+        QVERIFY(applyPropsUpdate(p, nlohmann::json::parse(R"({"checksum":{"validate_warm_get":false}})")).ok());
+        QVERIFY(!p.checksum.validateWarmGet);
+        QVERIFY(applyPropsUpdate(p, nlohmann::json::parse(R"({"checksum":{"validate_warm_get":true}})")).ok());
         const BucketProps before = p;
-        for (const char* bad : {R"({"nonsense":1})", R"({"checksum":{"validate_warm_get":"yes"}})",
-                                R"({"checksum":{"type":"md5"}})", R"({"checksum":5})", R"([1])",
-                                R"({"checksum":{"validate_warm_get":false,"x":1}})"}) {
+        for (const char* bad :
+             {R"({"nonsense":1})", R"({"checksum":{"validate_warm_get":"yes"}})", R"({"checksum":{"type":"md5"}})",
+              R"({"checksum":5})", R"([1])", R"({"checksum":{"validate_warm_get":false,"x":1}})", R"({"created":5})",
+              R"({"provider":"aws"})", R"("checksum")", R"(null)"}) {
             auto r = applyPropsUpdate(p, nlohmann::json::parse(bad));
             QVERIFY2(!r.ok(), bad);
             QCOMPARE(r.kind(), ErrorKind::BadRequest);
@@ -79,9 +131,38 @@ private slots:
         }
     }
 
+    void objEntryRoundTrip()
+    {
+        const ObjEntry full{"train/x.jpg", 12345, "0123456789abcdef", "2026-01-01T00:00:00.000000000Z", "7"};
+        auto j = nlohmann::json(full);
+        QCOMPARE(j["name"].get<std::string>(), full.name);
+        QCOMPARE(j["size"].get<std::int64_t>(), std::int64_t{12345});
+        QVERIFY(j.get<ObjEntry>() == full);
+
+        // Only the name: unrequested fields stay out of the JSON; size reads back as -1.
+        const ObjEntry bare{"n", -1, "", "", ""};
+        j = nlohmann::json(bare);
+        QCOMPARE(j.dump(), std::string(R"({"name":"n"})"));
+        QVERIFY(j.get<ObjEntry>() == bare);
+
+        // Size 0 is a real size and survives.
+        const ObjEntry zero{"z", 0, "", "", ""};
+        QVERIFY(nlohmann::json(zero).get<ObjEntry>() == zero);
+
+        bool threw = false;
+        try {
+            (void)nlohmann::json::parse(R"({"size":1})").get<ObjEntry>();
+        } catch (const nlohmann::json::exception&) {
+            threw = true;
+        }
+        QVERIFY(threw);  // parseObjectList turns this into BadRequest (below)
+    }
+
     void objectListRoundTrip()
     {
         ObjectList l;
+        l.uuid = "list-1";
+        l.flags = 3;
         l.continuationToken = "b/c";
         l.entries.push_back(ObjEntry{"a", 10, "0123456789abcdef", "2026-01-01T00:00:00.000000000Z", "2"});
         l.entries.push_back(ObjEntry{"b/c", 0, "", "", ""});
@@ -91,7 +172,17 @@ private slots:
         QCOMPARE(back->entries.size(), std::size_t{2});
         QVERIFY(back->entries[0] == l.entries[0]);
         QVERIFY(back->entries[1] == l.entries[1]);
+        QCOMPARE(back->uuid, std::string("list-1"));
+        QCOMPARE(back->flags, 3u);
         QCOMPARE(parseObjectList(R"({"entries":[]})").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseObjectList(R"({"continuation_token":"","entries":[{"size":1}]})").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseObjectList(R"({"continuation_token":"","entries":{}})").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseObjectList("nope").kind(), ErrorKind::BadRequest);
+        // A complete, empty listing (AIStore sends "entries":null).
+        auto empty = parseObjectList(R"({"continuation_token":"","entries":null})");
+        QVERIFY(empty.ok());
+        QVERIFY(empty->entries.empty());
+        QVERIFY(empty->continuationToken.empty());
         QCOMPARE(formatRfc3339(0), std::string("1970-01-01T00:00:00.000000000Z"));
         QCOMPARE(formatRfc3339(1500000000123456789LL), std::string("2017-07-14T02:40:00.123456789Z"));
     }
@@ -108,7 +199,15 @@ private slots:
         QTest::newRow("negative") << "pagesize=-1" << false << 0;
         QTest::newRow("garbage") << "pagesize=ten" << false << 0;
         QTest::newRow("props ok") << "props=name,size,checksum,atime,version" << true << 1000;
+        QTest::newRow("one") << "pagesize=1" << true << 1;
+        QTest::newRow("huge") << "pagesize=99999999999999999999999" << false << 0;
+        QTest::newRow("plus sign") << "pagesize=%2B5" << false << 0;
+        QTest::newRow("fraction") << "pagesize=1.5" << false << 0;
+        QTest::newRow("empty value") << "pagesize=" << false << 0;
+        QTest::newRow("spaces") << "pagesize=%205" << false << 0;
         QTest::newRow("props bad") << "props=name,colour" << false << 0;
+        QTest::newRow("props empty") << "props=" << true << 1000;
+        QTest::newRow("unrelated params ignored") << "provider=ais&pagesize=7" << true << 7;
     }
     void listRequests()
     {
@@ -119,11 +218,77 @@ private slots:
         QVERIFY(q.ok());
         auto r = listRequestFromQuery(*q);
         QCOMPARE(r.ok(), ok);
-        if (ok) QCOMPARE(static_cast<int>(r->pageSize), pageSize);
-        else QCOMPARE(r.kind(), ErrorKind::BadRequest);
+        if (!ok) {
+            QCOMPARE(r.kind(), ErrorKind::BadRequest);
+            return;
+        }
+        QCOMPARE(static_cast<int>(r->pageSize), pageSize);
     }
 
+    void listRequestQueryFields()
+    {
+        auto q = parseQuery("prefix=train%2Fn01&continuation_token=train%2Fn01%2F9.jpg&props=checksum,%20atime");
+        QVERIFY(q.ok());
+        auto r = listRequestFromQuery(*q);
+        QVERIFY(r.ok());
+        QCOMPARE(r->prefix, std::string("train/n01"));
+        QCOMPARE(r->continuationToken, std::string("train/n01/9.jpg"));
+        QCOMPARE(r->props, std::uint32_t{kPropName | kPropChecksum | kPropAtime});  // name is always listed
+        QCOMPARE(r->pageSize, kDefaultPageSize);
+        // Defaults: name and size.
+        auto d = listRequestFromQuery({});
+        QVERIFY(d.ok());
+        QCOMPARE(d->props, std::uint32_t{kPropName | kPropSize});
+        QVERIFY(d->prefix.empty() && d->continuationToken.empty());
+    }
+
+    void listRequestJson_data()
+    {
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<int>("pageSize");
+        QTest::addColumn<QString>("prefix");
+        QTest::newRow("aistore shape") << R"({"action":"list","value":{"prefix":"a/","pagesize":5}})" << true << 5
+                                       << "a/";
+        QTest::newRow("bare value") << R"({"prefix":"x"})" << true << 1000 << "x";
+        QTest::newRow("empty object") << "{}" << true << 1000 << "";
+        QTest::newRow("pagesize 0 is default") << R"({"pagesize":0})" << true << 1000 << "";
+        QTest::newRow("pagesize max") << R"({"action":"list","value":{"pagesize":10000}})" << true << 10000 << "";
+        QTest::newRow("pagesize over max") << R"({"action":"list","value":{"pagesize":10001}})" << false << 0 << "";
+        QTest::newRow("pagesize negative") << R"({"pagesize":-3})" << false << 0 << "";
+        QTest::newRow("pagesize fraction") << R"({"pagesize":2.5})" << false << 0 << "";
+        QTest::newRow("pagesize string") << R"({"pagesize":"10"})" << false << 0 << "";
+        QTest::newRow("flags and uuid accepted") << R"({"flags":0,"uuid":"x","prefix":"p"})" << true << 1000 << "p";
+        QTest::newRow("unknown field") << R"({"mystery":1})" << false << 0 << "";
+        QTest::newRow("unknown field in value") << R"({"action":"list","value":{"limit":3}})" << false << 0 << "";
+        QTest::newRow("unknown props") << R"({"props":"name,colour"})" << false << 0 << "";
+        QTest::newRow("props not a string") << R"({"props":["name"]})" << false << 0 << "";
+        QTest::newRow("prefix not a string") << R"({"prefix":1})" << false << 0 << "";
+        QTest::newRow("other action") << R"({"action":"delete"})" << false << 0 << "";
+        QTest::newRow("action without value") << R"({"action":"list"})" << false << 0 << "";
+        QTest::newRow("value not an object") << R"({"action":"list","value":"x"})" << false << 0 << "";
+        QTest::newRow("action not a string") << R"({"action":1,"value":{}})" << false << 0 << "";
+        QTest::newRow("array") << "[]" << false << 0 << "";
+        QTest::newRow("not json") << "not json" << false << 0 << "";
+        QTest::newRow("empty body") << "" << false << 0 << "";
+    }
     void listRequestJson()
+    {
+        QFETCH(QString, body);
+        QFETCH(bool, ok);
+        QFETCH(int, pageSize);
+        QFETCH(QString, prefix);
+        auto r = listRequestFromJson(body.toStdString());
+        QCOMPARE(r.ok(), ok);
+        if (!ok) {
+            QCOMPARE(r.kind(), ErrorKind::BadRequest);
+            return;
+        }
+        QCOMPARE(static_cast<int>(r->pageSize), pageSize);
+        QCOMPARE(QString::fromStdString(r->prefix), prefix);
+    }
+
+    void listRequestAllFields()
     {
         auto r = listRequestFromJson(
             R"({"action":"list","value":{"prefix":"a/","pagesize":5,"continuation_token":"a/b","props":"size"}})");
@@ -131,19 +296,35 @@ private slots:
         QCOMPARE(r->prefix, std::string("a/"));
         QCOMPARE(r->pageSize, 5u);
         QCOMPARE(r->continuationToken, std::string("a/b"));
-        QVERIFY(r->props & kPropSize);
-        QVERIFY(listRequestFromJson(R"({"prefix":"x"})").ok());
-        QCOMPARE(listRequestFromJson(R"({"action":"delete"})").kind(), ErrorKind::BadRequest);
-        QCOMPARE(listRequestFromJson(R"({"pagesize":-3})").kind(), ErrorKind::BadRequest);
-        QCOMPARE(listRequestFromJson(R"({"mystery":1})").kind(), ErrorKind::BadRequest);
-        QCOMPARE(listRequestFromJson("not json").kind(), ErrorKind::BadRequest);
+        QCOMPARE(r->props, std::uint32_t{kPropName | kPropSize});
         // Query round trip.
         auto back = listRequestFromQuery(listRequestToQuery(*r));
         QVERIFY(back.ok());
         QCOMPARE(back->prefix, r->prefix);
+        QCOMPARE(back->pageSize, r->pageSize);
         QCOMPARE(back->continuationToken, r->continuationToken);
         QCOMPARE(back->props, r->props);
+        // ... and through the wire form of the query.
+        auto wire = parseQuery(buildQuery(listRequestToQuery(*r)));
+        QVERIFY(wire.ok());
+        auto again = listRequestFromQuery(*wire);
+        QVERIFY(again.ok());
+        QCOMPARE(again->continuationToken, std::string("a/b"));
+    }
+
+    void listProps()
+    {
         QCOMPARE(listPropsToString(kPropName | kPropChecksum), std::string("name,checksum"));
+        QCOMPARE(listPropsToString(0), std::string("name"));
+        QCOMPARE(listPropsToString(kPropName | kPropSize | kPropChecksum | kPropAtime | kPropVersion),
+                 std::string("name,size,checksum,atime,version"));
+        auto all = parseListProps("version,atime,checksum,size,name");
+        QVERIFY(all.ok());
+        QCOMPARE(*all, std::uint32_t{kPropName | kPropSize | kPropChecksum | kPropAtime | kPropVersion});
+        QCOMPARE(*parseListProps(""), std::uint32_t{kPropName});
+        QCOMPARE(*parseListProps("size,,size"), std::uint32_t{kPropName | kPropSize});
+        QCOMPARE(parseListProps("Size").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseListProps("name;size").kind(), ErrorKind::BadRequest);
     }
 
     void objectMeta()
@@ -157,43 +338,168 @@ private slots:
         auto back = parseObjectMeta(nlohmann::json(m).dump());
         QVERIFY(back.ok());
         QVERIFY(*back == m);
-        QCOMPARE(parseObjectMeta("{garbage").kind(), ErrorKind::Corruption);
+        const auto j = nlohmann::json(m);
+        QCOMPARE(j["cksum_value"].get<std::string>(), std::string("0123456789abcdef"));
+        QCOMPARE(j["custom"]["label"].get<std::string>(), std::string("cat"));
 
-        auto md = parseCustomMd("label=cat,split=train");
+        // Metadata without custom keys is fine; a damaged record is Corruption, never BadRequest.
+        ObjectMeta plain;
+        plain.size = 1;
+        auto noCustom = nlohmann::json(plain);
+        noCustom.erase("custom");
+        auto parsedPlain = parseObjectMeta(noCustom.dump());
+        QVERIFY(parsedPlain.ok());
+        QVERIFY(*parsedPlain == plain);
+        QCOMPARE(parseObjectMeta("{garbage").kind(), ErrorKind::Corruption);
+        QCOMPARE(parseObjectMeta("").kind(), ErrorKind::Corruption);
+        QCOMPARE(parseObjectMeta(R"({"size":"big"})").kind(), ErrorKind::Corruption);
+        auto truncated = j.dump();
+        truncated.resize(truncated.size() / 2);
+        QCOMPARE(parseObjectMeta(truncated).kind(), ErrorKind::Corruption);
+    }
+
+    void customMd_data()
+    {
+        QTest::addColumn<QString>("header");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<int>("keys");
+        QTest::newRow("two") << "label=cat,split=train" << true << 2;
+        QTest::newRow("empty header") << "" << true << 0;
+        QTest::newRow("empty value") << "k=" << true << 1;
+        QTest::newRow("value with equals") << "expr=a=b" << true << 1;
+        QTest::newRow("value with spaces") << "title=a cat" << true << 1;
+        QTest::newRow("key charset") << "A-z_0.9=v" << true << 1;
+        QTest::newRow("trailing comma") << "a=1," << true << 1;
+        QTest::newRow("duplicate key keeps last") << "a=1,a=2" << true << 1;
+        QTest::newRow("no equals") << "novalue" << false << 0;
+        QTest::newRow("empty key") << "=x" << false << 0;
+        QTest::newRow("empty item") << "a=1,,b=2" << false << 0;
+        QTest::newRow("space in key") << "bad key=x" << false << 0;
+        QTest::newRow("slash in key") << "a/b=x" << false << 0;
+        QTest::newRow("control in value") << "a=x\ty" << false << 0;
+        QTest::newRow("newline in value") << "a=x\ny" << false << 0;
+        QTest::newRow("DEL in value") << "a=x\x7fy" << false << 0;
+        QTest::newRow("NUL in value") << QString::fromLatin1("a=x\0y", 5) << false << 0;
+        QTest::newRow("utf-8 value") << QString::fromUtf8("title=caf\xc3\xa9") << true << 1;
+        QTest::newRow("over 4096 bytes") << "k=" + QString(4095, 'v') << false << 0;
+        QTest::newRow("exactly 4096 bytes") << "k=" + QString(4094, 'v') << true << 1;
+    }
+    void customMd()
+    {
+        QFETCH(QString, header);
+        QFETCH(bool, ok);
+        QFETCH(int, keys);
+        auto md = parseCustomMd(header.toStdString());
+        QCOMPARE(md.ok(), ok);
+        if (!ok) {
+            QCOMPARE(md.kind(), ErrorKind::BadRequest);
+            return;
+        }
+        QCOMPARE(static_cast<int>(md->size()), keys);
+        // format(parse(x)) parses back to the same map.
+        auto again = parseCustomMd(formatCustomMd(*md));
+        QVERIFY(again.ok());
+        QVERIFY(*again == *md);
+    }
+
+    void customMdExact()
+    {
+        auto md = parseCustomMd("split=train,label=cat,expr=a=b");
         QVERIFY(md.ok());
         QCOMPARE(md->at("split"), std::string("train"));
-        QCOMPARE(formatCustomMd(*md), std::string("label=cat,split=train"));
-        QCOMPARE(parseCustomMd("novalue").kind(), ErrorKind::BadRequest);
-        QCOMPARE(parseCustomMd("=x").kind(), ErrorKind::BadRequest);
-        QCOMPARE(parseCustomMd("bad key=x").kind(), ErrorKind::BadRequest);
-        QCOMPARE(parseCustomMd(std::string(5000, 'a')).kind(), ErrorKind::BadRequest);
+        QCOMPARE(md->at("expr"), std::string("a=b"));
+        QCOMPARE(formatCustomMd(*md), std::string("expr=a=b,label=cat,split=train"));  // sorted by key
+        QCOMPARE(formatCustomMd({}), std::string());
+        QCOMPARE(parseCustomMd("a=1,a=2")->at("a"), std::string("2"));
     }
 
     void httpErrors()
     {
         const std::pair<ErrorKind, int> table[] = {
-            {ErrorKind::BadRequest, 400},  {ErrorKind::NotFound, 404},  {ErrorKind::MethodNotAllowed, 405},
-            {ErrorKind::Conflict, 409},    {ErrorKind::TooLarge, 413},  {ErrorKind::RangeNotSatisfiable, 416},
-            {ErrorKind::Corruption, 422},  {ErrorKind::IoError, 500},   {ErrorKind::Internal, 500},
-            {ErrorKind::Unavailable, 503}, {ErrorKind::Timeout, 504},   {ErrorKind::NoSpace, 507},
+            {ErrorKind::BadRequest, 400},  {ErrorKind::NotFound, 404}, {ErrorKind::MethodNotAllowed, 405},
+            {ErrorKind::Conflict, 409},    {ErrorKind::TooLarge, 413}, {ErrorKind::RangeNotSatisfiable, 416},
+            {ErrorKind::Corruption, 422},  {ErrorKind::IoError, 500},  {ErrorKind::Internal, 500},
+            {ErrorKind::Unavailable, 503}, {ErrorKind::Timeout, 504},  {ErrorKind::NoSpace, 507},
         };
         for (const auto& [kind, status] : table) {
             QCOMPARE(httpStatusFor(kind), status);
             if (status != 500) QCOMPARE(errorKindForStatus(status), kind);
         }
+        // Other statuses fall into the nearest kind.
+        QCOMPARE(errorKindForStatus(401), ErrorKind::BadRequest);
+        QCOMPARE(errorKindForStatus(403), ErrorKind::BadRequest);
+        QCOMPARE(errorKindForStatus(429), ErrorKind::BadRequest);
+        QCOMPARE(errorKindForStatus(500), ErrorKind::Internal);
+        QCOMPARE(errorKindForStatus(502), ErrorKind::Internal);
+        QCOMPARE(errorKindForStatus(0), ErrorKind::Internal);  // no response at all
+    }
+
+    void errorBodyShape()
+    {
         auto body = nlohmann::json::parse(errorBody(Error::ioError("disk", "EIO")));
-        QCOMPARE(body["status"].get<int>(), 500);
-        QCOMPARE(body["message"].get<std::string>(), std::string("disk"));
-        QCOMPARE(body["caused_by"].get<std::string>(), std::string("EIO"));
-        QVERIFY(!nlohmann::json::parse(errorBody(Error::notFound("x"))).contains("caused_by"));
+        QVERIFY(body == nlohmann::json::parse(R"({"status":500,"message":"disk","caused_by":"EIO"})"));
+        // No caused_by key when there is no cause.
+        QCOMPARE(errorBody(Error::notFound("x")), std::string(R"({"message":"x","status":404})"));
+        QCOMPARE(nlohmann::json::parse(errorBody(Error::badRequest("bad name")))["status"].get<int>(), 400);
+        QCOMPARE(nlohmann::json::parse(errorBody(Error::conflict("exists")))["status"].get<int>(), 409);
+        QCOMPARE(nlohmann::json::parse(errorBody(Error::unavailable("starting")))["status"].get<int>(), 503);
+        // Quotes, newlines and invalid UTF-8 in a message still give valid JSON.
+        const auto tricky = errorBody(Error::badRequest("invalid name \"a\nb\xff\""));
+        auto parsed = nlohmann::json::parse(tricky, nullptr, false);
+        QVERIFY(!parsed.is_discarded());
+        QCOMPARE(parsed["status"].get<int>(), 400);
+        QVERIFY(parsed["message"].get<std::string>().find("a\nb") != std::string::npos);
+    }
+
+    void errorFromResponses()
+    {
         auto e = errorFromResponse(409, R"({"status":409,"message":"exists"})");
         QCOMPARE(e.kind, ErrorKind::Conflict);
         QCOMPARE(e.message, std::string("exists"));
+        QVERIFY(e.causedBy.empty());
+        e = errorFromResponse(500, R"({"status":500,"message":"write failed","caused_by":"ENOSPC"})");
+        QCOMPARE(e.kind, ErrorKind::Internal);
+        QCOMPARE(e.message, std::string("write failed"));
+        QCOMPARE(e.causedBy, std::string("ENOSPC"));
+        // Our own body round-trips through the client side.
+        const auto original = Error{ErrorKind::Corruption, "checksum mismatch", "expected 1, got 2"};
+        e = errorFromResponse(httpStatusFor(original.kind), errorBody(original));
+        QCOMPARE(e.kind, original.kind);
+        QCOMPARE(e.message, original.message);
+        QCOMPARE(e.causedBy, original.causedBy);
+        // Not the JSON error shape: the raw body is the message.
         e = errorFromResponse(502, "Bad Gateway");
         QCOMPARE(e.kind, ErrorKind::Internal);
         QCOMPARE(e.message, std::string("Bad Gateway"));
+        e = errorFromResponse(404, R"({"error":"no such thing"})");
+        QCOMPARE(e.kind, ErrorKind::NotFound);
+        QCOMPARE(e.message, std::string(R"({"error":"no such thing"})"));
+        e = errorFromResponse(400, R"({"message":42})");
+        QCOMPARE(e.message, std::string(R"({"message":42})"));
+        e = errorFromResponse(503, "[1,2]");
+        QCOMPARE(e.kind, ErrorKind::Unavailable);
+        QCOMPARE(e.message, std::string("[1,2]"));
         QCOMPARE(errorFromResponse(404, "").message, std::string("HTTP 404"));
-        QCOMPARE(std::string(errorKindName(ErrorKind::Corruption)), std::string("Corruption"));
+        QCOMPARE(errorFromResponse(404, "").kind, ErrorKind::NotFound);
+    }
+
+    void errorKindNames()
+    {
+        const std::pair<ErrorKind, const char*> names[] = {
+            {ErrorKind::BadRequest, "BadRequest"},
+            {ErrorKind::NotFound, "NotFound"},
+            {ErrorKind::Conflict, "Conflict"},
+            {ErrorKind::Corruption, "Corruption"},
+            {ErrorKind::IoError, "IoError"},
+            {ErrorKind::NoSpace, "NoSpace"},
+            {ErrorKind::Unavailable, "Unavailable"},
+            {ErrorKind::Timeout, "Timeout"},
+            {ErrorKind::RangeNotSatisfiable, "RangeNotSatisfiable"},
+            {ErrorKind::TooLarge, "TooLarge"},
+            {ErrorKind::MethodNotAllowed, "MethodNotAllowed"},
+            {ErrorKind::Internal, "Internal"},
+        };
+        for (const auto& [kind, name] : names) QCOMPARE(std::string(errorKindName(kind)), std::string(name));
     }
 
     void queries()
@@ -208,10 +514,47 @@ private slots:
         auto back = parseQuery(buildQuery(m));
         QVERIFY(back.ok());
         QVERIFY(*back == m);
+        QCOMPARE(q->at("a"), std::string("1"));
+        QCOMPARE(q->at("e"), std::string());
+        QCOMPARE(q->size(), std::size_t{5});
+        QCOMPARE(parseQuery("a=%4").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseQuery("%zz=1").kind(), ErrorKind::BadRequest);
+        QVERIFY(parseQuery("")->empty());
+        QVERIFY(parseQuery("&&")->empty());
+        QCOMPARE(parseQuery("a=1&a=2")->at("a"), std::string("2"));
+        QCOMPARE(parseQuery("k=a=b")->at("k"), std::string("a=b"));
         auto t = splitTarget("/v1/objects/b/o?x=1");
         QCOMPARE(t.path, std::string("/v1/objects/b/o"));
         QCOMPARE(t.query, std::string("x=1"));
         QCOMPARE(splitTarget("/p").query, std::string());
+        QCOMPARE(splitTarget("/p").path, std::string("/p"));
+        QCOMPARE(splitTarget("/p?a=1?b").query, std::string("a=1?b"));  // only the first '?' splits
+        QCOMPARE(splitTarget("/p?").query, std::string());
+    }
+
+    void encodeThenParseQuery_data()
+    {
+        QTest::addColumn<std::string>("value");
+        QTest::newRow("plain") << std::string("train");
+        QTest::newRow("slash") << std::string("train/n01/");
+        QTest::newRow("space and plus") << std::string("a b+c");
+        QTest::newRow("separators") << std::string("a&b=c?d#e");
+        QTest::newRow("percent") << std::string("100%");
+        QTest::newRow("utf-8") << std::string("\xe6\x97\xa5\xe6\x9c\xac/\xc3\xa9");
+        QTest::newRow("control bytes") << std::string("a\0b\n", 4);
+        QTest::newRow("empty") << std::string();
+    }
+    void encodeThenParseQuery()
+    {
+        QFETCH(std::string, value);
+        for (bool keepSlash : {false, true}) {
+            const auto text =
+                "k" + std::string("=") + percentEncode(value, keepSlash) + "&" + percentEncode(value) + "x=2";
+            auto q = parseQuery(text);
+            QVERIFY(q.ok());
+            QCOMPARE(q->at("k"), value);
+            QCOMPARE(q->at(value + "x"), std::string("2"));
+        }
     }
 };
 
