@@ -1,5 +1,6 @@
 #include "http_session.h"
 
+#include "api/headers.h"
 #include "api/http_error.h"
 #include "common/log.h"
 
@@ -25,7 +26,7 @@ using tcp = asio::ip::tcp;
 namespace {
 constexpr std::size_t kBodyChunk = 256 * 1024;
 constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;  // yield to other connections after this many bytes
-constexpr std::uint64_t kDrainLimit = 64 * 1024;  // unread bodies up to this size are drained, not a reason to close
+constexpr std::uint64_t kDrainLimit = api::kSmallBodyBytes;  // unread bodies up to this size are drained
 
 // Discards a body and then answers with a response decided before it.
 class DrainSink : public UploadSink {

@@ -2,6 +2,7 @@
 // HTTP header and query-parameter names on the wire (AIStore-compatible
 // where AIStore defines one).
 
+#include <cstdint>
 #include <string_view>
 
 namespace tessera::api {
@@ -16,6 +17,11 @@ inline constexpr std::string_view kHdrLocation = "ais-location";  // target id t
 inline constexpr std::string_view kHdrCustomMd = "ais-custom-md";  // "k1=v1,k2=v2"
 inline constexpr std::string_view kHdrBucketProps = "ais-bucket-props";  // JSON
 inline constexpr std::string_view kHdrSmapVersion = "ais-smap-version";
+
+// Bodies up to this size are sent without `Expect: 100-continue`, and a
+// server that answers before reading one (a redirect) reads and drops it to
+// keep the connection: client and server must agree on the number.
+inline constexpr std::uint64_t kSmallBodyBytes = 64 * 1024;
 
 // Query parameters.
 inline constexpr std::string_view kQpWhat = "what";

@@ -1,5 +1,7 @@
 #include "http_client.h"
 
+#include "api/headers.h"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
@@ -26,7 +28,7 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr std::size_t kChunk = 1024 * 1024;
-constexpr std::size_t kExpectThreshold = 64 * 1024;
+constexpr std::uint64_t kExpectThreshold = api::kSmallBodyBytes;  // the server drains up to this
 
 std::string lower(std::string_view s)
 {
