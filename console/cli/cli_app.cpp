@@ -31,6 +31,31 @@ const std::vector<Command>& commands()
          "Shows the proxy and targets of the cluster map with their URLs, the map and\n"
          "bucket metadata versions, and each target's mountpaths.\n",
          cmdClusterShow},
+        {{"show", "cluster"},
+         "show cluster",
+         "the same as \"cluster show\": nodes and capacity per mountpath",
+         "Shows the proxy and targets with their URLs, the map and bucket metadata\n"
+         "versions, and every mountpath's used/available/total bytes and state.\n",
+         cmdClusterShow},
+        {{"show", "perf"},
+         "show perf [--refresh 1s] [--count N]",
+         "live per-node GET/PUT ops/s, MB/s, p99 latency, errors, CPU, memory",
+         "Reads every node's counters (GET /v1/cluster?what=node_stats) once per\n"
+         "refresh and prints the rates over that interval, with cluster totals.\n"
+         "  --refresh D    interval: 500ms, 1s (default), 2m\n"
+         "  --count N      print N tables and exit (default: until interrupted)\n"
+         "With --json: one JSON document per interval.\n",
+         cmdShowPerf},
+        {{"watch"},
+         "watch [--topics LIST] [--interval-ms N] [--count N]",
+         "print the live feed (WebSocket /v1/ws) as it arrives",
+         "Connects to the proxy's feed and prints one line per message: the snapshot,\n"
+         "metrics, cluster map and bucket changes, job progress, events.\n"
+         "  --topics LIST    comma-separated: metrics,smap,bmd,job,event (default all)\n"
+         "  --interval-ms N  metrics cadence, 250..10000 (default the proxy's)\n"
+         "  --count N        stop after N messages (the snapshot counts)\n"
+         "With --json: each message exactly as received, one per line.\n",
+         cmdWatch},
         {{"bucket", "create"}, "bucket create NAME", "create a bucket", "", cmdBucketCreate},
         {{"bucket", "ls"}, "bucket ls", "list buckets", "", cmdBucketList},
         {{"bucket", "rm"},

@@ -17,5 +17,7 @@ int cmdGet(CliContext& ctx);
 int cmdCat(CliContext& ctx);
 int cmdHead(CliContext& ctx);
 int cmdRemove(CliContext& ctx);
+int cmdShowPerf(CliContext& ctx);
+int cmdWatch(CliContext& ctx);
 
 }  // namespace tessera::cli

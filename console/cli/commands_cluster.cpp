@@ -57,7 +57,7 @@ int cmdClusterShow(CliContext& ctx)
     }
     *ctx.out << nodes.render();
     // Per-mountpath capacity.
-    Table mpt({"TARGET", "MOUNTPATH", "USED", "AVAILABLE", "TOTAL", "USE%"});
+    Table mpt({"TARGET", "MOUNTPATH", "USED", "AVAILABLE", "TOTAL", "USE%", "STATE"});
     for (const auto& [id, t] : targetStats.items()) {
         if (!t.contains("mountpaths")) continue;
         for (const auto& mp : t["mountpaths"]) {
@@ -67,7 +67,7 @@ int cmdClusterShow(CliContext& ctx)
                                    : 0;
             mpt.add({id, mp.value("path", std::string()), formatBytes(used),
                      formatBytes(mp.value("available", std::uint64_t{0})), formatBytes(total),
-                     std::to_string(pct) + "%"});
+                     std::to_string(pct) + "%", mp.value("state", std::string("?"))});
         }
     }
     *ctx.out << "\n" << mpt.render();

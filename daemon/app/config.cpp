@@ -34,7 +34,14 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"idle_timeout_ms", c.idleTimeoutMs},
                        {"io_timeout_ms", c.ioTimeoutMs},
                        {"peer_timeout_ms", c.peerTimeoutMs},
-                       {"max_object_size", c.maxObjectSize}};
+                       {"max_object_size", c.maxObjectSize},
+                       {"stats_interval_ms", c.statsIntervalMs},
+                       {"ws_max_sessions", c.wsMaxSessions},
+                       {"ws_queue_max", c.wsQueueMax},
+                       {"ws_write_timeout_ms", c.wsWriteTimeoutMs},
+                       {"ws_send_buffer", c.wsSendBuffer},
+                       {"ws_allowed_origins", c.wsAllowedOrigins},
+                       {"error_burst_per_sec", c.errorBurstPerSec}};
 }
 
 namespace {
@@ -66,6 +73,13 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "io_timeout_ms") v.get_to(c.ioTimeoutMs);
             else if (k == "peer_timeout_ms") v.get_to(c.peerTimeoutMs);
             else if (k == "max_object_size") v.get_to(c.maxObjectSize);
+            else if (k == "stats_interval_ms") v.get_to(c.statsIntervalMs);
+            else if (k == "ws_max_sessions") v.get_to(c.wsMaxSessions);
+            else if (k == "ws_queue_max") v.get_to(c.wsQueueMax);
+            else if (k == "ws_write_timeout_ms") v.get_to(c.wsWriteTimeoutMs);
+            else if (k == "ws_send_buffer") v.get_to(c.wsSendBuffer);
+            else if (k == "ws_allowed_origins") v.get_to(c.wsAllowedOrigins);
+            else if (k == "error_burst_per_sec") v.get_to(c.errorBurstPerSec);
             else return api::Error::badRequest("unknown config field \"" + k + "\" in " + path);
         }
     } catch (const nlohmann::json::exception& e) {
@@ -98,6 +112,13 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("max-connections", po::value<std::size_t>(), "connection cap (default 1024)")
         ("peer-timeout-ms", po::value<std::int64_t>(), "node-to-node call timeout (default 5000)")
         ("max-object-size", po::value<std::uint64_t>(), "largest accepted object in bytes (default 1 TiB)")
+        ("stats-interval-ms", po::value<std::int64_t>(), "proxy: metrics cadence, 250..10000 (default 1000)")
+        ("ws-max-sessions", po::value<std::size_t>(), "proxy: feed sessions at once (default 64)")
+        ("ws-queue-max", po::value<std::size_t>(), "proxy: unsent feed messages per session (default 256)")
+        ("ws-write-timeout-ms", po::value<std::int64_t>(), "proxy: a stalled feed write drops the session (default 10000)")
+        ("ws-send-buffer", po::value<int>(), "proxy: SO_SNDBUF of feed sockets, 0 = kernel default")
+        ("ws-allowed-origin", po::value<std::vector<std::string>>(), "proxy: browser Origin allowed on the feed (repeatable)")
+        ("error-burst-per-sec", po::value<double>(), "proxy: errors/s on a node that raise an event (default 10, 0 = off)")
         ("log-level", po::value<std::string>(), "debug | info | warn | error");
     // clang-format on
     po::variables_map vm;
@@ -135,6 +156,13 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("peer-timeout-ms")) c.peerTimeoutMs = vm["peer-timeout-ms"].as<std::int64_t>();
     if (vm.count("max-object-size")) c.maxObjectSize = vm["max-object-size"].as<std::uint64_t>();
     if (vm.count("log-level")) c.logLevel = vm["log-level"].as<std::string>();
+    if (vm.count("stats-interval-ms")) c.statsIntervalMs = vm["stats-interval-ms"].as<std::int64_t>();
+    if (vm.count("ws-max-sessions")) c.wsMaxSessions = vm["ws-max-sessions"].as<std::size_t>();
+    if (vm.count("ws-queue-max")) c.wsQueueMax = vm["ws-queue-max"].as<std::size_t>();
+    if (vm.count("ws-write-timeout-ms")) c.wsWriteTimeoutMs = vm["ws-write-timeout-ms"].as<std::int64_t>();
+    if (vm.count("ws-send-buffer")) c.wsSendBuffer = vm["ws-send-buffer"].as<int>();
+    if (vm.count("ws-allowed-origin")) c.wsAllowedOrigins = vm["ws-allowed-origin"].as<std::vector<std::string>>();
+    if (vm.count("error-burst-per-sec")) c.errorBurstPerSec = vm["error-burst-per-sec"].as<double>();
 
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     if (c.ioThreads == 0) c.ioThreads = cores;
@@ -171,6 +199,20 @@ api::Status validateConfig(const Config& c)
     }
     if (c.ioTimeoutMs < 100 || c.ioTimeoutMs > 86400000) {
         return api::Error::badRequest("io timeout must be 100..86400000 ms");
+    }
+    if (c.statsIntervalMs < 250 || c.statsIntervalMs > 10000) {
+        return api::Error::badRequest("stats interval must be 250..10000 ms");
+    }
+    if (c.wsMaxSessions < 1 || c.wsMaxSessions > 10000) return api::Error::badRequest("ws max sessions must be 1..10000");
+    if (c.wsQueueMax < 8 || c.wsQueueMax > 100000) return api::Error::badRequest("ws queue max must be 8..100000");
+    if (c.wsWriteTimeoutMs < 100 || c.wsWriteTimeoutMs > 600000) {
+        return api::Error::badRequest("ws write timeout must be 100..600000 ms");
+    }
+    if (c.wsSendBuffer != 0 && (c.wsSendBuffer < 4096 || c.wsSendBuffer > (64 << 20))) {
+        return api::Error::badRequest("ws send buffer must be 0 or 4096..67108864 bytes");
+    }
+    if (!(c.errorBurstPerSec >= 0 && c.errorBurstPerSec <= 1e9)) {
+        return api::Error::badRequest("error burst threshold must be 0..1e9 per second");
     }
     if (c.logLevel != "debug" && c.logLevel != "info" && c.logLevel != "warn" && c.logLevel != "error") {
         return api::Error::badRequest("--log-level must be debug, info, warn or error");

@@ -2,6 +2,8 @@
 
 #include "common/log.h"
 #include "meta/node_identity.h"
+#include "stats/process_usage.h"
+#include "stats/prometheus_text.h"
 
 #include <boost/asio/signal_set.hpp>
 #include <iostream>
@@ -58,6 +60,38 @@ nlohmann::json baseInfo(const Config& c, const std::string& id, Clock::time_poin
             {"connections", s.context().connections.load()},
             {"requests", s.context().requests.load()},
             {"config", nlohmann::json(c)}};
+}
+
+api::NodeStats baseNodeStats(const std::string& id, std::string_view role, Clock::time_point started,
+                             net::HttpServer& s)
+{
+    api::NodeStats st;
+    st.id = id;
+    st.role = std::string(role);
+    st.tsNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+    st.uptimeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started).count();
+    const auto usage = stats::readProcessUsage();
+    st.cpuNs = usage.cpuNs;
+    st.rssBytes = usage.rssBytes;
+    st.connections = s.context().connections.load();
+    st.requests = s.context().requests.load();
+    st.ops = s.stats().snapshot();
+    st.checksumErrors = s.stats().checksumErrors();
+    return st;
+}
+
+void addMetricsRoute(net::Router& router, std::function<api::NodeStats()> stats)
+{
+    router.add(net::Route{boost::beast::http::verb::get, "/metrics", net::Exec::Worker,
+                          [stats = std::move(stats)](const net::Request&) {
+                              net::Response r;
+                              r.body = stats::renderPrometheus(stats());
+                              r.header("Content-Type", stats::kPrometheusContentType);
+                              return r;
+                          },
+                          {}});
 }
 
 }  // namespace tessera::daemon

@@ -18,9 +18,40 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_self = makeSnode(m_id, api::kRoleProxy, c, m_server->port());
     m_state = orThrow(proxy::ProxyState::create(*m_store, m_self), "cluster state");
     m_peers = std::make_unique<proxy::PeerCalls>(std::chrono::milliseconds(c.peerTimeoutMs));
-    m_api = std::make_unique<proxy::ProxyApi>(m_self, *m_state, *m_peers,
-                                              [this] { return baseInfo(m_config, m_id, m_started, *m_server); });
+    m_api = std::make_unique<proxy::ProxyApi>(
+        m_self, *m_state, *m_peers, [this] { return baseInfo(m_config, m_id, m_started, *m_server); },
+        [this] { return nodeStats(); });
     m_api->registerRoutes(m_router);
+    addMetricsRoute(m_router, [this] { return nodeStats(); });
+
+    proxy::ClusterMonitor::Options mo;
+    mo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
+    mo.errorBurstPerSec = c.errorBurstPerSec;
+    m_monitor = std::make_unique<proxy::ClusterMonitor>(mo, *m_state, [this] { return nodeStats(); });
+    proxy::FeedOptions fo;
+    fo.defaultInterval = std::chrono::milliseconds(c.statsIntervalMs);
+    fo.maxSessions = c.wsMaxSessions;
+    fo.allowedOrigins = c.wsAllowedOrigins;
+    fo.session.maxQueue = c.wsQueueMax;
+    fo.session.writeTimeout = std::chrono::milliseconds(c.wsWriteTimeoutMs);
+    fo.session.sendBufferBytes = c.wsSendBuffer;
+    m_feed = proxy::FeedHub::create(fo, m_server->sharedContext(), [this] { return m_monitor->snapshot(); });
+    m_monitor->attach(m_feed);
+    m_state->setObserver({[this](const api::Smap& before, const api::Smap& after) {
+                              m_monitor->onSmapPublished(before, after);
+                          },
+                          [this](const api::Bmd& bmd) { m_monitor->onBmdChanged(bmd); }});
+    net::Route ws{boost::beast::http::verb::get, "/v1/ws", net::Exec::Inline, {}, {}};
+    ws.websocket = m_feed->acceptor();
+    m_router.add(std::move(ws));
+}
+
+api::NodeStats ProxyNode::nodeStats()
+{
+    auto st = baseNodeStats(m_id, api::kRoleProxy, m_started, *m_server);
+    st.smapVersion = m_state->smap()->version;
+    st.bmdVersion = m_state->bmd()->version;
+    return st;
 }
 
 int ProxyNode::run()
@@ -30,7 +61,9 @@ int ProxyNode::run()
     logInfo("proxy ", m_id, " up; smap v", m_state->smap()->version, ", ", m_state->bmd()->buckets.size(),
             " bucket(s)");
     std::thread monitor([this] { monitorKeepalives(); });
+    m_monitor->start();
     waitForSignal();
+    m_monitor->stop();
     {
         std::lock_guard lock(m_mutex);
         m_stopping = true;

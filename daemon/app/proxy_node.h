@@ -9,6 +9,8 @@
 #include "net/router.h"
 #include "node.h"
 #include "node_common.h"
+#include "proxy/cluster_monitor.h"
+#include "proxy/feed_hub.h"
 #include "proxy/peer_calls.h"
 #include "proxy/proxy_api.h"
 #include "proxy/proxy_state.h"
@@ -28,6 +30,7 @@ public:
 private:
     // Removes targets that missed their keepalives (own thread).
     void monitorKeepalives();
+    api::NodeStats nodeStats();
 
     Config m_config;
     std::string m_id;
@@ -39,6 +42,8 @@ private:
     std::unique_ptr<proxy::ProxyState> m_state;
     std::unique_ptr<proxy::PeerCalls> m_peers;
     std::unique_ptr<proxy::ProxyApi> m_api;
+    std::unique_ptr<proxy::ClusterMonitor> m_monitor;
+    std::shared_ptr<proxy::FeedHub> m_feed;
     std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_stopping = false;

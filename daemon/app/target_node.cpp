@@ -19,9 +19,21 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     m_membership = std::make_unique<target::Membership>(m_self, c.proxyUrl, m_cache,
                                                         std::chrono::milliseconds(c.keepaliveIntervalMs),
                                                         std::chrono::milliseconds(c.peerTimeoutMs));
-    m_api = std::make_unique<target::TargetApi>(m_self, *m_store, m_cache, *m_membership,
-                                                std::chrono::milliseconds(c.peerTimeoutMs), [this] { return baseInfo(m_config, m_id, m_started, *m_server); });
+    m_api = std::make_unique<target::TargetApi>(
+        m_self, *m_store, m_cache, *m_membership, std::chrono::milliseconds(c.peerTimeoutMs),
+        [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
+        m_server->stats());
     m_api->registerRoutes(m_router);
+    addMetricsRoute(m_router, [this] { return nodeStats(); });
+}
+
+api::NodeStats TargetNode::nodeStats()
+{
+    auto st = baseNodeStats(m_id, api::kRoleTarget, m_started, *m_server);
+    st.smapVersion = m_cache.smap()->version;
+    st.bmdVersion = m_cache.bmd()->version;
+    st.mountpaths = m_api->mountpathStats();
+    return st;
 }
 
 int TargetNode::run()

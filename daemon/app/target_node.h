@@ -25,6 +25,8 @@ public:
     int run() override;
 
 private:
+    api::NodeStats nodeStats();
+
     Config m_config;
     std::string m_id;
     Clock::time_point m_started = Clock::now();

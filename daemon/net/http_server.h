@@ -4,6 +4,7 @@
 // handlers that may block (disk walks, calls to other nodes).
 
 #include "router.h"
+#include "stats/stats_recorder.h"
 
 #include <atomic>
 #include <boost/asio/io_context.hpp>
@@ -33,7 +34,8 @@ struct ServerContext {
     ServerOptions options;
     const Router* router = nullptr;
     boost::asio::thread_pool* workers = nullptr;
-    std::atomic<std::size_t> connections{0};
+    stats::StatsRecorder* stats = nullptr;
+    std::atomic<std::size_t> connections{0};  // HTTP sessions and WebSocket sessions
     std::atomic<std::uint64_t> requests{0};
 };
 
@@ -56,10 +58,14 @@ public:
     boost::asio::io_context& ioContext() { return m_ioc; }
     boost::asio::thread_pool& workers() { return m_workers; }
     const ServerContext& context() const { return *m_ctx; }
+    // Shared with sessions that outlive a request (WebSocket upgrades).
+    std::shared_ptr<ServerContext> sharedContext() { return m_ctx; }
+    stats::StatsRecorder& stats() { return m_stats; }
 
 private:
     void doAccept();
 
+    stats::StatsRecorder m_stats;
     boost::asio::io_context m_ioc;
     boost::asio::ip::tcp::acceptor m_acceptor;
     boost::asio::thread_pool m_workers;

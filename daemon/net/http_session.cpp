@@ -11,6 +11,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -79,6 +80,10 @@ void HttpSession::doReadHeader()
     m_route = nullptr;
     m_sink.reset();
     m_bodyComplete = false;
+    m_bodyBytes = 0;
+    m_sentBytes = 0;
+    m_status = 0;
+    m_recorded = false;
     m_stream.expires_after(m_ctx->options.idleTimeout);
     http::async_read_header(m_stream, m_buffer, *m_parser,
                             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
@@ -100,6 +105,7 @@ void HttpSession::onHeader(beast::error_code ec)
         return;
     }
     m_ctx->requests.fetch_add(1);
+    m_start = std::chrono::steady_clock::now();
     const auto& hdr = m_parser->get();
     m_req.method = hdr.method();
     m_req.target = std::string(hdr.target());
@@ -135,6 +141,10 @@ void HttpSession::onHeader(beast::error_code ec)
     }
     m_route = match->route;
 
+    if (m_route->websocket) {
+        acceptWebSocket();
+        return;
+    }
     if (m_route->upload) {
         std::variant<Response, std::unique_ptr<UploadSink>> started;
         try {
@@ -240,6 +250,7 @@ void HttpSession::readRawBody()
                          if (ec) {
                              // Client gone or too slow mid-body: nothing is stored.
                              self->m_sink.reset();
+                             self->recordOp(499);
                              self->closeConnection();
                              return;
                          }
@@ -251,6 +262,7 @@ void HttpSession::readRawBody()
 
 bool HttpSession::consumeBody(const char* data, std::size_t n)
 {
+    m_bodyBytes += n;
     if (m_sink) {
         auto st = m_sink->write(data, n);
         if (!st) {
@@ -276,6 +288,7 @@ void HttpSession::onBodyChunk(beast::error_code ec)
     if (ec) {
         // The client went away or sent garbage mid-body: nothing is stored.
         m_sink.reset();
+        recordOp(499);
         if (ec == beast::error::timeout || ec == http::error::partial_message || ec == asio::error::eof ||
             ec == asio::error::connection_reset) {
             closeConnection();
@@ -358,6 +371,8 @@ void HttpSession::send(Response res)
     m_closeAfter = !keepAlive;
     const unsigned version = m_parser ? m_parser->get().version() : 11;
     const bool headRequest = m_req.method == http::verb::head;
+    m_status = res.status;
+    m_sentBytes = headRequest ? 0 : (res.file ? res.file->length : res.body.size());
 
     // Header-only messages: file bodies (the bytes follow by sendfile), HEAD
     // answers (a Content-Length but no body).
@@ -426,6 +441,7 @@ void HttpSession::sendFileChunk()
             sock.async_wait(tcp::socket::wait_write, [self = shared_from_this()](boost::system::error_code wec) {
                 self->m_sendTimer.cancel();
                 if (wec) {
+                    self->recordOp(499);
                     self->closeConnection();
                     return;
                 }
@@ -437,6 +453,7 @@ void HttpSession::sendFileChunk()
         // n == 0 (file shrank underneath) or a hard error: the response is
         // already promised with a length, so the only honest move is to close.
         logWarn("sendfile failed for ", m_req.path, ": ", n == 0 ? "unexpected end of file" : std::strerror(errno));
+        recordOp(499);
         closeConnection();
         return;
     }
@@ -447,6 +464,7 @@ void HttpSession::sendFileChunk()
 void HttpSession::onWritten(beast::error_code ec)
 {
     m_message.reset();
+    recordOp(ec ? 499 : m_status);
     if (ec || m_closeAfter) {
         closeConnection();
         return;
@@ -459,6 +477,41 @@ void HttpSession::fail(const api::Error& e, bool close)
     Response res = Response::error(e);
     res.close = close;
     send(std::move(res));
+}
+
+void HttpSession::recordOp(int status)
+{
+    if (m_recorded || m_route == nullptr || !m_route->op || m_ctx->stats == nullptr) return;
+    m_recorded = true;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - m_start);
+    m_ctx->stats->record(*m_route->op, status, m_bodyBytes + m_sentBytes, static_cast<std::uint64_t>(ns.count()));
+}
+
+void HttpSession::acceptWebSocket()
+{
+    const auto& hdr = m_parser->get();
+    if (!beast::websocket::is_upgrade(hdr)) {
+        fail(api::Error{api::ErrorKind::BadRequest,
+                        "this endpoint only accepts WebSocket upgrades (GET with Connection: Upgrade and "
+                        "Upgrade: websocket)",
+                        {}},
+             m_req.hasBody);
+        return;
+    }
+    http::request<http::empty_body> up;
+    up.base() = hdr.base();
+    std::optional<Response> refused;
+    try {
+        refused = m_route->websocket(m_req, m_stream, std::move(up));
+    } catch (const std::exception& e) {
+        logError("websocket accept threw: ", e.what());
+        refused = Response::error(api::Error::internal(e.what()));
+    }
+    if (refused) {
+        refused->close = true;
+        send(std::move(*refused));
+    }
+    // Otherwise the stream has left this session, which ends here.
 }
 
 void HttpSession::closeConnection()

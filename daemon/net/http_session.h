@@ -12,6 +12,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -44,6 +45,9 @@ private:
     void onWritten(boost::beast::error_code ec);
     void sendFileChunk();
     void fail(const api::Error& e, bool close);
+    // Counts the request in the node's statistics (once; routes with an op).
+    void recordOp(int status);
+    void acceptWebSocket();
     void closeConnection();
 
     boost::beast::tcp_stream m_stream;
@@ -56,6 +60,11 @@ private:
     std::vector<char> m_chunk;
     bool m_bodyComplete = false;
     std::uint64_t m_remaining = 0;  // Content-Length body bytes still to read
+    std::chrono::steady_clock::time_point m_start;  // request header complete
+    std::uint64_t m_bodyBytes = 0;  // request body bytes received
+    std::uint64_t m_sentBytes = 0;  // response payload bytes promised
+    int m_status = 0;               // status of the response in flight
+    bool m_recorded = false;
 
     // response in flight
     std::shared_ptr<void> m_message;  // keeps the Beast message alive during the write

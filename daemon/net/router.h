@@ -7,8 +7,14 @@
 #include "response.h"
 #include "upload_sink.h"
 
+#include "api/node_stats.h"
+
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/message.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <variant>
@@ -24,6 +30,12 @@ using Handler = std::function<Response(const Request&)>;
 // Called with the header only; returns either a final response (the body is
 // then not read) or a sink that receives the body.
 using UploadStart = std::function<std::variant<Response, std::unique_ptr<UploadSink>>(const Request&)>;
+// Takes over the connection of a WebSocket upgrade request (already checked
+// to be one): either moves `stream` away and returns nullopt, or leaves it
+// and returns the refusal to send (403 origin, 503 too many sessions).
+// Called on the connection's strand; must not block.
+using WebSocketAccept = std::function<std::optional<Response>(
+    const Request&, boost::beast::tcp_stream& stream, boost::beast::http::request<boost::beast::http::empty_body>&&)>;
 
 struct Route {
     boost::beast::http::verb method;
@@ -32,7 +44,15 @@ struct Route {
     Handler handler;          // buffered routes
     UploadStart upload;       // streaming routes
     std::size_t maxBody = 1 << 20;  // buffered routes: body limit
+    std::optional<api::OpKind> op{};  // counted in the node's statistics under this kind
+    WebSocketAccept websocket{};    // set: the route only accepts WebSocket upgrades
 };
+
+inline Route counted(Route r, api::OpKind op)
+{
+    r.op = op;
+    return r;
+}
 
 struct RouteMatch {
     const Route* route = nullptr;

@@ -18,8 +18,10 @@ using net::Request;
 using net::Response;
 using net::Route;
 
-ProxyApi::ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo)
-    : m_self(std::move(self)), m_state(state), m_peers(peers), m_nodeInfo(std::move(nodeInfo))
+ProxyApi::ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo,
+                   std::function<api::NodeStats()> nodeStats)
+    : m_self(std::move(self)), m_state(state), m_peers(peers), m_nodeInfo(std::move(nodeInfo)),
+      m_nodeStats(std::move(nodeStats))
 {
 }
 
@@ -31,16 +33,20 @@ void ProxyApi::registerRoutes(net::Router& router)
     const std::string obj = "/v1/objects/{bucket}/{name...}";
     // PUT: answer the redirect before the body; the session closes the
     // connection when a body was announced and left unread.
-    router.add(Route{http::verb::put, obj, Exec::Inline, {},
-                     [this](const Request& r) -> std::variant<Response, std::unique_ptr<net::UploadSink>> {
-                         return redirectObject(r);
-                     }});
-    router.add(Route{http::verb::get, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}});
-    router.add(Route{http::verb::head, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}});
-    router.add(Route{http::verb::delete_, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}});
+    using api::OpKind;
+    router.add(net::counted(Route{http::verb::put, obj, Exec::Inline, {},
+                                  [this](const Request& r) -> std::variant<Response, std::unique_ptr<net::UploadSink>> {
+                                      return redirectObject(r);
+                                  }},
+                            OpKind::Put));
+    router.add(net::counted(Route{http::verb::get, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}}, OpKind::Get));
+    router.add(net::counted(Route{http::verb::head, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}}, OpKind::Head));
+    router.add(
+        net::counted(Route{http::verb::delete_, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}}, OpKind::Delete));
 
     router.add(Route{http::verb::get, "/v1/buckets", Exec::Inline, h(&ProxyApi::listBuckets), {}});
-    router.add(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::listObjects), {}});
+    router.add(net::counted(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::listObjects), {}},
+                            OpKind::List));
     router.add(Route{http::verb::post, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::createBucket), {}});
     router.add(Route{http::verb::delete_, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::destroyBucket), {}});
     router.add(Route{http::verb::head, "/v1/buckets/{bucket}", Exec::Inline, h(&ProxyApi::headBucket), {}});
@@ -244,9 +250,7 @@ Response ProxyApi::clusterInfo(const Request& req)
     if (what == "bmd") return Response::json(nlohmann::json(*m_state.bmd()));
     if (what == "node_stats") {
         nlohmann::json out;
-        auto self = m_nodeInfo();
-        self.erase("config");
-        out["proxy"] = {{m_self.id, self}};
+        out["proxy"] = {{m_self.id, m_nodeStats()}};
         out["target"] = nlohmann::json::object();
         auto results = m_peers.fanOut(*m_state.smap(), client::Method::Get, "/v1/daemon?what=node_stats");
         for (const auto& [id, r] : results) {
@@ -270,11 +274,7 @@ Response ProxyApi::daemonInfo(const Request& req)
     if (what == "snode") return Response::json(nlohmann::json(m_self));
     auto info = m_nodeInfo();
     if (what == "config") return Response::json(info.value("config", nlohmann::json::object()));
-    if (what == "node_stats" || what.empty()) {
-        info.erase("config");
-        info["smap_version"] = m_state.smap()->version;
-        return Response::json(info);
-    }
+    if (what == "node_stats" || what.empty()) return Response::json(m_nodeStats());
     return Response::error(
         api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, snode, config, node_stats)"));
 }

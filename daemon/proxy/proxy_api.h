@@ -3,6 +3,7 @@
 // (create, destroy, list, props), object redirects (307 to the HRW owner),
 // merged object listing, cluster information.
 
+#include "api/node_stats.h"
 #include "api/smap.h"
 #include "net/router.h"
 #include "peer_calls.h"
@@ -15,7 +16,8 @@ namespace tessera::daemon::proxy {
 
 class ProxyApi {
 public:
-    ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo);
+    ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo,
+             std::function<api::NodeStats()> nodeStats);
 
     void registerRoutes(net::Router& router);
 
@@ -37,6 +39,7 @@ private:
     ProxyState& m_state;
     PeerCalls& m_peers;
     std::function<nlohmann::json()> m_nodeInfo;
+    std::function<api::NodeStats()> m_nodeStats;
 };
 
 }  // namespace tessera::daemon::proxy

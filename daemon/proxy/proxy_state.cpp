@@ -92,12 +92,24 @@ api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& no
 
 void ProxyState::publishSmap(const api::Smap& smap)
 {
-    std::lock_guard lock(m_mutex);
-    if (smap.version <= m_smap->version) return;
-    for (const auto& [id, node] : smap.tmap) {
-        if (!m_smap->tmap.count(id)) logInfo("target ", id, " joined at ", node.publicNet.url, "; smap v", smap.version);
+    std::shared_ptr<const api::Smap> before;
+    {
+        std::lock_guard lock(m_mutex);
+        if (smap.version <= m_smap->version) return;
+        for (const auto& [id, node] : smap.tmap) {
+            if (!m_smap->tmap.count(id)) {
+                logInfo("target ", id, " joined at ", node.publicNet.url, "; smap v", smap.version);
+            }
+        }
+        before = m_smap;
+        m_smap = std::make_shared<const api::Smap>(smap);
     }
-    m_smap = std::make_shared<const api::Smap>(smap);
+    if (m_observer.smapPublished) m_observer.smapPublished(*before, smap);
+}
+
+void ProxyState::notifyBmd(const api::Bmd& bmd) const
+{
+    if (m_observer.bmdChanged) m_observer.bmdChanged(bmd);
 }
 
 ProxyState::KeepaliveResult ProxyState::keepalive(const std::string& id)
@@ -134,6 +146,13 @@ api::Result<std::optional<api::Smap>> ProxyState::prepareExpiry(Clock::duration 
 
 api::Result<api::Bmd> ProxyState::createBucket(const std::string& name)
 {
+    auto r = createBucketLocked(name);
+    if (r) notifyBmd(*r);
+    return r;
+}
+
+api::Result<api::Bmd> ProxyState::createBucketLocked(const std::string& name)
+{
     std::lock_guard lock(m_mutex);
     if (m_bmd->buckets.count(name)) return api::Error::conflict("bucket \"" + name + "\" already exists");
     api::Bmd next = *m_bmd;
@@ -149,6 +168,13 @@ api::Result<api::Bmd> ProxyState::createBucket(const std::string& name)
 
 api::Result<api::Bmd> ProxyState::destroyBucket(const std::string& name)
 {
+    auto r = destroyBucketLocked(name);
+    if (r) notifyBmd(*r);
+    return r;
+}
+
+api::Result<api::Bmd> ProxyState::destroyBucketLocked(const std::string& name)
+{
     std::lock_guard lock(m_mutex);
     if (!m_bmd->buckets.count(name)) return api::Error::notFound("bucket \"" + name + "\" does not exist");
     api::Bmd next = *m_bmd;
@@ -162,6 +188,14 @@ api::Result<api::Bmd> ProxyState::destroyBucket(const std::string& name)
 
 api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketProps(const std::string& name,
                                                                               const nlohmann::json& update)
+{
+    auto r = setBucketPropsLocked(name, update);
+    if (r) notifyBmd(r->first);
+    return r;
+}
+
+api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketPropsLocked(const std::string& name,
+                                                                                    const nlohmann::json& update)
 {
     std::lock_guard lock(m_mutex);
     auto it = m_bmd->buckets.find(name);

@@ -11,6 +11,7 @@
 #include "meta/cluster_store.h"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,16 @@ public:
     // membershipLock() like joins do.
     api::Result<std::optional<api::Smap>> prepareExpiry(Clock::duration maxSilence);
 
+    // Told about every published map and every bucket change, after the
+    // fact, outside the state's lock, on the thread that made the change
+    // (so possibly out of version order: compare versions). Set before the
+    // node serves requests.
+    struct Observer {
+        std::function<void(const api::Smap& before, const api::Smap& after)> smapPublished;
+        std::function<void(const api::Bmd& after)> bmdChanged;
+    };
+    void setObserver(Observer o) { m_observer = std::move(o); }
+
     api::Result<api::Bmd> createBucket(const std::string& name);
     api::Result<api::Bmd> destroyBucket(const std::string& name);
     api::Result<std::pair<api::Bmd, api::BucketProps>> setBucketProps(const std::string& name,
@@ -65,6 +76,11 @@ public:
 
 private:
     ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd);
+    void notifyBmd(const api::Bmd& bmd) const;
+    api::Result<api::Bmd> createBucketLocked(const std::string& name);
+    api::Result<api::Bmd> destroyBucketLocked(const std::string& name);
+    api::Result<std::pair<api::Bmd, api::BucketProps>> setBucketPropsLocked(const std::string& name,
+                                                                            const nlohmann::json& update);
 
     meta::ClusterStore& m_store;
     mutable std::mutex m_mutex;
@@ -72,6 +88,7 @@ private:
     std::shared_ptr<const api::Smap> m_smap;
     std::shared_ptr<const api::Bmd> m_bmd;
     std::map<std::string, Clock::time_point> m_lastSeen;
+    Observer m_observer;
 };
 
 }  // namespace tessera::daemon::proxy

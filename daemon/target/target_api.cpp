@@ -66,9 +66,10 @@ private:
 }  // namespace
 
 TargetApi::TargetApi(api::Snode self, ObjectStore& store, MetaCache& cache, Membership& membership,
-                     std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo)
+                     std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo,
+                     std::function<api::NodeStats()> nodeStats, stats::StatsRecorder& recorder)
     : m_self(std::move(self)), m_store(store), m_cache(cache), m_membership(membership), m_peerTimeout(peerTimeout),
-      m_nodeInfo(std::move(nodeInfo))
+      m_nodeInfo(std::move(nodeInfo)), m_nodeStats(std::move(nodeStats)), m_recorder(recorder)
 {
 }
 
@@ -78,11 +79,15 @@ void TargetApi::registerRoutes(net::Router& router)
         return [this, fn](const Request& r) { return (this->*fn)(r); };
     };
     const std::string obj = "/v1/objects/{bucket}/{name...}";
-    router.add(Route{http::verb::put, obj, Exec::Inline, {}, [this](const Request& r) { return putObject(r); }});
-    router.add(Route{http::verb::get, obj, Exec::Worker, h(&TargetApi::getObject), {}});
-    router.add(Route{http::verb::head, obj, Exec::Worker, h(&TargetApi::headObject), {}});
-    router.add(Route{http::verb::delete_, obj, Exec::Worker, h(&TargetApi::deleteObject), {}});
-    router.add(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, h(&TargetApi::listObjects), {}});
+    using api::OpKind;
+    router.add(net::counted(Route{http::verb::put, obj, Exec::Inline, {}, [this](const Request& r) { return putObject(r); }},
+                            OpKind::Put));
+    router.add(net::counted(Route{http::verb::get, obj, Exec::Worker, h(&TargetApi::getObject), {}}, OpKind::Get));
+    router.add(net::counted(Route{http::verb::head, obj, Exec::Worker, h(&TargetApi::headObject), {}}, OpKind::Head));
+    router.add(
+        net::counted(Route{http::verb::delete_, obj, Exec::Worker, h(&TargetApi::deleteObject), {}}, OpKind::Delete));
+    router.add(net::counted(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, h(&TargetApi::listObjects), {}},
+                            OpKind::List));
     router.add(
         Route{http::verb::delete_, "/v1/internal/buckets/{bucket}", Exec::Worker, h(&TargetApi::destroyBucket), {}});
     Route ms{http::verb::put, "/v1/metasync", Exec::Inline, h(&TargetApi::metasync), {}};
@@ -192,7 +197,10 @@ Response TargetApi::getObject(const Request& req)
     const auto* props = m_cache.bmd()->find(ref->bucket);
     if (props != nullptr && props->checksum.validateWarmGet) {
         auto st = m_store.verify(*obj);
-        if (!st) return Response::error(st.error());
+        if (!st) {
+            if (st.error().kind == api::ErrorKind::Corruption) m_recorder.addChecksumError();
+            return Response::error(st.error());
+        }
     }
     const auto size = static_cast<std::uint64_t>(obj->meta.size);
     auto range = api::parseRange(req.header("Range"), size);
@@ -306,21 +314,26 @@ Response TargetApi::daemonInfo(const Request& req)
     if (what == "smap") return Response::json(nlohmann::json(*m_cache.smap()));
     if (what == "bmd") return Response::json(nlohmann::json(*m_cache.bmd()));
     if (what == "snode") return Response::json(nlohmann::json(m_self));
-    if (what == "config" || what == "node_stats" || what.empty()) {
-        auto info = m_nodeInfo();
-        if (what == "config") return Response::json(info.value("config", nlohmann::json::object()));
-        nlohmann::json mps = nlohmann::json::array();
-        for (const auto& mp : m_store.mountpathInfo()) {
-            mps.push_back({{"path", mp.path}, {"total", mp.total}, {"used", mp.used}, {"available", mp.available}});
-        }
-        info.erase("config");
-        info["mountpaths"] = mps;
-        info["smap_version"] = m_cache.smap()->version;
-        info["bmd_version"] = m_cache.bmd()->version;
-        return Response::json(info);
-    }
+    if (what == "config") return Response::json(m_nodeInfo().value("config", nlohmann::json::object()));
+    if (what == "node_stats" || what.empty()) return Response::json(m_nodeStats());
     return Response::error(api::Error::badRequest("unknown what=\"" + what +
                                                   "\" (expected smap, bmd, snode, config, node_stats)"));
+}
+
+std::vector<api::MountpathStats> TargetApi::mountpathStats() const
+{
+    std::vector<api::MountpathStats> out;
+    for (const auto& mp : m_store.mountpathInfo()) {
+        api::MountpathStats m;
+        m.path = mp.path;
+        m.total = mp.total;
+        m.used = mp.used;
+        m.available = mp.available;
+        m.state = api::mountpathStateFor(mp.total, mp.used);
+        if (m.state == api::MountpathState::Error) m.error = "cannot read the filesystem's capacity";
+        out.push_back(std::move(m));
+    }
+    return out;
 }
 
 }  // namespace tessera::daemon::target

@@ -3,12 +3,14 @@
 // sendfile, HEAD, DELETE), target-local listing, metasync from the proxy,
 // health and node information. One function per (resource, action).
 
+#include "api/node_stats.h"
 #include "api/smap.h"
 #include "daemon/api/request_params.h"
 #include "membership.h"
 #include "meta_cache.h"
 #include "net/router.h"
 #include "object_store.h"
+#include "stats/stats_recorder.h"
 
 #include <chrono>
 #include <functional>
@@ -19,7 +21,11 @@ namespace tessera::daemon::target {
 class TargetApi {
 public:
     TargetApi(api::Snode self, ObjectStore& store, MetaCache& cache, Membership& membership,
-              std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo);
+              std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo,
+              std::function<api::NodeStats()> nodeStats, stats::StatsRecorder& recorder);
+
+    // Capacity and state of every mountpath, for the node's statistics.
+    std::vector<api::MountpathStats> mountpathStats() const;
 
     void registerRoutes(net::Router& router);
 
@@ -50,6 +56,8 @@ private:
     Membership& m_membership;
     std::chrono::milliseconds m_peerTimeout;
     std::function<nlohmann::json()> m_nodeInfo;
+    std::function<api::NodeStats()> m_nodeStats;
+    stats::StatsRecorder& m_recorder;
 };
 
 }  // namespace tessera::daemon::target

@@ -18,6 +18,7 @@ const char* errorKindName(ErrorKind kind)
     case ErrorKind::RangeNotSatisfiable: return "RangeNotSatisfiable";
     case ErrorKind::TooLarge: return "TooLarge";
     case ErrorKind::MethodNotAllowed: return "MethodNotAllowed";
+    case ErrorKind::Forbidden: return "Forbidden";
     case ErrorKind::Internal: return "Internal";
     }
     return "Internal";
@@ -29,6 +30,7 @@ int httpStatusFor(ErrorKind kind)
     case ErrorKind::BadRequest: return 400;
     case ErrorKind::NotFound: return 404;
     case ErrorKind::MethodNotAllowed: return 405;
+    case ErrorKind::Forbidden: return 403;
     case ErrorKind::Conflict: return 409;
     case ErrorKind::TooLarge: return 413;
     case ErrorKind::RangeNotSatisfiable: return 416;
@@ -47,6 +49,7 @@ ErrorKind errorKindForStatus(int status)
     switch (status) {
     case 400: return ErrorKind::BadRequest;
     case 404: return ErrorKind::NotFound;
+    case 403: return ErrorKind::Forbidden;
     case 405: return ErrorKind::MethodNotAllowed;
     case 409: return ErrorKind::Conflict;
     case 413: return ErrorKind::TooLarge;

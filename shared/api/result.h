@@ -22,6 +22,7 @@ enum class ErrorKind {
     RangeNotSatisfiable,
     TooLarge,
     MethodNotAllowed,
+    Forbidden,
     Internal,
 };
 

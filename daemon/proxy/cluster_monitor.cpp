@@ -1,0 +1,223 @@
+#include "cluster_monitor.h"
+
+#include "common/log.h"
+#include "peer_calls.h"
+
+namespace tessera::daemon::proxy {
+
+using Steady = std::chrono::steady_clock;
+
+namespace {
+
+std::int64_t wallMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+nlohmann::json bucketsJson(const api::Bmd& bmd)
+{
+    auto out = nlohmann::json::array();
+    for (const auto& [name, props] : bmd.buckets) {
+        out.push_back({{"name", name}, {"provider", props.provider}, {"props", props}});
+    }
+    return out;
+}
+
+nlohmann::json clusterJson(const std::vector<api::NodeMetrics>& nodes)
+{
+    // GET/PUT/HEAD/DELETE are served by targets; listings are answered (and
+    // counted once) by the proxy, which asks every target for a page.
+    std::vector<api::NodeMetrics> targets;
+    const api::NodeMetrics* proxy = nullptr;
+    for (const auto& n : nodes) {
+        if (n.stale) continue;
+        if (n.role == api::kRoleTarget) targets.push_back(n);
+        else if (proxy == nullptr) proxy = &n;
+    }
+    auto sums = api::sumRates(targets);
+    const auto lst = static_cast<std::size_t>(api::OpKind::List);
+    sums[lst] = proxy != nullptr ? proxy->ops[lst] : api::OpRates{};
+    nlohmann::json ops = nlohmann::json::object();
+    for (std::size_t i = 0; i < api::kOpKinds; ++i) ops[std::string(api::kOpNames[i])] = sums[i];
+    std::size_t stale = 0;
+    for (const auto& n : nodes) stale += n.stale ? 1 : 0;
+    return {{"ops", std::move(ops)}, {"nodes", nodes.size()}, {"stale", stale}};
+}
+
+}  // namespace
+
+ClusterMonitor::ClusterMonitor(Options options, ProxyState& state, std::function<api::NodeStats()> selfStats)
+    : m_options(options), m_state(state), m_selfStats(std::move(selfStats)), m_detector(options.errorBurstPerSec)
+{
+    m_smapVersionSeen = m_state.smap()->version;
+    m_bmdVersionSeen = m_state.bmd()->version;
+}
+
+ClusterMonitor::~ClusterMonitor() { stop(); }
+
+void ClusterMonitor::start()
+{
+    m_thread = std::thread([this] { run(); });
+}
+
+void ClusterMonitor::stop()
+{
+    {
+        std::lock_guard lock(m_runMutex);
+        m_stop = true;
+    }
+    m_cv.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+}
+
+void ClusterMonitor::run()
+{
+    auto next = Steady::now();
+    std::unique_lock lock(m_runMutex);
+    while (!m_stop) {
+        const auto interval = m_hub ? m_hub->wantedInterval() : std::chrono::milliseconds(1000);
+        lock.unlock();
+        try {
+            collect(interval);
+        } catch (const std::exception& e) {
+            logError("cluster monitor: ", e.what());
+        }
+        lock.lock();
+        // Fixed cadence; after a slow round (a hung target) start the next at once.
+        next += interval;
+        const auto now = Steady::now();
+        if (next < now) next = now;
+        m_cv.wait_until(lock, next, [this] { return m_stop; });
+    }
+}
+
+void ClusterMonitor::collect(std::chrono::milliseconds interval)
+{
+    const auto smap = m_state.smap();
+    PeerCalls peers(std::min(interval, m_options.peerTimeout));
+    auto results = peers.fanOut(*smap, client::Method::Get, "/v1/daemon?what=node_stats");
+    auto self = m_selfStats();
+    const auto now = Steady::now();
+    const auto staleAfter = interval * m_options.staleIntervals;
+
+    std::vector<api::ClusterEvent> events;
+    nlohmann::json data;
+    {
+        std::lock_guard lock(m_mutex);
+        auto accept = [&](const std::string& id, const std::string& role, std::optional<api::NodeStats> stats) {
+            auto [it, inserted] = m_nodes.try_emplace(id);
+            auto& rec = it->second;
+            rec.role = role;
+            if (inserted) rec.lastReport = now;
+            if (stats) {
+                rec.prev = std::move(rec.cur);
+                rec.cur = std::move(stats);
+                rec.lastReport = now;
+            }
+        };
+        accept(self.id, self.role, self);
+        for (const auto& [id, node] : smap->tmap) {
+            std::optional<api::NodeStats> stats;
+            auto rit = results.find(id);
+            if (rit != results.end() && rit->second && rit->second->isSuccess()) {
+                auto parsed = api::parseNodeStats(rit->second->body);
+                if (parsed) stats = std::move(parsed.value());
+                else logWarn("cluster monitor: unreadable stats from ", id, ": ", parsed.error().message);
+            }
+            accept(id, std::string(api::kRoleTarget), std::move(stats));
+        }
+        for (auto it = m_nodes.begin(); it != m_nodes.end();) {
+            if (it->first != self.id && !smap->tmap.count(it->first)) it = m_nodes.erase(it);
+            else ++it;
+        }
+
+        std::vector<api::NodeMetrics> nodes;
+        for (const auto& [id, rec] : m_nodes) {
+            api::NodeMetrics m;
+            if (rec.cur) {
+                m = api::deriveMetrics(rec.prev, *rec.cur);
+            } else {
+                m.id = id;
+                m.role = rec.role;
+            }
+            m.ageMs = std::chrono::duration_cast<std::chrono::milliseconds>(now - rec.lastReport).count();
+            m.stale = now - rec.lastReport > staleAfter;
+            if (m.stale) {
+                // Old figures: keep the totals, not the rates.
+                for (auto& r : m.ops) {
+                    r.opsPerSec = r.bytesPerSec = r.errorsPerSec = 0;
+                    r.interval = {};
+                }
+                m.cpuPercent = 0;
+            }
+            nodes.push_back(std::move(m));
+        }
+        events = m_detector.observe(nodes, wallMs());
+        addEvents(events);
+        data = {{"interval_ms", interval.count()}, {"nodes", nodes}, {"cluster", clusterJson(nodes)}};
+        m_latest = std::move(nodes);
+        m_latestMetrics = data;
+    }
+    if (!m_hub) return;
+    m_hub->publishMetrics(data);
+    for (const auto& e : events) m_hub->publish(Topic::Event, "event", e);
+}
+
+void ClusterMonitor::addEvents(const std::vector<api::ClusterEvent>& events)
+{
+    for (const auto& e : events) {
+        logInfo("event ", e.kind, ": ", e.message);
+        m_events.push_back(e);
+        if (m_events.size() > m_options.eventHistory) m_events.pop_front();
+    }
+}
+
+void ClusterMonitor::onSmapPublished(const api::Smap& before, const api::Smap& after)
+{
+    std::vector<api::ClusterEvent> events;
+    {
+        std::lock_guard lock(m_mutex);
+        if (after.version <= m_smapVersionSeen) return;
+        m_smapVersionSeen = after.version;
+        events = m_detector.smapChanged(before, after, wallMs());
+        addEvents(events);
+    }
+    if (!m_hub) return;
+    m_hub->publish(Topic::Smap, "smap", after);
+    for (const auto& e : events) m_hub->publish(Topic::Event, "event", e);
+}
+
+void ClusterMonitor::onBmdChanged(const api::Bmd& bmd)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (bmd.version <= m_bmdVersionSeen) return;
+        m_bmdVersionSeen = bmd.version;
+    }
+    if (!m_hub) return;
+    m_hub->publish(Topic::Bmd, "bmd", {{"version", bmd.version}, {"buckets", bucketsJson(bmd)}});
+}
+
+nlohmann::json ClusterMonitor::snapshot() const
+{
+    const auto smap = m_state.smap();
+    const auto bmd = m_state.bmd();
+    std::lock_guard lock(m_mutex);
+    return {{"smap", *smap},
+            {"bmd_version", bmd->version},
+            {"buckets", bucketsJson(*bmd)},
+            // The job framework publishes through this hub when it lands;
+            // until then no job exists to list.
+            {"jobs", nlohmann::json::array()},
+            {"metrics", m_latestMetrics.is_null() ? nlohmann::json::object() : m_latestMetrics},
+            {"events", m_events}};
+}
+
+std::vector<api::NodeMetrics> ClusterMonitor::latest() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_latest;
+}
+
+}  // namespace tessera::daemon::proxy

@@ -1,0 +1,35 @@
+#pragma once
+// A blocking client of the proxy's live feed (`GET /v1/ws`): connects,
+// optionally sends a subscription, then returns one message at a time.
+// For the CLI (`tessera watch`) and scripts; the console has its own
+// asynchronous client on QWebSocket.
+//
+// Not thread-safe; one owner.
+
+#include "api/result.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessera::client {
+
+class FeedClient {
+public:
+    // `endpoint` is the proxy URL ("http://127.0.0.1:8080").
+    static api::Result<std::unique_ptr<FeedClient>> connect(const std::string& endpoint);
+    ~FeedClient();
+
+    // Sends {"subscribe":[...]} and/or {"interval_ms":N} (0 / empty: leave as is).
+    api::Status subscribe(const std::vector<std::string>& topics, int intervalMs);
+    // The next message's JSON text; Unavailable when the server closed the
+    // feed (with its close reason), IoError on a broken connection.
+    api::Result<std::string> next();
+
+private:
+    struct Impl;
+    explicit FeedClient(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace tessera::client
