@@ -51,6 +51,10 @@ api::NodeStats ProxyNode::nodeStats()
     auto st = baseNodeStats(m_id, api::kRoleProxy, m_started, *m_server);
     st.smapVersion = m_state->smap()->version;
     st.bmdVersion = m_state->bmd()->version;
+    if (m_feed) {
+        const auto c = m_feed->counters();
+        st.feed = api::FeedStats{c.sessions, c.accepted, c.refused, c.closedSlow};
+    }
     return st;
 }
 

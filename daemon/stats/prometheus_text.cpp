@@ -109,6 +109,17 @@ std::string renderPrometheus(const api::NodeStats& s)
     w.sample("process_cpu_seconds_total", "", formatDouble(static_cast<double>(s.cpuNs) / 1e9));
     w.family("process_resident_memory_bytes", "gauge", "Resident memory of the node process.");
     w.sample("process_resident_memory_bytes", "", s.rssBytes);
+    if (s.feed) {
+        w.family("tessera_feed_sessions", "gauge", "Open sessions of the live feed (/v1/ws).");
+        w.sample("tessera_feed_sessions", "", s.feed->sessions);
+        w.family("tessera_feed_sessions_accepted_total", "counter", "Feed sessions accepted.");
+        w.sample("tessera_feed_sessions_accepted_total", "", s.feed->accepted);
+        w.family("tessera_feed_sessions_refused_total", "counter", "Feed upgrades refused (origin, session cap).");
+        w.sample("tessera_feed_sessions_refused_total", "", s.feed->refused);
+        w.family("tessera_feed_sessions_closed_slow_total", "counter",
+                 "Feed sessions closed because the client fell behind.");
+        w.sample("tessera_feed_sessions_closed_slow_total", "", s.feed->closedSlow);
+    }
     if (!s.mountpaths.empty()) {
         auto mp = [](const api::MountpathStats& m) { return "mountpath=\"" + escapeLabel(m.path) + "\""; };
         w.family("tessera_mountpath_capacity_bytes", "gauge", "Size of the filesystem under a mountpath.");

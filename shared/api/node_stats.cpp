@@ -133,6 +133,12 @@ void to_json(nlohmann::json& j, const NodeStats& v)
          {"latency", std::move(latency)},
          {"errors_by_status", std::move(byStatus)},
          {"mountpaths", v.mountpaths}};
+    if (v.feed) {
+        j["feed"] = {{"sessions", v.feed->sessions},
+                     {"accepted", v.feed->accepted},
+                     {"refused", v.feed->refused},
+                     {"closed_slow", v.feed->closedSlow}};
+    }
 }
 
 void from_json(const nlohmann::json& j, NodeStats& v)
@@ -172,6 +178,12 @@ void from_json(const nlohmann::json& j, NodeStats& v)
     }
     v.checksumErrors = counters.value("err.cksum.n", std::uint64_t{0});
     v.mountpaths = j.value("mountpaths", std::vector<MountpathStats>{});
+    v.feed.reset();
+    if (j.contains("feed")) {
+        const auto& f = j.at("feed");
+        v.feed = FeedStats{f.value("sessions", std::uint64_t{0}), f.value("accepted", std::uint64_t{0}),
+                           f.value("refused", std::uint64_t{0}), f.value("closed_slow", std::uint64_t{0})};
+    }
 }
 
 Result<NodeStats> parseNodeStats(std::string_view json)

@@ -72,6 +72,14 @@ struct MountpathStats {
     double usedPercent() const { return total == 0 ? 0.0 : 100.0 * static_cast<double>(used) / static_cast<double>(total); }
 };
 
+// The proxy's live feed (/v1/ws).
+struct FeedStats {
+    std::uint64_t sessions = 0;    // open now
+    std::uint64_t accepted = 0;    // since start
+    std::uint64_t refused = 0;     // bad origin, too many sessions
+    std::uint64_t closedSlow = 0;  // closed because the client fell behind
+};
+
 struct NodeStats {
     std::string id;
     std::string role;
@@ -86,6 +94,7 @@ struct NodeStats {
     std::uint64_t checksumErrors = 0;  // GETs refused because the stored checksum did not match
     std::array<OpCounters, kOpKinds> ops{};
     std::vector<MountpathStats> mountpaths;  // targets only
+    std::optional<FeedStats> feed;           // proxies only
 
     const OpCounters& op(OpKind k) const { return ops[static_cast<std::size_t>(k)]; }
     OpCounters& op(OpKind k) { return ops[static_cast<std::size_t>(k)]; }

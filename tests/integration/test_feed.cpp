@@ -1,0 +1,412 @@
+// The live feed (/v1/ws) and node statistics against real processes: the
+// snapshot and the metrics cadence, exact counters after a burst, control
+// messages, origin checks, a client that never reads, a killed target, and
+// Prometheus /metrics checked by promtool.
+#include "local_cluster.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTest>
+#include <QWebSocket>
+#include <arpa/inet.h>
+#include <chrono>
+#include <netinet/in.h>
+#include <nlohmann/json.hpp>
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace tessera;
+using client::Body;
+using client::Method;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kIntervalMs = 500;  // the proxy's --stats-interval-ms here
+
+std::int64_t wallMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// A feed client as the console uses it (QWebSocket), recording every
+// message with its arrival time.
+class FeedRecorder : public QObject {
+public:
+    struct Received {
+        json msg;
+        std::int64_t arrivedMs = 0;
+    };
+
+    explicit FeedRecorder(const std::string& proxyUrl, const QString& origin = {}) : m_ws(origin)
+    {
+        connect(&m_ws, &QWebSocket::textMessageReceived, this, [this](const QString& text) {
+            m_messages.push_back({json::parse(text.toStdString(), nullptr, false), wallMs()});
+        });
+        connect(&m_ws, &QWebSocket::disconnected, this, [this] { m_disconnected = true; });
+        QString url = QString::fromStdString(proxyUrl);
+        url.replace("http://", "ws://");
+        m_ws.open(QUrl(url + "/v1/ws"));
+    }
+
+    bool waitOpen() { return QTest::qWaitFor([this] { return m_ws.state() == QAbstractSocket::ConnectedState; }, 5000); }
+    void send(const std::string& text) { m_ws.sendTextMessage(QString::fromStdString(text)); }
+    void sendBinary(const QByteArray& b) { m_ws.sendBinaryMessage(b); }
+    bool disconnected() const { return m_disconnected; }
+    const std::vector<Received>& messages() const { return m_messages; }
+
+    // Waits for a message of `type` at or after index `from`; returns its index or -1.
+    int waitFor(const std::string& type, std::size_t from, int timeoutMs,
+                const std::function<bool(const json&)>& pred = {})
+    {
+        int found = -1;
+        (void)QTest::qWaitFor(
+            [&] {
+                for (std::size_t i = from; i < m_messages.size(); ++i) {
+                    const auto& m = m_messages[i].msg;
+                    if (m.is_object() && m.value("type", "") == type && (!pred || pred(m))) {
+                        found = static_cast<int>(i);
+                        return true;
+                    }
+                }
+                return false;
+            },
+            timeoutMs);
+        return found;
+    }
+
+private:
+    QWebSocket m_ws;
+    std::vector<Received> m_messages;
+    bool m_disconnected = false;
+};
+
+std::uint64_t sumTargets(const json& metrics, const char* op)
+{
+    std::uint64_t n = 0;
+    for (const auto& node : metrics["data"]["nodes"]) {
+        if (node["role"] == "target") n += node["ops"][op]["n"].get<std::uint64_t>();
+    }
+    return n;
+}
+
+// Opens a TCP connection with a tiny receive buffer, completes the WebSocket
+// handshake by hand, and then never reads again.
+int openStuckClient(int port)
+{
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    int rcv = 4096;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    const std::string req = "GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+                            "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+    if (::write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
+        ::close(fd);
+        return -1;
+    }
+    // Read just the 101 header, byte by byte, so that no frame is consumed.
+    std::string head;
+    char c = 0;
+    while (head.find("\r\n\r\n") == std::string::npos && ::read(fd, &c, 1) == 1) head += c;
+    if (head.rfind("HTTP/1.1 101", 0) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int portOf(const std::string& url) { return std::stoi(url.substr(url.rfind(':') + 1)); }
+
+}  // namespace
+
+class TestFeed : public QObject {
+    Q_OBJECT
+
+private:
+    // Stale after 3 x 500 ms; removed after 6 x 500 ms of missed keepalives.
+    tests::LocalCluster m_cluster{tests::LocalCluster::Options{
+        2, 1, false, 500, 6,
+        {"--stats-interval-ms", QString::number(kIntervalMs), "--ws-write-timeout-ms", "1000", "--ws-send-buffer",
+         "4096"}}};
+    client::HttpClient m_http;
+
+    json proxyStats()
+    {
+        auto r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/daemon?what=node_stats");
+        if (!r || r->status != 200) return json();
+        return json::parse(r->body, nullptr, false);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
+        auto r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/buckets/feed",
+                             Body::string("{\"action\":\"create-bck\"}"));
+        QVERIFY(r);
+        QCOMPARE(r->status, 200);
+    }
+
+    void snapshotThenMetricsWithinTwoIntervals()
+    {
+        FeedRecorder feed(m_cluster.proxyUrl());
+        QVERIFY(feed.waitOpen());
+        const int snap = feed.waitFor("snapshot", 0, 5000);
+        QCOMPARE(snap, 0);  // the very first message
+        const auto& s = feed.messages()[0].msg;
+        QCOMPARE(s["seq"].get<int>(), 1);
+        QVERIFY(s["ts"].get<std::int64_t>() > 0);
+        QCOMPARE(s["data"]["smap"]["tmap"].size(), std::size_t{2});
+        bool hasFeedBucket = false;
+        for (const auto& b : s["data"]["buckets"]) hasFeedBucket |= b["name"] == "feed";
+        QVERIFY(hasFeedBucket);
+        QVERIFY(s["data"]["jobs"].is_array());
+        QVERIFY(s["data"]["events"].is_array());
+
+        const int m = feed.waitFor("metrics", 1, 2 * kIntervalMs + 1000);
+        QVERIFY(m > 0);
+        const auto& rec = feed.messages()[static_cast<std::size_t>(m)];
+        QVERIFY2(rec.arrivedMs - feed.messages()[0].arrivedMs <= 2 * kIntervalMs,
+                 qPrintable(QString("first metrics %1 ms after the snapshot")
+                                .arg(rec.arrivedMs - feed.messages()[0].arrivedMs)));
+        const auto& data = rec.msg["data"];
+        QCOMPARE(data["interval_ms"].get<int>(), kIntervalMs);
+        QCOMPARE(data["nodes"].size(), std::size_t{3});  // the proxy and two targets
+        for (const auto& n : data["nodes"]) {
+            QVERIFY(n.contains("cpu_percent"));
+            QVERIFY(n["rss_bytes"].get<std::uint64_t>() > 0);
+            QCOMPARE(n["stale"].get<bool>(), false);
+            if (n["role"] == "target") {
+                QCOMPARE(n["mountpaths"].size(), std::size_t{1});
+                QVERIFY(n["mountpaths"][0]["total"].get<std::uint64_t>() > 0);
+            }
+        }
+        // seq grows by one per message.
+        for (std::size_t i = 0; i < feed.messages().size(); ++i) {
+            QCOMPARE(feed.messages()[i].msg["seq"].get<std::size_t>(), i + 1);
+        }
+    }
+
+    void countersAreExactAfterABurst()
+    {
+        FeedRecorder feed(m_cluster.proxyUrl());
+        QVERIFY(feed.waitOpen());
+        const int first = feed.waitFor("metrics", 0, 5000);
+        QVERIFY(first >= 0);
+        const auto base = feed.messages()[static_cast<std::size_t>(first)].msg;
+        const auto putBase = sumTargets(base, "put");
+        const auto getBase = sumTargets(base, "get");
+
+        constexpr int kPuts = 37;
+        constexpr int kGets = 23;
+        for (int i = 0; i < kPuts; ++i) {
+            auto r = m_http.send(Method::Put, m_cluster.proxyUrl() + "/v1/objects/feed/burst-" + std::to_string(i),
+                                 Body::string(std::string(100 + i, 'x')));
+            QVERIFY(r);
+            QCOMPARE(r->status, 200);
+        }
+        for (int i = 0; i < kGets; ++i) {
+            auto r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/objects/feed/burst-" + std::to_string(i));
+            QVERIFY(r);
+            QCOMPARE(r->status, 200);
+        }
+        const int done = feed.waitFor("metrics", static_cast<std::size_t>(first) + 1, 5000, [&](const json& m) {
+            return sumTargets(m, "put") >= putBase + kPuts && sumTargets(m, "get") >= getBase + kGets;
+        });
+        QVERIFY(done > first);
+        const auto& m = feed.messages()[static_cast<std::size_t>(done)].msg;
+        QCOMPARE(sumTargets(m, "put"), putBase + kPuts);
+        QCOMPARE(sumTargets(m, "get"), getBase + kGets);
+        QCOMPARE(m["data"]["cluster"]["ops"]["put"]["n"].get<std::uint64_t>(), putBase + kPuts);
+
+        // The same totals over REST, with bytes: the PUT sizes are known.
+        auto r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/cluster?what=node_stats");
+        QVERIFY(r);
+        QCOMPARE(r->status, 200);
+        const auto stats = json::parse(r->body);
+        std::uint64_t puts = 0, gets = 0, redirects = 0;
+        for (const auto& [id, t] : stats["target"].items()) {
+            puts += t["counters"]["put.n"].get<std::uint64_t>();
+            gets += t["counters"]["get.n"].get<std::uint64_t>();
+        }
+        for (const auto& [id, p] : stats["proxy"].items()) {
+            redirects += p["counters"]["put.redir.n"].get<std::uint64_t>();
+        }
+        QCOMPARE(puts, putBase + kPuts);
+        QCOMPARE(gets, getBase + kGets);
+        QVERIFY(redirects >= static_cast<std::uint64_t>(kPuts));  // every PUT went through the proxy's 307
+    }
+
+    void controlMessagesAreValidated()
+    {
+        FeedRecorder feed(m_cluster.proxyUrl());
+        QVERIFY(feed.waitOpen());
+        QVERIFY(feed.waitFor("snapshot", 0, 5000) == 0);
+        const std::vector<std::string> bad = {"not json",
+                                              "[1,2]",
+                                              "{\"subscribe\":\"metrics\"}",
+                                              "{\"subscribe\":[\"metrics\",\"nope\"]}",
+                                              "{\"interval_ms\":5}",
+                                              "{\"interval_ms\":\"1000\"}",
+                                              "{\"interval_ms\":999999}",
+                                              "{\"hello\":1}",
+                                              "{}"};
+        std::size_t from = 1;
+        for (const auto& b : bad) {
+            feed.send(b);
+            const int e = feed.waitFor("error", from, 3000);
+            QVERIFY2(e > 0, b.c_str());
+            QVERIFY(!feed.messages()[static_cast<std::size_t>(e)].msg["data"]["message"].get<std::string>().empty());
+            from = static_cast<std::size_t>(e) + 1;
+        }
+        feed.sendBinary(QByteArray("\x01\x02\x03", 3));
+        const int eb = feed.waitFor("error", from, 3000);
+        QVERIFY(eb > 0);
+        from = static_cast<std::size_t>(eb) + 1;
+        QVERIFY(!feed.disconnected());
+
+        // A valid change is acknowledged and takes effect: no metrics after it.
+        feed.send("{\"subscribe\":[\"event\",\"smap\"],\"interval_ms\":1000}");
+        const int ack = feed.waitFor("subscribed", from, 3000);
+        QVERIFY(ack > 0);
+        const auto& d = feed.messages()[static_cast<std::size_t>(ack)].msg["data"];
+        QCOMPARE(d["interval_ms"].get<int>(), 1000);
+        QVERIFY(d["topics"] == json({"smap", "event"}));
+        QCOMPARE(feed.waitFor("metrics", static_cast<std::size_t>(ack) + 1, 3 * kIntervalMs), -1);
+        QVERIFY(!feed.disconnected());
+    }
+
+    void originAndUpgradeAreChecked()
+    {
+        const client::Headers evil = {{"Connection", "Upgrade"},
+                                      {"Upgrade", "websocket"},
+                                      {"Sec-WebSocket-Version", "13"},
+                                      {"Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="},
+                                      {"Origin", "http://evil.example"}};
+        auto r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/ws", Body::none(), evil);
+        QVERIFY(r);
+        QCOMPARE(r->status, 403);
+        QVERIFY(json::parse(r->body)["message"].get<std::string>().find("evil.example") != std::string::npos);
+
+        // A plain GET (no upgrade) is a clear 400, not a hang.
+        r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/ws");
+        QVERIFY(r);
+        QCOMPARE(r->status, 400);
+
+        // A page served by the proxy itself may connect.
+        const auto host = m_cluster.proxyUrl().substr(std::string("http://").size());
+        FeedRecorder same(m_cluster.proxyUrl(), QString::fromStdString("http://" + host));
+        QVERIFY(same.waitOpen());
+        QCOMPARE(same.waitFor("snapshot", 0, 5000), 0);
+
+        const auto stats = proxyStats();
+        QVERIFY(stats["feed"]["refused"].get<std::uint64_t>() >= 1);
+    }
+
+    void stuckClientDoesNotDelayOthersAndIsClosed()
+    {
+        const auto closedBefore = proxyStats()["feed"]["closed_slow"].get<std::uint64_t>();
+        const int stuck = openStuckClient(portOf(m_cluster.proxyUrl()));
+        QVERIFY(stuck >= 0);
+
+        FeedRecorder good(m_cluster.proxyUrl());
+        QVERIFY(good.waitOpen());
+        // The stuck client's buffers fill with metrics; then one write stalls
+        // for --ws-write-timeout-ms and the proxy drops it.
+        bool closed = QTest::qWaitFor(
+            [&] {
+                auto s = proxyStats();
+                return s.is_object() && s["feed"]["closed_slow"].get<std::uint64_t>() > closedBefore;
+            },
+            30000);
+        ::close(stuck);
+        QVERIFY2(closed, "the stuck client was never closed");
+
+        // Every metrics message reached the good client within one interval
+        // of being sent, and the cadence held.
+        std::int64_t prevTs = 0;
+        int count = 0;
+        for (const auto& r : good.messages()) {
+            if (r.msg.value("type", "") != "metrics") continue;
+            const auto ts = r.msg["ts"].get<std::int64_t>();
+            QVERIFY2(r.arrivedMs - ts <= kIntervalMs,
+                     qPrintable(QString("metrics arrived %1 ms after being sent").arg(r.arrivedMs - ts)));
+            if (prevTs != 0) {
+                QVERIFY2(ts - prevTs <= 2 * kIntervalMs,
+                         qPrintable(QString("%1 ms between metrics messages").arg(ts - prevTs)));
+            }
+            prevTs = ts;
+            ++count;
+        }
+        QVERIFY(count >= 2);
+        QVERIFY(!good.disconnected());
+    }
+
+    void promtoolAcceptsEveryNodesMetrics()
+    {
+        const QString promtool = QStandardPaths::findExecutable("promtool");
+        if (promtool.isEmpty()) QSKIP("promtool not installed (Debian package prometheus; installers/deps.sh adds it)");
+        std::vector<std::string> urls = {m_cluster.proxyUrl()};
+        for (int i = 0; i < m_cluster.targetCount(); ++i) urls.push_back(m_cluster.targetUrl(i));
+        for (const auto& u : urls) {
+            auto r = m_http.send(Method::Get, u + "/metrics");
+            QVERIFY(r);
+            QCOMPARE(r->status, 200);
+            QVERIFY(r->header("content-type").rfind("text/plain; version=0.0.4", 0) == 0);
+            QVERIFY(r->body.find("tessera_op_duration_seconds_bucket{") != std::string::npos);
+            QProcess p;
+            p.start(promtool, {"check", "metrics"});
+            QVERIFY(p.waitForStarted());
+            p.write(QByteArray::fromStdString(r->body));
+            p.closeWriteChannel();
+            QVERIFY(p.waitForFinished(30000));
+            QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())));
+        }
+    }
+
+    // Last: it changes the cluster.
+    void killedTargetGoesStaleThenLeaves()
+    {
+        FeedRecorder feed(m_cluster.proxyUrl());
+        QVERIFY(feed.waitOpen());
+        QVERIFY(feed.waitFor("metrics", 0, 5000) > 0);
+        const std::string victim = m_cluster.targetId(1);
+        const auto killedAt = wallMs();
+        m_cluster.killTarget(1);
+
+        auto isEvent = [&](const char* kind) {
+            return [&, kind](const json& m) { return m["data"]["kind"] == kind && m["data"]["node"] == victim; };
+        };
+        const int stale = feed.waitFor("event", 0, 10000, isEvent("node_stale"));
+        QVERIFY(stale > 0);
+        const int left = feed.waitFor("event", 0, 10000, isEvent("node_left"));
+        QVERIFY(left > 0);
+        QVERIFY2(stale < left, "a dead target shows as stale before the keepalive removes it");
+        const auto staleAfter = feed.messages()[static_cast<std::size_t>(stale)].arrivedMs - killedAt;
+        QVERIFY2(staleAfter <= 4 * kIntervalMs, qPrintable(QString("stale after %1 ms").arg(staleAfter)));
+
+        const int smap = feed.waitFor("smap", 0, 10000, [&](const json& m) { return !m["data"]["tmap"].contains(victim); });
+        QVERIFY(smap > 0);
+        QCOMPARE(feed.messages()[static_cast<std::size_t>(smap)].msg["data"]["tmap"].size(), std::size_t{1});
+        // Later metrics list only the remaining nodes.
+        const int after = feed.waitFor("metrics", static_cast<std::size_t>(smap) + 1, 5000);
+        QVERIFY(after > 0);
+        for (const auto& n : feed.messages()[static_cast<std::size_t>(after)].msg["data"]["nodes"]) {
+            QVERIFY(n["daemon_id"].get<std::string>() != victim);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFeed)
+#include "test_feed.moc"
