@@ -12,7 +12,9 @@ BUILD_PACKAGES=(
   libarchive-dev nlohmann-json3-dev libxxhash-dev libsqlite3-dev
   curl
 )
-TEST_PACKAGES=(curl)
+# promtool (package prometheus) checks /metrics; bsdtar, unzip and lz4 read
+# the shards Tessera writes.
+TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4)
 
 declare -A seen=()
 PACKAGES=()
