@@ -33,6 +33,10 @@ struct Config {
     std::int64_t peerTimeoutMs = 5000; // node-to-node control calls
     std::uint64_t maxObjectSize = std::uint64_t{1} << 40;  // 1 TiB
 
+    // Count every data-path operation (node_stats, /metrics, the feed). Off
+    // only to measure what counting costs (tests/bench/stats_overhead.sh).
+    bool opStats = true;
+
     // Proxy: statistics pulls and the live feed (/v1/ws).
     std::int64_t statsIntervalMs = 1000;   // default metrics cadence; sessions may ask 250..10000
     std::size_t wsMaxSessions = 64;

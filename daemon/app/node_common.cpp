@@ -20,6 +20,7 @@ net::ServerOptions serverOptions(const Config& c)
     o.maxConnections = c.maxConnections;
     o.idleTimeout = std::chrono::milliseconds(c.idleTimeoutMs);
     o.ioTimeout = std::chrono::milliseconds(c.ioTimeoutMs);
+    o.countOps = c.opStats;
     return o;
 }
 

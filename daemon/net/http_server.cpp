@@ -18,7 +18,7 @@ HttpServer::HttpServer(ServerOptions options, const Router& router)
     m_ctx->options = std::move(options);
     m_ctx->router = &router;
     m_ctx->workers = &m_workers;
-    m_ctx->stats = &m_stats;
+    m_ctx->stats = m_ctx->options.countOps ? &m_stats : nullptr;
 }
 
 HttpServer::~HttpServer()

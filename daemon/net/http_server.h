@@ -27,6 +27,7 @@ struct ServerOptions {
     std::chrono::milliseconds idleTimeout{60000};    // waiting for (the rest of) a request header
     std::chrono::milliseconds ioTimeout{60000};      // each body read or response write step
     std::size_t headerLimit = 16 * 1024;
+    bool countOps = true;  // record routes' operations in stats()
 };
 
 // Shared by every session of one server.

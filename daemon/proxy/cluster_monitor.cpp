@@ -99,7 +99,6 @@ void ClusterMonitor::collect(std::chrono::milliseconds interval)
     auto results = peers.fanOut(*smap, client::Method::Get, "/v1/daemon?what=node_stats");
     auto self = m_selfStats();
     const auto now = Steady::now();
-    const auto staleAfter = interval * m_options.staleIntervals;
 
     std::vector<api::ClusterEvent> events;
     nlohmann::json data;
@@ -114,6 +113,9 @@ void ClusterMonitor::collect(std::chrono::milliseconds interval)
                 rec.prev = std::move(rec.cur);
                 rec.cur = std::move(stats);
                 rec.lastReport = now;
+                rec.missed = 0;
+            } else {
+                ++rec.missed;
             }
         };
         accept(self.id, self.role, self);
@@ -142,7 +144,9 @@ void ClusterMonitor::collect(std::chrono::milliseconds interval)
                 m.role = rec.role;
             }
             m.ageMs = std::chrono::duration_cast<std::chrono::milliseconds>(now - rec.lastReport).count();
-            m.stale = now - rec.lastReport > staleAfter;
+            // Counted in rounds, not time: a node is stale at the third round
+            // it misses, i.e. within 3 intervals of its last reading.
+            m.stale = rec.missed >= m_options.staleIntervals;
             if (m.stale) {
                 // Old figures: keep the totals, not the rates.
                 for (auto& r : m.ops) {
