@@ -417,6 +417,7 @@ private slots:
     {
         const std::pair<ErrorKind, int> table[] = {
             {ErrorKind::BadRequest, 400},  {ErrorKind::NotFound, 404}, {ErrorKind::MethodNotAllowed, 405},
+            {ErrorKind::Forbidden, 403},
             {ErrorKind::Conflict, 409},    {ErrorKind::TooLarge, 413}, {ErrorKind::RangeNotSatisfiable, 416},
             {ErrorKind::Corruption, 422},  {ErrorKind::IoError, 500},  {ErrorKind::Internal, 500},
             {ErrorKind::Unavailable, 503}, {ErrorKind::Timeout, 504},  {ErrorKind::NoSpace, 507},
@@ -427,7 +428,6 @@ private slots:
         }
         // Other statuses fall into the nearest kind.
         QCOMPARE(errorKindForStatus(401), ErrorKind::BadRequest);
-        QCOMPARE(errorKindForStatus(403), ErrorKind::BadRequest);
         QCOMPARE(errorKindForStatus(429), ErrorKind::BadRequest);
         QCOMPARE(errorKindForStatus(500), ErrorKind::Internal);
         QCOMPARE(errorKindForStatus(502), ErrorKind::Internal);
@@ -497,6 +497,7 @@ private slots:
             {ErrorKind::RangeNotSatisfiable, "RangeNotSatisfiable"},
             {ErrorKind::TooLarge, "TooLarge"},
             {ErrorKind::MethodNotAllowed, "MethodNotAllowed"},
+            {ErrorKind::Forbidden, "Forbidden"},
             {ErrorKind::Internal, "Internal"},
         };
         for (const auto& [kind, name] : names) QCOMPARE(std::string(errorKindName(kind)), std::string(name));
