@@ -36,6 +36,9 @@ struct Config {
     // Count every data-path operation (node_stats, /metrics, the feed). Off
     // only to measure what counting costs (tests/bench/stats_overhead.sh).
     bool opStats = true;
+    // Targets: how often the object count and bytes per bucket and mountpath
+    // are recounted by walking the mountpaths; 0: only at start.
+    std::int64_t usageScanIntervalMs = 60000;
 
     // Proxy: statistics pulls and the live feed (/v1/ws).
     std::int64_t statsIntervalMs = 1000;   // default metrics cadence; sessions may ask 250..10000

@@ -25,6 +25,8 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         m_server->stats());
     m_api->registerRoutes(m_router);
     addMetricsRoute(m_router, [this] { return nodeStats(); });
+    m_usage = std::make_unique<target::UsageScanner>(m_store->options().mountpaths,
+                                                     std::chrono::milliseconds(c.usageScanIntervalMs));
 }
 
 api::NodeStats TargetNode::nodeStats()
@@ -33,6 +35,13 @@ api::NodeStats TargetNode::nodeStats()
     st.smapVersion = m_cache.smap()->version;
     st.bmdVersion = m_cache.bmd()->version;
     st.mountpaths = m_api->mountpathStats();
+    if (auto usage = m_usage->latest()) {
+        st.usageScannedNs = usage->scannedAtNs;
+        st.buckets = std::move(usage->buckets);
+        for (std::size_t i = 0; i < st.mountpaths.size() && i < usage->mountpathObjects.size(); ++i) {
+            st.mountpaths[i].objects = static_cast<std::int64_t>(usage->mountpathObjects[i]);
+        }
+    }
     return st;
 }
 
@@ -42,7 +51,9 @@ int TargetNode::run()
     announcePort(m_config, m_server->port());
     logInfo("target ", m_id, " up with ", m_config.mountpaths.size(), " mountpath(s); joining ", m_config.proxyUrl);
     m_membership->start();
+    m_usage->start();
     waitForSignal();
+    m_usage->stop();
     m_membership->stop();
     m_server->stop();
     m_server->wait();

@@ -12,6 +12,7 @@
 #include "target/meta_cache.h"
 #include "target/object_store.h"
 #include "target/target_api.h"
+#include "target/usage_scanner.h"
 
 #include <memory>
 
@@ -37,6 +38,7 @@ private:
     target::MetaCache m_cache;
     std::unique_ptr<target::Membership> m_membership;
     std::unique_ptr<target::TargetApi> m_api;
+    std::unique_ptr<target::UsageScanner> m_usage;
 };
 
 }  // namespace tessera::daemon

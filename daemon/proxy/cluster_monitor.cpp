@@ -15,15 +15,6 @@ std::int64_t wallMs()
         .count();
 }
 
-nlohmann::json bucketsJson(const api::Bmd& bmd)
-{
-    auto out = nlohmann::json::array();
-    for (const auto& [name, props] : bmd.buckets) {
-        out.push_back({{"name", name}, {"provider", props.provider}, {"props", props}});
-    }
-    return out;
-}
-
 nlohmann::json clusterJson(const std::vector<api::NodeMetrics>& nodes)
 {
     // GET/PUT/HEAD/DELETE are served by targets; listings are answered (and
@@ -177,6 +168,38 @@ void ClusterMonitor::addEvents(const std::vector<api::ClusterEvent>& events)
     }
 }
 
+nlohmann::json ClusterMonitor::bucketsJson(const api::Bmd& bmd, const api::Smap& smap) const
+{
+    std::map<std::string, api::BucketUsage> sums;
+    std::int64_t oldest = 0;
+    bool known = !smap.tmap.empty();
+    for (const auto& [id, node] : smap.tmap) {
+        auto it = m_nodes.find(id);
+        if (it == m_nodes.end() || !it->second.cur || it->second.cur->usageScannedNs == 0) {
+            known = false;
+            break;
+        }
+        const auto& st = *it->second.cur;
+        if (oldest == 0 || st.usageScannedNs < oldest) oldest = st.usageScannedNs;
+        for (const auto& [name, u] : st.buckets) {
+            sums[name].objects += u.objects;
+            sums[name].bytes += u.bytes;
+        }
+    }
+    auto out = nlohmann::json::array();
+    for (const auto& [name, props] : bmd.buckets) {
+        nlohmann::json b{{"name", name}, {"provider", props.provider}, {"props", props}};
+        if (known) {
+            const auto u = sums.count(name) ? sums[name] : api::BucketUsage{};
+            b["objects"] = u.objects;
+            b["bytes"] = u.bytes;
+            b["usage_scanned_ns"] = oldest;
+        }
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
 void ClusterMonitor::onSmapPublished(const api::Smap& before, const api::Smap& after)
 {
     std::vector<api::ClusterEvent> events;
@@ -200,7 +223,12 @@ void ClusterMonitor::onBmdChanged(const api::Bmd& bmd)
         m_bmdVersionSeen = bmd.version;
     }
     if (!m_hub) return;
-    m_hub->publish(Topic::Bmd, "bmd", {{"version", bmd.version}, {"buckets", bucketsJson(bmd)}});
+    nlohmann::json buckets;
+    {
+        std::lock_guard lock(m_mutex);
+        buckets = bucketsJson(bmd, *m_state.smap());
+    }
+    m_hub->publish(Topic::Bmd, "bmd", {{"version", bmd.version}, {"buckets", std::move(buckets)}});
 }
 
 nlohmann::json ClusterMonitor::snapshot() const
@@ -210,7 +238,7 @@ nlohmann::json ClusterMonitor::snapshot() const
     std::lock_guard lock(m_mutex);
     return {{"smap", *smap},
             {"bmd_version", bmd->version},
-            {"buckets", bucketsJson(*bmd)},
+            {"buckets", bucketsJson(*bmd, *smap)},
             // The job framework publishes through this hub when it lands;
             // until then no job exists to list.
             {"jobs", nlohmann::json::array()},

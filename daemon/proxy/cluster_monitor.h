@@ -61,6 +61,9 @@ private:
     void run();
     void collect(std::chrono::milliseconds interval);
     void addEvents(const std::vector<api::ClusterEvent>& events);  // m_mutex held
+    // Buckets with their object count and bytes summed over the targets,
+    // when every target of `smap` has reported a usage scan. m_mutex held.
+    nlohmann::json bucketsJson(const api::Bmd& bmd, const api::Smap& smap) const;
 
     struct NodeRecord {
         std::string role;

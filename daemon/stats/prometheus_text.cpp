@@ -128,6 +128,10 @@ std::string renderPrometheus(const api::NodeStats& s)
         for (const auto& m : s.mountpaths) w.sample("tessera_mountpath_used_bytes", mp(m), m.used);
         w.family("tessera_mountpath_available_bytes", "gauge", "Bytes available to the node under a mountpath.");
         for (const auto& m : s.mountpaths) w.sample("tessera_mountpath_available_bytes", mp(m), m.available);
+        w.family("tessera_mountpath_objects", "gauge", "Objects under a mountpath at the last usage scan.");
+        for (const auto& m : s.mountpaths) {
+            if (m.objects >= 0) w.sample("tessera_mountpath_objects", mp(m), static_cast<std::uint64_t>(m.objects));
+        }
         w.family("tessera_mountpath_state", "gauge",
                  "1 for the state a mountpath is in (ok, nearly_full at 85 %, full at 95 %, error).");
         for (const auto& m : s.mountpaths) {
@@ -138,6 +142,15 @@ std::string renderPrometheus(const api::NodeStats& s)
                          std::uint64_t{m.state == st ? 1u : 0u});
             }
         }
+    }
+    if (s.usageScannedNs > 0) {
+        auto b = [](const std::string& name) { return "bucket=\"" + escapeLabel(name) + "\""; };
+        w.family("tessera_bucket_objects", "gauge", "Objects of a bucket on this target at the last usage scan.");
+        for (const auto& [name, u] : s.buckets) w.sample("tessera_bucket_objects", b(name), u.objects);
+        w.family("tessera_bucket_bytes", "gauge", "Bytes of a bucket on this target at the last usage scan.");
+        for (const auto& [name, u] : s.buckets) w.sample("tessera_bucket_bytes", b(name), u.bytes);
+        w.family("tessera_usage_scan_timestamp_seconds", "gauge", "When the last usage scan finished (Unix time).");
+        w.sample("tessera_usage_scan_timestamp_seconds", "", formatDouble(static_cast<double>(s.usageScannedNs) / 1e9));
     }
     return w.take();
 }

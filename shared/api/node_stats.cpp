@@ -82,6 +82,7 @@ void to_json(nlohmann::json& j, const MountpathStats& v)
          {"used_percent", v.usedPercent()},
          {"state", mountpathStateName(v.state)}};
     if (!v.error.empty()) j["error"] = v.error;
+    if (v.objects >= 0) j["objects"] = v.objects;
 }
 
 void from_json(const nlohmann::json& j, MountpathStats& v)
@@ -96,6 +97,7 @@ void from_json(const nlohmann::json& j, MountpathStats& v)
         if (mountpathStateName(s) == state) v.state = s;
     }
     v.error = j.value("error", std::string());
+    v.objects = j.value("objects", std::int64_t{-1});
 }
 
 void to_json(nlohmann::json& j, const NodeStats& v)
@@ -133,6 +135,12 @@ void to_json(nlohmann::json& j, const NodeStats& v)
          {"latency", std::move(latency)},
          {"errors_by_status", std::move(byStatus)},
          {"mountpaths", v.mountpaths}};
+    if (v.usageScannedNs > 0) {
+        j["usage_scanned_ns"] = v.usageScannedNs;
+        nlohmann::json b = nlohmann::json::object();
+        for (const auto& [name, u] : v.buckets) b[name] = {{"objects", u.objects}, {"bytes", u.bytes}};
+        j["buckets"] = std::move(b);
+    }
     if (v.feed) {
         j["feed"] = {{"sessions", v.feed->sessions},
                      {"accepted", v.feed->accepted},
@@ -178,6 +186,13 @@ void from_json(const nlohmann::json& j, NodeStats& v)
     }
     v.checksumErrors = counters.value("err.cksum.n", std::uint64_t{0});
     v.mountpaths = j.value("mountpaths", std::vector<MountpathStats>{});
+    v.usageScannedNs = j.value("usage_scanned_ns", std::int64_t{0});
+    v.buckets.clear();
+    if (j.contains("buckets")) {
+        for (const auto& [name, u] : j.at("buckets").items()) {
+            v.buckets[name] = BucketUsage{u.at("objects").get<std::uint64_t>(), u.at("bytes").get<std::uint64_t>()};
+        }
+    }
     v.feed.reset();
     if (j.contains("feed")) {
         const auto& f = j.at("feed");

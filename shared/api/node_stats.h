@@ -69,7 +69,13 @@ struct MountpathStats {
     std::uint64_t available = 0;
     MountpathState state = MountpathState::Ok;
     std::string error;  // why the state is Error
+    std::int64_t objects = -1;  // at the last usage scan; -1: not known yet
     double usedPercent() const { return total == 0 ? 0.0 : 100.0 * static_cast<double>(used) / static_cast<double>(total); }
+};
+
+struct BucketUsage {
+    std::uint64_t objects = 0;
+    std::uint64_t bytes = 0;
 };
 
 // The proxy's live feed (/v1/ws).
@@ -95,6 +101,9 @@ struct NodeStats {
     std::array<OpCounters, kOpKinds> ops{};
     std::vector<MountpathStats> mountpaths;  // targets only
     std::optional<FeedStats> feed;           // proxies only
+    // Targets: per bucket, from the last usage scan (0: none finished yet).
+    std::int64_t usageScannedNs = 0;
+    std::map<std::string, BucketUsage> buckets;
 
     const OpCounters& op(OpKind k) const { return ops[static_cast<std::size_t>(k)]; }
     OpCounters& op(OpKind k) { return ops[static_cast<std::size_t>(k)]; }

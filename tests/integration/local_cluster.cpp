@@ -70,6 +70,7 @@ QStringList LocalCluster::targetArgs(int i, int port) const
                   QString::fromStdString(proxyUrl()), "--keepalive-interval-ms", QString::number(m_options.keepaliveMs),
                   "--fsync", m_options.fsync ? "true" : "false", "--peer-timeout-ms", "3000"};
     for (const auto& mp : targetMountpaths(i)) a << "--mountpath" << QString::fromStdString(mp);
+    a << m_options.extraTargetArgs;
     return a;
 }
 

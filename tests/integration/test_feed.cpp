@@ -138,7 +138,8 @@ private:
     tests::LocalCluster m_cluster{tests::LocalCluster::Options{
         2, 1, false, 500, 6,
         {"--stats-interval-ms", QString::number(kIntervalMs), "--ws-write-timeout-ms", "1000", "--ws-send-buffer",
-         "4096"}}};
+         "4096"},
+        {"--usage-scan-interval-ms", "1000"}}};
     client::HttpClient m_http;
 
     json proxyStats()
@@ -246,6 +247,49 @@ private slots:
         QCOMPARE(puts, putBase + kPuts);
         QCOMPARE(gets, getBase + kGets);
         QVERIFY(redirects >= static_cast<std::uint64_t>(kPuts));  // every PUT went through the proxy's 307
+    }
+
+    // After the burst above, bucket "feed" holds exactly its 37 objects.
+    void bucketUsageIsCounted()
+    {
+        std::uint64_t objects = 0, bytes = 0;
+        const bool counted = QTest::qWaitFor(
+            [&] {
+                auto r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/cluster?what=node_stats");
+                if (!r || r->status != 200) return false;
+                const auto stats = json::parse(r->body);
+                objects = bytes = 0;
+                std::uint64_t perMountpath = 0;
+                for (const auto& [id, t] : stats["target"].items()) {
+                    if (!t.contains("buckets") || !t["buckets"].contains("feed")) return false;
+                    objects += t["buckets"]["feed"]["objects"].get<std::uint64_t>();
+                    bytes += t["buckets"]["feed"]["bytes"].get<std::uint64_t>();
+                    perMountpath += t["mountpaths"][0]["objects"].get<std::uint64_t>();
+                }
+                return objects == 37 && perMountpath == 37;
+            },
+            10000);
+        QVERIFY2(counted, qPrintable(QString("objects %1").arg(objects)));
+        std::uint64_t expectedBytes = 0;
+        for (int i = 0; i < 37; ++i) expectedBytes += static_cast<std::uint64_t>(100 + i);
+        QCOMPARE(bytes, expectedBytes);
+
+        // A new feed session's snapshot carries the sums per bucket, as of
+        // the proxy's latest reading (within an interval or two).
+        json bucket;
+        const bool inSnapshot = QTest::qWaitFor(
+            [&] {
+                FeedRecorder feed(m_cluster.proxyUrl());
+                if (!feed.waitOpen() || feed.waitFor("snapshot", 0, 5000) != 0) return false;
+                for (const auto& b : feed.messages()[0].msg["data"]["buckets"]) {
+                    if (b["name"] == "feed") bucket = b;
+                }
+                return bucket.contains("objects") && bucket["objects"].get<std::uint64_t>() == 37;
+            },
+            5000);
+        QVERIFY2(inSnapshot, bucket.dump().c_str());
+        QCOMPARE(bucket["bytes"].get<std::uint64_t>(), expectedBytes);
+        QVERIFY(bucket["usage_scanned_ns"].get<std::int64_t>() > 0);
     }
 
     void controlMessagesAreValidated()
