@@ -228,6 +228,16 @@ private slots:
         QTest::newRow("bad log level") << QStringList{"--role", "proxy", "--data-dir", "/d", "--log-level", "loud"};
         QTest::newRow("bad bool") << QStringList{"--role", "proxy", "--data-dir", "/d", "--fsync", "maybe"};
         QTest::newRow("unknown flag") << QStringList{"--role", "proxy", "--data-dir", "/d", "--frobnicate"};
+        const QStringList p{"--role", "proxy", "--data-dir", "/d"};
+        QTest::newRow("stats interval too short") << (p + QStringList{"--stats-interval-ms", "249"});
+        QTest::newRow("stats interval too long") << (p + QStringList{"--stats-interval-ms", "10001"});
+        QTest::newRow("no feed sessions") << (p + QStringList{"--ws-max-sessions", "0"});
+        QTest::newRow("feed queue too small") << (p + QStringList{"--ws-queue-max", "7"});
+        QTest::newRow("feed write timeout too short") << (p + QStringList{"--ws-write-timeout-ms", "99"});
+        QTest::newRow("feed send buffer too small") << (p + QStringList{"--ws-send-buffer", "100"});
+        QTest::newRow("negative error burst") << (p + QStringList{"--error-burst-per-sec=-1"});
+        QTest::newRow("usage scan too often") << (p + QStringList{"--usage-scan-interval-ms", "999"});
+        QTest::newRow("bad op stats") << (p + QStringList{"--op-stats", "sometimes"});
         QTest::newRow("not a number") << QStringList{"--role", "proxy", "--data-dir", "/d", "--port", "http"};
         QTest::newRow("missing value") << QStringList{"--role", "proxy", "--data-dir"};
     }
