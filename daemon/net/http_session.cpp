@@ -16,6 +16,7 @@
 #include <cstring>
 #include <limits>
 #include <sys/sendfile.h>
+#include <unistd.h>
 
 namespace tessera::daemon::net {
 
@@ -28,6 +29,7 @@ namespace {
 constexpr std::size_t kBodyChunk = 256 * 1024;
 constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;  // yield to other connections after this many bytes
 constexpr std::uint64_t kDrainLimit = api::kSmallBodyBytes;  // unread bodies up to this size are drained
+constexpr std::uint64_t kInlineFileBytes = 16 * 1024;  // file regions up to this size are read, not sendfile'd
 
 // Discards a body and then answers with a response decided before it.
 class DrainSink : public UploadSink {
@@ -326,9 +328,18 @@ void HttpSession::dispatch(const Route& route)
             return Response::error(api::Error::internal(e.what()));
         }
     };
-    if (route.exec == Exec::Inline) {
-        send(run());
-        return;
+    if (route.exec != Exec::Worker) {
+        Response res = run();
+        if (!res.deferred) {
+            send(std::move(res));
+            return;
+        }
+        if (route.exec != Exec::InlineFirst) {
+            logError("handler for ", m_req.path, " deferred outside an InlineFirst route");
+            send(Response::error(api::Error::internal("handler deferred on an inline route")));
+            return;
+        }
+        m_req.onWorker = true;
     }
     // A long handler (a big listing) must not trip the read timeout armed for
     // the request; send() arms the write timeout.
@@ -373,6 +384,31 @@ void HttpSession::send(Response res)
     const bool headRequest = m_req.method == http::verb::head;
     m_status = res.status;
     m_sentBytes = headRequest ? 0 : (res.file ? res.file->length : res.body.size());
+
+    // A small file region goes out with the header in one write: cheaper
+    // than a header write plus a sendfile for a few KiB.
+    if (res.file && !headRequest && res.file->length <= kInlineFileBytes) {
+        std::string body(static_cast<std::size_t>(res.file->length), '\0');
+        std::size_t got = 0;
+        while (got < body.size()) {
+            const ssize_t n = ::pread(res.file->fd->get(), body.data() + got, body.size() - got,
+                                      static_cast<off_t>(res.file->offset + got));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            got += static_cast<std::size_t>(n);
+        }
+        if (got != body.size()) {
+            logWarn("read of ", m_req.path, " failed: ", got < body.size() ? "short read" : "");
+            Response err = Response::error(api::Error::ioError("cannot read the object", "short read"));
+            err.close = true;
+            res = std::move(err);
+            m_status = res.status;
+            m_sentBytes = res.body.size();
+        } else {
+            res.body = std::move(body);
+            res.file.reset();
+        }
+    }
 
     // Header-only messages: file bodies (the bytes follow by sendfile), HEAD
     // answers (a Content-Length but no body).

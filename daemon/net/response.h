@@ -30,6 +30,7 @@ struct Response {
     bool close = false;                // close the connection after sending
     std::uint64_t headContentLength = 0;  // for HEAD: the Content-Length to announce
     bool isHead = false;
+    bool deferred = false;  // Exec::InlineFirst: run the handler again on the worker pool
 
     Response& header(std::string name, std::string value)
     {
@@ -42,6 +43,12 @@ struct Response {
     static Response jsonText(std::string text, int status = 200);
     static Response error(const api::Error& e);
     static Response redirect(std::string location);  // 307
+    static Response deferToWorker()
+    {
+        Response r;
+        r.deferred = true;
+        return r;
+    }
 };
 
 }  // namespace tessera::daemon::net

@@ -24,7 +24,11 @@ namespace tessera::daemon::net {
 
 // Where a buffered handler runs: on the connection's strand (fast, never
 // blocks) or on the worker pool (disk walks, calls to other nodes).
-enum class Exec { Inline, Worker };
+// InlineFirst runs it on the strand, and again on the worker pool when it
+// answers Response::deferToWorker() (it needs to block: hash a whole object,
+// ask other nodes); Request::onWorker tells the two runs apart. It spares
+// the common case two thread hops.
+enum class Exec { Inline, Worker, InlineFirst };
 
 using Handler = std::function<Response(const Request&)>;
 // Called with the header only; returns either a final response (the body is

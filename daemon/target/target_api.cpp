@@ -82,8 +82,13 @@ void TargetApi::registerRoutes(net::Router& router)
     using api::OpKind;
     router.add(net::counted(Route{http::verb::put, obj, Exec::Inline, {}, [this](const Request& r) { return putObject(r); }},
                             OpKind::Put));
-    router.add(net::counted(Route{http::verb::get, obj, Exec::Worker, h(&TargetApi::getObject), {}}, OpKind::Get));
-    router.add(net::counted(Route{http::verb::head, obj, Exec::Worker, h(&TargetApi::headObject), {}}, OpKind::Head));
+    // GET and HEAD run on the connection's strand (an open, an fstat and an
+    // xattr read) and move to the worker pool only to hash a whole object or
+    // to ask the peers for one that is missing here.
+    router.add(
+        net::counted(Route{http::verb::get, obj, Exec::InlineFirst, h(&TargetApi::getObject), {}}, OpKind::Get));
+    router.add(
+        net::counted(Route{http::verb::head, obj, Exec::InlineFirst, h(&TargetApi::headObject), {}}, OpKind::Head));
     router.add(
         net::counted(Route{http::verb::delete_, obj, Exec::Worker, h(&TargetApi::deleteObject), {}}, OpKind::Delete));
     router.add(net::counted(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, h(&TargetApi::listObjects), {}},
@@ -191,11 +196,14 @@ Response TargetApi::getObject(const Request& req)
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
     auto obj = m_store.open(ref->bucket, ref->name);
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
+        // Asking the peers blocks: not on the connection's strand.
+        if (!req.onWorker && !req.hasQuery(kQpLocal)) return Response::deferToWorker();
         if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
     }
     if (!obj) return Response::error(obj.error());
     const auto* props = m_cache.bmd()->find(ref->bucket);
     if (props != nullptr && props->checksum.validateWarmGet) {
+        if (!req.onWorker) return Response::deferToWorker();  // reads the whole object
         auto st = m_store.verify(*obj);
         if (!st) {
             if (st.error().kind == api::ErrorKind::Corruption) m_recorder.addChecksumError();
@@ -238,6 +246,7 @@ Response TargetApi::headObject(const Request& req)
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
     auto meta = m_store.stat(ref->bucket, ref->name);
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
+        if (!req.onWorker && !req.hasQuery(kQpLocal)) return Response::deferToWorker();
         if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
     }
     if (!meta) return Response::error(meta.error());

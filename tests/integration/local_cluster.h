@@ -25,7 +25,7 @@ public:
         int keepaliveMs = 300;
         int maxMissed = 3;
         QStringList extraProxyArgs;   // appended to the proxy's command line
-        QStringList extraTargetArgs;  // appended to every target's command line
+        QStringList extraTargetArgs{};  // appended to every target's command line
     };
 
     LocalCluster();
