@@ -167,6 +167,43 @@ private slots:
         QVERIFY(r.err.contains("error:"));
     }
 
+    void showPerfAndWatch()
+    {
+        auto r = cli({"--json", "show", "perf", "--count", "1", "--refresh", "200ms"});
+        QCOMPARE(r.code, 0);
+        const auto doc = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(doc["nodes"].size(), std::size_t{4});  // the proxy and three targets
+        QVERIFY(doc["cluster"]["put"]["n"].get<std::uint64_t>() >= 1);  // earlier tests stored objects
+        for (const auto& n : doc["nodes"]) QVERIFY(n["interval_s"].get<double>() > 0.1);
+
+        r = cli({"show", "perf", "--count", "1", "--refresh", "200ms"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("GET/s"));
+        QVERIFY(r.out.contains("TOTAL"));
+
+        r = cli({"show", "cluster"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("STATE"));
+
+        r = cli({"--json", "watch", "--topics", "event,smap", "--count", "2"});
+        QCOMPARE(r.code, 0);
+        const auto lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(nlohmann::json::parse(lines[0].toStdString())["type"].get<std::string>(), std::string("snapshot"));
+        const auto ack = nlohmann::json::parse(lines[1].toStdString());
+        QCOMPARE(ack["type"].get<std::string>(), std::string("subscribed"));
+        QVERIFY(ack["data"]["topics"] == nlohmann::json({"smap", "event"}));
+
+        r = cli({"watch", "--topics", "nonsense", "--count", "3"});
+        QCOMPARE(r.code, 0);  // the proxy's error answer is printed, not fatal
+        QVERIFY(r.out.contains("snapshot"));
+        QVERIFY(r.out.contains("unknown topic"));
+
+        QCOMPARE(cli({"show", "perf", "--refresh", "5x"}).code, 2);
+        QCOMPARE(cli({"watch", "--count", "many"}).code, 2);
+        QCOMPARE(cli({"--endpoint", "http://127.0.0.1:1", "watch", "--count", "1"}).code, 1);
+    }
+
     void destroyBucket()
     {
         auto r = cli({"bucket", "rm", "cli-data", "--yes"});
