@@ -62,6 +62,11 @@ int ProxyNode::run()
 {
     m_server->start();
     announcePort(m_config, m_server->port());
+    if (m_config.statsIntervalMs * 3 >= m_config.keepaliveIntervalMs * m_config.keepaliveMaxMissed) {
+        logWarn("stats_interval_ms x 3 (", m_config.statsIntervalMs * 3, " ms) is not shorter than the keepalive ",
+                "timeout (", m_config.keepaliveIntervalMs * m_config.keepaliveMaxMissed,
+                " ms): a dead target will leave the map before the feed shows it stale");
+    }
     logInfo("proxy ", m_id, " up; smap v", m_state->smap()->version, ", ", m_state->bmd()->buckets.size(),
             " bucket(s)");
     std::thread monitor([this] { monitorKeepalives(); });
