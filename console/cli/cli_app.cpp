@@ -103,6 +103,22 @@ const std::vector<Command>& commands()
         {{"cat"}, "cat BUCKET/NAME", "write an object to stdout", "", cmdCat},
         {{"head"}, "head BUCKET/NAME", "show an object's size, checksum, version, atime, target", "", cmdHead},
         {{"rm"}, "rm BUCKET/NAME...", "delete objects", "Exits 1 when any deletion failed.\n", cmdRemove},
+        {{"job", "start"},
+         "job start KIND",
+         "start a job on every target (kinds: rebalance)",
+         "rebalance: every target moves the objects it holds but no longer owns (after\n"
+         "targets joined or left, or mountpaths changed) to their owners.\n"
+         "Prints the job id; \"tessera job wait ID\" follows it.\n",
+         cmdJobStart},
+        {{"job", "ls"}, "job ls", "list running and recent jobs", "", cmdJobList},
+        {{"job", "show"}, "job show ID", "a job's state, phase and progress, per target", "", cmdJobShow},
+        {{"job", "wait"},
+         "job wait ID [--timeout SECONDS]",
+         "wait until a job ends; exit 0 only if it finished",
+         "Shows progress on stderr while waiting; prints the final status.\n"
+         "  --timeout S    give up after S seconds (exit 1); default: no limit\n",
+         cmdJobWait},
+        {{"job", "abort"}, "job abort ID", "abort a job on every target", "", cmdJobAbort},
     };
     return kCommands;
 }

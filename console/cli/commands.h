@@ -19,5 +19,10 @@ int cmdHead(CliContext& ctx);
 int cmdRemove(CliContext& ctx);
 int cmdShowPerf(CliContext& ctx);
 int cmdWatch(CliContext& ctx);
+int cmdJobStart(CliContext& ctx);
+int cmdJobList(CliContext& ctx);
+int cmdJobShow(CliContext& ctx);
+int cmdJobWait(CliContext& ctx);
+int cmdJobAbort(CliContext& ctx);
 
 }  // namespace tessera::cli

@@ -37,6 +37,12 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     fo.session.sendBufferBytes = c.wsSendBuffer;
     m_feed = proxy::FeedHub::create(fo, m_server->sharedContext(), [this] { return m_monitor->snapshot(); });
     m_monitor->attach(m_feed);
+    proxy::JobCoordinator::Options jo;
+    jo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
+    m_jobs = std::make_unique<proxy::JobCoordinator>(jo, *m_state);
+    m_jobs->attach(m_feed);
+    m_jobs->registerRoutes(m_router);
+    m_monitor->setJobsSource([this] { return m_jobs->runningJson(); });
     m_state->setObserver({[this](const api::Smap& before, const api::Smap& after) {
                               m_monitor->onSmapPublished(before, after);
                           },
@@ -71,7 +77,9 @@ int ProxyNode::run()
             " bucket(s)");
     std::thread monitor([this] { monitorKeepalives(); });
     m_monitor->start();
+    m_jobs->start();
     waitForSignal();
+    m_jobs->stop();
     m_monitor->stop();
     {
         std::lock_guard lock(m_mutex);

@@ -11,6 +11,7 @@
 #include "node_common.h"
 #include "proxy/cluster_monitor.h"
 #include "proxy/feed_hub.h"
+#include "proxy/job_coordinator.h"
 #include "proxy/peer_calls.h"
 #include "proxy/proxy_api.h"
 #include "proxy/proxy_state.h"
@@ -44,6 +45,7 @@ private:
     std::unique_ptr<proxy::ProxyApi> m_api;
     std::unique_ptr<proxy::ClusterMonitor> m_monitor;
     std::shared_ptr<proxy::FeedHub> m_feed;
+    std::unique_ptr<proxy::JobCoordinator> m_jobs;
     std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_stopping = false;

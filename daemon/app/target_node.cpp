@@ -1,6 +1,7 @@
 #include "target_node.h"
 
 #include "common/log.h"
+#include "jobs/rebalance_job.h"
 #include "meta/node_identity.h"
 
 namespace tessera::daemon {
@@ -25,6 +26,16 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         m_server->stats());
     m_api->registerRoutes(m_router);
     addMetricsRoute(m_router, [this] { return nodeStats(); });
+    m_jobs = std::make_unique<jobs::JobRunner>(
+        m_id, [this](const std::string& kind, const nlohmann::json&) -> api::Result<std::unique_ptr<jobs::JobWork>> {
+            if (kind == jobs::kKindRebalance) {
+                return std::unique_ptr<jobs::JobWork>(std::make_unique<jobs::RebalanceJob>(
+                    *m_store, m_cache, m_id, std::chrono::milliseconds(m_config.peerTimeoutMs)));
+            }
+            return api::Error::badRequest("unknown job kind \"" + kind + "\" (known: rebalance)");
+        });
+    m_jobApi = std::make_unique<jobs::TargetJobApi>(*m_jobs);
+    m_jobApi->registerRoutes(m_router);
     m_usage = std::make_unique<target::UsageScanner>(m_store->options().mountpaths,
                                                      std::chrono::milliseconds(c.usageScanIntervalMs));
 }
@@ -57,6 +68,7 @@ int TargetNode::run()
     m_membership->stop();
     m_server->stop();
     m_server->wait();
+    m_jobs.reset();  // aborts running jobs and waits for them
     return 0;
 }
 

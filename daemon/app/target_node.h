@@ -13,6 +13,8 @@
 #include "target/object_store.h"
 #include "target/target_api.h"
 #include "target/usage_scanner.h"
+#include "jobs/job_runner.h"
+#include "jobs/target_job_api.h"
 
 #include <memory>
 
@@ -39,6 +41,8 @@ private:
     std::unique_ptr<target::Membership> m_membership;
     std::unique_ptr<target::TargetApi> m_api;
     std::unique_ptr<target::UsageScanner> m_usage;
+    std::unique_ptr<jobs::JobRunner> m_jobs;
+    std::unique_ptr<jobs::TargetJobApi> m_jobApi;
 };
 
 }  // namespace tessera::daemon

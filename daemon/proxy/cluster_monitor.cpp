@@ -235,13 +235,12 @@ nlohmann::json ClusterMonitor::snapshot() const
 {
     const auto smap = m_state.smap();
     const auto bmd = m_state.bmd();
+    auto jobs = m_jobs ? m_jobs() : nlohmann::json::array();
     std::lock_guard lock(m_mutex);
     return {{"smap", *smap},
             {"bmd_version", bmd->version},
             {"buckets", bucketsJson(*bmd, *smap)},
-            // The job framework publishes through this hub when it lands;
-            // until then no job exists to list.
-            {"jobs", nlohmann::json::array()},
+            {"jobs", std::move(jobs)},
             {"metrics", m_latestMetrics.is_null() ? nlohmann::json::object() : m_latestMetrics},
             {"events", m_events}};
 }

@@ -46,6 +46,8 @@ public:
 
     // Where messages go; set before start().
     void attach(std::shared_ptr<FeedHub> hub) { m_hub = std::move(hub); }
+    // Running jobs for the snapshot; set before start().
+    void setJobsSource(std::function<nlohmann::json()> jobs) { m_jobs = std::move(jobs); }
     void start();
     void stop();
 
@@ -77,6 +79,7 @@ private:
     ProxyState& m_state;
     std::function<api::NodeStats()> m_selfStats;
     std::shared_ptr<FeedHub> m_hub;
+    std::function<nlohmann::json()> m_jobs;
 
     mutable std::mutex m_mutex;
     std::map<std::string, NodeRecord> m_nodes;

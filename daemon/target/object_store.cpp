@@ -352,7 +352,12 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
 
 api::Result<OpenObject> ObjectStore::open(std::string_view bucket, std::string_view name) const
 {
-    const auto path = objectPath(bucket, name);
+    return openAt(mountpathFor(bucket, name), bucket, name);
+}
+
+api::Result<OpenObject> ObjectStore::openAt(std::size_t mp, std::string_view bucket, std::string_view name) const
+{
+    const auto path = bucketRoot(mp, bucket) + "/" + std::string(name);
     auto fd = std::make_shared<UniqueFd>(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     if (!fd->valid()) {
         if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
@@ -409,7 +414,11 @@ api::Status ObjectStore::verify(const OpenObject& obj) const
 
 api::Status ObjectStore::remove(std::string_view bucket, std::string_view name) const
 {
-    const auto mp = mountpathFor(bucket, name);
+    return removeAt(mountpathFor(bucket, name), bucket, name);
+}
+
+api::Status ObjectStore::removeAt(std::size_t mp, std::string_view bucket, std::string_view name) const
+{
     const auto root = bucketRoot(mp, bucket);
     const auto path = root + "/" + std::string(name);
     struct stat st{};

@@ -92,6 +92,11 @@ public:
     api::Result<std::unique_ptr<PutWriter>> beginPut(std::string_view bucket, std::string_view name,
                                                      PutParams params) const;
     api::Result<OpenObject> open(std::string_view bucket, std::string_view name) const;
+    // The copy on mountpath `mp`, wherever placement would put the name now
+    // (a rebalance moves copies a mountpath change left behind).
+    api::Result<OpenObject> openAt(std::size_t mp, std::string_view bucket, std::string_view name) const;
+    api::Status removeAt(std::size_t mp, std::string_view bucket, std::string_view name) const;
+    std::size_t mountpathFor(std::string_view bucket, std::string_view name) const;
     api::Result<api::ObjectMeta> stat(std::string_view bucket, std::string_view name) const;
     api::Status remove(std::string_view bucket, std::string_view name) const;
     // Reads the whole object and compares its xxhash64 with the stored one.
@@ -111,7 +116,6 @@ public:
 
 private:
     explicit ObjectStore(Options options);
-    std::size_t mountpathFor(std::string_view bucket, std::string_view name) const;
     std::string workPath(std::size_t mp) const;
 
     Options m_options;

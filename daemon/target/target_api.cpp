@@ -158,6 +158,12 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
+    if (req.hasQuery(api::kQpRebalance) && m_store.open(ref->bucket, ref->name)) {
+        // A copy written here since the map changed is newer than the one
+        // a rebalance delivers.
+        return Response::error(api::Error::conflict("object \"" + ref->bucket + "/" + ref->name +
+                                                    "\" is already here; the rebalanced copy is older"));
+    }
 
     PutParams params;
     const auto ctype = req.header(api::kHdrChecksumType);

@@ -30,5 +30,8 @@ inline constexpr std::string_view kQpPrefix = "prefix";
 inline constexpr std::string_view kQpPageSize = "pagesize";
 inline constexpr std::string_view kQpContinuationToken = "continuation_token";
 inline constexpr std::string_view kQpProps = "props";
+// A rebalance delivering an object to its owner: refused (409) when the
+// owner already has one, which is then the newer.
+inline constexpr std::string_view kQpRebalance = "rebalance";
 
 }  // namespace tessera::api

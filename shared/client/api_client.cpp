@@ -137,6 +137,42 @@ api::Result<nlohmann::json> Client::getJson(const std::string& url, const char* 
     return j;
 }
 
+api::Result<api::JobStatus> Client::startJob(std::string_view kind, const nlohmann::json& args)
+{
+    const nlohmann::json body{{"kind", kind}, {"args", args}};
+    auto r = call(Method::Post, m_endpoint + "/v1/jobs", Body::string(body.dump()), {{"Content-Type", "application/json"}});
+    if (!r) return r.error();
+    return api::parseJobStatus(r->body);
+}
+
+api::Result<std::vector<api::JobStatus>> Client::listJobs()
+{
+    auto j = getJson(m_endpoint + "/v1/jobs", "job list");
+    if (!j) return j.error();
+    std::vector<api::JobStatus> out;
+    if (!j->is_array()) return api::Error::unavailable("job list: not an array");
+    for (const auto& e : *j) {
+        auto st = api::parseJobStatus(e.dump());
+        if (!st) return st.error();
+        out.push_back(std::move(st.value()));
+    }
+    return out;
+}
+
+api::Result<api::JobStatus> Client::job(std::string_view id)
+{
+    auto r = call(Method::Get, m_endpoint + "/v1/jobs/" + api::percentEncode(id));
+    if (!r) return r.error();
+    return api::parseJobStatus(r->body);
+}
+
+api::Result<api::JobStatus> Client::abortJob(std::string_view id)
+{
+    auto r = call(Method::Delete, m_endpoint + "/v1/jobs/" + api::percentEncode(id));
+    if (!r) return r.error();
+    return api::parseJobStatus(r->body);
+}
+
 api::Result<nlohmann::json> Client::clusterInfo(std::string_view what)
 {
     return getJson(m_endpoint + "/v1/cluster?what=" + api::percentEncode(what), "cluster info");

@@ -11,6 +11,7 @@
 #include "api/result.h"
 #include "api/smap.h"
 #include "http_client.h"
+#include "api/job.h"
 
 #include <cstdint>
 #include <map>
@@ -83,6 +84,12 @@ public:
     api::Result<ObjectAttrs> getToFile(std::string_view bucket, std::string_view name, const std::string& path);
     api::Result<ObjectAttrs> headObject(std::string_view bucket, std::string_view name);
     api::Status deleteObject(std::string_view bucket, std::string_view name);
+
+    // Jobs (rebalance, ...): start on every target, list, show, abort.
+    api::Result<api::JobStatus> startJob(std::string_view kind, const nlohmann::json& args = nlohmann::json::object());
+    api::Result<std::vector<api::JobStatus>> listJobs();
+    api::Result<api::JobStatus> job(std::string_view id);
+    api::Result<api::JobStatus> abortJob(std::string_view id);
 
     std::string objectUrl(std::string_view bucket, std::string_view name) const;
     std::string bucketUrl(std::string_view bucket) const;

@@ -1,0 +1,86 @@
+#pragma once
+// A target's side of jobs: each job's work runs on its own thread; the
+// runner keeps its status (running and the last finished ones) for the
+// proxy to poll, and aborts it on request.
+//
+// Thread safety: every public member may be called from any thread.
+
+#include "api/job.h"
+#include "api/result.h"
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tessera::daemon::jobs {
+
+// What a job's work reports through; safe to update from the job's thread
+// while others read the status.
+class JobContext {
+public:
+    bool aborted() const { return m_abort.load(std::memory_order_relaxed); }
+    void setPhase(std::string phase);
+    void setTotals(std::int64_t objects, std::int64_t bytes);
+    void addDone(std::uint64_t objects, std::uint64_t bytes);
+    // An item failed; the job goes on and ends failed, naming the first.
+    void addError(const std::string& what);
+
+private:
+    friend class JobRunner;
+    mutable std::mutex m_mutex;
+    api::TargetJobStatus m_status;
+    std::string m_firstError;
+    std::atomic<bool> m_abort{false};
+};
+
+class JobWork {
+public:
+    virtual ~JobWork() = default;
+    // Runs the job to its end, checking ctx.aborted() between items. An
+    // error ends the job failed; aborted() at the end means aborted.
+    virtual api::Status run(JobContext& ctx) = 0;
+};
+
+// Makes the work of a kind from its arguments; BadRequest for an unknown
+// kind or bad arguments.
+using JobFactory =
+    std::function<api::Result<std::unique_ptr<JobWork>>(const std::string& kind, const nlohmann::json& args)>;
+
+class JobRunner {
+public:
+    JobRunner(std::string selfId, JobFactory factory, std::size_t history = 100);
+    ~JobRunner();  // aborts what runs and waits for it
+    JobRunner(const JobRunner&) = delete;
+    JobRunner& operator=(const JobRunner&) = delete;
+
+    // Conflict when the id is known; BadRequest from the factory.
+    api::Result<api::TargetJobStatus> start(const std::string& id, const std::string& kind, const nlohmann::json& args);
+    api::Result<api::TargetJobStatus> status(const std::string& id) const;
+    api::Result<api::TargetJobStatus> abort(const std::string& id);
+    std::vector<api::TargetJobStatus> list() const;
+
+private:
+    struct Job {
+        JobContext ctx;
+        std::unique_ptr<JobWork> work;
+        std::thread thread;
+    };
+    void run(const std::shared_ptr<Job>& job);
+    static api::TargetJobStatus snapshot(const Job& job);
+
+    std::string m_selfId;
+    JobFactory m_factory;
+    std::size_t m_history;
+    mutable std::mutex m_mutex;
+    std::map<std::string, std::shared_ptr<Job>> m_jobs;
+    std::deque<std::string> m_order;  // ids, oldest first
+};
+
+}  // namespace tessera::daemon::jobs

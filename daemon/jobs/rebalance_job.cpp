@@ -1,0 +1,159 @@
+#include "rebalance_job.h"
+
+#include "api/headers.h"
+#include "api/hrw.h"
+#include "api/object_meta.h"
+#include "client/http_client.h"
+#include "common/log.h"
+#include "daemon/api/request_params.h"
+
+#include <filesystem>
+#include <unistd.h>
+#include <vector>
+
+namespace tessera::daemon::jobs {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Item {
+    std::size_t mountpath = 0;
+    std::string bucket;
+    std::string name;
+    std::uint64_t size = 0;
+    std::string ownerUrl;  // empty: stays on this target, moves to another mountpath
+};
+
+std::string itemName(const Item& it) { return it.bucket + "/" + it.name; }
+
+// Streams the copy on its old mountpath into the right one, then removes the old.
+api::Status moveLocally(const target::ObjectStore& store, const Item& it)
+{
+    if (store.open(it.bucket, it.name)) {
+        // A newer copy was written where the name belongs: the old one goes.
+        return store.removeAt(it.mountpath, it.bucket, it.name);
+    }
+    auto src = store.openAt(it.mountpath, it.bucket, it.name);
+    if (!src) return src.error();
+    target::PutParams params;
+    params.expectedChecksum = src->meta.checksumValue;
+    params.custom = src->meta.custom;
+    auto w = store.beginPut(it.bucket, it.name, std::move(params));
+    if (!w) return w.error();
+    std::vector<char> buf(1 << 20);
+    off_t off = 0;
+    while (true) {
+        const ssize_t n = ::pread(src->fd->get(), buf.data(), buf.size(), off);
+        if (n < 0) return api::Error::ioError("cannot read " + itemName(it), std::strerror(errno));
+        if (n == 0) break;
+        auto st = (*w)->write(buf.data(), static_cast<std::size_t>(n));
+        if (!st) return st;
+        off += n;
+    }
+    auto committed = (*w)->commit();
+    if (!committed) return committed.error();
+    return store.removeAt(it.mountpath, it.bucket, it.name);
+}
+
+}  // namespace
+
+RebalanceJob::RebalanceJob(const target::ObjectStore& store, target::MetaCache& cache, std::string selfId,
+                           std::chrono::milliseconds peerTimeout)
+    : m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout)
+{
+}
+
+api::Status RebalanceJob::run(JobContext& ctx)
+{
+    ctx.setPhase("scan");
+    const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    if (smap->tmap.empty()) return api::Error::unavailable("this target has no cluster map yet");
+    const auto& mountpaths = m_store.options().mountpaths;
+    std::vector<Item> items;
+    std::uint64_t totalBytes = 0;
+    std::size_t seen = 0;
+    for (std::size_t mp = 0; mp < mountpaths.size(); ++mp) {
+        std::error_code ec;
+        for (fs::directory_iterator b(mountpaths[mp] + "/buckets", ec), end; !ec && b != end; b.increment(ec)) {
+            const std::string bucket = b->path().filename().string();
+            // Leftovers of a destroyed bucket are not moved (the next create clears them).
+            if (bmd->find(bucket) == nullptr) continue;
+            std::error_code wec;
+            for (fs::recursive_directory_iterator it(b->path(), fs::directory_options::skip_permission_denied, wec), e;
+                 !wec && it != e; it.increment(wec)) {
+                if ((++seen & 1023) == 0 && ctx.aborted()) return {};
+                std::error_code fec;
+                if (!it->is_regular_file(fec)) continue;
+                Item item;
+                item.mountpath = mp;
+                item.bucket = bucket;
+                item.name = it->path().lexically_relative(b->path()).generic_string();
+                const auto* owner = api::hrwTarget(*smap, api::objectUname(bucket, item.name));
+                if (owner == nullptr) return api::Error::unavailable("no targets in the cluster map");
+                if (owner->id != m_selfId) {
+                    item.ownerUrl = owner->publicNet.url;
+                } else if (m_store.mountpathFor(bucket, item.name) == mp) {
+                    continue;  // where it belongs
+                }
+                item.size = it->file_size(fec);
+                if (fec) continue;  // deleted while scanning
+                totalBytes += item.size;
+                items.push_back(std::move(item));
+            }
+        }
+    }
+    ctx.setTotals(static_cast<std::int64_t>(items.size()), static_cast<std::int64_t>(totalBytes));
+    ctx.setPhase("move");
+
+    client::HttpClient::Options o;
+    o.connectTimeout = m_peerTimeout;
+    o.ioTimeout = std::max(m_peerTimeout, std::chrono::milliseconds(60000));
+    client::HttpClient http(o);
+    for (const auto& it : items) {
+        if (ctx.aborted()) return {};
+        if (it.ownerUrl.empty()) {
+            auto st = moveLocally(m_store, it);
+            if (st || st.kind() == api::ErrorKind::NotFound) ctx.addDone(1, it.size);
+            else ctx.addError(itemName(it) + ": " + st.error().message);
+            continue;
+        }
+        auto src = m_store.openAt(it.mountpath, it.bucket, it.name);
+        if (!src) {
+            if (src.kind() == api::ErrorKind::NotFound) ctx.addDone(1, it.size);  // deleted meanwhile
+            else ctx.addError(itemName(it) + ": " + src.error().message);
+            continue;
+        }
+        client::Headers headers;
+        if (!src->meta.checksumValue.empty()) {
+            headers.emplace_back(std::string(api::kHdrChecksumType), src->meta.checksumType);
+            headers.emplace_back(std::string(api::kHdrChecksumValue), src->meta.checksumValue);
+        }
+        if (!src->meta.custom.empty()) {
+            headers.emplace_back(std::string(api::kHdrCustomMd), api::formatCustomMd(src->meta.custom));
+        }
+        const auto url = it.ownerUrl + api_util::objectTarget({it.bucket, it.name},
+                                                              {{std::string(api::kQpRebalance), "true"}}, smap->version);
+        const auto path = m_store.bucketRoot(it.mountpath, it.bucket) + "/" + it.name;
+        auto r = http.send(client::Method::Put, url, client::Body::file(path), headers);
+        if (!r) {
+            ctx.addError(itemName(it) + ": " + r.error().message);
+            continue;
+        }
+        if (r->isSuccess() || r->status == 409) {
+            // Delivered, or the owner already has a newer copy: ours goes.
+            auto st = m_store.removeAt(it.mountpath, it.bucket, it.name);
+            if (!st && st.kind() != api::ErrorKind::NotFound) {
+                ctx.addError(itemName(it) + ": moved, but the old copy stays: " + st.error().message);
+                continue;
+            }
+            ctx.addDone(1, it.size);
+            continue;
+        }
+        ctx.addError(itemName(it) + ": the owner answered HTTP " + std::to_string(r->status));
+    }
+    return {};
+}
+
+}  // namespace tessera::daemon::jobs

@@ -1,0 +1,54 @@
+#include "target_job_api.h"
+
+#include "api/names.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tessera::daemon::jobs {
+
+namespace http = boost::beast::http;
+using net::Exec;
+using net::Request;
+using net::Response;
+using net::Route;
+
+void TargetJobApi::registerRoutes(net::Router& router)
+{
+    auto h = [this](Response (TargetJobApi::*fn)(const Request&)) {
+        return [this, fn](const Request& r) { return (this->*fn)(r); };
+    };
+    router.add(Route{http::verb::post, "/v1/internal/jobs", Exec::Worker, h(&TargetJobApi::start), {}});
+    router.add(Route{http::verb::get, "/v1/internal/jobs", Exec::Inline, h(&TargetJobApi::list), {}});
+    router.add(Route{http::verb::get, "/v1/internal/jobs/{id}", Exec::Inline, h(&TargetJobApi::show), {}});
+    router.add(Route{http::verb::delete_, "/v1/internal/jobs/{id}", Exec::Inline, h(&TargetJobApi::abort), {}});
+}
+
+Response TargetJobApi::start(const Request& req)
+{
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (!j.is_object() || !j.contains("id") || !j["id"].is_string() || !j.contains("kind") || !j["kind"].is_string()) {
+        return Response::error(api::Error::badRequest("body must be {\"id\":\"...\",\"kind\":\"...\",\"args\":{...}}"));
+    }
+    const auto args = j.value("args", nlohmann::json::object());
+    auto st = m_runner.start(j["id"].get<std::string>(), j["kind"].get<std::string>(), args);
+    if (!st) return Response::error(st.error());
+    return Response::json(*st);
+}
+
+Response TargetJobApi::list(const Request&) { return Response::json(m_runner.list()); }
+
+Response TargetJobApi::show(const Request& req)
+{
+    auto st = m_runner.status(req.param("id"));
+    if (!st) return Response::error(st.error());
+    return Response::json(*st);
+}
+
+Response TargetJobApi::abort(const Request& req)
+{
+    auto st = m_runner.abort(req.param("id"));
+    if (!st) return Response::error(st.error());
+    return Response::json(*st);
+}
+
+}  // namespace tessera::daemon::jobs

@@ -1,0 +1,305 @@
+#include "job_coordinator.h"
+
+#include "api/json_util.h"
+#include "common/log.h"
+#include "meta/node_identity.h"
+#include "peer_calls.h"
+
+#include <set>
+
+namespace tessera::daemon::proxy {
+
+namespace http = boost::beast::http;
+using net::Exec;
+using net::Request;
+using net::Response;
+using net::Route;
+
+namespace {
+
+constexpr const char* kKnownKinds[] = {"rebalance"};
+
+std::int64_t wallNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+api::Smap targetsOnly(const api::Smap& smap)
+{
+    api::Smap t;
+    t.version = smap.version;
+    t.tmap = smap.tmap;
+    return t;
+}
+
+std::string failure(const client::Response& r)
+{
+    auto j = nlohmann::json::parse(r.body, nullptr, false);
+    if (j.is_object() && j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
+    return "HTTP " + std::to_string(r.status);
+}
+
+}  // namespace
+
+JobCoordinator::JobCoordinator(Options options, ProxyState& state) : m_options(options), m_state(state) {}
+
+JobCoordinator::~JobCoordinator() { stop(); }
+
+void JobCoordinator::registerRoutes(net::Router& router)
+{
+    auto h = [this](Response (JobCoordinator::*fn)(const Request&)) {
+        return [this, fn](const Request& r) { return (this->*fn)(r); };
+    };
+    router.add(Route{http::verb::post, "/v1/jobs", Exec::Worker, h(&JobCoordinator::startJob), {}});
+    router.add(Route{http::verb::get, "/v1/jobs", Exec::Inline, h(&JobCoordinator::listJobs), {}});
+    router.add(Route{http::verb::get, "/v1/jobs/{id}", Exec::Inline, h(&JobCoordinator::showJob), {}});
+    router.add(Route{http::verb::delete_, "/v1/jobs/{id}", Exec::Worker, h(&JobCoordinator::abortJob), {}});
+}
+
+void JobCoordinator::start()
+{
+    m_thread = std::thread([this] { run(); });
+}
+
+void JobCoordinator::stop()
+{
+    {
+        std::lock_guard lock(m_runMutex);
+        m_stop = true;
+    }
+    m_cv.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+}
+
+Response JobCoordinator::startJob(const Request& req)
+{
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string()) {
+        return Response::error(api::Error::badRequest("body must be {\"kind\":\"rebalance\"} (optionally with \"args\")"));
+    }
+    const auto kind = j["kind"].get<std::string>();
+    bool known = false;
+    for (const char* k : kKnownKinds) known |= kind == k;
+    if (!known) return Response::error(api::Error::badRequest("unknown job kind \"" + kind + "\" (known: rebalance)"));
+    const auto args = j.value("args", nlohmann::json::object());
+    if (!args.is_object()) return Response::error(api::Error::badRequest("\"args\" must be an object"));
+
+    std::lock_guard startLock(m_startMutex);
+    {
+        std::lock_guard lock(m_mutex);
+        for (const auto& [id, job] : m_jobs) {
+            if (job.status.kind == kind && job.status.state == api::JobState::Running) {
+                return Response::error(api::Error::conflict("a " + kind + " job is already running: " + id));
+            }
+        }
+    }
+    const auto smap = m_state.smap();
+    if (smap->tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
+    Job job;
+    job.targets = targetsOnly(*smap);
+    auto& st = job.status;
+    st.id = kind + "-" + meta::randomId(8);
+    st.kind = kind;
+    st.phase = "starting";
+    st.startNs = wallNs();
+    const nlohmann::json body{{"id", st.id}, {"kind", kind}, {"args", args}};
+    PeerCalls peers(m_options.peerTimeout);
+    auto results = peers.fanOut(job.targets, client::Method::Post, "/v1/internal/jobs", api::dumpJson(body));
+    std::string errors;
+    for (const auto& [tid, r] : results) {
+        if (r && r->isSuccess()) {
+            auto ts = api::parseTargetJobStatus(r->body);
+            if (ts) st.targets[tid] = *ts;
+            continue;
+        }
+        errors += (errors.empty() ? "" : "; ") + tid + ": " + (r ? failure(*r) : r.error().message);
+    }
+    if (!errors.empty()) {
+        // All or nothing: undo where it started.
+        peers.fanOut(job.targets, client::Method::Delete, "/v1/internal/jobs/" + st.id);
+        return Response::error(api::Error::unavailable("cannot start the " + kind + " job: " + errors));
+    }
+    aggregate(job, wallNs());
+    nlohmann::json out = job.status;
+    {
+        std::lock_guard lock(m_mutex);
+        m_jobs.emplace(st.id, std::move(job));
+        m_order.push_back(out["id"].get<std::string>());
+        while (m_order.size() > m_options.history) {
+            auto it = m_jobs.find(m_order.front());
+            if (it != m_jobs.end() && it->second.status.state == api::JobState::Running) break;
+            if (it != m_jobs.end()) m_jobs.erase(it);
+            m_order.pop_front();
+        }
+    }
+    logInfo("job ", out["id"].get<std::string>(), " (", kind, ") started on ", smap->tmap.size(), " target(s)");
+    if (m_hub) m_hub->publish(Topic::Job, "job", out);
+    m_cv.notify_all();
+    return Response::json(out);
+}
+
+Response JobCoordinator::listJobs(const Request&)
+{
+    std::lock_guard lock(m_mutex);
+    auto out = nlohmann::json::array();
+    for (const auto& id : m_order) out.push_back(m_jobs.at(id).status);
+    return Response::json(out);
+}
+
+Response JobCoordinator::showJob(const Request& req)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_jobs.find(req.param("id"));
+    if (it == m_jobs.end()) return Response::error(api::Error::notFound("no job \"" + req.param("id") + "\""));
+    return Response::json(it->second.status);
+}
+
+Response JobCoordinator::abortJob(const Request& req)
+{
+    const auto id = req.param("id");
+    api::Smap targets;
+    {
+        std::lock_guard lock(m_mutex);
+        auto it = m_jobs.find(id);
+        if (it == m_jobs.end()) return Response::error(api::Error::notFound("no job \"" + id + "\""));
+        if (api::isFinal(it->second.status.state)) return Response::json(it->second.status);
+        it->second.status.abortRequested = true;
+        targets = it->second.targets;
+    }
+    PeerCalls peers(m_options.peerTimeout);
+    peers.fanOut(targets, client::Method::Delete, "/v1/internal/jobs/" + id);
+    m_cv.notify_all();  // poll now
+    std::lock_guard lock(m_mutex);
+    return Response::json(m_jobs.at(id).status);
+}
+
+nlohmann::json JobCoordinator::runningJson() const
+{
+    std::lock_guard lock(m_mutex);
+    auto out = nlohmann::json::array();
+    for (const auto& id : m_order) {
+        const auto& st = m_jobs.at(id).status;
+        if (st.state == api::JobState::Running) out.push_back(st);
+    }
+    return out;
+}
+
+void JobCoordinator::run()
+{
+    std::unique_lock lock(m_runMutex);
+    while (!m_stop) {
+        m_cv.wait_for(lock, m_options.pollInterval, [this] { return m_stop; });
+        if (m_stop) break;
+        lock.unlock();
+        try {
+            pollOnce();
+        } catch (const std::exception& e) {
+            logError("job polling: ", e.what());
+        }
+        lock.lock();
+    }
+}
+
+void JobCoordinator::pollOnce()
+{
+    std::vector<std::pair<std::string, api::Smap>> running;
+    {
+        std::lock_guard lock(m_mutex);
+        for (const auto& [id, job] : m_jobs) {
+            if (job.status.state == api::JobState::Running) running.emplace_back(id, job.targets);
+        }
+    }
+    if (running.empty()) return;
+    const auto smap = m_state.smap();
+    PeerCalls peers(std::min(m_options.peerTimeout, std::chrono::milliseconds(2000)));
+    for (const auto& [id, targets] : running) {
+        auto results = peers.fanOut(targets, client::Method::Get, "/v1/internal/jobs/" + id);
+        nlohmann::json out;
+        {
+            std::lock_guard lock(m_mutex);
+            auto it = m_jobs.find(id);
+            if (it == m_jobs.end()) continue;
+            auto& job = it->second;
+            for (const auto& [tid, r] : results) {
+                auto& ts = job.status.targets[tid];
+                if (api::isFinal(ts.state) && ts.endNs != 0) continue;
+                std::optional<api::TargetJobStatus> parsed;
+                if (r && r->isSuccess()) {
+                    auto p = api::parseTargetJobStatus(r->body);
+                    if (p) parsed = std::move(p.value());
+                }
+                if (parsed) {
+                    ts = std::move(*parsed);
+                    job.missed[tid] = 0;
+                    continue;
+                }
+                const bool gone = smap->tmap.count(tid) == 0;
+                if (gone || ++job.missed[tid] >= m_options.maxMissedPolls) {
+                    ts.target = tid;
+                    ts.state = api::JobState::Failed;
+                    ts.endNs = wallNs();
+                    ts.error = gone ? "target " + tid + " left the cluster during the job"
+                                    : "target " + tid + " stopped answering (" +
+                                          (r ? failure(*r) : r.error().message) + ")";
+                }
+            }
+            aggregate(job, wallNs());
+            out = job.status;
+            if (api::isFinal(job.status.state)) {
+                logInfo("job ", id, " ", api::jobStateName(job.status.state),
+                        job.status.error.empty() ? "" : ": " + job.status.error);
+            }
+        }
+        if (m_hub) m_hub->publish(Topic::Job, "job", out);
+    }
+}
+
+void JobCoordinator::aggregate(Job& job, std::int64_t nowNs)
+{
+    auto& st = job.status;
+    api::JobProgress sum;
+    sum.objectsTotal = 0;
+    sum.bytesTotal = 0;
+    bool allFinal = true, anyFailed = false, anyAborted = false;
+    std::set<std::string> phases;
+    std::string errors;
+    for (const auto& [tid, ts] : st.targets) {
+        sum.objectsDone += ts.progress.objectsDone;
+        sum.bytesDone += ts.progress.bytesDone;
+        sum.errors += ts.progress.errors;
+        if (ts.progress.objectsTotal < 0 || sum.objectsTotal < 0) sum.objectsTotal = -1;
+        else sum.objectsTotal += ts.progress.objectsTotal;
+        if (ts.progress.bytesTotal < 0 || sum.bytesTotal < 0) sum.bytesTotal = -1;
+        else sum.bytesTotal += ts.progress.bytesTotal;
+        if (!api::isFinal(ts.state)) {
+            allFinal = false;
+            phases.insert(ts.phase);
+        }
+        if (ts.state == api::JobState::Failed) {
+            anyFailed = true;
+            errors += (errors.empty() ? "" : "; ") + tid + ": " + ts.error;
+        }
+        anyAborted |= ts.state == api::JobState::Aborted;
+    }
+    st.progress = sum;
+    if (!allFinal) {
+        std::string p;
+        for (const auto& ph : phases) p += (p.empty() ? "" : ",") + ph;
+        st.phase = p;
+        return;
+    }
+    st.phase = "done";
+    st.endNs = nowNs;
+    if (anyFailed) {
+        st.state = api::JobState::Failed;
+        st.error = errors;
+    } else if (anyAborted || st.abortRequested) {
+        st.state = api::JobState::Aborted;
+        st.error = "aborted";
+    } else {
+        st.state = api::JobState::Finished;
+    }
+}
+
+}  // namespace tessera::daemon::proxy

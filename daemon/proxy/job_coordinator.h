@@ -1,0 +1,81 @@
+#pragma once
+// The proxy's side of jobs: starts a job on every target of the current
+// cluster map, polls their parts, sums them into the job's status, publishes
+// it on the feed (`job` messages), and aborts it everywhere on request.
+//   POST   /v1/jobs        {"kind":"rebalance","args":{}}  -> the job's status (its id)
+//   GET    /v1/jobs        every job, oldest first (running and the last finished)
+//   GET    /v1/jobs/{id}
+//   DELETE /v1/jobs/{id}   abort
+// A target that stops answering (or leaves the map) fails the job, named.
+//
+// Thread safety: public members may be called from any thread; polling runs
+// on its own thread between start() and stop().
+
+#include "api/job.h"
+#include "feed_hub.h"
+#include "net/router.h"
+#include "proxy_state.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace tessera::daemon::proxy {
+
+class JobCoordinator {
+public:
+    struct Options {
+        std::chrono::milliseconds peerTimeout{5000};
+        std::chrono::milliseconds pollInterval{500};
+        int maxMissedPolls = 6;      // unanswered polls before a target fails the job
+        std::size_t history = 100;   // finished jobs kept
+    };
+
+    JobCoordinator(Options options, ProxyState& state);
+    ~JobCoordinator();
+    JobCoordinator(const JobCoordinator&) = delete;
+    JobCoordinator& operator=(const JobCoordinator&) = delete;
+
+    void attach(std::shared_ptr<FeedHub> hub) { m_hub = std::move(hub); }
+    void registerRoutes(net::Router& router);
+    void start();
+    void stop();
+
+    // Running jobs, for the feed's snapshot.
+    nlohmann::json runningJson() const;
+
+private:
+    struct Job {
+        api::JobStatus status;
+        api::Smap targets;  // the map's targets when the job started
+        std::map<std::string, int> missed;
+    };
+
+    net::Response startJob(const net::Request& req);
+    net::Response listJobs(const net::Request& req);
+    net::Response showJob(const net::Request& req);
+    net::Response abortJob(const net::Request& req);
+    void run();
+    void pollOnce();
+    static void aggregate(Job& job, std::int64_t nowNs);
+
+    Options m_options;
+    ProxyState& m_state;
+    std::shared_ptr<FeedHub> m_hub;
+    mutable std::mutex m_mutex;
+    std::map<std::string, Job> m_jobs;
+    std::deque<std::string> m_order;
+    std::mutex m_startMutex;  // one start at a time (the one-rebalance rule)
+
+    std::mutex m_runMutex;
+    std::condition_variable m_cv;
+    bool m_stop = false;
+    std::thread m_thread;
+};
+
+}  // namespace tessera::daemon::proxy

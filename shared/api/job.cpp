@@ -1,0 +1,126 @@
+#include "job.h"
+
+#include "json_util.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace tessera::api {
+
+std::string_view jobStateName(JobState s)
+{
+    switch (s) {
+    case JobState::Running: return "running";
+    case JobState::Finished: return "finished";
+    case JobState::Aborted: return "aborted";
+    case JobState::Failed: return "failed";
+    }
+    return "failed";
+}
+
+std::optional<JobState> jobStateFromName(std::string_view s)
+{
+    for (auto st : {JobState::Running, JobState::Finished, JobState::Aborted, JobState::Failed}) {
+        if (jobStateName(st) == s) return st;
+    }
+    return std::nullopt;
+}
+
+namespace {
+JobState stateFrom(const nlohmann::json& j)
+{
+    auto st = jobStateFromName(j.get<std::string>());
+    if (!st) throw std::invalid_argument("unknown job state " + j.dump());
+    return *st;
+}
+}  // namespace
+
+void to_json(nlohmann::json& j, const JobProgress& v)
+{
+    j = {{"objects_done", v.objectsDone},
+         {"objects_total", v.objectsTotal},
+         {"bytes_done", v.bytesDone},
+         {"bytes_total", v.bytesTotal},
+         {"errors", v.errors}};
+}
+
+void from_json(const nlohmann::json& j, JobProgress& v)
+{
+    v.objectsDone = j.value("objects_done", std::uint64_t{0});
+    v.objectsTotal = j.value("objects_total", std::int64_t{-1});
+    v.bytesDone = j.value("bytes_done", std::uint64_t{0});
+    v.bytesTotal = j.value("bytes_total", std::int64_t{-1});
+    v.errors = j.value("errors", std::uint64_t{0});
+}
+
+void to_json(nlohmann::json& j, const TargetJobStatus& v)
+{
+    j = {{"id", v.id},           {"kind", v.kind},         {"target", v.target},
+         {"state", jobStateName(v.state)}, {"phase", v.phase}, {"progress", v.progress},
+         {"started_ns", v.startNs}, {"ended_ns", v.endNs}};
+    if (!v.error.empty()) j["error"] = v.error;
+}
+
+void from_json(const nlohmann::json& j, TargetJobStatus& v)
+{
+    j.at("id").get_to(v.id);
+    j.at("kind").get_to(v.kind);
+    j.at("target").get_to(v.target);
+    v.state = stateFrom(j.at("state"));
+    v.phase = j.value("phase", std::string());
+    if (j.contains("progress")) j.at("progress").get_to(v.progress);
+    v.startNs = j.value("started_ns", std::int64_t{0});
+    v.endNs = j.value("ended_ns", std::int64_t{0});
+    v.error = j.value("error", std::string());
+}
+
+void to_json(nlohmann::json& j, const JobStatus& v)
+{
+    j = {{"id", v.id},
+         {"kind", v.kind},
+         {"state", jobStateName(v.state)},
+         {"phase", v.phase},
+         {"progress", v.progress},
+         {"started_ns", v.startNs},
+         {"ended_ns", v.endNs},
+         {"abort_requested", v.abortRequested},
+         {"targets", v.targets}};
+    if (!v.error.empty()) j["error"] = v.error;
+}
+
+void from_json(const nlohmann::json& j, JobStatus& v)
+{
+    j.at("id").get_to(v.id);
+    j.at("kind").get_to(v.kind);
+    v.state = stateFrom(j.at("state"));
+    v.phase = j.value("phase", std::string());
+    if (j.contains("progress")) j.at("progress").get_to(v.progress);
+    v.startNs = j.value("started_ns", std::int64_t{0});
+    v.endNs = j.value("ended_ns", std::int64_t{0});
+    v.abortRequested = j.value("abort_requested", false);
+    v.error = j.value("error", std::string());
+    v.targets.clear();
+    if (j.contains("targets")) {
+        for (const auto& [id, t] : j.at("targets").items()) v.targets[id] = t.get<TargetJobStatus>();
+    }
+}
+
+Result<TargetJobStatus> parseTargetJobStatus(std::string_view json)
+{
+    try {
+        return parseJsonAs<TargetJobStatus>(json, "job status");
+    } catch (const std::exception& e) {
+        return Error::badRequest(std::string("invalid job status: ") + e.what());
+    }
+}
+
+Result<JobStatus> parseJobStatus(std::string_view json)
+{
+    try {
+        return parseJsonAs<JobStatus>(json, "job status");
+    } catch (const std::exception& e) {
+        return Error::badRequest(std::string("invalid job status: ") + e.what());
+    }
+}
+
+}  // namespace tessera::api

@@ -1,0 +1,67 @@
+#pragma once
+// Jobs on the wire: every long operation (rebalance today; archive, ishard,
+// dSort and ETL to come) runs as a job with an id, a kind, a state, a phase
+// and progress counters, on every target in parallel, coordinated by the
+// proxy. A target reports its part (TargetJobStatus); the proxy sums them
+// into the job's status (JobStatus).
+
+#include "result.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+
+namespace tessera::api {
+
+enum class JobState { Running, Finished, Aborted, Failed };
+std::string_view jobStateName(JobState s);
+std::optional<JobState> jobStateFromName(std::string_view s);
+inline bool isFinal(JobState s) { return s != JobState::Running; }
+
+struct JobProgress {
+    std::uint64_t objectsDone = 0;
+    std::int64_t objectsTotal = -1;  // -1 while not known (a scan still running)
+    std::uint64_t bytesDone = 0;
+    std::int64_t bytesTotal = -1;
+    std::uint64_t errors = 0;        // items that failed; the job goes on
+};
+
+struct TargetJobStatus {
+    std::string id;      // the job's
+    std::string kind;
+    std::string target;  // daemon id
+    JobState state = JobState::Running;
+    std::string phase;
+    JobProgress progress;
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;  // 0 while running
+    std::string error;
+};
+
+struct JobStatus {
+    std::string id;
+    std::string kind;
+    JobState state = JobState::Running;
+    std::string phase;  // the least advanced target's
+    JobProgress progress;  // summed over targets (a total is -1 while any target's is)
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::string error;
+    bool abortRequested = false;
+    std::map<std::string, TargetJobStatus> targets;
+};
+
+void to_json(nlohmann::json& j, const JobProgress& v);
+void from_json(const nlohmann::json& j, JobProgress& v);
+void to_json(nlohmann::json& j, const TargetJobStatus& v);
+void from_json(const nlohmann::json& j, TargetJobStatus& v);
+void to_json(nlohmann::json& j, const JobStatus& v);
+void from_json(const nlohmann::json& j, JobStatus& v);
+
+Result<TargetJobStatus> parseTargetJobStatus(std::string_view json);
+Result<JobStatus> parseJobStatus(std::string_view json);
+
+}  // namespace tessera::api
