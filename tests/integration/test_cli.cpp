@@ -204,6 +204,32 @@ private slots:
         QCOMPARE(cli({"--endpoint", "http://127.0.0.1:1", "watch", "--count", "1"}).code, 1);
     }
 
+    void jobs()
+    {
+        auto r = cli({"job", "start", "rebalance"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.startsWith("started rebalance-"));
+        const auto id = r.out.split(' ')[1];
+        r = cli({"job", "wait", QString::fromUtf8(id), "--timeout", "60"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("finished"));
+        r = cli({"--json", "job", "show", QString::fromUtf8(id)});
+        QCOMPARE(r.code, 0);
+        const auto st = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(st["state"].get<std::string>(), std::string("finished"));
+        QCOMPARE(st["targets"].size(), std::size_t{3});
+        r = cli({"job", "ls"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains(id));
+        r = cli({"job", "abort", QString::fromUtf8(id)});
+        QCOMPARE(r.code, 0);
+        r = cli({"job", "start", "teleport"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("unknown job kind"));
+        QCOMPARE(cli({"job", "show", "nope"}).code, 1);
+        QCOMPARE(cli({"job", "wait"}).code, 2);
+    }
+
     void destroyBucket()
     {
         auto r = cli({"bucket", "rm", "cli-data", "--yes"});
