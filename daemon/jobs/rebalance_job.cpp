@@ -30,15 +30,16 @@ std::string itemName(const Item& it) { return it.bucket + "/" + it.name; }
 // Streams the copy on its old mountpath into the right one, then removes the old.
 api::Status moveLocally(const target::ObjectStore& store, const Item& it)
 {
-    if (store.open(it.bucket, it.name)) {
-        // A newer copy was written where the name belongs: the old one goes.
-        return store.removeAt(it.mountpath, it.bucket, it.name);
-    }
     auto src = store.openAt(it.mountpath, it.bucket, it.name);
     if (!src) return src.error();
+    if (auto home = store.open(it.bucket, it.name); home && home->mtimeNs >= src->mtimeNs) {
+        // The copy where the name belongs is at least as new: the old one goes.
+        return store.removeAt(it.mountpath, it.bucket, it.name);
+    }
     target::PutParams params;
     params.expectedChecksum = src->meta.checksumValue;
     params.custom = src->meta.custom;
+    params.mtimeNs = src->mtimeNs;
     auto w = store.beginPut(it.bucket, it.name, std::move(params));
     if (!w) return w.error();
     std::vector<char> buf(1 << 20);
@@ -126,6 +127,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
             continue;
         }
         client::Headers headers;
+        headers.emplace_back(std::string(api::kHdrSourceMtime), std::to_string(src->mtimeNs));
         if (!src->meta.checksumValue.empty()) {
             headers.emplace_back(std::string(api::kHdrChecksumType), src->meta.checksumType);
             headers.emplace_back(std::string(api::kHdrChecksumValue), src->meta.checksumValue);
@@ -142,7 +144,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
             continue;
         }
         if (r->isSuccess() || r->status == 409) {
-            // Delivered, or the owner already has a newer copy: ours goes.
+            // Delivered, or the owner's copy is at least as new: ours goes.
             auto st = m_store.removeAt(it.mountpath, it.bucket, it.name);
             if (!st && st.kind() != api::ErrorKind::NotFound) {
                 ctx.addError(itemName(it) + ": moved, but the old copy stays: " + st.error().message);

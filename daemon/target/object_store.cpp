@@ -232,6 +232,12 @@ api::Result<api::ObjectMeta> PutWriter::commit()
         if (errno == ENOSPC) return api::Error::noSpace("no space left writing metadata");
         return api::Error::ioError("cannot write object metadata", errnoText(errno));
     }
+    if (m_params.mtimeNs > 0) {
+        const struct timespec times[2] = {{0, UTIME_OMIT},
+                                          {static_cast<time_t>(m_params.mtimeNs / 1'000'000'000),
+                                           static_cast<long>(m_params.mtimeNs % 1'000'000'000)}};
+        if (::futimens(m_fd.get(), times) != 0) return api::Error::ioError("cannot set mtime", errnoText(errno));
+    }
     if (m_store->options().fsync && ::fsync(m_fd.get()) != 0) {
         return api::Error::ioError("fsync failed", errnoText(errno));
     }
@@ -379,6 +385,7 @@ api::Result<OpenObject> ObjectStore::openAt(std::size_t mp, std::string_view buc
     else out.meta.checksumValue.clear();
     out.meta.size = static_cast<std::int64_t>(st.st_size);
     out.meta.atimeNs = static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 + st.st_atim.tv_nsec;
+    out.mtimeNs = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     return out;
 }
 

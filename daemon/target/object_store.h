@@ -34,6 +34,7 @@ struct MountpathInfo {
 struct PutParams {
     std::string expectedChecksum;  // xxhash64 hex; empty: not checked
     std::map<std::string, std::string> custom;
+    std::int64_t mtimeNs = 0;      // when set, the object keeps this modification time (a rebalanced copy)
 };
 
 class ObjectStore;
@@ -69,7 +70,8 @@ private:
 
 struct OpenObject {
     std::shared_ptr<UniqueFd> fd;
-    api::ObjectMeta meta;  // size and atime from the file itself
+    api::ObjectMeta meta;      // size and atime from the file itself
+    std::int64_t mtimeNs = 0;  // when this copy was written (kept across rebalancing)
 };
 
 class ObjectStore {

@@ -36,6 +36,18 @@ void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& se
     r.header(std::string(api::kHdrLocation), selfId);
 }
 
+bool parseInt64(const std::string& s, std::int64_t& out)
+{
+    if (s.empty() || s.size() > 19) return false;
+    std::int64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + (c - '0');
+    }
+    out = v;
+    return true;
+}
+
 bool isHex16(const std::string& s)
 {
     if (s.size() != 16) return false;
@@ -158,14 +170,23 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
-    if (req.hasQuery(api::kQpRebalance) && m_store.open(ref->bucket, ref->name)) {
-        // A copy written here since the map changed is newer than the one
-        // a rebalance delivers.
-        return Response::error(api::Error::conflict("object \"" + ref->bucket + "/" + ref->name +
-                                                    "\" is already here; the rebalanced copy is older"));
-    }
-
     PutParams params;
+    if (req.hasQuery(api::kQpRebalance)) {
+        // A rebalance delivers a copy written at some time; whichever of it
+        // and the copy already here (written since the map changed, or kept
+        // by a target that was away) is newer wins.
+        std::int64_t incoming = 0;
+        const auto h = req.header(api::kHdrSourceMtime);
+        if (h.empty() || !parseInt64(h, incoming) || incoming <= 0) {
+            return Response::error(api::Error::badRequest(std::string("a rebalance PUT needs a positive ") +
+                                                          std::string(api::kHdrSourceMtime)));
+        }
+        if (auto here = m_store.open(ref->bucket, ref->name); here && here->mtimeNs >= incoming) {
+            return Response::error(api::Error::conflict("object \"" + ref->bucket + "/" + ref->name +
+                                                        "\" is already here and not older than the delivered copy"));
+        }
+        params.mtimeNs = incoming;
+    }
     const auto ctype = req.header(api::kHdrChecksumType);
     const auto cval = req.header(api::kHdrChecksumValue);
     if (!ctype.empty() && ctype != api::kChecksumXxhash) {

@@ -33,5 +33,8 @@ inline constexpr std::string_view kQpProps = "props";
 // A rebalance delivering an object to its owner: refused (409) when the
 // owner already has one, which is then the newer.
 inline constexpr std::string_view kQpRebalance = "rebalance";
+// With a rebalance PUT: when the delivered copy was written (Unix ns). The
+// owner keeps whichever copy is newer.
+inline constexpr std::string_view kHdrSourceMtime = "ais-source-mtime";
 
 }  // namespace tessera::api

@@ -224,6 +224,45 @@ private slots:
         QCOMPARE(json::parse(r->body)["state"].get<std::string>(), std::string("finished"));
     }
 
+    void newerCopyWinsOverAReturningTargetsOldOne()
+    {
+        // X belongs to target 1. It is written (v0), target 1 goes away, X is
+        // written again (v1) at its interim owner, target 1 comes back with
+        // v0: the rebalance must keep v1, not the returning owner's v0.
+        std::string x;
+        for (int i = 0; x.empty() && i < 1000; ++i) {
+            const auto n = "back/x-" + std::to_string(i);
+            if (home(m_cluster.smap(), n).target == 1) x = n;
+        }
+        QVERIFY(!x.empty());
+        const std::string url = m_cluster.proxyUrl() + "/v1/objects/" + kBucket + "/" + x;
+        auto r = m_http.send(Method::Put, url, Body::string("v0 of " + x));
+        QCOMPARE(r->status, 200);
+        m_cluster.killTarget(1);
+        QVERIFY(m_cluster.waitForTargets(2, std::chrono::seconds(5)));
+        r = m_http.send(Method::Put, url, Body::string("v1 of " + x));
+        QCOMPARE(r->status, 200);
+        QVERIFY(m_cluster.restartTarget(1));
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        QCOMPARE(locations(x).size(), std::size_t{2});
+
+        r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/jobs", Body::string("{\"kind\":\"rebalance\"}"));
+        QCOMPARE(r->status, 200);
+        const auto st = waitForJob(json::parse(r->body)["id"].get<std::string>());
+        QCOMPARE(st["state"].get<std::string>(), std::string("finished"));
+        const auto loc = locations(x);
+        QCOMPARE(loc.size(), std::size_t{1});
+        QCOMPARE(loc[0].target, 1);
+        r = m_http.send(Method::Get, url);
+        QCOMPARE(r->status, 200);
+        QCOMPARE(r->body, "v1 of " + x);
+
+        // A rebalance PUT without the source's write time is refused.
+        r = m_http.send(Method::Put, m_cluster.targetUrl(1) + "/v1/objects/" + kBucket + "/" + x + "?rebalance=true",
+                        Body::string("forged"));
+        QCOMPARE(r->status, 400);
+    }
+
     void deadTargetFailsTheJobNamingIt()
     {
         // A target that dies while a job runs: the job fails and names it.
