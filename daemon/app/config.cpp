@@ -36,6 +36,8 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"peer_timeout_ms", c.peerTimeoutMs},
                        {"max_object_size", c.maxObjectSize},
                        {"op_stats", c.opStats},
+                       {"rebalance_auto", c.rebalanceAuto},
+                       {"rebalance_delay_ms", c.rebalanceDelayMs},
                        {"usage_scan_interval_ms", c.usageScanIntervalMs},
                        {"stats_interval_ms", c.statsIntervalMs},
                        {"ws_max_sessions", c.wsMaxSessions},
@@ -76,6 +78,8 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "peer_timeout_ms") v.get_to(c.peerTimeoutMs);
             else if (k == "max_object_size") v.get_to(c.maxObjectSize);
             else if (k == "op_stats") v.get_to(c.opStats);
+            else if (k == "rebalance_auto") v.get_to(c.rebalanceAuto);
+            else if (k == "rebalance_delay_ms") v.get_to(c.rebalanceDelayMs);
             else if (k == "usage_scan_interval_ms") v.get_to(c.usageScanIntervalMs);
             else if (k == "stats_interval_ms") v.get_to(c.statsIntervalMs);
             else if (k == "ws_max_sessions") v.get_to(c.wsMaxSessions);
@@ -116,6 +120,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("max-connections", po::value<std::size_t>(), "connection cap (default 1024)")
         ("peer-timeout-ms", po::value<std::int64_t>(), "node-to-node call timeout (default 5000)")
         ("max-object-size", po::value<std::uint64_t>(), "largest accepted object in bytes (default 1 TiB)")
+        ("rebalance-auto", po::value<bool>(), "proxy: rebalance by itself after targets join or leave (default true)")
+        ("rebalance-delay-ms", po::value<std::int64_t>(), "proxy: ... once the targets stayed the same this long (default 2000)")
         ("op-stats", po::value<bool>(), "count data-path operations (default true; off only to measure the cost)")
         ("usage-scan-interval-ms", po::value<std::int64_t>(), "target: recount objects per bucket this often, 0 = at start only (default 60000)")
         ("stats-interval-ms", po::value<std::int64_t>(), "proxy: metrics cadence, 250..10000 (default 1000)")
@@ -163,6 +169,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("max-object-size")) c.maxObjectSize = vm["max-object-size"].as<std::uint64_t>();
     if (vm.count("log-level")) c.logLevel = vm["log-level"].as<std::string>();
     if (vm.count("op-stats")) c.opStats = vm["op-stats"].as<bool>();
+    if (vm.count("rebalance-auto")) c.rebalanceAuto = vm["rebalance-auto"].as<bool>();
+    if (vm.count("rebalance-delay-ms")) c.rebalanceDelayMs = vm["rebalance-delay-ms"].as<std::int64_t>();
     if (vm.count("usage-scan-interval-ms")) c.usageScanIntervalMs = vm["usage-scan-interval-ms"].as<std::int64_t>();
     if (vm.count("stats-interval-ms")) c.statsIntervalMs = vm["stats-interval-ms"].as<std::int64_t>();
     if (vm.count("ws-max-sessions")) c.wsMaxSessions = vm["ws-max-sessions"].as<std::size_t>();
@@ -207,6 +215,9 @@ api::Status validateConfig(const Config& c)
     }
     if (c.ioTimeoutMs < 100 || c.ioTimeoutMs > 86400000) {
         return api::Error::badRequest("io timeout must be 100..86400000 ms");
+    }
+    if (c.rebalanceDelayMs < 0 || c.rebalanceDelayMs > 600000) {
+        return api::Error::badRequest("rebalance delay must be 0..600000 ms");
     }
     if (c.usageScanIntervalMs != 0 && (c.usageScanIntervalMs < 1000 || c.usageScanIntervalMs > 86400000)) {
         return api::Error::badRequest("usage scan interval must be 0 or 1000..86400000 ms");

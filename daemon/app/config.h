@@ -40,6 +40,11 @@ struct Config {
     // are recounted by walking the mountpaths; 0: only at start.
     std::int64_t usageScanIntervalMs = 60000;
 
+    // Proxy: a rebalance starts by itself once the targets of the cluster
+    // map changed and then stayed the same for rebalance_delay_ms.
+    bool rebalanceAuto = true;
+    std::int64_t rebalanceDelayMs = 2000;
+
     // Proxy: statistics pulls and the live feed (/v1/ws).
     std::int64_t statsIntervalMs = 1000;   // default metrics cadence; sessions may ask 250..10000
     std::size_t wsMaxSessions = 64;

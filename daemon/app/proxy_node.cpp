@@ -39,12 +39,17 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_monitor->attach(m_feed);
     proxy::JobCoordinator::Options jo;
     jo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
+    jo.rebalanceAuto = c.rebalanceAuto;
+    jo.rebalanceDelay = std::chrono::milliseconds(c.rebalanceDelayMs);
     m_jobs = std::make_unique<proxy::JobCoordinator>(jo, *m_state);
     m_jobs->attach(m_feed);
     m_jobs->registerRoutes(m_router);
     m_monitor->setJobsSource([this] { return m_jobs->runningJson(); });
     m_state->setObserver({[this](const api::Smap& before, const api::Smap& after) {
                               m_monitor->onSmapPublished(before, after);
+                              bool sameTargets = before.tmap.size() == after.tmap.size();
+                              for (const auto& [id, node] : after.tmap) sameTargets = sameTargets && before.tmap.count(id);
+                              if (!sameTargets) m_jobs->onTargetsChanged();
                           },
                           [this](const api::Bmd& bmd) { m_monitor->onBmdChanged(bmd); }});
     net::Route ws{boost::beast::http::verb::get, "/v1/ws", net::Exec::Inline, {}, {}};

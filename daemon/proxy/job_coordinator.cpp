@@ -78,24 +78,30 @@ Response JobCoordinator::startJob(const Request& req)
     if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string()) {
         return Response::error(api::Error::badRequest("body must be {\"kind\":\"rebalance\"} (optionally with \"args\")"));
     }
-    const auto kind = j["kind"].get<std::string>();
-    bool known = false;
-    for (const char* k : kKnownKinds) known |= kind == k;
-    if (!known) return Response::error(api::Error::badRequest("unknown job kind \"" + kind + "\" (known: rebalance)"));
     const auto args = j.value("args", nlohmann::json::object());
     if (!args.is_object()) return Response::error(api::Error::badRequest("\"args\" must be an object"));
+    auto st = startKind(j["kind"].get<std::string>(), args);
+    if (!st) return Response::error(st.error());
+    return Response::json(*st);
+}
+
+api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, const nlohmann::json& args)
+{
+    bool known = false;
+    for (const char* k : kKnownKinds) known |= kind == k;
+    if (!known) return api::Error::badRequest("unknown job kind \"" + kind + "\" (known: rebalance)");
 
     std::lock_guard startLock(m_startMutex);
     {
         std::lock_guard lock(m_mutex);
         for (const auto& [id, job] : m_jobs) {
             if (job.status.kind == kind && job.status.state == api::JobState::Running) {
-                return Response::error(api::Error::conflict("a " + kind + " job is already running: " + id));
+                return api::Error::conflict("a " + kind + " job is already running: " + id);
             }
         }
     }
     const auto smap = m_state.smap();
-    if (smap->tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
+    if (smap->tmap.empty()) return api::Error::unavailable("no targets in the cluster");
     Job job;
     job.targets = targetsOnly(*smap);
     auto& st = job.status;
@@ -118,14 +124,14 @@ Response JobCoordinator::startJob(const Request& req)
     if (!errors.empty()) {
         // All or nothing: undo where it started.
         peers.fanOut(job.targets, client::Method::Delete, "/v1/internal/jobs/" + st.id);
-        return Response::error(api::Error::unavailable("cannot start the " + kind + " job: " + errors));
+        return api::Error::unavailable("cannot start the " + kind + " job: " + errors);
     }
     aggregate(job, wallNs());
-    nlohmann::json out = job.status;
+    api::JobStatus out = job.status;
     {
         std::lock_guard lock(m_mutex);
         m_jobs.emplace(st.id, std::move(job));
-        m_order.push_back(out["id"].get<std::string>());
+        m_order.push_back(out.id);
         while (m_order.size() > m_options.history) {
             auto it = m_jobs.find(m_order.front());
             if (it != m_jobs.end() && it->second.status.state == api::JobState::Running) break;
@@ -133,10 +139,51 @@ Response JobCoordinator::startJob(const Request& req)
             m_order.pop_front();
         }
     }
-    logInfo("job ", out["id"].get<std::string>(), " (", kind, ") started on ", smap->tmap.size(), " target(s)");
+    logInfo("job ", out.id, " (", kind, ") started on ", smap->tmap.size(), " target(s)");
     if (m_hub) m_hub->publish(Topic::Job, "job", out);
     m_cv.notify_all();
-    return Response::json(out);
+    return out;
+}
+
+void JobCoordinator::onTargetsChanged()
+{
+    if (!m_options.rebalanceAuto) return;
+    std::lock_guard lock(m_mutex);
+    m_rebalanceDue = std::chrono::steady_clock::now() + m_options.rebalanceDelay;
+}
+
+void JobCoordinator::autoRebalance()
+{
+    std::string running;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_rebalanceDue || std::chrono::steady_clock::now() < *m_rebalanceDue) return;
+        for (const auto& [id, job] : m_jobs) {
+            if (job.status.kind == "rebalance" && job.status.state == api::JobState::Running) running = id;
+        }
+    }
+    if (!running.empty()) {
+        // Its plan is for an older map: stop it, start afresh once it ended.
+        api::Smap targets;
+        {
+            std::lock_guard lock(m_mutex);
+            auto& job = m_jobs.at(running);
+            if (job.status.abortRequested) return;
+            job.status.abortRequested = true;
+            targets = job.targets;
+        }
+        logInfo("targets changed: aborting ", running, " to start a new rebalance");
+        PeerCalls(m_options.peerTimeout).fanOut(targets, client::Method::Delete, "/v1/internal/jobs/" + running);
+        return;
+    }
+    auto st = startKind("rebalance", nlohmann::json::object());
+    std::lock_guard lock(m_mutex);
+    if (st) {
+        m_rebalanceDue.reset();
+    } else {
+        logWarn("automatic rebalance not started (", st.error().message, "); retrying");
+        m_rebalanceDue = std::chrono::steady_clock::now() + m_options.rebalanceDelay;
+    }
 }
 
 Response JobCoordinator::listJobs(const Request&)
@@ -194,6 +241,7 @@ void JobCoordinator::run()
         lock.unlock();
         try {
             pollOnce();
+            autoRebalance();
         } catch (const std::exception& e) {
             logError("job polling: ", e.what());
         }

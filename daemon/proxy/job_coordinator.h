@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 namespace tessera::daemon::proxy {
@@ -34,6 +35,8 @@ public:
         std::chrono::milliseconds pollInterval{500};
         int maxMissedPolls = 6;      // unanswered polls before a target fails the job
         std::size_t history = 100;   // finished jobs kept
+        bool rebalanceAuto = true;   // start a rebalance after the targets changed
+        std::chrono::milliseconds rebalanceDelay{2000};  // ... and stayed the same this long
     };
 
     JobCoordinator(Options options, ProxyState& state);
@@ -48,6 +51,10 @@ public:
 
     // Running jobs, for the feed's snapshot.
     nlohmann::json runningJson() const;
+    // The set of targets in the cluster map changed: with rebalanceAuto, a
+    // rebalance starts once the set has been stable for rebalanceDelay (a
+    // running one is aborted first). Any thread; does not block.
+    void onTargetsChanged();
 
 private:
     struct Job {
@@ -57,6 +64,8 @@ private:
     };
 
     net::Response startJob(const net::Request& req);
+    api::Result<api::JobStatus> startKind(const std::string& kind, const nlohmann::json& args);
+    void autoRebalance();
     net::Response listJobs(const net::Request& req);
     net::Response showJob(const net::Request& req);
     net::Response abortJob(const net::Request& req);
@@ -71,6 +80,7 @@ private:
     std::map<std::string, Job> m_jobs;
     std::deque<std::string> m_order;
     std::mutex m_startMutex;  // one start at a time (the one-rebalance rule)
+    std::optional<std::chrono::steady_clock::time_point> m_rebalanceDue;  // under m_mutex
 
     std::mutex m_runMutex;
     std::condition_variable m_cv;

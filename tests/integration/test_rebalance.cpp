@@ -35,7 +35,8 @@ class TestRebalance : public QObject {
     Q_OBJECT
 
 private:
-    tests::LocalCluster m_cluster{tests::LocalCluster::Options{2, 2, false, 300, 3, {}, {}}};
+    // Rebalances are started by the test, not by the proxy.
+    tests::LocalCluster m_cluster{tests::LocalCluster::Options{2, 2, false, 300, 3, {"--rebalance-auto", "false"}, {}}};
     client::HttpClient m_http;
 
     struct Location {
@@ -261,6 +262,52 @@ private slots:
         r = m_http.send(Method::Put, m_cluster.targetUrl(1) + "/v1/objects/" + kBucket + "/" + x + "?rebalance=true",
                         Body::string("forged"));
         QCOMPARE(r->status, 400);
+    }
+
+    void automaticRebalanceAfterAJoin()
+    {
+        tests::LocalCluster c{tests::LocalCluster::Options{2, 1, false, 300, 3, {"--rebalance-delay-ms", "300"}, {}}};
+        QVERIFY2(c.start(), c.error().c_str());
+        client::HttpClient http;
+        auto r = http.send(Method::Post, c.proxyUrl() + "/v1/buckets/auto", Body::string("{\"action\":\"create-bck\"}"));
+        QCOMPARE(r->status, 200);
+        for (int i = 0; i < 60; ++i) {
+            r = http.send(Method::Put, c.proxyUrl() + "/v1/objects/auto/a" + std::to_string(i), Body::string(content(i)));
+            QCOMPARE(r->status, 200);
+        }
+        auto rebalances = [&](bool finishedOnly) {
+            std::vector<json> out;
+            auto lr = http.send(Method::Get, c.proxyUrl() + "/v1/jobs");
+            if (!lr || lr->status != 200) return out;
+            for (const auto& j : json::parse(lr->body)) {
+                if (j["kind"] == "rebalance" && (!finishedOnly || j["state"] == "finished")) out.push_back(j);
+            }
+            return out;
+        };
+        // Forming the cluster (targets joining) already rebalanced, with nothing to move.
+        QVERIFY(QTest::qWaitFor([&] { return !rebalances(true).empty(); }, 10000));
+        const auto before = rebalances(false).size();
+        QVERIFY(c.addTarget());
+        QVERIFY(QTest::qWaitFor([&] { return rebalances(true).size() > before; }, 15000));
+        const auto last = rebalances(true).back();
+        QVERIFY(last["progress"]["objects_done"].get<int>() > 0);
+        QCOMPARE(last["targets"].size(), std::size_t{3});
+        const auto smap = c.smap();
+        for (int i = 0; i < 60; ++i) {
+            const auto* owner = api::hrwTarget(smap, api::objectUname("auto", "a" + std::to_string(i)));
+            std::string url;
+            for (int t = 0; t < c.targetCount(); ++t) {
+                if (c.targetId(t) == owner->id) url = c.targetUrl(t);
+            }
+            // The owner has it itself: no redirect to a peer.
+            client::HttpClient::Options o;
+            o.followRedirects = false;
+            client::HttpClient direct(o);
+            r = direct.send(Method::Get, url + "/v1/objects/auto/a" + std::to_string(i));
+            QVERIFY(r);
+            QCOMPARE(r->status, 200);
+            QCOMPARE(r->body, content(i));
+        }
     }
 
     void deadTargetFailsTheJobNamingIt()

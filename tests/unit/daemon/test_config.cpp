@@ -238,6 +238,8 @@ private slots:
         QTest::newRow("negative error burst") << (p + QStringList{"--error-burst-per-sec=-1"});
         QTest::newRow("usage scan too often") << (p + QStringList{"--usage-scan-interval-ms", "999"});
         QTest::newRow("bad op stats") << (p + QStringList{"--op-stats", "sometimes"});
+        QTest::newRow("negative rebalance delay") << (p + QStringList{"--rebalance-delay-ms=-1"});
+        QTest::newRow("rebalance delay too long") << (p + QStringList{"--rebalance-delay-ms", "600001"});
         QTest::newRow("not a number") << QStringList{"--role", "proxy", "--data-dir", "/d", "--port", "http"};
         QTest::newRow("missing value") << QStringList{"--role", "proxy", "--data-dir"};
     }
