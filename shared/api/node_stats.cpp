@@ -14,6 +14,13 @@ std::uint64_t sub(std::uint64_t a, std::uint64_t b) { return a >= b ? a - b : 0;
 
 std::string counterName(std::string_view op, std::string_view what) { return std::string(op) + "." + std::string(what); }
 
+void setPercentiles(OpRates& r)
+{
+    r.p50Ns = histogramQuantile(r.interval, 0.50);
+    r.p90Ns = histogramQuantile(r.interval, 0.90);
+    r.p99Ns = histogramQuantile(r.interval, 0.99);
+}
+
 }  // namespace
 
 std::optional<OpKind> opKindFromName(std::string_view name)
@@ -235,9 +242,7 @@ NodeMetrics deriveMetrics(const std::optional<NodeStats>& prev, const NodeStats&
         r.bytesPerSec = static_cast<double>(sub(c.bytes, p.bytes)) / m.intervalSec;
         r.errorsPerSec = static_cast<double>(sub(c.errors, p.errors)) / m.intervalSec;
         for (std::size_t b = 0; b < kLatencyBuckets; ++b) r.interval[b] = sub(c.latency[b], p.latency[b]);
-        r.p50Ns = histogramQuantile(r.interval, 0.50);
-        r.p90Ns = histogramQuantile(r.interval, 0.90);
-        r.p99Ns = histogramQuantile(r.interval, 0.99);
+        setPercentiles(r);
     }
     if (usable) {
         m.cpuPercent = 100.0 * static_cast<double>(sub(cur.cpuNs, prev->cpuNs)) / 1e9 / m.intervalSec;
@@ -260,11 +265,7 @@ std::array<OpRates, kOpKinds> sumRates(const std::vector<NodeMetrics>& nodes)
             for (std::size_t b = 0; b < kLatencyBuckets; ++b) o.interval[b] += r.interval[b];
         }
     }
-    for (auto& o : out) {
-        o.p50Ns = histogramQuantile(o.interval, 0.50);
-        o.p90Ns = histogramQuantile(o.interval, 0.90);
-        o.p99Ns = histogramQuantile(o.interval, 0.99);
-    }
+    for (auto& o : out) setPercentiles(o);
     return out;
 }
 

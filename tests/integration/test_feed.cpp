@@ -331,6 +331,35 @@ private slots:
         QVERIFY(!feed.disconnected());
     }
 
+    void abusiveClientsAreClosed()
+    {
+        // A message over 4 KiB: closed with 1009 (message too big).
+        {
+            QWebSocket ws;
+            QString url = QString::fromStdString(m_cluster.proxyUrl()).replace("http://", "ws://") + "/v1/ws";
+            ws.open(QUrl(url));
+            QVERIFY(QTest::qWaitFor([&] { return ws.state() == QAbstractSocket::ConnectedState; }, 5000));
+            ws.sendTextMessage(QString(5000, 'x'));
+            QVERIFY(QTest::qWaitFor([&] { return ws.state() == QAbstractSocket::UnconnectedState; }, 5000));
+            QCOMPARE(static_cast<int>(ws.closeCode()), 1009);
+        }
+        // A flood of control messages: closed with 1008 (policy violation).
+        {
+            QWebSocket ws;
+            QString url = QString::fromStdString(m_cluster.proxyUrl()).replace("http://", "ws://") + "/v1/ws";
+            ws.open(QUrl(url));
+            QVERIFY(QTest::qWaitFor([&] { return ws.state() == QAbstractSocket::ConnectedState; }, 5000));
+            for (int i = 0; i < 50; ++i) ws.sendTextMessage("{\"interval_ms\":1000}");
+            QVERIFY(QTest::qWaitFor([&] { return ws.state() == QAbstractSocket::UnconnectedState; }, 5000));
+            QCOMPARE(static_cast<int>(ws.closeCode()), 1008);
+            QVERIFY(ws.closeReason().contains("messages per second"));
+        }
+        // The proxy is fine: a new client gets its snapshot.
+        FeedRecorder after(m_cluster.proxyUrl());
+        QVERIFY(after.waitOpen());
+        QCOMPARE(after.waitFor("snapshot", 0, 5000), 0);
+    }
+
     void originAndUpgradeAreChecked()
     {
         const client::Headers evil = {{"Connection", "Upgrade"},
