@@ -22,6 +22,9 @@ namespace {
 // Query parameter of a request sent to the target that holds an object whose
 // name is now owned by another target (no rebalance yet).
 constexpr std::string_view kQpLocal = "local";
+// Sent back to the owner by the target a search named, whose copy had just
+// moved: the owner does not search again.
+constexpr std::string_view kQpRelocated = "relocated";
 
 void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& selfId)
 {
@@ -146,8 +149,18 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
 
 std::optional<Response> TargetApi::findOnPeers(const Request& req, const api_util::ObjectRef& ref)
 {
-    if (req.hasQuery(kQpLocal)) return std::nullopt;  // already the answer of a search: no second hop
     const auto smap = m_cache.smap();
+    if (req.hasQuery(kQpRelocated)) return std::nullopt;  // searched once already: a true miss
+    if (req.hasQuery(kQpLocal)) {
+        // A peer's search named this target, but the copy has gone since (a
+        // rebalance moved it to its owner): back to the owner, once.
+        const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
+        if (owner == nullptr || owner->id == m_self.id) return std::nullopt;
+        auto query = req.query;
+        query.erase(std::string(kQpLocal));
+        query[std::string(kQpRelocated)] = "true";
+        return Response::redirect(owner->publicNet.url + api_util::objectTarget(ref, query, smap->version));
+    }
     client::HttpClient::Options o;
     o.connectTimeout = m_peerTimeout;
     o.ioTimeout = m_peerTimeout;
@@ -224,8 +237,10 @@ Response TargetApi::getObject(const Request& req)
     auto obj = m_store.open(ref->bucket, ref->name);
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
         // Asking the peers blocks: not on the connection's strand.
-        if (!req.onWorker && !req.hasQuery(kQpLocal)) return Response::deferToWorker();
+        if (!req.onWorker) return Response::deferToWorker();
         if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
+        // A rebalance may have delivered it here while the peers were asked.
+        obj = m_store.open(ref->bucket, ref->name);
     }
     if (!obj) return Response::error(obj.error());
     const auto* props = m_cache.bmd()->find(ref->bucket);
@@ -273,8 +288,9 @@ Response TargetApi::headObject(const Request& req)
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
     auto meta = m_store.stat(ref->bucket, ref->name);
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
-        if (!req.onWorker && !req.hasQuery(kQpLocal)) return Response::deferToWorker();
+        if (!req.onWorker) return Response::deferToWorker();
         if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
+        meta = m_store.stat(ref->bucket, ref->name);
     }
     if (!meta) return Response::error(meta.error());
     Response r;
@@ -293,6 +309,7 @@ Response TargetApi::deleteObject(const Request& req)
     auto st = m_store.remove(ref->bucket, ref->name);
     if (!st && st.kind() == api::ErrorKind::NotFound) {
         if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
+        st = m_store.remove(ref->bucket, ref->name);
     }
     if (!st) return Response::error(st.error());
     return Response::ok();
