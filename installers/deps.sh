@@ -9,16 +9,18 @@ BUILD_PACKAGES=(
   libboost-dev libboost-program-options-dev libboost-system-dev
   # Qt Charts' development package is qt6-charts-dev on Debian 12.
   qt6-base-dev qt6-websockets-dev qt6-charts-dev libgl-dev
-  libarchive-dev nlohmann-json3-dev libxxhash-dev libsqlite3-dev
+  libarchive-dev nlohmann-json3-dev libxxhash-dev libsqlite3-dev zlib1g-dev libpng-dev
   curl
 )
 # promtool (package prometheus) checks /metrics; bsdtar, unzip and lz4 read
 # the shards Tessera writes.
 TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4)
+# The demo dataset run.sh loads (and the tests convert).
+DATA_PACKAGES=(dataset-fashion-mnist)
 
 declare -A seen=()
 PACKAGES=()
-for p in "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"; do
+for p in "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${DATA_PACKAGES[@]}"; do
   if [ -z "${seen[$p]:-}" ]; then
     seen[$p]=1
     PACKAGES+=("$p")

@@ -20,6 +20,15 @@ PORT="${TESSERA_PORT:-8080}"
 EP="http://127.0.0.1:$PORT"
 CLI="$ROOT/build/release/console/cli/tessera"
 
+# The demo dataset: Fashion-MNIST as WebDataset samples in fashion-mnist-raw
+# (70,000 samples, 210,000 small objects; skipped when the bucket has them).
+# TESSERA_DEMO=0 skips it.
+if [ "${TESSERA_DEMO:-1}" != "0" ]; then
+  echo "loading the demo dataset (Fashion-MNIST) into bucket fashion-mnist-raw ..."
+  "$CLI" --endpoint "$EP" demo fashion-mnist ||
+    echo "warning: the demo dataset was not loaded (see above); the cluster runs anyway" >&2
+fi
+
 cat <<MSG
 
 Tessera is running.
@@ -37,6 +46,8 @@ Try it with the CLI ($CLI):
   tessera ls demo
   tessera get demo/readme.md -
   tessera cluster show
+  tessera ls fashion-mnist-raw --limit 6       # the demo dataset: <split>/<index>.png/.cls/.json
+  tessera show perf                            # live per-node throughput
 
 or with curl:
   curl -X POST $EP/v1/buckets/demo -d '{"action":"create-bck"}'

@@ -119,6 +119,18 @@ const std::vector<Command>& commands()
          "  --timeout S    give up after S seconds (exit 1); default: no limit\n",
          cmdJobWait},
         {{"job", "abort"}, "job abort ID", "abort a job on every target", "", cmdJobAbort},
+        {{"demo", "fashion-mnist"},
+         "demo fashion-mnist [--bucket B] [--limit N] [--source DIR] [--out DIR] [--workers N] [--force]",
+         "load Fashion-MNIST (Debian's dataset-fashion-mnist) as WebDataset samples",
+         "Converts the 70,000 images into samples <split>/<index>.png, .cls (class index)\n"
+         "and .json (label, label_name, split, index) and uploads them as loose objects.\n"
+         "  --bucket B     destination (default fashion-mnist-raw; created if missing)\n"
+         "  --limit N      only the first N samples (default: all)\n"
+         "  --source DIR   the idx files (default /usr/share/datasets/fashion-mnist)\n"
+         "  --out DIR      keep the converted files there (default: a temporary directory)\n"
+         "  --workers N    parallel uploads, 1..256 (default 16)\n"
+         "  --force        upload even when the bucket already holds objects\n",
+         cmdDemoFashionMnist},
     };
     return kCommands;
 }

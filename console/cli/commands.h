@@ -24,5 +24,6 @@ int cmdJobList(CliContext& ctx);
 int cmdJobShow(CliContext& ctx);
 int cmdJobWait(CliContext& ctx);
 int cmdJobAbort(CliContext& ctx);
+int cmdDemoFashionMnist(CliContext& ctx);
 
 }  // namespace tessera::cli
