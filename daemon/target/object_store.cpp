@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <limits>
 #include <set>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -256,6 +258,7 @@ api::Result<api::ObjectMeta> PutWriter::commit()
         return api::Error::ioError("rename into place failed", errnoText(e));
     }
     m_committed = true;
+    m_store->touchBucket(m_bucket);
     if (m_store->options().fsync) {
         auto st = fsyncDir(m_finalPath.substr(0, m_finalPath.rfind('/')));
         if (!st) return st.error();
@@ -338,6 +341,7 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
     const auto mp = mountpathFor(bucket, name);
     std::unique_ptr<PutWriter> w(new PutWriter());
     w->m_store = this;
+    w->m_bucket = std::string(bucket);
     w->m_bucketRoot = bucketRoot(mp, bucket);
     w->m_finalPath = w->m_bucketRoot + "/" + std::string(name);
     w->m_workPath = workPath(mp);
@@ -440,20 +444,78 @@ api::Status ObjectStore::removeAt(std::size_t mp, std::string_view bucket, std::
         return api::Error::ioError("cannot delete object", errnoText(errno));
     }
     pruneEmptyParents(root, path);
+    touchBucket(bucket);
     return {};
 }
 
-api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const api::ListRequest& req) const
+void ObjectStore::touchBucket(std::string_view bucket) const
 {
-    ListWalk walk{req, {}, req.pageSize == 0 ? api::kDefaultPageSize : req.pageSize};
+    std::lock_guard lock(m_snapshotMutex);
+    auto it = m_generations.find(bucket);
+    if (it == m_generations.end()) it = m_generations.emplace(std::string(bucket), 0).first;
+    ++it->second;
+}
+
+api::Result<std::shared_ptr<const ObjectStore::NameSnapshot>> ObjectStore::nameSnapshot(std::string_view bucket) const
+{
+    constexpr std::size_t kCachedBuckets = 4;
+    std::uint64_t generation = 0;
+    {
+        std::lock_guard lock(m_snapshotMutex);
+        if (auto g = m_generations.find(bucket); g != m_generations.end()) generation = g->second;
+        if (auto it = m_snapshots.find(bucket); it != m_snapshots.end() && it->second->generation == generation) {
+            auto u = std::find(m_snapshotUse.begin(), m_snapshotUse.end(), bucket);
+            if (u != m_snapshotUse.end()) std::rotate(u, u + 1, m_snapshotUse.end());
+            return it->second;
+        }
+    }
+    // One walk of every mountpath, outside the lock (writers go on).
+    api::ListRequest all;
+    ListWalk walk{all, {}, std::numeric_limits<std::size_t>::max()};
     for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
         auto st = walk.walk(bucketRoot(mp, bucket), "");
         if (!st) return st.error();
     }
+    auto snap = std::make_shared<NameSnapshot>();
+    snap->generation = generation;
+    snap->names.assign(std::make_move_iterator(walk.names.begin()), std::make_move_iterator(walk.names.end()));
+    std::lock_guard lock(m_snapshotMutex);
+    auto g = m_generations.find(bucket);
+    const std::uint64_t now = g == m_generations.end() ? 0 : g->second;
+    if (now == generation) {
+        // Unchanged during the walk: good for the pages to come.
+        m_snapshots[std::string(bucket)] = snap;
+        m_snapshotUse.erase(std::remove(m_snapshotUse.begin(), m_snapshotUse.end(), bucket), m_snapshotUse.end());
+        m_snapshotUse.emplace_back(bucket);
+        while (m_snapshotUse.size() > kCachedBuckets) {
+            m_snapshots.erase(m_snapshotUse.front());
+            m_snapshotUse.erase(m_snapshotUse.begin());
+        }
+    }
+    return std::shared_ptr<const NameSnapshot>(std::move(snap));
+}
+
+api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const api::ListRequest& req) const
+{
+    // Pages come from a sorted snapshot of the bucket's names, walked once
+    // and reused until a write to the bucket retires it: paging through a
+    // bucket of N names costs one walk, not one walk per page.
+    auto snap = nameSnapshot(bucket);
+    if (!snap) return snap.error();
+    const auto& all = (*snap)->names;
+    const std::size_t limit = req.pageSize == 0 ? api::kDefaultPageSize : req.pageSize;
+    std::vector<std::string_view> page;
+    const std::string& from = req.continuationToken > req.prefix ? req.continuationToken : req.prefix;
+    for (auto it = std::lower_bound(all.begin(), all.end(), from); it != all.end() && page.size() < limit; ++it) {
+        if (!req.continuationToken.empty() && *it <= req.continuationToken) continue;
+        if (!startsWith(*it, req.prefix)) break;  // sorted: no later name has the prefix
+        page.push_back(*it);
+    }
     api::ObjectList out;
-    out.entries.reserve(walk.names.size());
+    out.entries.reserve(page.size());
     const bool needMeta = (req.props & (api::kPropChecksum | api::kPropVersion)) != 0;
-    for (const auto& name : walk.names) {
+    for (const auto& pageName : page) {
+        const std::string name(pageName);
         api::ObjEntry e;
         e.name = name;
         e.size = -1;
@@ -478,10 +540,10 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
         }
         out.entries.push_back(std::move(e));
     }
-    // The page covers every name up to the last one walked, even when some of
+    // The page covers every name up to the last one taken, even when some of
     // them could not be opened (deleted meanwhile, or not on their placement
-    // mountpath): more may follow whenever the walk filled the page.
-    if (walk.full()) out.continuationToken = *walk.names.rbegin();
+    // mountpath): more may follow whenever the page is full.
+    if (page.size() >= limit) out.continuationToken = std::string(page.back());
     return out;
 }
 
@@ -498,6 +560,7 @@ api::Status ObjectStore::destroyBucket(std::string_view bucket) const
         }
         moved.push_back(trash);
     }
+    touchBucket(bucket);
     // The names are gone; free the space in the background.
     if (!moved.empty()) {
         std::thread([moved] {

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,7 @@ private:
     PutWriter() = default;
 
     const ObjectStore* m_store = nullptr;
+    std::string m_bucket;
     std::string m_workPath;
     std::string m_finalPath;
     std::string m_bucketRoot;
@@ -117,11 +119,24 @@ public:
     const Options& options() const { return m_options; }
 
 private:
+    friend class PutWriter;
     explicit ObjectStore(Options options);
+    // Every change to a bucket's names bumps its generation, which retires
+    // the cached name snapshot listings page through.
+    void touchBucket(std::string_view bucket) const;
+    struct NameSnapshot {
+        std::uint64_t generation = 0;
+        std::vector<std::string> names;  // sorted, every object of the bucket on this target
+    };
+    api::Result<std::shared_ptr<const NameSnapshot>> nameSnapshot(std::string_view bucket) const;
     std::string workPath(std::size_t mp) const;
 
     Options m_options;
     mutable std::atomic<std::uint64_t> m_seq{0};
+    mutable std::mutex m_snapshotMutex;
+    mutable std::map<std::string, std::uint64_t, std::less<>> m_generations;
+    mutable std::map<std::string, std::shared_ptr<const NameSnapshot>, std::less<>> m_snapshots;
+    mutable std::vector<std::string> m_snapshotUse;  // bucket names, least recently used first
 };
 
 }  // namespace tessera::daemon::target
