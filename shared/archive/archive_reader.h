@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 
+struct archive;  // libarchive's handle
+
 namespace tessera::archive {
 
 struct MemberInfo {
@@ -63,15 +65,16 @@ public:
     // the offset an append writes at).
     std::uint64_t endOffset() const { return m_endOffset; }
 
+    struct Source;  // the byte source behind libarchive's callbacks (internal)
+
 private:
-    struct Source;
     ArchiveReader() = default;
     static api::Result<std::unique_ptr<ArchiveReader>> start(std::unique_ptr<Source> src, ArchiveFormat format,
                                                              const ArchiveLimits& limits);
     api::Error damaged(const std::string& what) const;
 
     std::unique_ptr<Source> m_src;
-    struct archive* m_archive = nullptr;
+    ::archive* m_archive = nullptr;
     ArchiveFormat m_format = ArchiveFormat::Tar;
     ArchiveLimits m_limits;
     std::uint64_t m_members = 0;

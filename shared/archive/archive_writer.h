@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+struct archive;  // libarchive's handle
+
 namespace tessera::archive {
 
 class ArchiveWriter {
@@ -44,14 +46,15 @@ public:
 
     std::uint64_t bytesOut() const;  // bytes handed to the sink so far
 
+    struct State;  // sink and progress behind libarchive's callback (internal)
+
 private:
-    struct State;
     ArchiveWriter() = default;
     api::Status endMember();
     api::Status failed(const std::string& what);
 
     std::unique_ptr<State> m_state;
-    struct archive* m_archive = nullptr;
+    ::archive* m_archive = nullptr;
 };
 
 // Bytes a .tar member occupies as this writer writes it: its header(s) and

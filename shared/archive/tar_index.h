@@ -29,6 +29,12 @@ struct TarIndexEntry {
 
 class TarIndex {
 public:
+    TarIndex() = default;
+    TarIndex(const TarIndex& other);
+    TarIndex& operator=(const TarIndex& other);
+    TarIndex(TarIndex&&) noexcept = default;  // the lookup's views point into the moved strings' owners
+    TarIndex& operator=(TarIndex&&) noexcept = default;
+
     // Reads the headers of the .tar in fd[0, size). Corruption as
     // ArchiveReader reports it.
     static api::Result<TarIndex> build(int fd, std::uint64_t size, const ArchiveLimits& limits);
