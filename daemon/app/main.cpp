@@ -3,12 +3,16 @@
 #include "common/log.h"
 #include "node.h"
 
+#include <clocale>
 #include <csignal>
 #include <iostream>
 
 int main(int argc, char** argv)
 {
     using namespace tessera::daemon;
+    // Names are UTF-8 throughout; libarchive writes shard member names as
+    // UTF-8 pax paths only under a UTF-8 character type.
+    std::setlocale(LC_CTYPE, "C.UTF-8");
     std::string help;
     auto config = parseConfig(argc, argv, help);
     if (!config) {

@@ -145,8 +145,10 @@ api::Result<std::unique_ptr<ArchiveReader>> ArchiveReader::start(std::unique_ptr
     r->m_archive = archive_read_new();
     if (r->m_archive == nullptr) return api::Error::internal("libarchive: out of memory");
     auto* a = r->m_archive;
-    // Exactly the declared format: a .tar that is really gzip is damaged,
-    // not silently decompressed.
+    // The declared format's reader and filter only: a .tar that is really
+    // gzip, or a .zip that is a tar, is damaged. (libarchive passes a stream
+    // that is not compressed through any filter, so a plain tar named .tgz
+    // reads as the tar it is.)
     switch (format) {
     case ArchiveFormat::Tar:
         archive_read_support_filter_none(a);
@@ -205,7 +207,8 @@ api::Result<std::optional<MemberInfo>> ArchiveReader::next()
             return fail(api::Error::corruption("shard has more than " + std::to_string(m_limits.maxMembers) +
                                                " members (archive_max_members)"));
         }
-        const char* rawName = archive_entry_pathname(e);
+        const char* rawName = archive_entry_pathname_utf8(e);
+        if (rawName == nullptr) rawName = archive_entry_pathname(e);
         if (rawName == nullptr) return fail(api::Error::corruption("shard member without a usable name"));
         std::string_view raw(rawName);
         const auto type = archive_entry_filetype(e);

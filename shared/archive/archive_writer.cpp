@@ -100,7 +100,12 @@ api::Status ArchiveWriter::begin(std::string_view name, std::uint64_t size, std:
     struct archive_entry* e = archive_entry_new();
     if (e == nullptr) return api::Error::internal("libarchive: out of memory");
     const std::string n(name);
-    archive_entry_set_pathname_utf8(e, n.c_str());
+    // The name's bytes as they are (UTF-8 by validateMemberName). Under a
+    // UTF-8 LC_CTYPE pax records them as a UTF-8 path; under "C" libarchive
+    // warns and marks the header's charset BINARY, which readers take as
+    // the same bytes. (Setting the UTF-8 form directly crashes libarchive
+    // 3.6's pax writer under "C".)
+    archive_entry_copy_pathname(e, n.c_str());
     archive_entry_set_size(e, static_cast<la_int64_t>(size));
     archive_entry_set_filetype(e, AE_IFREG);
     archive_entry_set_perm(e, 0644);
