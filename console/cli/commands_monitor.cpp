@@ -16,6 +16,8 @@
 #include <ostream>
 #include <sstream>
 #include <thread>
+#include <iostream>
+#include <unistd.h>
 
 namespace tessera::cli {
 
@@ -86,7 +88,7 @@ api::Result<Reading> readStats(client::Client& c)
     return r;
 }
 
-void printPerf(CliContext& ctx, const std::vector<api::NodeMetrics>& nodes, const Reading& cur)
+void printPerf(CliContext& ctx, const std::vector<api::NodeMetrics>& nodes, const Reading& cur, bool redraw)
 {
     std::vector<api::NodeMetrics> targets;
     for (const auto& n : nodes) {
@@ -118,6 +120,8 @@ void printPerf(CliContext& ctx, const std::vector<api::NodeMetrics>& nodes, cons
     std::time_t now = std::time(nullptr);
     char when[32];
     std::strftime(when, sizeof when, "%H:%M:%S", std::localtime(&now));
+    // On a terminal the table is redrawn in place; piped, tables follow each other.
+    if (redraw) *ctx.out << "\x1b[H\x1b[2J";
     *ctx.out << when << "\n" << t.render() << "\n" << std::flush;
 }
 
@@ -159,6 +163,8 @@ int cmdShowPerf(CliContext& ctx)
     if (!args.positional.empty()) throw UsageError("show perf takes no positional arguments");
     const auto refresh = parseDuration(args.value("--refresh", "1s"));
     const auto count = args.number("--count", 0);  // 0: until interrupted
+    // Redraw in place only when writing to a terminal (and not for one table).
+    const bool redraw = !ctx.json && count != 1 && ctx.out == &std::cout && ::isatty(STDOUT_FILENO) != 0;
     auto client = ctx.makeClient();
     auto prev = readStats(client);
     if (!prev) return ctx.fail(prev.error());
@@ -171,7 +177,7 @@ int cmdShowPerf(CliContext& ctx)
             auto it = prev->nodes.find(id);
             nodes.push_back(api::deriveMetrics(it == prev->nodes.end() ? std::nullopt : std::optional(it->second), st));
         }
-        printPerf(ctx, nodes, *cur);
+        printPerf(ctx, nodes, *cur, redraw);
         prev = std::move(cur);
     }
     return kExitOk;
