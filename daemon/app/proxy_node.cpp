@@ -44,6 +44,12 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_jobs = std::make_unique<proxy::JobCoordinator>(jo, *m_state);
     m_jobs->attach(m_feed);
     m_jobs->registerRoutes(m_router);
+    m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(*m_state, *m_jobs, m_self.publicNet.url,
+                                                           std::chrono::milliseconds(c.peerTimeoutMs));
+    m_shardJobs->registerWith(*m_jobs, m_router);
+    m_api->addBucketAction("archive", [this](const std::string& bucket, const nlohmann::json& value) {
+        return m_shardJobs->archiveAction(bucket, value);
+    });
     m_monitor->setJobsSource([this] { return m_jobs->runningJson(); });
     m_state->setObserver({[this](const api::Smap& before, const api::Smap& after) {
                               m_monitor->onSmapPublished(before, after);

@@ -15,6 +15,7 @@
 #include "proxy/peer_calls.h"
 #include "proxy/proxy_api.h"
 #include "proxy/proxy_state.h"
+#include "proxy/shard_job_planner.h"
 
 #include <condition_variable>
 #include <memory>
@@ -46,6 +47,7 @@ private:
     std::unique_ptr<proxy::ClusterMonitor> m_monitor;
     std::shared_ptr<proxy::FeedHub> m_feed;
     std::unique_ptr<proxy::JobCoordinator> m_jobs;
+    std::unique_ptr<proxy::ShardJobPlanner> m_shardJobs;
     std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_stopping = false;

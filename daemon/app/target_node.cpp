@@ -2,6 +2,7 @@
 
 #include "common/log.h"
 #include "jobs/rebalance_job.h"
+#include "jobs/shard_build_job.h"
 #include "meta/node_identity.h"
 
 namespace tessera::daemon {
@@ -27,12 +28,16 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     m_api->registerRoutes(m_router);
     addMetricsRoute(m_router, [this] { return nodeStats(); });
     m_jobs = std::make_unique<jobs::JobRunner>(
-        m_id, [this](const std::string& kind, const nlohmann::json&) -> api::Result<std::unique_ptr<jobs::JobWork>> {
+        m_id, [this](const std::string& kind, const nlohmann::json& args) -> api::Result<std::unique_ptr<jobs::JobWork>> {
+            const auto peerTimeout = std::chrono::milliseconds(m_config.peerTimeoutMs);
             if (kind == jobs::kKindRebalance) {
-                return std::unique_ptr<jobs::JobWork>(std::make_unique<jobs::RebalanceJob>(
-                    *m_store, m_cache, m_id, std::chrono::milliseconds(m_config.peerTimeoutMs)));
+                return std::unique_ptr<jobs::JobWork>(
+                    std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, m_id, peerTimeout));
             }
-            return api::Error::badRequest("unknown job kind \"" + kind + "\" (known: rebalance)");
+            if (kind == jobs::kKindArchive || kind == jobs::kKindIshard) {
+                return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, args);
+            }
+            return api::Error::badRequest("unknown job kind \"" + kind + "\" (known: rebalance, archive, ishard)");
         });
     m_jobApi = std::make_unique<jobs::TargetJobApi>(*m_jobs);
     m_jobApi->registerRoutes(m_router);

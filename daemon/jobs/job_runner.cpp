@@ -38,7 +38,16 @@ void JobContext::addError(const std::string& what)
 {
     std::lock_guard lock(m_mutex);
     ++m_status.progress.errors;
+    ++m_failed;
     if (m_firstError.empty()) m_firstError = what;
+}
+
+void JobContext::addSkipped(const std::string& what)
+{
+    std::lock_guard lock(m_mutex);
+    ++m_status.progress.errors;
+    ++m_skipped;
+    if (m_firstSkipped.empty()) m_firstSkipped = what;
 }
 
 JobRunner::JobRunner(std::string selfId, JobFactory factory, std::size_t history)
@@ -121,11 +130,14 @@ void JobRunner::run(const std::shared_ptr<Job>& job)
     } else if (job->ctx.aborted()) {
         st.state = api::JobState::Aborted;
         st.error = "aborted";
-    } else if (st.progress.errors > 0) {
+    } else if (job->ctx.m_failed > 0) {
         st.state = api::JobState::Failed;
-        st.error = std::to_string(st.progress.errors) + " item(s) failed; the first: " + job->ctx.m_firstError;
+        st.error = std::to_string(job->ctx.m_failed) + " item(s) failed; the first: " + job->ctx.m_firstError;
     } else {
         st.state = api::JobState::Finished;
+        if (job->ctx.m_skipped > 0) {
+            st.error = std::to_string(job->ctx.m_skipped) + " item(s) skipped; the first: " + job->ctx.m_firstSkipped;
+        }
     }
     st.phase = "done";
     logInfo("job ", st.id, " ", api::jobStateName(st.state), st.error.empty() ? "" : ": ", st.error);

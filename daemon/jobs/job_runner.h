@@ -31,12 +31,18 @@ public:
     void addDone(std::uint64_t objects, std::uint64_t bytes);
     // An item failed; the job goes on and ends failed, naming the first.
     void addError(const std::string& what);
+    // An item skipped on purpose (a job told to go on past errors): counted
+    // in errors and named in the status, but the job still finishes.
+    void addSkipped(const std::string& what);
 
 private:
     friend class JobRunner;
     mutable std::mutex m_mutex;
     api::TargetJobStatus m_status;
     std::string m_firstError;
+    std::uint64_t m_failed = 0;   // addError calls (addSkipped ones are not failures)
+    std::uint64_t m_skipped = 0;
+    std::string m_firstSkipped;
     std::atomic<bool> m_abort{false};
 };
 

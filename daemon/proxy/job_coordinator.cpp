@@ -17,7 +17,8 @@ using net::Route;
 
 namespace {
 
-constexpr const char* kKnownKinds[] = {"rebalance"};
+// POST /v1/jobs carries an archive job's object list (api::kMaxArchiveObjects names).
+constexpr std::size_t kMaxStartBody = std::size_t{16} << 20;
 
 std::int64_t wallNs()
 {
@@ -42,7 +43,12 @@ std::string failure(const client::Response& r)
 
 }  // namespace
 
-JobCoordinator::JobCoordinator(Options options, ProxyState& state) : m_options(options), m_state(state) {}
+JobCoordinator::JobCoordinator(Options options, ProxyState& state) : m_options(options), m_state(state)
+{
+    m_kinds["rebalance"] = KindInfo{nullptr, true};
+}
+
+void JobCoordinator::addKind(const std::string& kind, KindInfo info) { m_kinds[kind] = std::move(info); }
 
 JobCoordinator::~JobCoordinator() { stop(); }
 
@@ -51,7 +57,7 @@ void JobCoordinator::registerRoutes(net::Router& router)
     auto h = [this](Response (JobCoordinator::*fn)(const Request&)) {
         return [this, fn](const Request& r) { return (this->*fn)(r); };
     };
-    router.add(Route{http::verb::post, "/v1/jobs", Exec::Worker, h(&JobCoordinator::startJob), {}});
+    router.add(Route{http::verb::post, "/v1/jobs", Exec::Worker, h(&JobCoordinator::startJob), {}, kMaxStartBody});
     router.add(Route{http::verb::get, "/v1/jobs", Exec::Inline, h(&JobCoordinator::listJobs), {}});
     router.add(Route{http::verb::get, "/v1/jobs/{id}", Exec::Inline, h(&JobCoordinator::showJob), {}});
     router.add(Route{http::verb::delete_, "/v1/jobs/{id}", Exec::Worker, h(&JobCoordinator::abortJob), {}});
@@ -87,12 +93,17 @@ Response JobCoordinator::startJob(const Request& req)
 
 api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, const nlohmann::json& args)
 {
-    bool known = false;
-    for (const char* k : kKnownKinds) known |= kind == k;
-    if (!known) return api::Error::badRequest("unknown job kind \"" + kind + "\" (known: rebalance)");
+    auto kindIt = m_kinds.find(kind);
+    if (kindIt == m_kinds.end()) {
+        std::string known;
+        for (const auto& [k, info] : m_kinds) known += (known.empty() ? "" : ", ") + k;
+        return api::Error::badRequest("unknown job kind \"" + kind + "\" (known: " + known + ")");
+    }
+    const auto& info = kindIt->second;
 
-    std::lock_guard startLock(m_startMutex);
-    {
+    std::unique_lock startLock(m_startMutex, std::defer_lock);
+    if (info.exclusive) {
+        startLock.lock();
         std::lock_guard lock(m_mutex);
         for (const auto& [id, job] : m_jobs) {
             if (job.status.kind == kind && job.status.state == api::JobState::Running) {
@@ -102,16 +113,32 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
     }
     const auto smap = m_state.smap();
     if (smap->tmap.empty()) return api::Error::unavailable("no targets in the cluster");
+    const auto all = targetsOnly(*smap);
+    std::map<std::string, std::string> bodies;
     Job job;
-    job.targets = targetsOnly(*smap);
     auto& st = job.status;
     st.id = kind + "-" + meta::randomId(8);
     st.kind = kind;
     st.phase = "starting";
     st.startNs = wallNs();
-    const nlohmann::json body{{"id", st.id}, {"kind", kind}, {"args", args}};
+    if (info.prepare) {
+        auto perTarget = info.prepare(args, all);
+        if (!perTarget) return perTarget.error();
+        job.targets.version = all.version;
+        for (auto& [tid, targs] : *perTarget) {
+            auto node = all.tmap.find(tid);
+            if (node == all.tmap.end()) continue;
+            job.targets.tmap.emplace(tid, node->second);
+            bodies[tid] = api::dumpJson(nlohmann::json{{"id", st.id}, {"kind", kind}, {"args", std::move(targs)}});
+        }
+        if (job.targets.tmap.empty()) return api::Error::badRequest("the " + kind + " job has nothing to do");
+    } else {
+        job.targets = all;
+        const auto body = api::dumpJson(nlohmann::json{{"id", st.id}, {"kind", kind}, {"args", args}});
+        for (const auto& [tid, node] : all.tmap) bodies[tid] = body;
+    }
     PeerCalls peers(m_options.peerTimeout);
-    auto results = peers.fanOut(job.targets, client::Method::Post, "/v1/internal/jobs", api::dumpJson(body));
+    auto results = peers.fanOutEach(job.targets, client::Method::Post, "/v1/internal/jobs", bodies);
     std::string errors;
     for (const auto& [tid, r] : results) {
         if (r && r->isSuccess()) {
@@ -139,7 +166,7 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
             m_order.pop_front();
         }
     }
-    logInfo("job ", out.id, " (", kind, ") started on ", smap->tmap.size(), " target(s)");
+    logInfo("job ", out.id, " (", kind, ") started on ", out.targets.size(), " target(s)");
     if (m_hub) m_hub->publish(Topic::Job, "job", out);
     m_cv.notify_all();
     return out;

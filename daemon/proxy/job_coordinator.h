@@ -19,6 +19,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,10 +45,27 @@ public:
     JobCoordinator(const JobCoordinator&) = delete;
     JobCoordinator& operator=(const JobCoordinator&) = delete;
 
+    // How a kind starts. `prepare` turns the request's args into each
+    // target's args (a target left out does not take part); without it
+    // every target gets the request's args. An exclusive kind runs once at
+    // a time (rebalance). Registered before the node serves requests.
+    using Preparer = std::function<api::Result<std::map<std::string, nlohmann::json>>(const nlohmann::json& args,
+                                                                                       const api::Smap& targets)>;
+    struct KindInfo {
+        Preparer prepare;
+        bool exclusive = false;
+    };
+    void addKind(const std::string& kind, KindInfo info);
+
     void attach(std::shared_ptr<FeedHub> hub) { m_hub = std::move(hub); }
     void registerRoutes(net::Router& router);
     void start();
     void stop();
+
+    // Starts a job of a registered kind (what POST /v1/jobs does): BadRequest
+    // for an unknown kind or bad args, Conflict while an exclusive kind
+    // runs, Unavailable when a target refused (nothing is left running).
+    api::Result<api::JobStatus> startKind(const std::string& kind, const nlohmann::json& args);
 
     // Running jobs, for the feed's snapshot.
     nlohmann::json runningJson() const;
@@ -64,7 +82,6 @@ private:
     };
 
     net::Response startJob(const net::Request& req);
-    api::Result<api::JobStatus> startKind(const std::string& kind, const nlohmann::json& args);
     void autoRebalance();
     net::Response listJobs(const net::Request& req);
     net::Response showJob(const net::Request& req);
@@ -76,6 +93,7 @@ private:
     Options m_options;
     ProxyState& m_state;
     std::shared_ptr<FeedHub> m_hub;
+    std::map<std::string, KindInfo> m_kinds;  // set before serving; read-only afterwards
     mutable std::mutex m_mutex;
     std::map<std::string, Job> m_jobs;
     std::deque<std::string> m_order;

@@ -25,6 +25,12 @@ public:
                                                                  const std::string& pathAndQuery,
                                                                  const std::string& body = {}) const;
 
+    // The same, with its own body per target: the targets of `smap` that
+    // have one in `bodies` (keyed by target id) are called, the others not.
+    std::map<std::string, api::Result<client::Response>> fanOutEach(const api::Smap& smap, client::Method method,
+                                                                     const std::string& pathAndQuery,
+                                                                     const std::map<std::string, std::string>& bodies) const;
+
     // PUT /v1/metasync to every target; failures are logged (the target
     // catches up through its keepalive).
     void pushMeta(const api::Smap& smap, const std::optional<api::Smap>& newSmap,

@@ -47,7 +47,9 @@ void ProxyApi::registerRoutes(net::Router& router)
     router.add(Route{http::verb::get, "/v1/buckets", Exec::Inline, h(&ProxyApi::listBuckets), {}});
     router.add(net::counted(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::listObjects), {}},
                             OpKind::List));
-    router.add(Route{http::verb::post, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::createBucket), {}});
+    // The body may be an archive action listing up to api::kMaxArchiveObjects names.
+    router.add(Route{http::verb::post, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::createBucket), {},
+                     std::size_t{16} << 20});
     router.add(Route{http::verb::delete_, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::destroyBucket), {}});
     router.add(Route{http::verb::head, "/v1/buckets/{bucket}", Exec::Inline, h(&ProxyApi::headBucket), {}});
     router.add(Route{http::verb::patch, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::patchBucket), {}});
@@ -117,6 +119,9 @@ Response ProxyApi::createBucket(const Request& req)
             return Response::error(api::Error::badRequest("body must be {\"action\":\"create-bck\"}"));
         }
         const auto action = j["action"].get<std::string>();
+        if (auto other = m_bucketActions.find(action); other != m_bucketActions.end()) {
+            return other->second(*bucket, j.value("value", nlohmann::json()));
+        }
         if (action != "create-bck") {
             return Response::error(api::Error::badRequest("unsupported bucket action \"" + action + "\""));
         }

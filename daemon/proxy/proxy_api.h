@@ -10,6 +10,7 @@
 #include "proxy_state.h"
 
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace tessera::daemon::proxy {
@@ -20,6 +21,12 @@ public:
              std::function<api::NodeStats()> nodeStats);
 
     void registerRoutes(net::Router& router);
+
+    // Bucket actions other than create-bck (POST /v1/buckets/B with
+    // {"action":NAME,"value":...}), such as "archive", answered by another
+    // component. Set before the node serves requests.
+    using BucketAction = std::function<net::Response(const std::string& bucket, const nlohmann::json& value)>;
+    void addBucketAction(const std::string& action, BucketAction handler) { m_bucketActions[action] = std::move(handler); }
 
 private:
     net::Response redirectObject(const net::Request& req);
@@ -40,6 +47,7 @@ private:
     PeerCalls& m_peers;
     std::function<nlohmann::json()> m_nodeInfo;
     std::function<api::NodeStats()> m_nodeStats;
+    std::map<std::string, BucketAction> m_bucketActions;
 };
 
 }  // namespace tessera::daemon::proxy

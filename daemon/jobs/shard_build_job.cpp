@@ -1,0 +1,198 @@
+#include "shard_build_job.h"
+
+#include "api/headers.h"
+#include "api/http_error.h"
+#include "api/names.h"
+#include "archive/archive_format.h"
+#include "archive/archive_reader.h"
+#include "archive/archive_writer.h"
+#include "archive/tar_index.h"
+#include "daemon/api/request_params.h"
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+namespace tessera::daemon::jobs {
+
+namespace {
+
+// Sends fd[from, to) to `sink` in 1 MiB preads.
+api::Status copyRange(int fd, std::uint64_t from, std::uint64_t to, const std::string& what,
+                      const std::function<api::Status(const char*, std::size_t)>& sink)
+{
+    std::vector<char> buf(1 << 20);
+    while (from < to) {
+        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), to - from));
+        const ssize_t n = ::pread(fd, buf.data(), want, static_cast<off_t>(from));
+        if (n < 0) return api::Error::ioError("cannot read " + what, std::strerror(errno));
+        if (n == 0) return api::Error::ioError("cannot read " + what, "shorter than its size (changed meanwhile)");
+        if (auto st = sink(buf.data(), static_cast<std::size_t>(n)); !st) return st;
+        from += static_cast<std::uint64_t>(n);
+    }
+    return {};
+}
+
+}  // namespace
+
+ShardBuildJob::ShardBuildJob(const target::ObjectStore& store, const target::MetaCache& cache, std::string selfId,
+                             std::chrono::milliseconds peerTimeout, api::ShardTask task)
+    : m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout), m_task(std::move(task))
+{
+}
+
+api::Result<std::unique_ptr<JobWork>> ShardBuildJob::create(const target::ObjectStore& store,
+                                                            const target::MetaCache& cache, std::string selfId,
+                                                            std::chrono::milliseconds peerTimeout,
+                                                            const nlohmann::json& args)
+{
+    auto task = api::parseShardTask(args);
+    if (!task) return task.error();
+    for (const auto* b : {&task->srcBck, &task->dstBck}) {
+        if (auto st = api::validateBucketName(*b); !st) return st.error();
+    }
+    for (const auto& s : task->shards) {
+        if (auto st = api::validateObjectName(s.name); !st) return st.error();
+        if (auto f = archive::resolveFormat(s.name, task->mime); !f) return f.error();
+        for (const auto& m : s.members) {
+            if (auto st = api::validateObjectName(m.object); !st) return st.error();
+        }
+    }
+    return std::unique_ptr<JobWork>(
+        new ShardBuildJob(store, cache, std::move(selfId), peerTimeout, std::move(task.value())));
+}
+
+api::Status ShardBuildJob::run(JobContext& ctx)
+{
+    ctx.setPhase("build");
+    std::vector<SourceFetcher::Item> items;
+    std::int64_t bytes = 0;
+    for (const auto& s : m_task.shards) {
+        for (const auto& m : s.members) {
+            items.push_back({m_task.srcBck, m.object});
+            bytes = (bytes < 0 || m.size < 0) ? -1 : bytes + m.size;
+        }
+    }
+    ctx.setTotals(static_cast<std::int64_t>(items.size()), bytes);
+    SourceFetcher::Options fo;
+    fo.peerTimeout = m_peerTimeout;
+    SourceFetcher fetcher(m_store, m_cache, m_selfId, std::move(items), ctx, fo);
+    client::HttpClient::Options ho;
+    ho.connectTimeout = m_peerTimeout;
+    ho.ioTimeout = std::max(m_peerTimeout, std::chrono::milliseconds(60000));
+    client::HttpClient http(ho);
+    for (const auto& shard : m_task.shards) {
+        if (ctx.aborted()) return {};
+        if (auto st = buildShard(shard, fetcher, http, ctx); !st) {
+            return api::Error{st.kind(), m_task.dstBck + "/" + shard.name + ": " + st.error().message, {}};
+        }
+    }
+    return {};
+}
+
+api::Status ShardBuildJob::buildShard(const api::ShardBuild& shard, SourceFetcher& fetcher, client::HttpClient& http,
+                                      JobContext& ctx)
+{
+    const auto format = archive::resolveFormat(shard.name, m_task.mime);
+    if (!format) return format.error();
+    auto put = m_store.beginPut(m_task.dstBck, shard.name, {});
+    if (!put) return put.error();
+    auto& out = **put;
+    const archive::DataSink toPut = [&out](const char* d, std::size_t n) { return out.write(d, n); };
+
+    // The old shard first, when appending to one that exists.
+    std::optional<target::OpenObject> old;
+    if (m_task.append) {
+        auto o = m_store.open(m_task.dstBck, shard.name);
+        if (o) old = std::move(o.value());
+        else if (o.kind() != api::ErrorKind::NotFound) return o.error();
+    }
+    const std::string oldName = m_task.dstBck + "/" + shard.name;
+    if (old && *format == archive::ArchiveFormat::Tar) {
+        // Members up to the end-of-archive marker, byte for byte.
+        auto index = archive::TarIndex::build(old->fd->get(), old->meta.size, m_limits);
+        if (!index) return index.error();
+        if (auto st = copyRange(old->fd->get(), 0, index->endOffset(), oldName, toPut); !st) return st;
+    }
+    auto writer = archive::ArchiveWriter::create(*format, toPut);
+    if (!writer) return writer.error();
+    auto& aw = **writer;
+    if (old && *format != archive::ArchiveFormat::Tar) {
+        auto reader = archive::ArchiveReader::openFd(old->fd->get(), old->meta.size, *format, m_limits);
+        if (!reader) return reader.error();
+        while (true) {
+            auto m = (*reader)->next();
+            if (!m) return m.error();
+            if (!m->has_value()) break;
+            if (auto st = aw.begin((*m)->name, (*m)->size, (*m)->mtime); !st) return st;
+            if (auto st = (*reader)->readData([&aw](const char* d, std::size_t n) { return aw.write(d, n); }); !st) {
+                return st;
+            }
+        }
+    }
+
+    std::size_t written = 0;
+    for (const auto& member : shard.members) {
+        if (ctx.aborted()) return {};  // the work file goes with `put`
+        auto f = fetcher.next();
+        if (!f) return {};  // aborted
+        const auto what = m_task.srcBck + "/" + member.object;
+        if (!f->status) {
+            if (m_task.continueOnErr) {
+                ctx.addSkipped(f->status.error().message);
+                ctx.addDone(1, 0);
+                continue;
+            }
+            return f->status;
+        }
+        const auto& name = member.member();
+        std::uint64_t size = 0;
+        if (f->local) {
+            size = f->local->meta.size;
+            if (auto st = aw.begin(name, size, m_task.mtime); !st) return st;
+            auto st = copyRange(f->local->fd->get(), 0, size, what,
+                                [&aw](const char* d, std::size_t n) { return aw.write(d, n); });
+            if (!st) return st;
+        } else if (!f->streamLater) {
+            size = f->data.size();
+            if (auto st = aw.add(name, f->data, m_task.mtime); !st) return st;
+        } else {
+            // Too large to buffer: its size first, then its bytes straight
+            // into the archive; a size that changed in between fails.
+            const auto smapVersion = m_cache.smap()->version;
+            const auto url = f->ownerUrl + api_util::objectTarget({m_task.srcBck, member.object}, {}, smapVersion);
+            auto head = http.send(client::Method::Head, url);
+            if (!head) return head.error();
+            if (!head->isSuccess()) return api::errorFromResponse(head->status, head->body);
+            auto sizeText = head->header(api::kHdrSize);
+            if (sizeText.empty()) sizeText = head->header("content-length");
+            try {
+                size = std::stoull(sizeText);
+            } catch (const std::exception&) {
+                return api::Error::unavailable("no size for " + what + " from its owner");
+            }
+            if (auto st = aw.begin(name, size, m_task.mtime); !st) return st;
+            std::uint64_t got = 0;
+            client::Sink sink = [&](const char* d, std::size_t n) -> api::Status {
+                got += n;
+                if (got > size) return api::Error::conflict(what + " changed while it was archived");
+                return aw.write(d, n);
+            };
+            auto r = http.send(client::Method::Get, url, {}, {}, &sink);
+            if (!r) return r.error();
+            if (!r->isSuccess()) return api::errorFromResponse(r->status, r->body);
+            if (got != size) return api::Error::conflict(what + " changed while it was archived");
+        }
+        ++written;
+        ctx.addDone(1, size);
+    }
+    if (written == 0 && !old && !shard.members.empty()) {
+        return api::Error::notFound("no source object could be read; nothing was written");
+    }
+    if (auto st = aw.finish(); !st) return st;
+    auto committed = out.commit();
+    if (!committed) return committed.error();
+    return {};
+}
+
+}  // namespace tessera::daemon::jobs
