@@ -45,7 +45,13 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"ws_write_timeout_ms", c.wsWriteTimeoutMs},
                        {"ws_send_buffer", c.wsSendBuffer},
                        {"ws_allowed_origins", c.wsAllowedOrigins},
-                       {"error_burst_per_sec", c.errorBurstPerSec}};
+                       {"error_burst_per_sec", c.errorBurstPerSec},
+                       {"archive_max_members", c.archiveMaxMembers},
+                       {"archive_max_member_size", c.archiveMaxMemberSize},
+                       {"archive_max_total_size", c.archiveMaxTotalSize},
+                       {"archive_max_compression_ratio", c.archiveMaxCompressionRatio},
+                       {"archive_index_cache_bytes", c.archiveIndexCacheBytes},
+                       {"archive_index", c.archiveIndex}};
 }
 
 namespace {
@@ -88,6 +94,12 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "ws_send_buffer") v.get_to(c.wsSendBuffer);
             else if (k == "ws_allowed_origins") v.get_to(c.wsAllowedOrigins);
             else if (k == "error_burst_per_sec") v.get_to(c.errorBurstPerSec);
+            else if (k == "archive_max_members") v.get_to(c.archiveMaxMembers);
+            else if (k == "archive_max_member_size") v.get_to(c.archiveMaxMemberSize);
+            else if (k == "archive_max_total_size") v.get_to(c.archiveMaxTotalSize);
+            else if (k == "archive_max_compression_ratio") v.get_to(c.archiveMaxCompressionRatio);
+            else if (k == "archive_index_cache_bytes") v.get_to(c.archiveIndexCacheBytes);
+            else if (k == "archive_index") v.get_to(c.archiveIndex);
             else return api::Error::badRequest("unknown config field \"" + k + "\" in " + path);
         }
     } catch (const nlohmann::json::exception& e) {
@@ -131,6 +143,12 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("ws-send-buffer", po::value<int>(), "proxy: SO_SNDBUF of feed sockets, 0 = kernel default")
         ("ws-allowed-origin", po::value<std::vector<std::string>>(), "proxy: browser Origin allowed on the feed (repeatable)")
         ("error-burst-per-sec", po::value<double>(), "proxy: errors/s on a node that raise an event (default 10, 0 = off)")
+        ("archive-max-members", po::value<std::uint64_t>(), "target: members in one shard, 1..100000000 (default 1000000)")
+        ("archive-max-member-size", po::value<std::uint64_t>(), "target: bytes of one shard member (default 4 GiB)")
+        ("archive-max-total-size", po::value<std::uint64_t>(), "target: bytes of all members of one shard (default 64 GiB)")
+        ("archive-max-compression-ratio", po::value<std::uint64_t>(), "target: expanded/compressed bytes of a shard, 1..100000 (default 200)")
+        ("archive-index-cache-bytes", po::value<std::uint64_t>(), "target: memory for .tar offset indexes (default 64 MiB)")
+        ("archive-index", po::value<bool>(), "target: use .tar offset indexes (default true; off only to measure them)")
         ("log-level", po::value<std::string>(), "debug | info | warn | error");
     // clang-format on
     po::variables_map vm;
@@ -179,6 +197,16 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("ws-send-buffer")) c.wsSendBuffer = vm["ws-send-buffer"].as<int>();
     if (vm.count("ws-allowed-origin")) c.wsAllowedOrigins = vm["ws-allowed-origin"].as<std::vector<std::string>>();
     if (vm.count("error-burst-per-sec")) c.errorBurstPerSec = vm["error-burst-per-sec"].as<double>();
+    if (vm.count("archive-max-members")) c.archiveMaxMembers = vm["archive-max-members"].as<std::uint64_t>();
+    if (vm.count("archive-max-member-size")) c.archiveMaxMemberSize = vm["archive-max-member-size"].as<std::uint64_t>();
+    if (vm.count("archive-max-total-size")) c.archiveMaxTotalSize = vm["archive-max-total-size"].as<std::uint64_t>();
+    if (vm.count("archive-max-compression-ratio")) {
+        c.archiveMaxCompressionRatio = vm["archive-max-compression-ratio"].as<std::uint64_t>();
+    }
+    if (vm.count("archive-index-cache-bytes")) {
+        c.archiveIndexCacheBytes = vm["archive-index-cache-bytes"].as<std::uint64_t>();
+    }
+    if (vm.count("archive-index")) c.archiveIndex = vm["archive-index"].as<bool>();
 
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     if (c.ioThreads == 0) c.ioThreads = cores;
@@ -235,6 +263,21 @@ api::Status validateConfig(const Config& c)
     }
     if (!(c.errorBurstPerSec >= 0 && c.errorBurstPerSec <= 1e9)) {
         return api::Error::badRequest("error burst threshold must be 0..1e9 per second");
+    }
+    if (c.archiveMaxMembers < 1 || c.archiveMaxMembers > 100'000'000) {
+        return api::Error::badRequest("archive max members must be 1..100000000");
+    }
+    // Not checked against max_object_size: a shard member can never be
+    // bigger than its shard, which that limit bounds anyway.
+    if (c.archiveMaxMemberSize < 1) return api::Error::badRequest("archive max member size must be at least 1 byte");
+    if (c.archiveMaxTotalSize < c.archiveMaxMemberSize) {
+        return api::Error::badRequest("archive max total size must be at least the archive max member size");
+    }
+    if (c.archiveMaxCompressionRatio < 1 || c.archiveMaxCompressionRatio > 100'000) {
+        return api::Error::badRequest("archive max compression ratio must be 1..100000");
+    }
+    if (c.archiveIndexCacheBytes > (std::uint64_t{64} << 30)) {
+        return api::Error::badRequest("archive index cache must be 0..68719476736 bytes (0: no cache)");
     }
     if (c.logLevel != "debug" && c.logLevel != "info" && c.logLevel != "warn" && c.logLevel != "error") {
         return api::Error::badRequest("--log-level must be debug, info, warn or error");

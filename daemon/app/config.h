@@ -54,6 +54,19 @@ struct Config {
     std::vector<std::string> wsAllowedOrigins;  // browser origins allowed besides the proxy's own
     double errorBurstPerSec = 10;          // request errors/s on one node that raise an event; 0: off
 
+    // Targets: what reading one shard may cost (archpath, archregx, listing
+    // with the archive flag, append). A shard breaking a limit is refused
+    // with 422; see archive::ArchiveLimits.
+    std::uint64_t archiveMaxMembers = 1'000'000;
+    std::uint64_t archiveMaxMemberSize = std::uint64_t{4} << 30;   // 4 GiB
+    std::uint64_t archiveMaxTotalSize = std::uint64_t{64} << 30;   // 64 GiB
+    std::uint64_t archiveMaxCompressionRatio = 200;
+    // Targets: offset indexes of .tar shards kept in memory (the files
+    // beside the objects stay); false: every archpath read scans the shard
+    // (only to measure what the index saves, tests/bench/archpath.sh).
+    std::uint64_t archiveIndexCacheBytes = std::uint64_t{64} << 20;  // 64 MiB
+    bool archiveIndex = true;
+
     int effectivePort() const;
 };
 

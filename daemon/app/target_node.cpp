@@ -15,6 +15,15 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     so.fsync = c.fsync;
     so.maxObjectSize = c.maxObjectSize;
     m_store = orThrow(target::ObjectStore::create(so), "mountpaths");
+    target::ShardService::Options shardOptions;
+    shardOptions.limits.maxMembers = c.archiveMaxMembers;
+    shardOptions.limits.maxMemberSize = c.archiveMaxMemberSize;
+    shardOptions.limits.maxTotalSize = c.archiveMaxTotalSize;
+    shardOptions.limits.maxCompressionRatio = c.archiveMaxCompressionRatio;
+    shardOptions.useIndex = c.archiveIndex;
+    m_archiveIndexes =
+        std::make_unique<target::ArchiveIndexStore>(*m_store, shardOptions.limits, c.archiveIndexCacheBytes);
+    m_shards = std::make_unique<target::ShardService>(*m_store, *m_archiveIndexes, shardOptions);
     m_server = std::make_unique<net::HttpServer>(serverOptions(c), m_router);
     m_server->listen();
     m_self = makeSnode(m_id, api::kRoleTarget, c, m_server->port());
@@ -22,7 +31,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                                                         std::chrono::milliseconds(c.keepaliveIntervalMs),
                                                         std::chrono::milliseconds(c.peerTimeoutMs));
     m_api = std::make_unique<target::TargetApi>(
-        m_self, *m_store, m_cache, *m_membership, std::chrono::milliseconds(c.peerTimeoutMs),
+        m_self, *m_store, *m_shards, m_cache, *m_membership, std::chrono::milliseconds(c.peerTimeoutMs),
         [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
         m_server->stats());
     m_api->registerRoutes(m_router);

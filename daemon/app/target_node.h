@@ -10,7 +10,9 @@
 #include "node_common.h"
 #include "target/membership.h"
 #include "target/meta_cache.h"
+#include "target/archive_index_store.h"
 #include "target/object_store.h"
+#include "target/shard_service.h"
 #include "target/target_api.h"
 #include "target/usage_scanner.h"
 #include "jobs/job_runner.h"
@@ -35,6 +37,8 @@ private:
     Clock::time_point m_started = Clock::now();
     net::Router m_router;
     std::unique_ptr<target::ObjectStore> m_store;
+    std::unique_ptr<target::ArchiveIndexStore> m_archiveIndexes;
+    std::unique_ptr<target::ShardService> m_shards;
     std::unique_ptr<net::HttpServer> m_server;
     api::Snode m_self;
     target::MetaCache m_cache;

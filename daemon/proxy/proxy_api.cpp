@@ -6,6 +6,7 @@
 #include "api/json_util.h"
 #include "api/object_list.h"
 #include "daemon/api/request_params.h"
+#include "list_merge.h"
 
 #include <algorithm>
 #include <optional>
@@ -202,11 +203,9 @@ Response ProxyApi::listObjects(const Request& req)
     auto results = m_peers.fanOut(smap, client::Method::Get, path);
 
     // Each target answers with its names after the token, up to its own
-    // continuation token (the last name it covered, which may be beyond its
-    // last entry when entries were dropped). Everything up to the smallest of
-    // those tokens is known for every target; nothing beyond it may be sent.
-    std::vector<api::ObjEntry> all;
-    std::optional<std::string> coveredUpTo;  // unset: every target reached its end
+    // continuation token; mergeListPages keeps what is known for all.
+    std::vector<api::ObjectList> pages;
+    pages.reserve(results.size());
     for (auto& [id, r] : results) {
         if (!r) {
             return Response::error(api::Error::unavailable("listing incomplete: target " + id +
@@ -220,31 +219,9 @@ Response ProxyApi::listObjects(const Request& req)
         }
         auto page = api::parseObjectList(r->body);
         if (!page) return Response::error(api::Error::unavailable("target " + id + " sent an unreadable page"));
-        if (!page->continuationToken.empty() &&
-            (!coveredUpTo || page->continuationToken < *coveredUpTo)) {
-            coveredUpTo = page->continuationToken;
-        }
-        for (auto& e : page->entries) all.push_back(std::move(e));
+        pages.push_back(std::move(page.value()));
     }
-    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-    // The same name on two targets (a copy left behind by a placement
-    // change) is listed once.
-    all.erase(std::unique(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name == b.name; }),
-              all.end());
-    if (coveredUpTo) {
-        all.erase(std::upper_bound(all.begin(), all.end(), *coveredUpTo,
-                                   [](const std::string& n, const auto& e) { return n < e.name; }),
-                  all.end());
-    }
-    api::ObjectList out;
-    if (all.size() > lr->pageSize) {
-        all.resize(lr->pageSize);
-        out.continuationToken = all.back().name;
-    } else if (coveredUpTo) {
-        // Every name up to here is in this page.
-        out.continuationToken = *coveredUpTo;
-    }
-    out.entries = std::move(all);
+    const auto out = mergeListPages(std::move(pages), lr->pageSize);
     return Response::json(nlohmann::json(out));
 }
 

@@ -258,6 +258,9 @@ api::Result<api::ObjectMeta> PutWriter::commit()
         return api::Error::ioError("rename into place failed", errnoText(e));
     }
     m_committed = true;
+    // The index of the shard this replaced no longer matches (its reader
+    // would notice by size, time and checksum; this frees the space).
+    ::unlink(m_indexPath.c_str());
     m_store->touchBucket(m_bucket);
     if (m_store->options().fsync) {
         auto st = fsyncDir(m_finalPath.substr(0, m_finalPath.rfind('/')));
@@ -279,7 +282,7 @@ api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
         if (ec) return api::Error::ioError("cannot create mountpath " + mp, ec.message());
         mp = fs::canonical(mp, ec).string();
         if (ec) return api::Error::ioError("cannot resolve mountpath", ec.message());
-        for (const char* sub : {"/.tessera/work", "/.tessera/trash", "/buckets"}) {
+        for (const char* sub : {"/.tessera/work", "/.tessera/trash", "/.tessera/archidx", "/buckets"}) {
             fs::create_directories(mp + sub, ec);
             if (ec) return api::Error::ioError("cannot create " + mp + sub, ec.message());
         }
@@ -329,6 +332,23 @@ std::string ObjectStore::objectPath(std::string_view bucket, std::string_view na
     return bucketRoot(mountpathFor(bucket, name), bucket) + "/" + std::string(name);
 }
 
+std::string ObjectStore::archiveIndexPath(std::string_view bucket, std::string_view name) const
+{
+    return m_options.mountpaths[mountpathFor(bucket, name)] + "/.tessera/archidx/" + std::string(bucket) + "/" +
+           std::string(name);
+}
+
+api::Result<UniqueFd> ObjectStore::openTempFile(std::string_view bucket, std::string_view name) const
+{
+    const auto dir = m_options.mountpaths[mountpathFor(bucket, name)] + "/.tessera/work";
+    UniqueFd fd(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+    if (!fd.valid()) {
+        if (errno == ENOSPC) return api::Error::noSpace("no space left on mountpath");
+        return api::Error::ioError("cannot create a temporary file in " + dir, errnoText(errno));
+    }
+    return fd;
+}
+
 std::string ObjectStore::workPath(std::size_t mp) const
 {
     return m_options.mountpaths[mp] + "/.tessera/work/" + std::to_string(::getpid()) + "-" +
@@ -345,6 +365,7 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
     w->m_bucketRoot = bucketRoot(mp, bucket);
     w->m_finalPath = w->m_bucketRoot + "/" + std::string(name);
     w->m_workPath = workPath(mp);
+    w->m_indexPath = archiveIndexPath(bucket, name);
     w->m_params = std::move(params);
     w->m_hash = std::make_unique<HashState>();
     std::error_code ec;
@@ -444,6 +465,10 @@ api::Status ObjectStore::removeAt(std::size_t mp, std::string_view bucket, std::
         return api::Error::ioError("cannot delete object", errnoText(errno));
     }
     pruneEmptyParents(root, path);
+    const auto index = m_options.mountpaths[mp] + "/.tessera/archidx/" + std::string(bucket) + "/" + std::string(name);
+    if (::unlink(index.c_str()) == 0) {
+        pruneEmptyParents(m_options.mountpaths[mp] + "/.tessera/archidx/" + std::string(bucket), index);
+    }
     touchBucket(bucket);
     return {};
 }
@@ -559,6 +584,14 @@ api::Status ObjectStore::destroyBucket(std::string_view bucket) const
             return api::Error::ioError("cannot remove bucket directory", errnoText(errno));
         }
         moved.push_back(trash);
+    }
+    // Shard indexes of the bucket go too (a new bucket of the name must not
+    // find them; they would fail validation, but take space).
+    for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
+        const auto idx = m_options.mountpaths[mp] + "/.tessera/archidx/" + std::string(bucket);
+        const auto trash = m_options.mountpaths[mp] + "/.tessera/trash/archidx-" + std::string(bucket) + "-" +
+                           meta::randomId(8);
+        if (::rename(idx.c_str(), trash.c_str()) == 0) moved.push_back(trash);
     }
     touchBucket(bucket);
     // The names are gone; free the space in the background.

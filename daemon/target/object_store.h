@@ -3,6 +3,9 @@
 //   <mp>/buckets/<bucket>/<object name>   objects (names may contain '/')
 //   <mp>/.tessera/work/                   in-flight PUTs, renamed into place
 //   <mp>/.tessera/trash/                  destroyed buckets being removed
+//   <mp>/.tessera/archidx/<bucket>/<name> offset index of a .tar shard (see
+//                                          ArchiveIndexStore), on the object's
+//                                          mountpath; removed with the object
 // The mountpath of an object is chosen by HRW over the mountpath paths.
 // Object metadata lives in the extended attribute "user.tessera.meta".
 //
@@ -62,6 +65,7 @@ private:
     std::string m_bucket;
     std::string m_workPath;
     std::string m_finalPath;
+    std::string m_indexPath;  // the replaced object's shard index, now stale
     std::string m_bucketRoot;
     UniqueFd m_fd;
     std::uint64_t m_size = 0;
@@ -92,6 +96,13 @@ public:
     // api::validateObjectName).
     std::string objectPath(std::string_view bucket, std::string_view name) const;
     std::string bucketRoot(std::size_t mountpath, std::string_view bucket) const;
+    // Where the offset index of shard bucket/name is kept (on the object's
+    // mountpath). The file may be absent or stale; its reader validates it.
+    std::string archiveIndexPath(std::string_view bucket, std::string_view name) const;
+    // An unnamed file (O_TMPFILE) in the work directory of the mountpath
+    // bucket/name lives on: scratch space for shard reads and appends that
+    // disappears with its descriptor, even after a crash.
+    api::Result<UniqueFd> openTempFile(std::string_view bucket, std::string_view name) const;
 
     api::Result<std::unique_ptr<PutWriter>> beginPut(std::string_view bucket, std::string_view name,
                                                      PutParams params) const;

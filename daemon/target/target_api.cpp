@@ -6,8 +6,13 @@
 #include "api/hrw.h"
 #include "api/json_util.h"
 #include "api/object_meta.h"
+#include "archive/member_match.h"
+#include "archive/member_name.h"
 #include "client/http_client.h"
 #include "daemon/api/request_params.h"
+
+#include <cerrno>
+#include <cstring>
 
 namespace tessera::daemon::target {
 
@@ -78,12 +83,69 @@ private:
     std::string m_selfId;
 };
 
+// The body of a PUT with archpath, kept in an unnamed temporary file until
+// it is complete; then the shard is rewritten with it (on a worker thread,
+// serialized with other appends to the shard).
+class AppendSink : public net::UploadSink {
+public:
+    AppendSink(ShardService& shards, api_util::ObjectRef ref, archive::ArchiveFormat format, std::string member,
+               UniqueFd body, std::string selfId)
+        : m_shards(shards), m_ref(std::move(ref)), m_format(format), m_member(std::move(member)),
+          m_body(std::move(body)), m_selfId(std::move(selfId))
+    {
+    }
+    api::Status write(const char* data, std::size_t size) override
+    {
+        const auto limit = m_shards.limits().maxMemberSize;
+        if (m_size + size > limit) {
+            return api::Error{api::ErrorKind::TooLarge,
+                              "member larger than the limit of " + std::to_string(limit) +
+                                  " bytes (archive_max_member_size)",
+                              {}};
+        }
+        while (size > 0) {
+            const ssize_t n = ::write(m_body.get(), data, size);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) {
+                if (errno == ENOSPC) return api::Error::noSpace("no space left on mountpath");
+                return api::Error::ioError("cannot write a temporary file", std::strerror(errno));
+            }
+            data += n;
+            size -= static_cast<std::size_t>(n);
+            m_size += static_cast<std::uint64_t>(n);
+        }
+        return {};
+    }
+    Response finish() override
+    {
+        auto meta = m_shards.append(m_ref.bucket, m_ref.name, m_format, m_member, m_body.get(), m_size);
+        if (!meta) return Response::error(meta.error());
+        Response r;
+        addMetaHeaders(r, *meta, m_selfId);
+        return r;
+    }
+
+private:
+    ShardService& m_shards;
+    api_util::ObjectRef m_ref;
+    archive::ArchiveFormat m_format;
+    std::string m_member;
+    UniqueFd m_body;
+    std::uint64_t m_size = 0;
+    std::string m_selfId;
+};
+
+bool isShardRead(const Request& req)
+{
+    return req.hasQuery(api::kQpArchPath) || req.hasQuery(api::kQpArchRegx);
+}
+
 }  // namespace
 
-TargetApi::TargetApi(api::Snode self, ObjectStore& store, MetaCache& cache, Membership& membership,
+TargetApi::TargetApi(api::Snode self, ObjectStore& store, ShardService& shards, MetaCache& cache, Membership& membership,
                      std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo,
                      std::function<api::NodeStats()> nodeStats, stats::StatsRecorder& recorder)
-    : m_self(std::move(self)), m_store(store), m_cache(cache), m_membership(membership), m_peerTimeout(peerTimeout),
+    : m_self(std::move(self)), m_store(store), m_shards(shards), m_cache(cache), m_membership(membership), m_peerTimeout(peerTimeout),
       m_nodeInfo(std::move(nodeInfo)), m_nodeStats(std::move(nodeStats)), m_recorder(recorder)
 {
 }
@@ -183,6 +245,7 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
+    if (req.hasQuery(api::kQpArchPath)) return appendToShard(req, *ref);
     PutParams params;
     if (req.hasQuery(api::kQpRebalance)) {
         // A rebalance delivers a copy written at some time; whichever of it
@@ -252,6 +315,10 @@ Response TargetApi::getObject(const Request& req)
             return Response::error(st.error());
         }
     }
+    if (isShardRead(req)) {
+        if (!req.onWorker) return Response::deferToWorker();  // reads, maybe indexes, the shard
+        return getFromShard(req, *ref, *obj);
+    }
     const auto size = static_cast<std::uint64_t>(obj->meta.size);
     auto range = api::parseRange(req.header("Range"), size);
     if (!range) {
@@ -279,6 +346,59 @@ Response TargetApi::getObject(const Request& req)
         r.file->length = size;
     }
     return r;
+}
+
+Response TargetApi::getFromShard(const Request& req, const api_util::ObjectRef& ref, const OpenObject& obj)
+{
+    const bool one = req.hasQuery(api::kQpArchPath);
+    if (one && req.hasQuery(api::kQpArchRegx)) {
+        return Response::error(api::Error::badRequest("archpath and archregx exclude each other: give one"));
+    }
+    auto format = archive::resolveFormat(ref.name, req.queryValue(api::kQpArchMime));
+    if (!format) return Response::error(format.error());
+    api::Result<ShardPayload> payload = api::Error::internal("unset");
+    if (one) {
+        const auto path = req.queryValue(api::kQpArchPath);
+        if (auto st = archive::validateMemberName(path, m_shards.limits().maxNameBytes); !st) {
+            return Response::error(api::Error::badRequest("archpath: " + st.error().message));
+        }
+        payload = m_shards.readMember(ref.bucket, ref.name, obj, *format, archive::normalizeMemberName(path));
+    } else {
+        auto matcher = archive::MemberMatcher::create(req.queryValue(api::kQpArchMode),
+                                                      req.queryValue(api::kQpArchRegx));
+        if (!matcher) return Response::error(matcher.error());
+        payload = m_shards.readMatches(ref.bucket, ref.name, obj, *format, *matcher);
+    }
+    if (!payload) return Response::error(payload.error());
+    Response r;
+    r.header("Content-Type", one ? "application/octet-stream" : "application/x-tar");
+    r.header(std::string(api::kHdrArchiveIndex), payload->indexUse);
+    r.header(std::string(api::kHdrLocation), m_self.id);
+    if (payload->file) r.file = std::move(payload->file);
+    else r.body = std::move(payload->bytes);
+    return r;
+}
+
+std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::appendToShard(const Request& req,
+                                                                                  const api_util::ObjectRef& ref)
+{
+    auto format = archive::resolveFormat(ref.name, req.queryValue(api::kQpArchMime));
+    if (!format) return Response::error(format.error());
+    const auto path = req.queryValue(api::kQpArchPath);
+    if (auto st = archive::validateMemberName(path, m_shards.limits().maxNameBytes); !st) {
+        return Response::error(api::Error::badRequest("archpath: " + st.error().message));
+    }
+    const auto limit = m_shards.limits().maxMemberSize;
+    if (req.contentLength > limit) {
+        return Response::error(api::Error{api::ErrorKind::TooLarge,
+                                          "member larger than the limit of " + std::to_string(limit) +
+                                              " bytes (archive_max_member_size)",
+                                          {}});
+    }
+    auto body = m_store.openTempFile(ref.bucket, ref.name);
+    if (!body) return Response::error(body.error());
+    return std::unique_ptr<net::UploadSink>(std::make_unique<AppendSink>(
+        m_shards, ref, *format, std::string(archive::normalizeMemberName(path)), std::move(body.value()), m_self.id));
 }
 
 Response TargetApi::headObject(const Request& req)
@@ -326,6 +446,7 @@ Response TargetApi::listObjects(const Request& req)
     if (!lr) return Response::error(lr.error());
     auto list = m_store.list(*bucket, *lr);
     if (!list) return Response::error(list.error());
+    if (lr->flags & api::kLsArchDir) m_shards.addMembers(*bucket, *list);
     return Response::json(nlohmann::json(*list));
 }
 

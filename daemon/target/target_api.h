@@ -10,6 +10,7 @@
 #include "meta_cache.h"
 #include "net/router.h"
 #include "object_store.h"
+#include "shard_service.h"
 #include "stats/stats_recorder.h"
 
 #include <chrono>
@@ -20,7 +21,7 @@ namespace tessera::daemon::target {
 
 class TargetApi {
 public:
-    TargetApi(api::Snode self, ObjectStore& store, MetaCache& cache, Membership& membership,
+    TargetApi(api::Snode self, ObjectStore& store, ShardService& shards, MetaCache& cache, Membership& membership,
               std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo,
               std::function<api::NodeStats()> nodeStats, stats::StatsRecorder& recorder);
 
@@ -42,6 +43,12 @@ private:
 
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> putObject(const net::Request& req);
     net::Response getObject(const net::Request& req);
+    // GET with archpath (one member) or archregx (matching members as a
+    // .tar) of the shard `obj`; on the worker pool.
+    net::Response getFromShard(const net::Request& req, const api_util::ObjectRef& ref, const OpenObject& obj);
+    // PUT with archpath: the body becomes a member of the shard.
+    std::variant<net::Response, std::unique_ptr<net::UploadSink>> appendToShard(const net::Request& req,
+                                                                               const api_util::ObjectRef& ref);
     net::Response headObject(const net::Request& req);
     net::Response deleteObject(const net::Request& req);
     net::Response listObjects(const net::Request& req);
@@ -52,6 +59,7 @@ private:
 
     api::Snode m_self;
     ObjectStore& m_store;
+    ShardService& m_shards;
     MetaCache& m_cache;
     Membership& m_membership;
     std::chrono::milliseconds m_peerTimeout;

@@ -17,6 +17,9 @@ inline constexpr std::string_view kHdrLocation = "ais-location";  // target id t
 inline constexpr std::string_view kHdrCustomMd = "ais-custom-md";  // "k1=v1,k2=v2"
 inline constexpr std::string_view kHdrBucketProps = "ais-bucket-props";  // JSON
 inline constexpr std::string_view kHdrSmapVersion = "ais-smap-version";
+// Tessera: how a shard read found its .tar offset index ("memory", "file",
+// "built") or that it read without one ("none").
+inline constexpr std::string_view kHdrArchiveIndex = "tessera-archive-index";
 
 // Bodies up to this size are sent without `Expect: 100-continue`, and a
 // server that answers before reading one (a redirect) reads and drops it to
@@ -30,6 +33,13 @@ inline constexpr std::string_view kQpPrefix = "prefix";
 inline constexpr std::string_view kQpPageSize = "pagesize";
 inline constexpr std::string_view kQpContinuationToken = "continuation_token";
 inline constexpr std::string_view kQpProps = "props";
+inline constexpr std::string_view kQpFlags = "flags";      // list: AIStore LsoMsg flags
+inline constexpr std::string_view kQpArchive = "archive";  // list: Tessera's archive=true, the same as flags=8
+// Shards (AIStore): one member, several members, how to match, the format.
+inline constexpr std::string_view kQpArchPath = "archpath";
+inline constexpr std::string_view kQpArchRegx = "archregx";
+inline constexpr std::string_view kQpArchMode = "archmode";
+inline constexpr std::string_view kQpArchMime = "archmime";
 // A rebalance delivering an object to its owner: refused (409) when the
 // owner already has one, which is then the newer.
 inline constexpr std::string_view kQpRebalance = "rebalance";

@@ -74,6 +74,22 @@ Result<ListRequest> listRequestFromQuery(const QueryMap& query)
         if (!props) return props.error();
         req.props = *props;
     }
+    if (auto it = query.find(kQpFlags); it != query.end()) {
+        std::uint64_t v = 0;
+        const auto& s = it->second;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v > 0xffffffffu) {
+            return Error::badRequest("flags must be a non-negative 32-bit integer");
+        }
+        // Other AIStore flags (cached, missing, ...) have no meaning here.
+        req.flags = static_cast<std::uint32_t>(v) & kLsArchDir;
+    }
+    if (auto it = query.find(kQpArchive); it != query.end()) {
+        if (it->second == "true" || it->second == "1") req.flags |= kLsArchDir;
+        else if (it->second != "false" && it->second != "0") {
+            return Error::badRequest("archive must be true or false");
+        }
+    }
     return req;
 }
 
@@ -103,7 +119,12 @@ Result<ListRequest> listRequestFromJson(std::string_view body)
                 return Error::badRequest("list objects: \"pagesize\" must be a non-negative integer");
             }
             q[k] = std::to_string(val.get<std::uint64_t>());
-        } else if (k == "flags" || k == "uuid") {
+        } else if (k == "flags") {
+            if (!val.is_number_unsigned()) {
+                return Error::badRequest("list objects: \"flags\" must be a non-negative integer");
+            }
+            q[k] = std::to_string(val.get<std::uint64_t>());
+        } else if (k == "uuid") {
             // accepted for AIStore compatibility; no effect
         } else {
             return Error::badRequest("list objects: unknown field \"" + k + "\"");
@@ -119,6 +140,7 @@ QueryMap listRequestToQuery(const ListRequest& req)
     if (!req.continuationToken.empty()) q[std::string(kQpContinuationToken)] = req.continuationToken;
     q[std::string(kQpPageSize)] = std::to_string(req.pageSize);
     q[std::string(kQpProps)] = listPropsToString(req.props);
+    if (req.flags != 0) q[std::string(kQpFlags)] = std::to_string(req.flags);
     return q;
 }
 
@@ -129,6 +151,8 @@ void to_json(nlohmann::json& j, const ObjEntry& v)
     if (!v.checksum.empty()) j["checksum"] = v.checksum;
     if (!v.atime.empty()) j["atime"] = v.atime;
     if (!v.version.empty()) j["version"] = v.version;
+    if (v.flags != 0) j["flags"] = v.flags;
+    if (!v.error.empty()) j["error"] = v.error;
 }
 
 void from_json(const nlohmann::json& j, ObjEntry& v)
@@ -138,6 +162,8 @@ void from_json(const nlohmann::json& j, ObjEntry& v)
     v.checksum = j.value("checksum", std::string());
     v.atime = j.value("atime", std::string());
     v.version = j.value("version", std::string());
+    v.flags = j.value("flags", std::uint32_t{0});
+    v.error = j.value("error", std::string());
 }
 
 void to_json(nlohmann::json& j, const ObjectList& v)

@@ -24,11 +24,22 @@ enum ListProp : std::uint32_t {
     kPropVersion = 1u << 4,
 };
 
+// ListRequest::flags (AIStore's LsoMsg flags; only these are understood).
+// LsArchDir: every shard in the page is followed by its members.
+constexpr std::uint32_t kLsArchDir = 1u << 3;
+
+// ObjEntry::flags (AIStore's LsoEnt flags where AIStore defines the bit).
+constexpr std::uint32_t kEntryInArch = 1u << 7;     // a member "shard.tar/member"
+constexpr std::uint32_t kEntryIsArchive = 1u << 9;  // a shard listed with its members
+// Tessera: the shard's members could not be listed; ObjEntry::error says why.
+constexpr std::uint32_t kEntryArchError = 1u << 12;
+
 struct ListRequest {
     std::string prefix;
     std::uint32_t pageSize = kDefaultPageSize;  // JSON: pagesize; 0 means default
     std::string continuationToken;              // JSON: continuation_token; names > token
     std::uint32_t props = kPropName | kPropSize; // JSON: props, "name,size,..."
+    std::uint32_t flags = 0;                    // JSON/query: flags (kLsArchDir); query archive=true too
 };
 
 struct ObjEntry {
@@ -37,6 +48,8 @@ struct ObjEntry {
     std::string checksum;  // xxhash64 hex
     std::string atime;     // RFC 3339, UTC
     std::string version;
+    std::uint32_t flags = 0;  // kEntry* bits
+    std::string error;        // with kEntryArchError: why the members are not listed
     bool operator==(const ObjEntry&) const = default;
 };
 
@@ -51,7 +64,8 @@ struct ObjectList {
 Result<std::uint32_t> parseListProps(std::string_view csv);
 std::string listPropsToString(std::uint32_t props);
 
-// From query parameters (prefix, pagesize, continuation_token, props);
+// From query parameters (prefix, pagesize, continuation_token, props,
+// flags, archive=true);
 // validates ranges (pagesize 0..10000).
 Result<ListRequest> listRequestFromQuery(const QueryMap& query);
 // From an AIStore-style body {"action":"list","value":{...}} or a bare value.

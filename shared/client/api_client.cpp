@@ -60,8 +60,10 @@ api::Result<Response> Client::call(Method method, const std::string& url, const 
 }
 
 api::Result<Response> Client::objectCall(Method method, std::string_view bucket, std::string_view name,
-                                         const Body& body, const Headers& headers, const Sink* sink)
+                                         const Body& body, const Headers& headers, const Sink* sink,
+                                         const api::QueryMap& query)
 {
+    const std::string extra = query.empty() ? std::string() : api::buildQuery(query);
     if (m_direct) {
         if (!m_smap) {
             auto s = smap();
@@ -71,7 +73,7 @@ api::Result<Response> Client::objectCall(Method method, std::string_view bucket,
         if (owner != nullptr) {
             const std::string url = owner->publicNet.url + "/v1/objects/" + api::percentEncode(bucket) + "/" +
                                     api::percentEncode(name, true) + "?" + std::string(api::kQpSmapVersion) + "=" +
-                                    std::to_string(m_smap->version);
+                                    std::to_string(m_smap->version) + (extra.empty() ? "" : "&" + extra);
             // Count what reaches the sink: a retry must not deliver bytes twice.
             std::uint64_t delivered = 0;
             Sink counting;
@@ -91,7 +93,7 @@ api::Result<Response> Client::objectCall(Method method, std::string_view bucket,
             }
         }
     }
-    return call(method, objectUrl(bucket, name), body, headers, sink);
+    return call(method, objectUrl(bucket, name) + (extra.empty() ? "" : "?" + extra), body, headers, sink);
 }
 
 ObjectAttrs Client::attrsFromHeaders(const Response& response)
@@ -353,6 +355,112 @@ api::Status Client::deleteObject(std::string_view bucket, std::string_view name)
     auto r = objectCall(Method::Delete, bucket, name);
     if (!r) return r.error();
     return {};
+}
+
+namespace {
+api::QueryMap archiveQuery(const ArchiveSelect& s)
+{
+    api::QueryMap q;
+    if (!s.member.empty()) q[std::string(api::kQpArchPath)] = s.member;
+    if (!s.regex.empty()) q[std::string(api::kQpArchRegx)] = s.regex;
+    if (!s.mode.empty()) q[std::string(api::kQpArchMode)] = s.mode;
+    if (!s.mime.empty()) q[std::string(api::kQpArchMime)] = s.mime;
+    return q;
+}
+
+// archpath is sent even when empty: the target refuses it rather than the
+// PUT silently replacing the whole shard.
+api::QueryMap appendQuery(std::string_view member, std::string_view mime)
+{
+    api::QueryMap q;
+    q[std::string(api::kQpArchPath)] = std::string(member);
+    if (!mime.empty()) q[std::string(api::kQpArchMime)] = std::string(mime);
+    return q;
+}
+}  // namespace
+
+api::Result<ObjectAttrs> Client::getFromArchive(std::string_view bucket, std::string_view shard,
+                                                const ArchiveSelect& select, const Sink& sink)
+{
+    auto r = objectCall(Method::Get, bucket, shard, {}, {}, &sink, archiveQuery(select));
+    if (!r) return r.error();
+    return attrsFromHeaders(*r);
+}
+
+api::Result<std::string> Client::getArchiveMember(std::string_view bucket, std::string_view shard,
+                                                  std::string_view member, std::string_view mime)
+{
+    ArchiveSelect s;
+    s.member = std::string(member);
+    s.mime = std::string(mime);
+    auto r = objectCall(Method::Get, bucket, shard, {}, {}, nullptr, archiveQuery(s));
+    if (!r) return r.error();
+    return std::move(r->body);
+}
+
+api::Result<std::string> Client::getArchiveMatches(std::string_view bucket, std::string_view shard,
+                                                   std::string_view regex, std::string_view mode)
+{
+    ArchiveSelect s;
+    s.regex = std::string(regex);
+    s.mode = std::string(mode);
+    auto r = objectCall(Method::Get, bucket, shard, {}, {}, nullptr, archiveQuery(s));
+    if (!r) return r.error();
+    return std::move(r->body);
+}
+
+api::Result<std::vector<api::ObjEntry>> Client::listArchive(std::string_view bucket, std::string_view shard)
+{
+    api::ListRequest req;
+    req.prefix = std::string(shard);
+    req.flags = api::kLsArchDir;
+    req.pageSize = api::kMaxPageSize;
+    std::vector<api::ObjEntry> out;
+    const std::string memberPrefix = std::string(shard) + "/";
+    bool inShard = false;
+    while (true) {
+        auto page = listObjects(bucket, req);
+        if (!page) return page.error();
+        for (auto& e : page->entries) {
+            if (!(e.flags & api::kEntryInArch)) {
+                inShard = e.name == shard;
+                if (!inShard) continue;
+                if (e.flags & api::kEntryArchError) {
+                    return api::Error::corruption("cannot list shard \"" + std::string(bucket) + "/" +
+                                                  std::string(shard) + "\": " + e.error);
+                }
+                out.push_back(std::move(e));
+            } else if (inShard && e.name.compare(0, memberPrefix.size(), memberPrefix) == 0) {
+                out.push_back(std::move(e));
+            }
+        }
+        // The shard's own name sorts before every name it prefixes: once it
+        // was seen and another object followed, the rest is not this shard.
+        if (page->continuationToken.empty() || (!out.empty() && !inShard)) break;
+        req.continuationToken = page->continuationToken;
+    }
+    if (out.empty()) {
+        return api::Error::notFound("shard \"" + std::string(bucket) + "/" + std::string(shard) + "\" does not exist");
+    }
+    return out;
+}
+
+api::Result<ObjectAttrs> Client::appendToArchive(std::string_view bucket, std::string_view shard,
+                                                 std::string_view member, std::string data, std::string_view mime)
+{
+    auto r = objectCall(Method::Put, bucket, shard, Body::string(std::move(data)), {}, nullptr,
+                        appendQuery(member, mime));
+    if (!r) return r.error();
+    return attrsFromHeaders(*r);
+}
+
+api::Result<ObjectAttrs> Client::appendFileToArchive(std::string_view bucket, std::string_view shard,
+                                                     std::string_view member, const std::string& path,
+                                                     std::string_view mime)
+{
+    auto r = objectCall(Method::Put, bucket, shard, Body::file(path), {}, nullptr, appendQuery(member, mime));
+    if (!r) return r.error();
+    return attrsFromHeaders(*r);
 }
 
 }  // namespace tessera::client

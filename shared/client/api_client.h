@@ -33,6 +33,17 @@ struct ObjectAttrs {
     std::string location;  // id of the target that answered
 };
 
+// Which members of a shard a GET returns: one (`member`, AIStore's
+// archpath) or all that match (`regex` with `mode` regexp|prefix|suffix|
+// substr|wdskey, AIStore's archregx/archmode) as one .tar. `mime` overrides
+// the format the shard's name implies (archmime).
+struct ArchiveSelect {
+    std::string member;
+    std::string regex;
+    std::string mode;
+    std::string mime;
+};
+
 struct PutOptions {
     std::string checksumValue;                  // xxhash64 hex; verified by the target when set
     std::map<std::string, std::string> custom;  // ais-custom-md
@@ -85,6 +96,24 @@ public:
     api::Result<ObjectAttrs> headObject(std::string_view bucket, std::string_view name);
     api::Status deleteObject(std::string_view bucket, std::string_view name);
 
+    // Shards. getFromArchive streams the member (or the .tar of matches) to
+    // `sink`. listArchive gives the shard's entry first, then its members
+    // ("shard/member", kEntryInArch); a shard that cannot be read is a
+    // Corruption error with the target's reason. appendToArchive adds a
+    // member, creating the shard when it does not exist.
+    api::Result<std::string> getArchiveMember(std::string_view bucket, std::string_view shard,
+                                              std::string_view member, std::string_view mime = {});
+    api::Result<std::string> getArchiveMatches(std::string_view bucket, std::string_view shard,
+                                               std::string_view regex, std::string_view mode = "regexp");
+    api::Result<ObjectAttrs> getFromArchive(std::string_view bucket, std::string_view shard,
+                                            const ArchiveSelect& select, const Sink& sink);
+    api::Result<std::vector<api::ObjEntry>> listArchive(std::string_view bucket, std::string_view shard);
+    api::Result<ObjectAttrs> appendToArchive(std::string_view bucket, std::string_view shard, std::string_view member,
+                                             std::string data, std::string_view mime = {});
+    api::Result<ObjectAttrs> appendFileToArchive(std::string_view bucket, std::string_view shard,
+                                                 std::string_view member, const std::string& path,
+                                                 std::string_view mime = {});
+
     // Jobs (rebalance, ...): start on every target, list, show, abort.
     api::Result<api::JobStatus> startJob(std::string_view kind, const nlohmann::json& args = nlohmann::json::object());
     api::Result<std::vector<api::JobStatus>> listJobs();
@@ -100,7 +129,8 @@ private:
     api::Result<nlohmann::json> getJson(const std::string& url, const char* what);
     // An object call, direct or through the proxy (see setDirect).
     api::Result<Response> objectCall(Method method, std::string_view bucket, std::string_view name,
-                                     const Body& body = {}, const Headers& headers = {}, const Sink* sink = nullptr);
+                                     const Body& body = {}, const Headers& headers = {}, const Sink* sink = nullptr,
+                                     const api::QueryMap& query = {});
     api::Result<Response> call(Method method, const std::string& url, const Body& body = {},
                                const Headers& headers = {}, const Sink* sink = nullptr);
 

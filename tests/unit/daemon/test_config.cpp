@@ -240,6 +240,16 @@ private slots:
         QTest::newRow("bad op stats") << (p + QStringList{"--op-stats", "sometimes"});
         QTest::newRow("negative rebalance delay") << (p + QStringList{"--rebalance-delay-ms=-1"});
         QTest::newRow("rebalance delay too long") << (p + QStringList{"--rebalance-delay-ms", "600001"});
+        QTest::newRow("archive members zero") << (p + QStringList{"--archive-max-members", "0"});
+        QTest::newRow("archive members too many") << (p + QStringList{"--archive-max-members", "100000001"});
+        QTest::newRow("archive member size zero") << (p + QStringList{"--archive-max-member-size", "0"});
+        QTest::newRow("archive total below member size")
+            << (p + QStringList{"--archive-max-member-size", "1000", "--archive-max-total-size", "999"});
+        QTest::newRow("archive ratio zero") << (p + QStringList{"--archive-max-compression-ratio", "0"});
+        QTest::newRow("archive ratio too big") << (p + QStringList{"--archive-max-compression-ratio", "100001"});
+        QTest::newRow("archive index cache too big")
+            << (p + QStringList{"--archive-index-cache-bytes", "68719476737"});
+        QTest::newRow("archive index not a bool") << (p + QStringList{"--archive-index", "perhaps"});
         QTest::newRow("not a number") << QStringList{"--role", "proxy", "--data-dir", "/d", "--port", "http"};
         QTest::newRow("missing value") << QStringList{"--role", "proxy", "--data-dir"};
     }
@@ -281,6 +291,32 @@ private slots:
         // "-1" or a zero timeout leaves a node that cannot serve.
         QVERIFY(!c.ok());
         if (!c.ok()) QCOMPARE(c.kind(), api::ErrorKind::BadRequest);
+    }
+
+    void archiveLimits()
+    {
+        auto d = parse({"--role", "target", "--data-dir", "/d", "--mountpath", "/m", "--proxy-url", "http://p:1"});
+        QVERIFY(d.ok());
+        QCOMPARE(d->archiveMaxMembers, std::uint64_t{1'000'000});
+        QCOMPARE(d->archiveMaxMemberSize, std::uint64_t{4} << 30);
+        QCOMPARE(d->archiveMaxTotalSize, std::uint64_t{64} << 30);
+        QCOMPARE(d->archiveMaxCompressionRatio, std::uint64_t{200});
+        QCOMPARE(d->archiveIndexCacheBytes, std::uint64_t{64} << 20);
+        QVERIFY(d->archiveIndex);
+        const auto file = writeFile("archive.json", R"({"archive_max_members": 10, "archive_max_member_size": 100,
+            "archive_max_total_size": 1000, "archive_max_compression_ratio": 5, "archive_index_cache_bytes": 0,
+            "archive_index": false})");
+        auto c = parse({"--role", "proxy", "--data-dir", "/d", "--config", file, "--archive-max-members", "11"});
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
+        QCOMPARE(c->archiveMaxMembers, std::uint64_t{11});  // flag over file
+        QCOMPARE(c->archiveMaxMemberSize, std::uint64_t{100});
+        QCOMPARE(c->archiveMaxTotalSize, std::uint64_t{1000});
+        QCOMPARE(c->archiveMaxCompressionRatio, std::uint64_t{5});
+        QCOMPARE(c->archiveIndexCacheBytes, std::uint64_t{0});
+        QVERIFY(!c->archiveIndex);
+        const auto j = nlohmann::json(*c);
+        QCOMPARE(j.at("archive_max_members").get<std::uint64_t>(), std::uint64_t{11});
+        QCOMPARE(j.at("archive_index").get<bool>(), false);
     }
 
     void help()

@@ -1,0 +1,25 @@
+#pragma once
+// Merging the targets' pages of one list-objects call into the page the
+// proxy answers. Each target sends its names after the token in name order
+// up to its own continuation token; with the archive flag every shard is
+// followed by its members ("shard.tar/member", kEntryInArch). A member
+// stays attached to its shard: the page is ordered by (object name, member
+// order), never by the member entry's full name (which could sort among
+// other objects: "a.tar-x" < "a.tar/m"), and it is cut between objects only,
+// so the continuation token is always an object name.
+//
+// Pure function: no I/O, testable without a cluster.
+
+#include "api/object_list.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tessera::daemon::proxy {
+
+// `pageSize` counts objects; a shard's members come with it whatever their
+// number. An entry listed by two targets (a copy a placement change left
+// behind) is listed once, with the members of the first target's copy.
+api::ObjectList mergeListPages(std::vector<api::ObjectList> pages, std::uint32_t pageSize);
+
+}  // namespace tessera::daemon::proxy

@@ -1,0 +1,115 @@
+// The proxy's merge of target listing pages, with shard members (archive
+// flag) kept right after their shard and pages cut between objects only.
+#include "proxy/list_merge.h"
+
+#include <QTest>
+
+using namespace tessera;
+using tessera::daemon::proxy::mergeListPages;
+
+namespace {
+
+api::ObjEntry obj(const std::string& name, std::int64_t size = 1)
+{
+    api::ObjEntry e;
+    e.name = name;
+    e.size = size;
+    return e;
+}
+
+api::ObjEntry member(const std::string& name, std::int64_t size = 1)
+{
+    auto e = obj(name, size);
+    e.flags = api::kEntryInArch;
+    return e;
+}
+
+api::ObjectList page(std::vector<api::ObjEntry> entries, std::string token = {})
+{
+    api::ObjectList p;
+    p.entries = std::move(entries);
+    p.continuationToken = std::move(token);
+    return p;
+}
+
+std::vector<std::string> names(const api::ObjectList& l)
+{
+    std::vector<std::string> out;
+    for (const auto& e : l.entries) out.push_back(e.name);
+    return out;
+}
+
+}  // namespace
+
+class TestListMerge : public QObject {
+    Q_OBJECT
+
+private slots:
+    void plainNamesInOrder()
+    {
+        auto out = mergeListPages({page({obj("b"), obj("d")}), page({obj("a"), obj("c")})}, 10);
+        QCOMPARE(names(out), (std::vector<std::string>{"a", "b", "c", "d"}));
+        QVERIFY(out.continuationToken.empty());
+    }
+
+    // "a.tar-x" sorts before "a.tar/m" by full name; members still follow
+    // their shard and precede the next object.
+    void membersStayWithTheirShard()
+    {
+        auto t1 = page({obj("a.tar"), member("a.tar/m1"), member("a.tar/m0"), obj("c.tar"), member("c.tar/z")});
+        auto t2 = page({obj("a.tar-x"), obj("b")});
+        auto out = mergeListPages({t1, t2}, 10);
+        QCOMPARE(names(out), (std::vector<std::string>{"a.tar", "a.tar/m1", "a.tar/m0", "a.tar-x", "b", "c.tar",
+                                                       "c.tar/z"}));
+        QCOMPARE(out.entries[1].flags, api::kEntryInArch);
+        QCOMPARE(out.entries[0].flags, 0u);
+    }
+
+    // The page size counts objects; the token is the last object's name.
+    void pageCutBetweenObjects()
+    {
+        auto t1 = page({obj("a.tar"), member("a.tar/1"), member("a.tar/2"), obj("c")});
+        auto t2 = page({obj("b.tar"), member("b.tar/1")});
+        auto out = mergeListPages({t1, t2}, 2);
+        QCOMPARE(names(out), (std::vector<std::string>{"a.tar", "a.tar/1", "a.tar/2", "b.tar", "b.tar/1"}));
+        QCOMPARE(out.continuationToken, std::string("b.tar"));
+    }
+
+    // A target that stopped early bounds what the page may hold.
+    void coveredUpToTheSmallestToken()
+    {
+        auto t1 = page({obj("a.tar"), member("a.tar/x"), obj("b.tar"), member("b.tar/y")}, "b.tar");
+        auto t2 = page({obj("a1"), obj("c")});
+        auto out = mergeListPages({t1, t2}, 10);
+        QCOMPARE(names(out), (std::vector<std::string>{"a.tar", "a.tar/x", "a1", "b.tar", "b.tar/y"}));
+        QCOMPARE(out.continuationToken, std::string("b.tar"));
+    }
+
+    void duplicateObjectListedOnce()
+    {
+        auto t1 = page({obj("s.tar"), member("s.tar/a")});
+        auto t2 = page({obj("s.tar"), member("s.tar/a")});
+        auto out = mergeListPages({t1, t2}, 10);
+        QCOMPARE(names(out), (std::vector<std::string>{"s.tar", "s.tar/a"}));
+    }
+
+    void errorFlagKept()
+    {
+        auto bad = obj("bad.tar");
+        bad.flags = api::kEntryArchError;
+        bad.error = "damaged tar shard";
+        auto out = mergeListPages({page({bad, obj("ok")})}, 10);
+        QCOMPARE(out.entries.size(), std::size_t{2});
+        QCOMPARE(out.entries[0].flags, api::kEntryArchError);
+        QCOMPARE(out.entries[0].error, std::string("damaged tar shard"));
+    }
+
+    void orphanMemberDropped()
+    {
+        auto out = mergeListPages({page({member("x.tar/a"), obj("y")})}, 10);
+        QCOMPARE(names(out), (std::vector<std::string>{"y"}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestListMerge)
+#include "test_list_merge.moc"
