@@ -103,6 +103,33 @@ const std::vector<Command>& commands()
         {{"cat"}, "cat BUCKET/NAME", "write an object to stdout", "", cmdCat},
         {{"head"}, "head BUCKET/NAME", "show an object's size, checksum, version, atime, target", "", cmdHead},
         {{"rm"}, "rm BUCKET/NAME...", "delete objects", "Exits 1 when any deletion failed.\n", cmdRemove},
+        {{"archive", "ls"},
+         "archive ls BUCKET/SHARD",
+         "list a shard's members with their sizes",
+         "Works for .tar, .tgz/.tar.gz, .tar.lz4 and .zip shards. A shard that cannot\n"
+         "be read (damaged, unsafe, over a limit) is an error naming the reason.\n"
+         "The last line says the listing is complete.\n",
+         cmdArchiveList},
+        {{"archive", "get"},
+         "archive get BUCKET/SHARD MEMBER|--regex R [--mode M]|--wdskey KEY [OUT|-]",
+         "read one member, or the members that match as one .tar",
+         "  MEMBER         the member's path in the shard (archpath)\n"
+         "  --regex R      every member that matches R, as one .tar (archregx)\n"
+         "  --mode M       how R matches: regexp (default), prefix, suffix, substr, wdskey\n"
+         "  --wdskey KEY   every file of one WebDataset sample (the same as --mode wdskey)\n"
+         "  --mime F       the shard's format when its name does not say: tar, tgz,\n"
+         "                 tar.lz4, zip (archmime)\n"
+         "OUT defaults to the member's file name (SHARD-selection.tar for a selection);\n"
+         "'-' writes to stdout. A file is written whole or not at all.\n",
+         cmdArchiveGet},
+        {{"archive", "put"},
+         "archive put --append FILE BUCKET/SHARD MEMBER",
+         "append FILE to a shard as MEMBER (creating the shard when absent)",
+         "Appends are serialized per shard; readers see the old or the new shard,\n"
+         "never a partial one. A .tar keeps its bytes; other formats are rewritten\n"
+         "(a member of the same name is replaced).\n"
+         "  --mime F       the shard's format when its name does not say\n",
+         cmdArchivePut},
         {{"job", "start"},
          "job start KIND",
          "start a job on every target (kinds: rebalance)",

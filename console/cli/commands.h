@@ -25,5 +25,8 @@ int cmdJobShow(CliContext& ctx);
 int cmdJobWait(CliContext& ctx);
 int cmdJobAbort(CliContext& ctx);
 int cmdDemoFashionMnist(CliContext& ctx);
+int cmdArchiveList(CliContext& ctx);
+int cmdArchiveGet(CliContext& ctx);
+int cmdArchivePut(CliContext& ctx);
 
 }  // namespace tessera::cli
