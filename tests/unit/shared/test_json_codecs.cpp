@@ -133,20 +133,25 @@ private slots:
 
     void objEntryRoundTrip()
     {
-        const ObjEntry full{"train/x.jpg", 12345, "0123456789abcdef", "2026-01-01T00:00:00.000000000Z", "7"};
+        const ObjEntry full{"train/x.jpg", 12345, "0123456789abcdef", "2026-01-01T00:00:00.000000000Z", "7", 0, ""};
         auto j = nlohmann::json(full);
         QCOMPARE(j["name"].get<std::string>(), full.name);
         QCOMPARE(j["size"].get<std::int64_t>(), std::int64_t{12345});
         QVERIFY(j.get<ObjEntry>() == full);
 
         // Only the name: unrequested fields stay out of the JSON; size reads back as -1.
-        const ObjEntry bare{"n", -1, "", "", ""};
+        const ObjEntry bare{"n", -1, "", "", "", 0, ""};
         j = nlohmann::json(bare);
         QCOMPARE(j.dump(), std::string(R"({"name":"n"})"));
         QVERIFY(j.get<ObjEntry>() == bare);
 
         // Size 0 is a real size and survives.
-        const ObjEntry zero{"z", 0, "", "", ""};
+        const ObjEntry member{"s.tar/m", 3, "", "", "", kEntryInArch, ""};
+        QVERIFY(nlohmann::json(member).get<ObjEntry>() == member);
+        QCOMPARE(nlohmann::json(member).at("flags").get<std::uint32_t>(), 128u);
+        const ObjEntry broken{"b.tar", 9, "", "", "", kEntryArchError, "damaged"};
+        QVERIFY(nlohmann::json(broken).get<ObjEntry>() == broken);
+        const ObjEntry zero{"z", 0, "", "", "", 0, ""};
         QVERIFY(nlohmann::json(zero).get<ObjEntry>() == zero);
 
         bool threw = false;
@@ -164,8 +169,8 @@ private slots:
         l.uuid = "list-1";
         l.flags = 3;
         l.continuationToken = "b/c";
-        l.entries.push_back(ObjEntry{"a", 10, "0123456789abcdef", "2026-01-01T00:00:00.000000000Z", "2"});
-        l.entries.push_back(ObjEntry{"b/c", 0, "", "", ""});
+        l.entries.push_back(ObjEntry{"a", 10, "0123456789abcdef", "2026-01-01T00:00:00.000000000Z", "2", 0, ""});
+        l.entries.push_back(ObjEntry{"b/c", 0, "", "", "", 0, ""});
         auto back = parseObjectList(nlohmann::json(l).dump());
         QVERIFY(back.ok());
         QCOMPARE(back->continuationToken, std::string("b/c"));
