@@ -130,6 +130,44 @@ const std::vector<Command>& commands()
          "(a member of the same name is replaced).\n"
          "  --mime F       the shard's format when its name does not say\n",
          cmdArchivePut},
+        {{"archive", "bucket"},
+         "archive bucket SRC DST/SHARD --template T | --list a,b,c [--append] [--include-src-bck] [--wait]",
+         "create one shard from many objects of SRC (an archive job)",
+         "The target owning DST/SHARD builds it, reading every source object locally\n"
+         "or from its target; the shard appears whole when complete, never partial.\n"
+         "  --template T        a brace template naming the objects: img-{0000..0999}.jpg\n"
+         "  --list a,b,c        the objects, comma-separated, in shard order\n"
+         "  --append            add to DST/SHARD when it exists (its members are kept)\n"
+         "  --include-src-bck   name members SRC/OBJECT instead of OBJECT\n"
+         "  --continue-on-err   skip missing sources (counted as errors) instead of failing\n"
+         "  --mime F            the shard's format when its name does not say: tar, tgz,\n"
+         "                      tar.lz4, zip\n"
+         "  --wait              wait for the job and print its final status\n"
+         "At most 100000 objects per shard. Without --wait, prints the job id.\n",
+         cmdArchiveBucket},
+        {{"ishard"},
+         "ishard SRC[/PREFIX] DST [--shard-size 16MiB | --sample-count N] [--template T] [--ext .tar] "
+         "[--sort alpha|shuffle:SEED|none] [--missing-ext abort|warn|ignore|exclude --expect .png,.cls] "
+         "[--dry-run] [--wait]",
+         "turn loose files into WebDataset shards (an ishard job)",
+         "Groups SRC's objects (under PREFIX) into samples by WebDataset key (the name up\n"
+         "to the first dot of its last component) and writes them to shards in DST. A\n"
+         "sample is never split; its files stay together, ordered by extension.\n"
+         "  --shard-size S     cut a shard before the next sample would pass S (as .tar):\n"
+         "                     16MiB (default), 100MB, 1GiB; or\n"
+         "  --sample-count N   N samples per shard\n"
+         "  --template T       shard names, the extension appended (shard-{000000..999999})\n"
+         "  --ext E            .tar (default), .tgz, .tar.gz, .tar.lz4, .zip\n"
+         "  --sort O           alpha (by key, default), shuffle:SEED (reproducible),\n"
+         "                     shuffle (a random seed), none (listing order)\n"
+         "  --missing-ext A    a sample lacking one of --expect: abort (nothing starts),\n"
+         "                     warn, ignore (default), exclude (left out)\n"
+         "  --expect LIST      the extensions every sample has: .png,.cls,.json\n"
+         "  --key-pattern RE   a regex whose group 1 is the sample key (instead of WebDataset's)\n"
+         "  --dry-run          print the plan (shards, samples, sizes); start nothing\n"
+         "  --wait             wait for the job and print its final status\n"
+         "At most 1000000 objects per job.\n",
+         cmdIshard},
         {{"job", "start"},
          "job start KIND",
          "start a job on every target (kinds: rebalance)",
@@ -146,6 +184,40 @@ const std::vector<Command>& commands()
          "  --timeout S    give up after S seconds (exit 1); default: no limit\n",
          cmdJobWait},
         {{"job", "abort"}, "job abort ID", "abort a job on every target", "", cmdJobAbort},
+        {{"bench"},
+         "bench MODE --bucket B [options] | bench --url-get|--url-put URL [options]",
+         "load generator: PUT/GET/mixed/list ops/s, MB/s and latency percentiles",
+         "Modes (objects in --bucket; through the proxy, which redirects, unless --direct):\n"
+         "  put            PUT new objects PREFIX + obj-00000000, obj-00000001, ...\n"
+         "  get            GET objects that exist: those under --prefix, or first PUT\n"
+         "                 --count-objects N of them (PREFIX + obj-%08u) and read those\n"
+         "  mixed          GET and PUT (overwrite) the same objects; --pct-put N % PUTs\n"
+         "  list           list the bucket (--prefix) page by page through the proxy\n"
+         "  --url-get URL  GET any HTTP server's URL (nginx, for a comparison); with\n"
+         "                 --count-objects N, \"{i}\" in URL takes 00000000..N-1\n"
+         "  --url-put URL  PUT to URL; a URL ending in '/' gets a new file per PUT\n"
+         "Options:\n"
+         "  --workers N          concurrent requests, each on its own connection(s); 1..4096 (16)\n"
+         "  --threads N          I/O threads (default: min(workers, CPUs))\n"
+         "  --duration D         run for D: 500ms, 10s (default), 2m, 1h; or\n"
+         "  --count N            stop after N operations\n"
+         "  --size S             object size: 4096, 1KiB, 1MiB, 64MiB (default 1KiB), or\n"
+         "  --min-size S --max-size S   sizes uniform in [min, max]; at most 4GiB\n"
+         "  --bucket B           required for Tessera modes; put/mixed create it if missing\n"
+         "  --prefix P           object name prefix (put, get, mixed) or listing prefix\n"
+         "  --count-objects N    get, mixed: PUT N objects first (1..10000000)\n"
+         "  --pct-put N          mixed: share of PUTs, 0..100 (default 50)\n"
+         "  --pagesize N         list: names per page, 1..10000 (default: the proxy's)\n"
+         "  --direct             read the cluster map, compute HRW, go straight to the target\n"
+         "  --verify             GET: xxhash64 of each body vs its ais-checksum-value\n"
+         "  --keepalive on|off   reuse connections (default on); --no-keepalive = off\n"
+         "  --interval D         one row per D (default 1s, at least 100ms)\n"
+         "  --timeout D          per request step (default 30s)\n"
+         "Prints a row per interval and op kind (ops/s, MB/s = 10^6 B/s, names/s,\n"
+         "latency min/avg/p50/p90/p99/max, errors) and a summary; with --json one JSON\n"
+         "document at the end. Objects written are left in the bucket.\n"
+         "Exits 1 when any operation failed.\n",
+         cmdBench},
         {{"demo", "fashion-mnist"},
          "demo fashion-mnist [--bucket B] [--limit N] [--source DIR] [--out DIR] [--workers N] [--force]",
          "load Fashion-MNIST (Debian's dataset-fashion-mnist) as WebDataset samples",

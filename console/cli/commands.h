@@ -25,8 +25,11 @@ int cmdJobShow(CliContext& ctx);
 int cmdJobWait(CliContext& ctx);
 int cmdJobAbort(CliContext& ctx);
 int cmdDemoFashionMnist(CliContext& ctx);
+int cmdBench(CliContext& ctx);
 int cmdArchiveList(CliContext& ctx);
 int cmdArchiveGet(CliContext& ctx);
 int cmdArchivePut(CliContext& ctx);
+int cmdArchiveBucket(CliContext& ctx);
+int cmdIshard(CliContext& ctx);
 
 }  // namespace tessera::cli

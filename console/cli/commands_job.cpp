@@ -3,6 +3,7 @@
 #include "api/json_util.h"
 #include "arg_parser.h"
 #include "commands.h"
+#include "job_wait.h"
 #include "output.h"
 
 #include <chrono>
@@ -101,27 +102,37 @@ int cmdJobShow(CliContext& ctx)
     return kExitOk;
 }
 
-int cmdJobWait(CliContext& ctx)
+int waitForJob(CliContext& ctx, client::Client& client, const std::string& id, std::uint64_t timeoutSec)
 {
-    auto args = parseArgs(ctx.args, {"--timeout"}, {});
-    const auto id = oneArg(args, "job id");
-    const auto timeoutSec = args.number("--timeout", 0);  // 0: no limit
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSec);
-    auto client = ctx.makeClient();
+    bool progressShown = false;
     while (true) {
         auto st = client.job(id);
         if (!st) return ctx.fail(st.error());
         if (api::isFinal(st->state)) {
+            if (progressShown) *ctx.err << "\n";
             printJob(ctx, *st);
             return st->state == api::JobState::Finished ? kExitOk : kExitFailed;
         }
-        if (!ctx.json) *ctx.err << "\r" << st->phase << ": " << progressText(st->progress) << "   " << std::flush;
+        if (!ctx.json) {
+            *ctx.err << "\r" << st->phase << ": " << progressText(st->progress) << "   " << std::flush;
+            progressShown = true;
+        }
         if (timeoutSec > 0 && std::chrono::steady_clock::now() >= deadline) {
             *ctx.err << "\nerror: job " << id << " still running after " << timeoutSec << " s\n";
             return kExitFailed;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
     }
+}
+
+int cmdJobWait(CliContext& ctx)
+{
+    auto args = parseArgs(ctx.args, {"--timeout"}, {});
+    const auto id = oneArg(args, "job id");
+    const auto timeoutSec = args.number("--timeout", 0);  // 0: no limit
+    auto client = ctx.makeClient();
+    return waitForJob(ctx, client, id, timeoutSec);
 }
 
 int cmdJobAbort(CliContext& ctx)

@@ -175,6 +175,34 @@ api::Result<api::JobStatus> Client::abortJob(std::string_view id)
     return api::parseJobStatus(r->body);
 }
 
+api::Result<api::JobStatus> Client::startArchive(const api::ArchiveMsg& msg)
+{
+    nlohmann::json value = msg;
+    value.erase("src_bck");  // the URL names it
+    const nlohmann::json body{{"action", "archive"}, {"value", std::move(value)}};
+    auto r = call(Method::Post, bucketUrl(msg.srcBck), Body::string(body.dump()), {{"Content-Type", "application/json"}});
+    if (!r) return r.error();
+    return api::parseJobStatus(r->body);
+}
+
+api::Result<api::JobStatus> Client::startIshard(const spec::IshardSpec& spec)
+{
+    auto r = call(Method::Post, m_endpoint + "/v1/ishard", Body::string(nlohmann::json(spec).dump()),
+                  {{"Content-Type", "application/json"}});
+    if (!r) return r.error();
+    return api::parseJobStatus(r->body);
+}
+
+api::Result<spec::IshardPlan> Client::ishardDryRun(const spec::IshardSpec& spec)
+{
+    auto r = call(Method::Post, m_endpoint + "/v1/ishard?dry_run=true", Body::string(nlohmann::json(spec).dump()),
+                  {{"Content-Type", "application/json"}});
+    if (!r) return r.error();
+    auto j = nlohmann::json::parse(r->body, nullptr, false);
+    if (!j.is_object() || !j.contains("plan")) return api::Error::unavailable("ishard dry run: unreadable answer");
+    return spec::planFromJson(j["plan"]);
+}
+
 api::Result<nlohmann::json> Client::clusterInfo(std::string_view what)
 {
     return getJson(m_endpoint + "/v1/cluster?what=" + api::percentEncode(what), "cluster info");

@@ -6,11 +6,14 @@
 //
 // Thread safety: one Client per thread (it owns an HttpClient).
 
+#include "api/archive_msg.h"
 #include "api/bmd.h"
 #include "api/object_list.h"
 #include "api/result.h"
 #include "api/smap.h"
 #include "http_client.h"
+#include "spec/ishard_plan.h"
+#include "spec/ishard_spec.h"
 #include "api/job.h"
 
 #include <cstdint>
@@ -119,6 +122,14 @@ public:
     api::Result<std::vector<api::JobStatus>> listJobs();
     api::Result<api::JobStatus> job(std::string_view id);
     api::Result<api::JobStatus> abortJob(std::string_view id);
+
+    // Shard-creating jobs. startArchive: POST /v1/buckets/SRC
+    // {"action":"archive"} (msg.srcBck is the source). startIshard: POST
+    // /v1/ishard; the spec's dry_run must be false. ishardDryRun: the plan
+    // (shard names, samples, sizes; no members), nothing started.
+    api::Result<api::JobStatus> startArchive(const api::ArchiveMsg& msg);
+    api::Result<api::JobStatus> startIshard(const spec::IshardSpec& spec);
+    api::Result<spec::IshardPlan> ishardDryRun(const spec::IshardSpec& spec);
 
     std::string objectUrl(std::string_view bucket, std::string_view name) const;
     std::string bucketUrl(std::string_view bucket) const;

@@ -153,6 +153,7 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
             plan.inputBytes += objects[m.index].size;
         }
         plan.objects += s.members.size();
+        cur.objects += s.members.size();
         cur.bytes += s.tarBytes;
         ++cur.samples;
         ++plan.samples;
@@ -172,7 +173,7 @@ nlohmann::json planToJson(const IshardPlan& plan, bool withMembers)
 {
     auto shards = nlohmann::json::array();
     for (const auto& s : plan.shards) {
-        nlohmann::json js{{"name", s.name}, {"samples", s.samples}, {"objects", s.members.size()}, {"bytes", s.bytes}};
+        nlohmann::json js{{"name", s.name}, {"samples", s.samples}, {"objects", s.objects}, {"bytes", s.bytes}};
         if (withMembers) {
             auto m = nlohmann::json::array();
             for (const auto& o : s.members) m.push_back(nlohmann::json::array({o.name, o.size}));
@@ -199,6 +200,7 @@ api::Result<IshardPlan> planFromJson(const nlohmann::json& j)
             PlannedShard s;
             s.name = js.at("name").get<std::string>();
             s.samples = js.at("samples").get<std::uint64_t>();
+            s.objects = js.value("objects", std::uint64_t{0});
             s.bytes = js.at("bytes").get<std::uint64_t>();
             if (js.contains("members")) {
                 for (const auto& m : js["members"]) s.members.push_back({m.at(0).get<std::string>(), m.at(1).get<std::uint64_t>()});

@@ -1,0 +1,77 @@
+#pragma once
+// One HTTP/1.1 connection of a benchmark worker to one host:port, used by
+// one coroutine at a time on its io_context's thread. It connects on first
+// use (and again after the server or the client closed it), sends one
+// request and reads the response into a SinkBody.
+//
+// Bodies above api::kSmallBodyBytes go with `Expect: 100-continue` when the
+// request may be redirected (a proxy answers 307 before the body, then
+// closes): the same rule as client::HttpClient, so the bench measures what
+// Tessera's own client does.
+
+#include "sink_body.h"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/verb.hpp>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tessera::cli::bench {
+
+struct RequestSpec {
+    boost::beast::http::verb verb = boost::beast::http::verb::get;
+    std::string_view target;  // path and query
+    const char* body = nullptr;
+    std::size_t bodySize = 0;
+    bool expectContinue = false;  // only honoured for bodies > kSmallBodyBytes
+    bool keepalive = true;
+};
+
+struct ExchangeResult {
+    std::string error;  // empty when a whole response was read
+    bool transportError = false;
+    bool reused = false;  // the connection had served a request before this one
+    unsigned status = 0;
+    std::string location;  // Location, for redirects
+    std::string checksum;  // ais-checksum-value
+    std::uint64_t bodyBytes = 0;
+};
+
+class BenchConnection {
+public:
+    BenchConnection(boost::asio::io_context& io, std::string host, std::string port,
+                    std::chrono::milliseconds timeout);
+
+    const std::string& host() const { return m_host; }
+    const std::string& port() const { return m_port; }
+
+    // Never throws; failures are in ExchangeResult::error. After a failure,
+    // or a response that closes the connection, the next call reconnects.
+    // `sink` says where the body goes (its byte count starts from zero).
+    boost::asio::awaitable<ExchangeResult> exchange(const RequestSpec& spec, SinkBody::value_type sink);
+
+    std::uint64_t connects() const { return m_connects; }
+
+private:
+    boost::asio::awaitable<std::string> connect();
+    void close();
+
+    std::string m_host;
+    std::string m_port;
+    std::string m_hostHeader;
+    std::chrono::milliseconds m_timeout;
+    boost::beast::tcp_stream m_stream;
+    boost::beast::flat_buffer m_buffer;
+    bool m_open = false;
+    bool m_resolved = false;
+    boost::asio::ip::tcp::endpoint m_endpoint;
+    std::uint64_t m_requestsOnConnection = 0;
+    std::uint64_t m_connects = 0;
+};
+
+}  // namespace tessera::cli::bench

@@ -1,0 +1,57 @@
+#pragma once
+// The options of `tessera bench`, parsed and checked: every limit is
+// explicit, and anything malformed or contradictory is a BadRequest whose
+// message names the option (the command turns it into a usage error, exit 2).
+
+#include "api/result.h"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::cli::bench {
+
+enum class BenchMode { Put, Get, Mixed, List, UrlGet, UrlPut };
+const char* benchModeName(BenchMode mode);
+
+struct BenchOptions {
+    BenchMode mode = BenchMode::Get;
+    unsigned workers = 16;  // concurrent requests, each on its own connection(s)
+    unsigned threads = 0;   // I/O threads; 0 = min(workers, hardware threads)
+    // Stop after `count` operations, else after `duration`.
+    std::uint64_t count = 0;
+    std::chrono::milliseconds duration{10000};
+    std::chrono::milliseconds interval{1000};  // one row per interval
+    std::uint64_t minSize = 1024;  // object size, uniform in [minSize, maxSize]
+    std::uint64_t maxSize = 1024;
+    std::string bucket;
+    std::string prefix;  // object names (put, get, mixed) or listing prefix (list)
+    // get/mixed: PUT this many objects first (prefix + "obj-%08u"), then read
+    // them; 0 = read the objects that already exist under --prefix.
+    // url-get: "{i}" in the URL takes the values 00000000..N-1.
+    std::uint64_t countObjects = 0;
+    unsigned pctPut = 50;  // mixed: share of PUTs, 0..100
+    std::uint32_t pageSize = 0;  // list: names per page; 0 = the server's default
+    bool direct = false;     // compute HRW from the cluster map and go to the target
+    bool verify = false;     // GET: xxhash64 of the body vs ais-checksum-value
+    bool keepalive = true;   // off: a new connection per request
+    std::string url;         // url-get / url-put
+    std::chrono::milliseconds timeout{30000};  // per request (connect and each read/write)
+
+    bool fixedSize() const { return minSize == maxSize; }
+};
+
+// `args` are the words after "bench": MODE then options. --json is a global
+// option and never reaches here.
+api::Result<BenchOptions> parseBenchOptions(const std::vector<std::string>& args);
+
+// Limits.
+constexpr unsigned kMaxWorkers = 4096;
+constexpr unsigned kMaxThreads = 256;
+constexpr std::uint64_t kMaxObjectSize = std::uint64_t{4} << 30;  // one buffer in memory holds the payload
+constexpr std::uint64_t kMaxCountObjects = 10'000'000;
+constexpr std::chrono::milliseconds kMinInterval{100};
+constexpr std::chrono::hours kMaxDuration{24};
+
+}  // namespace tessera::cli::bench

@@ -1,0 +1,152 @@
+#include "bench_worker.h"
+
+#include "api/object_list.h"
+#include "client/http_client.h"
+
+#include <chrono>
+#include <exception>
+
+namespace tessera::cli::bench {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+
+BenchWorker::BenchWorker(asio::io_context& io, const BenchWorkload& workload, const BenchOptions& options,
+                         RunControl& control, BenchStats& stats, unsigned index)
+    : m_io(io), m_workload(workload), m_options(options), m_control(control), m_stats(stats),
+      m_byEndpoint(workload.endpoints().size())
+{
+    m_state.index = index;
+    m_state.rng = 0x9e3779b97f4a7c15ull * (index + 1) + 1;  // distinct, never zero
+}
+
+std::uint64_t BenchWorker::connects() const
+{
+    std::uint64_t n = 0;
+    for (const auto& c : m_byEndpoint) n += c ? c->connects() : 0;
+    for (const auto& c : m_others) n += c->connects();
+    return n;
+}
+
+BenchConnection& BenchWorker::connection(std::uint32_t endpoint)
+{
+    auto& c = m_byEndpoint[endpoint];
+    if (!c) {
+        const auto& hp = m_workload.endpoints()[endpoint];
+        c = std::make_unique<BenchConnection>(m_io, hp.host, hp.port, m_options.timeout);
+    }
+    return *c;
+}
+
+BenchConnection& BenchWorker::connection(const std::string& host, const std::string& port)
+{
+    for (std::size_t i = 0; i < m_byEndpoint.size(); ++i) {
+        const auto& hp = m_workload.endpoints()[i];
+        if (hp.host == host && hp.port == port) return connection(static_cast<std::uint32_t>(i));
+    }
+    for (auto& c : m_others) {
+        if (c->host() == host && c->port() == port) return *c;
+    }
+    m_others.push_back(std::make_unique<BenchConnection>(m_io, host, port, m_options.timeout));
+    return *m_others.back();
+}
+
+asio::awaitable<void> BenchWorker::run()
+{
+    using Clock = std::chrono::steady_clock;
+    while (m_control.claim()) {
+        m_workload.next(m_state, m_op);
+        const auto t0 = Clock::now();
+        Outcome out;
+        try {
+            out = co_await perform(m_op);
+        } catch (const std::exception& e) {
+            // A bug or an allocation failure: count it, never take the run down.
+            out.error = std::string("internal: ") + e.what();
+        }
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+        m_stats.record(m_op.kind, static_cast<std::uint64_t>(ns), out.bytes, out.items, out.error);
+    }
+}
+
+asio::awaitable<BenchWorker::Outcome> BenchWorker::perform(const PlannedOp& op)
+{
+    Outcome out;
+    RequestSpec spec;
+    spec.verb = op.verb;
+    spec.target = op.target;
+    spec.keepalive = m_options.keepalive;
+    spec.expectContinue = op.mayRedirect;
+    if (op.verb == http::verb::put) {
+        spec.body = m_workload.payload().data();
+        spec.bodySize = op.size;
+    }
+    const bool verify = m_options.verify && op.kind == OpKind::Get;
+    const bool keepBody = op.kind == OpKind::List;
+
+    BenchConnection* conn = &connection(op.endpoint);
+    std::string redirected;  // owns spec.target after a redirect
+    for (int hop = 0;; ++hop) {
+        SinkBody::value_type sink;
+        if (verify) {
+            m_hash.reset();
+            sink.hash = &m_hash;
+        }
+        if (keepBody) {
+            m_listBody.clear();
+            sink.keep = &m_listBody;
+        }
+        auto r = co_await conn->exchange(spec, sink);
+        if (r.transportError && r.reused) {
+            // The server closed an idle keep-alive connection as we reused
+            // it; a fresh connection gets one more try.
+            r = co_await conn->exchange(spec, sink);
+        }
+        if (!r.error.empty()) {
+            out.error = r.error;
+            co_return out;
+        }
+        if (r.status == 301 || r.status == 302 || r.status == 307 || r.status == 308) {
+            if (hop >= kMaxRedirects) {
+                out.error = "more than " + std::to_string(kMaxRedirects) + " redirects";
+                co_return out;
+            }
+            auto u = client::parseUrl(r.location);
+            if (!u || r.location.rfind("http://", 0) != 0) {
+                out.error = "redirect to an unusable Location \"" + r.location + "\"";
+                co_return out;
+            }
+            redirected = u->target;
+            spec.target = redirected;
+            conn = &connection(u->host, u->port);
+            continue;
+        }
+        if (r.status < 200 || r.status >= 300) {
+            out.error = "HTTP " + std::to_string(r.status) + " from " + conn->host() + ":" + conn->port();
+            co_return out;
+        }
+        if (verify) {
+            if (r.checksum.empty()) {
+                out.error = "no ais-checksum-value header to verify against";
+                co_return out;
+            }
+            if (r.checksum != api::toHex64(m_hash.digest())) {
+                out.error = "checksum mismatch";
+                co_return out;
+            }
+        }
+        if (keepBody) {
+            auto page = api::parseObjectList(m_listBody);
+            if (!page) {
+                out.error = "bad listing page: " + page.error().message;
+                co_return out;
+            }
+            out.items = page->entries.size();
+            m_workload.pageDone(m_state, page->continuationToken);
+        }
+        out.bytes = op.verb == http::verb::put ? op.size : r.bodyBytes;
+        co_return out;
+    }
+}
+
+}  // namespace tessera::cli::bench

@@ -1,0 +1,122 @@
+// tessera bench: wires the options, the setup the mode needs (bucket, the
+// objects to read, the cluster map), the load generator and the report.
+#include "bench/bench_options.h"
+#include "bench/bench_report.h"
+#include "bench/bench_workload.h"
+#include "bench/load_generator.h"
+#include "commands.h"
+#include "spec/size_string.h"
+
+#include <memory>
+#include <ostream>
+
+namespace tessera::cli {
+
+namespace {
+
+using namespace bench;
+
+// PUTs `count` objects named prefix + "obj-%08u" with the run's workers and
+// sizes, quietly: the objects get and mixed then read.
+api::Status preload(const BenchOptions& options, const HostPort& endpoint, const api::Smap* smap)
+{
+    BenchOptions put = options;
+    put.mode = BenchMode::Put;
+    put.count = options.countObjects;
+    put.verify = false;
+    const BenchWorkload workload(put, endpoint, smap, {});
+    const auto totals = LoadGenerator(put, workload).run([](const IntervalSample&) {});
+    const auto& c = totals.counters[static_cast<std::size_t>(OpKind::Put)];
+    if (c.errors > 0 || c.ops != options.countObjects) {
+        return api::Error::ioError("preloading " + std::to_string(options.countObjects) + " objects: " +
+                                       std::to_string(c.errors) + " PUTs failed",
+                                   totals.errorSamples.empty() ? "" : totals.errorSamples.front());
+    }
+    return {};
+}
+
+int runBench(CliContext& ctx, const BenchOptions& options, const BenchWorkload& workload, const std::string& target,
+             const std::string& setup)
+{
+    BenchReport report(options, *ctx.out, ctx.json);
+    report.begin(target, setup);
+    const auto totals = LoadGenerator(options, workload).run([&](const IntervalSample& s) { report.interval(s); });
+    report.summary(totals);
+    std::uint64_t errors = 0;
+    for (const auto& c : totals.counters) errors += c.errors;
+    return errors == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+int cmdBench(CliContext& ctx)
+{
+    auto parsed = parseBenchOptions(ctx.args);
+    if (!parsed) throw UsageError(parsed.error().message);
+    const BenchOptions& options = *parsed;
+
+    if (options.mode == BenchMode::UrlGet || options.mode == BenchMode::UrlPut) {
+        const BenchWorkload workload(options);
+        std::string setup;
+        if (options.countObjects > 0) {
+            setup = "{i} takes " + std::to_string(options.countObjects) + " values, 00000000.." +
+                    BenchWorkload::indexedName("", options.countObjects - 1).substr(4);
+        }
+        return runBench(ctx, options, workload, options.url, setup);
+    }
+
+    auto url = client::parseUrl(ctx.endpoint);
+    if (!url || ctx.endpoint.rfind("http://", 0) != 0) {
+        throw UsageError("bench needs an http:// endpoint, got \"" + ctx.endpoint + "\"");
+    }
+    const HostPort endpoint{url->host, url->port};
+    auto client = ctx.makeClient();
+
+    const bool writes = options.mode == BenchMode::Put || options.mode == BenchMode::Mixed || options.countObjects > 0;
+    std::string setup;
+    auto props = client.bucketProps(options.bucket);
+    if (!props) {
+        if (props.kind() != api::ErrorKind::NotFound || !writes) return ctx.fail(props.error());
+        if (auto st = client.createBucket(options.bucket); !st) return ctx.fail(st.error());
+        setup = "created bucket " + options.bucket + "\n";
+    }
+
+    std::unique_ptr<api::Smap> smap;
+    if (options.direct) {
+        auto s = client.smap();
+        if (!s) return ctx.fail(s.error());
+        if (s->tmap.empty()) {
+            *ctx.err << "error: the cluster map has no targets\n";
+            return kExitFailed;
+        }
+        smap = std::make_unique<api::Smap>(std::move(s.value()));
+    }
+
+    std::vector<std::string> pool;
+    if (options.countObjects > 0) {
+        if (auto st = preload(options, endpoint, smap.get()); !st) return ctx.fail(st.error());
+        for (std::uint64_t i = 0; i < options.countObjects; ++i) {
+            pool.push_back(BenchWorkload::indexedName(options.prefix, i));
+        }
+        setup += "PUT " + std::to_string(options.countObjects) + " objects of " +
+                 spec::formatSize(options.minSize) +
+                 (options.fixedSize() ? "" : ".." + spec::formatSize(options.maxSize)) + " first (" +
+                 pool.front() + (pool.size() > 1 ? ".." + pool.back() : "") + ")";
+    } else if (options.mode == BenchMode::Get || options.mode == BenchMode::Mixed) {
+        auto names = client.listAll(options.bucket, options.prefix, api::kPropName);
+        if (!names) return ctx.fail(names.error());
+        if (names->empty()) {
+            *ctx.err << "error: no objects under " << options.bucket << "/" << options.prefix
+                     << " to read (--count-objects N PUTs some first)\n";
+            return kExitFailed;
+        }
+        for (auto& e : *names) pool.push_back(std::move(e.name));
+        setup += "reading " + std::to_string(pool.size()) + " existing objects under " + options.bucket + "/" +
+                 options.prefix;
+    }
+
+    const BenchWorkload workload(options, endpoint, smap.get(), std::move(pool));
+    return runBench(ctx, options, workload, ctx.endpoint + " bucket " + options.bucket, setup);
+}
+
+}  // namespace tessera::cli
