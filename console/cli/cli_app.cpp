@@ -219,16 +219,22 @@ const std::vector<Command>& commands()
          "Exits 1 when any operation failed.\n",
          cmdBench},
         {{"demo", "fashion-mnist"},
-         "demo fashion-mnist [--bucket B] [--limit N] [--source DIR] [--out DIR] [--workers N] [--force]",
-         "load Fashion-MNIST (Debian's dataset-fashion-mnist) as WebDataset samples",
+         "demo fashion-mnist [--bucket B] [--shard-bucket S] [--shard-size 10MiB] [--no-shard] [--limit N] "
+         "[--source DIR] [--out DIR] [--workers N] [--force]",
+         "load Fashion-MNIST (Debian's dataset-fashion-mnist) as WebDataset samples and shards",
          "Converts the 70,000 images into samples <split>/<index>.png, .cls (class index)\n"
-         "and .json (label, label_name, split, index) and uploads them as loose objects.\n"
-         "  --bucket B     destination (default fashion-mnist-raw; created if missing)\n"
-         "  --limit N      only the first N samples (default: all)\n"
-         "  --source DIR   the idx files (default /usr/share/datasets/fashion-mnist)\n"
-         "  --out DIR      keep the converted files there (default: a temporary directory)\n"
-         "  --workers N    parallel uploads, 1..256 (default 16)\n"
-         "  --force        upload even when the bucket already holds objects\n",
+         "and .json (label, label_name, split, index), uploads them as loose objects, then\n"
+         "shards them with an ishard job (alpha order) and waits for it.\n"
+         "  --bucket B       loose samples (default fashion-mnist-raw; created if missing)\n"
+         "  --shard-bucket S the shards (default fashion-mnist; created if missing)\n"
+         "  --shard-size Z   shard size (default 10MiB)\n"
+         "  --no-shard       upload only\n"
+         "  --limit N        only the first N samples (default: all)\n"
+         "  --source DIR     the idx files (default /usr/share/datasets/fashion-mnist)\n"
+         "  --out DIR        keep the converted files there (default: a temporary directory)\n"
+         "  --workers N      parallel uploads, 1..256 (default 16)\n"
+         "  --force          load again even when the buckets already hold objects\n"
+         "With samples loaded but no shards (an interrupted run), only shards them.\n",
          cmdDemoFashionMnist},
     };
     return kCommands;
