@@ -2,6 +2,9 @@
 
 #include "api/headers.h"
 
+#include <array>
+#include <boost/asio/write.hpp>
+#include <cstdio>
 #include <limits>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -33,18 +36,22 @@ void fillResult(ExchangeResult& r, const http::response_parser<SinkBody>& p)
 }
 }  // namespace
 
-BenchConnection::BenchConnection(asio::io_context& io, std::string host, std::string port,
-                                 std::chrono::milliseconds timeout)
-    : m_host(std::move(host)), m_port(std::move(port)), m_hostHeader(m_host + ":" + m_port), m_timeout(timeout),
-      m_stream(io)
+BenchConnection::BenchConnection(asio::io_context& io, std::string host, std::string port)
+    : m_host(std::move(host)), m_port(std::move(port)), m_hostHeader(m_host + ":" + m_port), m_socket(io)
 {
+}
+
+void BenchConnection::abortForTimeout()
+{
+    m_timedOut = true;
+    beast::error_code ignored;  // the pending operation completes with operation_aborted
+    m_socket.close(ignored);
 }
 
 void BenchConnection::close()
 {
     beast::error_code ignored;  // closing a socket that failed: nothing left to report
-    m_stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    m_stream.close();
+    m_socket.close(ignored);
     m_buffer.clear();
     m_open = false;
     m_requestsOnConnection = 0;
@@ -60,20 +67,20 @@ asio::awaitable<std::string> BenchConnection::connect()
         if (!ec) {
             m_endpoint = tcp::endpoint(addr, static_cast<unsigned short>(std::stoul(m_port)));
         } else {
-            tcp::resolver resolver(m_stream.get_executor());
+            tcp::resolver resolver(m_socket.get_executor());
             auto results = resolver.resolve(m_host, m_port, ec);
             if (ec || results.empty()) co_return "cannot resolve " + m_host + ": " + ec.message();
             m_endpoint = *results.begin();
         }
         m_resolved = true;
     }
-    m_stream.expires_after(m_timeout);
-    co_await m_stream.async_connect(m_endpoint, asio::redirect_error(asio::use_awaitable, ec));
+    co_await m_socket.async_connect(m_endpoint, asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
+        const bool timedOut = m_timedOut;
         close();
-        co_return "connect " + m_host + ":" + m_port + ": " + ec.message();
+        co_return "connect " + m_host + ":" + m_port + ": " + (timedOut ? "timed out" : ec.message());
     }
-    m_stream.socket().set_option(tcp::no_delay(true), ec);  // a request is one write; never wait for an ACK
+    m_socket.set_option(tcp::no_delay(true), ec);  // a request is one write; never wait for an ACK
     m_open = true;
     ++m_connects;
     co_return std::string();
@@ -82,6 +89,7 @@ asio::awaitable<std::string> BenchConnection::connect()
 asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spec, SinkBody::value_type sink)
 {
     ExchangeResult r;
+    m_timedOut = false;
     if (!m_open) {
         r.error = co_await connect();
         if (!r.error.empty()) {
@@ -92,17 +100,11 @@ asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spe
     r.reused = m_requestsOnConnection > 0;
     ++m_requestsOnConnection;
 
-    http::request<http::span_body<const char>> req{spec.verb, beast::string_view(spec.target.data(), spec.target.size()), 11};
-    req.set(http::field::host, m_hostHeader);
-    if (spec.body != nullptr || spec.verb == http::verb::put) req.body() = {spec.body, spec.bodySize};
-    req.prepare_payload();
-    if (!spec.keepalive) req.keep_alive(false);
     const bool expect = spec.expectContinue && spec.bodySize > api::kSmallBodyBytes;
-    if (expect) req.set(http::field::expect, "100-continue");
 
     beast::error_code ec;
     const auto failed = [&](const char* what) {
-        r.error = std::string(what) + " " + m_host + ":" + m_port + ": " + ec.message();
+        r.error = std::string(what) + " " + m_host + ":" + m_port + ": " + (m_timedOut ? "timed out" : ec.message());
         r.transportError = true;
         close();
     };
@@ -114,21 +116,27 @@ asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spe
     // limit", so "no limit" is the largest number (the bench reads what it asked for).
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     bool bodyUnsent = false;
-    m_stream.expires_after(m_timeout);
     if (expect) {
+        http::request<http::span_body<const char>> req{spec.verb,
+                                                       beast::string_view(spec.target.data(), spec.target.size()), 11};
+        req.set(http::field::host, m_hostHeader);
+        req.body() = {spec.body, spec.bodySize};
+        req.prepare_payload();
+        if (!spec.keepalive) req.keep_alive(false);
+        req.set(http::field::expect, "100-continue");
         http::request_serializer<http::span_body<const char>> sr(req);
-        co_await http::async_write_header(m_stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+        co_await http::async_write_header(m_socket, sr, asio::redirect_error(asio::use_awaitable, ec));
         if (ec) {
             failed("write");
             co_return r;
         }
-        co_await http::async_read_header(m_stream, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+        co_await http::async_read_header(m_socket, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
         if (ec) {
             failed("read");
             co_return r;
         }
         if (parser.get().result() == http::status::continue_) {
-            co_await http::async_write(m_stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+            co_await http::async_write(m_socket, sr, asio::redirect_error(asio::use_awaitable, ec));
             if (ec) {
                 failed("write");
                 co_return r;
@@ -138,7 +146,7 @@ asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spe
             final.get().body() = sink;
             final.header_limit(kHeaderLimit);
             final.body_limit(std::numeric_limits<std::uint64_t>::max());
-            co_await http::async_read(m_stream, m_buffer, final, asio::redirect_error(asio::use_awaitable, ec));
+            co_await http::async_read(m_socket, m_buffer, final, asio::redirect_error(asio::use_awaitable, ec));
             if (ec) {
                 failed("read");
                 co_return r;
@@ -149,19 +157,37 @@ asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spe
         }
         bodyUnsent = true;  // answered before the body: the server closes after this response
         if (!parser.is_done()) {
-            co_await http::async_read(m_stream, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+            co_await http::async_read(m_socket, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
             if (ec) {
                 failed("read");
                 co_return r;
             }
         }
     } else {
-        co_await http::async_write(m_stream, req, asio::redirect_error(asio::use_awaitable, ec));
+        // The request head is formatted into a reused buffer and goes out
+        // with the body in one gather write: no header container, no
+        // serializer and no allocation per request.
+        m_head.clear();
+        m_head.append(http::to_string(spec.verb).data(), http::to_string(spec.verb).size());
+        m_head += ' ';
+        m_head += spec.target;
+        m_head += " HTTP/1.1\r\nHost: ";
+        m_head += m_hostHeader;
+        m_head += "\r\n";
+        if (spec.bodySize > 0 || spec.verb == http::verb::put) {
+            char len[32];
+            const auto n = std::snprintf(len, sizeof len, "Content-Length: %zu\r\n", spec.bodySize);
+            m_head.append(len, static_cast<std::size_t>(n));
+        }
+        if (!spec.keepalive) m_head += "Connection: close\r\n";
+        m_head += "\r\n";
+        const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_head), asio::buffer(spec.body, spec.bodySize)};
+        co_await asio::async_write(m_socket, buffers, asio::redirect_error(asio::use_awaitable, ec));
         if (ec) {
             failed("write");
             co_return r;
         }
-        co_await http::async_read(m_stream, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+        co_await http::async_read(m_socket, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
         if (ec) {
             failed("read");
             co_return r;

@@ -33,7 +33,7 @@ BenchConnection& BenchWorker::connection(std::uint32_t endpoint)
     auto& c = m_byEndpoint[endpoint];
     if (!c) {
         const auto& hp = m_workload.endpoints()[endpoint];
-        c = std::make_unique<BenchConnection>(m_io, hp.host, hp.port, m_options.timeout);
+        c = std::make_unique<BenchConnection>(m_io, hp.host, hp.port);
     }
     return *c;
 }
@@ -47,8 +47,16 @@ BenchConnection& BenchWorker::connection(const std::string& host, const std::str
     for (auto& c : m_others) {
         if (c->host() == host && c->port() == port) return *c;
     }
-    m_others.push_back(std::make_unique<BenchConnection>(m_io, host, port, m_options.timeout));
+    m_others.push_back(std::make_unique<BenchConnection>(m_io, host, port));
     return *m_others.back();
+}
+
+void BenchWorker::checkTimeout(std::chrono::steady_clock::time_point now)
+{
+    if (m_active != nullptr && now > m_deadline) {
+        m_active->abortForTimeout();
+        m_active = nullptr;
+    }
 }
 
 asio::awaitable<void> BenchWorker::run()
@@ -96,12 +104,15 @@ asio::awaitable<BenchWorker::Outcome> BenchWorker::perform(const PlannedOp& op)
             m_listBody.clear();
             sink.keep = &m_listBody;
         }
+        m_active = conn;
+        m_deadline = std::chrono::steady_clock::now() + m_options.timeout;
         auto r = co_await conn->exchange(spec, sink);
-        if (r.transportError && r.reused) {
+        if (r.transportError && r.reused && m_active != nullptr) {
             // The server closed an idle keep-alive connection as we reused
             // it; a fresh connection gets one more try.
             r = co_await conn->exchange(spec, sink);
         }
+        m_active = nullptr;
         if (!r.error.empty()) {
             out.error = r.error;
             co_return out;

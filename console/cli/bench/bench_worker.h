@@ -10,6 +10,7 @@
 #include "bench_workload.h"
 
 #include <atomic>
+#include <chrono>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <memory>
@@ -42,6 +43,8 @@ public:
     boost::asio::awaitable<void> run();
 
     std::uint64_t connects() const;
+    // Aborts the exchange in progress when it has run past --timeout.
+    void checkTimeout(std::chrono::steady_clock::time_point now);
     std::uint64_t listPasses() const { return m_state.listPasses; }
 
     static constexpr int kMaxRedirects = 4;
@@ -65,6 +68,8 @@ private:
     PlannedOp m_op;
     std::vector<std::unique_ptr<BenchConnection>> m_byEndpoint;  // index: workload endpoint
     std::vector<std::unique_ptr<BenchConnection>> m_others;      // redirect destinations
+    BenchConnection* m_active = nullptr;  // the exchange in progress, for checkTimeout
+    std::chrono::steady_clock::time_point m_deadline = std::chrono::steady_clock::time_point::max();
     api::Xxh64Stream m_hash;
     std::string m_listBody;
 };

@@ -3,6 +3,10 @@
 #include "bench_worker.h"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -26,6 +30,8 @@ RunTotals LoadGenerator::run(const IntervalCallback& onInterval)
     const unsigned threads = std::max(1u, std::min(m_options.threads, m_options.workers));
     struct Lane {
         asio::io_context io{1};
+        asio::steady_timer watchdog{io};
+        std::size_t running = 0;  // workers not done; touched on the lane's thread only
         BenchStats stats;
         std::vector<std::unique_ptr<BenchWorker>> workers;
     };
@@ -45,11 +51,25 @@ RunTotals LoadGenerator::run(const IntervalCallback& onInterval)
     unsigned lanesDone = 0;
     std::vector<std::string> fatal;
     std::vector<std::thread> pool;
+    // Timeouts: one timer per lane visits its workers, instead of a timer
+    // armed and cancelled around every request.
+    const auto period = std::min<Clock::duration>(m_options.timeout / 4, std::chrono::milliseconds(250));
+    const auto watchdog = [](Lane& lane, Clock::duration every) -> asio::awaitable<void> {
+        while (lane.running > 0) {
+            lane.watchdog.expires_after(every);
+            boost::system::error_code ec;
+            co_await lane.watchdog.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            const auto now = Clock::now();
+            for (auto& w : lane.workers) w->checkTimeout(now);
+        }
+    };
     const auto start = Clock::now();
     for (auto& lanePtr : lanes) {
         Lane* lane = lanePtr.get();
+        lane->running = lane->workers.size();
         for (auto& worker : lane->workers) {
-            asio::co_spawn(lane->io, worker->run(), [&](std::exception_ptr e) {
+            asio::co_spawn(lane->io, worker->run(), [&, lane](std::exception_ptr e) {
+                if (--lane->running == 0) lane->watchdog.cancel();  // lets io.run() return now
                 if (!e) return;
                 try {
                     std::rethrow_exception(e);
@@ -59,6 +79,7 @@ RunTotals LoadGenerator::run(const IntervalCallback& onInterval)
                 }
             });
         }
+        asio::co_spawn(lane->io, watchdog(*lane, period), asio::detached);
         pool.emplace_back([lane, &mutex, &cv, &lanesDone] {
             lane->io.run();
             std::lock_guard lock(mutex);
@@ -95,9 +116,10 @@ RunTotals LoadGenerator::run(const IntervalCallback& onInterval)
         s.seconds = std::chrono::duration<double>(now - intervalStart).count();
         s.startSeconds = std::chrono::duration<double>(intervalStart - start).count();
         collect(s);
-        // The stragglers' tail after the deadline is counted in the totals
-        // but makes a meaningless row of its own when it is short.
-        if (!finished || s.seconds * 4 >= std::chrono::duration<double>(m_options.interval).count()) onInterval(s);
+        // The last row may be short (the operations in flight at the
+        // deadline); it is reported all the same, with its own length, so
+        // the rows always add up to the totals.
+        onInterval(s);
         intervalStart = now;
         while (nextTick <= now) nextTick += m_options.interval;
     }

@@ -1,0 +1,170 @@
+// tessera bench's command line: what each mode needs, every limit, and the
+// exact message for each malformed or contradictory combination.
+#include "bench/bench_options.h"
+
+#include <QTest>
+
+using namespace tessera;
+using namespace tessera::cli::bench;
+
+namespace {
+api::Result<BenchOptions> parse(std::initializer_list<const char*> words)
+{
+    std::vector<std::string> args;
+    for (const char* w : words) args.emplace_back(w);
+    return parseBenchOptions(args);
+}
+}  // namespace
+
+class TestBenchOptions : public QObject {
+    Q_OBJECT
+
+private slots:
+    void defaults()
+    {
+        auto o = parse({"put", "--bucket", "bench-b"});
+        QVERIFY(o.ok());
+        QCOMPARE(o->mode, BenchMode::Put);
+        QCOMPARE(o->workers, 16u);
+        QVERIFY(o->threads >= 1 && o->threads <= 16);
+        QCOMPARE(o->count, std::uint64_t{0});
+        QCOMPARE(o->duration.count(), 10000);
+        QCOMPARE(o->minSize, std::uint64_t{1024});
+        QCOMPARE(o->maxSize, std::uint64_t{1024});
+        QVERIFY(o->keepalive);
+        QVERIFY(!o->direct);
+        QVERIFY(!o->verify);
+    }
+
+    void everyKnob()
+    {
+        auto o = parse({"mixed", "--bucket=bench-b", "--prefix", "p/", "--workers", "64", "--threads", "2",
+                        "--count", "5000", "--min-size", "1KiB", "--max-size", "1MiB", "--pct-put", "30",
+                        "--count-objects", "100", "--direct", "--verify", "--keepalive", "off", "--interval",
+                        "500ms", "--timeout", "2s"});
+        QVERIFY2(o.ok(), o.ok() ? "" : o.error().message.c_str());
+        QCOMPARE(o->mode, BenchMode::Mixed);
+        QCOMPARE(o->bucket, std::string("bench-b"));
+        QCOMPARE(o->prefix, std::string("p/"));
+        QCOMPARE(o->workers, 64u);
+        QCOMPARE(o->threads, 2u);
+        QCOMPARE(o->count, std::uint64_t{5000});
+        QCOMPARE(o->minSize, std::uint64_t{1024});
+        QCOMPARE(o->maxSize, std::uint64_t{1} << 20);
+        QCOMPARE(o->pctPut, 30u);
+        QCOMPARE(o->countObjects, std::uint64_t{100});
+        QVERIFY(o->direct);
+        QVERIFY(o->verify);
+        QVERIFY(!o->keepalive);
+        QCOMPARE(o->interval.count(), 500);
+        QCOMPARE(o->timeout.count(), 2000);
+    }
+
+    void durations()
+    {
+        QCOMPARE(parse({"put", "--bucket", "bbb", "--duration", "2m"})->duration.count(), 120000);
+        QCOMPARE(parse({"put", "--bucket", "bbb", "--duration", "1.5"})->duration.count(), 1500);
+        QCOMPARE(parse({"put", "--bucket", "bbb", "--duration", "250ms"})->duration.count(), 250);
+        QCOMPARE(parse({"put", "--bucket", "bbb", "--duration", "1h"})->duration.count(), 3600000);
+    }
+
+    void urlModes()
+    {
+        auto g = parse({"--url-get", "http://127.0.0.1:8081/f", "--workers", "64"});
+        QVERIFY(g.ok());
+        QCOMPARE(g->mode, BenchMode::UrlGet);
+        QCOMPARE(g->url, std::string("http://127.0.0.1:8081/f"));
+        auto p = parse({"--url-put", "http://127.0.0.1:8081/dir/", "--size", "1MiB"});
+        QVERIFY(p.ok());
+        QCOMPARE(p->mode, BenchMode::UrlPut);
+        QCOMPARE(p->minSize, std::uint64_t{1} << 20);
+        auto i = parse({"--url-get", "http://h:1/obj-{i}", "--count-objects", "10"});
+        QVERIFY(i.ok());
+        QCOMPARE(i->countObjects, std::uint64_t{10});
+    }
+
+    // Each malformed command line and the message that names the problem.
+    void errors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const auto row = [](const char* tag, QStringList args, const char* message) {
+            QTest::newRow(tag) << args << QString(message);
+        };
+        row("no mode", {"--bucket", "bbb"}, "missing MODE (put, get, mixed, list)");
+        row("bad mode", {"copy", "--bucket", "bbb"}, "unknown mode \"copy\" (put, get, mixed, list)");
+        row("two modes", {"put", "get", "--bucket", "bbb"}, "unexpected argument \"get\"");
+        row("no bucket", {"put"}, "--bucket is required");
+        row("unknown option", {"put", "--bucket", "bbb", "--fast"}, "unknown option --fast");
+        row("missing value", {"put", "--bucket"}, "--bucket needs a value");
+        row("workers 0", {"put", "--bucket", "bbb", "--workers", "0"}, "--workers must be 1..4096");
+        row("workers big", {"put", "--bucket", "bbb", "--workers", "5000"}, "--workers must be 1..4096");
+        row("workers text", {"put", "--bucket", "bbb", "--workers", "many"},
+            "--workers needs a non-negative integer, got \"many\"");
+        row("threads big", {"put", "--bucket", "bbb", "--threads", "1000"}, "--threads must be 1..256");
+        row("count and duration", {"put", "--bucket", "bbb", "--count", "5", "--duration", "1s"},
+            "--count and --duration exclude each other");
+        row("count 0", {"put", "--bucket", "bbb", "--count", "0"}, "--count must be at least 1");
+        row("duration unit", {"put", "--bucket", "bbb", "--duration", "5y"},
+            "--duration: bad duration unit in \"5y\" (ms, s, m or h)");
+        row("duration text", {"put", "--bucket", "bbb", "--duration", "soon"},
+            "--duration: bad duration \"soon\" (e.g. 500ms, 10s, 2m)");
+        row("duration short", {"put", "--bucket", "bbb", "--duration", "10ms"}, "--duration must be at least 100ms");
+        row("duration long", {"put", "--bucket", "bbb", "--duration", "25h"}, "--duration must be at most 24h");
+        row("interval short", {"put", "--bucket", "bbb", "--interval", "50ms"}, "--interval must be at least 100ms");
+        row("size bad", {"put", "--bucket", "bbb", "--size", "3Q"},
+            "--size: size \"3Q\": unknown unit \"Q\" (examples: 4096, 100MB, 16MiB, 1.5GiB)");
+        row("size huge", {"put", "--bucket", "bbb", "--size", "5GiB"}, "--size must be at most 4GiB");
+        row("size and min", {"put", "--bucket", "bbb", "--size", "1KiB", "--min-size", "1"},
+            "--size excludes --min-size/--max-size");
+        row("min alone", {"put", "--bucket", "bbb", "--min-size", "1KiB"},
+            "--min-size and --max-size go together");
+        row("min > max", {"put", "--bucket", "bbb", "--min-size", "2KiB", "--max-size", "1KiB"},
+            "--min-size is larger than --max-size");
+        row("get nothing to read", {"get", "--bucket", "bbb"},
+            "get reads objects that exist: give --prefix of existing objects, or --count-objects N to PUT N "
+            "objects first");
+        row("count-objects 0", {"get", "--bucket", "bbb", "--count-objects", "0"},
+            "--count-objects must be 1..10000000");
+        row("count-objects put", {"put", "--bucket", "bbb", "--count-objects", "5"},
+            "--count-objects applies to get, mixed and --url-get");
+        row("pct-put get", {"get", "--bucket", "bbb", "--prefix", "p", "--pct-put", "5"}, "--pct-put applies to mixed");
+        row("pct-put 101", {"mixed", "--bucket", "bbb", "--prefix", "p", "--pct-put", "101"},
+            "--pct-put must be 0..100");
+        row("pagesize get", {"get", "--bucket", "bbb", "--prefix", "p", "--pagesize", "5"},
+            "--pagesize applies to list");
+        row("pagesize big", {"list", "--bucket", "bbb", "--pagesize", "10001"}, "--pagesize must be 1..10000");
+        row("list direct", {"list", "--bucket", "bbb", "--direct"},
+            "--direct does not apply to list (the proxy merges targets)");
+        row("list size", {"list", "--bucket", "bbb", "--size", "1KiB"}, "--size does not apply to list");
+        row("verify put", {"put", "--bucket", "bbb", "--verify"}, "--verify applies to get and mixed");
+        row("keepalive value", {"put", "--bucket", "bbb", "--keepalive", "maybe"},
+            "--keepalive is on or off, got \"maybe\"");
+        row("two urls", {"--url-get", "http://a:1/", "--url-put", "http://a:1/"},
+            "--url-get and --url-put exclude each other");
+        row("url https", {"--url-get", "https://a/"}, "--url-get needs an http:// URL, got \"https://a/\"");
+        row("url and mode", {"get", "--url-get", "http://a:1/"}, "no MODE with --url-get/--url-put");
+        row("url bucket", {"--url-get", "http://a:1/", "--bucket", "bbb"},
+            "--bucket does not apply to --url-get/--url-put");
+        row("url verify", {"--url-get", "http://a:1/", "--verify"},
+            "--verify needs a Tessera checksum header: not with a URL");
+        row("url direct", {"--url-put", "http://a:1/", "--direct"}, "--direct does not apply to --url-get/--url-put");
+        row("url count-objects no {i}", {"--url-get", "http://a:1/f", "--count-objects", "3"},
+            "--count-objects with --url-get needs {i} in the URL");
+    }
+
+    void errors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        std::vector<std::string> words;
+        for (const auto& a : args) words.push_back(a.toStdString());
+        auto o = parseBenchOptions(words);
+        QVERIFY(!o.ok());
+        QCOMPARE(o.kind(), api::ErrorKind::BadRequest);
+        QCOMPARE(QString::fromStdString(o.error().message), message);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestBenchOptions)
+#include "test_bench_options.moc"
