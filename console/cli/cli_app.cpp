@@ -130,6 +130,44 @@ const std::vector<Command>& commands()
          "(a member of the same name is replaced).\n"
          "  --mime F       the shard's format when its name does not say\n",
          cmdArchivePut},
+        {{"archive", "bucket"},
+         "archive bucket SRC DST/SHARD --template T | --list a,b,c [--append] [--include-src-bck] [--wait]",
+         "create one shard from many objects of SRC (an archive job)",
+         "The target owning DST/SHARD builds it, reading every source object locally\n"
+         "or from its target; the shard appears whole when complete, never partial.\n"
+         "  --template T        a brace template naming the objects: img-{0000..0999}.jpg\n"
+         "  --list a,b,c        the objects, comma-separated, in shard order\n"
+         "  --append            add to DST/SHARD when it exists (its members are kept)\n"
+         "  --include-src-bck   name members SRC/OBJECT instead of OBJECT\n"
+         "  --continue-on-err   skip missing sources (counted as errors) instead of failing\n"
+         "  --mime F            the shard's format when its name does not say: tar, tgz,\n"
+         "                      tar.lz4, zip\n"
+         "  --wait              wait for the job and print its final status\n"
+         "At most 100000 objects per shard. Without --wait, prints the job id.\n",
+         cmdArchiveBucket},
+        {{"ishard"},
+         "ishard SRC[/PREFIX] DST [--shard-size 16MiB | --sample-count N] [--template T] [--ext .tar] "
+         "[--sort alpha|shuffle:SEED|none] [--missing-ext abort|warn|ignore|exclude --expect .png,.cls] "
+         "[--dry-run] [--wait]",
+         "turn loose files into WebDataset shards (an ishard job)",
+         "Groups SRC's objects (under PREFIX) into samples by WebDataset key (the name up\n"
+         "to the first dot of its last component) and writes them to shards in DST. A\n"
+         "sample is never split; its files stay together, ordered by extension.\n"
+         "  --shard-size S     cut a shard before the next sample would pass S (as .tar):\n"
+         "                     16MiB (default), 100MB, 1GiB; or\n"
+         "  --sample-count N   N samples per shard\n"
+         "  --template T       shard names, the extension appended (shard-{000000..999999})\n"
+         "  --ext E            .tar (default), .tgz, .tar.gz, .tar.lz4, .zip\n"
+         "  --sort O           alpha (by key, default), shuffle:SEED (reproducible),\n"
+         "                     shuffle (a random seed), none (listing order)\n"
+         "  --missing-ext A    a sample lacking one of --expect: abort (nothing starts),\n"
+         "                     warn, ignore (default), exclude (left out)\n"
+         "  --expect LIST      the extensions every sample has: .png,.cls,.json\n"
+         "  --key-pattern RE   a regex whose group 1 is the sample key (instead of WebDataset's)\n"
+         "  --dry-run          print the plan (shards, samples, sizes); start nothing\n"
+         "  --wait             wait for the job and print its final status\n"
+         "At most 1000000 objects per job.\n",
+         cmdIshard},
         {{"job", "start"},
          "job start KIND",
          "start a job on every target (kinds: rebalance)",
@@ -181,16 +219,22 @@ const std::vector<Command>& commands()
          "Exits 1 when any operation failed.\n",
          cmdBench},
         {{"demo", "fashion-mnist"},
-         "demo fashion-mnist [--bucket B] [--limit N] [--source DIR] [--out DIR] [--workers N] [--force]",
-         "load Fashion-MNIST (Debian's dataset-fashion-mnist) as WebDataset samples",
+         "demo fashion-mnist [--bucket B] [--shard-bucket S] [--shard-size 10MiB] [--no-shard] [--limit N] "
+         "[--source DIR] [--out DIR] [--workers N] [--force]",
+         "load Fashion-MNIST (Debian's dataset-fashion-mnist) as WebDataset samples and shards",
          "Converts the 70,000 images into samples <split>/<index>.png, .cls (class index)\n"
-         "and .json (label, label_name, split, index) and uploads them as loose objects.\n"
-         "  --bucket B     destination (default fashion-mnist-raw; created if missing)\n"
-         "  --limit N      only the first N samples (default: all)\n"
-         "  --source DIR   the idx files (default /usr/share/datasets/fashion-mnist)\n"
-         "  --out DIR      keep the converted files there (default: a temporary directory)\n"
-         "  --workers N    parallel uploads, 1..256 (default 16)\n"
-         "  --force        upload even when the bucket already holds objects\n",
+         "and .json (label, label_name, split, index), uploads them as loose objects, then\n"
+         "shards them with an ishard job (alpha order) and waits for it.\n"
+         "  --bucket B       loose samples (default fashion-mnist-raw; created if missing)\n"
+         "  --shard-bucket S the shards (default fashion-mnist; created if missing)\n"
+         "  --shard-size Z   shard size (default 10MiB)\n"
+         "  --no-shard       upload only\n"
+         "  --limit N        only the first N samples (default: all)\n"
+         "  --source DIR     the idx files (default /usr/share/datasets/fashion-mnist)\n"
+         "  --out DIR        keep the converted files there (default: a temporary directory)\n"
+         "  --workers N      parallel uploads, 1..256 (default 16)\n"
+         "  --force          load again even when the buckets already hold objects\n"
+         "With samples loaded but no shards (an interrupted run), only shards them.\n",
          cmdDemoFashionMnist},
     };
     return kCommands;

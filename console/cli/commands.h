@@ -29,5 +29,7 @@ int cmdBench(CliContext& ctx);
 int cmdArchiveList(CliContext& ctx);
 int cmdArchiveGet(CliContext& ctx);
 int cmdArchivePut(CliContext& ctx);
+int cmdArchiveBucket(CliContext& ctx);
+int cmdIshard(CliContext& ctx);
 
 }  // namespace tessera::cli
