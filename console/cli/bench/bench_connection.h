@@ -15,11 +15,13 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tessera::cli::bench {
 
@@ -64,12 +66,17 @@ public:
 
 private:
     boost::asio::awaitable<std::string> connect();
+    // The rest of a response whose header may already be parsed.
+    boost::asio::awaitable<boost::beast::error_code> readResponse(
+        boost::beast::http::response_parser<SinkBody>& parser);
     void close();
 
     std::string m_host;
     std::string m_port;
     std::string m_hostHeader;
     std::string m_head;  // the request head, reused
+    std::vector<char> m_scratch;  // large bodies are read into this (allocated on first use)
+    static constexpr std::size_t kScratchBytes = 256 * 1024;
     boost::asio::ip::tcp::socket m_socket;
     bool m_timedOut = false;
     boost::beast::flat_buffer m_buffer;
