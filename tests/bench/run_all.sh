@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Runs the benchmark suite (P1, P2, P3, P4, P7 and the client check) one
+# script after the other and writes docs/benchmarks.md: the machine, the
+# versions, the date, the command, and every ratio against its goal.
+# P5 (shard-read vs loose-read) waits for `tessera bench shard-read`.
+# About 8 minutes with the defaults (most of it filling the 1M-name bucket).
+# Usage: tests/bench/run_all.sh [--quick] [--names N] [--out FILE]
+#   --quick    2 s measurements, 1 round, 100,000 names (about 2 minutes)
+#   --names N  names in the P7 bucket (default 1,000,000)
+#   --out F    the report (default docs/benchmarks.md; "-" = stdout only)
+# Needs: a release build (installers/build.sh release, or TESSERA_BUILD=...)
+# and installers/bench-deps.sh. Run it on an otherwise idle machine: other
+# work on the CPUs moves both sides of a ratio, but not always equally.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+DURATION=5
+ROUNDS=3
+NAMES=1000000
+OUT="$ROOT/docs/benchmarks.md"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) DURATION=2; ROUNDS=1; NAMES=100000; shift ;;
+    --names) NAMES="$2"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
+    *) echo "usage: $0 [--quick] [--names N] [--out FILE]" >&2; exit 2 ;;
+  esac
+done
+source "$HERE/lib.sh"
+bench_require nginx wrk dd
+
+RESULTS="$(mktemp)"
+export RESULTS
+LOG="$(mktemp)"
+trap 'rm -f "$RESULTS" "$LOG"' EXIT
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+t0=$SECONDS
+run() {
+  echo "== $*" | tee -a "$LOG" >&2
+  "$@" 2>&1 | tee -a "$LOG" >&2
+}
+run "$HERE/small_get.sh" --duration "$DURATION" --rounds "$ROUNDS"
+run "$HERE/large_get.sh" --duration "$DURATION" --rounds "$ROUNDS"
+run "$HERE/put.sh" --duration "$DURATION" --rounds "$ROUNDS"
+run "$HERE/list.sh" --names "$NAMES" --duration $((DURATION * 2))
+elapsed=$((SECONDS - t0))
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+report() {
+  echo "# Benchmarks"
+  echo
+  echo "Written by \`tests/bench/run_all.sh\`; every number below comes from one run of it."
+  echo "Each ratio compares Tessera with a reference measured in the same run on the same"
+  echo "machine, both driven by \`tessera bench\` wherever the protocol allows (so the client's"
+  echo "cost cancels out). Ratios matter; absolute numbers depend on the machine."
+  echo
+  echo "- date: $started, $elapsed s"
+  echo "- command: \`tests/bench/run_all.sh $*\` (measurements ${DURATION} s, ${ROUNDS} round(s), medians; P7 with $NAMES names)"
+  echo "- machine: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) memory, kernel $(uname -r)"
+  echo "- load average (1/5/15 min) before: $load_before, after: $load_after"
+  echo "- versions: tessera $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown), $(nginx -v 2>&1 | sed 's/^nginx version: //'), $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2), $(dd --version | head -1), $(c++ --version | head -1)"
+  echo "- build: $TESSERA_BUILD"
+  echo
+  echo "| id | measure | Tessera | reference | ratio | goal | met |"
+  echo "|---|---|---|---|---|---|---|"
+  sed 's/^RESULT /| /; s/$/ |/' "$RESULTS"
+  echo "| P5 | 1 KiB samples: shard-read vs loose-read | not measured | — | — | >= 10 x loose, >= 0.5 x libarchive | — |"
+  echo
+  echo "P5 is left out until \`tessera bench\` has the shard-read/loose-read modes (they"
+  echo "need the shard reads of the shards issue). CLIENT is the check that \`tessera bench\`"
+  echo "drives nginx at least as hard as \`wrk\` with the same connections and threads."
+  echo
+  echo "## Per-round numbers"
+  echo
+  echo '```'
+  grep -E '^(== |round |PUT |listing:)' "$LOG" || true
+  echo '```'
+}
+if [ "$OUT" = "-" ]; then
+  report "$@"
+else
+  report "$@" >"$OUT"
+  echo "wrote $OUT" >&2
+fi
+cat "$RESULTS"
