@@ -12,6 +12,7 @@
 # and installers/bench-deps.sh. Run it on an otherwise idle machine: other
 # work on the CPUs moves both sides of a ratio, but not always equally.
 set -euo pipefail
+ARGS="$*"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 DURATION=5
@@ -56,7 +57,7 @@ report() {
   echo "cost cancels out). Ratios matter; absolute numbers depend on the machine."
   echo
   echo "- date: $started, $elapsed s"
-  echo "- command: \`tests/bench/run_all.sh $*\` (measurements ${DURATION} s, ${ROUNDS} round(s), medians; P7 with $NAMES names)"
+  echo "- command: \`tests/bench/run_all.sh $ARGS\` (measurements ${DURATION} s, ${ROUNDS} round(s), medians; P7 with $NAMES names)"
   echo "- machine: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) memory, kernel $(uname -r)"
   echo "- load average (1/5/15 min) before: $load_before, after: $load_after"
   echo "- versions: tessera $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown), $(nginx -v 2>&1 | sed 's/^nginx version: //'), $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2), $(dd --version | head -1), $(c++ --version | head -1)"
@@ -78,9 +79,9 @@ report() {
   echo '```'
 }
 if [ "$OUT" = "-" ]; then
-  report "$@"
+  report
 else
-  report "$@" >"$OUT"
+  report >"$OUT"
   echo "wrote $OUT" >&2
 fi
 cat "$RESULTS"
