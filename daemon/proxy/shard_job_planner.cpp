@@ -78,7 +78,8 @@ api::Result<std::map<std::string, nlohmann::json>> ShardJobPlanner::prepareArchi
     if (!msg) return msg.error();
     if (auto st = checkBuckets(msg->srcBck, msg->toBck); !st) return st.error();
     if (auto f = archive::resolveFormat(msg->archName, msg->mime); !f) {
-        return api::Error::badRequest("invalid archive request: /archname: " + f.error().message);
+        const char* field = msg->mime.empty() ? "/archname: " : "/mime: ";
+        return api::Error::badRequest(std::string("invalid archive request: ") + field + f.error().message);
     }
     std::vector<std::string> names = msg->objNames;
     if (!msg->templ.empty()) {
