@@ -21,10 +21,12 @@ EP="http://127.0.0.1:$PORT"
 CLI="$ROOT/build/release/console/cli/tessera"
 
 # The demo dataset: Fashion-MNIST as WebDataset samples in fashion-mnist-raw
-# (70,000 samples, 210,000 small objects; skipped when the bucket has them).
+# (70,000 samples, 210,000 small objects), sharded by ishard into
+# fashion-mnist (10 MiB .tar shards). The command skips what is loaded: both
+# buckets filled means nothing to do; samples without shards are only sharded.
 # TESSERA_DEMO=0 skips it.
 if [ "${TESSERA_DEMO:-1}" != "0" ]; then
-  echo "loading the demo dataset (Fashion-MNIST) into bucket fashion-mnist-raw ..."
+  echo "loading the demo dataset (Fashion-MNIST) into buckets fashion-mnist-raw and fashion-mnist ..."
   "$CLI" --endpoint "$EP" demo fashion-mnist ||
     echo "warning: the demo dataset was not loaded (see above); the cluster runs anyway" >&2
 fi
@@ -47,6 +49,7 @@ Try it with the CLI ($CLI):
   tessera get demo/readme.md -
   tessera cluster show
   tessera ls fashion-mnist-raw --limit 6       # the demo dataset: <split>/<index>.png/.cls/.json
+  tessera ls fashion-mnist                     # ... and its WebDataset shards
   tessera show perf                            # live per-node throughput
 
 or with curl:

@@ -1,7 +1,9 @@
 // The demo dataset on Debian's real dataset-fashion-mnist: all 70,000
 // samples convert with the idx labels, and `tessera demo fashion-mnist`
-// loads samples into a real cluster (and leaves a loaded bucket alone).
+// loads samples into a real cluster, shards them with ishard (every sample
+// exactly once, its label intact), and leaves loaded buckets alone.
 #include "local_cluster.h"
+#include "shard_test_util.h"
 
 #include "demo/fashion_mnist.h"
 #include "demo/idx_file.h"
@@ -76,7 +78,10 @@ private slots:
     void loadsIntoTheCluster()
     {
         QByteArray out;
-        QCOMPARE(cli({"--json", "demo", "fashion-mnist", "--limit", "300", "--bucket", "fmnist"}, &out), 0);
+        QCOMPARE(cli({"--json", "demo", "fashion-mnist", "--limit", "300", "--bucket", "fmnist", "--shard-bucket",
+                      "fmnist-shards", "--shard-size", "64KiB"},
+                     &out),
+                 0);
         const auto doc = nlohmann::json::parse(out.toStdString());
         QCOMPARE(doc["samples"].get<int>(), 300);
         QCOMPARE(doc["objects"].get<int>(), 900);
@@ -91,9 +96,66 @@ private slots:
         QCOMPARE(r->status, 200);
         QCOMPARE(nlohmann::json::parse(r->body)["label_name"].get<std::string>(), std::string("Ankle boot"));
 
-        // Loaded already: nothing is uploaded again.
-        QCOMPARE(cli({"demo", "fashion-mnist", "--limit", "300", "--bucket", "fmnist"}, &out), 0);
-        QVERIFY(out.contains("already holds objects"));
+        // Sharded by the same command: every sample exactly once, whole.
+        QCOMPARE(doc["shard_bucket"].get<std::string>(), std::string("fmnist-shards"));
+        QCOMPARE(doc["shard_job"]["state"].get<std::string>(), std::string("finished"));
+        verifyShards();
+
+        // Loaded already: nothing is uploaded or sharded again.
+        QCOMPARE(cli({"demo", "fashion-mnist", "--limit", "300", "--bucket", "fmnist", "--shard-bucket",
+                      "fmnist-shards", "--shard-size", "64KiB"},
+                     &out),
+                 0);
+        QVERIFY(out.contains("nothing to do"));
+
+        // Samples loaded but no shards (an interrupted first run): shards only.
+        client::Client c(m_cluster.proxyUrl());
+        QVERIFY(c.destroyBucket("fmnist-shards"));
+        QCOMPARE(cli({"demo", "fashion-mnist", "--limit", "300", "--bucket", "fmnist", "--shard-bucket",
+                      "fmnist-shards", "--shard-size", "64KiB"},
+                     &out),
+                 0);
+        QVERIFY(out.contains("sharding them"));
+        verifyShards();
+    }
+
+private:
+    // The shards of fmnist-shards hold the 300 samples once each, each with
+    // its .cls, .json and .png, the label the idx file gives.
+    void verifyShards()
+    {
+        auto labels = readIdxLabels(std::string(kFashionMnistDir) + "/train-labels-idx1-ubyte.gz");
+        QVERIFY(labels);
+        client::Client c(m_cluster.proxyUrl());
+        auto list = c.listAll("fmnist-shards");
+        QVERIFY(list);
+        QVERIFY2(list->size() > 1, "64 KiB shards: several");
+        std::map<std::string, std::vector<std::string>> samples;  // key -> extensions, in shard order
+        std::map<std::string, std::string> cls, json;
+        for (const auto& e : *list) {
+            auto bytes = c.getObject("fmnist-shards", e.name);
+            QVERIFY(bytes);
+            bool ok = false;
+            for (const auto& [name, data] : tests::readShard(*bytes, archive::ArchiveFormat::Tar, &ok)) {
+                const auto dot = name.find('.');
+                const auto key = name.substr(0, dot);
+                samples[key].push_back(name.substr(dot));
+                if (name.substr(dot) == ".cls") cls[key] = data;
+                if (name.substr(dot) == ".json") json[key] = data;
+                if (name.substr(dot) == ".png") QVERIFY(data.rfind("\x89PNG", 0) == 0);
+            }
+            QVERIFY2(ok, e.name.c_str());
+        }
+        QCOMPARE(samples.size(), std::size_t{300});
+        for (const auto& [key, exts] : samples) {
+            QCOMPARE(exts, (std::vector<std::string>{".cls", ".json", ".png"}));  // once each, together
+            const auto index = std::stoul(key.substr(key.find('/') + 1));
+            const auto label = labels->labels.at(index);
+            QCOMPARE(cls[key], std::to_string(label));
+            const auto j = nlohmann::json::parse(json[key]);
+            QCOMPARE(j["label"].get<int>(), int(label));
+            QCOMPARE(j["label_name"].get<std::string>(), std::string(kFashionClasses[label]));
+        }
     }
 };
 
