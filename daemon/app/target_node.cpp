@@ -50,6 +50,8 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         });
     m_jobApi = std::make_unique<jobs::TargetJobApi>(*m_jobs);
     m_jobApi->registerRoutes(m_router);
+    m_batchGet = std::make_unique<jobs::BatchGetApi>(*m_store);
+    m_batchGet->registerRoutes(m_router);
     m_usage = std::make_unique<target::UsageScanner>(m_store->options().mountpaths,
                                                      std::chrono::milliseconds(c.usageScanIntervalMs));
 }

@@ -15,6 +15,7 @@
 #include "target/shard_service.h"
 #include "target/target_api.h"
 #include "target/usage_scanner.h"
+#include "jobs/batch_get_api.h"
 #include "jobs/job_runner.h"
 #include "jobs/target_job_api.h"
 
@@ -47,6 +48,7 @@ private:
     std::unique_ptr<target::UsageScanner> m_usage;
     std::unique_ptr<jobs::JobRunner> m_jobs;
     std::unique_ptr<jobs::TargetJobApi> m_jobApi;
+    std::unique_ptr<jobs::BatchGetApi> m_batchGet;  // peers building shards read sources through it
 };
 
 }  // namespace tessera::daemon

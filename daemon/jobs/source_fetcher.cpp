@@ -2,7 +2,11 @@
 
 #include "api/hrw.h"
 #include "api/http_error.h"
+#include "batch_get_api.h"
 #include "daemon/api/request_params.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace tessera::daemon::jobs {
 
@@ -54,7 +58,7 @@ void SourceFetcher::work()
     o.ioTimeout = std::max(m_options.peerTimeout, std::chrono::milliseconds(30000));
     client::HttpClient http(o);
     while (true) {
-        std::size_t i = 0;
+        std::size_t begin = 0, count = 0;
         {
             std::unique_lock lock(m_mutex);
             while (true) {
@@ -62,16 +66,92 @@ void SourceFetcher::work()
                 if (m_nextToFetch < m_nextToTake + m_options.maxAhead && m_buffered < m_options.maxBufferedBytes) break;
                 m_cv.wait_for(lock, kAbortCheck);
             }
-            i = m_nextToFetch++;
+            begin = m_nextToFetch;
+            count = std::min({m_options.chunk, m_items.size() - begin, m_nextToTake + m_options.maxAhead - begin});
+            m_nextToFetch += count;
         }
-        auto f = fetchOne(m_items[i], http);
+        auto fetched = fetchChunk(begin, count, http);
         {
             std::lock_guard lock(m_mutex);
-            m_buffered += f.data.size();
-            m_ready.emplace(i, std::move(f));
+            for (std::size_t k = 0; k < count; ++k) {
+                m_buffered += fetched[k].data.size();
+                m_ready.emplace(begin + k, std::move(fetched[k]));
+            }
         }
         m_cv.notify_all();
     }
+}
+
+std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin, std::size_t count,
+                                                              client::HttpClient& http) const
+{
+    std::vector<Fetched> out(count);
+    const auto smap = m_cache.smap();
+    // Remote items by (owner, bucket), in order.
+    std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> remote;
+    std::map<std::string, std::string> urls;
+    for (std::size_t k = 0; k < count; ++k) {
+        const auto& item = m_items[begin + k];
+        auto& f = out[k];
+        if (auto local = m_store.open(item.bucket, item.object); local) {
+            f.local = std::move(local.value());
+            continue;
+        } else if (local.kind() != api::ErrorKind::NotFound) {
+            f.status = api::Error{local.kind(), "cannot read " + item.bucket + "/" + item.object + ": " +
+                                                    local.error().message, {}};
+            continue;
+        }
+        const auto* owner = api::hrwTarget(*smap, api::objectUname(item.bucket, item.object));
+        if (owner == nullptr) {
+            f.status = api::Error::unavailable("no targets in the cluster map");
+        } else if (owner->id == m_selfId) {
+            f.status = api::Error::notFound("source object " + item.bucket + "/" + item.object + " does not exist");
+        } else {
+            f.ownerUrl = owner->publicNet.url;
+            urls[owner->id] = owner->publicNet.url;
+            remote[{owner->id, item.bucket}].push_back(k);
+        }
+    }
+    for (const auto& [key, ks] : remote) {
+        if (m_stop || m_ctx.aborted()) {
+            for (auto k : ks) out[k].status = api::Error::unavailable("aborted");
+            continue;
+        }
+        nlohmann::json names = nlohmann::json::array();
+        for (auto k : ks) names.push_back(m_items[begin + k].object);
+        const nlohmann::json body{{"bucket", key.second}, {"names", std::move(names)}};
+        auto r = http.send(client::Method::Post, urls[key.first] + BatchGetApi::kPath, client::Body::string(body.dump()),
+                           {{"Content-Type", "application/json"}});
+        std::size_t done = 0;  // records received, in the order asked
+        if (r && r->isSuccess()) {
+            std::string_view in = r->body;
+            BatchGetApi::Record rec;
+            while (done < ks.size()) {
+                const auto used = BatchGetApi::parseRecord(in, rec);
+                if (used == 0) break;
+                in.remove_prefix(used);
+                const auto k = ks[done];
+                const auto& item = m_items[begin + k];
+                if (rec.name != item.object) break;  // out of step: the rest one by one
+                auto& f = out[k];
+                const auto what = item.bucket + "/" + item.object;
+                switch (rec.status) {
+                case BatchGetApi::kOk: f.data = std::move(rec.data); break;
+                case BatchGetApi::kNotFound: f.status = api::Error::notFound("source object " + what + " does not exist"); break;
+                case BatchGetApi::kTooLarge: f.streamLater = true; break;
+                case BatchGetApi::kError:
+                    f.status = api::Error::ioError("cannot fetch " + what + " from " + key.first, rec.data);
+                    break;
+                case BatchGetApi::kNotSent:
+                default: f = fetchOne(item, http); break;
+                }
+                ++done;
+            }
+        }
+        // A peer without batches, a failed call or a short answer: one by one.
+        for (; done < ks.size(); ++done) out[ks[done]] = fetchOne(m_items[begin + ks[done]], http);
+    }
+    return out;
 }
 
 SourceFetcher::Fetched SourceFetcher::fetchOne(const Item& item, client::HttpClient& http) const

@@ -2,13 +2,14 @@
 // Fetches the source objects of a shard build ahead of the writer, so that
 // building shards from objects on other targets is not one round trip per
 // object. A few worker threads (each with its own HTTP client) take the
-// items in order, within a window of items and of buffered bytes; next()
-// hands them back in the original order.
+// items in order, a chunk at a time, within a window of items and of
+// buffered bytes; next() hands them back in the original order.
 //   - a copy on this target (its owner or not) is opened, not read: the
 //     writer reads the fd;
-//   - a remote object up to kMaxInMemory bytes is fetched whole from its
-//     owner (GET); a larger one is left for the writer to stream
-//     (streamLater), so memory stays bounded by the window.
+//   - the remote objects of a chunk come from each owner in one batch
+//     (BatchGetApi), up to kMaxInMemory bytes each; a larger one is left
+//     for the writer to stream (streamLater), so memory stays bounded by
+//     the window; what a batch did not carry is fetched with a GET.
 //
 // Thread safety: next() from one thread (the job's); the destructor stops
 // the workers (an in-flight GET finishes or times out) and joins them.
@@ -34,8 +35,9 @@ class SourceFetcher {
 public:
     static constexpr std::uint64_t kMaxInMemory = std::uint64_t{4} << 20;
     struct Options {
-        unsigned workers = 8;
-        std::size_t maxAhead = 256;                       // items fetched but not yet taken
+        unsigned workers = 4;
+        std::size_t chunk = 64;                           // items a worker takes at once
+        std::size_t maxAhead = 1024;                      // items fetched but not yet taken
         std::uint64_t maxBufferedBytes = std::uint64_t{64} << 20;
         std::chrono::milliseconds peerTimeout{5000};
     };
@@ -66,6 +68,7 @@ public:
 
 private:
     void work();
+    std::vector<Fetched> fetchChunk(std::size_t begin, std::size_t count, client::HttpClient& http) const;
     Fetched fetchOne(const Item& item, client::HttpClient& http) const;
 
     const target::ObjectStore& m_store;
