@@ -54,6 +54,18 @@ private:
     bool m_hard;
 };
 
+// Skips two items on purpose (an archive job's continue_on_err).
+class SkippingWork : public jobs::JobWork {
+public:
+    api::Status run(jobs::JobContext& ctx) override
+    {
+        ctx.addSkipped("b/x: missing");
+        ctx.addDone(1, 10);
+        ctx.addSkipped("b/y: missing");
+        return {};
+    }
+};
+
 bool waitFinal(jobs::JobRunner& r, const std::string& id, api::TargetJobStatus& out)
 {
     return QTest::qWaitFor(
@@ -81,6 +93,7 @@ private:
             if (kind == "wait") return std::unique_ptr<jobs::JobWork>(std::make_unique<WaitingWork>(m_release));
             if (kind == "fail-hard") return std::unique_ptr<jobs::JobWork>(std::make_unique<FailingWork>(true));
             if (kind == "fail-items") return std::unique_ptr<jobs::JobWork>(std::make_unique<FailingWork>(false));
+            if (kind == "skip-items") return std::unique_ptr<jobs::JobWork>(std::make_unique<SkippingWork>());
             return api::Error::badRequest("unknown kind " + kind);
         };
     }
@@ -166,6 +179,18 @@ private slots:
         QCOMPARE(i.state, api::JobState::Failed);
         QCOMPARE(i.progress.errors, std::uint64_t{2});
         QVERIFY(i.error.find("a/x: first") != std::string::npos);
+    }
+
+    void skippedItemsStillFinish()
+    {
+        jobs::JobRunner runner("t1", factory());
+        QVERIFY(runner.start("s", "skip-items", {}));
+        api::TargetJobStatus st;
+        QVERIFY(waitFinal(runner, "s", st));
+        QCOMPARE(st.state, api::JobState::Finished);
+        QCOMPARE(st.progress.errors, std::uint64_t{2});
+        QCOMPARE(st.progress.objectsDone, std::uint64_t{1});
+        QCOMPARE(st.error, std::string("2 item(s) skipped; the first: b/x: missing"));
     }
 
     void historyIsBounded()
