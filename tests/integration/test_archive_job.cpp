@@ -7,6 +7,7 @@
 #include "shard_test_util.h"
 
 #include "api/archive_msg.h"
+#include "api/hrw.h"
 #include "api/json_util.h"
 
 #include <QTest>
@@ -90,13 +91,23 @@ private slots:
     {
         const std::vector<std::string> names{"img-0003.jpg", "big.bin", "dir/nested.bin", "img-0000.jpg",
                                              "img-0059.jpg", "img-0017.jpg"};
-        auto m = msg("list.tar");
+        // A shard owned by another target than big.bin's, so that big.bin
+        // (over the 4 MiB a batch carries) is streamed from its owner.
+        const auto smap = m_cluster.smap();
+        const auto bigOwner = api::hrwTarget(smap, api::objectUname("arch-src", "big.bin"))->id;
+        std::string name;
+        for (int i = 0; name.empty(); ++i) {
+            const auto n = "list-" + std::to_string(i) + ".tar";
+            if (api::hrwTarget(smap, api::objectUname("arch-dst", n))->id != bigOwner) name = n;
+        }
+        auto m = msg(name);
         m.objNames = names;
         auto st = run(m);
         QCOMPARE(api::jobStateName(st.state), std::string_view("finished"));
         QCOMPARE(st.progress.objectsDone, std::uint64_t{names.size()});
         QCOMPARE(st.targets.size(), std::size_t{1});  // only the shard's owner works
-        QVERIFY(shard("list.tar", archive::ArchiveFormat::Tar) == expected(names));
+        QVERIFY(st.targets.begin()->first != bigOwner);
+        QVERIFY(shard(name, archive::ArchiveFormat::Tar) == expected(names));
     }
 
     void byTemplateWithSourceBucket()
