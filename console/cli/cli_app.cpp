@@ -173,6 +173,7 @@ const std::vector<Command>& commands()
          "start a job on every target (kinds: rebalance)",
          "rebalance: every target moves the objects it holds but no longer owns (after\n"
          "targets joined or left, or mountpaths changed) to their owners.\n"
+         "archive and ishard jobs take arguments: \"tessera archive bucket\", \"tessera ishard\".\n"
          "Prints the job id; \"tessera job wait ID\" follows it.\n",
          cmdJobStart},
         {{"job", "ls"}, "job ls", "list running and recent jobs", "", cmdJobList},
