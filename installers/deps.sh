@@ -18,9 +18,17 @@ TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4)
 # The demo dataset run.sh loads (and the tests convert).
 DATA_PACKAGES=(dataset-fashion-mnist)
 
+# Usage: installers/deps.sh [--only PACKAGE...]
+#   --only: install just the named packages the same way (installers/bench-deps.sh).
+WANTED=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${DATA_PACKAGES[@]}")
+if [ "${1:-}" = "--only" ]; then
+  shift
+  WANTED=("$@")
+fi
+
 declare -A seen=()
 PACKAGES=()
-for p in "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${DATA_PACKAGES[@]}"; do
+for p in "${WANTED[@]}"; do
   if [ -z "${seen[$p]:-}" ]; then
     seen[$p]=1
     PACKAGES+=("$p")
