@@ -48,11 +48,22 @@ void HttpServer::listen()
 
 void HttpServer::start()
 {
-    doAccept();
     const unsigned n = std::max(1u, m_ctx->options.ioThreads);
-    for (unsigned i = 0; i < n; ++i) {
-        m_threads.emplace_back([this] { m_ioc.run(); });
+    for (unsigned i = 1; i < n; ++i) {
+        m_more.push_back(std::make_unique<asio::io_context>(1));
+        m_guards.push_back(asio::make_work_guard(*m_more.back()));
     }
+    doAccept();
+    m_threads.emplace_back([this] { m_ioc.run(); });
+    for (auto& ctx : m_more) {
+        m_threads.emplace_back([c = ctx.get()] { c->run(); });
+    }
+}
+
+asio::io_context& HttpServer::nextContext()
+{
+    const std::size_t i = m_nextContext++ % (m_more.size() + 1);
+    return i == 0 ? m_ioc : *m_more[i - 1];
 }
 
 void HttpServer::stop()
@@ -63,6 +74,7 @@ void HttpServer::stop()
         m_acceptor.close(ec);
     });
     m_ioc.stop();
+    for (auto& ctx : m_more) ctx->stop();
 }
 
 void HttpServer::wait()
@@ -76,7 +88,7 @@ void HttpServer::wait()
 
 void HttpServer::doAccept()
 {
-    m_acceptor.async_accept(asio::make_strand(m_ioc), [this](boost::system::error_code ec, tcp::socket socket) {
+    m_acceptor.async_accept(asio::make_strand(nextContext()), [this](boost::system::error_code ec, tcp::socket socket) {
         if (ec) {
             if (ec == asio::error::operation_aborted || !m_acceptor.is_open()) return;
             logWarn("accept: ", ec.message());
