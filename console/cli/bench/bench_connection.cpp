@@ -32,7 +32,8 @@ void fillResult(ExchangeResult& r, const http::response_parser<SinkBody>& p)
     r.status = res.result_int();
     r.bodyBytes = res.body().bytes;
     if (auto it = res.find(http::field::location); it != res.end()) r.location = std::string(it->value());
-    if (auto it = res.find(beast::string_view(api::kHdrChecksumValue.data(), api::kHdrChecksumValue.size())); it != res.end()) r.checksum = std::string(it->value());
+    const beast::string_view checksumName(api::kHdrChecksumValue.data(), api::kHdrChecksumValue.size());
+    if (auto it = res.find(checksumName); it != res.end()) r.checksum = std::string(it->value());
 }
 }  // namespace
 

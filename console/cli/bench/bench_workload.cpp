@@ -97,7 +97,8 @@ BenchWorkload::BenchWorkload(const BenchOptions& options) : m_options(options)
     } else {
         m_urlBefore = u->target;
     }
-    m_payload = m_options.mode == BenchMode::UrlPut ? randomPayload(m_options.maxSize) : std::make_shared<std::string>();
+    m_payload = m_options.mode == BenchMode::UrlPut ? randomPayload(m_options.maxSize)
+                                                    : std::make_shared<std::string>();
 }
 
 BenchWorkload::Target BenchWorkload::placeObject(const std::string& name) const

@@ -63,7 +63,8 @@ std::uint64_t LatencyHistogram::percentile(double q) const
     if (q <= 0) return m_min;
     if (q >= 1) return m_max;
     // The rank of the value: ceil(q * count), at least 1.
-    const auto rank = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(m_count))));
+    const auto rank =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(m_count))));
     std::uint64_t seen = 0;
     for (std::size_t i = 0; i < kSlots; ++i) {
         seen += m_slots[i];
