@@ -374,4 +374,13 @@ std::pair<std::string, std::string> splitBucketPath(const std::string& s)
     return {s.substr(0, slash), s.substr(slash + 1)};
 }
 
+std::pair<std::string, std::string> needBucketPath(const std::string& s, const char* what)
+{
+    auto parts = splitBucketPath(s);
+    if (parts.first.empty() || parts.second.empty()) {
+        throw UsageError(std::string("expected BUCKET/") + what + ", got \"" + s + "\"");
+    }
+    return parts;
+}
+
 }  // namespace tessera::cli

@@ -36,5 +36,8 @@ struct CliContext {
 
 // "bucket/name/with/slashes" -> {bucket, name}; name may be empty.
 std::pair<std::string, std::string> splitBucketPath(const std::string& s);
+// The same, with both parts required: a UsageError "expected BUCKET/<what>"
+// otherwise (what: "NAME", "SHARD").
+std::pair<std::string, std::string> needBucketPath(const std::string& s, const char* what);
 
 }  // namespace tessera::cli

@@ -15,12 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::pair<std::string, std::string> needShard(const std::string& arg)
-{
-    auto [bucket, name] = splitBucketPath(arg);
-    if (bucket.empty() || name.empty()) throw UsageError("expected BUCKET/SHARD, got \"" + arg + "\"");
-    return {bucket, name};
-}
+std::pair<std::string, std::string> needShard(const std::string& arg) { return needBucketPath(arg, "SHARD"); }
 
 }  // namespace
 

@@ -16,12 +16,7 @@ namespace tessera::cli {
 namespace fs = std::filesystem;
 
 namespace {
-std::pair<std::string, std::string> needObject(const std::string& arg)
-{
-    auto [bucket, name] = splitBucketPath(arg);
-    if (bucket.empty() || name.empty()) throw UsageError("expected BUCKET/NAME, got \"" + arg + "\"");
-    return {bucket, name};
-}
+std::pair<std::string, std::string> needObject(const std::string& arg) { return needBucketPath(arg, "NAME"); }
 
 nlohmann::json attrsJson(const std::string& bucket, const std::string& name, const client::ObjectAttrs& a)
 {
