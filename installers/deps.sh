@@ -7,8 +7,9 @@ set -euo pipefail
 BUILD_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   libboost-dev libboost-program-options-dev libboost-system-dev
-  # Qt Charts' development package is qt6-charts-dev on Debian 12.
-  qt6-base-dev qt6-websockets-dev qt6-charts-dev libgl-dev
+  # Qt Charts' development package is qt6-charts-dev on Debian 12; its CMake
+  # config needs Qt6OpenGL's, which only libqt6opengl6-dev ships.
+  qt6-base-dev qt6-websockets-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
   libarchive-dev nlohmann-json3-dev libxxhash-dev libsqlite3-dev zlib1g-dev libpng-dev
   curl
 )

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <QDir>
+#include <QPixmap>
+#include <QString>
+#include <QTest>
+#include <QWidget>
+
+#ifndef TESSERA_DOCS_IMAGES_DIR
+#error "TESSERA_DOCS_IMAGES_DIR must name docs/images in the source tree"
+#endif
+
+namespace tessera::console::test {
+
+// Grabs `w` into docs/images/<name>.png in the source tree. The top-level window
+// is resized to 1280×800 first so that every screenshot has the same frame.
+inline void saveScreenshot(QWidget* w, const QString& name)
+{
+    QWidget* top = w->window();
+    top->resize(1280, 800);
+    if (!top->isVisible()) {
+        top->show();
+    }
+    QCoreApplication::processEvents();
+    const QDir dir(QStringLiteral(TESSERA_DOCS_IMAGES_DIR));
+    QVERIFY2(dir.exists() || QDir().mkpath(dir.path()), qPrintable(dir.path()));
+    const QString path = dir.filePath(name + QStringLiteral(".png"));
+    const QPixmap pixmap = w->grab();
+    QVERIFY2(!pixmap.isNull(), "grab() returned an empty pixmap");
+    QVERIFY2(pixmap.save(path, "PNG"), qPrintable(QStringLiteral("cannot write ") + path));
+}
+
+} // namespace tessera::console::test
