@@ -186,14 +186,19 @@ const std::vector<Command>& commands()
          cmdJobWait},
         {{"job", "abort"}, "job abort ID", "abort a job on every target", "", cmdJobAbort},
         {{"bench"},
-         "bench MODE --bucket B [options] | bench --url-get|--url-put URL [options]",
-         "load generator: PUT/GET/mixed/list ops/s, MB/s and latency percentiles",
+         "bench MODE --bucket B [options] | bench shard-scan --dir DIR | bench --url-get|--url-put URL",
+         "load generator: PUT/GET/mixed/list ops/s, MB/s, samples/s and latency percentiles",
          "Modes (objects in --bucket; through the proxy, which redirects, unless --direct):\n"
          "  put            PUT new objects PREFIX + obj-00000000, obj-00000001, ...\n"
          "  get            GET objects that exist: those under --prefix, or first PUT\n"
          "                 --count-objects N of them (PREFIX + obj-%08u) and read those\n"
          "  mixed          GET and PUT (overwrite) the same objects; --pct-put N % PUTs\n"
          "  list           list the bucket (--prefix) page by page through the proxy\n"
+         "  shard-read     GET whole shards (all under --prefix) and read every member with\n"
+         "                 libarchive: samples/s, a WebDataset loader's view\n"
+         "  loose-read     GET loose objects (all under --prefix), each one sample\n"
+         "  shard-scan     no cluster: read the shard files of --dir DIR from memory with\n"
+         "                 libarchive (the reference for shard-read)\n"
          "  --url-get URL  GET any HTTP server's URL (nginx, for a comparison); with\n"
          "                 --count-objects N, \"{i}\" in URL takes 00000000..N-1\n"
          "  --url-put URL  PUT to URL; a URL ending in '/' gets a new file per PUT\n"
@@ -215,7 +220,8 @@ const std::vector<Command>& commands()
          "  --keepalive on|off   reuse connections (default on); --no-keepalive = off\n"
          "  --interval D         one row per D (default 1s, at least 100ms)\n"
          "  --timeout D          per request, redirects included (default 30s)\n"
-         "Prints a row per interval and op kind (ops/s, MB/s = 10^6 B/s, names/s,\n"
+         "  --dir DIR            shard-scan: the folder of shard files (read into memory, <= 8GiB)\n"
+         "Prints a row per interval and op kind (ops/s, MB/s = 10^6 B/s, names/s or samples/s,\n"
          "latency min/avg/p50/p90/p99/max, errors) and a summary; with --json one JSON\n"
          "document at the end. Objects written are left in the bucket.\n"
          "Exits 1 when any operation failed.\n",

@@ -4,6 +4,7 @@
 #include "bench/bench_report.h"
 #include "bench/bench_workload.h"
 #include "bench/load_generator.h"
+#include "bench/shard_tally.h"
 #include "commands.h"
 #include "spec/size_string.h"
 
@@ -64,6 +65,16 @@ int cmdBench(CliContext& ctx)
         }
         return runBench(ctx, options, workload, options.url, setup);
     }
+    if (options.mode == BenchMode::ShardScan) {
+        auto shards = loadShardDir(options.dir, kMaxScanBytes);
+        if (!shards) throw UsageError(shards.error().message);
+        std::uint64_t bytes = 0;
+        for (const auto& s : *shards) bytes += s.data.size();
+        const std::string setup = "parsing " + std::to_string(shards->size()) + " shards (" +
+                                  spec::formatSize(bytes) + ") from memory with libarchive";
+        const BenchWorkload workload(options, std::move(shards.value()));
+        return runBench(ctx, options, workload, options.dir, setup);
+    }
 
     auto url = client::parseUrl(ctx.endpoint);
     if (!url || ctx.endpoint.rfind("http://", 0) != 0) {
@@ -102,15 +113,25 @@ int cmdBench(CliContext& ctx)
                  spec::formatSize(options.minSize) +
                  (options.fixedSize() ? "" : ".." + spec::formatSize(options.maxSize)) + " first (" +
                  pool.front() + (pool.size() > 1 ? ".." + pool.back() : "") + ")";
-    } else if (options.mode == BenchMode::Get || options.mode == BenchMode::Mixed) {
+    } else if (options.mode == BenchMode::Get || options.mode == BenchMode::Mixed ||
+               options.mode == BenchMode::ShardRead || options.mode == BenchMode::LooseRead) {
         auto names = client.listAll(options.bucket, options.prefix, api::kPropName);
         if (!names) return ctx.fail(names.error());
         if (names->empty()) {
-            *ctx.err << "error: no objects under " << options.bucket << "/" << options.prefix
-                     << " to read (--count-objects N PUTs some first)\n";
+            *ctx.err << "error: no objects under " << options.bucket << "/" << options.prefix << " to read"
+                     << (options.mode == BenchMode::ShardRead || options.mode == BenchMode::LooseRead
+                             ? "\n"
+                             : " (--count-objects N PUTs some first)\n");
             return kExitFailed;
         }
-        for (auto& e : *names) pool.push_back(std::move(e.name));
+        for (auto& e : *names) {
+            if (options.mode == BenchMode::ShardRead && !archive::formatFromName(e.name)) {
+                *ctx.err << "error: " << options.bucket << "/" << e.name
+                         << " is not a shard (.tar, .tgz, .tar.gz, .tar.lz4, .zip); narrow it out with --prefix\n";
+                return kExitFailed;
+            }
+            pool.push_back(std::move(e.name));
+        }
         setup += "reading " + std::to_string(pool.size()) + " existing objects under " + options.bucket + "/" +
                  options.prefix;
     }

@@ -4,9 +4,13 @@
 // timing is asserted: benchmarks proper live in tests/bench/.
 #include "local_cluster.h"
 
+#include "archive/archive_writer.h"
 #include "cli_app.h"
+#include "client/api_client.h"
 
+#include <QTemporaryDir>
 #include <QTest>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -152,6 +156,58 @@ private slots:
         auto m = bench({"get", "--bucket", "no-such-bucket", "--prefix", "x", "--count", "5"});
         QCOMPARE(m.exit, 1);
         QVERIFY(m.doc.is_null());
+    }
+
+    // The P5 pair: the same 1 KiB samples as 3 shards (40 samples each, two
+    // files per sample) and as loose objects (one per sample), read both ways
+    // and parsed locally the third way; every count checks out.
+    void shardAndLooseReads()
+    {
+        client::Client api(m_cluster.proxyUrl());
+        QVERIFY(api.createBucket("bench-shards"));
+        QTemporaryDir dir;
+        const std::string payload(1024, 'x');
+        for (int s = 0; s < 3; ++s) {
+            std::string shard;
+            auto w = archive::ArchiveWriter::create(archive::ArchiveFormat::Tar, [&](const char* p, std::size_t n) {
+                shard.append(p, n);
+                return api::Status{};
+            });
+            QVERIFY(w);
+            for (int i = 0; i < 40; ++i) {
+                const auto key = "s" + std::to_string(s) + "/" + std::to_string(1000 + i);
+                QVERIFY((*w)->add(key + ".bin", payload, 0));
+                QVERIFY((*w)->add(key + ".cls", std::to_string(i % 10), 0));
+                QVERIFY(api.putObject("bench-shards", "loose/" + key + ".bin", payload));
+            }
+            QVERIFY((*w)->finish());
+            const auto name = "shard-" + std::to_string(s) + ".tar";
+            QVERIFY(api.putObject("bench-shards", "tar/" + name, shard));
+            std::ofstream(dir.filePath(QString::fromStdString(name)).toStdString(), std::ios::binary) << shard;
+        }
+        auto r = bench({"shard-read", "--bucket", "bench-shards", "--prefix", "tar/", "--count", "30", "--workers",
+                        "3", "--direct", "--verify"});
+        QVERIFY2(r.exit == 0, r.err.c_str());
+        QCOMPARE(ops(r.doc, "get"), std::uint64_t{30});
+        QCOMPARE(r.doc.at("summary").at("get").at("items").get<std::uint64_t>(), std::uint64_t{30 * 40});
+        intervalsAddUp(r.doc, "get");
+
+        auto l = bench({"loose-read", "--bucket", "bench-shards", "--prefix", "loose/", "--count", "200",
+                        "--workers", "4"});
+        QVERIFY2(l.exit == 0, l.err.c_str());
+        QCOMPARE(l.doc.at("setup").get<std::string>(),
+                 std::string("reading 120 existing objects under bench-shards/loose/"));
+        QCOMPARE(l.doc.at("summary").at("get").at("items").get<std::uint64_t>(), std::uint64_t{200});
+        QCOMPARE(l.doc.at("summary").at("get").at("bytes").get<std::uint64_t>(), std::uint64_t{200 * 1024});
+
+        auto scan = bench({"shard-scan", "--dir", dir.path(), "--count", "12", "--workers", "2"});
+        QVERIFY2(scan.exit == 0, scan.err.c_str());
+        QCOMPARE(scan.doc.at("summary").at("get").at("items").get<std::uint64_t>(), std::uint64_t{12 * 40});
+
+        // A bucket of loose objects is no set of shards.
+        auto bad = bench({"shard-read", "--bucket", "bench-shards", "--prefix", "loose/", "--count", "5"});
+        QCOMPARE(bad.exit, 1);
+        QVERIFY2(bad.err.find("is not a shard") != std::string::npos, bad.err.c_str());
     }
 
     void usageErrorsExitTwo()

@@ -14,6 +14,8 @@ namespace {
 
 api::Error bad(std::string m) { return api::Error::badRequest(std::move(m)); }
 
+constexpr const char* kModeList = "put, get, mixed, list, shard-read, loose-read, shard-scan";
+
 // "10s", "500ms", "2m", "1h", or a bare number of seconds.
 api::Result<std::chrono::milliseconds> parseDuration(const std::string& opt, const std::string& s)
 {
@@ -51,7 +53,10 @@ api::Result<BenchMode> parseMode(const std::string& s)
     if (s == "list") return BenchMode::List;
     if (s == "url-get") return BenchMode::UrlGet;
     if (s == "url-put") return BenchMode::UrlPut;
-    return bad("unknown mode \"" + s + "\" (put, get, mixed, list, or --url-get/--url-put URL)");
+    if (s == "shard-read") return BenchMode::ShardRead;
+    if (s == "loose-read") return BenchMode::LooseRead;
+    if (s == "shard-scan") return BenchMode::ShardScan;
+    return bad("unknown mode \"" + s + "\" (" + std::string(kModeList) + ", or --url-get/--url-put URL)");
 }
 
 api::Result<BenchOptions> parse(const std::vector<std::string>& words)
@@ -60,7 +65,7 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
         words,
         {"--workers", "--threads", "--duration", "--count", "--interval", "--size", "--min-size", "--max-size",
          "--bucket", "--prefix", "--count-objects", "--pct-put", "--pagesize", "--url-get", "--url-put",
-         "--timeout", "--keepalive"},
+         "--timeout", "--keepalive", "--dir"},
         {"--direct", "--verify", "--no-keepalive"});
     BenchOptions o;
 
@@ -79,16 +84,31 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
         }
         if (args.has("--direct")) return bad("--direct does not apply to --url-get/--url-put");
         if (args.has("--verify")) return bad("--verify needs a Tessera checksum header: not with a URL");
+        if (args.options.count("--dir")) return bad("--dir applies to shard-scan");
     } else {
-        if (args.positional.empty()) return bad("missing MODE (put, get, mixed, list)");
+        if (args.positional.empty()) return bad("missing MODE (" + std::string(kModeList) + ")");
         if (args.positional.size() > 1) return bad("unexpected argument \"" + args.positional[1] + "\"");
         auto m = parseMode(args.positional[0]);
         if (!m || *m == BenchMode::UrlGet || *m == BenchMode::UrlPut) {
-            return bad("unknown mode \"" + args.positional[0] + "\" (put, get, mixed, list)");
+            return bad("unknown mode \"" + args.positional[0] + "\" (" + std::string(kModeList) + ")");
         }
         o.mode = *m;
+        if (o.mode == BenchMode::ShardScan) {
+            // Local: shards from a folder, no cluster.
+            o.dir = args.value("--dir");
+            if (o.dir.empty()) return bad("shard-scan needs --dir DIR (a folder of shard files)");
+            for (const char* opt :
+                 {"--bucket", "--prefix", "--pct-put", "--pagesize", "--count-objects", "--keepalive"}) {
+                if (args.options.count(opt)) return bad(std::string(opt) + " does not apply to shard-scan");
+            }
+            for (const char* opt : {"--direct", "--verify", "--no-keepalive"}) {
+                if (args.has(opt)) return bad(std::string(opt) + " does not apply to shard-scan");
+            }
+        } else if (args.options.count("--dir")) {
+            return bad("--dir applies to shard-scan");
+        }
         o.bucket = args.value("--bucket");
-        if (o.bucket.empty()) return bad("--bucket is required");
+        if (o.bucket.empty() && o.mode != BenchMode::ShardScan) return bad("--bucket is required");
         o.prefix = args.value("--prefix");
         o.direct = args.has("--direct");
         o.verify = args.has("--verify");
@@ -146,7 +166,7 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
         o.maxSize = *hi;
     }
     const bool sizeGiven = hasSize || hasMin;
-    if (sizeGiven && (o.mode == BenchMode::List || o.mode == BenchMode::UrlGet)) {
+    if (sizeGiven && (o.mode == BenchMode::List || o.mode == BenchMode::UrlGet || o.countsSamples())) {
         return bad("--size does not apply to " + std::string(benchModeName(o.mode)));
     }
 
@@ -179,8 +199,9 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
         o.pageSize = static_cast<std::uint32_t>(p);
     }
     if (o.mode == BenchMode::List && o.direct) return bad("--direct does not apply to list (the proxy merges targets)");
-    if (o.verify && o.mode != BenchMode::Get && o.mode != BenchMode::Mixed) {
-        return bad("--verify applies to get and mixed");
+    if (o.verify && o.mode != BenchMode::Get && o.mode != BenchMode::Mixed && o.mode != BenchMode::ShardRead &&
+        o.mode != BenchMode::LooseRead) {
+        return bad("--verify applies to get, mixed, shard-read and loose-read");
     }
     if (args.has("--no-keepalive")) o.keepalive = false;
     if (args.options.count("--keepalive")) {
@@ -204,6 +225,9 @@ const char* benchModeName(BenchMode mode)
     case BenchMode::List: return "list";
     case BenchMode::UrlGet: return "url-get";
     case BenchMode::UrlPut: return "url-put";
+    case BenchMode::ShardRead: return "shard-read";
+    case BenchMode::LooseRead: return "loose-read";
+    case BenchMode::ShardScan: return "shard-scan";
     }
     return "?";
 }

@@ -12,7 +12,11 @@
 
 namespace tessera::cli::bench {
 
-enum class BenchMode { Put, Get, Mixed, List, UrlGet, UrlPut };
+// ShardRead, LooseRead and ShardScan measure samples/s: WebDataset shards
+// read whole over HTTP and parsed (shard-read), the same samples as loose
+// objects, one GET each (loose-read), and the shards parsed from memory with
+// no transfer at all (shard-scan, the reference).
+enum class BenchMode { Put, Get, Mixed, List, UrlGet, UrlPut, ShardRead, LooseRead, ShardScan };
 const char* benchModeName(BenchMode mode);
 
 struct BenchOptions {
@@ -37,9 +41,15 @@ struct BenchOptions {
     bool verify = false;     // GET: xxhash64 of the body vs ais-checksum-value
     bool keepalive = true;   // off: a new connection per request
     std::string url;         // url-get / url-put
+    std::string dir;         // shard-scan: the folder of shard files
     std::chrono::milliseconds timeout{30000};  // per request (connect and each read/write)
 
     bool fixedSize() const { return minSize == maxSize; }
+    // Modes that count samples (items) per operation.
+    bool countsSamples() const
+    {
+        return mode == BenchMode::ShardRead || mode == BenchMode::LooseRead || mode == BenchMode::ShardScan;
+    }
 };
 
 // `args` are the words after "bench": MODE then options. --json is a global
@@ -52,6 +62,7 @@ constexpr unsigned kMaxThreads = 256;
 constexpr std::uint64_t kMaxObjectSize = std::uint64_t{4} << 30;  // one buffer in memory holds the payload
 constexpr std::uint64_t kMaxCountObjects = 10'000'000;
 constexpr std::chrono::milliseconds kMinInterval{100};
+constexpr std::uint64_t kMaxScanBytes = std::uint64_t{8} << 30;  // shard-scan: shards held in memory
 constexpr std::chrono::hours kMaxDuration{24};
 
 }  // namespace tessera::cli::bench

@@ -25,13 +25,13 @@ std::string sizeText(const BenchOptions& o)
     return spec::formatSize(o.minSize) + ".." + spec::formatSize(o.maxSize);
 }
 
-std::vector<std::string> row(const std::string& time, OpKind kind, const OpSummary& s)
+std::vector<std::string> row(const std::string& time, OpKind kind, const OpSummary& s, bool items)
 {
     return {time,
             opKindName(kind),
             num(s.opsPerSec, 1),
             num(s.mbPerSec, 2),
-            kind == OpKind::List ? num(s.itemsPerSec, 0) : "-",
+            items ? num(s.itemsPerSec, 0) : "-",
             ms(s.latMinUs),
             ms(s.latAvgUs),
             ms(s.latP50Us),
@@ -41,8 +41,14 @@ std::vector<std::string> row(const std::string& time, OpKind kind, const OpSumma
             std::to_string(s.errors)};
 }
 
-const std::vector<std::string> kHeader = {"time(s)", "op",      "ops/s",   "MB/s",    "names/s", "min(ms)",
-                                          "avg(ms)", "p50(ms)", "p90(ms)", "p99(ms)", "max(ms)", "errors"};
+// The items column: names for a listing, samples for the shard modes.
+std::vector<std::string> header(const BenchOptions& o)
+{
+    return {"time(s)", "op",      "ops/s",   "MB/s",    o.countsSamples() ? "samples/s" : "names/s", "min(ms)",
+            "avg(ms)", "p50(ms)", "p90(ms)", "p99(ms)", "max(ms)", "errors"};
+}
+
+bool showsItems(const BenchOptions& o, OpKind kind) { return kind == OpKind::List || o.countsSamples(); }
 
 std::string pad(const std::vector<std::string>& cells)
 {
@@ -107,7 +113,9 @@ void BenchReport::begin(const std::string& target, const std::string& setup)
           << o.threads << " threads, ";
     if (o.count > 0) m_out << o.count << " operations";
     else m_out << static_cast<double>(o.duration.count()) / 1000.0 << " s";
-    if (o.mode != BenchMode::List && o.mode != BenchMode::UrlGet) m_out << ", size " << sizeText(o);
+    if (o.mode != BenchMode::List && o.mode != BenchMode::UrlGet && !o.countsSamples()) {
+        m_out << ", size " << sizeText(o);
+    }
     if (o.mode == BenchMode::Mixed) m_out << ", " << o.pctPut << "% PUT";
     m_out << (o.direct ? ", direct to targets" : "") << (o.verify ? ", verifying checksums" : "")
           << (o.keepalive ? "" : ", a new connection per request") << "\n";
@@ -128,7 +136,7 @@ void BenchReport::interval(const IntervalSample& sample)
         return;
     }
     if (!m_headerPrinted) {
-        m_out << pad(kHeader) << "\n";
+        m_out << pad(header(m_options)) << "\n";
         m_headerPrinted = true;
     }
     const std::string time = num(sample.startSeconds + sample.seconds, 1);
@@ -137,7 +145,8 @@ void BenchReport::interval(const IntervalSample& sample)
         const auto& c = sample.counters[k];
         if (c.ops == 0 && c.errors == 0) continue;
         any = true;
-        m_out << pad(row(time, static_cast<OpKind>(k), summarize(c, sample.seconds))) << "\n";
+        const auto kind = static_cast<OpKind>(k);
+        m_out << pad(row(time, kind, summarize(c, sample.seconds), showsItems(m_options, kind))) << "\n";
     }
     if (!any) m_out << pad({time, "-", "0", "0", "-", "-", "-", "-", "-", "-", "-", "0"}) << "\n";
     m_out.flush();
@@ -166,17 +175,20 @@ void BenchReport::summary(const RunTotals& totals)
     m_out << "\nsummary: " << num(totals.seconds, 2) << " s, " << totals.connects << " connections opened";
     if (m_options.mode == BenchMode::List) m_out << ", " << totals.listPasses << " complete listings";
     m_out << "\n";
-    m_out << pad(kHeader) << "\n";
+    m_out << pad(header(m_options)) << "\n";
     for (std::size_t k = 0; k < kOpKinds; ++k) {
         const auto& c = totals.counters[k];
         if (c.ops == 0 && c.errors == 0) continue;
-        m_out << pad(row("total", static_cast<OpKind>(k), summarize(c, totals.seconds))) << "\n";
+        const auto kind = static_cast<OpKind>(k);
+        m_out << pad(row("total", kind, summarize(c, totals.seconds), showsItems(m_options, kind))) << "\n";
     }
     for (std::size_t k = 0; k < kOpKinds; ++k) {
         const auto& c = totals.counters[k];
         if (c.ops == 0 && c.errors == 0) continue;
         m_out << opKindName(static_cast<OpKind>(k)) << ": " << c.ops << " ok, " << c.errors << " failed, "
-              << formatBytes(c.bytes) << (c.items ? ", " + std::to_string(c.items) + " names" : "") << "\n";
+              << formatBytes(c.bytes)
+              << (c.items ? ", " + std::to_string(c.items) + (m_options.countsSamples() ? " samples" : " names") : "")
+              << "\n";
     }
     for (const auto& e : totals.errorSamples) m_out << "error: " << e << "\n";
     m_out.flush();

@@ -2,6 +2,10 @@
 
 #include "api/object_list.h"
 #include "client/http_client.h"
+#include "shard_tally.h"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <chrono>
 #include <exception>
@@ -80,6 +84,19 @@ asio::awaitable<void> BenchWorker::run()
 asio::awaitable<BenchWorker::Outcome> BenchWorker::perform(const PlannedOp& op)
 {
     Outcome out;
+    if (m_options.mode == BenchMode::ShardScan) {
+        // No transfer: the shard is already in memory.
+        const auto& shard = m_workload.shards()[op.shard];
+        if (auto t = tallyShard(shard.data, shard.format)) {
+            out.bytes = shard.data.size();
+            out.items = t->samples;
+        } else {
+            out.error = shard.name + ": " + t.error().message;
+        }
+        // Lets the lane's other workers (and its watchdog) have a turn.
+        co_await asio::post(m_io, asio::use_awaitable);
+        co_return out;
+    }
     RequestSpec spec;
     spec.verb = op.verb;
     spec.target = op.target;
@@ -90,7 +107,7 @@ asio::awaitable<BenchWorker::Outcome> BenchWorker::perform(const PlannedOp& op)
         spec.bodySize = op.size;
     }
     const bool verify = m_options.verify && op.kind == OpKind::Get;
-    const bool keepBody = op.kind == OpKind::List;
+    const bool keepBody = op.kind == OpKind::List || m_options.mode == BenchMode::ShardRead;
 
     BenchConnection* conn = &connection(op.endpoint);
     std::string redirected;  // owns spec.target after a redirect
@@ -101,8 +118,8 @@ asio::awaitable<BenchWorker::Outcome> BenchWorker::perform(const PlannedOp& op)
             sink.hash = &m_hash;
         }
         if (keepBody) {
-            m_listBody.clear();
-            sink.keep = &m_listBody;
+            m_body.clear();
+            sink.keep = &m_body;
         }
         m_active = conn;
         m_deadline = std::chrono::steady_clock::now() + m_options.timeout;
@@ -146,8 +163,17 @@ asio::awaitable<BenchWorker::Outcome> BenchWorker::perform(const PlannedOp& op)
                 co_return out;
             }
         }
-        if (keepBody) {
-            auto page = api::parseObjectList(m_listBody);
+        if (m_options.mode == BenchMode::ShardRead) {
+            auto t = tallyShard(m_body, op.format);
+            if (!t) {
+                out.error.assign("reading the shard ").append(spec.target).append(": ").append(t.error().message);
+                co_return out;
+            }
+            out.items = t->samples;
+        } else if (m_options.mode == BenchMode::LooseRead) {
+            out.items = 1;
+        } else if (keepBody) {
+            auto page = api::parseObjectList(m_body);
             if (!page) {
                 out.error = "bad listing page: " + page.error().message;
                 co_return out;

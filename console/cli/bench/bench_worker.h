@@ -71,7 +71,7 @@ private:
     BenchConnection* m_active = nullptr;  // the exchange in progress, for checkTimeout
     std::chrono::steady_clock::time_point m_deadline = std::chrono::steady_clock::time_point::max();
     api::Xxh64Stream m_hash;
-    std::string m_listBody;
+    std::string m_body;  // a listing page or a shard (kept allocated between operations)
 };
 
 }  // namespace tessera::cli::bench

@@ -76,7 +76,14 @@ BenchWorkload::BenchWorkload(const BenchOptions& options, const HostPort& endpoi
         }
     }
     m_poolTargets.reserve(m_pool.size());
-    for (const auto& name : m_pool) m_poolTargets.push_back(placeObject(name));
+    for (const auto& name : m_pool) {
+        m_poolTargets.push_back(placeObject(name));
+        if (m_options.mode == BenchMode::ShardRead) {
+            const auto format = archive::formatFromName(name);
+            if (!format) throw std::invalid_argument("\"" + name + "\" is not a shard (.tar, .tgz, .tar.lz4, .zip)");
+            m_poolTargets.back().format = *format;
+        }
+    }
     if (m_options.mode == BenchMode::Put || m_options.mode == BenchMode::Mixed) {
         m_payload = randomPayload(m_options.maxSize);
     } else {
@@ -99,6 +106,12 @@ BenchWorkload::BenchWorkload(const BenchOptions& options) : m_options(options)
     }
     m_payload = m_options.mode == BenchMode::UrlPut ? randomPayload(m_options.maxSize)
                                                     : std::make_shared<std::string>();
+}
+
+BenchWorkload::BenchWorkload(const BenchOptions& options, std::vector<LoadedShard> shards)
+    : m_options(options), m_payload(std::make_shared<std::string>()), m_shards(std::move(shards))
+{
+    if (m_shards.empty()) throw std::invalid_argument("shard-scan needs at least one shard");
 }
 
 BenchWorkload::Target BenchWorkload::placeObject(const std::string& name) const
@@ -161,9 +174,17 @@ void BenchWorkload::next(WorkerState& w, PlannedOp& op) const
                     api::buildQuery(api::listRequestToQuery(req));
         return;
     }
+    case BenchMode::ShardScan: {
+        op.kind = OpKind::Get;
+        op.verb = http::verb::get;
+        op.shard = static_cast<std::size_t>(nextRandom(w.rng) % m_shards.size());
+        return;
+    }
     case BenchMode::Get:
     case BenchMode::Mixed:
-    case BenchMode::Put: break;
+    case BenchMode::Put:
+    case BenchMode::ShardRead:
+    case BenchMode::LooseRead: break;
     }
     const bool put = m_options.mode == BenchMode::Put ||
                      (m_options.mode == BenchMode::Mixed && nextRandom(w.rng) % 100 < m_options.pctPut);
@@ -174,6 +195,7 @@ void BenchWorkload::next(WorkerState& w, PlannedOp& op) const
         op.verb = http::verb::get;
         op.endpoint = t.endpoint;
         op.target = t.target;
+        op.format = t.format;
         return;
     }
     op.kind = OpKind::Put;

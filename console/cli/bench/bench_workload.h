@@ -9,6 +9,7 @@
 #include "api/smap.h"
 #include "bench_options.h"
 #include "bench_stats.h"
+#include "shard_tally.h"
 
 #include <atomic>
 #include <boost/beast/http/verb.hpp>
@@ -39,6 +40,8 @@ struct PlannedOp {
     std::string target;          // reused between operations
     std::uint64_t size = 0;      // PUT body bytes
     bool mayRedirect = false;    // through the proxy: a 307 is expected
+    archive::ArchiveFormat format = archive::ArchiveFormat::Tar;  // shard-read: how to parse the body
+    std::size_t shard = 0;       // shard-scan: index into BenchWorkload::shards()
 };
 
 class BenchWorkload {
@@ -50,6 +53,8 @@ public:
                   std::vector<std::string> pool);
     // --url-get / --url-put: options.url.
     explicit BenchWorkload(const BenchOptions& options);
+    // shard-scan: shards in memory; at least one.
+    BenchWorkload(const BenchOptions& options, std::vector<LoadedShard> shards);
 
     void next(WorkerState& worker, PlannedOp& op) const;
     // list: a page arrived with this continuation token ("" = listing done).
@@ -59,6 +64,7 @@ public:
     // PUT bodies are slices of this buffer (random bytes, maxSize long).
     const std::string& payload() const { return *m_payload; }
     std::size_t poolSize() const { return m_poolTargets.size(); }
+    const std::vector<LoadedShard>& shards() const { return m_shards; }
 
     // Names PUT writes and --count-objects reads: prefix + "obj-%08u".
     static std::string indexedName(const std::string& prefix, std::uint64_t i);
@@ -69,6 +75,7 @@ private:
     struct Target {
         std::uint32_t endpoint = 0;
         std::string target;
+        archive::ArchiveFormat format = archive::ArchiveFormat::Tar;  // shard-read
     };
     Target placeObject(const std::string& name) const;
     std::uint64_t pickSize(WorkerState& worker) const;
@@ -80,6 +87,7 @@ private:
     std::vector<std::string> m_pool;
     std::vector<Target> m_poolTargets;
     std::shared_ptr<std::string> m_payload;
+    std::vector<LoadedShard> m_shards;  // shard-scan
     mutable std::atomic<std::uint64_t> m_putSeq{0};
     std::string m_urlBefore, m_urlAfter;  // url-get: the URL's target around "{i}"
     bool m_urlIndexed = false;

@@ -84,6 +84,25 @@ private slots:
     }
 
     // Each malformed command line and the message that names the problem.
+    void shardModes()
+    {
+        auto r = parse({"shard-read", "--bucket", "bbb", "--prefix", "tar/", "--direct", "--verify"});
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        QCOMPARE(r->mode, BenchMode::ShardRead);
+        QVERIFY(r->countsSamples());
+        QCOMPARE(r->prefix, std::string("tar/"));
+        // Unlike get, the whole bucket is a valid set to read.
+        auto l = parse({"loose-read", "--bucket", "bbb"});
+        QVERIFY(l.ok());
+        QCOMPARE(l->mode, BenchMode::LooseRead);
+        auto s = parse({"shard-scan", "--dir", "/data/shards", "--workers", "2"});
+        QVERIFY(s.ok());
+        QCOMPARE(s->mode, BenchMode::ShardScan);
+        QCOMPARE(s->dir, std::string("/data/shards"));
+        QVERIFY(s->bucket.empty());
+        QVERIFY(!parse({"get", "--bucket", "bbb", "--prefix", "p"})->countsSamples());
+    }
+
     void errors_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -91,8 +110,8 @@ private slots:
         const auto row = [](const char* tag, QStringList args, const char* message) {
             QTest::newRow(tag) << args << QString(message);
         };
-        row("no mode", {"--bucket", "bbb"}, "missing MODE (put, get, mixed, list)");
-        row("bad mode", {"copy", "--bucket", "bbb"}, "unknown mode \"copy\" (put, get, mixed, list)");
+        row("no mode", {"--bucket", "bbb"}, "missing MODE (put, get, mixed, list, shard-read, loose-read, shard-scan)");
+        row("bad mode", {"copy", "--bucket", "bbb"}, "unknown mode \"copy\" (put, get, mixed, list, shard-read, loose-read, shard-scan)");
         row("two modes", {"put", "get", "--bucket", "bbb"}, "unexpected argument \"get\"");
         row("no bucket", {"put"}, "--bucket is required");
         row("unknown option", {"put", "--bucket", "bbb", "--fast"}, "unknown option --fast");
@@ -137,7 +156,17 @@ private slots:
         row("list direct", {"list", "--bucket", "bbb", "--direct"},
             "--direct does not apply to list (the proxy merges targets)");
         row("list size", {"list", "--bucket", "bbb", "--size", "1KiB"}, "--size does not apply to list");
-        row("verify put", {"put", "--bucket", "bbb", "--verify"}, "--verify applies to get and mixed");
+        row("verify put", {"put", "--bucket", "bbb", "--verify"},
+            "--verify applies to get, mixed, shard-read and loose-read");
+        row("shard-read size", {"shard-read", "--bucket", "bbb", "--size", "1KiB"},
+            "--size does not apply to shard-read");
+        row("loose-read count-objects", {"loose-read", "--bucket", "bbb", "--count-objects", "5"},
+            "--count-objects applies to get, mixed and --url-get");
+        row("scan no dir", {"shard-scan"}, "shard-scan needs --dir DIR (a folder of shard files)");
+        row("scan bucket", {"shard-scan", "--dir", "/tmp", "--bucket", "bbb"}, "--bucket does not apply to shard-scan");
+        row("scan direct", {"shard-scan", "--dir", "/tmp", "--direct"}, "--direct does not apply to shard-scan");
+        row("dir elsewhere", {"shard-read", "--bucket", "bbb", "--dir", "/tmp"}, "--dir applies to shard-scan");
+        row("dir url", {"--url-get", "http://a:1/", "--dir", "/tmp"}, "--dir applies to shard-scan");
         row("keepalive value", {"put", "--bucket", "bbb", "--keepalive", "maybe"},
             "--keepalive is on or off, got \"maybe\"");
         row("two urls", {"--url-get", "http://a:1/", "--url-put", "http://a:1/"},
