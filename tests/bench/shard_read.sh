@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# P5: 1 KiB samples read as WebDataset shards vs as loose objects, in
+# samples/s, and against libarchive parsing the same shards from memory:
+#   shard-read   GET each ~1 MiB .tar whole (direct to the target) and read
+#                every member with libarchive, as a WebDataset loader does
+#   loose-read   GET each sample as its own object (direct, 64 connections)
+#   shard-scan   the same shard files parsed from memory, no transfer
+# Goals: shard-read >= 10 x loose-read, and >= 0.5 x shard-scan.
+# The samples are PUT once as loose objects; `tessera ishard` makes the
+# shards from exactly those objects; the shards are downloaded for
+# shard-scan. A single-target cluster, as in P1. Rounds alternate the three
+# modes; medians are compared.
+# Usage: tests/bench/shard_read.sh [--samples N] [--duration SECONDS] [--rounds N]
+set -euo pipefail
+SAMPLES=20000
+DURATION=5
+ROUNDS=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --samples) SAMPLES="$2"; shift 2 ;;
+    --duration) DURATION="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    *) echo "usage: $0 [--samples N] [--duration SECONDS] [--rounds N]" >&2; exit 2 ;;
+  esac
+done
+case "$SAMPLES" in '' | *[!0-9]* | 0) echo "--samples must be a positive number" >&2; exit 2 ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_require curl
+WORK="$(mktemp -d)"
+trap bench_cleanup EXIT
+
+THREADS=$(nproc)
+cluster_up p5 1 "--fsync false"
+T=("$TESSERA" --endpoint "$PROXY_URL")
+"${T[@]}" bench put --bucket bench-p5 --prefix loose/ --size 1KiB --count "$SAMPLES" --workers 32 --direct >/dev/null
+"${T[@]}" bucket create bench-p5-shards >/dev/null
+"${T[@]}" ishard bench-p5/loose/ bench-p5-shards --shard-size 1MiB --wait >/dev/null 2>&1
+mkdir -p "$WORK/shards"
+"${T[@]}" --json ls bench-p5-shards >"$WORK/shards.json"
+for n in $(json_get "$WORK/shards.json" '"\n".join(e["name"] for e in d["entries"])'); do
+  curl -sfL -o "$WORK/shards/$n" "$PROXY_URL/v1/objects/bench-p5-shards/$n"
+done
+echo "$SAMPLES samples of 1 KiB; $(ls "$WORK/shards" | wc -l) shards of 1 MiB ($(du -sh "$WORK/shards" | cut -f1))" >&2
+
+declare -A RES
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+measure() {  # NAME ARGS...: one round, appends samples/s to RES[NAME]
+  local name="$1"; shift
+  bench_run "$WORK/$name.json" "$@" --duration "${DURATION}s"
+  RES[$name]="${RES[$name]:-} $(json_get "$WORK/$name.json" 'd["summary"]["get"]["items_per_s"]')"
+}
+for r in $(seq 1 "$ROUNDS"); do
+  measure shard --endpoint "$PROXY_URL" shard-read --bucket bench-p5-shards --direct --workers 8 --threads "$THREADS"
+  measure loose --endpoint "$PROXY_URL" loose-read --bucket bench-p5 --prefix loose/ --direct --workers 64 \
+    --threads "$THREADS"
+  measure scan shard-scan --dir "$WORK/shards" --workers "$THREADS"
+  echo "round $r: shard-read ${RES[shard]##* } loose-read ${RES[loose]##* } shard-scan ${RES[scan]##* } samples/s" >&2
+done
+declare -A M
+for k in shard loose scan; do M[$k]=$(echo "${RES[$k]}" | median); done
+fmt() { python3 -c "import sys; print(f'{float(sys.argv[1]):.0f} samples/s')" "$1"; }
+result P5 "1 KiB samples: shard-read vs loose-read (1 MiB .tar shards, direct)" "$(fmt "${M[shard]}")" \
+  "loose-read $(fmt "${M[loose]}")" "$(ratio "${M[shard]}" "${M[loose]}")" 10
+result P5b "1 KiB samples: shard-read vs libarchive from memory" "$(fmt "${M[shard]}")" \
+  "shard-scan $(fmt "${M[scan]}")" "$(ratio "${M[shard]}" "${M[scan]}")" 0.5
