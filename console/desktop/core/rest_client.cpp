@@ -1,0 +1,458 @@
+#include "rest_client.h"
+
+#include "api/http_error.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QSaveFile>
+#include <nlohmann/json.hpp>
+
+namespace tessera::console {
+
+namespace {
+
+// An answer body kept in memory (listings, errors, previews) is bounded; a
+// download streams to its file instead.
+constexpr qint64 kMaxBufferedBody = 64LL * 1024 * 1024;
+
+QByteArray encodeQuery(const QList<std::pair<QByteArray, QString>>& query)
+{
+    QByteArray out;
+    for (const auto& [key, value] : query) {
+        out += out.isEmpty() ? "?" : "&";
+        out += key + '=' + QUrl::toPercentEncoding(value);
+    }
+    return out;
+}
+
+QByteArray objectPath(const QString& bucket, const QString& name)
+{
+    return "/v1/objects/" + QUrl::toPercentEncoding(bucket) + '/' + QUrl::toPercentEncoding(name, "/");
+}
+
+bool isRedirect(int status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+}  // namespace
+
+struct RestCall::State {
+    QPointer<QNetworkReply> reply;
+    bool aborted = false;
+    bool finished = false;
+};
+
+void RestCall::abort()
+{
+    if (!m_state || m_state->finished) return;
+    m_state->aborted = true;
+    if (m_state->reply) m_state->reply->abort();
+}
+
+bool RestCall::isRunning() const { return m_state && !m_state->finished; }
+
+struct RestClient::Response {
+    int status = 0;
+    QByteArray body;
+    QNetworkReply::NetworkError error = QNetworkReply::NoError;
+    QString errorString;
+    bool aborted = false;
+    bool tooLarge = false;
+    QList<QNetworkReply::RawHeaderPair> headers;
+
+    QByteArray header(const QByteArray& name) const
+    {
+        for (const auto& [k, v] : headers) {
+            if (k.compare(name, Qt::CaseInsensitive) == 0) return v;
+        }
+        return {};
+    }
+
+    // The error of a failed exchange; ok for a 2xx answer.
+    api::Status status2xx() const
+    {
+        if (aborted) return api::Error::unavailable("aborted");
+        if (tooLarge) return api::Error{api::ErrorKind::TooLarge, "answer larger than the console reads", {}};
+        if (status == 0) {
+            if (error == QNetworkReply::TimeoutError || error == QNetworkReply::OperationCanceledError) {
+                return api::Error::timeout("no answer: " + errorString.toStdString());
+            }
+            return api::Error::unavailable(errorString.toStdString());
+        }
+        if (status < 200 || status >= 300) {
+            return api::errorFromResponse(status, std::string_view(body.constData(), body.size()));
+        }
+        return {};
+    }
+
+    ObjectInfo objectInfo() const
+    {
+        ObjectInfo info;
+        bool ok = false;
+        const qint64 size = header("ais-size").toLongLong(&ok);
+        if (ok) {
+            info.size = size;
+        } else {
+            const qint64 len = header("Content-Length").toLongLong(&ok);
+            if (ok) info.size = len;
+        }
+        info.checksumType = QString::fromLatin1(header("ais-checksum-type"));
+        info.checksum = QString::fromLatin1(header("ais-checksum-value"));
+        info.version = QString::fromLatin1(header("ais-version"));
+        return info;
+    }
+};
+
+struct RestClient::Request {
+    QByteArray method;
+    QUrl url;
+    QList<std::pair<QByteArray, QByteArray>> headers;
+    bool hasBody = false;
+    PutBody body;
+    qint64 maxBody = kMaxBufferedBody;
+    std::shared_ptr<QSaveFile> sink;  // download: 2xx bytes go here
+    QPointer<QObject> context;
+    bool hasContext = false;
+    int redirectsLeft = kMaxRedirects;
+    ProgressCallback uploadProgress;
+    ProgressCallback downloadProgress;
+    std::function<void(Response)> done;
+
+    void addHeader(const QByteArray& name, const QByteArray& value) { headers.append({name, value}); }
+};
+
+RestClient::RestClient(QNetworkAccessManager* network, QObject* parent) : QObject(parent), m_network(network) {}
+
+RestClient::~RestClient() = default;
+
+void RestClient::setEndpoint(const QUrl& endpoint)
+{
+    if (endpoint == m_endpoint) return;
+    m_endpoint = endpoint;
+    emit endpointChanged(endpoint);
+}
+
+QUrl RestClient::endpoint() const { return m_endpoint; }
+
+QUrl RestClient::bucketUrl(const QString& bucket) const
+{
+    QByteArray base = m_endpoint.toEncoded(QUrl::StripTrailingSlash);
+    return QUrl::fromEncoded(base + "/v1/buckets/" + QUrl::toPercentEncoding(bucket));
+}
+
+QUrl RestClient::objectUrl(const QString& bucket, const QString& name) const
+{
+    return QUrl::fromEncoded(m_endpoint.toEncoded(QUrl::StripTrailingSlash) + objectPath(bucket, name));
+}
+
+RestCall RestClient::start(std::shared_ptr<Request> request)
+{
+    auto state = std::make_shared<RestCall::State>();
+    send(request, state);
+    return RestCall(state);
+}
+
+void RestClient::send(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state)
+{
+    auto finish = [request, state](Response response) {
+        state->finished = true;
+        if (request->sink) {
+            if (response.status2xx().ok()) {
+                if (!request->sink->commit()) {
+                    response.status = 0;
+                    response.errorString = QStringLiteral("cannot write ") + request->sink->fileName() + ": " +
+                                           request->sink->errorString();
+                }
+            } else {
+                request->sink->cancelWriting();
+                request->sink->commit();  // discards: nothing is written under the name
+            }
+        }
+        if (request->hasContext && !request->context) return;
+        request->done(std::move(response));
+    };
+
+    QNetworkRequest req(request->url);
+    req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    req.setTransferTimeout(m_transferTimeoutMs);
+    for (const auto& [k, v] : request->headers) req.setRawHeader(k, v);
+
+    QNetworkReply* reply = nullptr;
+    if (request->hasBody && !request->body.filePath.isEmpty()) {
+        auto file = std::make_unique<QFile>(request->body.filePath);
+        if (!file->open(QIODevice::ReadOnly)) {
+            Response r;
+            r.errorString = QStringLiteral("cannot read ") + request->body.filePath + ": " + file->errorString();
+            r.status = 0;
+            finish(std::move(r));
+            return;
+        }
+        req.setHeader(QNetworkRequest::ContentLengthHeader, file->size());
+        reply = m_network->sendCustomRequest(req, request->method, file.get());
+        file.release()->setParent(reply);
+    } else if (request->hasBody) {
+        req.setHeader(QNetworkRequest::ContentLengthHeader, request->body.data.size());
+        reply = m_network->sendCustomRequest(req, request->method, request->body.data);
+    } else {
+        reply = m_network->sendCustomRequest(req, request->method);
+    }
+    state->reply = reply;
+    if (state->aborted) reply->abort();
+
+    auto buffer = std::make_shared<QByteArray>();
+    auto tooLarge = std::make_shared<bool>(false);
+    connect(reply, &QNetworkReply::readyRead, reply, [reply, request, buffer, tooLarge] {
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (request->sink && status >= 200 && status < 300) {
+            const QByteArray chunk = reply->readAll();
+            if (request->sink->write(chunk) != chunk.size()) reply->abort();
+            return;
+        }
+        if (buffer->size() + reply->bytesAvailable() > request->maxBody) {
+            *tooLarge = true;
+            reply->abort();
+            return;
+        }
+        buffer->append(reply->readAll());
+    });
+    if (request->uploadProgress) {
+        connect(reply, &QNetworkReply::uploadProgress, reply,
+                [request](qint64 done, qint64 total) { request->uploadProgress(done, total); });
+    }
+    if (request->downloadProgress) {
+        connect(reply, &QNetworkReply::downloadProgress, reply,
+                [request](qint64 done, qint64 total) { request->downloadProgress(done, total); });
+    }
+    connect(reply, &QNetworkReply::finished, this, [this, reply, request, state, buffer, tooLarge, finish] {
+        reply->deleteLater();
+        Response r;
+        r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        r.error = reply->error();
+        r.errorString = reply->errorString();
+        r.headers = reply->rawHeaderPairs();
+        r.aborted = state->aborted;
+        r.tooLarge = *tooLarge;
+        if (!r.aborted && !r.tooLarge && isRedirect(r.status)) {
+            // The proxy may close the connection after a 307 without reading
+            // a large body; the redirect is still the answer to follow.
+            const QByteArray location = r.header("Location");
+            if (location.isEmpty()) {
+                r.status = 0;
+                r.errorString = QStringLiteral("redirect without a Location");
+                finish(std::move(r));
+                return;
+            }
+            if (request->redirectsLeft <= 0) {
+                r.status = 0;
+                r.errorString = QStringLiteral("more than %1 redirects").arg(kMaxRedirects);
+                finish(std::move(r));
+                return;
+            }
+            --request->redirectsLeft;
+            request->url = request->url.resolved(QUrl::fromEncoded(location));
+            send(request, state);
+            return;
+        }
+        if (!r.tooLarge && reply->isOpen()) buffer->append(reply->readAll());
+        r.body = std::move(*buffer);
+        finish(std::move(r));
+    });
+}
+
+RestCall RestClient::listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done)
+{
+    auto req = std::make_shared<Request>();
+    req->method = "GET";
+    req->url = QUrl::fromEncoded(m_endpoint.toEncoded(QUrl::StripTrailingSlash) + "/v1/buckets");
+    req->context = context;
+    req->hasContext = context != nullptr;
+    req->done = [done](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        try {
+            auto j = nlohmann::json::parse(r.body.constData(), r.body.constData() + r.body.size());
+            done(j.get<std::vector<api::BucketRef>>());
+        } catch (const nlohmann::json::exception& e) {
+            done(api::Error::corruption(std::string("unreadable bucket list: ") + e.what()));
+        }
+    };
+    return start(req);
+}
+
+RestCall RestClient::createBucket(const QString& bucket, QObject* context, StatusCallback done)
+{
+    auto req = std::make_shared<Request>();
+    req->method = "POST";
+    req->url = bucketUrl(bucket);
+    req->hasBody = true;
+    req->body.data = R"({"action":"create-bck"})";
+    req->addHeader("Content-Type", "application/json");
+    req->context = context;
+    req->hasContext = context != nullptr;
+    req->done = [done](Response r) { done(r.status2xx()); };
+    return start(req);
+}
+
+RestCall RestClient::destroyBucket(const QString& bucket, QObject* context, StatusCallback done)
+{
+    auto req = std::make_shared<Request>();
+    req->method = "DELETE";
+    req->url = bucketUrl(bucket);
+    req->context = context;
+    req->hasContext = context != nullptr;
+    req->done = [done](Response r) { done(r.status2xx()); };
+    return start(req);
+}
+
+RestCall RestClient::listObjects(const QString& bucket, const api::ListRequest& request, QObject* context,
+                                 Callback<api::ObjectList> done)
+{
+    QList<std::pair<QByteArray, QString>> query;
+    for (const auto& [k, v] : api::listRequestToQuery(request)) {
+        query.append({QByteArray::fromStdString(k), QString::fromStdString(v)});
+    }
+    auto req = std::make_shared<Request>();
+    req->method = "GET";
+    req->url = QUrl::fromEncoded(bucketUrl(bucket).toEncoded() + encodeQuery(query));
+    req->context = context;
+    req->hasContext = context != nullptr;
+    req->done = [done](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(api::parseObjectList(std::string_view(r.body.constData(), r.body.size())));
+    };
+    return start(req);
+}
+
+RestCall RestClient::headObject(const QString& bucket, const QString& name, QObject* context,
+                                Callback<ObjectInfo> done)
+{
+    auto req = std::make_shared<Request>();
+    req->method = "HEAD";
+    req->url = objectUrl(bucket, name);
+    req->context = context;
+    req->hasContext = context != nullptr;
+    req->done = [done](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(r.objectInfo());
+    };
+    return start(req);
+}
+
+RestCall RestClient::readHead(const QString& bucket, const QString& name, qint64 maxBytes, QObject* context,
+                              Callback<RangeData> done)
+{
+    auto req = std::make_shared<Request>();
+    req->method = "GET";
+    req->url = objectUrl(bucket, name);
+    req->addHeader("Range", "bytes=0-" + QByteArray::number(std::max<qint64>(maxBytes, 1) - 1));
+    req->maxBody = std::max<qint64>(maxBytes, 1);
+    req->context = context;
+    req->hasContext = context != nullptr;
+    req->done = [done](Response r) {
+        // "bytes a-b/size" on 206, "bytes */size" on 416 (an empty object).
+        const QByteArray range = r.header("Content-Range");
+        const int slash = range.lastIndexOf('/');
+        bool ok = false;
+        const qint64 total = slash >= 0 ? range.mid(slash + 1).toLongLong(&ok) : -1;
+        if (r.status == 416 && ok && total == 0) return done(RangeData{{}, 0});
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        RangeData data;
+        data.bytes = std::move(r.body);
+        data.totalSize = ok ? total : r.objectInfo().size;
+        done(std::move(data));
+    };
+    return start(req);
+}
+
+RestCall RestClient::readArchiveMember(const QString& bucket, const QString& shard, const QString& member,
+                                       qint64 maxBytes, QObject* context, Callback<QByteArray> done)
+{
+    auto req = std::make_shared<Request>();
+    req->method = "GET";
+    req->url = QUrl::fromEncoded(objectUrl(bucket, shard).toEncoded() + encodeQuery({{"archpath", member}}));
+    req->maxBody = maxBytes;
+    req->context = context;
+    req->hasContext = context != nullptr;
+    req->done = [done](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(std::move(r.body));
+    };
+    return start(req);
+}
+
+RestCall RestClient::putObject(const QString& bucket, const QString& name, const PutBody& body,
+                               const QString& checksum, QObject* context, Callback<ObjectInfo> done,
+                               ProgressCallback progress)
+{
+    auto req = std::make_shared<Request>();
+    req->method = "PUT";
+    req->url = objectUrl(bucket, name);
+    req->hasBody = true;
+    req->body = body;
+    req->addHeader("Content-Type", "application/octet-stream");
+    if (!checksum.isEmpty()) {
+        req->addHeader("ais-checksum-type", "xxhash");
+        req->addHeader("ais-checksum-value", checksum.toLatin1());
+    }
+    req->uploadProgress = std::move(progress);
+    req->context = context;
+    req->hasContext = context != nullptr;
+    req->done = [done](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(r.objectInfo());
+    };
+    return start(req);
+}
+
+RestCall RestClient::deleteObject(const QString& bucket, const QString& name, QObject* context,
+                                  StatusCallback done)
+{
+    auto req = std::make_shared<Request>();
+    req->method = "DELETE";
+    req->url = objectUrl(bucket, name);
+    req->context = context;
+    req->hasContext = context != nullptr;
+    req->done = [done](Response r) { done(r.status2xx()); };
+    return start(req);
+}
+
+RestCall RestClient::download(const QString& bucket, const QString& name, const QString& member,
+                              const QString& filePath, QObject* context, Callback<qint64> done,
+                              ProgressCallback progress)
+{
+    auto req = std::make_shared<Request>();
+    req->method = "GET";
+    req->url = objectUrl(bucket, name);
+    if (!member.isEmpty()) {
+        req->url = QUrl::fromEncoded(req->url.toEncoded() + encodeQuery({{"archpath", member}}));
+    }
+    req->sink = std::make_shared<QSaveFile>(filePath);
+    req->downloadProgress = std::move(progress);
+    req->context = context;
+    req->hasContext = context != nullptr;
+    if (!req->sink->open(QIODevice::WriteOnly)) {
+        const std::string why = "cannot write " + filePath.toStdString() + ": " + req->sink->errorString().toStdString();
+        auto state = std::make_shared<RestCall::State>();
+        state->finished = true;
+        QPointer<QObject> guard = context;
+        const bool hasContext = context != nullptr;
+        QMetaObject::invokeMethod(
+            this,
+            [done, why, guard, hasContext] {
+                if (hasContext && !guard) return;
+                done(api::Error::ioError(why));
+            },
+            Qt::QueuedConnection);
+        return RestCall(state);
+    }
+    req->done = [done, filePath](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(QFileInfo(filePath).size());
+    };
+    return start(req);
+}
+
+}  // namespace tessera::console

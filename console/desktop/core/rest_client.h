@@ -1,0 +1,139 @@
+#pragma once
+// Typed REST calls to a Tessera proxy over the console's QNetworkAccessManager.
+//
+// Every call is asynchronous: it returns at once and later runs its callback
+// on the thread that owns the RestClient (the UI thread), with a typed value
+// or an api::Error rebuilt from the cluster's JSON error body (a transport
+// failure is Unavailable, a transfer timeout Timeout). A callback never runs
+// after the `context` object given with the call is destroyed.
+//
+// Object calls (GET, PUT, HEAD, DELETE) are answered by the proxy with a 307
+// to the owning target. Redirects are followed here, not by Qt: the same
+// method and headers go to the Location, and a PUT body is sent again from
+// its source (the bytes in memory, or the file re-opened from the start).
+// At most kMaxRedirects hops; more is Unavailable.
+
+#include "api/bmd.h"
+#include "api/object_list.h"
+#include "api/result.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QUrl>
+#include <functional>
+#include <memory>
+#include <vector>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+
+namespace tessera::console {
+
+// Metadata of an object as HEAD/PUT/GET answer it (ais-* headers).
+struct ObjectInfo {
+    qint64 size = -1;
+    QString checksumType;
+    QString checksum;  // xxhash64, 16 lowercase hex digits; empty when unknown
+    QString version;
+};
+
+// Bytes read from the start of an object with a Range request.
+struct RangeData {
+    QByteArray bytes;
+    qint64 totalSize = -1;  // the object's size (Content-Range), -1 when unknown
+    bool truncated() const { return totalSize > bytes.size(); }
+};
+
+// The body of a PUT: bytes in memory, or a local file read from its start on
+// every attempt (so a redirected PUT sends it again).
+struct PutBody {
+    QByteArray data;
+    QString filePath;  // when set, `data` is ignored
+    static PutBody fromData(QByteArray d) { return {std::move(d), {}}; }
+    static PutBody fromFile(QString path) { return {{}, std::move(path)}; }
+};
+
+// A call in flight; abort() ends it (its callback then gets Unavailable
+// "aborted"). Copies refer to the same call. Empty when default-constructed.
+class RestCall {
+public:
+    RestCall() = default;
+    void abort();
+    bool isRunning() const;
+
+private:
+    friend class RestClient;
+    struct State;
+    explicit RestCall(std::shared_ptr<State> s) : m_state(std::move(s)) {}
+    std::shared_ptr<State> m_state;
+};
+
+class RestClient : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kMaxRedirects = 5;
+    static constexpr int kDefaultTransferTimeoutMs = 30000;  // no byte moved for this long: Timeout
+
+    template <typename T>
+    using Callback = std::function<void(api::Result<T>)>;
+    using StatusCallback = std::function<void(api::Status)>;
+    using ProgressCallback = std::function<void(qint64 done, qint64 total)>;
+
+    explicit RestClient(QNetworkAccessManager* network, QObject* parent = nullptr);
+    ~RestClient() override;
+
+    void setEndpoint(const QUrl& endpoint);  // proxy URL, e.g. http://127.0.0.1:8080
+    QUrl endpoint() const;
+    void setTransferTimeoutMs(int ms) { m_transferTimeoutMs = ms; }
+
+    // Buckets.
+    RestCall listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done);
+    RestCall createBucket(const QString& bucket, QObject* context, StatusCallback done);
+    RestCall destroyBucket(const QString& bucket, QObject* context, StatusCallback done);
+
+    // One page of GET /v1/buckets/<b> (prefix, pagesize, continuation_token,
+    // props, flags as in `request`).
+    RestCall listObjects(const QString& bucket, const api::ListRequest& request, QObject* context,
+                         Callback<api::ObjectList> done);
+
+    // Objects.
+    RestCall headObject(const QString& bucket, const QString& name, QObject* context, Callback<ObjectInfo> done);
+    // The first `maxBytes` bytes (Range: bytes=0-<maxBytes-1>). An empty
+    // object gives no bytes and totalSize 0.
+    RestCall readHead(const QString& bucket, const QString& name, qint64 maxBytes, QObject* context,
+                      Callback<RangeData> done);
+    // A shard member (archpath), whole; more than maxBytes is TooLarge.
+    RestCall readArchiveMember(const QString& bucket, const QString& shard, const QString& member, qint64 maxBytes,
+                               QObject* context, Callback<QByteArray> done);
+    // PUT. `checksum` (xxhash64 hex), when not empty, is sent for the target
+    // to check as it writes.
+    RestCall putObject(const QString& bucket, const QString& name, const PutBody& body, const QString& checksum,
+                       QObject* context, Callback<ObjectInfo> done, ProgressCallback progress = {});
+    RestCall deleteObject(const QString& bucket, const QString& name, QObject* context, StatusCallback done);
+    // GET into a local file, written to `filePath` only when complete
+    // (QSaveFile). `member` non-empty reads that shard member (archpath).
+    RestCall download(const QString& bucket, const QString& name, const QString& member, const QString& filePath,
+                      QObject* context, Callback<qint64> done, ProgressCallback progress = {});
+
+    // http://proxy/v1/objects/<b>/<name> (percent-encoded), for "copy URL".
+    QUrl objectUrl(const QString& bucket, const QString& name) const;
+
+signals:
+    void endpointChanged(const QUrl& endpoint);
+
+private:
+    struct Request;
+    struct Response;
+    RestCall start(std::shared_ptr<Request> request);
+    void send(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state);
+    QUrl bucketUrl(const QString& bucket) const;
+
+    QNetworkAccessManager* m_network;
+    QUrl m_endpoint;
+    int m_transferTimeoutMs = kDefaultTransferTimeoutMs;
+};
+
+}  // namespace tessera::console

@@ -1,0 +1,85 @@
+#pragma once
+// The cluster's buckets with their object count and total size.
+//
+// The REST API has no bucket summary call, so the model adds the sizes up
+// itself from the listing (pages of api::kMaxPageSize names and sizes), one
+// bucket at a time after each refresh. A bucket with more than the summary
+// cap of objects shows "≥ N" (the count and size of the first N); the cap is
+// explicit and settable, so a million-object bucket costs a bounded number of
+// pages, not a full walk.
+
+#include "core/rest_client.h"
+
+#include <QAbstractTableModel>
+#include <QString>
+#include <deque>
+#include <vector>
+
+namespace tessera::console {
+
+class BucketModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { NameColumn, ObjectsColumn, SizeColumn, ColumnCount };
+    enum Role {
+        NameRole = Qt::UserRole + 1,  // QString
+        ObjectCountRole,              // qint64, -1 while unknown
+        BytesRole,                    // qint64, -1 while unknown
+        CappedRole,                   // bool: more objects than the summary cap
+    };
+    static constexpr qint64 kDefaultSummaryCap = 100000;
+
+    explicit BucketModel(RestClient* rest, QObject* parent = nullptr);
+
+    void setSummaryCap(qint64 objects) { m_summaryCap = std::max<qint64>(objects, 1); }
+
+    // Re-reads the bucket list, then the summaries.
+    void refresh();
+    // Re-counts one bucket (after an upload or a delete).
+    void refreshSummary(const QString& bucket);
+    // Intents; the answer comes as operationFinished(ok, message), then a refresh.
+    void createBucket(const QString& name);
+    void destroyBucket(const QString& name);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    int rowOf(const QString& bucket) const;
+    QString bucketAt(int row) const;
+    QString errorText() const { return m_error; }
+    bool isSummarizing() const { return m_summaryCall.isRunning() || !m_summaryQueue.empty(); }
+
+signals:
+    void refreshed();
+    void summariesDone();
+    void operationFinished(bool ok, const QString& message);
+
+private:
+    struct Row {
+        QString name;
+        qint64 objects = -1;
+        qint64 bytes = -1;
+        bool capped = false;
+    };
+    struct Summary {
+        QString bucket;
+        qint64 objects = 0;
+        qint64 bytes = 0;
+        std::string token;
+    };
+    void nextSummary();
+    void summaryPage(Summary summary);
+
+    RestClient* m_rest;
+    std::vector<Row> m_rows;
+    QString m_error;
+    qint64 m_summaryCap = kDefaultSummaryCap;
+    std::deque<QString> m_summaryQueue;
+    RestCall m_listCall;
+    RestCall m_summaryCall;
+    quint64 m_generation = 0;
+};
+
+}  // namespace tessera::console

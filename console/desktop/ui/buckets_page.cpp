@@ -1,0 +1,301 @@
+#include "buckets_page.h"
+
+#include "core/rest_client.h"
+#include "models/bucket_model.h"
+#include "models/object_model.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace tessera::console {
+
+BucketsPage::BucketsPage(RestClient* rest, QWidget* parent)
+    : QWidget(parent), m_rest(rest), m_buckets(new BucketModel(rest, this)), m_objects(new ObjectModel(rest, this))
+{
+    buildUi();
+    connect(m_buckets, &BucketModel::operationFinished, this,
+            [this](bool, const QString& message) { emit statusMessage(message); });
+    connect(m_buckets, &BucketModel::refreshed, this, [this] {
+        if (!m_buckets->errorText().isEmpty()) emit statusMessage(tr("buckets: %1").arg(m_buckets->errorText()));
+        if (currentBucket().isEmpty() && m_buckets->rowCount() > 0) {
+            m_bucketView->selectRow(0);
+        } else if (!currentBucket().isEmpty() && m_buckets->rowOf(currentBucket()) < 0) {
+            m_objects->setBucket({});
+        }
+    });
+    connect(m_objects, &ObjectModel::statusChanged, this, [this] { m_listingStatus->setText(m_objects->statusText()); });
+    connect(m_objects, &QAbstractItemModel::modelReset, this, &BucketsPage::updateLocation);
+    connect(m_rest, &RestClient::endpointChanged, this, &BucketsPage::refresh);
+    if (!m_rest->endpoint().isEmpty()) refresh();
+}
+
+BucketsPage::~BucketsPage() = default;
+
+void BucketsPage::buildUi()
+{
+    // Buckets.
+    m_bucketView = new QTableView;
+    m_bucketView->setModel(m_buckets);
+    m_bucketView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_bucketView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_bucketView->verticalHeader()->hide();
+    m_bucketView->horizontalHeader()->setSectionResizeMode(BucketModel::NameColumn, QHeaderView::Stretch);
+    m_bucketView->horizontalHeader()->setSectionResizeMode(BucketModel::ObjectsColumn, QHeaderView::ResizeToContents);
+    m_bucketView->horizontalHeader()->setSectionResizeMode(BucketModel::SizeColumn, QHeaderView::ResizeToContents);
+    m_bucketView->setObjectName(QStringLiteral("bucketView"));
+    auto* createButton = new QPushButton(tr("New bucket…"));
+    auto* destroyButton = new QPushButton(tr("Destroy…"));
+    connect(createButton, &QPushButton::clicked, this, &BucketsPage::createBucket);
+    connect(destroyButton, &QPushButton::clicked, this, &BucketsPage::destroyBucket);
+    auto* bucketButtons = new QHBoxLayout;
+    bucketButtons->addWidget(createButton);
+    bucketButtons->addWidget(destroyButton);
+    bucketButtons->addStretch();
+    auto* bucketPane = new QWidget;
+    auto* bucketLayout = new QVBoxLayout(bucketPane);
+    bucketLayout->setContentsMargins(0, 0, 0, 0);
+    bucketLayout->addWidget(new QLabel(tr("<b>Buckets</b>")));
+    bucketLayout->addWidget(m_bucketView);
+    bucketLayout->addLayout(bucketButtons);
+    connect(m_bucketView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &BucketsPage::onBucketSelected);
+
+    // Objects.
+    m_upButton = new QPushButton(tr("Up"));
+    m_upButton->setToolTip(tr("Parent folder (Backspace)"));
+    m_upButton->setShortcut(QKeySequence(Qt::Key_Backspace));
+    connect(m_upButton, &QPushButton::clicked, this, &BucketsPage::goUp);
+    m_location = new QLabel;
+    m_location->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_search = new QLineEdit;
+    m_search->setPlaceholderText(tr("Search names starting with… (Ctrl+F)"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setObjectName(QStringLiteral("searchField"));
+    m_searchTimer = new QTimer(this);
+    m_searchTimer->setSingleShot(true);
+    m_searchTimer->setInterval(kSearchDebounceMs);
+    connect(m_search, &QLineEdit::textEdited, m_searchTimer, qOverload<>(&QTimer::start));
+    connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
+        if (text.isEmpty()) m_objects->setSearch({});  // the clear button: at once
+    });
+    connect(m_searchTimer, &QTimer::timeout, this, [this] { m_objects->setSearch(m_search->text()); });
+    m_uploadButton = new QPushButton(tr("Upload…"));
+    m_uploadButton->setToolTip(tr("Upload files or a folder into this folder (Ctrl+U); or drop them here"));
+    connect(m_uploadButton, &QPushButton::clicked, this, &BucketsPage::startUpload);
+    auto* objectBar = new QHBoxLayout;
+    objectBar->addWidget(m_upButton);
+    objectBar->addWidget(m_location, 1);
+    objectBar->addWidget(m_search, 1);
+    objectBar->addWidget(m_uploadButton);
+
+    m_objectView = new QTableView;
+    m_objectView->setObjectName(QStringLiteral("objectView"));
+    m_objectView->setModel(m_objects);
+    m_objectView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_objectView->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_objectView->verticalHeader()->hide();
+    m_objectView->verticalHeader()->setDefaultSectionSize(m_objectView->fontMetrics().height() + 6);
+    m_objectView->horizontalHeader()->setSectionResizeMode(ObjectModel::NameColumn, QHeaderView::Stretch);
+    m_objectView->horizontalHeader()->setSectionResizeMode(ObjectModel::SizeColumn, QHeaderView::Interactive);
+    m_objectView->horizontalHeader()->resizeSection(ObjectModel::SizeColumn, 110);
+    m_objectView->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_objectView, &QTableView::activated, this, &BucketsPage::onObjectActivated);
+    connect(m_objectView, &QTableView::customContextMenuRequested, this, &BucketsPage::showObjectMenu);
+    m_listingStatus = new QLabel;
+    m_listingStatus->setObjectName(QStringLiteral("listingStatus"));
+
+    auto* objectPane = new QWidget;
+    auto* objectLayout = new QVBoxLayout(objectPane);
+    objectLayout->setContentsMargins(0, 0, 0, 0);
+    objectLayout->addLayout(objectBar);
+    objectLayout->addWidget(m_objectView);
+    objectLayout->addWidget(m_listingStatus);
+
+    m_splitter = new QSplitter(Qt::Horizontal);
+    m_splitter->addWidget(bucketPane);
+    m_splitter->addWidget(objectPane);
+    m_splitter->setStretchFactor(0, 1);
+    m_splitter->setStretchFactor(1, 3);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_splitter);
+    updateLocation();
+}
+
+QString BucketsPage::currentBucket() const { return m_objects->bucket(); }
+
+void BucketsPage::selectBucket(const QString& bucket)
+{
+    const int row = m_buckets->rowOf(bucket);
+    if (row >= 0) m_bucketView->selectRow(row);
+}
+
+void BucketsPage::refresh()
+{
+    m_buckets->refresh();
+    m_objects->reload();
+}
+
+void BucketsPage::focusSearch()
+{
+    m_search->setFocus(Qt::ShortcutFocusReason);
+    m_search->selectAll();
+}
+
+void BucketsPage::onBucketsChanged() { m_buckets->refresh(); }
+
+void BucketsPage::onBucketSelected()
+{
+    const QModelIndexList rows = m_bucketView->selectionModel()->selectedRows();
+    const QString bucket = rows.isEmpty() ? QString() : m_buckets->bucketAt(rows.first().row());
+    m_search->clear();
+    m_objects->setBucket(bucket);
+}
+
+void BucketsPage::onObjectActivated(const QModelIndex& index)
+{
+    if (!index.isValid() || !m_objects->isFolder(index.row())) return;
+    m_search->clear();
+    m_objects->setFolder(m_objects->fullName(index.row()));
+}
+
+void BucketsPage::goUp()
+{
+    QString folder = m_objects->folder();
+    if (folder.isEmpty()) return;
+    folder.chop(1);
+    const int slash = folder.lastIndexOf('/');
+    m_search->clear();
+    m_objects->setFolder(slash < 0 ? QString() : folder.left(slash + 1));
+}
+
+void BucketsPage::updateLocation()
+{
+    const QString bucket = m_objects->bucket();
+    m_location->setText(bucket.isEmpty() ? tr("no bucket") : bucket + QStringLiteral(" / ") + m_objects->folder());
+    m_upButton->setEnabled(!m_objects->folder().isEmpty());
+    m_uploadButton->setEnabled(!bucket.isEmpty());
+    m_listingStatus->setText(m_objects->statusText());
+}
+
+void BucketsPage::createBucket()
+{
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("New bucket"),
+                                               tr("Name (3–63 of a–z, 0–9, '.', '-'):"), QLineEdit::Normal, {}, &ok)
+                             .trimmed();
+    if (!ok || name.isEmpty()) return;
+    m_buckets->createBucket(name);
+}
+
+void BucketsPage::destroyBucket()
+{
+    const QString bucket = currentBucket();
+    if (bucket.isEmpty()) return;
+    const auto answer = QMessageBox::warning(
+        this, tr("Destroy bucket"),
+        tr("Destroy bucket \"%1\" and every object in it? This cannot be undone.").arg(bucket),
+        QMessageBox::Cancel | QMessageBox::Yes, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes) return;
+    m_buckets->destroyBucket(bucket);
+}
+
+QStringList BucketsPage::selectedObjectNames() const
+{
+    QStringList names;
+    for (const QModelIndex& i : m_objectView->selectionModel()->selectedRows()) {
+        if (!m_objects->isFolder(i.row())) names << m_objects->fullName(i.row());
+    }
+    return names;
+}
+
+void BucketsPage::showObjectMenu(const QPoint& pos)
+{
+    const bool any = !selectedObjectNames().isEmpty();
+    QMenu menu(this);
+    menu.addAction(tr("Download…"), this, &BucketsPage::downloadSelected)->setEnabled(any);
+    menu.addAction(tr("Copy name"), this, [this] { copySelected(false); })->setEnabled(any);
+    menu.addAction(tr("Copy URL"), this, [this] { copySelected(true); })->setEnabled(any);
+    menu.addSeparator();
+    menu.addAction(tr("Delete…"), this, &BucketsPage::deleteSelected)->setEnabled(any);
+    menu.exec(m_objectView->viewport()->mapToGlobal(pos));
+}
+
+void BucketsPage::copySelected(bool asUrl)
+{
+    QStringList lines;
+    for (const QString& name : selectedObjectNames()) {
+        lines << (asUrl ? m_rest->objectUrl(currentBucket(), name).toString(QUrl::FullyEncoded) : name);
+    }
+    QApplication::clipboard()->setText(lines.join('\n'));
+    emit statusMessage(tr("copied %n line(s)", nullptr, static_cast<int>(lines.size())));
+}
+
+void BucketsPage::downloadSelected()
+{
+    const QStringList names = selectedObjectNames();
+    if (names.isEmpty()) return;
+    const QString bucket = currentBucket();
+    QString dir;
+    if (names.size() == 1) {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Download"), names.first().section('/', -1));
+        if (path.isEmpty()) return;
+        m_rest->download(bucket, names.first(), {}, path, this, [this, path](api::Result<qint64> r) {
+            emit statusMessage(r ? tr("downloaded %1").arg(path)
+                                 : tr("download failed: %1").arg(QString::fromStdString(r.error().message)));
+        });
+        return;
+    }
+    dir = QFileDialog::getExistingDirectory(this, tr("Download %n objects into", nullptr, int(names.size())));
+    if (dir.isEmpty()) return;
+    for (const QString& name : names) {
+        const QString path = dir + '/' + name.section('/', -1);
+        m_rest->download(bucket, name, {}, path, this, [this, path](api::Result<qint64> r) {
+            emit statusMessage(r ? tr("downloaded %1").arg(path)
+                                 : tr("download failed: %1").arg(QString::fromStdString(r.error().message)));
+        });
+    }
+}
+
+void BucketsPage::deleteSelected()
+{
+    const QStringList names = selectedObjectNames();
+    if (names.isEmpty()) return;
+    const QString what = names.size() == 1 ? tr("\"%1\"").arg(names.first()) : tr("%n objects", nullptr, int(names.size()));
+    const auto answer = QMessageBox::warning(this, tr("Delete"),
+                                             tr("Delete %1 from bucket \"%2\"?").arg(what, currentBucket()),
+                                             QMessageBox::Cancel | QMessageBox::Yes, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes) return;
+    const QString bucket = currentBucket();
+    auto remaining = std::make_shared<int>(static_cast<int>(names.size()));
+    auto failed = std::make_shared<QStringList>();
+    for (const QString& name : names) {
+        m_rest->deleteObject(bucket, name, this, [this, bucket, name, remaining, failed](api::Status st) {
+            if (!st) *failed << name + ": " + QString::fromStdString(st.error().message);
+            if (--*remaining > 0) return;
+            emit statusMessage(failed->isEmpty() ? tr("deleted") : tr("delete failed: %1").arg(failed->join("; ")));
+            m_objects->reload();
+            m_buckets->refreshSummary(bucket);
+        });
+    }
+}
+
+void BucketsPage::startUpload()
+{
+    // Replaced by the upload queue in the next step.
+}
+
+}  // namespace tessera::console

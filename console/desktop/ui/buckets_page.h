@@ -1,0 +1,75 @@
+#pragma once
+// The Buckets page: the bucket list (create, destroy), the objects of the
+// selected bucket under a virtual folder (lazy paging, prefix search), the
+// preview of the selected object or shard, and uploads by drag and drop or
+// the "Upload…" action. The page shows models and turns gestures into
+// intents; the REST calls are RestClient's.
+
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableView;
+class QTimer;
+class QSplitter;
+
+namespace tessera::console {
+
+class BucketModel;
+class ObjectModel;
+class RestClient;
+
+class BucketsPage : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int kSearchDebounceMs = 300;
+
+    explicit BucketsPage(RestClient* rest, QWidget* parent = nullptr);
+    ~BucketsPage() override;
+
+    BucketModel* bucketModel() const { return m_buckets; }
+    ObjectModel* objectModel() const { return m_objects; }
+    QTableView* objectView() const { return m_objectView; }
+    QString currentBucket() const;
+    void selectBucket(const QString& bucket);
+
+public slots:
+    void refresh();          // F5
+    void focusSearch();      // Ctrl+F
+    void startUpload();      // Ctrl+U (opens the file/folder chooser)
+    void onBucketsChanged(); // the feed said buckets changed (bmd message)
+
+signals:
+    void statusMessage(const QString& text);
+
+private:
+    void buildUi();
+    void onBucketSelected();
+    void onObjectActivated(const QModelIndex& index);
+    void goUp();
+    void updateLocation();
+    void createBucket();
+    void destroyBucket();
+    void showObjectMenu(const QPoint& pos);
+    void downloadSelected();
+    void deleteSelected();
+    void copySelected(bool asUrl);
+    QStringList selectedObjectNames() const;
+
+    RestClient* m_rest;
+    BucketModel* m_buckets;
+    ObjectModel* m_objects;
+
+    QTableView* m_bucketView = nullptr;
+    QTableView* m_objectView = nullptr;
+    QLineEdit* m_search = nullptr;
+    QLabel* m_location = nullptr;
+    QLabel* m_listingStatus = nullptr;
+    QPushButton* m_upButton = nullptr;
+    QPushButton* m_uploadButton = nullptr;
+    QTimer* m_searchTimer = nullptr;
+    QSplitter* m_splitter = nullptr;
+};
+
+}  // namespace tessera::console
