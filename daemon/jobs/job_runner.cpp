@@ -20,6 +20,22 @@ void JobContext::setPhase(std::string phase)
     m_status.phase = std::move(phase);
 }
 
+std::string JobContext::id() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_status.id;
+}
+
+void JobContext::startPhase(std::string phase, std::int64_t objectsTotal, std::int64_t bytesTotal)
+{
+    std::lock_guard lock(m_mutex);
+    m_status.phase = std::move(phase);
+    m_status.progress.objectsDone = 0;
+    m_status.progress.bytesDone = 0;
+    m_status.progress.objectsTotal = objectsTotal;
+    m_status.progress.bytesTotal = bytesTotal;
+}
+
 void JobContext::setTotals(std::int64_t objects, std::int64_t bytes)
 {
     std::lock_guard lock(m_mutex);

@@ -26,7 +26,11 @@ namespace tessera::daemon::jobs {
 class JobContext {
 public:
     bool aborted() const { return m_abort.load(std::memory_order_relaxed); }
+    std::string id() const;  // the job's
     void setPhase(std::string phase);
+    // A new phase with its own totals: the done counters start again at 0
+    // (jobs whose phases count different things, such as dSort's).
+    void startPhase(std::string phase, std::int64_t objectsTotal, std::int64_t bytesTotal);
     void setTotals(std::int64_t objects, std::int64_t bytes);
     void addDone(std::uint64_t objects, std::uint64_t bytes);
     // An item failed; the job goes on and ends failed, naming the first.

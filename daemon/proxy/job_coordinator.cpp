@@ -5,6 +5,7 @@
 #include "meta/node_identity.h"
 #include "peer_calls.h"
 
+#include <algorithm>
 #include <set>
 
 namespace tessera::daemon::proxy {
@@ -231,13 +232,19 @@ Response JobCoordinator::showJob(const Request& req)
 
 Response JobCoordinator::abortJob(const Request& req)
 {
-    const auto id = req.param("id");
+    auto st = abort(req.param("id"));
+    if (!st) return Response::error(st.error());
+    return Response::json(*st);
+}
+
+api::Result<api::JobStatus> JobCoordinator::abort(const std::string& id)
+{
     api::Smap targets;
     {
         std::lock_guard lock(m_mutex);
         auto it = m_jobs.find(id);
-        if (it == m_jobs.end()) return Response::error(api::Error::notFound("no job \"" + id + "\""));
-        if (api::isFinal(it->second.status.state)) return Response::json(it->second.status);
+        if (it == m_jobs.end()) return api::Error::notFound("no job \"" + id + "\"");
+        if (api::isFinal(it->second.status.state)) return it->second.status;
         it->second.status.abortRequested = true;
         targets = it->second.targets;
     }
@@ -245,7 +252,38 @@ Response JobCoordinator::abortJob(const Request& req)
     peers.fanOut(targets, client::Method::Delete, "/v1/internal/jobs/" + id);
     m_cv.notify_all();  // poll now
     std::lock_guard lock(m_mutex);
-    return Response::json(m_jobs.at(id).status);
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) return api::Error::notFound("no job \"" + id + "\"");
+    return it->second.status;
+}
+
+std::optional<api::JobStatus> JobCoordinator::find(const std::string& id) const
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) return std::nullopt;
+    return it->second.status;
+}
+
+std::vector<api::JobStatus> JobCoordinator::list() const
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<api::JobStatus> out;
+    for (const auto& id : m_order) out.push_back(m_jobs.at(id).status);
+    return out;
+}
+
+api::Status JobCoordinator::remove(const std::string& id)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) return api::Error::notFound("no job \"" + id + "\"");
+    if (!api::isFinal(it->second.status.state)) {
+        return api::Error::conflict("job \"" + id + "\" is running: abort it first");
+    }
+    m_jobs.erase(it);
+    m_order.erase(std::remove(m_order.begin(), m_order.end(), id), m_order.end());
+    return {};
 }
 
 nlohmann::json JobCoordinator::runningJson() const

@@ -69,6 +69,14 @@ public:
 
     // Running jobs, for the feed's snapshot.
     nlohmann::json runningJson() const;
+    // One job's status (nullopt when unknown), every job (oldest first), an
+    // abort (NotFound when unknown; a finished job is answered as it is),
+    // and forgetting a finished job (NotFound, or Conflict while it runs).
+    // For kind-specific front ends such as /v1/sort.
+    std::optional<api::JobStatus> find(const std::string& id) const;
+    std::vector<api::JobStatus> list() const;
+    api::Result<api::JobStatus> abort(const std::string& id);
+    api::Status remove(const std::string& id);
     // The set of targets in the cluster map changed: with rebalanceAuto, a
     // rebalance starts once the set has been stable for rebalanceDelay (a
     // running one is aborted first). Any thread; does not block.

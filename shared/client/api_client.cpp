@@ -185,6 +185,53 @@ api::Result<api::JobStatus> Client::startArchive(const api::ArchiveMsg& msg)
     return api::parseJobStatus(r->body);
 }
 
+api::Result<std::string> Client::startDsort(const nlohmann::json& spec)
+{
+    auto r = call(Method::Post, m_endpoint + "/v1/sort", Body::string(spec.dump()), {{"Content-Type", "application/json"}});
+    if (!r) return r.error();
+    if (r->body.empty()) return api::Error::unavailable("dsort start: no job id in the answer");
+    return std::move(r->body);
+}
+
+api::Result<Client::DsortStatus> Client::dsortStatus(std::string_view id)
+{
+    auto j = getJson(m_endpoint + "/v1/sort?uuid=" + api::percentEncode(id), "dsort status");
+    if (!j) return j.error();
+    DsortStatus out;
+    try {
+        out.job = j->get<api::JobStatus>();
+    } catch (const std::exception& e) {
+        return api::Error::unavailable(std::string("dsort status: unreadable answer: ") + e.what());
+    }
+    out.metrics = j->value("metrics", nlohmann::json::object());
+    return out;
+}
+
+api::Result<std::vector<api::JobStatus>> Client::listDsorts()
+{
+    auto j = getJson(m_endpoint + "/v1/sort", "dsort list");
+    if (!j) return j.error();
+    try {
+        return j->get<std::vector<api::JobStatus>>();
+    } catch (const std::exception& e) {
+        return api::Error::unavailable(std::string("dsort list: unreadable answer: ") + e.what());
+    }
+}
+
+api::Result<api::JobStatus> Client::abortDsort(std::string_view id)
+{
+    auto r = call(Method::Delete, m_endpoint + "/v1/sort/abort?uuid=" + api::percentEncode(id));
+    if (!r) return r.error();
+    return api::parseJobStatus(r->body);
+}
+
+api::Status Client::removeDsort(std::string_view id)
+{
+    auto r = call(Method::Delete, m_endpoint + "/v1/sort?uuid=" + api::percentEncode(id));
+    if (!r) return r.error();
+    return {};
+}
+
 api::Result<api::JobStatus> Client::startIshard(const spec::IshardSpec& spec)
 {
     auto r = call(Method::Post, m_endpoint + "/v1/ishard", Body::string(nlohmann::json(spec).dump()),

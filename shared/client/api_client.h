@@ -131,6 +131,20 @@ public:
     api::Result<api::JobStatus> startIshard(const spec::IshardSpec& spec);
     api::Result<spec::IshardPlan> ishardDryRun(const spec::IshardSpec& spec);
 
+    // dSort (AIStore's /v1/sort): start with a spec (spec/dsort_spec.h
+    // JSON; the answer is the job id), its status with every target's
+    // metrics (phase times, records, spills), every dSort job, abort, and
+    // forgetting a finished one.
+    struct DsortStatus {
+        api::JobStatus job;
+        nlohmann::json metrics;  // target id -> counters
+    };
+    api::Result<std::string> startDsort(const nlohmann::json& spec);
+    api::Result<DsortStatus> dsortStatus(std::string_view id);
+    api::Result<std::vector<api::JobStatus>> listDsorts();
+    api::Result<api::JobStatus> abortDsort(std::string_view id);
+    api::Status removeDsort(std::string_view id);
+
     std::string objectUrl(std::string_view bucket, std::string_view name) const;
     std::string bucketUrl(std::string_view bucket) const;
 

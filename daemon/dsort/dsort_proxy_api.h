@@ -1,0 +1,60 @@
+#pragma once
+// The proxy's side of dSort: the REST front end (AIStore's /v1/sort) and the
+// preparation of the "dsort" job kind for the JobCoordinator, so dSort jobs
+// are listed, watched (feed `job` messages) and aborted like every job.
+//   POST   /v1/sort               body: the spec (spec/dsort_spec.h) -> the job id (text)
+//   GET    /v1/sort?uuid=ID       the job's status and every target's metrics
+//   GET    /v1/sort               every dSort job, oldest first
+//   DELETE /v1/sort/abort?uuid=ID abort (every target stops and removes what it created)
+//   DELETE /v1/sort?uuid=ID       forget a finished job (409 while it runs)
+// Preparation: every target of the map takes part (any may own output
+// shards); each input shard is extracted by its HRW owner; the designated
+// sorting target is the one with the most input shards (ties: the smaller
+// id), which saves sending its metadata over the network. The external key
+// map is read here, from the cluster, and handed to the sorter.
+//
+// Thread safety: handlers run on worker threads; state is under a mutex.
+
+#include "net/router.h"
+#include "proxy/job_coordinator.h"
+#include "proxy/proxy_state.h"
+
+#include "spec/dsort_spec.h"
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace tessera::daemon::dsort {
+
+class DsortProxyApi {
+public:
+    static constexpr std::size_t kMaxSpecBody = 1 << 20;   // objnames lists make specs big
+    static constexpr std::size_t kMaxEkmBytes = 16 << 20;
+
+    DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jobs, std::string selfUrl,
+                  std::chrono::milliseconds peerTimeout);
+
+    // Registers the dsort kind with the coordinator and the /v1/sort routes.
+    void registerWith(proxy::JobCoordinator& jobs, net::Router& router);
+
+    api::Result<std::map<std::string, nlohmann::json>> prepare(const nlohmann::json& args, const api::Smap& targets) const;
+
+private:
+    net::Response start(const net::Request& req);
+    net::Response show(const net::Request& req);
+    net::Response abort(const net::Request& req);
+    net::Response remove(const net::Request& req);
+    api::Result<std::string> readEkm(const spec::DsortSpec& spec) const;
+    api::Result<api::JobStatus> dsortJob(const std::string& id) const;
+
+    proxy::ProxyState& m_state;
+    proxy::JobCoordinator& m_jobs;
+    std::string m_selfUrl;
+    std::chrono::milliseconds m_peerTimeout;
+};
+
+}  // namespace tessera::daemon::dsort

@@ -1,0 +1,132 @@
+#include "dsort_target_api.h"
+
+#include <charconv>
+
+namespace tessera::daemon::dsort {
+
+namespace http = boost::beast::http;
+using net::Exec;
+using net::Request;
+using net::Response;
+using net::Route;
+
+namespace {
+
+api::Result<std::uint32_t> fromParam(const Request& req, std::size_t peers)
+{
+    const auto v = req.queryValue("from");
+    std::uint32_t n = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (v.empty() || ec != std::errc() || p != v.data() + v.size() || n >= peers) {
+        return api::Error::badRequest("from must be the index of a target of the job");
+    }
+    return n;
+}
+
+Response statusResponse(const api::Status& st)
+{
+    if (!st) return Response::error(st.error());
+    return Response::json(nlohmann::json::object());
+}
+
+}  // namespace
+
+void DsortTargetApi::registerRoutes(net::Router& router)
+{
+    auto h = [this](Response (DsortTargetApi::*fn)(const Request&)) {
+        return [this, fn](const Request& r) { return (this->*fn)(r); };
+    };
+    const std::string base = "/v1/internal/dsort/{id}/";
+    router.add(Route{http::verb::post, base + "records", Exec::Worker, h(&DsortTargetApi::records), {}, kMaxRecordsBody});
+    router.add(Route{http::verb::post, base + "assign", Exec::Worker, h(&DsortTargetApi::assign), {}, kMaxAssignBody});
+    router.add(Route{http::verb::post, base + "pull", Exec::Worker, h(&DsortTargetApi::pull), {}});
+    router.add(Route{http::verb::post, base + "done", Exec::Inline, h(&DsortTargetApi::done), {}});
+    router.add(Route{http::verb::post, base + "fail", Exec::Inline, h(&DsortTargetApi::fail), {}});
+    router.add(Route{http::verb::get, base + "metrics", Exec::Inline, h(&DsortTargetApi::metrics), {}});
+}
+
+api::Result<std::shared_ptr<DsortSession>> DsortTargetApi::session(const Request& req) const
+{
+    auto s = m_registry.find(req.param("id"));
+    if (!s) return api::Error::notFound("no dSort job \"" + req.param("id") + "\" on this target");
+    return s;
+}
+
+Response DsortTargetApi::records(const Request& req)
+{
+    auto s = session(req);
+    if (!s) return Response::error(s.error());
+    auto from = fromParam(req, (*s)->peers().size());
+    if (!from) return Response::error(from.error());
+    const auto last = req.queryValue("last");
+    if (last != "true" && last != "false") return Response::error(api::Error::badRequest("last must be true or false"));
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (j.is_discarded()) return Response::error(api::Error::badRequest("records: malformed JSON"));
+    auto recs = spec::recordsFromJson(j);
+    if (!recs) return Response::error(recs.error());
+    return statusResponse((*s)->putRecords(*from, std::move(recs.value()), last == "true"));
+}
+
+Response DsortTargetApi::assign(const Request& req)
+{
+    auto s = session(req);
+    if (!s) return Response::error(s.error());
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (j.is_discarded()) return Response::error(api::Error::badRequest("assign: malformed JSON"));
+    auto shards = assignmentsFromJson(j, (*s)->peers().size());
+    if (!shards) return Response::error(shards.error());
+    return statusResponse((*s)->putAssignment(std::move(shards.value())));
+}
+
+Response DsortTargetApi::pull(const Request& req)
+{
+    auto s = session(req);
+    if (!s) return Response::error(s.error());
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (!j.is_array() || j.size() > kMaxPullRecords) {
+        return Response::error(api::Error::badRequest("pull: body must be a list of at most " +
+                                                      std::to_string(kMaxPullRecords) + " record indices"));
+    }
+    auto store = (*s)->store();
+    if (!store) return Response::error(api::Error::notFound("dSort job " + (*s)->id() + " has ended on this target"));
+    Response out;
+    out.header("Content-Type", "application/octet-stream");
+    for (const auto& e : j) {
+        if (!e.is_number_unsigned()) return Response::error(api::Error::badRequest("pull: indices are whole numbers"));
+        auto rec = store->get(e.get<std::uint64_t>());
+        if (!rec) return Response::error(rec.error());
+        out.body += *rec;
+    }
+    return out;
+}
+
+Response DsortTargetApi::done(const Request& req)
+{
+    auto s = session(req);
+    if (!s) return Response::error(s.error());
+    auto from = fromParam(req, (*s)->peers().size());
+    if (!from) return Response::error(from.error());
+    return statusResponse((*s)->markDone(*from));
+}
+
+Response DsortTargetApi::fail(const Request& req)
+{
+    auto s = session(req);
+    if (!s) return Response::error(s.error());
+    auto from = fromParam(req, (*s)->peers().size());
+    if (!from) return Response::error(from.error());
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    std::string why = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
+                                                                                     : std::string("failed");
+    (*s)->fail("target " + (*s)->peers()[*from].id + " failed: " + why.substr(0, 4096));
+    return Response::json(nlohmann::json::object());
+}
+
+Response DsortTargetApi::metrics(const Request& req)
+{
+    auto s = session(req);
+    if (!s) return Response::error(s.error());
+    return Response::json((*s)->metrics());
+}
+
+}  // namespace tessera::daemon::dsort

@@ -1,0 +1,41 @@
+#pragma once
+// A target's internal dSort endpoints, called by the job's other targets:
+//   POST /v1/internal/dsort/{id}/records?from=N&last=B  record metadata (JSON, spec::recordsToJson) to the sorter
+//   POST /v1/internal/dsort/{id}/assign                 the output shards this target creates (assignmentsToJson)
+//   POST /v1/internal/dsort/{id}/pull                   [index, ...] -> the encoded records, back to back
+//   POST /v1/internal/dsort/{id}/done?from=N            N finished creating (it pulls nothing more)
+//   POST /v1/internal/dsort/{id}/fail?from=N            {"error":"..."}: N failed, stop
+//   GET  /v1/internal/dsort/{id}/metrics                this target's counters and phase times
+// A job unknown here is a 404 (the caller retries a moment: its start may
+// not have reached this target yet); a pull after the job ended is a 410.
+//
+// Thread safety: handlers run on worker threads; sessions are thread-safe.
+
+#include "dsort_registry.h"
+
+#include "net/router.h"
+
+namespace tessera::daemon::dsort {
+
+class DsortTargetApi {
+public:
+    static constexpr std::size_t kMaxPullRecords = 4096;
+    static constexpr std::size_t kMaxRecordsBody = std::size_t{64} << 20;
+    static constexpr std::size_t kMaxAssignBody = std::size_t{256} << 20;
+
+    explicit DsortTargetApi(DsortRegistry& registry) : m_registry(registry) {}
+    void registerRoutes(net::Router& router);
+
+private:
+    api::Result<std::shared_ptr<DsortSession>> session(const net::Request& req) const;
+    net::Response records(const net::Request& req);
+    net::Response assign(const net::Request& req);
+    net::Response pull(const net::Request& req);
+    net::Response done(const net::Request& req);
+    net::Response fail(const net::Request& req);
+    net::Response metrics(const net::Request& req);
+
+    DsortRegistry& m_registry;
+};
+
+}  // namespace tessera::daemon::dsort

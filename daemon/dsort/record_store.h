@@ -1,0 +1,63 @@
+#pragma once
+// The records a target extracted for one dSort job, until the creation
+// phase has sent them where they go. Records are kept in memory while the
+// job's memory budget (the spec's max_mem_usage on this target) allows, and
+// appended to a spill file beyond it, under <mountpath>/.tessera/dsort/<job>/
+// on the target's first mountpath. The spill directory goes with the store
+// (and a leftover one of a crashed node is removed at start, see
+// DsortRegistry).
+//
+// Thread safety: every member may be called from any thread.
+
+#include "record_codec.h"
+
+#include "api/result.h"
+#include "common/unique_fd.h"
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+
+namespace tessera::daemon::dsort {
+
+class RecordStore {
+public:
+    struct Stats {
+        std::uint64_t records = 0;
+        std::uint64_t memoryBytes = 0;
+        std::uint64_t spilledRecords = 0;
+        std::uint64_t spilledBytes = 0;
+    };
+
+    RecordStore(std::uint64_t memoryBudget, std::string spillDir);
+    ~RecordStore();  // removes the spill file and its directory
+    RecordStore(const RecordStore&) = delete;
+    RecordStore& operator=(const RecordStore&) = delete;
+
+    // Keeps an encoded record; its index (0, 1, ...). IoError/NoSpace when
+    // spilling fails.
+    api::Result<std::uint64_t> add(std::string encoded);
+    // The encoded record; NotFound for an unknown index.
+    api::Result<std::string> get(std::uint64_t index) const;
+    Stats stats() const;
+
+private:
+    struct Slot {
+        std::string data;         // in memory (empty when spilled)
+        std::uint64_t offset = 0; // in the spill file
+        std::uint64_t length = 0;
+        bool spilled = false;
+    };
+    api::Status openSpill();
+
+    std::uint64_t m_budget;
+    std::string m_dir;
+    mutable std::mutex m_mutex;
+    std::deque<Slot> m_slots;
+    UniqueFd m_spill;
+    std::uint64_t m_spillEnd = 0;
+    Stats m_stats;
+};
+
+}  // namespace tessera::daemon::dsort

@@ -1,0 +1,113 @@
+#pragma once
+// Helpers of the dSort integration tests: input shards of WebDataset
+// samples with varied sizes and 2-3 files each, running a dSort to its end
+// over REST, and reading output shards back as records.
+
+#include "shard_test_util.h"
+
+#include "archive/archive_writer.h"
+#include "archive/member_name.h"
+#include "client/api_client.h"
+
+#include <QTest>
+#include <nlohmann/json.hpp>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tessera::tests {
+
+// A record: its key and its files (name, bytes) in order.
+struct DsortRecordData {
+    std::string key;
+    Members files;
+    bool operator==(const DsortRecordData&) const = default;
+    bool operator<(const DsortRecordData& o) const { return key != o.key ? key < o.key : files < o.files; }
+};
+
+// A tar of the records' files, in order.
+inline std::string makeShard(const std::vector<DsortRecordData>& records,
+                             archive::ArchiveFormat format = archive::ArchiveFormat::Tar)
+{
+    std::string out;
+    auto w = archive::ArchiveWriter::create(format, [&out](const char* d, std::size_t n) -> api::Status {
+        out.append(d, n);
+        return {};
+    });
+    if (!w) qFatal("cannot create a shard writer");
+    for (const auto& r : records) {
+        for (const auto& [name, data] : r.files) {
+            if (!(*w)->add(name, data, 1700000000)) qFatal("cannot add %s", name.c_str());
+        }
+    }
+    if (!(*w)->finish()) qFatal("cannot finish a shard");
+    return out;
+}
+
+// Groups members into records: consecutive files sharing a key.
+inline std::vector<DsortRecordData> toRecords(const Members& members)
+{
+    std::vector<DsortRecordData> out;
+    for (const auto& [name, data] : members) {
+        const std::string key(archive::wdsKey(name));
+        if (out.empty() || out.back().key != key) out.push_back({key, {}});
+        out.back().files.emplace_back(name, data);
+    }
+    return out;
+}
+
+struct OutputShard {
+    std::string name;
+    std::uint64_t size = 0;
+    std::vector<DsortRecordData> records;
+};
+
+// Every object of `bucket` under `prefix`, in name order, read as shards.
+inline std::vector<OutputShard> readOutputs(client::Client& c, const std::string& bucket, const std::string& prefix,
+                                            archive::ArchiveFormat format)
+{
+    std::vector<OutputShard> out;
+    auto list = c.listAll(bucket, prefix);
+    if (!list) qFatal("cannot list %s", bucket.c_str());
+    for (const auto& e : *list) {
+        auto bytes = c.getObject(bucket, e.name);
+        if (!bytes) qFatal("cannot read %s", e.name.c_str());
+        bool ok = false;
+        auto members = readShard(*bytes, format, &ok);
+        if (!ok) qFatal("%s/%s is not a readable shard", bucket.c_str(), e.name.c_str());
+        out.push_back({e.name, bytes->size(), toRecords(members)});
+    }
+    return out;
+}
+
+inline std::vector<DsortRecordData> allRecords(const std::vector<OutputShard>& shards)
+{
+    std::vector<DsortRecordData> out;
+    for (const auto& s : shards) out.insert(out.end(), s.records.begin(), s.records.end());
+    return out;
+}
+
+inline std::vector<std::string> keysOf(const std::vector<DsortRecordData>& rs)
+{
+    std::vector<std::string> out;
+    for (const auto& r : rs) out.push_back(r.key);
+    return out;
+}
+
+// Polls GET /v1/sort?uuid= until the job ends (or the deadline: the last status).
+inline client::Client::DsortStatus waitDsort(client::Client& c, const std::string& id,
+                                             std::chrono::milliseconds deadline = std::chrono::seconds(60))
+{
+    client::Client::DsortStatus last;
+    QTest::qWaitFor(
+        [&] {
+            auto st = c.dsortStatus(id);
+            if (st) last = *st;
+            return st && api::isFinal(st->job.state);
+        },
+        static_cast<int>(deadline.count()));
+    return last;
+}
+
+}  // namespace tessera::tests
