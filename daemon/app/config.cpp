@@ -51,7 +51,9 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"archive_max_total_size", c.archiveMaxTotalSize},
                        {"archive_max_compression_ratio", c.archiveMaxCompressionRatio},
                        {"archive_index_cache_bytes", c.archiveIndexCacheBytes},
-                       {"archive_index", c.archiveIndex}};
+                       {"archive_index", c.archiveIndex},
+                       {"open_object_cache", c.openObjectCache},
+                       {"open_object_cache_ttl_ms", c.openObjectCacheTtlMs}};
 }
 
 namespace {
@@ -100,6 +102,8 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "archive_max_compression_ratio") v.get_to(c.archiveMaxCompressionRatio);
             else if (k == "archive_index_cache_bytes") v.get_to(c.archiveIndexCacheBytes);
             else if (k == "archive_index") v.get_to(c.archiveIndex);
+            else if (k == "open_object_cache") v.get_to(c.openObjectCache);
+            else if (k == "open_object_cache_ttl_ms") v.get_to(c.openObjectCacheTtlMs);
             else return api::Error::badRequest("unknown config field \"" + k + "\" in " + path);
         }
     } catch (const nlohmann::json::exception& e) {
@@ -149,6 +153,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("archive-max-compression-ratio", po::value<std::uint64_t>(), "target: expanded/compressed bytes of a shard, 1..100000 (default 200)")
         ("archive-index-cache-bytes", po::value<std::uint64_t>(), "target: memory for .tar offset indexes (default 64 MiB)")
         ("archive-index", po::value<bool>(), "target: use .tar offset indexes (default true; off only to measure them)")
+        ("open-object-cache", po::value<std::uint64_t>(), "target: objects kept open for the next read, 0..1000000 (default 4096; 0: off)")
+        ("open-object-cache-ttl-ms", po::value<std::uint64_t>(), "target: longest an object stays open unused by a change, 1..3600000 ms (default 5000)")
         ("log-level", po::value<std::string>(), "debug | info | warn | error");
     // clang-format on
     po::variables_map vm;
@@ -207,6 +213,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         c.archiveIndexCacheBytes = vm["archive-index-cache-bytes"].as<std::uint64_t>();
     }
     if (vm.count("archive-index")) c.archiveIndex = vm["archive-index"].as<bool>();
+    if (vm.count("open-object-cache")) c.openObjectCache = vm["open-object-cache"].as<std::uint64_t>();
+    if (vm.count("open-object-cache-ttl-ms")) c.openObjectCacheTtlMs = vm["open-object-cache-ttl-ms"].as<std::uint64_t>();
 
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     if (c.ioThreads == 0) c.ioThreads = cores;
@@ -275,6 +283,12 @@ api::Status validateConfig(const Config& c)
     }
     if (c.archiveMaxCompressionRatio < 1 || c.archiveMaxCompressionRatio > 100'000) {
         return api::Error::badRequest("archive max compression ratio must be 1..100000");
+    }
+    if (c.openObjectCache > 1'000'000) {
+        return api::Error::badRequest("open object cache must be 0..1000000 objects (0: off)");
+    }
+    if (c.openObjectCacheTtlMs < 1 || c.openObjectCacheTtlMs > 3'600'000) {
+        return api::Error::badRequest("open object cache TTL must be 1..3600000 ms");
     }
     if (c.archiveIndexCacheBytes > (std::uint64_t{64} << 30)) {
         return api::Error::badRequest("archive index cache must be 0..68719476736 bytes (0: no cache)");

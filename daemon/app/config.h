@@ -66,6 +66,11 @@ struct Config {
     // (only to measure what the index saves, tests/bench/archpath.sh).
     std::uint64_t archiveIndexCacheBytes = std::uint64_t{64} << 20;  // 64 MiB
     bool archiveIndex = true;
+    // Targets: objects kept open after a read for the next one (descriptor
+    // and metadata); 0 turns it off. Changes made through the node drop an
+    // entry at once; changes behind its back show within the TTL.
+    std::uint64_t openObjectCache = 4096;
+    std::uint64_t openObjectCacheTtlMs = 5000;
 
     int effectivePort() const;
 };

@@ -14,6 +14,8 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     so.mountpaths = c.mountpaths;
     so.fsync = c.fsync;
     so.maxObjectSize = c.maxObjectSize;
+    so.openCache.capacity = static_cast<std::size_t>(c.openObjectCache);
+    so.openCache.ttl = std::chrono::milliseconds(c.openObjectCacheTtlMs);
     m_store = orThrow(target::ObjectStore::create(so), "mountpaths");
     target::ShardService::Options shardOptions;
     shardOptions.limits.maxMembers = c.archiveMaxMembers;

@@ -70,7 +70,7 @@ net::Response BatchGetApi::batchGet(const net::Request& req)
             else record(out, kError, name, obj.error().message, obj.error().message.size());
             continue;
         }
-        const auto size = obj->meta.size;
+        const auto size = static_cast<std::uint64_t>(obj->meta.size);
         if (size > kMaxObjectBytes) {
             record(out, kTooLarge, name, {}, size);
             continue;

@@ -1,7 +1,7 @@
 #pragma once
 // The node's HTTP/1.1 server: an acceptor, I/O threads each running its own
-// io_context (connections are dealt to them in turn, and stay there), a
-// strand per connection, and a separate worker pool for handlers that may
+// io_context (connections are dealt to them in turn, and stay there, so a
+// connection needs no strand), and a separate worker pool for handlers that may
 // block (disk walks, calls to other nodes). One io_context per thread rather
 // than one shared by all: with a shared one, every completion could wake
 // another thread, and a 1 KiB GET paid for the wake-ups in CPU.

@@ -3,7 +3,8 @@
 // (buffered into memory up to the route's limit, or streamed into an
 // UploadSink), runs the handler inline or on the worker pool, writes the
 // response (sendfile for file regions), and loops while keep-alive holds.
-// Everything touching the socket runs on the connection's strand.
+// Everything touching the socket runs on the connection's io_context, which
+// one thread runs (HttpServer); work from other threads is posted to it.
 
 #include "http_server.h"
 

@@ -22,12 +22,12 @@
 
 namespace tessera::daemon::net {
 
-// Where a buffered handler runs: on the connection's strand (fast, never
+// Where a buffered handler runs: on the connection's I/O thread (fast, never
 // blocks) or on the worker pool (disk walks, calls to other nodes).
-// InlineFirst runs it on the strand, and again on the worker pool when it
-// answers Response::deferToWorker() (it needs to block: hash a whole object,
-// ask other nodes); Request::onWorker tells the two runs apart. It spares
-// the common case two thread hops.
+// InlineFirst runs it on the connection's I/O thread, and again on the
+// worker pool when it answers Response::deferToWorker() (it needs to block:
+// hash a whole object, ask other nodes); Request::onWorker tells the two
+// runs apart. It spares the common case two thread hops.
 enum class Exec { Inline, Worker, InlineFirst };
 
 using Handler = std::function<Response(const Request&)>;
@@ -37,7 +37,7 @@ using UploadStart = std::function<std::variant<Response, std::unique_ptr<UploadS
 // Takes over the connection of a WebSocket upgrade request (already checked
 // to be one): either moves `stream` away and returns nullopt, or leaves it
 // and returns the refusal to send (403 origin, 503 too many sessions).
-// Called on the connection's strand; must not block.
+// Called on the connection's I/O thread; must not block.
 using WebSocketAccept = std::function<std::optional<Response>(
     const Request&, boost::beast::tcp_stream& stream, boost::beast::http::request<boost::beast::http::empty_body>&&)>;
 

@@ -1,6 +1,6 @@
 #pragma once
 // Receives a streamed request body (object PUT). The session calls write()
-// for each chunk on the connection's strand, then finish() once on a worker
+// for each chunk on the connection's I/O thread, then finish() once on a worker
 // thread. A sink destroyed without finish() must discard what it wrote.
 
 #include "api/result.h"
@@ -16,7 +16,7 @@ public:
     virtual api::Status write(const char* data, std::size_t size) = 0;
     virtual Response finish() = 0;
     // True when finish() never blocks, so the session may call it on the
-    // connection's strand instead of handing it to the worker pool.
+    // connection's I/O thread instead of handing it to the worker pool.
     virtual bool finishesInline() const { return false; }
 };
 

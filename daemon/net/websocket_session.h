@@ -1,6 +1,6 @@
 #pragma once
-// One WebSocket connection of the live feed: a strand (the one the HTTP
-// connection had), a single bounded write queue, one read loop for the small
+// One WebSocket connection of the live feed: the I/O thread the HTTP
+// connection had, a single bounded write queue, one read loop for the small
 // control messages a client may send.
 //
 // A slow client never slows anyone else: messages marked `coalesce` replace
@@ -10,7 +10,7 @@
 // connection. The protocol (topics, snapshot) is the Listener's business.
 //
 // Thread safety: send() and close() may be called from any thread; every
-// other member runs on the strand.
+// other member runs on the connection's I/O thread.
 
 #include "http_server.h"
 
@@ -51,7 +51,7 @@ public:
         // The handshake completed; the session may be sent to.
         virtual void onOpen(const std::shared_ptr<WebSocketSession>& s) = 0;
         virtual void onText(const std::shared_ptr<WebSocketSession>& s, const std::string& text) = 0;
-        // Called once, on the strand, when the session ends for any reason.
+        // Called once, on the connection's I/O thread, when the session ends for any reason.
         virtual void onClosed(std::uint64_t sessionId, const std::string& reason) = 0;
     };
 

@@ -277,7 +277,7 @@ api::Result<api::ObjectMeta> PutWriter::commit()
     // The index of the shard this replaced no longer matches (its reader
     // would notice by size, time and checksum; this frees the space).
     ::unlink(m_indexPath.c_str());
-    m_store->touchBucket(m_bucket);
+    m_store->objectChanged(m_bucket, m_name);
     if (m_store->options().fsync) {
         auto st = fsyncDir(m_finalPath.substr(0, m_finalPath.rfind('/')));
         if (!st) return st.error();
@@ -287,7 +287,7 @@ api::Result<api::ObjectMeta> PutWriter::commit()
 
 // -------------------------------------------------------------- ObjectStore
 
-ObjectStore::ObjectStore(Options options) : m_options(std::move(options)) {}
+ObjectStore::ObjectStore(Options options) : m_options(std::move(options)), m_openCache(m_options.openCache) {}
 
 api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
 {
@@ -378,6 +378,7 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
     std::unique_ptr<PutWriter> w(new PutWriter());
     w->m_store = this;
     w->m_bucket = std::string(bucket);
+    w->m_name = std::string(name);
     w->m_bucketRoot = bucketRoot(mp, bucket);
     w->m_finalPath = w->m_bucketRoot + "/" + std::string(name);
     w->m_workPath = workPath(mp);
@@ -399,7 +400,11 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
 
 api::Result<OpenObject> ObjectStore::open(std::string_view bucket, std::string_view name) const
 {
-    return openAt(mountpathFor(bucket, name), bucket, name);
+    if (auto hit = m_openCache.find(bucket, name)) return std::move(*hit);
+    const auto epoch = m_openCache.epoch();
+    auto obj = openAt(mountpathFor(bucket, name), bucket, name);
+    if (obj) m_openCache.insert(bucket, name, *obj, epoch);
+    return obj;
 }
 
 api::Result<OpenObject> ObjectStore::openAt(std::size_t mp, std::string_view bucket, std::string_view name) const
@@ -427,6 +432,7 @@ api::Result<OpenObject> ObjectStore::openAt(std::size_t mp, std::string_view buc
     out.meta.size = static_cast<std::int64_t>(st.st_size);
     out.meta.atimeNs = static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 + st.st_atim.tv_nsec;
     out.mtimeNs = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    out.ctimeNs = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
     return out;
 }
 
@@ -485,8 +491,14 @@ api::Status ObjectStore::removeAt(std::size_t mp, std::string_view bucket, std::
     if (::unlink(index.c_str()) == 0) {
         pruneEmptyParents(m_options.mountpaths[mp] + "/.tessera/archidx/" + std::string(bucket), index);
     }
-    touchBucket(bucket);
+    objectChanged(bucket, name);
     return {};
+}
+
+void ObjectStore::objectChanged(std::string_view bucket, std::string_view name) const
+{
+    m_openCache.invalidate(bucket, name);
+    touchBucket(bucket);
 }
 
 void ObjectStore::touchBucket(std::string_view bucket) const
@@ -609,6 +621,7 @@ api::Status ObjectStore::destroyBucket(std::string_view bucket) const
                            meta::randomId(8);
         if (::rename(idx.c_str(), trash.c_str()) == 0) moved.push_back(trash);
     }
+    m_openCache.clear();
     touchBucket(bucket);
     // The names are gone; free the space in the background.
     if (!moved.empty()) {

@@ -16,6 +16,8 @@
 #include "api/object_meta.h"
 #include "api/result.h"
 #include "common/unique_fd.h"
+#include "open_object.h"
+#include "open_object_cache.h"
 
 #include <atomic>
 #include <cstdint>
@@ -63,6 +65,7 @@ private:
 
     const ObjectStore* m_store = nullptr;
     std::string m_bucket;
+    std::string m_name;
     std::string m_workPath;
     std::string m_finalPath;
     std::string m_indexPath;  // the replaced object's shard index, now stale
@@ -74,18 +77,13 @@ private:
     bool m_committed = false;
 };
 
-struct OpenObject {
-    std::shared_ptr<UniqueFd> fd;
-    api::ObjectMeta meta;      // size and atime from the file itself
-    std::int64_t mtimeNs = 0;  // when this copy was written (kept across rebalancing)
-};
-
 class ObjectStore {
 public:
     struct Options {
         std::vector<std::string> mountpaths;
         bool fsync = true;
         std::uint64_t maxObjectSize = std::uint64_t{1} << 40;
+        OpenObjectCache::Options openCache;  // open() keeps hot objects open
     };
 
     // Prepares the mountpaths (creates the layout, checks xattr support,
@@ -106,6 +104,8 @@ public:
 
     api::Result<std::unique_ptr<PutWriter>> beginPut(std::string_view bucket, std::string_view name,
                                                      PutParams params) const;
+    // The object at its placement mountpath; served from the open-object
+    // cache when it holds the object (see open_object_cache.h).
     api::Result<OpenObject> open(std::string_view bucket, std::string_view name) const;
     // The copy on mountpath `mp`, wherever placement would put the name now
     // (a rebalance moves copies a mountpath change left behind).
@@ -135,6 +135,9 @@ private:
     // Every change to a bucket's names bumps its generation, which retires
     // the cached name snapshot listings page through.
     void touchBucket(std::string_view bucket) const;
+    // An object's file changed (written, replaced, removed): its cached
+    // open copy goes, and the bucket's name snapshot is retired.
+    void objectChanged(std::string_view bucket, std::string_view name) const;
     struct NameSnapshot {
         std::uint64_t generation = 0;
         std::vector<std::string> names;  // sorted, every object of the bucket on this target
@@ -148,6 +151,7 @@ private:
     mutable std::map<std::string, std::uint64_t, std::less<>> m_generations;
     mutable std::map<std::string, std::shared_ptr<const NameSnapshot>, std::less<>> m_snapshots;
     mutable std::vector<std::string> m_snapshotUse;  // bucket names, least recently used first
+    mutable OpenObjectCache m_openCache;
 };
 
 }  // namespace tessera::daemon::target
