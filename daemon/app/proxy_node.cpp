@@ -47,6 +47,9 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(*m_state, *m_jobs, m_self.publicNet.url,
                                                            std::chrono::milliseconds(c.peerTimeoutMs));
     m_shardJobs->registerWith(*m_jobs, m_router);
+    m_dsorts = std::make_unique<dsort::DsortProxyApi>(*m_state, *m_jobs, m_self.publicNet.url,
+                                                      std::chrono::milliseconds(c.peerTimeoutMs));
+    m_dsorts->registerWith(*m_jobs, m_router);
     m_api->addBucketAction("archive", [this](const std::string& bucket, const nlohmann::json& value) {
         return m_shardJobs->archiveAction(bucket, value);
     });

@@ -16,6 +16,7 @@
 #include "proxy/proxy_api.h"
 #include "proxy/proxy_state.h"
 #include "proxy/shard_job_planner.h"
+#include "dsort/dsort_proxy_api.h"
 
 #include <condition_variable>
 #include <memory>
@@ -48,6 +49,7 @@ private:
     std::shared_ptr<proxy::FeedHub> m_feed;
     std::unique_ptr<proxy::JobCoordinator> m_jobs;
     std::unique_ptr<proxy::ShardJobPlanner> m_shardJobs;
+    std::unique_ptr<dsort::DsortProxyApi> m_dsorts;
     std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_stopping = false;

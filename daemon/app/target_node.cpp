@@ -3,7 +3,10 @@
 #include "common/log.h"
 #include "jobs/rebalance_job.h"
 #include "jobs/shard_build_job.h"
+#include "dsort/dsort_job.h"
 #include "meta/node_identity.h"
+
+#include <unistd.h>
 
 namespace tessera::daemon {
 
@@ -38,8 +41,17 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         m_server->stats());
     m_api->registerRoutes(m_router);
     addMetricsRoute(m_router, [this] { return nodeStats(); });
+    m_dsorts = std::make_unique<dsort::DsortRegistry>(c.mountpaths);
+    m_dsortApi = std::make_unique<dsort::DsortTargetApi>(*m_dsorts);
+    m_dsortApi->registerRoutes(m_router);
+    dsort::DsortJob::Options dsortOptions;
+    dsortOptions.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
+    dsortOptions.limits = shardOptions.limits;
+    dsortOptions.physicalMemory =
+        static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
     m_jobs = std::make_unique<jobs::JobRunner>(
-        m_id, [this](const std::string& kind, const nlohmann::json& args) -> api::Result<std::unique_ptr<jobs::JobWork>> {
+        m_id, [this, dsortOptions](const std::string& kind,
+                                   const nlohmann::json& args) -> api::Result<std::unique_ptr<jobs::JobWork>> {
             const auto peerTimeout = std::chrono::milliseconds(m_config.peerTimeoutMs);
             if (kind == jobs::kKindRebalance) {
                 return std::unique_ptr<jobs::JobWork>(
@@ -48,7 +60,8 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
             if (kind == jobs::kKindArchive || kind == jobs::kKindIshard) {
                 return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, args);
             }
-            return api::Error::badRequest("unknown job kind \"" + kind + "\" (known: rebalance, archive, ishard)");
+            if (kind == dsort::kKindDsort) return dsort::DsortJob::create(*m_store, *m_dsorts, dsortOptions, args);
+            return api::Error::badRequest("unknown job kind \"" + kind + "\" (known: rebalance, archive, ishard, dsort)");
         });
     m_jobApi = std::make_unique<jobs::TargetJobApi>(*m_jobs);
     m_jobApi->registerRoutes(m_router);

@@ -18,6 +18,8 @@
 #include "jobs/batch_get_api.h"
 #include "jobs/job_runner.h"
 #include "jobs/target_job_api.h"
+#include "dsort/dsort_registry.h"
+#include "dsort/dsort_target_api.h"
 
 #include <memory>
 
@@ -49,6 +51,8 @@ private:
     std::unique_ptr<jobs::JobRunner> m_jobs;
     std::unique_ptr<jobs::TargetJobApi> m_jobApi;
     std::unique_ptr<jobs::BatchGetApi> m_batchGet;  // peers building shards read sources through it
+    std::unique_ptr<dsort::DsortRegistry> m_dsorts;  // before m_jobs: dSort jobs hold its sessions
+    std::unique_ptr<dsort::DsortTargetApi> m_dsortApi;
 };
 
 }  // namespace tessera::daemon

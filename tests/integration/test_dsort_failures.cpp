@@ -1,0 +1,180 @@
+// dSort when things go wrong, on a real 3-target cluster: a run with
+// max_mem_usage "0" spills every record to disk and still writes output
+// identical to an in-memory run (and leaves no spill file); an abort in the
+// middle of creation stops every target, removes what they created and
+// leaves the input as it was; a running job cannot be forgotten; a target
+// killed mid-job fails the job with an error naming it.
+#include "dsort_test_util.h"
+#include "local_cluster.h"
+
+#include <QDirIterator>
+#include <QTest>
+
+using namespace tessera;
+using tests::DsortRecordData;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kShards = 6;
+constexpr int kPerShard = 500;
+
+}  // namespace
+
+class TestDsortFailures : public QObject {
+    Q_OBJECT
+
+private:
+    tests::LocalCluster m_cluster;
+    std::map<std::string, std::string> m_inputBytes;  // shard name -> bytes
+
+    client::Client client() { return client::Client(m_cluster.proxyUrl()); }
+
+    json spec(const std::string& out)
+    {
+        auto c = client();
+        if (!c.bucketProps(out)) (void)c.createBucket(out);
+        return json{{"input_bck", "fail-in"},
+                    {"input_format", {{"template", "in-{0..5}"}}},
+                    {"output_bck", out},
+                    {"output_format", "o-{00000..99999}"},
+                    {"output_shard_size", "50 records"}};
+    }
+
+    std::size_t filesUnder(const std::string& sub)
+    {
+        std::size_t n = 0;
+        for (int t = 0; t < m_cluster.targetCount(); ++t) {
+            for (const auto& mp : m_cluster.targetMountpaths(t)) {
+                QDirIterator it(QString::fromStdString(mp + sub), QDir::Files, QDirIterator::Subdirectories);
+                while (it.hasNext()) {
+                    it.next();
+                    ++n;
+                }
+            }
+        }
+        return n;
+    }
+
+    // Starts a job that creates one shard per record, one at a time per
+    // target, and waits until creation is under way.
+    std::string startSlowJob(const std::string& out)
+    {
+        auto s = spec(out);
+        s["output_shard_size"] = "1 records";
+        s["create_concurrency_max_limit"] = 1;
+        auto c = client();
+        auto id = c.startDsort(s);
+        if (!id) qFatal("dsort refused: %s", id.error().message.c_str());
+        const bool creating = QTest::qWaitFor(
+            [&] {
+                auto st = c.dsortStatus(*id);
+                if (!st) return false;
+                std::uint64_t created = 0;
+                bool allCreating = true;
+                for (const auto& [tid, ts] : st->job.targets) {
+                    allCreating = allCreating && ts.phase == "create";
+                    created += ts.progress.objectsDone;
+                }
+                return allCreating && created >= 6;
+            },
+            30000);
+        if (!creating) qFatal("the job never reached its creation phase");
+        return *id;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
+        auto c = client();
+        QVERIFY(c.createBucket("fail-in"));
+        std::mt19937 rng(3);
+        for (int s = 0; s < kShards; ++s) {
+            std::vector<DsortRecordData> shard;
+            for (int k = 0; k < kPerShard; ++k) {
+                char key[32];
+                std::snprintf(key, sizeof key, "r%05d", static_cast<int>(rng() % 100000) * 10 + s);
+                DsortRecordData r{key, {}};
+                r.files.emplace_back(r.key + ".dat", tests::randomBytes(50 + rng() % 400, rng()));
+                r.files.emplace_back(r.key + ".cls", std::to_string(rng() % 10));
+                shard.push_back(std::move(r));
+            }
+            const auto name = "in-" + std::to_string(s) + ".tar";
+            m_inputBytes[name] = tests::makeShard(shard);
+            QVERIFY(c.putObject("fail-in", name, m_inputBytes[name]));
+        }
+    }
+
+    void tinyMemorySpillsAndMatches()
+    {
+        auto c = client();
+        auto id = c.startDsort(spec("spill-mem"));
+        QVERIFY(id);
+        auto inMemory = tests::waitDsort(c, *id);
+        QVERIFY2(inMemory.job.state == api::JobState::Finished, inMemory.job.error.c_str());
+        auto s = spec("spill-disk");
+        s["max_mem_usage"] = "0";
+        id = c.startDsort(s);
+        QVERIFY(id);
+        auto spilled = tests::waitDsort(c, *id);
+        QVERIFY2(spilled.job.state == api::JobState::Finished, spilled.job.error.c_str());
+        std::uint64_t memSpills = 0, diskSpills = 0;
+        for (const auto& [tid, m] : inMemory.metrics.items()) memSpills += m.value("spill.records", 0ull);
+        for (const auto& [tid, m] : spilled.metrics.items()) diskSpills += m.value("spill.records", 0ull);
+        QCOMPARE(memSpills, std::uint64_t{0});
+        QCOMPARE(diskSpills, std::uint64_t{kShards * kPerShard});
+        // Byte for byte the same shards under the same names.
+        auto a = c.listAll("spill-mem");
+        auto b = c.listAll("spill-disk");
+        QVERIFY(a && b);
+        QCOMPARE(a->size(), std::size_t{kShards * kPerShard / 50});
+        QCOMPARE(a->size(), b->size());
+        for (std::size_t i = 0; i < a->size(); ++i) {
+            QCOMPARE((*a)[i].name, (*b)[i].name);
+            auto x = c.getObject("spill-mem", (*a)[i].name);
+            auto y = c.getObject("spill-disk", (*b)[i].name);
+            QVERIFY(x && y);
+            QVERIFY(*x == *y);
+        }
+        QCOMPARE(filesUnder("/.tessera/dsort"), std::size_t{0});
+    }
+
+    void abortMidCreationCleansUp()
+    {
+        auto c = client();
+        const auto id = startSlowJob("aborted-out");
+        // A running job cannot be forgotten.
+        QCOMPARE(c.removeDsort(id).kind(), api::ErrorKind::Conflict);
+        auto st = c.abortDsort(id);
+        QVERIFY2(st.ok(), st ? "" : st.error().message.c_str());
+        auto end = tests::waitDsort(c, id, std::chrono::seconds(20));
+        QCOMPARE(end.job.state, api::JobState::Aborted);
+        auto left = c.listAll("aborted-out");
+        QVERIFY(left);
+        QVERIFY2(left->empty(), (std::to_string(left->size()) + " output shard(s) left").c_str());
+        QCOMPARE(filesUnder("/.tessera/work"), std::size_t{0});
+        QCOMPARE(filesUnder("/.tessera/dsort"), std::size_t{0});
+        // The input is untouched.
+        auto in = c.listAll("fail-in");
+        QVERIFY(in);
+        QCOMPARE(in->size(), m_inputBytes.size());
+        for (const auto& [name, bytes] : m_inputBytes) QVERIFY(*c.getObject("fail-in", name) == bytes);
+        QVERIFY(c.removeDsort(id));
+    }
+
+    void deadTargetFailsTheJobNamingIt()
+    {
+        auto c = client();
+        const auto id = startSlowJob("dead-out");
+        const auto victim = m_cluster.targetId(2);
+        m_cluster.killTarget(2);
+        auto end = tests::waitDsort(c, id, std::chrono::seconds(40));
+        QCOMPARE(end.job.state, api::JobState::Failed);
+        QVERIFY2(end.job.error.find(victim) != std::string::npos, end.job.error.c_str());
+        qInfo("the job failed with: %s", end.job.error.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDsortFailures)
+#include "test_dsort_failures.moc"
