@@ -168,6 +168,40 @@ const std::vector<Command>& commands()
          "  --wait             wait for the job and print its final status\n"
          "At most 1000000 objects per job.\n",
          cmdIshard},
+        {{"dsort", "start"},
+         "dsort start [SRC DST] [-f SPEC.json | -f -] [--input T] [--shard-size S] [--algorithm K] [--seed N] "
+         "[--output T] [--output-ext E] [--dry-run] [--wait]",
+         "distributed shuffle/sort of shards into new shards (a dSort job)",
+         "Starts a dSort (POST /v1/sort) from a spec file (-f FILE, or -f - for stdin),\n"
+         "and/or these shortcuts, which override the spec's fields:\n"
+         "  SRC DST            input_bck and output_bck\n"
+         "  --input T          input_format template: shard-{0000..0099}\n"
+         "  --input-ext E      input_extension: .tar (default), .tgz, .tar.lz4, .zip\n"
+         "  --output T         output_format template (default shard-{00000..99999})\n"
+         "  --output-ext E     output_extension (default: the input's; a different one converts)\n"
+         "  --shard-size S     output_shard_size: 100MB, 256MiB, or \"1000 records\"\n"
+         "  --algorithm K      alphanumeric (default), shuffle, content, none\n"
+         "  --seed N           the shuffle's seed (same seed, same output)\n"
+         "  --dry-run          do everything but write the output shards\n"
+         "  --wait             wait for the job and print its final status\n"
+         "The spec is checked here first, with the same rules as the proxy's.\n"
+         "Prints the job id; see docs/dsort.md for the spec.\n",
+         cmdDsortStart},
+        {{"dsort", "show"},
+         "dsort show [ID] [--once] [--refresh MS]",
+         "dSort jobs, or one job live: phase, progress and times per target",
+         "Without ID: every dSort job. With ID: its state and each target's phase,\n"
+         "progress and phase times, redrawn every --refresh milliseconds (default 1000)\n"
+         "until the job ends; --once prints it once.\n",
+         cmdDsortShow},
+        {{"dsort", "wait"},
+         "dsort wait ID [--timeout SECONDS]",
+         "wait until a dSort job ends; exit 0 only if it finished",
+         "Shows progress on stderr while waiting; prints the final status per target.\n",
+         cmdDsortWait},
+        {{"dsort", "abort"}, "dsort abort ID", "abort a dSort job on every target (its output is removed)", "",
+         cmdDsortAbort},
+        {{"dsort", "rm"}, "dsort rm ID", "forget a finished dSort job", "", cmdDsortRemove},
         {{"job", "start"},
          "job start KIND",
          "start a job on every target (kinds: rebalance)",

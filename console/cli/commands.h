@@ -31,5 +31,10 @@ int cmdArchiveGet(CliContext& ctx);
 int cmdArchivePut(CliContext& ctx);
 int cmdArchiveBucket(CliContext& ctx);
 int cmdIshard(CliContext& ctx);
+int cmdDsortStart(CliContext& ctx);
+int cmdDsortShow(CliContext& ctx);
+int cmdDsortWait(CliContext& ctx);
+int cmdDsortAbort(CliContext& ctx);
+int cmdDsortRemove(CliContext& ctx);
 
 }  // namespace tessera::cli
