@@ -1,7 +1,12 @@
+#include "core/console_paths.h"
+#include "models/console_session.h"
 #include "ui/main_window.h"
+#include "ui/theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+
+using namespace tessera::console;
 
 int main(int argc, char* argv[])
 {
@@ -14,12 +19,35 @@ int main(int argc, char* argv[])
     parser.setApplicationDescription(QStringLiteral("Tessera desktop console"));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption endpointOption(QStringLiteral("endpoint"),
-        QStringLiteral("Proxy URL to connect to, e.g. http://127.0.0.1:8080."), QStringLiteral("url"));
+    const QCommandLineOption endpointOption(
+        QStringLiteral("endpoint"),
+        QStringLiteral("Proxy URL to connect to, e.g. http://127.0.0.1:8080 (default: the last used profile)."),
+        QStringLiteral("url"));
+    const QCommandLineOption databaseOption(
+        QStringLiteral("db"), QStringLiteral("The console's SQLite database (profiles, metric history)."),
+        QStringLiteral("path"), defaultDatabasePath());
     parser.addOption(endpointOption);
+    parser.addOption(databaseOption);
     parser.process(app);
 
-    tessera::console::MainWindow window(QUrl(parser.value(endpointOption)));
+    QUrl endpoint;
+    if (parser.isSet(endpointOption)) {
+        endpoint = normalizeEndpoint(parser.value(endpointOption));
+        if (!endpoint.isValid()) {
+            qCritical("tessera-console: --endpoint must be an http(s) URL, not '%s'",
+                      qPrintable(parser.value(endpointOption)));
+            return 2;
+        }
+    }
+
+    Theme theme(&app);
+    ConsoleSession session(parser.value(databaseOption));
+    MainWindow window(&session, &theme);
     window.show();
+    if (const auto profile = session.startupProfile(endpoint)) {
+        session.connectTo(*profile);
+    } else {
+        window.openConnectionDialog();
+    }
     return QApplication::exec();
 }

@@ -1,28 +1,226 @@
 #include "ui/main_window.h"
 
+#include "core/cluster_connection.h"
+#include "core/rest_client.h"
+#include "models/console_session.h"
+#include "ui/buckets_page.h"
+#include "ui/connection_dialog.h"
+#include "ui/connection_status.h"
+#include "ui/dashboard_page.h"
+#include "ui/jobs_page.h"
+#include "ui/nodes_page.h"
+#include "ui/theme.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
 #include <QHBoxLayout>
-#include <QLabel>
 #include <QListWidget>
+#include <QMenuBar>
+#include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
 
 namespace tessera::console {
 
-MainWindow::MainWindow(const QUrl& endpoint, QWidget* parent) : QMainWindow(parent), m_endpoint(endpoint)
+namespace {
+constexpr int kMaxPageShortcuts = 9;  // Ctrl+1 .. Ctrl+9
+}
+
+MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
+    : QMainWindow(parent), m_session(session), m_theme(theme),
+      m_rest(new RestClient(session->connection()->network(), this)), m_navigation(new QListWidget(this)),
+      m_pages(new QStackedWidget(this)), m_status(new ConnectionStatus(session->connection(), this))
 {
     setWindowTitle(tr("Tessera Console"));
+    setObjectName(QStringLiteral("mainWindow"));
+    ClusterConnection* connection = session->connection();
+    m_rest->setEndpoint(connection->endpoint());
+    connect(connection, &ClusterConnection::endpointChanged, m_rest, &RestClient::setEndpoint);
+
+    m_navigation->setFixedWidth(150);
+    m_navigation->setFocusPolicy(Qt::NoFocus);
     auto* central = new QWidget(this);
     auto* layout = new QHBoxLayout(central);
-    m_navigation = new QListWidget(central);
-    m_navigation->setFixedWidth(160);
-    m_pages = new QStackedWidget(central);
+    layout->setContentsMargins(4, 4, 4, 0);
     layout->addWidget(m_navigation);
     layout->addWidget(m_pages, 1);
     setCentralWidget(central);
-
-    m_connectionLabel = new QLabel(tr("Endpoint %1").arg(endpoint.toString()), this);
-    statusBar()->addWidget(m_connectionLabel);
+    statusBar()->addWidget(m_status, 1);
     connect(m_navigation, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
+
+    buildMenus();
+
+    // The pages. A later page (the dSort or ETL editor) is one more addPage() line.
+    m_dashboard = new DashboardPage(connection, session->metrics(), session->nodes(), session->events(), this);
+    m_nodes = new NodesPage(connection, session->nodes(), session->metrics(), this);
+    m_jobs = new JobsPage(connection, session->jobs(), session->jobClient(), this);
+    auto* buckets = new BucketsPage(m_rest, this);
+    m_buckets = buckets;
+    connect(connection, &ClusterConnection::bucketsChanged, buckets, &BucketsPage::onBucketsChanged);
+    connect(buckets, &BucketsPage::statusMessage, this, [this](const QString& text) {
+        statusBar()->showMessage(text, 8000);
+    });
+    addPage(tr("Dashboard"), m_dashboard);
+    addPage(tr("Nodes"), m_nodes);
+    addPage(tr("Buckets"), buckets);
+    addPage(tr("Jobs"), m_jobs);
+
+    if (!session->storageError().isEmpty()) {
+        statusBar()->showMessage(tr("Local database unavailable, nothing is saved: %1").arg(session->storageError()));
+    }
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+int MainWindow::addPage(const QString& title, QWidget* page)
+{
+    page->setObjectName(title.toLower() + QStringLiteral("Page"));
+    m_pages->addWidget(page);
+    m_navigation->addItem(title);
+    const int index = m_pages->count() - 1;
+    auto* action = m_goMenu->addAction(title);
+    if (index < kMaxPageShortcuts) {
+        action->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + index)));
+    }
+    connect(action, &QAction::triggered, this, [this, index] { showPage(index); });
+    addAction(action);
+    m_pageActions.push_back(action);
+    if (m_navigation->currentRow() < 0) {
+        showPage(0);
+    }
+    return index;
+}
+
+void MainWindow::showPage(int index)
+{
+    if (index >= 0 && index < m_pages->count()) {
+        m_navigation->setCurrentRow(index);
+    }
+}
+
+int MainWindow::currentPage() const
+{
+    return m_pages->currentIndex();
+}
+
+int MainWindow::pageIndex(const QString& title) const
+{
+    for (int i = 0; i < m_navigation->count(); ++i) {
+        if (m_navigation->item(i)->text() == title) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+QWidget* MainWindow::pageWidget(int index) const
+{
+    return m_pages->widget(index);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* connectAction = file->addAction(tr("&Connect…"), this, &MainWindow::openConnectionDialog);
+    connectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
+    QAction* upload = file->addAction(tr("&Upload…"), this, &MainWindow::startUpload);
+    upload->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_U));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    m_goMenu = view->addMenu(tr("&Go to"));
+    QAction* refresh = view->addAction(tr("&Refresh"), this, &MainWindow::refreshCurrent);
+    refresh->setShortcut(QKeySequence(Qt::Key_F5));
+    QAction* find = view->addAction(tr("&Search"), this, &MainWindow::focusSearch);
+    find->setShortcut(QKeySequence::Find);
+    view->addSeparator();
+    QMenu* themeMenu = view->addMenu(tr("&Theme"));
+    m_themeGroup = new QActionGroup(this);
+    for (ThemeChoice choice : {ThemeChoice::System, ThemeChoice::Light, ThemeChoice::Dark}) {
+        const QString label = choice == ThemeChoice::System ? tr("Follow the system")
+                              : choice == ThemeChoice::Light ? tr("Light")
+                                                             : tr("Dark");
+        QAction* action = themeMenu->addAction(label);
+        action->setCheckable(true);
+        action->setData(themeChoiceName(choice));
+        m_themeGroup->addAction(action);
+        connect(action, &QAction::triggered, this, [this, choice] { m_theme->apply(choice); });
+    }
+}
+
+void MainWindow::refreshCurrent()
+{
+    invokeOnPage(m_pages->currentWidget(), "refresh");
+}
+
+void MainWindow::focusSearch()
+{
+    invokeOnPage(m_pages->currentWidget(), "focusSearch");
+}
+
+void MainWindow::startUpload()
+{
+    if (!m_buckets) {
+        statusBar()->showMessage(tr("Uploading needs the Buckets page."), 5000);
+        return;
+    }
+    showPage(m_pages->indexOf(m_buckets));
+    invokeOnPage(m_buckets, "startUpload");
+}
+
+void MainWindow::invokeOnPage(QWidget* page, const char* slot)
+{
+    if (!page) {
+        return;
+    }
+    const QMetaObject* meta = page->metaObject();
+    if (meta->indexOfMethod(QMetaObject::normalizedSignature((QByteArray(slot) + "()").constData())) < 0) {
+        return;  // this page has nothing to refresh / search / upload
+    }
+    QMetaObject::invokeMethod(page, slot);
+}
+
+void MainWindow::openConnectionDialog()
+{
+    ConnectionDialog dialog(m_session->profiles(), m_session->profileName(), this);
+    if (dialog.exec() == QDialog::Accepted && dialog.chosen()) {
+        m_session->connectTo(*dialog.chosen());
+    }
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    showPage(settings.value(QStringLiteral("window/page"), 0).toInt());
+    const ThemeChoice choice = themeChoiceFromName(settings.value(QStringLiteral("view/theme")).toString());
+    for (QAction* action : m_themeGroup->actions()) {
+        action->setChecked(action->data().toString() == themeChoiceName(choice));
+    }
+    if (choice != ThemeChoice::System) {
+        m_theme->apply(choice);
+    }
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/page"), currentPage());
+    settings.setValue(QStringLiteral("view/theme"), themeChoiceName(m_theme->choice()));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    saveSettings();
+    QMainWindow::closeEvent(event);
 }
 
 } // namespace tessera::console

@@ -1,28 +1,79 @@
 #pragma once
 
 #include <QMainWindow>
-#include <QUrl>
+#include <QString>
+#include <vector>
 
-class QLabel;
+class QAction;
+class QActionGroup;
 class QListWidget;
+class QMenu;
 class QStackedWidget;
 
 namespace tessera::console {
 
-// The console's top window: a navigation list on the left, one page per entry on
-// the right, the connection state in the status bar.
+class BucketsPage;
+class ConnectionStatus;
+class ConsoleSession;
+class DashboardPage;
+class JobsPage;
+class NodesPage;
+class RestClient;
+class Theme;
+
+// The console's top window: navigation on the left (one entry per page,
+// Ctrl+1..n), the pages on the right, the connection in the status bar.
+// F5 refreshes, Ctrl+F searches and Ctrl+U uploads on the current page when it
+// has the `refresh`, `focusSearch` or `startUpload` slot. Window geometry,
+// the current page and the theme persist in QSettings.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(const QUrl& endpoint, QWidget* parent = nullptr);
+    // `session` and `theme` must outlive the window.
+    MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent = nullptr);
+    ~MainWindow() override;
 
-    QUrl endpoint() const { return m_endpoint; }
+    // Adds a page to the navigation; returns its index (Ctrl+<index+1> shows it).
+    int addPage(const QString& title, QWidget* page);
+    void showPage(int index);
+    int currentPage() const;
+    int pageIndex(const QString& title) const;
+    QWidget* pageWidget(int index) const;
+
+    DashboardPage* dashboard() const { return m_dashboard; }
+    NodesPage* nodesPage() const { return m_nodes; }
+    JobsPage* jobsPage() const { return m_jobs; }
+    BucketsPage* bucketsPage() const { return m_buckets; }
+    ConnectionStatus* connectionStatus() const { return m_status; }
+
+public slots:
+    void refreshCurrent();
+    void focusSearch();
+    void startUpload();
+    void openConnectionDialog();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
 
 private:
-    QUrl m_endpoint;
-    QListWidget* m_navigation = nullptr;
-    QStackedWidget* m_pages = nullptr;
-    QLabel* m_connectionLabel = nullptr;
+    void buildMenus();
+    void restoreSettings();
+    void saveSettings() const;
+    void invokeOnPage(QWidget* page, const char* slot);
+
+    ConsoleSession* m_session;
+    Theme* m_theme;
+    RestClient* m_rest;
+    QListWidget* m_navigation;
+    QStackedWidget* m_pages;
+    ConnectionStatus* m_status;
+    DashboardPage* m_dashboard;
+    NodesPage* m_nodes;
+    JobsPage* m_jobs;
+    BucketsPage* m_buckets = nullptr;
+    QMenu* m_goMenu = nullptr;
+    QActionGroup* m_themeGroup = nullptr;
+    std::vector<QAction*> m_pageActions;
 };
 
 } // namespace tessera::console

@@ -1,0 +1,151 @@
+#pragma once
+
+#include "api/cluster_event.h"
+#include "api/job.h"
+#include "api/smap.h"
+#include "core/backoff.h"
+#include "core/feed_message.h"
+#include "core/node_stats_poll.h"
+
+#include <QAbstractSocket>
+#include <QObject>
+#include <QString>
+#include <QUrl>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+class QNetworkRequest;
+class QTimer;
+class QWebSocket;
+
+namespace tessera::console {
+
+// The console's one link to a cluster: owns the QNetworkAccessManager every
+// REST client shares and the QWebSocket of the live feed (ws://<proxy>/v1/ws).
+//
+// - Reconnects by itself with exponential backoff and jitter (QWebSocket never
+//   does); after a reconnect the new `snapshot` replaces all state, and the job
+//   list is re-read over REST.
+// - Checks `seq` on every message: a gap means messages were lost, so the feed
+//   is reopened to start again from a snapshot.
+// - When the proxy answers HTTP but the WebSocket cannot be opened, it says so
+//   (feedProblem()) and polls `GET /v1/cluster?what=node_stats|smap` and
+//   `GET /v1/jobs` instead, while still retrying the WebSocket.
+//
+// Lives on the UI thread; everything is asynchronous.
+class ClusterConnection : public QObject {
+    Q_OBJECT
+public:
+    enum class State { Offline, Connecting, Connected, Reconnecting };
+    Q_ENUM(State)
+    enum class FeedMode { Live, Polling };
+    Q_ENUM(FeedMode)
+
+    struct Options {
+        std::chrono::milliseconds backoffInitial{500};
+        std::chrono::milliseconds backoffMax{15000};
+        double backoffJitter = 0.3;
+        std::chrono::milliseconds openTimeout{5000};      // WebSocket handshake
+        std::chrono::milliseconds requestTimeout{5000};   // every REST call made here
+        std::chrono::milliseconds pollInterval{1000};     // polling fallback cadence
+        int wsFailuresBeforePolling = 2;  // failed opens while HTTP answers
+    };
+
+    explicit ClusterConnection(QObject* parent = nullptr);
+    ClusterConnection(Options options, QObject* parent);
+    ~ClusterConnection() override;
+
+    QNetworkAccessManager* network() const { return m_network; }
+    QUrl endpoint() const { return m_endpoint; }
+    // A request to `path` (with query) on the proxy, with the token and timeout set.
+    QNetworkRequest request(const QString& pathAndQuery) const;
+
+    State state() const { return m_state; }
+    FeedMode feedMode() const { return m_feedMode; }
+    // Why the live feed is not in use (empty when it is).
+    QString feedProblem() const { return m_feedProblem; }
+    // The last connection error (empty when connected).
+    QString lastError() const { return m_lastError; }
+    const api::Smap& smap() const { return m_smap; }
+    std::int64_t smapVersion() const { return m_smap.version; }
+    int nodeCount() const { return static_cast<int>(m_smap.pmap.size() + m_smap.tmap.size()); }
+    int gapsDetected() const { return m_gaps; }
+    int reconnects() const { return m_reconnects; }
+
+public slots:
+    // Connects to `endpoint` (reconnecting when already connected elsewhere).
+    void setEndpoint(const QUrl& endpoint);
+    void setToken(const QString& token);
+    void open();
+    // Stops everything: Offline until open() again.
+    void close();
+    // Re-reads the state from the cluster (F5): a fresh snapshot and job list.
+    void resync();
+
+signals:
+    void endpointChanged(const QUrl& endpoint);
+    void stateChanged(tessera::console::ClusterConnection::State state);
+    void feedModeChanged(tessera::console::ClusterConnection::FeedMode mode);
+    // State, Smap version or node count changed (for the status bar).
+    void statusChanged();
+    void snapshotReceived(const tessera::console::FeedSnapshot& snapshot);
+    void metricsReceived(const tessera::console::MetricsUpdate& metrics);
+    void smapChanged(const tessera::api::Smap& smap);
+    // Buckets changed (snapshot or bmd message): bucket views re-read.
+    void bucketsChanged();
+    void bucketSummariesChanged(const std::vector<tessera::console::BucketSummary>& buckets);
+    void jobUpdated(const tessera::api::JobStatus& job);
+    // The full job list (REST), after a snapshot or while polling.
+    void jobsListed(const std::vector<tessera::api::JobStatus>& jobs);
+    void eventReceived(const tessera::api::ClusterEvent& event);
+    void gapDetected(std::int64_t expectedSeq, std::int64_t receivedSeq);
+
+private:
+    void setState(State state);
+    void setFeedMode(FeedMode mode, const QString& problem);
+    void openSocket();
+    void onSocketConnected();
+    void onSocketLost(const QString& reason);
+    void onTextMessage(const QString& text);
+    void handle(FeedMessage&& message);
+    void applySmap(const api::Smap& smap);
+    void scheduleReconnect();
+    void probeHealth(const QString& wsReason);
+    void startPolling(const QString& reason);
+    void stopPolling();
+    void poll();
+    void fetchJobs();
+    void fetchSmap();
+    QNetworkReply* get(const QString& pathAndQuery);
+
+    Options m_options;
+    QNetworkAccessManager* m_network = nullptr;
+    QWebSocket* m_socket = nullptr;
+    QTimer* m_openTimer = nullptr;
+    QTimer* m_reconnectTimer = nullptr;
+    QTimer* m_pollTimer = nullptr;
+    Backoff m_backoff;
+    NodeStatsPoll m_poll;
+    QUrl m_endpoint;
+    QString m_token;
+    State m_state = State::Offline;
+    FeedMode m_feedMode = FeedMode::Live;
+    QString m_feedProblem;
+    QString m_lastError;
+    api::Smap m_smap;
+    std::int64_t m_lastSeq = 0;
+    bool m_socketActive = false;   // a socket open attempt or session is ours to handle
+    bool m_everConnected = false;
+    bool m_pollInFlight = false;
+    int m_wsFailures = 0;
+    int m_gaps = 0;
+    int m_reconnects = 0;
+    quint64 m_generation = 0;  // bumps on close/setEndpoint: late replies are dropped
+};
+
+QString stateName(ClusterConnection::State state);
+
+} // namespace tessera::console

@@ -1,0 +1,151 @@
+#include "core/profile_store.h"
+
+#include "core/sqlite_db.h"
+
+#include <QDateTime>
+
+namespace tessera::console {
+
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS profiles (
+    name TEXT PRIMARY KEY NOT NULL,
+    endpoint TEXT NOT NULL,
+    token TEXT NOT NULL DEFAULT '',
+    last_used_ms INTEGER NOT NULL DEFAULT 0
+);
+)sql";
+
+std::string utf8(const QString& s)
+{
+    return s.toStdString();
+}
+
+} // namespace
+
+api::Result<std::unique_ptr<ProfileStore>> ProfileStore::open(const QString& databasePath)
+{
+    auto db = SqliteDb::open(databasePath.toStdString());
+    if (!db) {
+        return db.error();
+    }
+    if (auto st = (*db)->exec(kSchema); !st) {
+        return st.error();
+    }
+    return std::unique_ptr<ProfileStore>(new ProfileStore(std::move(*db)));
+}
+
+ProfileStore::ProfileStore(std::unique_ptr<SqliteDb> db) : m_db(std::move(db)) {}
+
+ProfileStore::~ProfileStore() = default;
+
+api::Result<std::vector<ConnectionProfile>> ProfileStore::query(const char* sql, const QString* name) const
+{
+    auto stmt = m_db->prepare(sql);
+    if (!stmt) {
+        return stmt.error();
+    }
+    if (name) {
+        stmt->bind(1, utf8(*name));
+    }
+    std::vector<ConnectionProfile> out;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row) {
+            return row.error();
+        }
+        if (!*row) {
+            break;
+        }
+        out.push_back({QString::fromStdString(stmt->text(0)), QUrl(QString::fromStdString(stmt->text(1))),
+                       QString::fromStdString(stmt->text(2))});
+    }
+    return out;
+}
+
+api::Result<std::vector<ConnectionProfile>> ProfileStore::profiles() const
+{
+    return query("SELECT name, endpoint, token FROM profiles ORDER BY name", nullptr);
+}
+
+api::Result<std::optional<ConnectionProfile>> ProfileStore::find(const QString& name) const
+{
+    auto rows = query("SELECT name, endpoint, token FROM profiles WHERE name = ?1", &name);
+    if (!rows) {
+        return rows.error();
+    }
+    if (rows->empty()) {
+        return std::optional<ConnectionProfile>();
+    }
+    return std::optional<ConnectionProfile>(rows->front());
+}
+
+api::Status ProfileStore::save(const ConnectionProfile& profile)
+{
+    if (auto st = validateProfile(profile); !st) {
+        return st;
+    }
+    auto stmt = m_db->prepare("INSERT INTO profiles (name, endpoint, token) VALUES (?1, ?2, ?3) "
+                              "ON CONFLICT(name) DO UPDATE SET endpoint = excluded.endpoint, token = excluded.token");
+    if (!stmt) {
+        return stmt.error();
+    }
+    stmt->bind(1, utf8(profile.name.trimmed()));
+    stmt->bind(2, utf8(profile.endpoint.toString()));
+    stmt->bind(3, utf8(profile.token));
+    return stmt->run();
+}
+
+api::Status ProfileStore::remove(const QString& name)
+{
+    auto existing = find(name);
+    if (!existing) {
+        return existing.error();
+    }
+    if (!*existing) {
+        return api::Error::notFound("no profile named '" + utf8(name) + "'");
+    }
+    auto stmt = m_db->prepare("DELETE FROM profiles WHERE name = ?1");
+    if (!stmt) {
+        return stmt.error();
+    }
+    stmt->bind(1, utf8(name));
+    return stmt->run();
+}
+
+api::Status ProfileStore::markUsed(const QString& name)
+{
+    auto existing = find(name);
+    if (!existing) {
+        return existing.error();
+    }
+    if (!*existing) {
+        return api::Error::notFound("no profile named '" + utf8(name) + "'");
+    }
+    // Strictly increasing, so that two marks within one millisecond still order.
+    auto stmt = m_db->prepare("UPDATE profiles SET last_used_ms = "
+                              "MAX(?2, (SELECT MAX(last_used_ms) + 1 FROM profiles)) WHERE name = ?1");
+    if (!stmt) {
+        return stmt.error();
+    }
+    stmt->bind(1, utf8(name));
+    stmt->bind(2, static_cast<std::int64_t>(QDateTime::currentMSecsSinceEpoch()));
+    return stmt->run();
+}
+
+api::Result<std::optional<ConnectionProfile>> ProfileStore::lastUsed() const
+{
+    auto rows = query("SELECT name, endpoint, token FROM profiles WHERE last_used_ms > 0 "
+                      "ORDER BY last_used_ms DESC LIMIT 1",
+                      nullptr);
+    if (!rows) {
+        return rows.error();
+    }
+    if (rows->empty()) {
+        return std::optional<ConnectionProfile>();
+    }
+    return std::optional<ConnectionProfile>(rows->front());
+}
+
+} // namespace tessera::console

@@ -1,0 +1,85 @@
+#include "models/console_session.h"
+
+#include "core/cluster_connection.h"
+#include "core/job_client.h"
+#include "core/metrics_store.h"
+#include "core/profile_store.h"
+#include "models/event_model.h"
+#include "models/job_model.h"
+#include "models/metrics_history.h"
+#include "models/node_model.h"
+
+#include <QDateTime>
+
+namespace tessera::console {
+
+ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent) : QObject(parent)
+{
+    if (auto store = ProfileStore::open(databasePath)) {
+        m_profileStore = std::move(*store);
+    } else {
+        m_storageError = QString::fromStdString(store.error().message + ": " + store.error().causedBy);
+    }
+    if (auto store = MetricsStore::open(databasePath)) {
+        m_metricsStore = std::move(*store);
+    } else if (m_storageError.isEmpty()) {
+        m_storageError = QString::fromStdString(store.error().message + ": " + store.error().causedBy);
+    }
+
+    m_connection = new ClusterConnection(this);
+    m_jobClient = new JobClient(m_connection, this);
+    m_nodes = new NodeModel(this);
+    m_jobs = new JobModel(this);
+    m_events = new EventModel(this);
+    m_metrics = new MetricsHistory(m_metricsStore.get(), this);
+    m_metrics->loadPersisted(QDateTime::currentMSecsSinceEpoch());
+
+    connect(m_connection, &ClusterConnection::endpointChanged, this, [this] {
+        m_nodes->clear();
+        m_jobs->clear();
+        m_events->clear();
+    });
+    connect(m_connection, &ClusterConnection::snapshotReceived, this, [this](const FeedSnapshot& s) {
+        m_events->addEvents(s.events);
+        m_jobs->setJobs(s.jobs);
+    });
+    connect(m_connection, &ClusterConnection::smapChanged, m_nodes, &NodeModel::setSmap);
+    connect(m_connection, &ClusterConnection::metricsReceived, m_nodes, &NodeModel::setMetrics);
+    connect(m_connection, &ClusterConnection::metricsReceived, m_metrics, &MetricsHistory::addMetrics);
+    connect(m_connection, &ClusterConnection::jobUpdated, m_jobs, &JobModel::updateJob);
+    connect(m_connection, &ClusterConnection::jobsListed, m_jobs, &JobModel::setJobs);
+    connect(m_connection, &ClusterConnection::eventReceived, m_events, &EventModel::addEvent);
+}
+
+ConsoleSession::~ConsoleSession() = default;
+
+void ConsoleSession::connectTo(const ConnectionProfile& profile)
+{
+    m_profileName = profile.name;
+    if (m_profileStore && !profile.name.isEmpty()) {
+        if (auto st = m_profileStore->markUsed(profile.name); !st && st.kind() != api::ErrorKind::NotFound) {
+            qWarning("tessera-console: %s", st.error().message.c_str());
+        }
+    }
+    m_connection->setToken(profile.token);
+    m_connection->setEndpoint(profile.endpoint);
+    emit profileChanged(m_profileName);
+}
+
+std::optional<ConnectionProfile> ConsoleSession::startupProfile(const QUrl& commandLine) const
+{
+    if (commandLine.isValid() && !commandLine.host().isEmpty()) {
+        return ConnectionProfile{QString(), commandLine, QString()};
+    }
+    if (!m_profileStore) {
+        return std::nullopt;
+    }
+    auto last = m_profileStore->lastUsed();
+    if (!last) {
+        qWarning("tessera-console: %s", last.error().message.c_str());
+        return std::nullopt;
+    }
+    return *last;
+}
+
+} // namespace tessera::console

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "core/connection_profile.h"
+
+#include <QObject>
+#include <QString>
+#include <memory>
+#include <optional>
+
+namespace tessera::console {
+
+class ClusterConnection;
+class EventModel;
+class JobClient;
+class JobModel;
+class MetricsHistory;
+class MetricsStore;
+class NodeModel;
+class ProfileStore;
+
+// What one running console holds: the connection to a cluster, the cluster-side
+// models fed from it, and the local stores. It only wires the connection's
+// signals to the models; pages get the pieces they show (narrow pointers),
+// never the session. UI thread.
+class ConsoleSession : public QObject {
+    Q_OBJECT
+public:
+    // Opens the stores in the SQLite database at `databasePath`. When the
+    // database cannot be opened the console still runs (nothing persists) and
+    // storageError() says why.
+    explicit ConsoleSession(const QString& databasePath, QObject* parent = nullptr);
+    ~ConsoleSession() override;
+
+    ClusterConnection* connection() const { return m_connection; }
+    JobClient* jobClient() const { return m_jobClient; }
+    NodeModel* nodes() const { return m_nodes; }
+    JobModel* jobs() const { return m_jobs; }
+    EventModel* events() const { return m_events; }
+    MetricsHistory* metrics() const { return m_metrics; }
+    ProfileStore* profiles() const { return m_profileStore.get(); }  // null when storage failed
+    QString storageError() const { return m_storageError; }
+
+    // Connects to `profile` (and records it as the last used when it is saved).
+    void connectTo(const ConnectionProfile& profile);
+    // The endpoint the console opens at start: `commandLine` when valid, else the
+    // last used profile's, else none.
+    std::optional<ConnectionProfile> startupProfile(const QUrl& commandLine) const;
+    QString profileName() const { return m_profileName; }
+
+signals:
+    void profileChanged(const QString& name);
+
+private:
+    std::unique_ptr<ProfileStore> m_profileStore;
+    std::unique_ptr<MetricsStore> m_metricsStore;
+    QString m_storageError;
+    QString m_profileName;
+    ClusterConnection* m_connection;
+    JobClient* m_jobClient;
+    NodeModel* m_nodes;
+    JobModel* m_jobs;
+    EventModel* m_events;
+    MetricsHistory* m_metrics;
+};
+
+} // namespace tessera::console

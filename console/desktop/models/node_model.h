@@ -1,0 +1,73 @@
+#pragma once
+
+#include "api/node_stats.h"
+#include "api/smap.h"
+#include "core/feed_message.h"
+
+#include <QAbstractTableModel>
+#include <QString>
+#include <vector>
+
+namespace tessera::console {
+
+enum class NodeState { Online, Stale, Gone };
+QString nodeStateName(NodeState state);
+
+// A node as the console shows it: membership from the cluster map, figures
+// from the latest metrics round.
+struct NodeRow {
+    QString id;
+    QString role;  // "proxy" | "target"
+    QString url;
+    NodeState state = NodeState::Online;
+    bool hasMetrics = false;
+    std::int64_t uptimeNs = 0;
+    double cpuPercent = 0;
+    std::uint64_t rssBytes = 0;
+    double opsPerSec = 0;  // all operation kinds
+    double getBytesPerSec = 0;
+    double putBytesPerSec = 0;
+    std::vector<api::MountpathStats> mountpaths;
+
+    std::uint64_t usedBytes() const;
+    std::uint64_t totalBytes() const;
+};
+
+// Every node of the cluster, proxies first, then targets, by id. A node that
+// leaves the cluster map stays as Gone (so an operator sees what went away)
+// until it rejoins or the connection moves to another cluster. UI thread.
+class NodeModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { IdColumn, RoleColumn, StateColumn, UptimeColumn, CpuColumn, MemoryColumn, CapacityColumn,
+                  OpsColumn, ColumnCount };
+    enum Role {
+        NodeStateRole = Qt::UserRole + 1,  // NodeState as int
+        CapacityFractionRole,              // used / total (double), targets only
+        SortRole,                          // raw value for sorting
+    };
+
+    explicit NodeModel(QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    const NodeRow& node(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
+    int rowOf(const QString& id) const;
+
+public slots:
+    void setSmap(const tessera::api::Smap& smap);
+    void setMetrics(const tessera::console::MetricsUpdate& update);
+    // Another cluster: forget every node.
+    void clear();
+
+private:
+    void upsertMember(const api::Snode& node);
+    void emitRowChanged(int row);
+
+    std::vector<NodeRow> m_rows;
+};
+
+} // namespace tessera::console

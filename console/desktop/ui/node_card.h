@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QFrame>
+#include <vector>
+
+class QLabel;
+class QVBoxLayout;
+
+namespace tessera::console {
+
+class CapacityBar;
+struct NodeRow;
+
+// One node at a glance on the dashboard: id and role, state, uptime, CPU,
+// memory, current ops/s, and a capacity bar per mountpath.
+class NodeCard : public QFrame {
+    Q_OBJECT
+public:
+    explicit NodeCard(QWidget* parent = nullptr);
+    void setNode(const NodeRow& node);
+    const std::vector<CapacityBar*>& bars() const { return m_bars; }
+
+private:
+    QLabel* m_title;
+    QLabel* m_state;
+    QLabel* m_figures;
+    QVBoxLayout* m_barsLayout;
+    std::vector<CapacityBar*> m_bars;
+};
+
+} // namespace tessera::console

@@ -1,0 +1,244 @@
+// The console's local state without a cluster: connection profiles and the
+// metric history in SQLite (both survive closing and reopening the
+// database), and the models' contracts under QAbstractItemModelTester with
+// typed inputs (the live-cluster tests feed them real data).
+#include "core/metrics_store.h"
+#include "core/profile_store.h"
+#include "models/event_filter_model.h"
+#include "models/event_model.h"
+#include "models/job_model.h"
+#include "models/metrics_history.h"
+#include "models/node_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tessera;
+using namespace tessera::console;
+
+namespace {
+
+api::Snode snode(const std::string& id, const std::string& type, int port)
+{
+    api::Snode n;
+    n.id = id;
+    n.type = type;
+    n.publicNet = {"127.0.0.1", port, "http://127.0.0.1:" + std::to_string(port)};
+    return n;
+}
+
+api::ClusterEvent makeEvent(std::int64_t ts, const std::string& severity, const std::string& kind, const std::string& node)
+{
+    api::ClusterEvent e;
+    e.tsMs = ts;
+    e.severity = severity;
+    e.kind = kind;
+    e.node = node;
+    e.message = kind + " on " + node;
+    return e;
+}
+
+} // namespace
+
+class TestConsoleStores : public QObject {
+    Q_OBJECT
+private slots:
+    void profilesPersistAndTheLastUsedReopens()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("sub/console.db"));
+        {
+            auto store = ProfileStore::open(db);
+            QVERIFY2(store, store ? "" : store.error().message.c_str());
+            QVERIFY((*store)->save({QStringLiteral("lab"), QUrl(QStringLiteral("http://10.0.0.5:8080")), {}}));
+            QVERIFY((*store)->save({QStringLiteral("laptop"), QUrl(QStringLiteral("http://127.0.0.1:8080")),
+                                    QStringLiteral("s3cret")}));
+            QVERIFY((*store)->markUsed(QStringLiteral("laptop")));
+            QVERIFY((*store)->markUsed(QStringLiteral("lab")));
+            // Replacing keeps one row per name.
+            QVERIFY((*store)->save({QStringLiteral("lab"), QUrl(QStringLiteral("http://10.0.0.6:8080")), {}}));
+            // Invalid profiles are refused and change nothing.
+            const auto bad = (*store)->save({QString(), QUrl(QStringLiteral("http://x:1")), {}});
+            QVERIFY(!bad);
+            QCOMPARE(bad.kind(), api::ErrorKind::BadRequest);
+            QCOMPARE((*store)->save({QStringLiteral("ftp"), QUrl(QStringLiteral("ftp://x")), {}}).kind(),
+                     api::ErrorKind::BadRequest);
+            QCOMPARE((*store)->remove(QStringLiteral("nope")).kind(), api::ErrorKind::NotFound);
+            QCOMPARE((*store)->markUsed(QStringLiteral("nope")).kind(), api::ErrorKind::NotFound);
+        }
+        auto store = ProfileStore::open(db);
+        QVERIFY(store);
+        const auto all = (*store)->profiles();
+        QVERIFY(all);
+        QCOMPARE(all->size(), std::size_t{2});
+        QCOMPARE(all->at(0), (ConnectionProfile{QStringLiteral("lab"), QUrl(QStringLiteral("http://10.0.0.6:8080")), {}}));
+        QCOMPARE(all->at(1), (ConnectionProfile{QStringLiteral("laptop"), QUrl(QStringLiteral("http://127.0.0.1:8080")),
+                                                QStringLiteral("s3cret")}));
+        const auto last = (*store)->lastUsed();
+        QVERIFY(last && last->has_value());
+        QCOMPARE(last->value().name, QStringLiteral("lab"));
+        QVERIFY((*store)->remove(QStringLiteral("lab")));
+        const auto after = (*store)->lastUsed();
+        QVERIFY(after && after->has_value());
+        QCOMPARE(after->value().name, QStringLiteral("laptop"));
+    }
+
+    void endpointsAreNormalized()
+    {
+        QCOMPARE(normalizeEndpoint(QStringLiteral("127.0.0.1:8080")), QUrl(QStringLiteral("http://127.0.0.1:8080")));
+        QCOMPARE(normalizeEndpoint(QStringLiteral(" http://h:1/v1/x?y ")), QUrl(QStringLiteral("http://h:1")));
+        QVERIFY(!normalizeEndpoint(QStringLiteral("ftp://h")).isValid());
+        QVERIFY(!normalizeEndpoint(QString()).isValid());
+    }
+
+    void metricHistorySurvivesARestart()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("console.db"));
+        const std::int64_t now = 1'800'000'000'000;
+        std::vector<MetricsSample> written;
+        {
+            auto store = MetricsStore::open(db);
+            QVERIFY(store);
+            MetricsHistory history(store->get());
+            QAbstractItemModelTester tester(&history, QAbstractItemModelTester::FailureReportingMode::QtTest);
+            // 12 minutes at one sample per second: the first two minutes age out.
+            for (int i = 0; i < 720; ++i) {
+                MetricsSample s{now - 720'000 + i * 1000, 1.0 * i, 2.0 * i, 3.0 * i, 4.0 * i, 0.5, 0.75, i % 7 * 1.0};
+                history.append(s);
+                written.push_back(s);
+            }
+            QCOMPARE(history.rowCount(), 601);  // [now-600 s, now-1 s]
+            QCOMPARE(history.samples().front().tsMs, now - 601'000);
+            // Not newer than the last one: ignored (a snapshot's replay).
+            history.append(written.back());
+            QCOMPARE(history.rowCount(), 601);
+            QCOMPARE(history.data(history.index(600, MetricsHistory::PutOpsColumn)).toDouble(), 4.0 * 719);
+        }
+        auto store = MetricsStore::open(db);
+        QVERIFY(store);
+        MetricsHistory reopened(store->get());
+        QAbstractItemModelTester tester(&reopened, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        reopened.loadPersisted(now);  // the window [now-600 s, now]
+        QCOMPARE(reopened.rowCount(), 600);
+        const std::vector<MetricsSample> expected(written.end() - 600, written.end());
+        QVERIFY(std::equal(expected.begin(), expected.end(), reopened.samples().begin()));
+        // A later start sees less of it.
+        MetricsHistory later(store->get());
+        later.loadPersisted(now + 300'000);
+        QCOMPARE(later.rowCount(), 300);
+    }
+
+    void nodeModelFollowsTheMapAndMetrics()
+    {
+        NodeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        api::Smap smap;
+        smap.version = 3;
+        smap.pmap["p1"] = snode("p1", "proxy", 8080);
+        smap.tmap["tb"] = snode("tb", "target", 8082);
+        smap.tmap["ta"] = snode("ta", "target", 8081);
+        model.setSmap(smap);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.node(0).id, QStringLiteral("p1"));
+        QCOMPARE(model.node(1).id, QStringLiteral("ta"));
+        QCOMPARE(model.node(2).id, QStringLiteral("tb"));
+
+        MetricsUpdate m;
+        api::NodeMetrics ta;
+        ta.id = "ta";
+        ta.role = "target";
+        ta.cpuPercent = 12.5;
+        ta.ops[0].opsPerSec = 100;
+        ta.ops[1].opsPerSec = 20;
+        api::MountpathStats mp;
+        mp.path = "/d1";
+        mp.total = 1000;
+        mp.used = 960;
+        ta.mountpaths = {mp};
+        api::NodeMetrics tb = ta;
+        tb.id = "tb";
+        tb.stale = true;
+        m.nodes = {ta, tb};
+        model.setMetrics(m);
+        QCOMPARE(model.node(1).opsPerSec, 120.0);
+        QCOMPARE(model.data(model.index(1, NodeModel::StateColumn)).toString(), QStringLiteral("online"));
+        QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("stale"));
+        QCOMPARE(model.data(model.index(1, NodeModel::CapacityColumn), NodeModel::CapacityFractionRole).toDouble(), 0.96);
+
+        smap.tmap.erase("tb");
+        smap.version = 4;
+        model.setSmap(smap);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("gone"));
+        smap.tmap["tb"] = snode("tb", "target", 8082);
+        model.setSmap(smap);
+        QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("online"));
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void jobModelOrdersNewestFirstAndUpdatesInPlace()
+    {
+        JobModel model(nullptr, [] { return std::int64_t{10'000'000'000}; });
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        api::JobStatus a;
+        a.id = "rebalance-a";
+        a.kind = "rebalance";
+        a.startNs = 1'000'000'000;
+        a.phase = "scan";
+        api::JobStatus b = a;
+        b.id = "ishard-b";
+        b.kind = "ishard";
+        b.startNs = 2'000'000'000;
+        b.progress.objectsTotal = 200;
+        b.progress.objectsDone = 50;
+        model.setJobs({a, b});
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.data(model.index(0, JobModel::IdColumn)).toString(), QStringLiteral("ishard-b"));
+        QCOMPARE(model.data(model.index(0, JobModel::ProgressColumn), JobModel::ProgressRole).toInt(), 25);
+        QCOMPARE(model.data(model.index(1, JobModel::ProgressColumn), JobModel::ProgressRole).toInt(), -1);
+        QCOMPARE(model.data(model.index(1, JobModel::ElapsedColumn)).toString(), QStringLiteral("0:09"));
+        a.state = api::JobState::Aborted;
+        a.endNs = 4'000'000'000;
+        a.error = "aborted";
+        model.updateJob(a);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.data(model.index(1, JobModel::StateColumn)).toString(), QStringLiteral("aborted"));
+        QCOMPARE(model.data(model.index(1, JobModel::ElapsedColumn)).toString(), QStringLiteral("0:03"));
+    }
+
+    void eventModelIsNewestFirstWithoutDuplicatesAndFilters()
+    {
+        EventModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        EventFilterModel filter;
+        filter.setSourceModel(&model);
+        QAbstractItemModelTester filterTester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.addEvent(makeEvent(2000, "warning", "node_stale", "t2"));
+        model.addEvent(makeEvent(3000, "error", "mountpath_full", "t1"));
+        // A snapshot replay after a reconnect: the known ones are not added again.
+        model.addEvents({makeEvent(1000, "info", "node_joined", "t1"), makeEvent(2000, "warning", "node_stale", "t2"),
+                         makeEvent(3000, "error", "mountpath_full", "t1")});
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.event(0).tsMs, std::int64_t{3000});
+        QCOMPARE(model.event(2).tsMs, std::int64_t{1000});
+        filter.setMinimumSeverity(1);
+        QCOMPARE(filter.rowCount(), 2);
+        filter.setText(QStringLiteral("t2"));
+        QCOMPARE(filter.rowCount(), 1);
+        QCOMPARE(filter.data(filter.index(0, EventModel::KindColumn)).toString(), QStringLiteral("node_stale"));
+        filter.setMinimumSeverity(0);
+        filter.setText(QStringLiteral("joined"));
+        QCOMPARE(filter.rowCount(), 1);
+        for (int i = 0; i < EventModel::kMaxEvents + 5; ++i) {
+            model.addEvent(makeEvent(10'000 + i, "info", "node_recovered", "t" + std::to_string(i)));
+        }
+        QCOMPARE(model.rowCount(), EventModel::kMaxEvents);
+        QCOMPARE(model.event(0).tsMs, std::int64_t{10'000 + EventModel::kMaxEvents + 4});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConsoleStores)
+#include "test_console_stores.moc"
