@@ -6,59 +6,77 @@
 
 namespace tessera::daemon::proxy {
 
-namespace {
-
-// One object and the member entries that follow it.
-struct Group {
-    api::ObjEntry object;
-    std::vector<api::ObjEntry> members;
-};
-
-}  // namespace
-
 api::ObjectList mergeListPages(std::vector<api::ObjectList> pages, std::uint32_t pageSize)
 {
     // Everything up to the smallest target token is known for every target;
     // nothing beyond it may be sent.
-    std::optional<std::string> coveredUpTo;  // unset: every target reached its end
-    std::vector<Group> groups;
-    for (auto& page : pages) {
+    const std::string* coveredUpTo = nullptr;  // null: every target reached its end
+    for (const auto& page : pages) {
         if (!page.continuationToken.empty() && (!coveredUpTo || page.continuationToken < *coveredUpTo)) {
-            coveredUpTo = page.continuationToken;
-        }
-        bool haveGroup = false;
-        for (auto& e : page.entries) {
-            if (e.flags & api::kEntryInArch) {
-                // A member before any object cannot be placed: a target
-                // never sends one; drop it rather than misattribute it.
-                if (haveGroup) groups.back().members.push_back(std::move(e));
-                continue;
-            }
-            groups.push_back({std::move(e), {}});
-            haveGroup = true;
+            coveredUpTo = &page.continuationToken;
         }
     }
-    std::stable_sort(groups.begin(), groups.end(),
-                     [](const Group& a, const Group& b) { return a.object.name < b.object.name; });
-    groups.erase(std::unique(groups.begin(), groups.end(),
-                             [](const Group& a, const Group& b) { return a.object.name == b.object.name; }),
-                 groups.end());
-    if (coveredUpTo) {
-        groups.erase(std::upper_bound(groups.begin(), groups.end(), *coveredUpTo,
-                                      [](const std::string& n, const Group& g) { return n < g.object.name; }),
-                     groups.end());
+    // A k-way merge of the pages (each in name order): at each step the page
+    // whose next object has the smallest name gives that object and its
+    // members; on a tie the earlier page wins and the others skip theirs.
+    struct Cursor {
+        std::vector<api::ObjEntry>* entries;
+        std::size_t at = 0;
+    };
+    std::vector<Cursor> cursors;
+    cursors.reserve(pages.size());
+    std::size_t total = 0;
+    for (auto& page : pages) {
+        Cursor c{&page.entries};
+        // A member before any object cannot be placed: a target never sends
+        // one; drop it rather than misattribute it.
+        while (c.at < c.entries->size() && ((*c.entries)[c.at].flags & api::kEntryInArch)) ++c.at;
+        total += c.entries->size();
+        cursors.push_back(c);
     }
+    const auto objectEnd = [](const Cursor& c) {
+        std::size_t end = c.at + 1;
+        while (end < c.entries->size() && ((*c.entries)[end].flags & api::kEntryInArch)) ++end;
+        return end;
+    };
+
     api::ObjectList out;
     if (pageSize == 0) pageSize = api::kDefaultPageSize;
-    if (groups.size() > pageSize) {
-        groups.resize(pageSize);
-        out.continuationToken = groups.back().object.name;
+    out.entries.reserve(std::min<std::size_t>(total, pageSize));
+    std::uint32_t objects = 0;
+    bool more = false;  // objects known beyond this page
+    for (;;) {
+        Cursor* best = nullptr;
+        for (auto& c : cursors) {
+            if (c.at >= c.entries->size()) continue;
+            if (best == nullptr || (*c.entries)[c.at].name < (*best->entries)[best->at].name) best = &c;
+        }
+        if (best == nullptr) break;
+        const std::string& name = (*best->entries)[best->at].name;
+        if (coveredUpTo && name > *coveredUpTo) break;
+        if (objects == pageSize) {
+            more = true;
+            break;
+        }
+        const std::string chosen = name;
+        const auto end = objectEnd(*best);
+        for (std::size_t i = best->at; i < end; ++i) out.entries.push_back(std::move((*best->entries)[i]));
+        best->at = end;
+        ++objects;
+        for (auto& c : cursors) {  // the same object listed by another target
+            if (c.at < c.entries->size() && (*c.entries)[c.at].name == chosen) c.at = objectEnd(c);
+        }
+    }
+    if (more) {
+        // Cut after the last object of the page.
+        for (auto it = out.entries.rbegin(); it != out.entries.rend(); ++it) {
+            if (!(it->flags & api::kEntryInArch)) {
+                out.continuationToken = it->name;
+                break;
+            }
+        }
     } else if (coveredUpTo) {
         out.continuationToken = *coveredUpTo;  // every name up to here is in this page
-    }
-    for (auto& g : groups) {
-        out.entries.push_back(std::move(g.object));
-        for (auto& m : g.members) out.entries.push_back(std::move(m));
     }
     return out;
 }

@@ -222,7 +222,7 @@ Response ProxyApi::listObjects(const Request& req)
         pages.push_back(std::move(page.value()));
     }
     const auto out = mergeListPages(std::move(pages), lr->pageSize);
-    return Response::json(nlohmann::json(out));
+    return Response::jsonText(api::dumpObjectList(out));
 }
 
 Response ProxyApi::clusterInfo(const Request& req)

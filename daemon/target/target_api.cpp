@@ -447,7 +447,7 @@ Response TargetApi::listObjects(const Request& req)
     auto list = m_store.list(*bucket, *lr);
     if (!list) return Response::error(list.error());
     if (lr->flags & api::kLsArchDir) m_shards.addMembers(*bucket, *list);
-    return Response::json(nlohmann::json(*list));
+    return Response::jsonText(api::dumpObjectList(*list));
 }
 
 Response TargetApi::destroyBucket(const Request& req)

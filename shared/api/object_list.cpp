@@ -182,7 +182,243 @@ void from_json(const nlohmann::json& j, ObjectList& v)
     v.flags = j.value("flags", std::uint32_t{0});
 }
 
-Result<ObjectList> parseObjectList(std::string_view json) { return parseJsonAs<ObjectList>(json, "object list"); }
+namespace {
+
+// Appends `s` as a JSON string the way api::dumpJson writes it: ASCII and
+// valid UTF-8 as they are, '"', '\\' and control characters escaped; text
+// that is not valid UTF-8 goes through nlohmann for its replacement rule.
+void appendJsonString(std::string& out, std::string_view s)
+{
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (const unsigned char c : s) {
+        if (c >= 0x80) {
+            out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+            return;
+        }
+    }
+    out.push_back('"');
+    std::size_t plain = 0;  // start of the run not yet copied
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        out.append(s.data() + plain, i - plain);
+        plain = i + 1;
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            out += "\\u00";
+            out.push_back(kHex[c >> 4]);
+            out.push_back(kHex[c & 15]);
+        }
+    }
+    out.append(s.data() + plain, s.size() - plain);
+    out.push_back('"');
+}
+
+template <typename Int>
+void appendInt(std::string& out, Int v)
+{
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+}
+
+// SAX handler filling an ObjectList: the page's top-level fields and its
+// entries; values of unknown fields (of any shape) are skipped.
+class ObjectListSax : public nlohmann::json_sax<nlohmann::json> {
+public:
+    explicit ObjectListSax(ObjectList& out) : m_out(out) {}
+
+    std::string error;
+    bool sawToken = false;
+
+    bool null() override { return scalar(Kind::Null, {}, 0, 0); }
+    bool boolean(bool) override { return scalar(Kind::Other, {}, 0, 0); }
+    bool number_integer(number_integer_t v) override { return scalar(Kind::Int, {}, v, 0); }
+    bool number_unsigned(number_unsigned_t v) override { return scalar(Kind::Uint, {}, 0, v); }
+    bool number_float(number_float_t, const string_t&) override { return scalar(Kind::Other, {}, 0, 0); }
+    bool string(string_t& v) override { return scalar(Kind::String, v, 0, 0); }
+    bool binary(binary_t&) override { return scalar(Kind::Other, {}, 0, 0); }
+
+    bool start_object(std::size_t) override
+    {
+        ++m_depth;
+        if (m_skip > 0) {
+            ++m_skip;
+            return true;
+        }
+        if (m_depth == 1) return true;  // the page itself
+        if (m_depth == 2 && m_key == "entries") return fail("\"entries\" must be an array");
+        if (m_depth == 3 && m_inEntries) {
+            m_out.entries.emplace_back();
+            m_out.entries.back().size = -1;  // absent: the listing did not ask for sizes
+            m_entryHasName = false;
+            return true;
+        }
+        return beginSkip();
+    }
+    bool end_object() override
+    {
+        --m_depth;
+        if (m_skip > 0) return --m_skip, true;
+        if (m_depth == 2 && m_inEntries && !m_entryHasName) return fail("an entry has no \"name\"");
+        return true;
+    }
+    bool start_array(std::size_t) override
+    {
+        ++m_depth;
+        if (m_skip > 0) return ++m_skip, true;
+        if (m_depth == 2 && m_key == "entries") {
+            m_inEntries = true;
+            return true;
+        }
+        if (m_depth == 1) return fail("not an object");
+        if (m_depth == 3 && m_inEntries) return fail("an entry must be an object");
+        return beginSkip();
+    }
+    bool end_array() override
+    {
+        --m_depth;
+        if (m_skip > 0) return --m_skip, true;
+        if (m_depth == 1) m_inEntries = false;
+        return true;
+    }
+    bool key(string_t& k) override
+    {
+        if (m_skip == 0) m_key = k;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override
+    {
+        if (error.empty()) error = "malformed JSON in object list";
+        return false;
+    }
+
+private:
+    enum class Kind { Null, Int, Uint, String, Other };
+
+    bool fail(std::string why)
+    {
+        error = "invalid object list: " + std::move(why);
+        return false;
+    }
+    // The value of an unknown field is an object or array: skip it whole.
+    bool beginSkip()
+    {
+        m_skip = 1;
+        return true;
+    }
+
+    bool scalar(Kind kind, std::string_view s, std::int64_t i, std::uint64_t u)
+    {
+        if (m_skip > 0) return true;
+        if (m_depth == 0) return fail("not an object");
+        if (m_depth == 1) {
+            if (m_key == "continuation_token") {
+                if (kind != Kind::String) return fail("\"continuation_token\" must be a string");
+                m_out.continuationToken.assign(s);
+                sawToken = true;
+            } else if (m_key == "uuid") {
+                if (kind == Kind::String) m_out.uuid.assign(s);
+                else if (kind != Kind::Null) return fail("\"uuid\" must be a string");
+            } else if (m_key == "flags") {
+                if (kind == Kind::Uint && u <= 0xffffffffu) m_out.flags = static_cast<std::uint32_t>(u);
+                else if (kind != Kind::Null) return fail("\"flags\" must be an unsigned 32-bit integer");
+            } else if (m_key == "entries") {
+                if (kind != Kind::Null) return fail("\"entries\" must be an array");
+            }
+            return true;
+        }
+        if (m_depth == 2 && m_inEntries) return fail("an entry must be an object");
+        if (m_depth != 3 || !m_inEntries) return true;
+        auto& e = m_out.entries.back();
+        if (m_key == "name") {
+            if (kind != Kind::String) return fail("an entry's \"name\" must be a string");
+            e.name.assign(s);
+            m_entryHasName = true;
+        } else if (m_key == "size") {
+            if (kind == Kind::Uint && u <= static_cast<std::uint64_t>(INT64_MAX)) e.size = static_cast<std::int64_t>(u);
+            else if (kind == Kind::Int) e.size = i;
+            else return fail("an entry's \"size\" must be an integer");
+        } else if (m_key == "checksum" || m_key == "atime" || m_key == "version" || m_key == "error") {
+            if (kind != Kind::String) return fail("an entry's \"" + m_key + "\" must be a string");
+            (m_key == "checksum" ? e.checksum : m_key == "atime" ? e.atime : m_key == "version" ? e.version : e.error)
+                .assign(s);
+        } else if (m_key == "flags") {
+            if (kind != Kind::Uint || u > 0xffffffffu) return fail("an entry's \"flags\" must be an unsigned integer");
+            e.flags = static_cast<std::uint32_t>(u);
+        }
+        return true;
+    }
+
+    ObjectList& m_out;
+    int m_depth = 0;
+    int m_skip = 0;  // > 0: inside an unknown field's object/array, this deep
+    bool m_inEntries = false;
+    bool m_entryHasName = false;
+    std::string m_key;
+};
+
+}  // namespace
+
+Result<ObjectList> parseObjectList(std::string_view json)
+{
+    ObjectList out;
+    ObjectListSax sax(out);
+    const bool ok = nlohmann::json::sax_parse(json.begin(), json.end(), &sax, nlohmann::json::input_format_t::json,
+                                              true);
+    if (!ok || !sax.error.empty()) {
+        return Error::badRequest(sax.error.empty() ? "malformed JSON in object list" : sax.error);
+    }
+    if (!sax.sawToken) return Error::badRequest("invalid object list: \"continuation_token\" is missing");
+    return out;
+}
+
+std::string dumpObjectList(const ObjectList& list)
+{
+    // Keys in the order nlohmann's std::map keeps them (sorted), so the text
+    // equals dumpJson(json(list)).
+    std::string out;
+    std::size_t guess = 96 + list.continuationToken.size() + list.uuid.size();
+    for (const auto& e : list.entries) guess += e.name.size() + e.checksum.size() + e.atime.size() + 48;
+    out.reserve(guess);
+    out += "{\"continuation_token\":";
+    appendJsonString(out, list.continuationToken);
+    out += ",\"entries\":[";
+    bool first = true;
+    for (const auto& e : list.entries) {
+        out += first ? "{" : ",{";
+        first = false;
+        bool comma = false;
+        const auto field = [&](const char* name) {
+            if (comma) out.push_back(',');
+            comma = true;
+            out.push_back('"');
+            out += name;
+            out += "\":";
+        };
+        if (!e.atime.empty()) field("atime"), appendJsonString(out, e.atime);
+        if (!e.checksum.empty()) field("checksum"), appendJsonString(out, e.checksum);
+        if (!e.error.empty()) field("error"), appendJsonString(out, e.error);
+        if (e.flags != 0) field("flags"), appendInt(out, e.flags);
+        field("name"), appendJsonString(out, e.name);
+        if (e.size >= 0) field("size"), appendInt(out, e.size);
+        if (!e.version.empty()) field("version"), appendJsonString(out, e.version);
+        out.push_back('}');
+    }
+    out += "],\"flags\":";
+    appendInt(out, list.flags);
+    out += ",\"uuid\":";
+    appendJsonString(out, list.uuid);
+    out.push_back('}');
+    return out;
+}
 
 std::string formatRfc3339(std::int64_t unixNs)
 {

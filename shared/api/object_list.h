@@ -77,7 +77,14 @@ void from_json(const nlohmann::json& j, ObjEntry& v);
 void to_json(nlohmann::json& j, const ObjectList& v);
 void from_json(const nlohmann::json& j, ObjectList& v);
 
+// The wire form of a listing page, both ways, without a JSON document in
+// between (a page of 10,000 names is parsed and written several times on
+// its way from the targets through the proxy to the client). The text is
+// the same as nlohmann::json(list) dumps with api::dumpJson; the parser
+// accepts what from_json accepts (unknown fields are skipped) and returns
+// BadRequest for malformed or mistyped input.
 Result<ObjectList> parseObjectList(std::string_view json);
+std::string dumpObjectList(const ObjectList& list);
 
 std::string formatRfc3339(std::int64_t unixNs);
 
