@@ -7,7 +7,10 @@
 #include "proxy/peer_calls.h"
 #include "spec/dsort_plan.h"
 
+#include "spec/brace_template.h"
+
 #include <random>
+#include <set>
 
 namespace tessera::daemon::dsort {
 
@@ -56,6 +59,22 @@ api::Result<std::string> DsortProxyApi::readEkm(const spec::DsortSpec& s) const
     return std::move(text.value());
 }
 
+api::Status DsortProxyApi::checkNoOverwrite(const spec::DsortSpec& s, const std::vector<std::string>& inputs)
+{
+    auto tmpl = spec::BraceTemplate::parse(s.outputFormat);
+    if (!tmpl) return api::Error::badRequest("invalid dsort spec: /output_format: " + tmpl.error().message);
+    const std::set<std::string> names(inputs.begin(), inputs.end());
+    const auto n = std::min<std::uint64_t>(tmpl->count(), kMaxOverwriteCheck);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const auto out = tmpl->at(i) + s.outputExtension;
+        if (names.count(out)) {
+            return api::Error::badRequest("invalid dsort spec: /output_format: output shard \"" + out +
+                                          "\" would replace the input shard of that name in " + s.inputBck);
+        }
+    }
+    return {};
+}
+
 api::Result<std::map<std::string, nlohmann::json>> DsortProxyApi::prepare(const nlohmann::json& args,
                                                                           const api::Smap& targets) const
 {
@@ -73,6 +92,11 @@ api::Result<std::map<std::string, nlohmann::json>> DsortProxyApi::prepare(const 
     }
     auto names = s->inputNames();
     if (!names) return names.error();
+    if (s->outputBck == s->inputBck) {
+        // An output replacing an input would lose it when the job fails or
+        // is aborted (its output is removed).
+        if (auto st = checkNoOverwrite(*s, *names); !st) return st.error();
+    }
     auto ekm = readEkm(*s);
     if (!ekm) return ekm.error();
     if (targets.tmap.empty()) return api::Error::unavailable("no targets in the cluster");

@@ -11,7 +11,9 @@
 // shards); each input shard is extracted by its HRW owner; the designated
 // sorting target is the one with the most input shards (ties: the smaller
 // id), which saves sending its metadata over the network. The external key
-// map is read here, from the cluster, and handed to the sorter.
+// map is read here, from the cluster, and handed to the sorter. With input
+// and output in one bucket, an output name equal to an input's is refused
+// (the first kMaxOverwriteCheck output names are checked).
 //
 // Thread safety: handlers run on worker threads; state is under a mutex.
 
@@ -34,6 +36,8 @@ class DsortProxyApi {
 public:
     static constexpr std::size_t kMaxSpecBody = 1 << 20;   // objnames lists make specs big
     static constexpr std::size_t kMaxEkmBytes = 16 << 20;
+    // Output names checked against the inputs when both are in one bucket.
+    static constexpr std::uint64_t kMaxOverwriteCheck = 1'000'000;
 
     DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jobs, std::string selfUrl,
                   std::chrono::milliseconds peerTimeout);
@@ -49,6 +53,7 @@ private:
     net::Response abort(const net::Request& req);
     net::Response remove(const net::Request& req);
     api::Result<std::string> readEkm(const spec::DsortSpec& spec) const;
+    static api::Status checkNoOverwrite(const spec::DsortSpec& spec, const std::vector<std::string>& inputs);
     api::Result<api::JobStatus> dsortJob(const std::string& id) const;
 
     proxy::ProxyState& m_state;

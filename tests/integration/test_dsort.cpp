@@ -383,6 +383,14 @@ private slots:
         }
         auto [status, message] = post(json::parse("[1,2]"));
         QCOMPARE(status, 400);
+        // An output that would replace an input in the same bucket.
+        auto same = good;
+        same["output_bck"] = "dsort-in";
+        same["output_format"] = "in-{0..99}";
+        std::tie(status, message) = post(same);
+        QCOMPARE(status, 400);
+        QVERIFY2(message.find("/output_format") != std::string::npos && message.find("in-0.tar") != std::string::npos,
+                 message.c_str());
         auto spec = good;
         spec["input_bck"] = "nowhere";
         std::tie(status, message) = post(spec);
