@@ -19,6 +19,7 @@ ConnectionStatus::ConnectionStatus(ClusterConnection* connection, QWidget* paren
     layout->addWidget(m_smap);
     layout->addSpacing(16);
     layout->addWidget(m_nodes);
+    layout->addStretch(1);
     connect(m_connection, &ClusterConnection::statusChanged, this, &ConnectionStatus::update);
     update();
 }

@@ -98,9 +98,11 @@ DashboardPage::DashboardPage(ClusterConnection* connection, MetricsHistory* hist
     splitter->addWidget(charts);
     splitter->addWidget(cardsScroll);
     splitter->addWidget(eventsBox);
-    splitter->setStretchFactor(0, 5);
-    splitter->setStretchFactor(1, 2);
-    splitter->setStretchFactor(2, 2);
+    cardsScroll->setMinimumHeight(120);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(2, 1);
+    splitter->setSizes({420, 160, 160});
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 

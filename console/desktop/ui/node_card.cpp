@@ -44,7 +44,7 @@ void NodeCard::setNode(const NodeRow& node)
     }
     m_state->setText(QStringLiteral("<b style='color:%1'>● %2</b>").arg(color, nodeStateName(node.state)));
     if (node.hasMetrics && node.state != NodeState::Gone) {
-        m_figures->setText(tr("up %1 · CPU %2 % · mem %3 · %4 ops/s")
+        m_figures->setText(tr("up %1 · CPU %2 % · mem %3\n%4 ops/s")
                                .arg(formatDuration(static_cast<double>(node.uptimeNs) / 1e9))
                                .arg(node.cpuPercent, 0, 'f', 1)
                                .arg(formatBytes(static_cast<qint64>(node.rssBytes)))

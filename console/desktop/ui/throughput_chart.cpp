@@ -26,7 +26,7 @@ ThroughputChart::ThroughputChart(const QString& title, const QString& unit, QWid
     m_timeAxis->setFormat(QStringLiteral("HH:mm"));
     m_timeAxis->setTickCount(6);
     m_valueAxis->setTitleText(unit);
-    m_valueAxis->setLabelFormat(QStringLiteral("%.3g"));
+    m_valueAxis->setLabelFormat(QStringLiteral("%.4g"));
     m_valueAxis->setRange(0, 1);
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_chart->addAxis(m_valueAxis, Qt::AlignLeft);
@@ -125,6 +125,7 @@ void ThroughputChart::flush()
     m_dirty = false;
     ++m_repaints;
     double newest = 0;
+    double oldest = 0;
     double maxValue = 0;
     for (auto& s : m_series) {
         s.line->replace(QList<QPointF>(s.points.begin(), s.points.end()));
@@ -133,11 +134,17 @@ void ThroughputChart::flush()
         }
         if (!s.points.empty()) {
             newest = std::max(newest, s.points.back().x());
+            oldest = oldest == 0 ? s.points.front().x() : std::min(oldest, s.points.front().x());
         }
     }
     if (newest > 0) {
+        // The window, or less while the history is shorter (at least kMinimumSpan):
+        // a fresh console's first minute fills the chart instead of a sliver at its edge.
+        const double span = std::clamp(newest - oldest, static_cast<double>(kMinimumSpan.count()),
+                                       static_cast<double>(m_window.count()));
         const auto end = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(newest));
-        m_timeAxis->setRange(end.addMSecs(-m_window.count()), end);
+        m_timeAxis->setRange(end.addMSecs(-static_cast<qint64>(span)), end);
+        m_timeAxis->setFormat(span <= 5 * 60 * 1000 ? QStringLiteral("HH:mm:ss") : QStringLiteral("HH:mm"));
     }
     // Round the top up to 1, 2 or 5 × 10^n so the axis does not jitter every tick.
     double top = 1;

@@ -27,6 +27,7 @@ class ThroughputChart : public QWidget {
     Q_OBJECT
 public:
     static constexpr std::chrono::milliseconds kRepaintInterval{500};  // ~2 Hz
+    static constexpr std::chrono::milliseconds kMinimumSpan{30 * 1000};  // of the time axis
 
     ThroughputChart(const QString& title, const QString& unit, QWidget* parent = nullptr);
 
