@@ -7,12 +7,16 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
+#include <array>
+#include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <sys/sendfile.h>
@@ -30,6 +34,7 @@ constexpr std::size_t kBodyChunk = 256 * 1024;
 constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;  // yield to other connections after this many bytes
 constexpr std::uint64_t kDrainLimit = api::kSmallBodyBytes;  // unread bodies up to this size are drained
 constexpr std::uint64_t kInlineFileBytes = 16 * 1024;  // file regions up to this size are read, not sendfile'd
+constexpr std::size_t kKeepBodyCapacity = 64 * 1024;    // a response buffer kept for the next request
 
 // Discards a body and then answers with a response decided before it.
 class DrainSink : public UploadSink {
@@ -375,6 +380,72 @@ void HttpSession::finishUpload()
     });
 }
 
+namespace {
+
+bool sameField(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Fields the session writes itself, whatever a handler put in.
+bool sessionField(std::string_view name)
+{
+    return sameField(name, "Server") || sameField(name, "Content-Length") || sameField(name, "Connection") ||
+           sameField(name, "Transfer-Encoding");
+}
+
+void appendFieldText(std::string& out, std::string_view text)
+{
+    // A CR or LF in a name or value would end the field (or the head) early:
+    // never written.
+    for (const char c : text) out.push_back(c == '\r' || c == '\n' ? ' ' : c);
+}
+
+}  // namespace
+
+void writeResponseHead(std::string& out, unsigned version, const Response& res, bool keepAlive,
+                       std::uint64_t contentLength)
+{
+    out.clear();
+    out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+    char num[24];
+    auto r = std::to_chars(num, num + sizeof num, res.status);
+    out.append(num, r.ptr);
+    out.push_back(' ');
+    const auto reason = http::obsolete_reason(static_cast<http::status>(res.status));
+    out.append(reason.data(), reason.size());
+    out += "\r\n";
+    const auto& hs = res.headers;
+    for (std::size_t i = 0; i < hs.size(); ++i) {
+        if (sessionField(hs[i].first)) continue;
+        // A later value of the same field replaces this one.
+        bool replaced = false;
+        for (std::size_t j = i + 1; j < hs.size() && !replaced; ++j) replaced = sameField(hs[i].first, hs[j].first);
+        if (replaced) continue;
+        appendFieldText(out, hs[i].first);
+        out += ": ";
+        appendFieldText(out, hs[i].second);
+        out += "\r\n";
+    }
+    out += "Server: tessera\r\n";
+    if (version >= 11 && !keepAlive) out += "Connection: close\r\n";
+    if (version < 11 && keepAlive) out += "Connection: keep-alive\r\n";
+    // 1xx, 204 and 304 carry no body and no length.
+    if (res.status >= 200 && res.status != 204 && res.status != 304) {
+        out += "Content-Length: ";
+        r = std::to_chars(num, num + sizeof num, contentLength);
+        out.append(num, r.ptr);
+        out += "\r\n";
+    }
+    out += "\r\n";
+}
+
 void HttpSession::send(Response res)
 {
     const bool keepAlive = m_parser && m_parser->get().keep_alive() && !res.close &&
@@ -410,39 +481,25 @@ void HttpSession::send(Response res)
         }
     }
 
-    // Header-only messages: file bodies (the bytes follow by sendfile), HEAD
-    // answers (a Content-Length but no body).
-    if (res.file || res.isHead || headRequest) {
-        auto msg = std::make_shared<http::response<http::empty_body>>(static_cast<http::status>(res.status), version);
-        for (auto& [k, v] : res.headers) msg->set(k, v);
-        msg->set(http::field::server, "tessera");
-        msg->keep_alive(keepAlive);
-        if (res.file) msg->content_length(res.file->length);
-        else if (res.isHead) msg->content_length(res.headContentLength);
-        else msg->content_length(res.body.size());  // a HEAD error: announce the body, send none
-        if (!headRequest) m_file = std::move(res.file);
-        m_message = msg;
-        m_stream.expires_after(m_ctx->options.ioTimeout);
-        http::async_write(m_stream, *msg, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            if (!ec && self->m_file) {
-                self->sendFileChunk();
-                return;
-            }
-            self->onWritten(ec);
-        });
-        return;
-    }
-
-    auto msg = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(res.status), version);
-    for (auto& [k, v] : res.headers) msg->set(k, v);
-    msg->set(http::field::server, "tessera");
-    msg->body() = std::move(res.body);
-    msg->keep_alive(keepAlive);
-    msg->prepare_payload();
-    m_message = msg;
+    // The head is written by hand into a buffer the connection reuses: for a
+    // small response, a generic serializer and a header container cost more
+    // CPU than the rest of the request. File bodies follow by sendfile; a
+    // HEAD answer announces a length and sends no body.
+    const bool bodyFollows = !headRequest && !res.isHead && !res.file;
+    const std::uint64_t length = res.file ? res.file->length : res.isHead ? res.headContentLength : res.body.size();
+    writeResponseHead(m_head, version, res, keepAlive, length);
+    if (bodyFollows) m_body = std::move(res.body);
+    else m_body.clear();
+    if (!headRequest) m_file = std::move(res.file);
     m_stream.expires_after(m_ctx->options.ioTimeout);
-    http::async_write(m_stream, *msg,
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onWritten(ec); });
+    const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_head), asio::buffer(m_body)};
+    asio::async_write(m_stream, buffers, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+        if (!ec && self->m_file) {
+            self->sendFileChunk();
+            return;
+        }
+        self->onWritten(ec);
+    });
 }
 
 void HttpSession::sendFileChunk()
@@ -499,7 +556,7 @@ void HttpSession::sendFileChunk()
 
 void HttpSession::onWritten(beast::error_code ec)
 {
-    m_message.reset();
+    if (m_body.capacity() > kKeepBodyCapacity) std::string().swap(m_body);  // a big answer's memory goes
     recordOp(ec ? 499 : m_status);
     if (ec || m_closeAfter) {
         closeConnection();

@@ -20,6 +20,13 @@
 
 namespace tessera::daemon::net {
 
+// Writes a response's status line and fields into `out` (replacing what it
+// held): the handler's fields (a later one of a name replaces an earlier; CR
+// and LF never pass), Server, Connection as keep-alive and the version ask,
+// and Content-Length unless the status carries no body. Exposed for tests.
+void writeResponseHead(std::string& out, unsigned version, const Response& res, bool keepAlive,
+                       std::uint64_t contentLength);
+
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
 public:
     HttpSession(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerContext> ctx);
@@ -68,7 +75,8 @@ private:
     bool m_recorded = false;
 
     // response in flight
-    std::shared_ptr<void> m_message;  // keeps the Beast message alive during the write
+    std::string m_head;  // status line and fields (reused between requests)
+    std::string m_body;  // in-memory body
     std::unique_ptr<FileRegion> m_file;
     bool m_closeAfter = false;
     boost::asio::steady_timer m_sendTimer;
