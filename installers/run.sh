@@ -63,7 +63,8 @@ CONSOLE="$ROOT/build/release/console/desktop/tessera-console"
 if [ ! -x "$CONSOLE" ]; then
   echo "(the desktop console, tessera-console, is not built yet)"
 elif [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  echo "(no display: start $CONSOLE on a desktop session)"
+  echo "No display here; on a desktop session open the console with:"
+  echo "  $CONSOLE --endpoint $EP"
 else
   mkdir -p "$DATA/logs"
   setsid nohup "$CONSOLE" --endpoint "$EP" >>"$DATA/logs/console.log" 2>&1 </dev/null &
