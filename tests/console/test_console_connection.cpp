@@ -9,6 +9,7 @@
 #include "local_cluster.h"
 #include "models/console_session.h"
 #include "models/node_model.h"
+#include "ui/connection_dialog.h"
 #include "ui/connection_status.h"
 #include "ui/main_window.h"
 #include "ui/theme.h"
@@ -18,6 +19,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+#include <functional>
 #include <QWebSocket>
 #include <QWebSocketServer>
 
@@ -117,6 +120,50 @@ private slots:
         QVERIFY(std::find(reconnecting, states.end(), ClusterConnection::State::Connected) != states.end());
         QCOMPARE(states.back(), ClusterConnection::State::Connected);
         QCOMPARE(status->smapText(), QStringLiteral("Smap v%1").arg(conn->smapVersion()));
+    }
+
+    void connectionDialogSavesTheProfileThatReopens()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("console.db"));
+        const QString endpoint = QString::fromStdString(m_cluster.proxyUrl());
+        {
+            Theme theme(qApp);
+            ConsoleSession session(db);
+            MainWindow window(&session, &theme);
+            QVERIFY(!session.startupProfile(QUrl()).has_value());  // nothing saved yet
+            // Fill the dialog as a user would: a bad endpoint first (refused, the dialog stays), then a good one.
+            bool sawError = false;
+            std::function<void()> fill = [&] {
+                auto* dialog = qobject_cast<ConnectionDialog*>(QApplication::activeModalWidget());
+                if (!dialog) {
+                    QTimer::singleShot(10, fill);
+                    return;
+                }
+                dialog->setForm(QStringLiteral("local"), QStringLiteral("ftp://nowhere"), QString());
+                dialog->connectToProfile();
+                sawError = dialog->isVisible() && !dialog->errorText().isEmpty();
+                dialog->setForm(QStringLiteral("local"), endpoint.mid(7), QStringLiteral("t0ken"));  // no scheme
+                dialog->connectToProfile();
+            };
+            QTimer::singleShot(0, fill);
+            window.openConnectionDialog();
+            QVERIFY(sawError);
+            QCOMPARE(session.profileName(), QStringLiteral("local"));
+            QCOMPARE(session.connection()->endpoint(), QUrl(endpoint));
+            QVERIFY(QTest::qWaitFor(
+                [&] { return session.connection()->state() == ClusterConnection::State::Connected; }, 10000));
+        }
+        // A restarted console (no --endpoint) reopens the saved profile, token included.
+        ConsoleSession again(db);
+        const auto profile = again.startupProfile(QUrl());
+        QVERIFY(profile.has_value());
+        QCOMPARE(profile->name, QStringLiteral("local"));
+        QCOMPARE(profile->endpoint, QUrl(endpoint));
+        QCOMPARE(profile->token, QStringLiteral("t0ken"));
+        // --endpoint wins over the saved profile.
+        QCOMPARE(again.startupProfile(QUrl(QStringLiteral("http://10.1.1.1:9000")))->endpoint,
+                 QUrl(QStringLiteral("http://10.1.1.1:9000")));
     }
 
     void refusedFeedFallsBackToPolling()

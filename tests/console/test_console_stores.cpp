@@ -39,6 +39,8 @@ api::ClusterEvent makeEvent(std::int64_t ts, const std::string& severity, const 
     return e;
 }
 
+const QString kClusterA = QStringLiteral("http://127.0.0.1:8080");
+
 } // namespace
 
 class TestConsoleStores : public QObject {
@@ -103,6 +105,7 @@ private slots:
             QVERIFY(store);
             MetricsHistory history(store->get());
             QAbstractItemModelTester tester(&history, QAbstractItemModelTester::FailureReportingMode::QtTest);
+            history.setSource(kClusterA, now - 720'000);
             // 12 minutes at one sample per second: the first two minutes age out.
             for (int i = 0; i < 720; ++i) {
                 MetricsSample s{now - 720'000 + i * 1000, 1.0 * i, 2.0 * i, 3.0 * i, 4.0 * i, 0.5, 0.75, i % 7 * 1.0};
@@ -120,14 +123,19 @@ private slots:
         QVERIFY(store);
         MetricsHistory reopened(store->get());
         QAbstractItemModelTester tester(&reopened, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        reopened.loadPersisted(now);  // the window [now-600 s, now]
+        reopened.setSource(kClusterA, now);  // the window [now-600 s, now]
         QCOMPARE(reopened.rowCount(), 600);
         const std::vector<MetricsSample> expected(written.end() - 600, written.end());
         QVERIFY(std::equal(expected.begin(), expected.end(), reopened.samples().begin()));
         // A later start sees less of it.
         MetricsHistory later(store->get());
-        later.loadPersisted(now + 300'000);
+        later.setSource(kClusterA, now + 300'000);
         QCOMPARE(later.rowCount(), 300);
+        // Another cluster has its own (here: empty) history.
+        later.setSource(QStringLiteral("http://10.0.0.9:8080"), now);
+        QCOMPARE(later.rowCount(), 0);
+        later.setSource(kClusterA, now);
+        QCOMPARE(later.rowCount(), 600);
     }
 
     void nodeModelFollowsTheMapAndMetrics()

@@ -8,6 +8,7 @@ namespace {
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS metrics_samples (
+    endpoint TEXT NOT NULL,
     ts_ms INTEGER NOT NULL,
     get_mbps REAL NOT NULL,
     put_mbps REAL NOT NULL,
@@ -17,6 +18,7 @@ CREATE TABLE IF NOT EXISTS metrics_samples (
     put_p99_ms REAL NOT NULL,
     errors_per_sec REAL NOT NULL
 );
+CREATE INDEX IF NOT EXISTS metrics_samples_endpoint_ts ON metrics_samples (endpoint, ts_ms);
 CREATE INDEX IF NOT EXISTS metrics_samples_ts ON metrics_samples (ts_ms);
 )sql";
 
@@ -38,10 +40,11 @@ MetricsStore::MetricsStore(std::unique_ptr<SqliteDb> db) : m_db(std::move(db)) {
 
 MetricsStore::~MetricsStore() = default;
 
-api::Status MetricsStore::append(const MetricsSample& s)
+api::Status MetricsStore::append(const QString& endpoint, const MetricsSample& s)
 {
     auto stmt = m_db->prepare("INSERT INTO metrics_samples (ts_ms, get_mbps, put_mbps, get_ops, put_ops, "
-                              "get_p99_ms, put_p99_ms, errors_per_sec) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+                              "get_p99_ms, put_p99_ms, errors_per_sec, endpoint) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     if (!stmt) {
         return stmt.error();
     }
@@ -53,20 +56,23 @@ api::Status MetricsStore::append(const MetricsSample& s)
     stmt->bind(6, s.getP99Ms);
     stmt->bind(7, s.putP99Ms);
     stmt->bind(8, s.errorsPerSec);
+    stmt->bind(9, endpoint.toStdString());
     return stmt->run();
 }
 
-api::Result<std::vector<MetricsSample>> MetricsStore::load(std::int64_t sinceMs, int limit) const
+api::Result<std::vector<MetricsSample>> MetricsStore::load(const QString& endpoint, std::int64_t sinceMs,
+                                                           int limit) const
 {
     // The newest `limit` rows, returned oldest first.
     auto stmt = m_db->prepare("SELECT * FROM (SELECT ts_ms, get_mbps, put_mbps, get_ops, put_ops, get_p99_ms, "
-                              "put_p99_ms, errors_per_sec FROM metrics_samples WHERE ts_ms >= ?1 "
+                              "put_p99_ms, errors_per_sec FROM metrics_samples WHERE endpoint = ?3 AND ts_ms >= ?1 "
                               "ORDER BY ts_ms DESC LIMIT ?2) ORDER BY ts_ms ASC");
     if (!stmt) {
         return stmt.error();
     }
     stmt->bind(1, sinceMs);
     stmt->bind(2, static_cast<std::int64_t>(limit));
+    stmt->bind(3, endpoint.toStdString());
     std::vector<MetricsSample> out;
     for (;;) {
         auto row = stmt->step();

@@ -32,9 +32,9 @@ ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent) : Q
     m_jobs = new JobModel(this);
     m_events = new EventModel(this);
     m_metrics = new MetricsHistory(m_metricsStore.get(), this);
-    m_metrics->loadPersisted(QDateTime::currentMSecsSinceEpoch());
 
-    connect(m_connection, &ClusterConnection::endpointChanged, this, [this] {
+    connect(m_connection, &ClusterConnection::endpointChanged, this, [this](const QUrl& endpoint) {
+        m_metrics->setSource(endpoint.toString(), QDateTime::currentMSecsSinceEpoch());
         m_nodes->clear();
         m_jobs->clear();
         m_events->clear();

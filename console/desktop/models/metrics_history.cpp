@@ -8,18 +8,20 @@ namespace tessera::console {
 
 MetricsHistory::MetricsHistory(MetricsStore* store, QObject* parent) : QAbstractTableModel(parent), m_store(store) {}
 
-void MetricsHistory::loadPersisted(std::int64_t nowMs)
+void MetricsHistory::setSource(const QString& endpoint, std::int64_t nowMs)
 {
-    if (!m_store) {
-        return;
-    }
-    auto loaded = m_store->load(nowMs - kWindow.count(), kMaxSamples);
-    if (!loaded) {
-        qWarning("tessera-console: metric history not loaded: %s", loaded.error().message.c_str());
-        return;
-    }
     beginResetModel();
-    m_samples.assign(loaded->begin(), loaded->end());
+    m_source = endpoint;
+    m_samples.clear();
+    m_nodes.clear();
+    if (m_store) {
+        auto loaded = m_store->load(endpoint, nowMs - kWindow.count(), kMaxSamples);
+        if (loaded) {
+            m_samples.assign(loaded->begin(), loaded->end());
+        } else {
+            qWarning("tessera-console: metric history not loaded: %s", loaded.error().message.c_str());
+        }
+    }
     endResetModel();
     emit historyReset();
 }
@@ -135,7 +137,7 @@ void MetricsHistory::append(const MetricsSample& sample)
     m_samples.push_back(sample);
     endInsertRows();
     if (m_store) {
-        if (auto st = m_store->append(sample); !st) {
+        if (auto st = m_store->append(m_source, sample); !st) {
             qWarning("tessera-console: metric sample not saved: %s", st.error().message.c_str());
         }
         if (++m_sinceLastPrune >= kPruneEvery) {

@@ -40,8 +40,10 @@ public:
     // `store` may be null (nothing persisted); it must outlive the model.
     explicit MetricsHistory(MetricsStore* store = nullptr, QObject* parent = nullptr);
 
-    // Loads what the store holds for the window ending at `nowMs`.
-    void loadPersisted(std::int64_t nowMs);
+    // Switches to the cluster at `endpoint`: drops what is shown and loads what
+    // the store holds of that cluster for the window ending at `nowMs`.
+    void setSource(const QString& endpoint, std::int64_t nowMs);
+    QString source() const { return m_source; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -69,6 +71,7 @@ private:
     void dropOlderThan(std::int64_t cutoffMs);
 
     MetricsStore* m_store;
+    QString m_source;  // the endpoint samples are stored under
     std::deque<MetricsSample> m_samples;
     QHash<QString, std::deque<NodeSample>> m_nodes;
     int m_sinceLastPrune = 0;
