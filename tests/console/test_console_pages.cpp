@@ -27,6 +27,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -284,6 +285,37 @@ private slots:
         QCOMPARE(server->state, api::JobState::Aborted);
         QVERIFY(!page->abortButton()->isEnabled());
         test::saveScreenshot(m_window.get(), QStringLiteral("console-jobs"));
+    }
+
+    void killedTargetGoesStaleThenGone()
+    {
+        // Last of the cluster tests: one target is killed for good.
+        NodeModel* nodes = m_session->nodes();
+        const QString victim = QString::fromStdString(m_cluster->targetId(2));
+        const int row = nodes->rowOf(victim);
+        QVERIFY(row >= 0);
+        auto eventCount = [&](const std::string& kind) {
+            int n = 0;
+            for (int r = 0; r < m_session->events()->rowCount(); ++r) {
+                const auto& e = m_session->events()->event(r);
+                n += e.kind == kind && e.node == victim.toStdString() ? 1 : 0;
+            }
+            return n;
+        };
+        m_cluster->killTarget(2);
+        QVERIFY(QTest::qWaitFor([&] { return nodes->node(row).state != NodeState::Online; }, 10000));
+        QVERIFY(QTest::qWaitFor([&] { return nodes->node(nodes->rowOf(victim)).state == NodeState::Gone; }, 15000));
+        QVERIFY(QTest::qWaitFor([&] { return eventCount("node_left") == 1; }, 5000));
+        QCOMPARE(nodes->rowCount(), 1 + m_cluster->targetCount());  // still listed, as gone
+        QCOMPARE(m_session->connection()->nodeCount(), m_cluster->targetCount());
+        // The dashboard's card says so too.
+        NodeCard* card = m_window->dashboard()->nodeCards().at(static_cast<std::size_t>(nodes->rowOf(victim)));
+        QVERIFY(card->findChildren<QLabel*>().size() >= 2);
+        bool saysGone = false;
+        for (QLabel* label : card->findChildren<QLabel*>()) {
+            saysGone = saysGone || label->text().contains(QLatin1String("gone"));
+        }
+        QVERIFY(saysGone);
     }
 
     void shortcutsNavigateRefreshAndSearch()
