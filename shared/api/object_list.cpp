@@ -3,6 +3,7 @@
 #include "headers.h"
 #include "json_util.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <ctime>
@@ -233,7 +234,8 @@ void appendInt(std::string& out, Int v)
 // entries; values of unknown fields (of any shape) are skipped.
 class ObjectListSax : public nlohmann::json_sax<nlohmann::json> {
 public:
-    explicit ObjectListSax(ObjectList& out) : m_out(out) {}
+    // `textSize`: the page's length, to size the entries vector once.
+    ObjectListSax(ObjectList& out, std::size_t textSize) : m_out(out), m_textSize(textSize) {}
 
     std::string error;
     bool sawToken = false;
@@ -276,6 +278,9 @@ public:
         if (m_skip > 0) return ++m_skip, true;
         if (m_depth == 2 && m_key == "entries") {
             m_inEntries = true;
+            // An entry takes at least 11 bytes ({"name":""}); a listing
+            // entry with a name (and maybe a size) rarely takes less than 32.
+            m_out.entries.reserve(std::min<std::size_t>(m_textSize / 32, kMaxPageSize * 4));
             return true;
         }
         if (m_depth == 1) return fail("not an object");
@@ -358,6 +363,7 @@ private:
     }
 
     ObjectList& m_out;
+    std::size_t m_textSize = 0;
     int m_depth = 0;
     int m_skip = 0;  // > 0: inside an unknown field's object/array, this deep
     bool m_inEntries = false;
@@ -370,7 +376,7 @@ private:
 Result<ObjectList> parseObjectList(std::string_view json)
 {
     ObjectList out;
-    ObjectListSax sax(out);
+    ObjectListSax sax(out, json.size());
     const bool ok = nlohmann::json::sax_parse(json.begin(), json.end(), &sax, nlohmann::json::input_format_t::json,
                                               true);
     if (!ok || !sax.error.empty()) {
