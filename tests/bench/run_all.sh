@@ -71,6 +71,8 @@ report() {
   echo "with the same connections and threads. P5b is P5's second reference: libarchive"
   echo "reading the same shards from memory (\`tessera bench shard-scan\`)."
   echo
+  cat "$HERE/perf_pass.md"
+  echo
   echo "## Per-round numbers"
   echo
   echo '```'
