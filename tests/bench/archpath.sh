@@ -10,7 +10,6 @@
 #   --scan-samples  reads without the index and with tar -xOf (default 30)
 # Needs: a release build (installers/build.sh release; or TESSERA_BUILD=...), python3, GNU tar.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SIZE_MB=1024
 SAMPLES=2000
 SCAN_SAMPLES=30
@@ -22,21 +21,11 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--size-mb N] [--samples N] [--scan-samples N]" >&2; exit 2 ;;
   esac
 done
-export TESSERA_BUILD="${TESSERA_BUILD:-build/release}"
-case "$TESSERA_BUILD" in /*) ;; *) TESSERA_BUILD="$ROOT/$TESSERA_BUILD" ;; esac
-[ -x "$TESSERA_BUILD/daemon/tessera-node" ] || { echo "no build in $TESSERA_BUILD: installers/build.sh release" >&2; exit 1; }
-
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_require tar
 WORK="$(mktemp -d)"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-declare -A PORT DATA URL
-cleanup() {
-  for m in on off; do
-    [ -n "${DATA[$m]:-}" ] && TESSERA_DATA="${DATA[$m]}" TESSERA_PORT="${PORT[$m]}" \
-      "$ROOT/installers/local-cluster.sh" down >/dev/null 2>&1 || true
-  done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap bench_cleanup EXIT
+declare -A URL
 
 echo "building a ${SIZE_MB} MiB shard..."
 python3 - "$WORK/shard.tar" "$SIZE_MB" "$WORK/members" <<'PY'
@@ -64,15 +53,11 @@ print(f"{len(names)} members")
 PY
 
 for m in on off; do
-  PORT[$m]=$(free_port)
-  DATA[$m]="$WORK/$m"
   flag=true; [ "$m" = off ] && flag=false
-  TESSERA_DATA="${DATA[$m]}" TESSERA_PORT="${PORT[$m]}" TESSERA_TARGET_ARGS="--fsync false --archive-index $flag" \
-    "$ROOT/installers/local-cluster.sh" up --targets 1 >/dev/null
-  proxy="http://127.0.0.1:${PORT[$m]}"
-  curl -sf -XPOST "$proxy/v1/buckets/bench-arch" -d '{"action":"create-bck"}' >/dev/null
-  curl -sfL -XPUT -T "$WORK/shard.tar" "$proxy/v1/objects/bench-arch/shard.tar" >/dev/null
-  URL[$m]=$(curl -sf "$proxy/v1/daemon?what=smap" | python3 -c 'import json,sys; print(list(json.load(sys.stdin)["tmap"].values())[0]["public_net"]["direct_url"])')
+  cluster_up "arch-$m" 1 "--fsync false --archive-index $flag"
+  curl -sf -XPOST "$PROXY_URL/v1/buckets/bench-arch" -d '{"action":"create-bck"}' >/dev/null
+  curl -sfL -XPUT -T "$WORK/shard.tar" "$PROXY_URL/v1/objects/bench-arch/shard.tar" >/dev/null
+  URL[$m]=$(first_target_url "$PROXY_URL")
 done
 
 # Average latency in ms of GET ?archpath=<random member> straight to the target.

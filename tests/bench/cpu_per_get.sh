@@ -39,7 +39,6 @@ for side in before after; do
 done
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 for r in $(seq 1 "$ROUNDS"); do
   for side in before after; do
     a=$(ticks "${PID[$side]}")

@@ -53,7 +53,6 @@ echo "uploading to $EP ..."
 "$TESSERA" --endpoint "$EP" put "$WORK/src/train" ishard-src/train/ --workers 32 >/dev/null 2>"$WORK/put.err" || {
   cat "$WORK/put.err" >&2; exit 1; }
 
-median() { python3 -c 'import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 rate() { python3 -c "print('%.1f' % ($SAMPLES / $1))"; }
 
 TAR_RATES=()

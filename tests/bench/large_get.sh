@@ -34,7 +34,6 @@ done
 nginx_up "$WORK/www"
 
 declare -A RES M
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 measure() {
   local name="$1"; shift
   bench_run "$WORK/$name.json" "$@" --workers "$WORKERS" --duration "${DURATION}s"

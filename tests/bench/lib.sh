@@ -142,6 +142,15 @@ bench_run() {
   fi
 }
 
+# median: the median of the numbers on stdin (whitespace-separated).
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# first_target_url PROXY_URL: the direct URL of the first target in the map.
+first_target_url() {
+  curl -sf "$1/v1/daemon?what=smap" |
+    python3 -c 'import json,sys; print(list(json.load(sys.stdin)["tmap"].values())[0]["public_net"]["direct_url"])'
+}
+
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.3f}' if b else 'n/a')" "$1" "$2"; }
 # meets RATIO GOAL -> "yes"/"no"
 meets() { python3 -c "import sys; print('yes' if float(sys.argv[1]) >= float(sys.argv[2]) else 'no')" "$1" "$2"; }

@@ -35,7 +35,6 @@ nginx_up "$WORK/www"
 mkdir -p "$WORK/dd"
 
 declare -A RES M
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 measure() {
   local name="$1"; shift
   bench_run "$WORK/$name.json" "$@" --size 1MiB --workers "$WORKERS" --duration "${DURATION}s"

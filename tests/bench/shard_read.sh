@@ -43,7 +43,6 @@ done
 echo "$SAMPLES samples of 1 KiB; $(ls "$WORK/shards" | wc -l) shards of 1 MiB ($(du -sh "$WORK/shards" | cut -f1))" >&2
 
 declare -A RES
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 measure() {  # NAME ARGS...: one round, appends samples/s to RES[NAME]
   local name="$1"; shift
   bench_run "$WORK/$name.json" "$@" --duration "${DURATION}s"

@@ -39,7 +39,6 @@ done
 nginx_up "$WORK/www"
 
 declare -A RES
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 measure() {  # NAME ARGS...: one round, appends ops/s to RES[NAME]
   local name="$1"; shift
   bench_run "$WORK/$name.json" "$@" --workers 64 --threads "$THREADS" --duration "${DURATION}s"
