@@ -95,7 +95,7 @@ api::Status DsortJob::run(jobs::JobContext& ctx)
     if (!st && !peerFailure) {
         // Our own failure: every peer stops too.
         PeerLink link(m_session->id(), m_options.peerTimeout);
-        broadcast("fail", nlohmann::json{{"error", st.error().message}}.dump(), link);
+        broadcast("fail", nlohmann::json{{"target", m_peers[m_self].id}, {"error", st.error().message}}.dump(), link);
         m_session->fail(st.error().message);
     }
     if (!st || ctx.aborted() || peerFailure) cleanup();
@@ -279,36 +279,42 @@ api::Status DsortJob::extractShard(jobs::JobContext& ctx, std::uint64_t position
     auto reader = archive::ArchiveReader::openFd(obj->fd->get(), obj->meta.size, m_spec.inputFormat, m_options.limits);
     if (!reader) return prefixed(reader.error(), what);
     const bool content = m_spec.algorithm.kind == spec::DsortAlgorithmKind::Content;
+    // A plain .tar's members are read in place when pulled: only their
+    // offsets are kept (and the content key's bytes).
+    const bool byRef = m_spec.inputFormat == archive::ArchiveFormat::Tar;
     std::vector<RecordFile> files;
+    std::vector<RecordStore::FileRef> refs;
     std::string key;
+    std::string contentKey;
+    bool hasContentKey = false;
     std::uint64_t seq = 0, tarBytes = 0;
     auto flush = [&]() -> api::Status {
-        if (files.empty()) return {};
+        if (files.empty() && refs.empty()) return {};
         spec::DsortRecord r;
         r.key = key;
         r.shardIndex = position;
         r.seq = seq++;
         r.size = tarBytes;
-        r.files = static_cast<std::uint32_t>(files.size());
+        r.files = static_cast<std::uint32_t>(byRef ? refs.size() : files.size());
         if (content) {
-            bool found = false;
-            for (const auto& f : files) {
-                if (archive::wdsExtension(f.name) == m_spec.algorithm.extension) {
-                    r.contentKey = f.data.substr(0, kMaxContentKeyBytes);
-                    found = true;
-                    break;
-                }
-            }
-            if (!found) {
+            if (!hasContentKey) {
                 return api::Error::badRequest("record \"" + key + "\" of " + what + " has no " +
                                               m_spec.algorithm.extension + " file to sort by");
             }
+            r.contentKey = std::move(contentKey);
         }
-        auto idx = store.add(encodeRecord(files));
-        if (!idx) return idx.error();
-        r.index = *idx;
+        if (byRef) {
+            r.index = store.addRef(obj->fd, std::move(refs));
+        } else {
+            auto idx = store.add(encodeRecord(files));
+            if (!idx) return idx.error();
+            r.index = *idx;
+        }
         out.push_back(std::move(r));
         files.clear();
+        refs.clear();
+        contentKey.clear();
+        hasContentKey = false;
         tarBytes = 0;
         return {};
     };
@@ -319,13 +325,28 @@ api::Status DsortJob::extractShard(jobs::JobContext& ctx, std::uint64_t position
         if (!m->has_value()) break;
         const auto& info = **m;
         const auto k = std::string(archive::wdsKey(info.name));
-        if (!files.empty() && k != key) {
+        if ((!files.empty() || !refs.empty()) && k != key) {
             if (auto st = flush(); !st) return st;
         }
         key = k;
+        tarBytes += archive::tarMemberBytes(info.name, info.size);
+        const bool isKey = content && !hasContentKey && archive::wdsExtension(info.name) == m_spec.algorithm.extension;
+        if (byRef) {
+            refs.push_back({info.name, info.mtime, info.dataOffset, info.size});
+            if (isKey) {
+                auto data = (*reader)->readAll();
+                if (!data) return prefixed(data.error(), what);
+                contentKey = data->substr(0, kMaxContentKeyBytes);
+                hasContentKey = true;
+            }
+            continue;
+        }
         auto data = (*reader)->readAll();
         if (!data) return prefixed(data.error(), what);
-        tarBytes += archive::tarMemberBytes(info.name, info.size);
+        if (isKey) {
+            contentKey = data->substr(0, kMaxContentKeyBytes);
+            hasContentKey = true;
+        }
         files.push_back({info.name, info.mtime, std::move(data.value())});
     }
     if (auto st = flush(); !st) return st;
@@ -464,6 +485,7 @@ api::Status DsortJob::createShard(jobs::JobContext& ctx, const DsortAssignment& 
     if (!writer) return writer.error();
     auto& aw = **writer;
     const auto& peers = m_session->peers();
+    std::string local;  // reused for local batches: no fresh pages per batch
     std::size_t i = 0;
     while (i < shard.records.size()) {
         if (stopped(ctx)) return {};  // the work file goes with `put`
@@ -476,19 +498,18 @@ api::Status DsortJob::createShard(jobs::JobContext& ctx, const DsortAssignment& 
             batchBytes += shard.records[i].size;
             ++i;
         }
-        std::string data;
+        std::string pulled;
         if (owner == m_session->self()) {
+            local.clear();
             for (auto idx : batch) {
-                auto rec = store->get(idx);
-                if (!rec) return rec.error();
-                data += *rec;
+                if (auto st = store->appendTo(idx, local); !st) return st;
             }
         } else {
-            auto pulled = link.pull(peers[owner], batch);
-            if (!pulled) return pulled.error();
-            data = std::move(pulled.value());
+            auto got = link.pull(peers[owner], batch);
+            if (!got) return got.error();
+            pulled = std::move(got.value());
         }
-        std::string_view rest(data);
+        std::string_view rest(owner == m_session->self() ? local : pulled);
         for (std::size_t k = 0; k < batch.size(); ++k) {
             std::size_t used = 0;
             auto files = decodeRecord(rest, used);

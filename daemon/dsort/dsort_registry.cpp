@@ -38,9 +38,32 @@ api::Status DsortRegistry::add(std::shared_ptr<DsortSession> session)
             }
         }
     }
+    if (auto early = m_earlyFailures.find(session->id()); early != m_earlyFailures.end()) {
+        session->fail(early->second);
+        m_earlyFailures.erase(early);
+    }
     m_order.push_back(session->id());
     m_sessions.emplace(session->id(), std::move(session));
     return {};
+}
+
+void DsortRegistry::fail(const std::string& id, std::string reason)
+{
+    std::shared_ptr<DsortSession> session;
+    {
+        std::lock_guard lock(m_mutex);
+        auto it = m_sessions.find(id);
+        if (it == m_sessions.end()) {
+            if (m_earlyFailures.emplace(id, std::move(reason)).second) m_earlyOrder.push_back(id);
+            while (m_earlyOrder.size() > kMaxEarlyFailures) {
+                m_earlyFailures.erase(m_earlyOrder.front());
+                m_earlyOrder.pop_front();
+            }
+            return;
+        }
+        session = it->second;
+    }
+    session->fail(std::move(reason));
 }
 
 std::shared_ptr<DsortSession> DsortRegistry::find(const std::string& id) const

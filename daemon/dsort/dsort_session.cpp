@@ -205,6 +205,7 @@ nlohmann::json DsortSession::metrics() const
         out["memory.bytes"] = st.memoryBytes;
         out["spill.records"] = st.spilledRecords;
         out["spill.bytes"] = st.spilledBytes;
+        out["extract.in_place_records"] = st.referencedRecords;
     }
     out["sorter"] = isSorter();
     return out;
@@ -220,6 +221,7 @@ void DsortSession::finish()
             m_metrics["memory.bytes"] = st.memoryBytes;
             m_metrics["spill.records"] = st.spilledRecords;
             m_metrics["spill.bytes"] = st.spilledBytes;
+            m_metrics["extract.in_place_records"] = st.referencedRecords;
         }
         old = std::move(m_store);
         m_records.clear();

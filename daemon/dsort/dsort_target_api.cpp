@@ -91,11 +91,14 @@ Response DsortTargetApi::pull(const Request& req)
     if (!store) return Response::error(api::Error::notFound("dSort job " + (*s)->id() + " has ended on this target"));
     Response out;
     out.header("Content-Type", "application/octet-stream");
+    std::uint64_t total = 0;
     for (const auto& e : j) {
         if (!e.is_number_unsigned()) return Response::error(api::Error::badRequest("pull: indices are whole numbers"));
-        auto rec = store->get(e.get<std::uint64_t>());
-        if (!rec) return Response::error(rec.error());
-        out.body += *rec;
+        total += store->length(e.get<std::uint64_t>());
+    }
+    out.body.reserve(total);
+    for (const auto& e : j) {
+        if (auto st = store->appendTo(e.get<std::uint64_t>(), out.body); !st) return Response::error(st.error());
     }
     return out;
 }
@@ -111,14 +114,14 @@ Response DsortTargetApi::done(const Request& req)
 
 Response DsortTargetApi::fail(const Request& req)
 {
-    auto s = session(req);
-    if (!s) return Response::error(s.error());
-    auto from = fromParam(req, (*s)->peers().size());
-    if (!from) return Response::error(from.error());
+    // Accepted for a job not started here yet: it stops as soon as it starts.
     auto j = nlohmann::json::parse(req.body, nullptr, false);
-    std::string why = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
-                                                                                     : std::string("failed");
-    (*s)->fail("target " + (*s)->peers()[*from].id + " failed: " + why.substr(0, 4096));
+    if (!j.is_object() || !j.contains("error") || !j["error"].is_string() || !j.contains("target") ||
+        !j["target"].is_string()) {
+        return Response::error(api::Error::badRequest("fail: body must be {\"target\":\"<id>\",\"error\":\"...\"}"));
+    }
+    m_registry.fail(req.param("id"), "target " + j["target"].get<std::string>().substr(0, 64) +
+                                         " failed: " + j["error"].get<std::string>().substr(0, 4096));
     return Response::json(nlohmann::json::object());
 }
 

@@ -4,10 +4,11 @@
 //   POST /v1/internal/dsort/{id}/assign                 the output shards this target creates (assignmentsToJson)
 //   POST /v1/internal/dsort/{id}/pull                   [index, ...] -> the encoded records, back to back
 //   POST /v1/internal/dsort/{id}/done?from=N            N finished creating (it pulls nothing more)
-//   POST /v1/internal/dsort/{id}/fail?from=N            {"error":"..."}: N failed, stop
+//   POST /v1/internal/dsort/{id}/fail?from=N            {"target":"<id>","error":"..."}: it failed, stop
+//                                                       (kept when the job has not started here yet)
 //   GET  /v1/internal/dsort/{id}/metrics                this target's counters and phase times
 // A job unknown here is a 404 (the caller retries a moment: its start may
-// not have reached this target yet); a pull after the job ended is a 410.
+// not have reached this target yet), as is a pull after the job ended here.
 //
 // Thread safety: handlers run on worker threads; sessions are thread-safe.
 

@@ -67,27 +67,87 @@ api::Result<std::uint64_t> RecordStore::add(std::string encoded)
     return m_slots.size() - 1;
 }
 
-api::Result<std::string> RecordStore::get(std::uint64_t index) const
+namespace {
+
+// Reads fd[offset, offset + length) to the end of `out`.
+api::Status preadAppend(int fd, std::uint64_t offset, std::uint64_t length, std::string& out, const std::string& what)
 {
-    int fd = -1;
-    std::uint64_t offset = 0, length = 0;
+    const auto start = out.size();
+    out.resize(start + length);
+    std::size_t done = 0;
+    while (done < length) {
+        const ssize_t n = ::pread(fd, out.data() + start + done, length - done, static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return api::Error::ioError("cannot read " + what, std::strerror(errno));
+        if (n == 0) return api::Error::ioError("cannot read " + what, "shorter than expected (changed meanwhile)");
+        done += static_cast<std::size_t>(n);
+    }
+    return {};
+}
+
+template <class T>
+void putLe(std::string& out, T v)
+{
+    for (std::size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff));
+}
+
+}  // namespace
+
+std::uint64_t RecordStore::addRef(std::shared_ptr<UniqueFd> shard, std::vector<FileRef> files)
+{
+    Slot slot;
+    slot.length = 4;
+    for (const auto& f : files) slot.length += 4 + f.name.size() + 16 + f.size;
+    slot.shard = std::move(shard);
+    slot.files = std::move(files);
+    std::lock_guard lock(m_mutex);
+    m_slots.push_back(std::move(slot));
+    ++m_stats.records;
+    ++m_stats.referencedRecords;
+    return m_slots.size() - 1;
+}
+
+std::uint64_t RecordStore::length(std::uint64_t index) const
+{
+    std::lock_guard lock(m_mutex);
+    return index < m_slots.size() ? m_slots[index].length : 0;
+}
+
+api::Status RecordStore::appendTo(std::uint64_t index, std::string& out) const
+{
+    const Slot* s = nullptr;
+    int spillFd = -1;
     {
         std::lock_guard lock(m_mutex);
         if (index >= m_slots.size()) return api::Error::notFound("no record " + std::to_string(index));
-        const auto& s = m_slots[index];
-        if (!s.spilled) return s.data;
-        fd = m_spill.get();
-        offset = s.offset;
-        length = s.length;
+        // Slots never move (a deque grown at the back) and never change once
+        // added, so the slot can be read outside the lock.
+        s = &m_slots[index];
+        spillFd = m_spill.get();
     }
-    std::string out(length, '\0');
-    std::size_t done = 0;
-    while (done < length) {
-        const ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return api::Error::ioError("cannot read spilled dSort records in " + m_dir, std::strerror(errno));
-        done += static_cast<std::size_t>(n);
+    if (s->shard) {
+        out.reserve(out.size() + s->length);
+        putLe<std::uint32_t>(out, static_cast<std::uint32_t>(s->files.size()));
+        for (const auto& f : s->files) {
+            putLe<std::uint32_t>(out, static_cast<std::uint32_t>(f.name.size()));
+            out += f.name;
+            putLe<std::int64_t>(out, f.mtime);
+            putLe<std::uint64_t>(out, f.size);
+            if (auto st = preadAppend(s->shard->get(), f.offset, f.size, out, "an input shard of the job"); !st) return st;
+        }
+        return {};
     }
+    if (!s->spilled) {
+        out += s->data;
+        return {};
+    }
+    return preadAppend(spillFd, s->offset, s->length, out, "spilled dSort records in " + m_dir);
+}
+
+api::Result<std::string> RecordStore::get(std::uint64_t index) const
+{
+    std::string out;
+    if (auto st = appendTo(index, out); !st) return st.error();
     return out;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
 // The records a target extracted for one dSort job, until the creation
-// phase has sent them where they go. Records are kept in memory while the
-// job's memory budget (the spec's max_mem_usage on this target) allows, and
-// appended to a spill file beyond it, under <mountpath>/.tessera/dsort/<job>/
-// on the target's first mountpath. The spill directory goes with the store
-// (and a leftover one of a crashed node is removed at start, see
-// DsortRegistry).
+// phase has sent them where they go. A record of a plain .tar input is kept
+// as a reference: the input shard's open descriptor and each file's offset
+// and size in it (nothing is copied until it is pulled). Other records are
+// kept in memory, encoded, while the job's memory budget (the spec's
+// max_mem_usage on this target) allows, and appended to a spill file beyond
+// it, under <mountpath>/.tessera/dsort/<job>/ on the target's first
+// mountpath. The spill directory goes with the store (and a leftover one of
+// a crashed node is removed at start, see DsortRegistry).
 //
 // Thread safety: every member may be called from any thread.
 
@@ -16,6 +18,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <vector>
 #include <mutex>
 #include <string>
 
@@ -25,6 +29,7 @@ class RecordStore {
 public:
     struct Stats {
         std::uint64_t records = 0;
+        std::uint64_t referencedRecords = 0;  // .tar inputs, read in place
         std::uint64_t memoryBytes = 0;
         std::uint64_t spilledRecords = 0;
         std::uint64_t spilledBytes = 0;
@@ -35,19 +40,36 @@ public:
     RecordStore(const RecordStore&) = delete;
     RecordStore& operator=(const RecordStore&) = delete;
 
+    // A file of a record kept by reference: where its bytes are in the shard.
+    struct FileRef {
+        std::string name;
+        std::int64_t mtime = 0;
+        std::uint64_t offset = 0;
+        std::uint64_t size = 0;
+    };
+
     // Keeps an encoded record; its index (0, 1, ...). IoError/NoSpace when
     // spilling fails.
     api::Result<std::uint64_t> add(std::string encoded);
+    // Keeps a record by reference into `shard` (which stays open as long as
+    // the store holds it); its index.
+    std::uint64_t addRef(std::shared_ptr<UniqueFd> shard, std::vector<FileRef> files);
     // The encoded record; NotFound for an unknown index.
     api::Result<std::string> get(std::uint64_t index) const;
+    // Appends the encoded record to `out` (one copy, whatever its kind).
+    api::Status appendTo(std::uint64_t index, std::string& out) const;
+    // Its encoded length; 0 for an unknown index.
+    std::uint64_t length(std::uint64_t index) const;
     Stats stats() const;
 
 private:
     struct Slot {
-        std::string data;         // in memory (empty when spilled)
+        std::string data;         // in memory (empty when spilled or referenced)
         std::uint64_t offset = 0; // in the spill file
-        std::uint64_t length = 0;
+        std::uint64_t length = 0; // encoded
         bool spilled = false;
+        std::shared_ptr<UniqueFd> shard;  // set: a reference into this input shard
+        std::vector<FileRef> files;
     };
     api::Status openSpill();
 

@@ -1,5 +1,5 @@
-// dSort when things go wrong, on a real 3-target cluster: a run with
-// max_mem_usage "0" spills every record to disk and still writes output
+// dSort when things go wrong, on a real 3-target cluster (.tgz input): a
+// run with max_mem_usage "0" spills every record to disk and still writes output
 // identical to an in-memory run (and leaves no spill file); an abort in the
 // middle of creation stops every target, removes what they created and
 // leaves the input as it was; a running job cannot be forgotten; a target
@@ -34,8 +34,12 @@ private:
     {
         auto c = client();
         if (!c.bucketProps(out)) (void)c.createBucket(out);
+        // .tgz input: its records are held in memory or spilled (a plain
+        // .tar's are read in place).
         return json{{"input_bck", "fail-in"},
                     {"input_format", {{"template", "in-{0..5}"}}},
+                    {"input_extension", ".tgz"},
+                    {"output_extension", ".tar"},
                     {"output_bck", out},
                     {"output_format", "o-{00000..99999}"},
                     {"output_shard_size", "50 records"}};
@@ -100,8 +104,8 @@ private slots:
                 r.files.emplace_back(r.key + ".cls", std::to_string(rng() % 10));
                 shard.push_back(std::move(r));
             }
-            const auto name = "in-" + std::to_string(s) + ".tar";
-            m_inputBytes[name] = tests::makeShard(shard);
+            const auto name = "in-" + std::to_string(s) + ".tgz";
+            m_inputBytes[name] = tests::makeShard(shard, archive::ArchiveFormat::TarGz);
             QVERIFY(c.putObject("fail-in", name, m_inputBytes[name]));
         }
     }
