@@ -230,7 +230,7 @@ const std::vector<Command>& commands()
          "  list           list the bucket (--prefix) page by page through the proxy\n"
          "  shard-read     GET whole shards (all under --prefix) and read every member with\n"
          "                 libarchive: samples/s, a WebDataset loader's view\n"
-         "  loose-read     GET loose objects (all under --prefix), each one sample\n"
+         "  loose-read     GET loose objects (all under --prefix), each counted as one sample\n"
          "  shard-scan     no cluster: read the shard files of --dir DIR from memory with\n"
          "                 libarchive (the reference for shard-read)\n"
          "  --url-get URL  GET any HTTP server's URL (nginx, for a comparison); with\n"
