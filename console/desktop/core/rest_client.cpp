@@ -86,6 +86,11 @@ struct RestClient::Response {
         if (status < 200 || status >= 300) {
             return api::errorFromResponse(status, std::string_view(body.constData(), body.size()));
         }
+        // A 2xx whose body did not arrive whole.
+        if (error == QNetworkReply::TimeoutError || error == QNetworkReply::OperationCanceledError) {
+            return api::Error::timeout("answer incomplete: " + errorString.toStdString());
+        }
+        if (error != QNetworkReply::NoError) return api::Error::unavailable(errorString.toStdString());
         return {};
     }
 
@@ -118,6 +123,9 @@ struct RestClient::Request {
     QPointer<QObject> context;
     bool hasContext = false;
     int redirectsLeft = kMaxRedirects;
+    // A large body is not sent to a node that would answer 307 without
+    // reading it: a body-less HEAD finds the owner first.
+    bool resolveFirst = false;
     ProgressCallback uploadProgress;
     ProgressCallback downloadProgress;
     std::function<void(Response)> done;
@@ -176,6 +184,10 @@ void RestClient::send(const std::shared_ptr<Request>& request, const std::shared
         request->done(std::move(response));
     };
 
+    if (request->resolveFirst) {
+        resolve(request, state);
+        return;
+    }
     QNetworkRequest req(request->url);
     req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     req.setTransferTimeout(m_transferTimeoutMs);
@@ -197,6 +209,10 @@ void RestClient::send(const std::shared_ptr<Request>& request, const std::shared
     } else if (request->hasBody) {
         req.setHeader(QNetworkRequest::ContentLengthHeader, request->body.data.size());
         reply = m_network->sendCustomRequest(req, request->method, request->body.data);
+    } else if (request->method == "HEAD") {
+        // Not as a custom verb: Qt would then wait for the body that the
+        // Content-Length of a HEAD answer announces but never comes.
+        reply = m_network->head(req);
     } else {
         reply = m_network->sendCustomRequest(req, request->method);
     }
@@ -260,6 +276,40 @@ void RestClient::send(const std::shared_ptr<Request>& request, const std::shared
         if (!r.tooLarge && reply->isOpen()) buffer->append(reply->readAll());
         r.body = std::move(*buffer);
         finish(std::move(r));
+    });
+}
+
+void RestClient::resolve(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state)
+{
+    QNetworkRequest req(request->url);
+    req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    req.setTransferTimeout(m_transferTimeoutMs);
+    QNetworkReply* reply = m_network->head(req);
+    state->reply = reply;
+    if (state->aborted) reply->abort();
+    connect(reply, &QNetworkReply::finished, this, [this, reply, request, state] {
+        reply->deleteLater();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QByteArray location = reply->rawHeader("Location");
+        if (state->aborted) {
+            state->finished = true;
+            if (request->hasContext && !request->context) return;
+            Response r;
+            r.aborted = true;
+            request->done(std::move(r));
+            return;
+        }
+        if (isRedirect(status) && !location.isEmpty() && request->redirectsLeft > 0) {
+            --request->redirectsLeft;
+            request->url = request->url.resolved(QUrl::fromEncoded(location));
+            // The owner serves it (or redirects once more, after a map change).
+            send(request, state);
+            return;
+        }
+        // Not redirected (the node owns the name, or refuses the call): the
+        // request itself gives the answer.
+        request->resolveFirst = false;
+        send(request, state);
     });
 }
 
@@ -392,6 +442,8 @@ RestCall RestClient::putObject(const QString& bucket, const QString& name, const
     req->url = objectUrl(bucket, name);
     req->hasBody = true;
     req->body = body;
+    const qint64 size = body.filePath.isEmpty() ? body.data.size() : QFileInfo(body.filePath).size();
+    req->resolveFirst = size > kMaxBodyThroughRedirect;
     req->addHeader("Content-Type", "application/octet-stream");
     if (!checksum.isEmpty()) {
         req->addHeader("ais-checksum-type", "xxhash");

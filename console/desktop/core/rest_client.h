@@ -11,7 +11,9 @@
 // to the owning target. Redirects are followed here, not by Qt: the same
 // method and headers go to the Location, and a PUT body is sent again from
 // its source (the bytes in memory, or the file re-opened from the start).
-// At most kMaxRedirects hops; more is Unavailable.
+// At most kMaxRedirects hops; more is Unavailable. A PUT body over
+// kMaxBodyThroughRedirect is not sent to the proxy at all: a HEAD of the same
+// URL (answered with the same 307) finds the owner, and the body goes there.
 
 #include "api/bmd.h"
 #include "api/object_list.h"
@@ -75,6 +77,9 @@ class RestClient : public QObject {
     Q_OBJECT
 public:
     static constexpr int kMaxRedirects = 5;
+    // A proxy reads and drops a redirected body up to 64 KiB; a larger one it
+    // does not read and closes the connection. Larger PUTs ask the owner first.
+    static constexpr qint64 kMaxBodyThroughRedirect = 64 * 1024;
     static constexpr int kDefaultTransferTimeoutMs = 30000;  // no byte moved for this long: Timeout
 
     template <typename T>
@@ -129,6 +134,7 @@ private:
     struct Response;
     RestCall start(std::shared_ptr<Request> request);
     void send(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state);
+    void resolve(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state);
     QUrl bucketUrl(const QString& bucket) const;
 
     QNetworkAccessManager* m_network;

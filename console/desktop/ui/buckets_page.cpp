@@ -2,10 +2,18 @@
 
 #include "core/rest_client.h"
 #include "models/bucket_model.h"
+#include "core/folder_scanner.h"
+#include "core/upload_queue.h"
 #include "models/object_model.h"
+#include "upload_dialog.h"
+#include "upload_panel.h"
 
 #include <QApplication>
 #include <QClipboard>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QToolButton>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -23,9 +31,23 @@
 namespace tessera::console {
 
 BucketsPage::BucketsPage(RestClient* rest, QWidget* parent)
-    : QWidget(parent), m_rest(rest), m_buckets(new BucketModel(rest, this)), m_objects(new ObjectModel(rest, this))
+    : QWidget(parent),
+      m_rest(rest),
+      m_buckets(new BucketModel(rest, this)),
+      m_objects(new ObjectModel(rest, this)),
+      m_uploads(new UploadQueue(rest, this)),
+      m_scanner(new FolderScanner(this))
 {
+    setAcceptDrops(true);
     buildUi();
+    connect(m_scanner, &FolderScanner::finished, this, &BucketsPage::onScanFinished);
+    connect(m_uploads, &UploadQueue::packingFinished, this, [this](bool, const QString& message) { emit statusMessage(message); });
+    connect(m_uploads, &UploadQueue::idle, this, [this] {
+        const UploadTotals t = m_uploads->totals();
+        emit statusMessage(tr("uploads finished: %1 done, %2 failed").arg(t.done).arg(t.failed));
+        m_objects->reload();
+        m_buckets->refreshSummary(currentBucket());
+    });
     connect(m_buckets, &BucketModel::operationFinished, this,
             [this](bool, const QString& message) { emit statusMessage(message); });
     connect(m_buckets, &BucketModel::refreshed, this, [this] {
@@ -92,9 +114,20 @@ void BucketsPage::buildUi()
         if (text.isEmpty()) m_objects->setSearch({});  // the clear button: at once
     });
     connect(m_searchTimer, &QTimer::timeout, this, [this] { m_objects->setSearch(m_search->text()); });
-    m_uploadButton = new QPushButton(tr("Upload…"));
+    m_uploadButton = new QToolButton;
+    m_uploadButton->setText(tr("Upload…"));
     m_uploadButton->setToolTip(tr("Upload files or a folder into this folder (Ctrl+U); or drop them here"));
-    connect(m_uploadButton, &QPushButton::clicked, this, &BucketsPage::startUpload);
+    m_uploadButton->setPopupMode(QToolButton::InstantPopup);
+    auto* uploadMenu = new QMenu(m_uploadButton);
+    uploadMenu->addAction(tr("Files…"), this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Upload files"));
+        if (!files.isEmpty()) uploadPaths(files);
+    });
+    uploadMenu->addAction(tr("Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Upload a folder"));
+        if (!dir.isEmpty()) uploadPaths({dir});
+    });
+    m_uploadButton->setMenu(uploadMenu);
     auto* objectBar = new QHBoxLayout;
     objectBar->addWidget(m_upButton);
     objectBar->addWidget(m_location, 1);
@@ -130,10 +163,19 @@ void BucketsPage::buildUi()
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 3);
 
+    m_uploadPanel = new UploadPanel(m_uploads);
+    auto* vertical = new QSplitter(Qt::Vertical);
+    vertical->addWidget(m_splitter);
+    vertical->addWidget(m_uploadPanel);
+    vertical->setStretchFactor(0, 3);
+    vertical->setStretchFactor(1, 1);
+
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_splitter);
+    layout->addWidget(vertical);
     updateLocation();
 }
+
+UploadDialog* BucketsPage::uploadDialog() const { return m_dialog; }
 
 QString BucketsPage::currentBucket() const { return m_objects->bucket(); }
 
@@ -295,7 +337,85 @@ void BucketsPage::deleteSelected()
 
 void BucketsPage::startUpload()
 {
-    // Replaced by the upload queue in the next step.
+    if (currentBucket().isEmpty()) {
+        emit statusMessage(tr("select a bucket to upload into"));
+        return;
+    }
+    m_uploadButton->showMenu();
+}
+
+void BucketsPage::uploadPaths(const QStringList& paths)
+{
+    if (currentBucket().isEmpty() || paths.isEmpty()) return;
+    m_scanBucket = currentBucket();
+    m_scanFolder = m_objects->folder();
+    emit statusMessage(tr("reading %n dropped item(s)…", nullptr, static_cast<int>(paths.size())));
+    m_scanner->scan(paths, m_scanFolder);
+}
+
+void BucketsPage::onScanFinished(const ScanResult& scan)
+{
+    if (!scan.error.isEmpty()) {
+        emit statusMessage(tr("cannot upload: %1").arg(scan.error));
+        return;
+    }
+    if (scan.files.empty()) {
+        emit statusMessage(tr("nothing to upload: no regular files"));
+        return;
+    }
+    if (m_dialog) m_dialog->deleteLater();
+    m_dialog = new UploadDialog(scan, m_scanBucket + QStringLiteral(" / ") + m_scanFolder, this);
+    m_dialog->setAttribute(Qt::WA_DeleteOnClose);
+    const QString bucket = m_scanBucket;
+    const QString folder = m_scanFolder;
+    UploadDialog* dialog = m_dialog;
+    connect(dialog, &QDialog::accepted, this, [this, dialog, scan, bucket, folder] {
+        if (!dialog->packIntoShards()) {
+            m_uploads->enqueue(bucket, scan.files);
+            return;
+        }
+        PackOptions options;
+        options.targetShardBytes = dialog->shardBytes();
+        options.format = dialog->format();
+        const QString base = scan.folderName.isEmpty() ? QStringLiteral("shard") : scan.folderName;
+        options.objectPrefix = folder + base + QStringLiteral("-");
+        if (!scan.folderName.isEmpty()) options.stripPrefix = scan.folderName + '/';
+        m_uploads->enqueuePacked(bucket, scan.files, options);
+    });
+    m_dialog->open();
+}
+
+namespace {
+
+QStringList localPaths(const QMimeData* mime)
+{
+    QStringList paths;
+    if (mime == nullptr || !mime->hasUrls()) return paths;
+    for (const QUrl& url : mime->urls()) {
+        if (!url.isLocalFile()) return {};
+        paths << url.toLocalFile();
+    }
+    return paths;
+}
+
+}  // namespace
+
+void BucketsPage::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (!currentBucket().isEmpty() && !localPaths(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void BucketsPage::dragMoveEvent(QDragMoveEvent* event)
+{
+    if (!currentBucket().isEmpty() && !localPaths(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void BucketsPage::dropEvent(QDropEvent* event)
+{
+    const QStringList paths = localPaths(event->mimeData());
+    if (currentBucket().isEmpty() || paths.isEmpty()) return;
+    event->acceptProposedAction();
+    uploadPaths(paths);
 }
 
 }  // namespace tessera::console

@@ -5,11 +5,13 @@
 // the "Upload…" action. The page shows models and turns gestures into
 // intents; the REST calls are RestClient's.
 
+#include <QPointer>
 #include <QWidget>
 
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QToolButton;
 class QTableView;
 class QTimer;
 class QSplitter;
@@ -17,8 +19,13 @@ class QSplitter;
 namespace tessera::console {
 
 class BucketModel;
+class FolderScanner;
 class ObjectModel;
 class RestClient;
+class UploadDialog;
+class UploadPanel;
+class UploadQueue;
+struct ScanResult;
 
 class BucketsPage : public QWidget {
     Q_OBJECT
@@ -31,6 +38,13 @@ public:
     BucketModel* bucketModel() const { return m_buckets; }
     ObjectModel* objectModel() const { return m_objects; }
     QTableView* objectView() const { return m_objectView; }
+    UploadQueue* uploadQueue() const { return m_uploads; }
+    UploadPanel* uploadPanel() const { return m_uploadPanel; }
+    // The confirmation of the upload being prepared, while it is open.
+    UploadDialog* uploadDialog() const;
+    // Walks `paths` (files, folders) and asks to upload them into the
+    // current bucket and folder, as a drop does.
+    void uploadPaths(const QStringList& paths);
     QString currentBucket() const;
     void selectBucket(const QString& bucket);
 
@@ -43,8 +57,14 @@ public slots:
 signals:
     void statusMessage(const QString& text);
 
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dragMoveEvent(QDragMoveEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
 private:
     void buildUi();
+    void onScanFinished(const ScanResult& scan);
     void onBucketSelected();
     void onObjectActivated(const QModelIndex& index);
     void goUp();
@@ -60,6 +80,12 @@ private:
     RestClient* m_rest;
     BucketModel* m_buckets;
     ObjectModel* m_objects;
+    UploadQueue* m_uploads;
+    FolderScanner* m_scanner;
+    UploadPanel* m_uploadPanel = nullptr;
+    QPointer<UploadDialog> m_dialog;
+    QString m_scanBucket;  // where the walk in progress will upload
+    QString m_scanFolder;
 
     QTableView* m_bucketView = nullptr;
     QTableView* m_objectView = nullptr;
@@ -67,7 +93,7 @@ private:
     QLabel* m_location = nullptr;
     QLabel* m_listingStatus = nullptr;
     QPushButton* m_upButton = nullptr;
-    QPushButton* m_uploadButton = nullptr;
+    QToolButton* m_uploadButton = nullptr;
     QTimer* m_searchTimer = nullptr;
     QSplitter* m_splitter = nullptr;
 };
