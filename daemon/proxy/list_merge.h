@@ -22,4 +22,9 @@ namespace tessera::daemon::proxy {
 // behind) is listed once, with the members of the first target's copy.
 api::ObjectList mergeListPages(std::vector<api::ObjectList> pages, std::uint32_t pageSize);
 
+// How many names the proxy asks each of `targets` targets for, to answer a
+// page of `pageSize` (0: the default): the even share plus a quarter and 16,
+// at most the page itself.
+std::uint32_t perTargetPageSize(std::uint32_t pageSize, std::uint32_t targets);
+
 }  // namespace tessera::daemon::proxy

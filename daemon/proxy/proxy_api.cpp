@@ -198,8 +198,16 @@ Response ProxyApi::listObjects(const Request& req)
     if (!lr) return Response::error(lr.error());
     const auto smap = *m_state.smap();
     if (smap.tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
+    // Each target is asked for its share of the page and a margin, not the
+    // whole page: names are spread over the targets by a hash, so n targets'
+    // pages of pagesize/n × 1.25 cover a full page nearly always, at a
+    // fraction of the work of n full pages. When they do not (a skewed
+    // prefix), the page is cut at the smallest target token and is shorter;
+    // the next one continues from there, so nothing is lost or repeated.
+    auto perTarget = *lr;
+    perTarget.pageSize = perTargetPageSize(lr->pageSize, static_cast<std::uint32_t>(smap.tmap.size()));
     const std::string path =
-        "/v1/buckets/" + api::percentEncode(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(*lr));
+        "/v1/buckets/" + api::percentEncode(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
     auto results = m_peers.fanOut(smap, client::Method::Get, path);
 
     // Each target answers with its names after the token, up to its own

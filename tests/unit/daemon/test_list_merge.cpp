@@ -6,6 +6,7 @@
 
 using namespace tessera;
 using tessera::daemon::proxy::mergeListPages;
+using tessera::daemon::proxy::perTargetPageSize;
 
 namespace {
 
@@ -102,6 +103,26 @@ private slots:
         QCOMPARE(out.entries.size(), std::size_t{2});
         QCOMPARE(out.entries[0].flags, api::kEntryArchError);
         QCOMPARE(out.entries[0].error, std::string("damaged tar shard"));
+    }
+
+    void perTargetShare()
+    {
+        QCOMPARE(perTargetPageSize(10000, 3), 4183u);  // ceil(10000 * 1.25 / 3) + 16
+        QCOMPARE(perTargetPageSize(10000, 1), 10000u);
+        QCOMPARE(perTargetPageSize(3, 3), 3u);  // never more than the page
+        QCOMPARE(perTargetPageSize(0, 2), 641u);  // the default page of 1000
+        QCOMPARE(perTargetPageSize(10000, 100), 141u);
+    }
+
+    // Short target pages: the page is cut at the smallest target token and
+    // the next call continues from there.
+    void shortTargetPagesCutAtSmallestToken()
+    {
+        auto a = page({obj("a1"), obj("a2")}, "a2");
+        auto b = page({obj("b1"), obj("b2")}, "b2");
+        auto out = mergeListPages({a, b}, 10);
+        QCOMPARE(names(out), (std::vector<std::string>{"a1", "a2"}));
+        QCOMPARE(out.continuationToken, std::string("a2"));
     }
 
     void orphanMemberDropped()
