@@ -281,7 +281,7 @@ api::Status DsortJob::extractShard(jobs::JobContext& ctx, std::uint64_t position
     const bool content = m_spec.algorithm.kind == spec::DsortAlgorithmKind::Content;
     // A plain .tar's members are read in place when pulled: only their
     // offsets are kept (and the content key's bytes).
-    const bool byRef = m_spec.inputFormat == archive::ArchiveFormat::Tar;
+    const bool byRef = m_spec.inputFormat == archive::ArchiveFormat::Tar && m_inPlaceShards++ < kMaxInPlaceShards;
     std::vector<RecordFile> files;
     std::vector<RecordStore::FileRef> refs;
     std::string key;

@@ -58,6 +58,10 @@ public:
     static constexpr std::size_t kMaxPullBatch = 1024;             // records per pull
     static constexpr std::uint64_t kMaxPullBytes = std::uint64_t{32} << 20;  // bytes per pull (estimated)
     static constexpr std::size_t kMaxContentKeyBytes = 1024;
+    // Plain .tar input shards read in place hold a descriptor each until the
+    // job ends; past this many on one target, further shards are copied
+    // into the store like compressed ones.
+    static constexpr std::uint64_t kMaxInPlaceShards = 1024;
 
     // BadRequest for bad args. The job's session is registered when it
     // runs (peers calling before then are answered 404 and retry).
@@ -101,6 +105,7 @@ private:
     std::string m_spillDir;
     std::mutex m_mutex;
     std::vector<std::string> m_committed;  // output shards written here, removed on failure or abort
+    std::atomic<std::uint64_t> m_inPlaceShards{0};
     std::string m_firstError;              // of the parallel workers
 };
 

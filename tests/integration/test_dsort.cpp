@@ -249,6 +249,22 @@ private slots:
         QVERIFY(tests::allRecords(shards) == inputRecords());
     }
 
+    void dryRunWritesNothing()
+    {
+        auto spec = baseSpec("out-dry");
+        spec["dry_run"] = true;
+        auto st = run(spec);
+        QVERIFY2(st.job.state == api::JobState::Finished, st.job.error.c_str());
+        QVERIFY(outputs("out-dry").empty());
+        std::uint64_t shards = 0, records = 0;
+        for (const auto& [tid, m] : st.metrics.items()) {
+            shards += m.value("create.shards", 0ull);
+            records += m.value("create.records", 0ull);
+        }
+        QCOMPARE(shards, std::uint64_t{outputs("out-alpha").size()});  // what the same spec wrote
+        QCOMPARE(records, std::uint64_t{kShards * kPerShard});
+    }
+
     void externalKeyMap()
     {
         auto c = client();
