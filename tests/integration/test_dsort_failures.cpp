@@ -17,7 +17,7 @@ using nlohmann::json;
 namespace {
 
 constexpr int kShards = 6;
-constexpr int kPerShard = 500;
+constexpr int kPerShard = 1000;
 
 }  // namespace
 
