@@ -2,13 +2,16 @@
 // run with max_mem_usage "0" spills every record to disk and still writes output
 // identical to an in-memory run (and leaves no spill file); an abort in the
 // middle of creation stops every target, removes what they created and
-// leaves the input as it was; a running job cannot be forgotten; a target
-// killed mid-job fails the job with an error naming it.
+// leaves the input as it was; a running job cannot be forgotten; the feed
+// carries the job's `job` messages (kind dsort, per-target phases and
+// progress); a target killed mid-job fails the job with an error naming it.
 #include "dsort_test_util.h"
 #include "local_cluster.h"
 
 #include <QDirIterator>
 #include <QTest>
+#include <QWebSocket>
+#include <set>
 
 using namespace tessera;
 using tests::DsortRecordData;
@@ -165,6 +168,43 @@ private slots:
         QCOMPARE(in->size(), m_inputBytes.size());
         for (const auto& [name, bytes] : m_inputBytes) QVERIFY(*c.getObject("fail-in", name) == bytes);
         QVERIFY(c.removeDsort(id));
+    }
+
+    void feedCarriesPhases()
+    {
+        QWebSocket ws;
+        std::vector<json> jobs;
+        connect(&ws, &QWebSocket::textMessageReceived, this, [&](const QString& text) {
+            auto m = json::parse(text.toStdString(), nullptr, false);
+            if (m.is_object() && m.value("type", "") == "job") jobs.push_back(m["data"]);
+        });
+        QString url = QString::fromStdString(m_cluster.proxyUrl());
+        url.replace("http://", "ws://");
+        ws.open(QUrl(url + "/v1/ws"));
+        QVERIFY(QTest::qWaitFor([&] { return ws.state() == QAbstractSocket::ConnectedState; }, 5000));
+        const auto id = startSlowJob("feed-out");
+        std::set<std::string> phases;
+        std::set<std::string> kinds;
+        bool ended = false;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                for (const auto& d : jobs) {
+                    if (d.value("id", "") != id) continue;
+                    kinds.insert(d.value("kind", ""));
+                    for (const auto& [tid, t] : d["targets"].items()) phases.insert(t.value("phase", ""));
+                    ended = ended || d.value("state", "") == "finished";
+                }
+                return ended;
+            },
+            30000));
+        QCOMPARE(kinds, std::set<std::string>{"dsort"});
+        QVERIFY(phases.count("create"));
+        QVERIFY(phases.count("done"));
+        const auto& last = jobs.back();
+        QCOMPARE(last["targets"].size(), std::size_t{3});
+        std::uint64_t created = 0;
+        for (const auto& [tid, t] : last["targets"].items()) created += t["progress"].value("objects_done", 0ull);
+        QCOMPARE(created, std::uint64_t{kShards * kPerShard});  // one output shard per record
     }
 
     void deadTargetFailsTheJobNamingIt()
