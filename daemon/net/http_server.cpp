@@ -91,7 +91,7 @@ void HttpServer::doAccept()
     // A connection lives on one io_context, which one thread runs: its
     // handlers never run concurrently, so it needs no strand (a strand's
     // lock and type-erased wrapper cost about 4% of a small GET).
-    m_acceptor.async_accept(nextContext(), [this](boost::system::error_code ec, tcp::socket socket) {
+    m_acceptor.async_accept(nextContext(), [this](boost::system::error_code ec, Socket socket) {
         if (ec) {
             if (ec == asio::error::operation_aborted || !m_acceptor.is_open()) return;
             logWarn("accept: ", ec.message());

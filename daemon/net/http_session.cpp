@@ -49,7 +49,7 @@ private:
 };
 }  // namespace
 
-HttpSession::HttpSession(tcp::socket socket, std::shared_ptr<ServerContext> ctx)
+HttpSession::HttpSession(Socket socket, std::shared_ptr<ServerContext> ctx)
     : m_stream(std::move(socket)), m_ctx(std::move(ctx)), m_sendTimer(m_stream.get_executor())
 {
     m_ctx->connections.fetch_add(1);
@@ -61,7 +61,7 @@ HttpSession::HttpSession(tcp::socket socket, std::shared_ptr<ServerContext> ctx)
 
 HttpSession::~HttpSession() { m_ctx->connections.fetch_sub(1); }
 
-void HttpSession::rejectBusy(tcp::socket socket)
+void HttpSession::rejectBusy(Socket socket)
 {
     static const std::string kBusy =
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"

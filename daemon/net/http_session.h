@@ -10,7 +10,7 @@
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include "stream.h"
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <chrono>
@@ -29,12 +29,12 @@ void writeResponseHead(std::string& out, unsigned version, const Response& res, 
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
 public:
-    HttpSession(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerContext> ctx);
+    HttpSession(Socket socket, std::shared_ptr<ServerContext> ctx);
     ~HttpSession();
 
     void run();
     // Answers 503 on a socket over the connection cap and closes it.
-    static void rejectBusy(boost::asio::ip::tcp::socket socket);
+    static void rejectBusy(Socket socket);
 
 private:
     void doReadHeader();
@@ -58,7 +58,7 @@ private:
     void acceptWebSocket();
     void closeConnection();
 
-    boost::beast::tcp_stream m_stream;
+    Stream m_stream;
     boost::beast::flat_buffer m_buffer;
     std::shared_ptr<ServerContext> m_ctx;
     std::optional<boost::beast::http::request_parser<boost::beast::http::buffer_body>> m_parser;
@@ -79,7 +79,9 @@ private:
     std::string m_body;  // in-memory body
     std::unique_ptr<FileRegion> m_file;
     bool m_closeAfter = false;
-    boost::asio::steady_timer m_sendTimer;
+    boost::asio::basic_waitable_timer<std::chrono::steady_clock, boost::asio::wait_traits<std::chrono::steady_clock>,
+                                      Executor>
+        m_sendTimer;
 };
 
 }  // namespace tessera::daemon::net

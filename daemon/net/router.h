@@ -9,7 +9,7 @@
 
 #include "api/node_stats.h"
 
-#include <boost/beast/core/tcp_stream.hpp>
+#include "stream.h"
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/verb.hpp>
@@ -39,7 +39,7 @@ using UploadStart = std::function<std::variant<Response, std::unique_ptr<UploadS
 // and returns the refusal to send (403 origin, 503 too many sessions).
 // Called on the connection's I/O thread; must not block.
 using WebSocketAccept = std::function<std::optional<Response>(
-    const Request&, boost::beast::tcp_stream& stream, boost::beast::http::request<boost::beast::http::empty_body>&&)>;
+    const Request&, Stream& stream, boost::beast::http::request<boost::beast::http::empty_body>&&)>;
 
 struct Route {
     boost::beast::http::verb method;

@@ -19,7 +19,7 @@ std::atomic<std::uint64_t> g_nextId{1};
 constexpr std::size_t kMaxCloseReason = 123;  // RFC 6455: the reason fits a 125-byte control frame
 }  // namespace
 
-WebSocketSession::WebSocketSession(beast::tcp_stream&& stream, std::shared_ptr<ServerContext> ctx, Options options,
+WebSocketSession::WebSocketSession(Stream&& stream, std::shared_ptr<ServerContext> ctx, Options options,
                                    std::weak_ptr<Listener> listener)
     : m_ws(std::move(stream)), m_ctx(std::move(ctx)), m_options(options), m_listener(std::move(listener)),
       m_id(g_nextId.fetch_add(1)), m_writeTimer(m_ws.get_executor())

@@ -16,7 +16,7 @@
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include "stream.h"
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/websocket/stream.hpp>
@@ -55,7 +55,7 @@ public:
         virtual void onClosed(std::uint64_t sessionId, const std::string& reason) = 0;
     };
 
-    WebSocketSession(boost::beast::tcp_stream&& stream, std::shared_ptr<ServerContext> ctx, Options options,
+    WebSocketSession(Stream&& stream, std::shared_ptr<ServerContext> ctx, Options options,
                      std::weak_ptr<Listener> listener);
     ~WebSocketSession();
 
@@ -79,7 +79,7 @@ private:
     void beginClose(boost::beast::websocket::close_code code, std::string reason);
     void finish(const std::string& reason);
 
-    boost::beast::websocket::stream<boost::beast::tcp_stream> m_ws;
+    boost::beast::websocket::stream<Stream> m_ws;
     std::shared_ptr<ServerContext> m_ctx;
     Options m_options;
     std::weak_ptr<Listener> m_listener;

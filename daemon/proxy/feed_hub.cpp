@@ -59,7 +59,7 @@ FeedHub::FeedHub(FeedOptions options, std::shared_ptr<net::ServerContext> ctx, s
 net::WebSocketAccept FeedHub::acceptor()
 {
     std::weak_ptr<FeedHub> weak = weak_from_this();
-    return [weak](const net::Request& req, beast::tcp_stream& stream,
+    return [weak](const net::Request& req, net::Stream& stream,
                   http::request<http::empty_body>&& up) -> std::optional<net::Response> {
         auto self = weak.lock();
         if (!self) return net::Response::error(api::Error::unavailable("the proxy is shutting down"));
@@ -79,7 +79,7 @@ bool FeedHub::originAllowed(const net::Request& req) const
     return false;
 }
 
-std::optional<net::Response> FeedHub::accept(const net::Request& req, beast::tcp_stream& stream,
+std::optional<net::Response> FeedHub::accept(const net::Request& req, net::Stream& stream,
                                              http::request<http::empty_body>&& up)
 {
     if (!originAllowed(req)) {
