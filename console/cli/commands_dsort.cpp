@@ -15,6 +15,7 @@
 #include <ostream>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 namespace tessera::cli {
 
@@ -188,13 +189,20 @@ int cmdDsortShow(CliContext& ctx)
     }
     const auto refreshMs = args.number("--refresh", 1000);
     if (refreshMs < 100 || refreshMs > 60000) throw UsageError("--refresh must be 100..60000 milliseconds");
+    // On a terminal the table is redrawn in place; otherwise each refresh is
+    // printed after the last.
+    const bool terminal = ctx.out == &std::cout && ::isatty(STDOUT_FILENO) == 1;
+    bool first = true;
     while (true) {
         auto st = client.dsortStatus(args.positional[0]);
         if (!st) return ctx.fail(st.error());
+        const bool last = args.has("--once") || ctx.json || api::isFinal(st->job.state);
+        if (terminal && !first && !ctx.json) *ctx.out << "\033[H\033[2J";
         printStatus(ctx, *st);
-        // Live: redrawn until the job ends (a terminal shows the latest table).
-        if (args.has("--once") || ctx.json || api::isFinal(st->job.state)) return kExitOk;
-        *ctx.out << "\n" << std::flush;
+        if (last) return kExitOk;
+        if (!terminal) *ctx.out << "\n";
+        *ctx.out << std::flush;
+        first = false;
         std::this_thread::sleep_for(std::chrono::milliseconds(refreshMs));
     }
 }
