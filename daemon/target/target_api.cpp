@@ -370,12 +370,36 @@ Response TargetApi::getFromShard(const Request& req, const api_util::ObjectRef& 
         payload = m_shards.readMatches(ref.bucket, ref.name, obj, *format, *matcher);
     }
     if (!payload) return Response::error(payload.error());
+    // Range applies to what is returned (the member, or the tar of the
+    // matches), as it would to an object of those bytes.
+    const std::uint64_t size = payload->file ? payload->file->length : payload->bytes.size();
+    auto range = api::parseRange(req.header("Range"), size);
+    if (!range) {
+        auto e = Response::error(range.error());
+        if (range.kind() == api::ErrorKind::RangeNotSatisfiable) {
+            e.header("Content-Range", "bytes */" + std::to_string(size));
+        }
+        return e;
+    }
     Response r;
     r.header("Content-Type", one ? "application/octet-stream" : "application/x-tar");
+    r.header("Accept-Ranges", "bytes");
     r.header(std::string(api::kHdrArchiveIndex), payload->indexUse);
     r.header(std::string(api::kHdrLocation), m_self.id);
     if (payload->file) r.file = std::move(payload->file);
     else r.body = std::move(payload->bytes);
+    if (range->has_value()) {
+        const auto& br = **range;
+        r.status = 206;
+        r.header("Content-Range", "bytes " + std::to_string(br.offset) + "-" +
+                                      std::to_string(br.offset + br.length - 1) + "/" + std::to_string(size));
+        if (r.file) {
+            r.file->offset += br.offset;
+            r.file->length = br.length;
+        } else {
+            r.body = r.body.substr(static_cast<std::size_t>(br.offset), static_cast<std::size_t>(br.length));
+        }
+    }
     return r;
 }
 
