@@ -8,6 +8,7 @@ namespace tessera::console {
 QString formatBytes(qint64 bytes)
 {
     if (bytes < 0) return {};
+    if (bytes < 1024) return bytes == 1 ? QStringLiteral("1 byte") : QStringLiteral("%1 bytes").arg(bytes);
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeIecFormat);
 }
 

@@ -5,6 +5,7 @@
 #include "core/folder_scanner.h"
 #include "core/upload_queue.h"
 #include "models/object_model.h"
+#include "preview_panel.h"
 #include "upload_dialog.h"
 #include "upload_panel.h"
 
@@ -130,7 +131,7 @@ void BucketsPage::buildUi()
     m_uploadButton->setMenu(uploadMenu);
     auto* objectBar = new QHBoxLayout;
     objectBar->addWidget(m_upButton);
-    objectBar->addWidget(m_location, 1);
+    objectBar->addWidget(m_location);
     objectBar->addWidget(m_search, 1);
     objectBar->addWidget(m_uploadButton);
 
@@ -157,11 +158,19 @@ void BucketsPage::buildUi()
     objectLayout->addWidget(m_objectView);
     objectLayout->addWidget(m_listingStatus);
 
+    m_preview = new PreviewPanel(m_rest);
+    connect(m_preview, &PreviewPanel::statusMessage, this, &BucketsPage::statusMessage);
+    connect(m_objectView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &BucketsPage::onObjectSelected);
+
     m_splitter = new QSplitter(Qt::Horizontal);
     m_splitter->addWidget(bucketPane);
     m_splitter->addWidget(objectPane);
+    m_splitter->addWidget(m_preview);
     m_splitter->setStretchFactor(0, 1);
-    m_splitter->setStretchFactor(1, 3);
+    m_splitter->setStretchFactor(1, 2);
+    m_splitter->setStretchFactor(2, 2);
+    m_splitter->setSizes({240, 420, 600});
 
     m_uploadPanel = new UploadPanel(m_uploads);
     auto* vertical = new QSplitter(Qt::Vertical);
@@ -169,6 +178,10 @@ void BucketsPage::buildUi()
     vertical->addWidget(m_uploadPanel);
     vertical->setStretchFactor(0, 3);
     vertical->setStretchFactor(1, 1);
+    // The queue shows up with the first upload.
+    m_uploadPanel->setVisible(false);
+    connect(m_uploads, &UploadQueue::itemsAdded, m_uploadPanel, [this] { m_uploadPanel->setVisible(true); });
+    connect(m_uploads, &UploadQueue::packingProgress, m_uploadPanel, [this] { m_uploadPanel->setVisible(true); });
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(vertical);
@@ -212,6 +225,16 @@ void BucketsPage::onObjectActivated(const QModelIndex& index)
     if (!index.isValid() || !m_objects->isFolder(index.row())) return;
     m_search->clear();
     m_objects->setFolder(m_objects->fullName(index.row()));
+}
+
+void BucketsPage::onObjectSelected()
+{
+    const QModelIndexList rows = m_objectView->selectionModel()->selectedRows();
+    if (rows.size() != 1 || m_objects->isFolder(rows.first().row())) {
+        if (rows.isEmpty()) m_preview->clear();
+        return;
+    }
+    m_preview->showObject(currentBucket(), m_objects->fullName(rows.first().row()));
 }
 
 void BucketsPage::goUp()

@@ -21,6 +21,7 @@ namespace tessera::console {
 class BucketModel;
 class FolderScanner;
 class ObjectModel;
+class PreviewPanel;
 class RestClient;
 class UploadDialog;
 class UploadPanel;
@@ -40,6 +41,7 @@ public:
     QTableView* objectView() const { return m_objectView; }
     UploadQueue* uploadQueue() const { return m_uploads; }
     UploadPanel* uploadPanel() const { return m_uploadPanel; }
+    PreviewPanel* previewPanel() const { return m_preview; }
     // The confirmation of the upload being prepared, while it is open.
     UploadDialog* uploadDialog() const;
     // Walks `paths` (files, folders) and asks to upload them into the
@@ -67,6 +69,7 @@ private:
     void onScanFinished(const ScanResult& scan);
     void onBucketSelected();
     void onObjectActivated(const QModelIndex& index);
+    void onObjectSelected();
     void goUp();
     void updateLocation();
     void createBucket();
@@ -83,6 +86,7 @@ private:
     UploadQueue* m_uploads;
     FolderScanner* m_scanner;
     UploadPanel* m_uploadPanel = nullptr;
+    PreviewPanel* m_preview = nullptr;
     QPointer<UploadDialog> m_dialog;
     QString m_scanBucket;  // where the walk in progress will upload
     QString m_scanFolder;

@@ -1,0 +1,56 @@
+#pragma once
+// The preview beside the object table: an image, JSON, text or hex for an
+// object, and for a shard its samples as a table (ShardModel). Shard members
+// of the selected samples can be downloaded.
+
+#include <QImage>
+#include <QWidget>
+
+class QLabel;
+class QPlainTextEdit;
+class QStackedWidget;
+class QTableView;
+
+namespace tessera::console {
+
+class PreviewLoader;
+class RestClient;
+class ShardModel;
+struct Preview;
+
+class PreviewPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PreviewPanel(RestClient* rest, QWidget* parent = nullptr);
+
+    // Shows `name` of `bucket`: a shard's samples when the name is a shard's.
+    void showObject(const QString& bucket, const QString& name);
+    void clear();
+
+    PreviewLoader* loader() const { return m_loader; }
+    ShardModel* shardModel() const { return m_shards; }
+    QTableView* shardView() const { return m_shardView; }
+    QString summaryText() const;
+
+signals:
+    void statusMessage(const QString& text);
+
+private:
+    void onReady(const Preview& preview);
+    void downloadMembers();
+    void updateImage();
+    void resizeEvent(QResizeEvent* event) override;
+
+    RestClient* m_rest;
+    PreviewLoader* m_loader;
+    ShardModel* m_shards;
+    QLabel* m_title;
+    QLabel* m_summary;
+    QStackedWidget* m_stack;
+    QLabel* m_image;
+    QPlainTextEdit* m_text;
+    QTableView* m_shardView;
+    QImage m_fullImage;
+};
+
+}  // namespace tessera::console
