@@ -205,7 +205,13 @@ private slots:
 
     void nodesPageShowsEveryNodeAndItsSeries()
     {
-        m_window->showPage(m_window->pageIndex(QStringLiteral("Nodes")));
+        // Double-clicking a node's card on the dashboard opens its details.
+        const QString target = QString::fromStdString(m_cluster->targetId(0));
+        NodeCard* card = m_window->dashboard()->nodeCards().at(
+            static_cast<std::size_t>(m_session->nodes()->rowOf(target)));
+        QCOMPARE(card->nodeId(), target);
+        QTest::mouseDClick(card, Qt::LeftButton);
+        QCOMPARE(m_window->currentPage(), m_window->pageIndex(QStringLiteral("Nodes")));
         NodesPage* page = m_window->nodesPage();
         QCOMPARE(page->table()->model()->rowCount(), 1 + m_cluster->targetCount());
         NodeModel* nodes = m_session->nodes();
@@ -214,8 +220,6 @@ private slots:
             QVERIFY(nodes->node(r).hasMetrics);
             QVERIFY(nodes->node(r).uptimeNs > 0);
         }
-        const QString target = QString::fromStdString(m_cluster->targetId(0));
-        page->selectNode(target);
         QCOMPARE(page->selectedNode(), target);
         QVERIFY(QTest::qWaitFor([&] { return page->nodeThroughputChart()->shownPointCount(0) > 5; }, 5000));
         test::saveScreenshot(m_window.get(), QStringLiteral("console-nodes"));
@@ -258,10 +262,20 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return put.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
                                 60000));
         QCOMPARE(put.get(), 0);
+        QElapsedTimer sinceStart;
+        sinceStart.start();
         auto ishard = c.startJob("ishard", {{"src_bck", "raw"}, {"dst_bck", "shards"}, {"sample_count", 1}, {"ext", ".tgz"}});
         QVERIFY2(ishard, ishard ? "" : ishard.error().message.c_str());
         const QString ishardId = QString::fromStdString(ishard->id);
-        QVERIFY(QTest::qWaitFor([&] { return jobs->rowOf(ishardId) >= 0; }, 5000));
+        // Abort once it is under way, as an operator would (its first progress report, after
+        // ~500 ms of the ~5 s it takes here).
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const int r = jobs->rowOf(ishardId);
+                return r >= 0 && jobs->job(r).progress.objectsDone > 0;
+            },
+            10000));
+        QCOMPARE(jobs->job(jobs->rowOf(ishardId)).state, api::JobState::Running);
         page->selectJob(ishardId);
         QVERIFY(page->abortButton()->isEnabled());
 
@@ -273,10 +287,20 @@ private slots:
         QVERIFY(page->statusText().contains(QLatin1String("left running")));
         // Then yes.
         answerConfirmation(QStringLiteral("abortConfirmation"), QMessageBox::Yes, &question);
+        const qint64 abortAskedMs = sinceStart.elapsed();
         page->abortSelected();
         QVERIFY(QTest::qWaitFor([&] { return page->statusText().contains(QLatin1String("requested")); }, 10000));
-        QVERIFY(QTest::qWaitFor(
-            [&] { return jobs->job(jobs->rowOf(ishardId)).state == api::JobState::Aborted; }, 30000));
+        QVERIFY(QTest::qWaitFor([&] { return api::isFinal(jobs->job(jobs->rowOf(ishardId)).state); }, 30000));
+        {
+            const auto& j = jobs->job(jobs->rowOf(ishardId));
+            QVERIFY2(j.state == api::JobState::Aborted,
+                     qPrintable(QStringLiteral("%1 (%5) after %2 ms, %3 objects done, abort asked %4 ms after the start")
+                                    .arg(QString::fromUtf8(api::jobStateName(j.state).data()))
+                                    .arg((j.endNs - j.startNs) / 1'000'000)
+                                    .arg(j.progress.objectsDone)
+                                    .arg(abortAskedMs)
+                                    .arg(QString::fromStdString(j.error))));
+        }
         const int ir = jobs->rowOf(ishardId);
         QCOMPARE(jobs->data(jobs->index(ir, JobModel::StateColumn)).toString(), QStringLiteral("aborted"));
         QVERIFY(jobs->job(ir).progress.objectsDone < 192);
@@ -349,6 +373,9 @@ private slots:
         QVERIFY(dark);
         dark->trigger();
         QVERIFY(isDarkPalette(QApplication::palette()));
+        m_window->showPage(m_window->pageIndex(QStringLiteral("Dashboard")));
+        QCoreApplication::processEvents();
+        test::saveScreenshot(m_window.get(), QStringLiteral("console-dashboard-dark"));
         m_window->showPage(m_window->pageIndex(QStringLiteral("Nodes")));
         m_window->resize(1100, 700);
         m_window->close();

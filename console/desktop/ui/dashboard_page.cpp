@@ -161,6 +161,7 @@ void DashboardPage::rebuildCards()
     m_cards.clear();
     for (int r = 0; r < m_nodes->rowCount(); ++r) {
         auto* card = new NodeCard(this);
+        connect(card, &NodeCard::activated, this, &DashboardPage::nodeActivated);
         m_cardsLayout->addWidget(card, r / kCardColumns, r % kCardColumns);
         m_cards.push_back(card);
         updateCard(r);

@@ -39,6 +39,10 @@ public slots:
     void refresh();
     void focusSearch();
 
+signals:
+    // A node card was double-clicked.
+    void nodeActivated(const QString& id);
+
 private:
     void addSample(const MetricsSample& sample);
     void reloadHistory();

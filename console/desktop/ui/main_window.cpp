@@ -62,6 +62,10 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
     connect(buckets, &BucketsPage::statusMessage, this, [this](const QString& text) {
         statusBar()->showMessage(text, 8000);
     });
+    connect(m_dashboard, &DashboardPage::nodeActivated, this, [this](const QString& id) {
+        showPage(m_pages->indexOf(m_nodes));
+        m_nodes->selectNode(id);
+    });
     addPage(tr("Dashboard"), m_dashboard);
     addPage(tr("Nodes"), m_nodes);
     addPage(tr("Buckets"), buckets);

@@ -32,8 +32,18 @@ NodeCard::NodeCard(QWidget* parent)
     layout->addStretch(1);
 }
 
+void NodeCard::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    QFrame::mouseDoubleClickEvent(event);
+    if (!m_id.isEmpty()) {
+        emit activated(m_id);
+    }
+}
+
 void NodeCard::setNode(const NodeRow& node)
 {
+    m_id = node.id;
+    setToolTip(tr("Double-click for this node's charts"));
     m_title->setText(QStringLiteral("%1  ·  %2").arg(node.id, node.role));
     m_title->setToolTip(node.url);
     QString color = QStringLiteral("#2e7d32");

@@ -19,6 +19,14 @@ public:
     explicit NodeCard(QWidget* parent = nullptr);
     void setNode(const NodeRow& node);
     const std::vector<CapacityBar*>& bars() const { return m_bars; }
+    QString nodeId() const { return m_id; }
+
+signals:
+    // Double-clicked: the user wants this node's details.
+    void activated(const QString& id);
+
+protected:
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
 
 private:
     QLabel* m_title;
@@ -26,6 +34,7 @@ private:
     QLabel* m_figures;
     QVBoxLayout* m_barsLayout;
     std::vector<CapacityBar*> m_bars;
+    QString m_id;
 };
 
 } // namespace tessera::console
