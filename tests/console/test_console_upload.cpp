@@ -7,7 +7,9 @@
 #include "archive/member_name.h"
 #include "client/api_client.h"
 #include "console_test_util.h"
+#include "core/folder_scanner.h"
 #include "core/rest_client.h"
+#include "core/shard_packer.h"
 #include "core/upload_queue.h"
 #include "local_cluster.h"
 #include "models/bucket_model.h"
@@ -252,6 +254,59 @@ private slots:
         auto listed = m_client->listAll("uploads", "cancel/");
         QVERIFY(listed.ok());
         for (const auto& e : *listed) QCOMPARE(e.size, 512 * 1024);
+    }
+
+    void walkNamesFilesUnderTheDroppedFolder()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(writeFile(tmp.filePath("top/a.txt"), "a"));
+        QVERIFY(writeFile(tmp.filePath("top/sub/b.txt"), "bb"));
+        QVERIFY(writeFile(tmp.filePath("loose.txt"), "ccc"));
+        QVERIFY(QFile::link(tmp.filePath("loose.txt"), tmp.filePath("top/link")));
+        const ScanResult both = FolderScanner::walk({tmp.filePath("top"), tmp.filePath("loose.txt")}, "dest/");
+        QVERIFY(both.error.isEmpty());
+        QStringList names;
+        for (const UploadSource& f : both.files) names << f.objectName;
+        QCOMPARE(names, (QStringList{"dest/loose.txt", "dest/top/a.txt", "dest/top/sub/b.txt"}));
+        QCOMPARE(both.totalBytes, 6);
+        QCOMPARE(both.skipped.size(), 1);
+        QVERIFY2(both.skipped.first().endsWith(": symbolic link"), qPrintable(both.skipped.first()));
+        QVERIFY(both.folderName.isEmpty());
+        QCOMPARE(FolderScanner::walk({tmp.filePath("top")}, {}).folderName, QStringLiteral("top"));
+        const ScanResult capped = FolderScanner::walk({tmp.filePath("top")}, {}, 1);
+        QCOMPARE(capped.error, QStringLiteral("more than 1 files"));
+        QVERIFY(capped.files.empty());
+    }
+
+    void packerGivesALargeSampleAShardOfItsOwn()
+    {
+        QTemporaryDir tmp;
+        UploadSources files;
+        auto add = [&](const QString& rel, int size) {
+            QVERIFY(writeFile(tmp.filePath("in/" + rel), QByteArray(size, 'x')));
+            files.push_back({tmp.filePath("in/" + rel), "in/" + rel, "in/" + rel, size});
+        };
+        add("a.bin", 100);
+        add("b.bin", 20000);  // larger than the target alone
+        add("c.bin", 100);
+        add("c.txt", 100);
+        QDir().mkpath(tmp.filePath("out"));
+        PackOptions options;
+        options.targetShardBytes = 8192;
+        options.outputDir = tmp.filePath("out");
+        options.objectPrefix = "p-";
+        options.stripPrefix = "in/";
+        std::atomic<bool> cancel{false};
+        auto packed = ShardPacker::pack(files, options, cancel);
+        QVERIFY(packed.ok());
+        QCOMPARE(packed->shards.size(), 3u);  // [a] [b] [c.bin c.txt]
+        QCOMPARE(packed->shards[1].source.objectName, QStringLiteral("p-000001.tar"));
+        QCOMPARE(packed->shards[1].members, 1);
+        QCOMPARE(packed->shards[2].members, 2);
+        QCOMPARE(packed->shards[2].samples, 1);
+        QCOMPARE(packed->samples, 3);
+        cancel = true;
+        QCOMPARE(ShardPacker::pack(files, options, cancel).kind(), api::ErrorKind::Unavailable);
     }
 
 private:

@@ -12,10 +12,13 @@ FolderScanner::FolderScanner(QObject* parent) : QObject(parent) {}
 
 FolderScanner::~FolderScanner()
 {
+    // The walk works on copies and its own result; waiting only keeps the
+    // thread pool from outliving the futures' watchers.
     if (m_watcher) {
         disconnect(m_watcher.get(), nullptr, this, nullptr);
         m_watcher->waitForFinished();
     }
+    for (auto* old : findChildren<QFutureWatcher<ScanResult>*>(Qt::FindDirectChildrenOnly)) old->waitForFinished();
 }
 
 bool FolderScanner::isRunning() const { return m_watcher && m_watcher->isRunning(); }
@@ -27,7 +30,16 @@ void FolderScanner::scan(const QStringList& paths, const QString& destinationPre
     QFutureWatcher<ScanResult>* w = watcher.get();
     connect(w, &QFutureWatcher<ScanResult>::finished, this, [this, w] { emit finished(w->result()); });
     w->setFuture(QtConcurrent::run([paths, destinationPrefix] { return walk(paths, destinationPrefix); }));
-    if (m_watcher) m_watcher->waitForFinished();  // an abandoned walk: let it end before its watcher goes
+    if (m_watcher) {
+        // An abandoned walk: its watcher goes when the walk ends, without a word.
+        QFutureWatcher<ScanResult>* old = m_watcher.release();
+        old->setParent(this);
+        if (old->isFinished()) {
+            old->deleteLater();
+        } else {
+            connect(old, &QFutureWatcher<ScanResult>::finished, old, &QObject::deleteLater);
+        }
+    }
     m_watcher = std::move(watcher);
 }
 
