@@ -18,6 +18,7 @@
 #include <QAbstractItemModelTester>
 #include <QBuffer>
 #include <QImage>
+#include <QLineEdit>
 #include <QNetworkAccessManager>
 #include <QSignalSpy>
 #include <QTableView>
@@ -256,6 +257,18 @@ private slots:
         page.objectView()->selectRow(0);  // README.json
         QVERIFY(previewed.wait(10000));
         test::saveScreenshot(&page, "console-buckets");
+
+        // Search: typed, debounced, answered by the server with the prefix.
+        page.focusSearch();
+        auto* search = page.findChild<QLineEdit*>("searchField");
+        QVERIFY(search != nullptr && search->hasFocus());
+        const quint64 generation = objects->generation();
+        QTest::keyClicks(search, "sha");
+        QCOMPARE(objects->generation(), generation);  // nothing yet: the typing is debounced
+        QVERIFY(QTest::qWaitFor([&] { return objects->search() == "sha" && objects->isComplete(); }, 5000));
+        QCOMPARE(objects->generation(), generation + 1);  // one listing for three keys
+        QCOMPARE(objects->rowCount(), 1);
+        QCOMPARE(objects->fullName(0), QStringLiteral("shards/"));
     }
 
 private:
