@@ -9,6 +9,7 @@
 #include "upload_dialog.h"
 #include "upload_panel.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QDragEnterEvent>
@@ -148,6 +149,11 @@ void BucketsPage::buildUi()
     m_objectView->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_objectView, &QTableView::activated, this, &BucketsPage::onObjectActivated);
     connect(m_objectView, &QTableView::customContextMenuRequested, this, &BucketsPage::showObjectMenu);
+    auto* deleteAction = new QAction(tr("Delete…"), m_objectView);
+    deleteAction->setShortcut(QKeySequence::Delete);
+    deleteAction->setShortcutContext(Qt::WidgetShortcut);
+    connect(deleteAction, &QAction::triggered, this, &BucketsPage::deleteSelected);
+    m_objectView->addAction(deleteAction);
     m_listingStatus = new QLabel;
     m_listingStatus->setObjectName(QStringLiteral("listingStatus"));
 

@@ -5,11 +5,15 @@
 #include "models/preview_loader.h"
 #include "models/shard_model.h"
 
+#include <QComboBox>
 #include <QDir>
+#include <QHBoxLayout>
+#include <QSettings>
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QStackedWidget>
@@ -66,9 +70,28 @@ PreviewPanel::PreviewPanel(RestClient* rest, QWidget* parent)
     m_stack->addWidget(m_image);
     m_stack->addWidget(m_text);
     m_stack->addWidget(m_shardView);
+    // The preview cap, kept between runs.
+    auto* limit = new QComboBox;
+    limit->setObjectName(QStringLiteral("previewLimit"));
+    limit->setToolTip(tr("Read at most this much of an object to preview it"));
+    for (const qint64 bytes : {256LL << 10, 1LL << 20, 4LL << 20, 16LL << 20}) {
+        limit->addItem(tr("up to %1").arg(QLocale().formattedDataSize(bytes, 0, QLocale::DataSizeIecFormat)), bytes);
+    }
+    const qint64 saved = QSettings().value(QStringLiteral("preview/maxBytes"), PreviewLoader::kDefaultMaxBytes).toLongLong();
+    limit->setCurrentIndex(std::max(0, limit->findData(saved)));
+    m_loader->setMaxBytes(limit->currentData().toLongLong());
+    connect(limit, &QComboBox::currentIndexChanged, this, [this, limit] {
+        const qint64 bytes = limit->currentData().toLongLong();
+        m_loader->setMaxBytes(bytes);
+        QSettings().setValue(QStringLiteral("preview/maxBytes"), bytes);
+    });
+    auto* header = new QHBoxLayout;
+    header->addWidget(m_title, 1);
+    header->addWidget(limit);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_title);
+    layout->addLayout(header);
     layout->addWidget(m_summary);
     layout->addWidget(m_stack, 1);
     connect(m_loader, &PreviewLoader::ready, this, &PreviewPanel::onReady);
