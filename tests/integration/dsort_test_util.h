@@ -100,13 +100,14 @@ inline client::Client::DsortStatus waitDsort(client::Client& c, const std::strin
                                              std::chrono::milliseconds deadline = std::chrono::seconds(60))
 {
     client::Client::DsortStatus last;
-    QTest::qWaitFor(
+    // A timeout is seen by the caller in the returned (non-final) state.
+    static_cast<void>(QTest::qWaitFor(
         [&] {
             auto st = c.dsortStatus(id);
             if (st) last = *st;
             return st && api::isFinal(st->job.state);
         },
-        static_cast<int>(deadline.count()));
+        static_cast<int>(deadline.count())));
     return last;
 }
 
