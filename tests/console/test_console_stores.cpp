@@ -2,6 +2,7 @@
 // metric history in SQLite (both survive closing and reopening the
 // database), and the models' contracts under QAbstractItemModelTester with
 // typed inputs (the live-cluster tests feed them real data).
+#include "core/feed_message.h"
 #include "core/metrics_store.h"
 #include "core/profile_store.h"
 #include "models/event_filter_model.h"
@@ -136,6 +137,43 @@ private slots:
         QCOMPARE(later.rowCount(), 0);
         later.setSource(kClusterA, now);
         QCOMPARE(later.rowCount(), 600);
+    }
+
+    void onlyNewTicksEnterTheHistory()
+    {
+        MetricsHistory history;
+        QAbstractItemModelTester tester(&history, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto decoded = decodeFeedMessage(
+            "{\"type\":\"metrics\",\"seq\":3,\"ts\":5000,\"data\":{\"interval_ms\":1000,\"nodes\":["
+            "{\"daemon_id\":\"t1\",\"role\":\"target\",\"cpu_percent\":3.5,"
+            "\"ops\":{\"get\":{\"ops_s\":10,\"bytes_s\":2000000}}}],"
+            "\"cluster\":{\"nodes\":1,\"stale\":0,\"ops\":{\"get\":{\"ops_s\":10,\"bytes_s\":2000000,"
+            "\"p99_ns\":3000000,\"errors_s\":0.5},\"put\":{\"errors_s\":0.25}}}}}");
+        QVERIFY2(decoded, decoded ? "" : decoded.error().message.c_str());
+        QCOMPARE(decoded->seq, std::int64_t{3});
+        const auto& update = std::get<MetricsUpdate>(decoded->payload);
+        history.addMetrics(update);
+        QCOMPARE(history.rowCount(), 1);
+        const MetricsSample& s = history.samples().back();
+        QCOMPARE(s.tsMs, std::int64_t{5000});
+        QCOMPARE(s.getMBps, 2.0);
+        QCOMPARE(s.getOps, 10.0);
+        QCOMPARE(s.getP99Ms, 3.0);
+        QCOMPARE(s.errorsPerSec, 0.75);
+        QCOMPARE(history.nodeSeries(QStringLiteral("t1")).size(), std::size_t{1});
+        QCOMPARE(history.nodeSeries(QStringLiteral("t1")).back().cpuPercent, 3.5);
+        // The same round again, and a snapshot's copy of a later one: no new tick.
+        history.addMetrics(update);
+        MetricsUpdate fromSnapshot = update;
+        fromSnapshot.tsMs = 6000;
+        fromSnapshot.fromSnapshot = true;
+        history.addMetrics(fromSnapshot);
+        QCOMPARE(history.rowCount(), 1);
+        // Not a feed message: a clear error, nothing else.
+        QCOMPARE(decodeFeedMessage("[1,2]").kind(), api::ErrorKind::BadRequest);
+        QCOMPARE(decodeFeedMessage("{\"type\":\"metrics\"}").kind(), api::ErrorKind::BadRequest);
+        QVERIFY(std::holds_alternative<UnknownFeedMessage>(
+            decodeFeedMessage("{\"type\":\"future\",\"seq\":1,\"data\":{}}")->payload));
     }
 
     void nodeModelFollowsTheMapAndMetrics()

@@ -72,6 +72,7 @@ FeedSnapshot snapshotFrom(const json& data, std::int64_t tsMs)
     }
     if (data.contains("metrics") && data.at("metrics").is_object() && !data.at("metrics").empty()) {
         s.metrics = metricsFrom(data.at("metrics"), tsMs);
+        s.metrics->fromSnapshot = true;
     }
     if (data.contains("events")) {
         data.at("events").get_to(s.events);

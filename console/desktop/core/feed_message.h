@@ -39,8 +39,10 @@ struct ClusterTotals {
 };
 
 struct MetricsUpdate {
-    std::int64_t tsMs = 0;  // when the proxy made the round (Unix ms)
+    std::int64_t tsMs = 0;  // when the proxy sent it (Unix ms)
     int intervalMs = 0;
+    // The snapshot's copy of the latest round: current figures, but not a new tick.
+    bool fromSnapshot = false;
     std::vector<api::NodeMetrics> nodes;
     ClusterTotals cluster;
 };

@@ -96,7 +96,7 @@ QVariant MetricsHistory::headerData(int section, Qt::Orientation orientation, in
 
 void MetricsHistory::addMetrics(const MetricsUpdate& update)
 {
-    if (!m_samples.empty() && update.tsMs <= m_samples.back().tsMs) {
+    if (update.fromSnapshot || (!m_samples.empty() && update.tsMs <= m_samples.back().tsMs)) {
         return;
     }
     constexpr double kMB = 1e6;

@@ -56,8 +56,8 @@ public:
     QStringList nodeIds() const { return m_nodes.keys(); }
 
 public slots:
-    // One metrics round: appends the cluster sample (skipped when it is not newer
-    // than the last one, e.g. the snapshot's replay after a reconnect) and the nodes'.
+    // One metrics round: appends the cluster sample and the nodes'. The snapshot's
+    // copy of the last round, and a round not newer than the last sample, are skipped.
     void addMetrics(const tessera::console::MetricsUpdate& update);
     void append(const tessera::console::MetricsSample& sample);
 
