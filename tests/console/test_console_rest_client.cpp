@@ -4,6 +4,7 @@
 #include "api/checksum.h"
 #include "client/api_client.h"
 #include "core/rest_client.h"
+#include "event_loop_wait.h"
 #include "local_cluster.h"
 
 #include <QFile>
@@ -23,7 +24,7 @@ api::Result<T> waitFor(const std::function<void(QObject*, std::function<void(api
     std::optional<api::Result<T>> out;
     QObject ctx;
     call(&ctx, [&](api::Result<T> r) { out.emplace(std::move(r)); });
-    if (!QTest::qWaitFor([&] { return out.has_value(); }, 30000)) return api::Error::timeout("test wait");
+    if (!tessera::console::test::waitUntil([&] { return out.has_value(); }, 30000)) return api::Error::timeout("test wait");
     return std::move(*out);
 }
 
@@ -32,7 +33,7 @@ api::Status waitStatus(const std::function<void(QObject*, std::function<void(api
     std::optional<api::Status> out;
     QObject ctx;
     call(&ctx, [&](api::Status r) { out.emplace(std::move(r)); });
-    if (!QTest::qWaitFor([&] { return out.has_value(); }, 30000)) return api::Error::timeout("test wait");
+    if (!tessera::console::test::waitUntil([&] { return out.has_value(); }, 30000)) return api::Error::timeout("test wait");
     return *out;
 }
 
@@ -147,7 +148,7 @@ private slots:
                                                      });
                               });
         }
-        QVERIFY2(QTest::qWaitFor([&] { return answered == kCalls; }, 30000), qPrintable(QString::number(answered)));
+        QVERIFY2(test::waitUntil([&] { return answered == kCalls; }, 30000), qPrintable(QString::number(answered)));
         QCOMPARE(ok, kCalls);
     }
 
@@ -198,7 +199,7 @@ private slots:
                                           [&](api::Result<ObjectInfo> r) { out.emplace(std::move(r)); });
         QVERIFY(call.isRunning());
         call.abort();
-        QVERIFY(QTest::qWaitFor([&] { return out.has_value(); }, 10000));
+        QVERIFY(test::waitUntil([&] { return out.has_value(); }, 10000));
         QCOMPARE(out->kind(), api::ErrorKind::Unavailable);
         QVERIFY(!call.isRunning());
     }

@@ -7,6 +7,7 @@
 #include "archive/member_name.h"
 #include "client/api_client.h"
 #include "console_test_util.h"
+#include "event_loop_wait.h"
 #include "core/folder_scanner.h"
 #include "core/rest_client.h"
 #include "core/shard_packer.h"
@@ -109,10 +110,10 @@ private slots:
         page.resize(1280, 800);
         page.show();
         QAbstractItemModelTester tester(page.uploadPanel()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QVERIFY(QTest::qWaitFor([&] { return page.currentBucket() == "uploads"; }, 10000));
+        QVERIFY(test::waitUntil([&] { return page.currentBucket() == "uploads"; }, 10000));
 
         dropOn(&page, {root});
-        QVERIFY(QTest::qWaitFor([&] { return page.uploadDialog() != nullptr; }, 10000));
+        QVERIFY(test::waitUntil([&] { return page.uploadDialog() != nullptr; }, 10000));
         const QString summary = page.uploadDialog()->summaryText();
         QVERIFY2(summary.contains("<b>26</b> files"), qPrintable(summary));
         QVERIFY2(summary.contains("uploads / "), qPrintable(summary));
@@ -120,7 +121,7 @@ private slots:
 
         UploadQueue* queue = page.uploadQueue();
         QCOMPARE(queue->count(), 26);
-        const bool idle = QTest::qWaitFor([&] { return queue->isIdle(); }, 60000);
+        const bool idle = test::waitUntil([&] { return queue->isIdle(); }, 60000);
         for (int i = 0; i < queue->count() && !idle; ++i) {
             qWarning() << queue->item(i).objectName << uploadStateName(queue->item(i).state) << queue->item(i).sent
                        << queue->item(i).error;
@@ -143,9 +144,8 @@ private slots:
             QCOMPARE(QByteArray::fromStdString(*got), bytes);
         }
         // The listing shows the folder.
-        QVERIFY(QTest::qWaitFor([&] { return page.objectModel()->isComplete() && page.objectModel()->rowCount() == 1; }, 10000));
+        QVERIFY(test::waitUntil([&] { return page.objectModel()->isComplete() && page.objectModel()->rowCount() == 1; }, 10000));
         QCOMPARE(page.objectModel()->fullName(0), QStringLiteral("dataset/"));
-        test::saveScreenshot(&page, "console-upload-queue");
     }
 
     void packIntoShardsKeepsSamplesWhole()
@@ -162,9 +162,9 @@ private slots:
         for (const auto& [rel, bytes] : files) QVERIFY(writeFile(root + '/' + rel, bytes));
 
         BucketsPage page(m_rest.get());
-        QVERIFY(QTest::qWaitFor([&] { return page.currentBucket() == "uploads"; }, 10000));
+        QVERIFY(test::waitUntil([&] { return page.currentBucket() == "uploads"; }, 10000));
         dropOn(&page, {root});
-        QVERIFY(QTest::qWaitFor([&] { return page.uploadDialog() != nullptr; }, 10000));
+        QVERIFY(test::waitUntil([&] { return page.uploadDialog() != nullptr; }, 10000));
         constexpr qint64 kTarget = 32 * 1024;
         page.uploadDialog()->setPackIntoShards(true);
         page.uploadDialog()->setShardBytes(kTarget);
@@ -172,7 +172,7 @@ private slots:
         page.uploadDialog()->accept();
         QVERIFY(packed.count() == 1 || packed.wait(30000));
         QVERIFY2(packed.first().at(0).toBool(), qPrintable(packed.first().at(1).toString()));
-        QVERIFY(QTest::qWaitFor([&] { return page.uploadQueue()->isIdle(); }, 60000));
+        QVERIFY(test::waitUntil([&] { return page.uploadQueue()->isIdle(); }, 60000));
 
         auto shards = m_client->listAll("uploads", "samples-");
         QVERIFY(shards.ok());
@@ -217,13 +217,13 @@ private slots:
         UploadModel model(&queue);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         queue.enqueue("later", {{tmp.filePath("x.txt"), "x.txt", "x.txt", 9}});
-        QVERIFY(QTest::qWaitFor([&] { return queue.isIdle(); }, 10000));
+        QVERIFY(test::waitUntil([&] { return queue.isIdle(); }, 10000));
         QCOMPARE(queue.item(0).state, UploadState::Failed);
         QVERIFY2(queue.item(0).error.contains("later"), qPrintable(queue.item(0).error));
         QVERIFY(model.totalsText().contains("1 failed"));
         QVERIFY(m_client->createBucket("later").ok());
         queue.retryFailed();
-        QVERIFY(QTest::qWaitFor([&] { return queue.isIdle(); }, 10000));
+        QVERIFY(test::waitUntil([&] { return queue.isIdle(); }, 10000));
         QCOMPARE(queue.item(0).state, UploadState::Done);
         QCOMPARE(queue.item(0).attempts, 2);
         auto got = m_client->getObject("later", "x.txt");
@@ -254,6 +254,56 @@ private slots:
         auto listed = m_client->listAll("uploads", "cancel/");
         QVERIFY(listed.ok());
         for (const auto& e : *listed) QCOMPARE(e.size, 512 * 1024);
+    }
+
+    // Larger files, one at a time: the queue is caught in flight (rate and
+    // ETA on the totals line) for the screenshot, then everything verifies.
+    void queueInFlight()
+    {
+        QTemporaryDir tmp;
+        const QString root = tmp.filePath("batch");
+        constexpr int kFiles = 24;
+        constexpr int kSize = 4 << 20;
+        for (int i = 0; i < kFiles; ++i) {
+            QByteArray bytes(kSize, '\0');
+            QRandomGenerator(7000 + i).fillRange(reinterpret_cast<quint32*>(bytes.data()), kSize / 4);
+            QVERIFY(writeFile(root + QStringLiteral("/part-%1.bin").arg(i, 2, 10, QChar('0')), bytes));
+        }
+        BucketsPage page(m_rest.get());
+        page.resize(1280, 800);
+        page.show();
+        QVERIFY(test::waitUntil([&] { return page.bucketModel()->rowOf("uploads") >= 0; }, 10000));
+        page.selectBucket("uploads");
+        QCOMPARE(page.currentBucket(), QStringLiteral("uploads"));
+        page.uploadQueue()->setParallel(1);
+        page.uploadPaths({root});
+        QVERIFY(test::waitUntil([&] { return page.uploadDialog() != nullptr; }, 10000));
+        page.uploadDialog()->accept();
+        UploadQueue* queue = page.uploadQueue();
+        // Caught while running when the machine is not too fast for it.
+        const bool caught = test::waitUntil(
+            [&] {
+                const UploadTotals t = queue->totals();
+                return (t.rate > 0 && t.active > 0 && t.done >= 6) || queue->isIdle();
+            },
+            60000);
+        QVERIFY(caught);
+        if (!queue->isIdle()) {
+            const UploadTotals t = queue->totals();
+            QVERIFY(t.active <= 1);
+            QVERIFY(t.etaSeconds >= 0);
+            QVERIFY2(page.uploadPanel()->model()->totalsText().contains("/s · ETA "),
+                     qPrintable(page.uploadPanel()->model()->totalsText()));
+            test::saveScreenshot(&page, "console-upload-queue");
+        }
+        QVERIFY(test::waitUntil([&] { return queue->isIdle(); }, 60000));
+        QCOMPARE(queue->totals().done, kFiles);
+        for (int i = 0; i < kFiles; ++i) {
+            auto head = m_client->headObject("uploads", QStringLiteral("batch/part-%1.bin").arg(i, 2, 10, QChar('0')).toStdString());
+            QVERIFY(head.ok());
+            QCOMPARE(head->size, kSize);
+            QCOMPARE(QString::fromStdString(head->checksumValue), queue->item(i).checksum);
+        }
     }
 
     void walkNamesFilesUnderTheDroppedFolder()

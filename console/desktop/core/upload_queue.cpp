@@ -97,6 +97,7 @@ void UploadQueue::enqueue(const QString& bucket, const UploadSources& files)
     if (!m_rateTimer.isActive()) {
         m_rateSamples.clear();
         m_rateTimer.start();
+        sampleRate();
     }
     pump();
     emit totalsChanged();
@@ -318,6 +319,7 @@ void UploadQueue::retryFailed()
     if (!m_rateTimer.isActive()) {
         m_rateSamples.clear();
         m_rateTimer.start();
+        sampleRate();
     }
     pump();
     emit totalsChanged();
@@ -374,7 +376,13 @@ UploadTotals UploadQueue::totals() const
         t.bytes += it.size;
         t.bytesDone += it.state == UploadState::Done ? it.size : it.sent;
     }
-    if (m_rateSamples.size() >= 2) {
+    // Over the window up to now (the sampler runs every 500 ms; between its
+    // ticks the current figures are the last point).
+    if (!m_rateSamples.empty() && m_rateTimer.isActive()) {
+        const auto& [t0, b0] = m_rateSamples.front();
+        const qint64 now = m_clock.elapsed();
+        if (now - t0 >= kMinRateSpanMs) t.rate = double(t.bytesDone - b0) * 1000.0 / double(now - t0);
+    } else if (m_rateSamples.size() >= 2) {
         const auto& [t0, b0] = m_rateSamples.front();
         const auto& [t1, b1] = m_rateSamples.back();
         if (t1 > t0) t.rate = double(b1 - b0) * 1000.0 / double(t1 - t0);

@@ -65,6 +65,7 @@ public:
     static constexpr int kDefaultParallel = 4;
     static constexpr int kMaxParallel = 32;
     static constexpr int kRateWindowMs = 5000;
+    static constexpr int kMinRateSpanMs = 200;  // no rate over a shorter span
 
     explicit UploadQueue(RestClient* rest, QObject* parent = nullptr);
     ~UploadQueue() override;

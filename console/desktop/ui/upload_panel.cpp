@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace tessera::console {
@@ -82,6 +83,14 @@ UploadPanel::UploadPanel(UploadQueue* queue, QWidget* parent)
     layout->addWidget(m_view);
 
     connect(m_queue, &UploadQueue::totalsChanged, this, &UploadPanel::updateTotals);
+    // Row changes refresh the totals too, at most every 100 ms.
+    auto* coalesce = new QTimer(this);
+    coalesce->setSingleShot(true);
+    coalesce->setInterval(100);
+    connect(coalesce, &QTimer::timeout, this, &UploadPanel::updateTotals);
+    connect(m_queue, &UploadQueue::itemChanged, coalesce, [coalesce] {
+        if (!coalesce->isActive()) coalesce->start();
+    });
     connect(m_queue, &UploadQueue::packingProgress, this, [this](qint64 done, qint64 total) {
         m_totals->setText(tr("packing shards: %1 of %2 files").arg(done).arg(total));
     });
