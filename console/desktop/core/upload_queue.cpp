@@ -91,6 +91,7 @@ void UploadQueue::enqueue(const QString& bucket, const UploadSources& files)
         e->item.size = f.size;
         e->index = count();
         m_items.push_back(std::move(e));
+        ++m_unfinished;
     }
     m_scanFrom = std::min(m_scanFrom, first);
     emit itemsAdded(first, count() - first);
@@ -150,18 +151,12 @@ void UploadQueue::enqueuePacked(const QString& bucket, const UploadSources& file
 
 void UploadQueue::pump()
 {
-    int active = 0;
-    for (const auto& e : m_items) {
-        const UploadState s = e->item.state;
-        if (s == UploadState::Hashing || s == UploadState::Uploading || s == UploadState::Verifying) ++active;
-    }
-    for (int i = m_scanFrom; i < count() && active < m_parallel; ++i) {
+    for (int i = m_scanFrom; i < count() && m_active < m_parallel; ++i) {
         Entry& e = *m_items[static_cast<std::size_t>(i)];
         if (e.item.state != UploadState::Queued) {
             if (i == m_scanFrom) ++m_scanFrom;
             continue;
         }
-        ++active;
         startHash(i);
     }
     if (isIdle()) {
@@ -171,13 +166,17 @@ void UploadQueue::pump()
     }
 }
 
-bool UploadQueue::isIdle() const
+bool UploadQueue::isIdle() const { return m_packing == 0 && m_unfinished == 0; }
+
+void UploadQueue::setState(Entry& e, UploadState state)
 {
-    if (m_packing > 0) return false;
-    for (const auto& e : m_items) {
-        if (!e->item.finished()) return false;
-    }
-    return true;
+    auto active = [](UploadState s) {
+        return s == UploadState::Hashing || s == UploadState::Uploading || s == UploadState::Verifying;
+    };
+    const UploadState old = e.item.state;
+    m_active += int(active(state)) - int(active(old));
+    m_unfinished += int(!isFinished(state)) - int(!isFinished(old));
+    e.item.state = state;
 }
 
 void UploadQueue::startHash(int index)
@@ -187,7 +186,7 @@ void UploadQueue::startHash(int index)
     e->attemptId = m_nextAttempt++;
     m_attempts[e->attemptId] = e;
     ++e->item.attempts;
-    e->item.state = UploadState::Hashing;
+    setState(*e, UploadState::Hashing);
     e->item.sent = 0;
     e->item.error.clear();
     changed(index);
@@ -209,7 +208,7 @@ void UploadQueue::startHash(int index)
 void UploadQueue::startPut(int index)
 {
     Entry* e = m_items[static_cast<std::size_t>(index)].get();
-    e->item.state = UploadState::Uploading;
+    setState(*e, UploadState::Uploading);
     changed(index);
     const quint64 attempt = e->attemptId;
     e->call = m_rest->putObject(
@@ -233,7 +232,7 @@ void UploadQueue::startPut(int index)
 void UploadQueue::startVerify(int index)
 {
     Entry* e = m_items[static_cast<std::size_t>(index)].get();
-    e->item.state = UploadState::Verifying;
+    setState(*e, UploadState::Verifying);
     changed(index);
     const quint64 attempt = e->attemptId;
     e->call = m_rest->headObject(e->item.bucket, e->item.objectName, this, [this, attempt](api::Result<ObjectInfo> r) {
@@ -248,7 +247,7 @@ void UploadQueue::startVerify(int index)
             return fail(e->index,
                         tr("verification: checksum %1 on the cluster, %2 locally").arg(r->checksum, e->item.checksum));
         }
-        e->item.state = UploadState::Done;
+        setState(*e, UploadState::Done);
         m_attempts.erase(e->attemptId);
         e->holder.reset();
         changed(e->index);
@@ -260,7 +259,7 @@ void UploadQueue::startVerify(int index)
 void UploadQueue::fail(int index, const QString& why)
 {
     Entry* e = m_items[static_cast<std::size_t>(index)].get();
-    e->item.state = UploadState::Failed;
+    setState(*e, UploadState::Failed);
     m_attempts.erase(e->attemptId);
     e->item.error = why;
     e->item.sent = 0;
@@ -273,7 +272,7 @@ void UploadQueue::cancel(int index)
     if (index < 0 || index >= count()) return;
     Entry* e = m_items[static_cast<std::size_t>(index)].get();
     if (e->item.finished()) return;
-    e->item.state = UploadState::Canceled;
+    setState(*e, UploadState::Canceled);
     m_attempts.erase(e->attemptId);
     e->item.sent = 0;
     e->holder.reset();
@@ -290,7 +289,7 @@ void UploadQueue::cancelAll()
     for (int i = 0; i < count(); ++i) {
         Entry* e = m_items[static_cast<std::size_t>(i)].get();
         if (e->item.finished()) continue;
-        e->item.state = UploadState::Canceled;
+        setState(*e, UploadState::Canceled);
         m_attempts.erase(e->attemptId);
         e->item.sent = 0;
         e->holder.reset();
@@ -309,7 +308,7 @@ void UploadQueue::retryFailed()
     for (int i = 0; i < count(); ++i) {
         Entry* e = m_items[static_cast<std::size_t>(i)].get();
         if (e->item.state != UploadState::Failed) continue;
-        e->item.state = UploadState::Queued;
+        setState(*e, UploadState::Queued);
         e->item.error.clear();
         m_scanFrom = std::min(m_scanFrom, i);
         any = true;

@@ -30,6 +30,10 @@ namespace tessera::console {
 
 enum class UploadState { Queued, Hashing, Uploading, Verifying, Done, Failed, Canceled };
 QString uploadStateName(UploadState state);
+inline bool isFinished(UploadState s)
+{
+    return s == UploadState::Done || s == UploadState::Failed || s == UploadState::Canceled;
+}
 
 struct UploadItem {
     QString bucket;
@@ -41,10 +45,7 @@ struct UploadItem {
     QString error;
     QString checksum;  // of the local file, once hashed
     int attempts = 0;
-    bool finished() const
-    {
-        return state == UploadState::Done || state == UploadState::Failed || state == UploadState::Canceled;
-    }
+    bool finished() const { return isFinished(state); }
 };
 
 struct UploadTotals {
@@ -115,6 +116,9 @@ private:
     void startVerify(int index);
     void fail(int index, const QString& why);
     void changed(int index);
+    // Every state change goes through here: it keeps the counters that make
+    // pump() and isIdle() cost nothing per item.
+    void setState(Entry& entry, UploadState state);
     Entry* entryFor(quint64 attempt) const;  // nullptr once the attempt ended
     void sampleRate();
 
@@ -124,6 +128,8 @@ private:
     quint64 m_nextAttempt = 1;
     std::unordered_map<quint64, Entry*> m_attempts;  // attempts in progress
     int m_scanFrom = 0;  // no Queued item before this index
+    int m_active = 0;      // hashing, uploading or verifying
+    int m_unfinished = 0;  // not done, failed or cancelled
     int m_packing = 0;
     std::shared_ptr<std::atomic<bool>> m_cancelPacking = std::make_shared<std::atomic<bool>>(false);
     QTimer m_rateTimer;
