@@ -40,10 +40,11 @@ std::string pngBytes(int w, int h, QRgb color)
     return out.toStdString();
 }
 
-std::string makeTar(const std::vector<std::pair<std::string, std::string>>& members)
+std::string makeTar(const std::vector<std::pair<std::string, std::string>>& members,
+                    archive::ArchiveFormat format = archive::ArchiveFormat::Tar)
 {
     std::string out;
-    auto w = archive::ArchiveWriter::create(archive::ArchiveFormat::Tar, [&](const char* d, std::size_t n) -> api::Status {
+    auto w = archive::ArchiveWriter::create(format, [&](const char* d, std::size_t n) -> api::Status {
         out.append(d, n);
         return {};
     });
@@ -184,6 +185,19 @@ private slots:
         QCOMPARE(model.data(model.index(0, 5)).toString(), QString());
         QCOMPARE(model.incompleteSamples(), 1);
         QCOMPARE(model.statusText(), QStringLiteral("7 samples · 26 members · fields: png, cls, json, bin · 1 incomplete"));
+
+        // The same samples in the compressed formats.
+        for (auto [name, format] : {std::pair{"gen.tgz", archive::ArchiveFormat::TarGz},
+                                    std::pair{"gen.zip", archive::ArchiveFormat::Zip}}) {
+            QVERIFY(m_client->putObject("preview", name, makeTar(members, format)).ok());
+            model.setShard("preview", name);
+            QVERIFY(loaded.wait(10000));
+            QCOMPARE(model.rowCount(), 7);
+            QCOMPARE(model.fields(), (QStringList{"png", "cls", "json", "bin"}));
+            model.data(model.index(3, 2));
+            QVERIFY(QTest::qWaitFor([&] { return model.pendingFetches() == 0; }, 10000));
+            QCOMPARE(model.data(model.index(3, 2)).toLongLong(), 4);
+        }
 
         model.setShard("preview", "no-such.tar");
         QVERIFY(loaded.wait(10000));
