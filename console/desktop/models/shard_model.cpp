@@ -288,6 +288,14 @@ void ShardModel::finishCell(int row, int column, Cell& cell, QVariant value, con
 
 QVariant ShardModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == ColumnWidthRole && section >= 1 && section <= m_fields.size()) {
+        switch (kindOf(m_fields[section - 1])) {
+        case FieldKind::Image: return kThumbnailPx + 12;
+        case FieldKind::Class: return 64;
+        case FieldKind::Text: return 260;
+        case FieldKind::Other: return 90;
+        }
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     if (section == 0) return tr("Key");
     if (section >= 1 && section <= m_fields.size()) {

@@ -37,6 +37,7 @@ public:
         FlagsRole,                      // QStringList of the row's flags
         MissingRole,                    // bool: this field is missing from the sample
         ImageRole,                      // QImage thumbnail once decoded
+        ColumnWidthRole,                // header: int, a width in pixels that suits the field's kind
     };
 
     explicit ShardModel(RestClient* rest, QObject* parent = nullptr);

@@ -59,9 +59,10 @@ PreviewPanel::PreviewPanel(RestClient* rest, QWidget* parent)
     });
     connect(m_shards, &QAbstractItemModel::modelReset, this, [this] {
         // Widths from the header and the listing (cell contents arrive later).
-        m_shardView->resizeColumnsToContents();
+        m_shardView->resizeColumnToContents(0);
         for (int c = 1; c + 1 < m_shards->columnCount(); ++c) {
-            m_shardView->setColumnWidth(c, std::clamp(m_shardView->columnWidth(c), ShardModel::kThumbnailPx + 12, 220));
+            const int hint = m_shards->headerData(c, Qt::Horizontal, ShardModel::ColumnWidthRole).toInt();
+            m_shardView->setColumnWidth(c, std::max(hint, m_shardView->horizontalHeader()->sectionSizeHint(c)));
         }
     });
     connect(m_shards, &ShardModel::loaded, this, [this] { m_summary->setText(m_shards->statusText()); });
