@@ -2,6 +2,7 @@
 
 #include "api/checksum.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QFutureWatcher>
 #include <QTemporaryDir>
@@ -136,11 +137,12 @@ void UploadQueue::enqueuePacked(const QString& bucket, const UploadSources& file
                                        .arg(r->samples)
                                        .arg(r->shards.size()));
     });
-    // Progress comes from the worker thread: queue it to this object.
+    // Progress comes from the worker thread: posted to the application
+    // object, and only there is the queue looked at (it may be gone).
     auto progress = [self](qint64 done, qint64 total) {
         if (done % 64 != 0 && done != total) return;
         QMetaObject::invokeMethod(
-            self.data(), [self, done, total] { if (self) emit self->packingProgress(done, total); },
+            QCoreApplication::instance(), [self, done, total] { if (self) emit self->packingProgress(done, total); },
             Qt::QueuedConnection);
     };
     watcher->setFuture(QtConcurrent::run([files, options, cancel, progress] {
