@@ -220,12 +220,44 @@ struct HttpClient::Impl {
             res.body.append(data, n);
             return {};
         };
-        std::vector<char> buf(kChunk);
         const bool noBody = isHead || res.status / 100 == 1 || res.status == 204 || res.status == 304;
         if (!noBody && !parser->chunked() && parser->content_length()) {
             // Known length: bytes already buffered behind the header, then
             // whole-chunk socket reads that bypass the parser.
             std::uint64_t remaining = *parser->content_length();
+            if (!streamToSink) {
+                // Into the body itself, sized once: no bounce buffer, no
+                // regrowth of a body that may be many megabytes.
+                if (remaining > o.maxBodyInMemory) {
+                    return api::Error{api::ErrorKind::TooLarge, "response body too large to hold in memory", {}};
+                }
+                res.body.resize(static_cast<std::size_t>(remaining));
+                std::size_t at = 0;
+                auto buffered = conn.buffer.data();
+                const auto first = static_cast<std::size_t>(std::min<std::uint64_t>(buffered.size(), remaining));
+                if (first > 0) {
+                    std::memcpy(res.body.data(), buffered.data(), first);
+                    conn.buffer.consume(first);
+                    at = first;
+                }
+                while (at < res.body.size()) {
+                    const auto want = std::min<std::size_t>(res.body.size() - at, kChunk);
+                    std::size_t got = 0;
+                    conn.stream.expires_after(o.ioTimeout);
+                    ec = runOp(ioc, [&](auto&& h) {
+                        asio::async_read(conn.stream, asio::buffer(res.body.data() + at, want),
+                                         [&got, h](beast::error_code e, std::size_t n) mutable {
+                                             got = n;
+                                             h(e);
+                                         });
+                    });
+                    if (ec) return transportError(ec, "read response body");
+                    at += got;
+                }
+                reusable = bodySent && parser->get().keep_alive();
+                return res;
+            }
+            std::vector<char> buf(static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kChunk)));
             auto buffered = conn.buffer.data();
             const auto first = static_cast<std::size_t>(std::min<std::uint64_t>(buffered.size(), remaining));
             if (first > 0) {
@@ -253,6 +285,7 @@ struct HttpClient::Impl {
             reusable = bodySent && parser->get().keep_alive();
             return res;
         }
+        std::vector<char> buf(parser->is_done() ? 0 : kChunk);
         while (!parser->is_done()) {
             parser->get().body().data = buf.data();
             parser->get().body().size = buf.size();
