@@ -55,13 +55,14 @@ bool writeFile(const QString& path, const QByteArray& bytes)
     return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
 }
 
-void dropOn(QWidget* target, const QStringList& paths)
+// Drops `paths` on `target` at `at` (its centre when null).
+void dropOn(QWidget* target, const QStringList& paths, QPoint at = {})
 {
     auto* mime = new QMimeData;
     QList<QUrl> urls;
     for (const QString& p : paths) urls << QUrl::fromLocalFile(p);
     mime->setUrls(urls);
-    const QPointF pos(target->width() / 2.0, target->height() / 2.0);
+    const QPointF pos = at.isNull() ? QPointF(target->width() / 2.0, target->height() / 2.0) : QPointF(at);
     QDragEnterEvent enter(pos.toPoint(), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(target, &enter);
     QVERIFY(enter.isAccepted());
@@ -304,6 +305,32 @@ private slots:
             QCOMPARE(head->size, kSize);
             QCOMPARE(QString::fromStdString(head->checksumValue), queue->item(i).checksum);
         }
+    }
+
+    // A file dropped on another bucket's row goes into that bucket.
+    void dropOnABucketRow()
+    {
+        QVERIFY(m_client->createBucket("zz-target").ok());
+        QTemporaryDir tmp;
+        QVERIFY(writeFile(tmp.filePath("row.txt"), "dropped on the row\n"));
+        BucketsPage page(m_rest.get());
+        page.resize(1280, 800);
+        page.show();
+        QVERIFY(test::waitUntil([&] { return page.bucketModel()->rowOf("zz-target") >= 0 && !page.currentBucket().isEmpty(); }, 10000));
+        QVERIFY(page.currentBucket() != "zz-target");
+        auto* list = page.findChild<QTableView*>("bucketView");
+        QVERIFY(list != nullptr);
+        const QRect rowRect = list->visualRect(page.bucketModel()->index(page.bucketModel()->rowOf("zz-target"), 0));
+        const QPoint at = list->viewport()->mapTo(&page, rowRect.center());
+        dropOn(&page, {tmp.filePath("row.txt")}, at);
+        QCOMPARE(page.currentBucket(), QStringLiteral("zz-target"));
+        QVERIFY(test::waitUntil([&] { return page.uploadDialog() != nullptr; }, 10000));
+        QVERIFY2(page.uploadDialog()->summaryText().contains("zz-target / "), qPrintable(page.uploadDialog()->summaryText()));
+        page.uploadDialog()->accept();
+        QVERIFY(test::waitUntil([&] { return page.uploadQueue()->isIdle(); }, 10000));
+        auto got = m_client->getObject("zz-target", "row.txt");
+        QVERIFY(got.ok());
+        QCOMPARE(*got, std::string("dropped on the row\n"));
     }
 
     void walkNamesFilesUnderTheDroppedFolder()

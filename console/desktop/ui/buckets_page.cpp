@@ -431,18 +431,26 @@ QStringList localPaths(const QMimeData* mime)
 
 void BucketsPage::dragEnterEvent(QDragEnterEvent* event)
 {
-    if (!currentBucket().isEmpty() && !localPaths(event->mimeData()).isEmpty()) event->acceptProposedAction();
+    if (m_buckets->rowCount() > 0 && !localPaths(event->mimeData()).isEmpty()) event->acceptProposedAction();
 }
 
 void BucketsPage::dragMoveEvent(QDragMoveEvent* event)
 {
-    if (!currentBucket().isEmpty() && !localPaths(event->mimeData()).isEmpty()) event->acceptProposedAction();
+    if (m_buckets->rowCount() > 0 && !localPaths(event->mimeData()).isEmpty()) event->acceptProposedAction();
 }
 
 void BucketsPage::dropEvent(QDropEvent* event)
 {
     const QStringList paths = localPaths(event->mimeData());
-    if (currentBucket().isEmpty() || paths.isEmpty()) return;
+    if (paths.isEmpty()) return;
+    // Dropped on a row of the bucket list: into that bucket (its top level).
+    QWidget* viewport = m_bucketView->viewport();
+    const QPoint onList = viewport->mapFrom(this, event->position().toPoint());
+    if (viewport->rect().contains(onList)) {
+        const QModelIndex row = m_bucketView->indexAt(onList);
+        if (row.isValid() && m_buckets->bucketAt(row.row()) != currentBucket()) m_bucketView->selectRow(row.row());
+    }
+    if (currentBucket().isEmpty()) return;
     event->acceptProposedAction();
     uploadPaths(paths);
 }
