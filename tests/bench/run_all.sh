@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the benchmark suite (P1, P2, P3, P4, P5, P7 and the client check) one
+# Runs the benchmark suite (P1, P2, P3, P4, P5, P6 (dSort), P7 and the client check) one
 # script after the other and writes docs/benchmarks.md: the machine, the
 # versions, the date, the command, and every ratio against its goal.
 # About 9 minutes with the defaults (most of it filling the 1M-name bucket).
@@ -44,6 +44,7 @@ run "$HERE/small_get.sh" --duration "$DURATION" --rounds "$ROUNDS"
 run "$HERE/large_get.sh" --duration "$DURATION" --rounds "$ROUNDS"
 run "$HERE/put.sh" --duration "$DURATION" --rounds "$ROUNDS"
 run "$HERE/shard_read.sh" --duration "$DURATION" --rounds "$ROUNDS"
+run "$HERE/dsort.sh" --rounds "$ROUNDS"
 run "$HERE/list.sh" --names "$NAMES" --duration $((DURATION * 2))
 elapsed=$((SECONDS - t0))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -69,14 +70,16 @@ report() {
   echo
   echo "CLIENT is the check that \`tessera bench\` drives nginx at least as hard as \`wrk\`"
   echo "with the same connections and threads. P5b is P5's second reference: libarchive"
-  echo "reading the same shards from memory (\`tessera bench shard-scan\`)."
+  echo "reading the same shards from memory (\`tessera bench shard-scan\`). P6 is dSort's goal"
+  echo "(at most 2 x the time of \`cp -r\` of the same bytes) as a ratio where higher is better:"
+  echo "the copy's time over dSort's, goal >= 0.5."
   echo
   cat "$HERE/perf_pass.md"
   echo
   echo "## Per-round numbers"
   echo
   echo '```'
-  grep -E '^(== |round |PUT |listing:|[0-9]+ samples of)' "$LOG" || true
+  grep -E '^(== |round |PUT |listing:|[0-9]+ samples of|input: )' "$LOG" || true
   echo '```'
 }
 if [ "$OUT" = "-" ]; then
