@@ -151,6 +151,7 @@ private slots:
             QVERIFY(sawError);
             QCOMPARE(session.profileName(), QStringLiteral("local"));
             QCOMPARE(session.connection()->endpoint(), QUrl(endpoint));
+            QCOMPARE(window.windowTitle(), QStringLiteral("Tessera Console — local (%1)").arg(endpoint));
             QVERIFY(QTest::qWaitFor(
                 [&] { return session.connection()->state() == ClusterConnection::State::Connected; }, 10000));
         }

@@ -38,6 +38,12 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
     ClusterConnection* connection = session->connection();
     m_rest->setEndpoint(connection->endpoint());
     connect(connection, &ClusterConnection::endpointChanged, m_rest, &RestClient::setEndpoint);
+    connect(connection, &ClusterConnection::endpointChanged, this, [this, session](const QUrl& endpoint) {
+        const QString where = session->profileName().isEmpty()
+                                  ? endpoint.toString()
+                                  : QStringLiteral("%1 (%2)").arg(session->profileName(), endpoint.toString());
+        setWindowTitle(tr("Tessera Console — %1").arg(where));
+    });
 
     m_navigation->setFixedWidth(150);
     m_navigation->setFocusPolicy(Qt::NoFocus);
