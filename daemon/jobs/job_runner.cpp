@@ -140,12 +140,14 @@ void JobRunner::run(const std::shared_ptr<Job>& job)
     std::lock_guard lock(job->ctx.m_mutex);
     auto& st = job->ctx.m_status;
     st.endNs = wallNs();
-    if (!result) {
-        st.state = api::JobState::Failed;
-        st.error = result.error().message;
-    } else if (job->ctx.aborted()) {
+    if (job->ctx.aborted()) {
+        // An error the work returns once aborted is the abort's doing (a
+        // fetch cut short, a peer told to stop): the job was aborted.
         st.state = api::JobState::Aborted;
         st.error = "aborted";
+    } else if (!result) {
+        st.state = api::JobState::Failed;
+        st.error = result.error().message;
     } else if (job->ctx.m_failed > 0) {
         st.state = api::JobState::Failed;
         st.error = std::to_string(job->ctx.m_failed) + " item(s) failed; the first: " + job->ctx.m_firstError;

@@ -24,13 +24,6 @@ const std::set<std::string, std::less<>> kFields = {
 const std::set<std::string, std::less<>> kAlgorithmFields = {"kind", "decreasing", "seed", "extension",
                                                              "content_key_type"};
 
-std::optional<std::string> bucketField(const nlohmann::json& v)
-{
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_object() && v.contains("name") && v["name"].is_string()) return v["name"].get<std::string>();
-    return std::nullopt;
-}
-
 std::optional<std::uint64_t> parseDecimal(std::string_view s)
 {
     std::uint64_t out = 0;
@@ -47,19 +40,13 @@ std::optional<std::uint64_t> asUnsigned(const nlohmann::json& v)
     return std::nullopt;
 }
 
-class Checker {
+class Checker : public SpecChecker {
 public:
-    explicit Checker(const nlohmann::json& j) : m_j(j) {}
+    using SpecChecker::SpecChecker;
 
     std::vector<FieldError> run(DsortSpec& s)
     {
-        if (!m_j.is_object()) {
-            add("", "the spec must be a JSON object");
-            return m_errors;
-        }
-        for (const auto& [k, v] : m_j.items()) {
-            if (!kFields.count(k)) add("/" + k, "unknown field");
-        }
+        if (!checkObject(kFields)) return m_errors;
         bucket("input_bck", s.inputBck, true);
         bucket("output_bck", s.outputBck, false);
         if (s.outputBck.empty()) s.outputBck = s.inputBck;
@@ -77,10 +64,7 @@ public:
         concurrency("create_concurrency_max_limit", s.createConcurrency);
         policy("duplicated_records", s.duplicatedRecords);
         policy("missing_shards", s.missingShards);
-        if (const auto* v = get("dry_run")) {
-            if (!v->is_boolean()) add("/dry_run", "must be true or false");
-            else s.dryRun = v->get<bool>();
-        }
+        boolean("dry_run", s.dryRun);
         if (const auto* v = get("description")) {
             if (!v->is_string()) add("/description", "must be a string");
             else if (v->get<std::string>().size() > DsortSpec::kMaxDescriptionBytes) {
@@ -93,28 +77,6 @@ public:
     }
 
 private:
-    const nlohmann::json* get(const char* key) const { return getIn(m_j, key); }
-    static const nlohmann::json* getIn(const nlohmann::json& obj, const char* key)
-    {
-        auto it = obj.find(key);
-        return it == obj.end() || it->is_null() ? nullptr : &*it;
-    }
-    void add(std::string pointer, std::string message) { m_errors.push_back({std::move(pointer), std::move(message)}); }
-
-    void bucket(const char* key, std::string& out, bool required)
-    {
-        const auto* v = get(key);
-        const std::string ptr = std::string("/") + key;
-        if (v == nullptr) {
-            if (required) add(ptr, "required: the name of a bucket");
-            return;
-        }
-        auto name = bucketField(*v);
-        if (!name) return add(ptr, "must be a bucket name or {\"name\":\"...\"}");
-        if (auto st = api::validateBucketName(*name); !st) return add(ptr, st.error().message);
-        out = *name;
-    }
-
     void extension(const char* key, std::string& out, archive::ArchiveFormat& format)
     {
         const auto* v = get(key);
@@ -375,9 +337,6 @@ private:
         else if (p == "abort") out = DsortPolicy::Abort;
         else add(ptr, (v->is_string() ? "\"" + p + "\" " : std::string()) + help);
     }
-
-    const nlohmann::json& m_j;
-    std::vector<FieldError> m_errors;
 };
 
 }  // namespace

@@ -22,28 +22,14 @@ const std::set<std::string, std::less<>> kFields = {
     "src_bck", "dst_bck", "prefix", "shard_size", "sample_count", "shard_template", "ext", "sample_key_pattern",
     "sort", "missing_extension_action", "sample_exts", "dry_run"};
 
-// Both plain names and AIStore's {"name": ...} bucket objects.
-std::optional<std::string> bucketField(const nlohmann::json& v)
-{
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_object() && v.contains("name") && v["name"].is_string()) return v["name"].get<std::string>();
-    return std::nullopt;
-}
-
 // Collects errors while filling the spec: each check names its field.
-class Checker {
+class Checker : public SpecChecker {
 public:
-    explicit Checker(const nlohmann::json& j) : m_j(j) {}
+    using SpecChecker::SpecChecker;
 
     std::vector<FieldError> run(IshardSpec& s)
     {
-        if (!m_j.is_object()) {
-            m_errors.push_back({"", "the spec must be a JSON object"});
-            return m_errors;
-        }
-        for (const auto& [k, v] : m_j.items()) {
-            if (!kFields.count(k)) add("/" + k, "unknown field");
-        }
+        if (!checkObject(kFields)) return m_errors;
         bucket("src_bck", s.srcBck, true);
         bucket("dst_bck", s.dstBck, true);
         if (const auto* v = get("prefix")) {
@@ -56,35 +42,11 @@ public:
         keyPattern(s);
         order(s);
         missing(s);
-        if (const auto* v = get("dry_run")) {
-            if (!v->is_boolean()) add("/dry_run", "must be true or false");
-            else s.dryRun = v->get<bool>();
-        }
+        boolean("dry_run", s.dryRun);
         return m_errors;
     }
 
 private:
-    const nlohmann::json* get(const char* key) const
-    {
-        auto it = m_j.find(key);
-        return it == m_j.end() || it->is_null() ? nullptr : &*it;
-    }
-    void add(std::string pointer, std::string message) { m_errors.push_back({std::move(pointer), std::move(message)}); }
-
-    void bucket(const char* key, std::string& out, bool required)
-    {
-        const auto* v = get(key);
-        const std::string ptr = std::string("/") + key;
-        if (v == nullptr) {
-            if (required) add(ptr, "required: the name of a bucket");
-            return;
-        }
-        auto name = bucketField(*v);
-        if (!name) return add(ptr, "must be a bucket name or {\"name\":\"...\"}");
-        if (auto st = api::validateBucketName(*name); !st) return add(ptr, st.error().message);
-        out = *name;
-    }
-
     void sizes(IshardSpec& s)
     {
         const auto* size = get("shard_size");
@@ -231,9 +193,6 @@ private:
                                     std::string(missingExtActionName(s.missingExt)) + "\": the extensions every sample has");
         }
     }
-
-    const nlohmann::json& m_j;
-    std::vector<FieldError> m_errors;
 };
 
 }  // namespace
@@ -263,13 +222,6 @@ std::vector<FieldError> validateIshardSpec(const nlohmann::json& j)
 {
     IshardSpec s;
     return Checker(j).run(s);
-}
-
-std::string describe(const std::vector<FieldError>& errors)
-{
-    std::string out;
-    for (const auto& e : errors) out += (out.empty() ? "" : "; ") + (e.pointer.empty() ? "" : e.pointer + ": ") + e.message;
-    return out;
 }
 
 api::Result<IshardSpec> parseIshardSpec(const nlohmann::json& j)

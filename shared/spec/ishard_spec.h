@@ -23,6 +23,7 @@
 #include "archive/archive_format.h"
 
 #include "api/result.h"
+#include "spec_checker.h"  // FieldError, describe()
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
@@ -34,14 +35,6 @@ namespace tessera::spec {
 
 enum class SampleOrder { Alpha, Shuffle, None };
 enum class MissingExtAction { Abort, Warn, Ignore, Exclude };
-
-// One problem with one field: where (a JSON pointer into the spec, such as
-// "/shard_size") and what.
-struct FieldError {
-    std::string pointer;
-    std::string message;
-    bool operator==(const FieldError&) const = default;
-};
 
 struct IshardSpec {
     static constexpr std::uint64_t kDefaultShardSize = std::uint64_t{16} << 20;
@@ -74,8 +67,6 @@ std::vector<FieldError> validateIshardSpec(const nlohmann::json& j);
 // "/pointer: message; ...".
 api::Result<IshardSpec> parseIshardSpec(const nlohmann::json& j);
 api::Result<IshardSpec> parseIshardSpec(std::string_view json);
-std::string describe(const std::vector<FieldError>& errors);
-
 // Writes back the canonical JSON (sizes in bytes, "shuffle:SEED" when a seed is set).
 void to_json(nlohmann::json& j, const IshardSpec& v);
 

@@ -39,6 +39,16 @@ private:
     std::atomic<bool>& m_release;
 };
 
+// Work whose fetches fail once aborted, as a shard build's do.
+class ErrorOnAbortWork : public jobs::JobWork {
+public:
+    api::Status run(jobs::JobContext& ctx) override
+    {
+        while (!ctx.aborted()) std::this_thread::yield();
+        return api::Error::unavailable("dst/shard-000003.tgz: aborted");
+    }
+};
+
 class FailingWork : public jobs::JobWork {
 public:
     explicit FailingWork(bool hard) : m_hard(hard) {}
@@ -94,6 +104,7 @@ private:
             if (kind == "fail-hard") return std::unique_ptr<jobs::JobWork>(std::make_unique<FailingWork>(true));
             if (kind == "fail-items") return std::unique_ptr<jobs::JobWork>(std::make_unique<FailingWork>(false));
             if (kind == "skip-items") return std::unique_ptr<jobs::JobWork>(std::make_unique<SkippingWork>());
+            if (kind == "error-on-abort") return std::unique_ptr<jobs::JobWork>(std::make_unique<ErrorOnAbortWork>());
             return api::Error::badRequest("unknown kind " + kind);
         };
     }
@@ -161,6 +172,12 @@ private slots:
         api::TargetJobStatus fin;
         QVERIFY(waitFinal(runner, "j", fin));
         QCOMPARE(fin.state, api::JobState::Aborted);
+        // Work that fails because it was aborted ends aborted, not failed.
+        QVERIFY(runner.start("e", "error-on-abort", {}));
+        QVERIFY(runner.abort("e"));
+        QVERIFY(waitFinal(runner, "e", fin));
+        QCOMPARE(fin.state, api::JobState::Aborted);
+        QCOMPARE(fin.error, std::string("aborted"));
         // Destroying the runner with a job running aborts and joins it.
         jobs::JobRunner other("t1", factory());
         QVERIFY(other.start("k", "wait", {}));
