@@ -4,8 +4,11 @@
 
 #include <array>
 #include <boost/asio/write.hpp>
+#include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -103,13 +106,17 @@ asio::awaitable<beast::error_code> BenchConnection::readResponse(http::response_
     // scratch buffer and the sink: Beast's parser would read it 64 KiB at a
     // time through its flat buffer, which made the client the bottleneck of
     // a 64 MiB GET at a fifth of what the server could send.
-    auto& body = parser.get().body();
+    co_return co_await readBody(parser.get().body(), *parser.content_length());
+}
+
+asio::awaitable<beast::error_code> BenchConnection::readBody(SinkBody::value_type& body, std::uint64_t remaining)
+{
+    beast::error_code ec;
     const auto feed = [&body](const char* p, std::size_t n) {
         if (body.hash != nullptr) body.hash->update(p, n);
         if (body.keep != nullptr) body.keep->append(p, n);
         body.bytes += n;
     };
-    std::uint64_t remaining = *parser.content_length();
     const auto buffered = static_cast<std::size_t>(std::min<std::uint64_t>(m_buffer.size(), remaining));
     if (buffered > 0) {
         feed(static_cast<const char*>(m_buffer.data().data()), buffered);
@@ -126,6 +133,113 @@ asio::awaitable<beast::error_code> BenchConnection::readResponse(http::response_
         remaining -= n;
     }
     co_return ec;
+}
+
+
+namespace {
+
+bool iequals(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool hasToken(std::string_view value, std::string_view token)
+{
+    std::size_t start = 0;
+    while (start <= value.size()) {
+        auto comma = value.find(',', start);
+        auto item = value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+        if (iequals(item, token)) return true;
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return false;
+}
+
+}  // namespace
+
+// The response head as the common answer has it (a status, a
+// Content-Length or no body): parsed here, without a field container.
+// Anything else (1xx, chunked, a body until close, a malformed head) is
+// left in the buffer for Beast's parser.
+asio::awaitable<BenchConnection::SimpleHead> BenchConnection::readSimpleHead(bool headRequest, ExchangeResult& r)
+{
+    SimpleHead out;
+    beast::error_code ec;
+    std::size_t end = std::string_view::npos;
+    for (;;) {
+        const std::string_view have(static_cast<const char*>(m_buffer.data().data()), m_buffer.size());
+        end = have.find("\r\n\r\n");
+        if (end != std::string_view::npos) break;
+        if (have.size() >= kHeaderLimit) co_return out;  // Beast's parser reports it
+        const auto n = co_await m_socket.async_read_some(m_buffer.prepare(16 * 1024),
+                                                         asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+            out.error = ec;
+            out.kind = SimpleHead::Kind::Failed;
+            co_return out;
+        }
+        m_buffer.commit(n);
+    }
+    const std::string_view head(static_cast<const char*>(m_buffer.data().data()), end + 2);
+    // "HTTP/1.x NNN ..."
+    if (head.size() < 12 || head.substr(0, 7) != "HTTP/1." || head[8] != ' ') co_return out;
+    unsigned status = 0;
+    for (std::size_t i = 9; i < 12; ++i) {
+        if (head[i] < '0' || head[i] > '9') co_return out;
+        status = status * 10 + static_cast<unsigned>(head[i] - '0');
+    }
+    if (status < 200) co_return out;
+    const bool http11 = head[7] == '1';
+    bool keepAlive = http11;
+    std::optional<std::uint64_t> length;
+    std::string location, checksum;
+    std::size_t pos = head.find("\r\n") + 2;
+    while (pos < head.size()) {
+        const auto eol = head.find("\r\n", pos);
+        const auto line = head.substr(pos, eol - pos);
+        pos = eol + 2;
+        const auto colon = line.find(':');
+        if (colon == std::string_view::npos) co_return out;
+        const auto name = line.substr(0, colon);
+        auto value = line.substr(colon + 1);
+        while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+        while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+        if (iequals(name, "content-length")) {
+            std::uint64_t v = 0;
+            auto [p, e] = std::from_chars(value.data(), value.data() + value.size(), v);
+            if (value.empty() || e != std::errc() || p != value.data() + value.size()) co_return out;
+            if (length && *length != v) co_return out;
+            length = v;
+        } else if (iequals(name, "transfer-encoding")) {
+            co_return out;
+        } else if (iequals(name, "connection")) {
+            if (hasToken(value, "close")) keepAlive = false;
+            else if (hasToken(value, "keep-alive")) keepAlive = true;
+        } else if (iequals(name, "location")) {
+            location.assign(value);
+        } else if (iequals(name, api::kHdrChecksumValue)) {
+            checksum.assign(value);
+        }
+    }
+    const bool noBody = headRequest || status == 204 || status == 304;
+    if (!noBody && !length) co_return out;  // a body until close
+    m_buffer.consume(end + 4);
+    r.status = status;
+    r.location = std::move(location);
+    r.checksum = std::move(checksum);
+    out.kind = SimpleHead::Kind::Parsed;
+    out.keepAlive = keepAlive;
+    out.bodyLength = noBody ? 0 : *length;
+    co_return out;
 }
 
 asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spec, SinkBody::value_type sink)
@@ -227,6 +341,22 @@ asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spe
         co_await asio::async_write(m_socket, buffers, asio::redirect_error(asio::use_awaitable, ec));
         if (ec) {
             failed("write");
+            co_return r;
+        }
+        auto simple = co_await readSimpleHead(spec.verb == http::verb::head, r);
+        if (simple.kind == SimpleHead::Kind::Failed) {
+            ec = simple.error;
+            failed("read");
+            co_return r;
+        }
+        if (simple.kind == SimpleHead::Kind::Parsed) {
+            ec = co_await readBody(sink, simple.bodyLength);
+            if (ec) {
+                failed("read");
+                co_return r;
+            }
+            r.bodyBytes = sink.bytes;
+            if (!simple.keepAlive || !spec.keepalive) close();
             co_return r;
         }
         ec = co_await readResponse(parser);

@@ -69,6 +69,18 @@ private:
     // The rest of a response whose header may already be parsed.
     boost::asio::awaitable<boost::beast::error_code> readResponse(
         boost::beast::http::response_parser<SinkBody>& parser);
+    // A body of known length, from the buffer and then the socket, to `body`.
+    boost::asio::awaitable<boost::beast::error_code> readBody(SinkBody::value_type& body, std::uint64_t length);
+    struct SimpleHead {
+        enum class Kind { Fallback, Parsed, Failed } kind = Kind::Fallback;
+        boost::beast::error_code error;  // Failed
+        bool keepAlive = false;
+        std::uint64_t bodyLength = 0;
+    };
+    // Reads and parses a common response head (status, fields the bench
+    // needs, Content-Length) into `r`; Fallback leaves it in the buffer for
+    // Beast's parser.
+    boost::asio::awaitable<SimpleHead> readSimpleHead(bool headRequest, ExchangeResult& r);
     void close();
 
     std::string m_host;
