@@ -26,13 +26,8 @@ CREATE INDEX IF NOT EXISTS metrics_samples_ts ON metrics_samples (ts_ms);
 
 api::Result<std::unique_ptr<MetricsStore>> MetricsStore::open(const QString& databasePath)
 {
-    auto db = SqliteDb::open(databasePath.toStdString());
-    if (!db) {
-        return db.error();
-    }
-    if (auto st = (*db)->exec(kSchema); !st) {
-        return st.error();
-    }
+    auto db = SqliteDb::open(databasePath.toStdString(), kSchema);
+    if (!db) return db.error();
     return std::unique_ptr<MetricsStore>(new MetricsStore(std::move(*db)));
 }
 

@@ -26,13 +26,8 @@ std::string utf8(const QString& s)
 
 api::Result<std::unique_ptr<ProfileStore>> ProfileStore::open(const QString& databasePath)
 {
-    auto db = SqliteDb::open(databasePath.toStdString());
-    if (!db) {
-        return db.error();
-    }
-    if (auto st = (*db)->exec(kSchema); !st) {
-        return st.error();
-    }
+    auto db = SqliteDb::open(databasePath.toStdString(), kSchema);
+    if (!db) return db.error();
     return std::unique_ptr<ProfileStore>(new ProfileStore(std::move(*db)));
 }
 

@@ -33,6 +33,14 @@ api::Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path)
     return db;
 }
 
+api::Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, std::string_view schema)
+{
+    auto db = open(path);
+    if (!db) return db.error();
+    if (auto st = (*db)->exec(schema); !st) return st.error();
+    return db;
+}
+
 SqliteDb::~SqliteDb()
 {
     sqlite3_close_v2(m_db);

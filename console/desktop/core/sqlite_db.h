@@ -18,6 +18,8 @@ class SqliteDb {
 public:
     // Opens (creating when missing) the database at `path`, creating its folder.
     static api::Result<std::unique_ptr<SqliteDb>> open(const std::string& path);
+    // The same, then runs `schema` (idempotent CREATE ... IF NOT EXISTS).
+    static api::Result<std::unique_ptr<SqliteDb>> open(const std::string& path, std::string_view schema);
     ~SqliteDb();
     SqliteDb(const SqliteDb&) = delete;
     SqliteDb& operator=(const SqliteDb&) = delete;
