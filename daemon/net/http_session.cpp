@@ -382,22 +382,11 @@ void HttpSession::finishUpload()
 
 namespace {
 
-bool sameField(std::string_view a, std::string_view b)
-{
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // Fields the session writes itself, whatever a handler put in.
 bool sessionField(std::string_view name)
 {
-    return sameField(name, "Server") || sameField(name, "Content-Length") || sameField(name, "Connection") ||
-           sameField(name, "Transfer-Encoding");
+    return api::sameFieldName(name, "Server") || api::sameFieldName(name, "Content-Length") ||
+           api::sameFieldName(name, "Connection") || api::sameFieldName(name, "Transfer-Encoding");
 }
 
 void appendFieldText(std::string& out, std::string_view text)
@@ -426,7 +415,7 @@ void writeResponseHead(std::string& out, unsigned version, const Response& res, 
         if (sessionField(hs[i].first)) continue;
         // A later value of the same field replaces this one.
         bool replaced = false;
-        for (std::size_t j = i + 1; j < hs.size() && !replaced; ++j) replaced = sameField(hs[i].first, hs[j].first);
+        for (std::size_t j = i + 1; j < hs.size() && !replaced; ++j) replaced = api::sameFieldName(hs[i].first, hs[j].first);
         if (replaced) continue;
         appendFieldText(out, hs[i].first);
         out += ": ";

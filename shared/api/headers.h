@@ -26,6 +26,18 @@ inline constexpr std::string_view kHdrArchiveIndex = "tessera-archive-index";
 // keep the connection: client and server must agree on the number.
 inline constexpr std::uint64_t kSmallBodyBytes = 64 * 1024;
 
+// HTTP field names compare without regard to ASCII case.
+constexpr bool sameFieldName(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+        const char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
+        if (x != y) return false;
+    }
+    return true;
+}
+
 // Query parameters.
 inline constexpr std::string_view kQpWhat = "what";
 inline constexpr std::string_view kQpSmapVersion = "smap_version";

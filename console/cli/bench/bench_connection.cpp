@@ -138,17 +138,6 @@ asio::awaitable<beast::error_code> BenchConnection::readBody(SinkBody::value_typ
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b)
-{
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-            return false;
-        }
-    }
-    return true;
-}
-
 bool hasToken(std::string_view value, std::string_view token)
 {
     std::size_t start = 0;
@@ -157,7 +146,7 @@ bool hasToken(std::string_view value, std::string_view token)
         auto item = value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
         while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
-        if (iequals(item, token)) return true;
+        if (api::sameFieldName(item, token)) return true;
         if (comma == std::string_view::npos) break;
         start = comma + 1;
     }
@@ -213,20 +202,20 @@ asio::awaitable<BenchConnection::SimpleHead> BenchConnection::readSimpleHead(boo
         auto value = line.substr(colon + 1);
         while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
         while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-        if (iequals(name, "content-length")) {
+        if (api::sameFieldName(name, "content-length")) {
             std::uint64_t v = 0;
             auto [p, e] = std::from_chars(value.data(), value.data() + value.size(), v);
             if (value.empty() || e != std::errc() || p != value.data() + value.size()) co_return out;
             if (length && *length != v) co_return out;
             length = v;
-        } else if (iequals(name, "transfer-encoding")) {
+        } else if (api::sameFieldName(name, "transfer-encoding")) {
             co_return out;
-        } else if (iequals(name, "connection")) {
+        } else if (api::sameFieldName(name, "connection")) {
             if (hasToken(value, "close")) keepAlive = false;
             else if (hasToken(value, "keep-alive")) keepAlive = true;
-        } else if (iequals(name, "location")) {
+        } else if (api::sameFieldName(name, "location")) {
             location.assign(value);
-        } else if (iequals(name, api::kHdrChecksumValue)) {
+        } else if (api::sameFieldName(name, api::kHdrChecksumValue)) {
             checksum.assign(value);
         }
     }
