@@ -3,6 +3,7 @@
 // summaries; every model under QAbstractItemModelTester.
 #include "core/rest_client.h"
 #include "local_cluster.h"
+#include "rest_cluster.h"
 #include "models/bucket_model.h"
 #include "models/object_model.h"
 #include "object_filler.h"
@@ -51,13 +52,7 @@ class TestConsoleObjectModel : public QObject {
 private slots:
     void initTestCase()
     {
-        tests::LocalCluster::Options options;
-        options.targets = 2;
-        options.mountpaths = 1;
-        m_cluster = std::make_unique<tests::LocalCluster>(options);
-        QVERIFY2(m_cluster->start(), m_cluster->error().c_str());
-        m_rest = std::make_unique<RestClient>(&m_network);
-        m_rest->setEndpoint(QUrl(QString::fromStdString(m_cluster->proxyUrl())));
+        QVERIFY2(test::startRestCluster(m_network, 2, m_cluster, m_rest), m_cluster->error().c_str());
         QVERIFY(createBucket(*m_rest, "big"));
         QVERIFY(createBucket(*m_rest, "tree"));
         const std::string proxy = m_cluster->proxyUrl();

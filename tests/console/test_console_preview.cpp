@@ -8,6 +8,7 @@
 #include "core/rest_client.h"
 #include "demo/fashion_mnist.h"
 #include "local_cluster.h"
+#include "rest_cluster.h"
 #include "models/bucket_model.h"
 #include "models/object_model.h"
 #include "models/preview_loader.h"
@@ -71,15 +72,9 @@ class TestConsolePreview : public QObject {
 private slots:
     void initTestCase()
     {
-        tests::LocalCluster::Options options;
-        options.targets = 2;
-        options.mountpaths = 1;
-        m_cluster = std::make_unique<tests::LocalCluster>(options);
-        QVERIFY2(m_cluster->start(), m_cluster->error().c_str());
+        QVERIFY2(test::startRestCluster(m_network, 2, m_cluster, m_rest), m_cluster->error().c_str());
         m_client = std::make_unique<client::Client>(m_cluster->proxyUrl());
         QVERIFY(m_client->createBucket("preview").ok());
-        m_rest = std::make_unique<RestClient>(&m_network);
-        m_rest->setEndpoint(QUrl(QString::fromStdString(m_cluster->proxyUrl())));
     }
 
     void previewsTextJsonHexAndImages()

@@ -6,6 +6,7 @@
 #include "core/rest_client.h"
 #include "event_loop_wait.h"
 #include "local_cluster.h"
+#include "rest_cluster.h"
 
 #include <QFile>
 #include <QNetworkAccessManager>
@@ -52,14 +53,8 @@ class TestConsoleRestClient : public QObject {
 private slots:
     void initTestCase()
     {
-        tests::LocalCluster::Options options;
-        options.targets = 3;
-        options.mountpaths = 1;
-        m_cluster = std::make_unique<tests::LocalCluster>(options);
-        QVERIFY2(m_cluster->start(), m_cluster->error().c_str());
+        QVERIFY2(test::startRestCluster(m_network, 3, m_cluster, m_rest), m_cluster->error().c_str());
         m_client = std::make_unique<client::Client>(m_cluster->proxyUrl());
-        m_rest = std::make_unique<RestClient>(&m_network);
-        m_rest->setEndpoint(QUrl(QString::fromStdString(m_cluster->proxyUrl())));
         const api::Status created = waitStatus([&](QObject* c, auto done) { m_rest->createBucket("rcb", c, done); });
         QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
     }

@@ -13,6 +13,7 @@
 #include "core/shard_packer.h"
 #include "core/upload_queue.h"
 #include "local_cluster.h"
+#include "rest_cluster.h"
 #include "models/bucket_model.h"
 #include "models/object_model.h"
 #include "models/upload_model.h"
@@ -79,15 +80,9 @@ class TestConsoleUpload : public QObject {
 private slots:
     void initTestCase()
     {
-        tests::LocalCluster::Options options;
-        options.targets = 2;
-        options.mountpaths = 1;
-        m_cluster = std::make_unique<tests::LocalCluster>(options);
-        QVERIFY2(m_cluster->start(), m_cluster->error().c_str());
+        QVERIFY2(test::startRestCluster(m_network, 2, m_cluster, m_rest), m_cluster->error().c_str());
         m_client = std::make_unique<client::Client>(m_cluster->proxyUrl());
         QVERIFY(m_client->createBucket("uploads").ok());
-        m_rest = std::make_unique<RestClient>(&m_network);
-        m_rest->setEndpoint(QUrl(QString::fromStdString(m_cluster->proxyUrl())));
     }
 
     void dropUploadsEveryFileVerified()
