@@ -274,15 +274,20 @@ void UploadQueue::cancel(int index)
     if (index < 0 || index >= count()) return;
     Entry* e = m_items[static_cast<std::size_t>(index)].get();
     if (e->item.finished()) return;
-    setState(*e, UploadState::Canceled);
-    m_attempts.erase(e->attemptId);
-    e->item.sent = 0;
-    e->holder.reset();
-    RestCall call = e->call;
-    e->call = {};
-    call.abort();
+    cancelEntry(*e);
     changed(index);
     pump();
+}
+
+void UploadQueue::cancelEntry(Entry& e)
+{
+    setState(e, UploadState::Canceled);
+    m_attempts.erase(e.attemptId);
+    e.item.sent = 0;
+    e.holder.reset();
+    RestCall call = e.call;
+    e.call = {};
+    call.abort();
 }
 
 void UploadQueue::cancelAll()
@@ -291,13 +296,7 @@ void UploadQueue::cancelAll()
     for (int i = 0; i < count(); ++i) {
         Entry* e = m_items[static_cast<std::size_t>(i)].get();
         if (e->item.finished()) continue;
-        setState(*e, UploadState::Canceled);
-        m_attempts.erase(e->attemptId);
-        e->item.sent = 0;
-        e->holder.reset();
-        RestCall call = e->call;
-        e->call = {};
-        call.abort();
+        cancelEntry(*e);
         changed(i);
     }
     pump();

@@ -115,6 +115,8 @@ private:
     void startPut(int index);
     void startVerify(int index);
     void fail(int index, const QString& why);
+    // Marks an unfinished entry cancelled and aborts its request.
+    void cancelEntry(Entry& entry);
     void changed(int index);
     // Every state change goes through here: it keeps the counters that make
     // pump() and isIdle() cost nothing per item.
