@@ -157,6 +157,16 @@ QUrl RestClient::objectUrl(const QString& bucket, const QString& name) const
     return QUrl::fromEncoded(m_endpoint.toEncoded(QUrl::StripTrailingSlash) + objectPath(bucket, name));
 }
 
+std::shared_ptr<RestClient::Request> RestClient::newRequest(const char* method, QUrl url, QObject* context)
+{
+    auto req = std::make_shared<Request>();
+    req->method = method;
+    req->url = std::move(url);
+    req->context = context;
+    req->hasContext = context != nullptr;
+    return req;
+}
+
 RestCall RestClient::start(std::shared_ptr<Request> request)
 {
     auto state = std::make_shared<RestCall::State>();
@@ -315,11 +325,8 @@ void RestClient::resolve(const std::shared_ptr<Request>& request, const std::sha
 
 RestCall RestClient::listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done)
 {
-    auto req = std::make_shared<Request>();
-    req->method = "GET";
-    req->url = QUrl::fromEncoded(m_endpoint.toEncoded(QUrl::StripTrailingSlash) + "/v1/buckets");
-    req->context = context;
-    req->hasContext = context != nullptr;
+    auto req =
+        newRequest("GET", QUrl::fromEncoded(m_endpoint.toEncoded(QUrl::StripTrailingSlash) + "/v1/buckets"), context);
     req->done = [done](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         try {
@@ -334,25 +341,17 @@ RestCall RestClient::listBuckets(QObject* context, Callback<std::vector<api::Buc
 
 RestCall RestClient::createBucket(const QString& bucket, QObject* context, StatusCallback done)
 {
-    auto req = std::make_shared<Request>();
-    req->method = "POST";
-    req->url = bucketUrl(bucket);
+    auto req = newRequest("POST", bucketUrl(bucket), context);
     req->hasBody = true;
     req->body.data = R"({"action":"create-bck"})";
     req->addHeader("Content-Type", "application/json");
-    req->context = context;
-    req->hasContext = context != nullptr;
     req->done = [done](Response r) { done(r.status2xx()); };
     return start(req);
 }
 
 RestCall RestClient::destroyBucket(const QString& bucket, QObject* context, StatusCallback done)
 {
-    auto req = std::make_shared<Request>();
-    req->method = "DELETE";
-    req->url = bucketUrl(bucket);
-    req->context = context;
-    req->hasContext = context != nullptr;
+    auto req = newRequest("DELETE", bucketUrl(bucket), context);
     req->done = [done](Response r) { done(r.status2xx()); };
     return start(req);
 }
@@ -364,11 +363,7 @@ RestCall RestClient::listObjects(const QString& bucket, const api::ListRequest& 
     for (const auto& [k, v] : api::listRequestToQuery(request)) {
         query.append({QByteArray::fromStdString(k), QString::fromStdString(v)});
     }
-    auto req = std::make_shared<Request>();
-    req->method = "GET";
-    req->url = QUrl::fromEncoded(bucketUrl(bucket).toEncoded() + encodeQuery(query));
-    req->context = context;
-    req->hasContext = context != nullptr;
+    auto req = newRequest("GET", QUrl::fromEncoded(bucketUrl(bucket).toEncoded() + encodeQuery(query)), context);
     req->done = [done](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         done(api::parseObjectList(std::string_view(r.body.constData(), r.body.size())));
@@ -379,11 +374,7 @@ RestCall RestClient::listObjects(const QString& bucket, const api::ListRequest& 
 RestCall RestClient::headObject(const QString& bucket, const QString& name, QObject* context,
                                 Callback<ObjectInfo> done)
 {
-    auto req = std::make_shared<Request>();
-    req->method = "HEAD";
-    req->url = objectUrl(bucket, name);
-    req->context = context;
-    req->hasContext = context != nullptr;
+    auto req = newRequest("HEAD", objectUrl(bucket, name), context);
     req->done = [done](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         done(r.objectInfo());
@@ -394,13 +385,9 @@ RestCall RestClient::headObject(const QString& bucket, const QString& name, QObj
 RestCall RestClient::readHead(const QString& bucket, const QString& name, qint64 maxBytes, QObject* context,
                               Callback<RangeData> done)
 {
-    auto req = std::make_shared<Request>();
-    req->method = "GET";
-    req->url = objectUrl(bucket, name);
+    auto req = newRequest("GET", objectUrl(bucket, name), context);
     req->addHeader("Range", "bytes=0-" + QByteArray::number(std::max<qint64>(maxBytes, 1) - 1));
     req->maxBody = std::max<qint64>(maxBytes, 1);
-    req->context = context;
-    req->hasContext = context != nullptr;
     req->done = [done](Response r) {
         // "bytes a-b/size" on 206, "bytes */size" on 416 (an empty object).
         const QByteArray range = r.header("Content-Range");
@@ -420,12 +407,9 @@ RestCall RestClient::readHead(const QString& bucket, const QString& name, qint64
 RestCall RestClient::readArchiveMember(const QString& bucket, const QString& shard, const QString& member,
                                        qint64 maxBytes, QObject* context, Callback<QByteArray> done)
 {
-    auto req = std::make_shared<Request>();
-    req->method = "GET";
-    req->url = QUrl::fromEncoded(objectUrl(bucket, shard).toEncoded() + encodeQuery({{"archpath", member}}));
+    auto req = newRequest(
+        "GET", QUrl::fromEncoded(objectUrl(bucket, shard).toEncoded() + encodeQuery({{"archpath", member}})), context);
     req->maxBody = maxBytes;
-    req->context = context;
-    req->hasContext = context != nullptr;
     req->done = [done](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         done(std::move(r.body));
@@ -437,9 +421,7 @@ RestCall RestClient::putObject(const QString& bucket, const QString& name, const
                                const QString& checksum, QObject* context, Callback<ObjectInfo> done,
                                ProgressCallback progress)
 {
-    auto req = std::make_shared<Request>();
-    req->method = "PUT";
-    req->url = objectUrl(bucket, name);
+    auto req = newRequest("PUT", objectUrl(bucket, name), context);
     req->hasBody = true;
     req->body = body;
     const qint64 size = body.filePath.isEmpty() ? body.data.size() : QFileInfo(body.filePath).size();
@@ -450,8 +432,6 @@ RestCall RestClient::putObject(const QString& bucket, const QString& name, const
         req->addHeader("ais-checksum-value", checksum.toLatin1());
     }
     req->uploadProgress = std::move(progress);
-    req->context = context;
-    req->hasContext = context != nullptr;
     req->done = [done](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         done(r.objectInfo());
@@ -462,11 +442,7 @@ RestCall RestClient::putObject(const QString& bucket, const QString& name, const
 RestCall RestClient::deleteObject(const QString& bucket, const QString& name, QObject* context,
                                   StatusCallback done)
 {
-    auto req = std::make_shared<Request>();
-    req->method = "DELETE";
-    req->url = objectUrl(bucket, name);
-    req->context = context;
-    req->hasContext = context != nullptr;
+    auto req = newRequest("DELETE", objectUrl(bucket, name), context);
     req->done = [done](Response r) { done(r.status2xx()); };
     return start(req);
 }
@@ -475,16 +451,12 @@ RestCall RestClient::download(const QString& bucket, const QString& name, const 
                               const QString& filePath, QObject* context, Callback<qint64> done,
                               ProgressCallback progress)
 {
-    auto req = std::make_shared<Request>();
-    req->method = "GET";
-    req->url = objectUrl(bucket, name);
+    auto req = newRequest("GET", objectUrl(bucket, name), context);
     if (!member.isEmpty()) {
         req->url = QUrl::fromEncoded(req->url.toEncoded() + encodeQuery({{"archpath", member}}));
     }
     req->sink = std::make_shared<QSaveFile>(filePath);
     req->downloadProgress = std::move(progress);
-    req->context = context;
-    req->hasContext = context != nullptr;
     if (!req->sink->open(QIODevice::WriteOnly)) {
         const std::string why = "cannot write " + filePath.toStdString() + ": " + req->sink->errorString().toStdString();
         auto state = std::make_shared<RestCall::State>();

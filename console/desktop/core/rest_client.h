@@ -132,6 +132,9 @@ signals:
 private:
     struct Request;
     struct Response;
+    // A request for `method` on `url`; its answer is dropped once `context`
+    // (when given) is destroyed.
+    static std::shared_ptr<Request> newRequest(const char* method, QUrl url, QObject* context);
     RestCall start(std::shared_ptr<Request> request);
     void send(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state);
     void resolve(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state);
