@@ -132,12 +132,22 @@ case "$CMD" in
     echo "starting cluster in $DATA (proxy $PROXY_URL, $TARGETS targets)"
     mkdir -p "$DATA/proxy"
     start_node proxy --role proxy --port "$PORT" --data-dir "$DATA/proxy" --host 127.0.0.1
+    # The proxy creates the cluster's secret key at its first start; the
+    # targets need it to join.
+    KEY="$DATA/proxy/cluster.key"
+    deadline=$((SECONDS + 15))
+    while [ ! -s "$KEY" ] && [ "$SECONDS" -lt "$deadline" ] && alive proxy; do sleep 0.05; done
+    if [ ! -s "$KEY" ]; then
+      echo "the proxy did not create $KEY" >&2
+      show_log proxy
+      exit 1
+    fi
     for i in $(seq 1 "$TARGETS"); do
       d="$DATA/target-$i"
       mkdir -p "$d/mp1" "$d/mp2"
       start_node "target-$i" --role target --port $((PORT + i)) --data-dir "$d" \
         --mountpath "$d/mp1" --mountpath "$d/mp2" --proxy-url "$PROXY_URL" --host 127.0.0.1 \
-        ${TARGET_ARGS[@]+"${TARGET_ARGS[@]}"}
+        --cluster-key-file "$KEY" ${TARGET_ARGS[@]+"${TARGET_ARGS[@]}"}
     done
     if ! wait_healthy; then
       echo "nodes that started are still running; 'installers/local-cluster.sh down' stops them" >&2

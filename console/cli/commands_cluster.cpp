@@ -53,7 +53,8 @@ int cmdClusterShow(CliContext& ctx)
             mps = "unreachable: " + t[id]["error"].get<std::string>();
             used = total = "-";
         }
-        nodes.add({id, "target", n.publicNet.url, mps, used, total});
+        // An away target missed its keepalives; it still owns its objects.
+        nodes.add({id, n.away() ? "target (away)" : "target", n.publicNet.url, mps, used, total});
     }
     *ctx.out << nodes.render();
     // Per-mountpath capacity.

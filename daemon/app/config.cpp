@@ -36,6 +36,8 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"peer_timeout_ms", c.peerTimeoutMs},
                        {"max_object_size", c.maxObjectSize},
                        {"op_stats", c.opStats},
+                       {"cluster_key_file", c.clusterKeyFile},
+                       {"tombstone_ttl_ms", c.tombstoneTtlMs},
                        {"rebalance_auto", c.rebalanceAuto},
                        {"rebalance_delay_ms", c.rebalanceDelayMs},
                        {"usage_scan_interval_ms", c.usageScanIntervalMs},
@@ -86,6 +88,8 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "peer_timeout_ms") v.get_to(c.peerTimeoutMs);
             else if (k == "max_object_size") v.get_to(c.maxObjectSize);
             else if (k == "op_stats") v.get_to(c.opStats);
+            else if (k == "cluster_key_file") v.get_to(c.clusterKeyFile);
+            else if (k == "tombstone_ttl_ms") v.get_to(c.tombstoneTtlMs);
             else if (k == "rebalance_auto") v.get_to(c.rebalanceAuto);
             else if (k == "rebalance_delay_ms") v.get_to(c.rebalanceDelayMs);
             else if (k == "usage_scan_interval_ms") v.get_to(c.usageScanIntervalMs);
@@ -139,6 +143,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("rebalance-auto", po::value<bool>(), "proxy: rebalance by itself after targets join or leave (default true)")
         ("rebalance-delay-ms", po::value<std::int64_t>(), "proxy: ... once the targets stayed the same this long (default 2000)")
         ("op-stats", po::value<bool>(), "count data-path operations (default true; off only to measure the cost)")
+        ("cluster-key-file", po::value<std::string>(), "file holding the cluster's secret key (proxy default: <data-dir>/cluster.key, created at first start; targets: required)")
+        ("tombstone-ttl-ms", po::value<std::int64_t>(), "target: how long a deleted object's tombstone is kept, 60000..31536000000 (default 86400000)")
         ("usage-scan-interval-ms", po::value<std::int64_t>(), "target: recount objects per bucket this often, 0 = at start only (default 60000)")
         ("stats-interval-ms", po::value<std::int64_t>(), "proxy: metrics cadence, 250..10000 (default 1000)")
         ("ws-max-sessions", po::value<std::size_t>(), "proxy: feed sessions at once (default 64)")
@@ -193,6 +199,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("max-object-size")) c.maxObjectSize = vm["max-object-size"].as<std::uint64_t>();
     if (vm.count("log-level")) c.logLevel = vm["log-level"].as<std::string>();
     if (vm.count("op-stats")) c.opStats = vm["op-stats"].as<bool>();
+    if (vm.count("cluster-key-file")) c.clusterKeyFile = vm["cluster-key-file"].as<std::string>();
+    if (vm.count("tombstone-ttl-ms")) c.tombstoneTtlMs = vm["tombstone-ttl-ms"].as<std::int64_t>();
     if (vm.count("rebalance-auto")) c.rebalanceAuto = vm["rebalance-auto"].as<bool>();
     if (vm.count("rebalance-delay-ms")) c.rebalanceDelayMs = vm["rebalance-delay-ms"].as<std::int64_t>();
     if (vm.count("usage-scan-interval-ms")) c.usageScanIntervalMs = vm["usage-scan-interval-ms"].as<std::int64_t>();
@@ -232,6 +240,13 @@ api::Status validateConfig(const Config& c)
     if (c.role == "target") {
         if (c.mountpaths.empty()) return api::Error::badRequest("a target needs at least one --mountpath");
         if (c.proxyUrl.empty()) return api::Error::badRequest("a target needs --proxy-url");
+        if (c.clusterKeyFile.empty()) {
+            return api::Error::badRequest("a target needs --cluster-key-file (the proxy writes its key to "
+                                          "<proxy data dir>/cluster.key at first start)");
+        }
+    }
+    if (c.tombstoneTtlMs < 60000 || c.tombstoneTtlMs > 31'536'000'000LL) {
+        return api::Error::badRequest("tombstone TTL must be 60000..31536000000 ms");
     }
     if (c.keepaliveIntervalMs < 50 || c.keepaliveIntervalMs > 600000) {
         return api::Error::badRequest("keepalive interval must be 50..600000 ms");

@@ -33,6 +33,16 @@ struct Config {
     std::int64_t peerTimeoutMs = 5000; // node-to-node control calls
     std::uint64_t maxObjectSize = std::uint64_t{1} << 40;  // 1 TiB
 
+    // Nodes of one cluster share a secret key: a join, a keepalive and a
+    // metadata push carry it, so no other HTTP server can join as a target
+    // or re-point a live one. The proxy creates <data_dir>/cluster.key at
+    // its first start when no file is named; targets must name one.
+    std::string clusterKeyFile;
+    // Targets: how long the record of a deleted object (a tombstone) is
+    // kept, so that an older copy arriving from a peer (a rebalance in
+    // flight, a decommissioned target returning) cannot bring it back.
+    std::int64_t tombstoneTtlMs = 24LL * 3600 * 1000;
+
     // Count every data-path operation (node_stats, /metrics, the feed). Off
     // only to measure what counting costs (tests/bench/stats_overhead.sh).
     bool opStats = true;

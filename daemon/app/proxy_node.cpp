@@ -13,14 +13,18 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_id = orThrow(meta::loadOrCreateNodeId(c.dataDir, 'p'), "node id");
     m_store = orThrow(meta::ClusterStore::open((std::filesystem::path(c.dataDir) / "proxy.db").string()),
                       "cluster store");
+    const auto keyFile =
+        c.clusterKeyFile.empty() ? (std::filesystem::path(c.dataDir) / "cluster.key").string() : c.clusterKeyFile;
+    const auto clusterKey = orThrow(meta::loadClusterKey(keyFile, c.clusterKeyFile.empty()), "cluster key");
+    logInfo("cluster key in ", keyFile, " (targets need it: --cluster-key-file)");
     m_server = std::make_unique<net::HttpServer>(serverOptions(c), m_router);
     m_server->listen();
     m_self = makeSnode(m_id, api::kRoleProxy, c, m_server->port());
     m_state = orThrow(proxy::ProxyState::create(*m_store, m_self), "cluster state");
-    m_peers = std::make_unique<proxy::PeerCalls>(std::chrono::milliseconds(c.peerTimeoutMs));
+    m_peers = std::make_unique<proxy::PeerCalls>(std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
     m_api = std::make_unique<proxy::ProxyApi>(
         m_self, *m_state, *m_peers, [this] { return baseInfo(m_config, m_id, m_started, *m_server); },
-        [this] { return nodeStats(); });
+        [this] { return nodeStats(); }, clusterKey);
     m_api->registerRoutes(m_router);
     addMetricsRoute(m_router, [this] { return nodeStats(); });
 
@@ -56,9 +60,16 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_monitor->setJobsSource([this] { return m_jobs->runningJson(); });
     m_state->setObserver({[this](const api::Smap& before, const api::Smap& after) {
                               m_monitor->onSmapPublished(before, after);
-                              bool sameTargets = before.tmap.size() == after.tmap.size();
-                              for (const auto& [id, node] : after.tmap) sameTargets = sameTargets && before.tmap.count(id);
-                              if (!sameTargets) m_jobs->onTargetsChanged();
+                              // Placement changed (a join, a decommission), or a target
+                              // came back (a rebalance it missed may be due). While one
+                              // is away a rebalance could not move its objects: it
+                              // waits for the return.
+                              bool changed = before.tmap.size() != after.tmap.size();
+                              for (const auto& [id, node] : after.tmap) {
+                                  auto was = before.tmap.find(id);
+                                  changed = changed || was == before.tmap.end() || (was->second.away() && !node.away());
+                              }
+                              if (changed && after.activeTargetCount() == after.tmap.size()) m_jobs->onTargetsChanged();
                           },
                           [this](const api::Bmd& bmd) { m_monitor->onBmdChanged(bmd); }});
     net::Route ws{boost::beast::http::verb::get, "/v1/ws", net::Exec::Inline, {}, {}};
@@ -116,7 +127,7 @@ void ProxyNode::monitorKeepalives()
         if (m_stopping) break;
         lock.unlock();
         auto membership = m_state->membershipLock();
-        auto changed = m_state->prepareExpiry(maxSilence);
+        auto changed = m_state->prepareAway(maxSilence);
         if (!changed) {
             logError("cannot persist the cluster map: ", changed.error().message);
         } else if (changed->has_value()) {

@@ -13,12 +13,14 @@ namespace tessera::daemon {
 TargetNode::TargetNode(const Config& c) : m_config(c)
 {
     m_id = orThrow(meta::loadOrCreateNodeId(c.dataDir, 't'), "node id");
+    const auto clusterKey = orThrow(meta::loadClusterKey(c.clusterKeyFile, false), "cluster key");
     target::ObjectStore::Options so;
     so.mountpaths = c.mountpaths;
     so.fsync = c.fsync;
     so.maxObjectSize = c.maxObjectSize;
     so.openCache.capacity = static_cast<std::size_t>(c.openObjectCache);
     so.openCache.ttl = std::chrono::milliseconds(c.openObjectCacheTtlMs);
+    so.tombstoneTtl = std::chrono::milliseconds(c.tombstoneTtlMs);
     m_store = orThrow(target::ObjectStore::create(so), "mountpaths");
     target::ShardService::Options shardOptions;
     shardOptions.limits.maxMembers = c.archiveMaxMembers;
@@ -34,11 +36,11 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     m_self = makeSnode(m_id, api::kRoleTarget, c, m_server->port());
     m_membership = std::make_unique<target::Membership>(m_self, c.proxyUrl, m_cache,
                                                         std::chrono::milliseconds(c.keepaliveIntervalMs),
-                                                        std::chrono::milliseconds(c.peerTimeoutMs));
+                                                        std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
     m_api = std::make_unique<target::TargetApi>(
         m_self, *m_store, *m_shards, m_cache, *m_membership, std::chrono::milliseconds(c.peerTimeoutMs),
         [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
-        m_server->stats());
+        m_server->stats(), clusterKey);
     m_api->registerRoutes(m_router);
     addMetricsRoute(m_router, [this] { return nodeStats(); });
     m_dsorts = std::make_unique<dsort::DsortRegistry>(c.mountpaths);

@@ -7,6 +7,8 @@
 #include "common/log.h"
 #include "daemon/api/request_params.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <unistd.h>
 #include <vector>
@@ -27,25 +29,25 @@ struct Item {
 
 std::string itemName(const Item& it) { return it.bucket + "/" + it.name; }
 
-// Streams the copy on its old mountpath into the right one, then removes the old.
+// Streams the copy on its old mountpath into the right one, then removes
+// the old. The copy keeps its version; whichever of it and a copy already
+// in the right place is newer stays (decided at commit, under the name's lock).
 api::Status moveLocally(const target::ObjectStore& store, const Item& it)
 {
     auto src = store.openAt(it.mountpath, it.bucket, it.name);
     if (!src) return src.error();
-    if (auto home = store.open(it.bucket, it.name); home && home->mtimeNs >= src->mtimeNs) {
-        // The copy where the name belongs is at least as new: the old one goes.
-        return store.removeAt(it.mountpath, it.bucket, it.name);
-    }
     target::PutParams params;
-    params.expectedChecksum = src->meta.checksumValue;
+    params.expectedChecksum = src->meta.checksumValue;  // bad bytes fail the move, never get a new checksum
     params.custom = src->meta.custom;
-    params.mtimeNs = src->mtimeNs;
+    params.transferStamp = src->meta.stamp;
+    params.transferVersion = src->meta.version;
     auto w = store.beginPut(it.bucket, it.name, std::move(params));
     if (!w) return w.error();
     std::vector<char> buf(1 << 20);
     off_t off = 0;
     while (true) {
         const ssize_t n = ::pread(src->fd->get(), buf.data(), buf.size(), off);
+        if (n < 0 && errno == EINTR) continue;
         if (n < 0) return api::Error::ioError("cannot read " + itemName(it), std::strerror(errno));
         if (n == 0) break;
         auto st = (*w)->write(buf.data(), static_cast<std::size_t>(n));
@@ -53,8 +55,8 @@ api::Status moveLocally(const target::ObjectStore& store, const Item& it)
         off += n;
     }
     auto committed = (*w)->commit();
-    if (!committed) return committed.error();
-    return store.removeAt(it.mountpath, it.bucket, it.name);
+    if (!committed && !(*w)->superseded()) return committed.error();
+    return store.removeIfStamp(it.mountpath, it.bucket, it.name, src->meta.stamp);
 }
 
 }  // namespace
@@ -127,7 +129,8 @@ api::Status RebalanceJob::run(JobContext& ctx)
             continue;
         }
         client::Headers headers;
-        headers.emplace_back(std::string(api::kHdrSourceMtime), std::to_string(src->mtimeNs));
+        headers.emplace_back(std::string(api::kHdrVersionStamp), std::to_string(src->meta.stamp));
+        headers.emplace_back(std::string(api::kHdrVersion), src->meta.version);
         if (!src->meta.checksumValue.empty()) {
             headers.emplace_back(std::string(api::kHdrChecksumType), src->meta.checksumType);
             headers.emplace_back(std::string(api::kHdrChecksumValue), src->meta.checksumValue);
@@ -143,18 +146,27 @@ api::Status RebalanceJob::run(JobContext& ctx)
             ctx.addError(itemName(it) + ": " + r.error().message);
             continue;
         }
-        if (r->isSuccess() || r->status == 409) {
-            // Delivered, or the owner's copy is at least as new: ours goes.
-            auto st = m_store.removeAt(it.mountpath, it.bucket, it.name);
-            if (!st && st.kind() != api::ErrorKind::NotFound) {
-                ctx.addError(itemName(it) + ": moved, but the old copy stays: " + st.error().message);
-                continue;
-            }
-            ctx.addDone(1, it.size);
+        // The copy here goes only once the owner confirmed it holds this
+        // version (same checksum and stamp), or a newer one: a 200 alone
+        // proves nothing.
+        const bool superseded = r->isSuccess() && r->header("tessera-transfer") == "superseded";
+        const bool confirmed = r->isSuccess() &&
+                               r->header(std::string(api::kHdrVersionStamp)) == std::to_string(src->meta.stamp) &&
+                               r->header(std::string(api::kHdrChecksumValue)) == src->meta.checksumValue;
+        if (!superseded && !confirmed) {
+            ctx.addError(itemName(it) + ": the owner did not confirm the copy (HTTP " + std::to_string(r->status) +
+                         "); this target keeps it");
             continue;
         }
-        ctx.addError(itemName(it) + ": the owner answered HTTP " + std::to_string(r->status));
+        auto st = m_store.removeIfStamp(it.mountpath, it.bucket, it.name, src->meta.stamp);
+        if (!st && st.kind() != api::ErrorKind::NotFound && st.kind() != api::ErrorKind::Conflict) {
+            ctx.addError(itemName(it) + ": moved, but the old copy stays: " + st.error().message);
+            continue;
+        }
+        ctx.addDone(1, it.size);
     }
+    // Tombstones only need to outlive the copies in flight.
+    m_store.sweepTombstones();
     return {};
 }
 

@@ -14,6 +14,14 @@ api::Result<std::string> loadOrCreateNodeId(const std::string& dataDir, char rol
 // Generates a random alphanumeric string of `len` characters.
 std::string randomId(std::size_t len);
 
+// The cluster's shared secret (64 hex digits from /dev/urandom) in `path`.
+// With `create`, a missing file is created (mode 0600); without it, a
+// missing or malformed file is an error naming the path.
+api::Result<std::string> loadClusterKey(const std::string& path, bool create);
+
+// Compares two secrets in time independent of where they differ.
+bool sameSecret(const std::string& a, const std::string& b);
+
 // Writes `content` to `path` through a temporary file and rename.
 api::Status writeFileAtomic(const std::string& path, const std::string& content);
 

@@ -1,5 +1,7 @@
 #include "response.h"
 
+#include "api/headers.h"
+
 #include "api/http_error.h"
 #include "api/json_util.h"
 
@@ -22,7 +24,20 @@ Response Response::jsonText(std::string text, int status)
 
 Response Response::error(const api::Error& e)
 {
-    return jsonText(api::errorBody(e), api::httpStatusFor(e.kind));
+    auto r = jsonText(api::errorBody(e), api::httpStatusFor(e.kind));
+    if (e.kind == api::ErrorKind::Unavailable) r.header("Retry-After", "1");
+    return r;
+}
+
+Response& Response::setHeader(std::string_view name, std::string value)
+{
+    for (auto& [n, v] : headers) {
+        if (api::sameFieldName(n, name)) {
+            v = std::move(value);
+            return *this;
+        }
+    }
+    return header(std::string(name), std::move(value));
 }
 
 Response Response::redirect(std::string location)

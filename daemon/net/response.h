@@ -37,10 +37,14 @@ struct Response {
         headers.emplace_back(std::move(name), std::move(value));
         return *this;
     }
+    // Sets a header, replacing one of the same name (ASCII case ignored).
+    Response& setHeader(std::string_view name, std::string value);
 
     static Response ok();
     static Response json(const nlohmann::json& j, int status = 200);
     static Response jsonText(std::string text, int status = 200);
+    // The JSON error body with the kind's status. Every 503 (Unavailable)
+    // carries Retry-After: 1; setHeader changes it.
     static Response error(const api::Error& e);
     static Response redirect(std::string location);  // 307
     static Response deferToWorker()

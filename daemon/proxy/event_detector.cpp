@@ -39,9 +39,20 @@ std::vector<api::ClusterEvent> EventDetector::smapChanged(const api::Smap& befor
 {
     std::vector<api::ClusterEvent> out;
     for (const auto& [id, node] : after.tmap) {
-        if (!before.tmap.count(id)) {
+        auto was = before.tmap.find(id);
+        if (was == before.tmap.end()) {
             out.push_back(makeEvent(nowMs, "info", ek::kNodeJoined, id,
                                     "target " + id + " joined at " + node.publicNet.url + " (cluster map v" +
+                                        std::to_string(after.version) + ")"));
+        } else if (!was->second.away() && node.away()) {
+            out.push_back(makeEvent(nowMs, "error", ek::kNodeAway, id,
+                                    "target " + id + " (" + node.publicNet.url +
+                                        ") missed its keepalives: its objects answer 503 until it returns or is "
+                                        "decommissioned (cluster map v" +
+                                        std::to_string(after.version) + ")"));
+        } else if (was->second.away() && !node.away()) {
+            out.push_back(makeEvent(nowMs, "info", ek::kNodeBack, id,
+                                    "target " + id + " is back at " + node.publicNet.url + " (cluster map v" +
                                         std::to_string(after.version) + ")"));
         }
     }

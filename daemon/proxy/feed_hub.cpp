@@ -96,7 +96,7 @@ std::optional<net::Response> FeedHub::accept(const net::Request& req, net::Strea
             ++m_counters.refused;
             auto r = net::Response::error(api::Error::unavailable(
                 "too many feed sessions (" + std::to_string(m_options.maxSessions) + "); retry later"));
-            r.header("Retry-After", "5");
+            r.setHeader("Retry-After", "5");
             return r;
         }
         ++m_pending;

@@ -347,12 +347,14 @@ void JobCoordinator::pollOnce()
                     job.missed[tid] = 0;
                     continue;
                 }
-                const bool gone = smap->tmap.count(tid) == 0;
+                const auto* now = smap->findTarget(tid);
+                const bool gone = now == nullptr || now->away();
                 if (gone || ++job.missed[tid] >= m_options.maxMissedPolls) {
                     ts.target = tid;
                     ts.state = api::JobState::Failed;
                     ts.endNs = wallNs();
-                    ts.error = gone ? "target " + tid + " left the cluster during the job"
+                    ts.error = gone ? "target " + tid + (now == nullptr ? " left the cluster" : " went away") +
+                                          " during the job"
                                     : "target " + tid + " stopped answering (" +
                                           (r ? failure(*r) : r.error().message) + ")";
                 }

@@ -1,5 +1,6 @@
 #include "peer_calls.h"
 
+#include "api/headers.h"
 #include "api/json_util.h"
 #include "common/log.h"
 
@@ -9,26 +10,45 @@
 
 namespace tessera::daemon::proxy {
 
+namespace {
+api::Error awayError(const std::string& id, const api::Snode& node)
+{
+    return api::Error::unavailable("target " + id + " (" + node.publicNet.url +
+                                   ") is away: it missed its keepalives");
+}
+}  // namespace
+
+api::Result<client::Response> PeerCalls::call(client::Method method, const std::string& url, const std::string* body,
+                                              std::chrono::milliseconds ioTimeout) const
+{
+    client::HttpClient::Options o;
+    o.connectTimeout = m_timeout;
+    o.ioTimeout = ioTimeout;
+    o.followRedirects = false;
+    o.retriesOn503 = 0;  // never sleep on a worker thread
+    client::HttpClient http(o);
+    client::Headers headers{{"Content-Type", "application/json"}};
+    if (!m_clusterKey.empty()) headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
+    return http.send(method, url, body == nullptr || body->empty() ? client::Body::none() : client::Body::string(*body),
+                     headers);
+}
+
 std::map<std::string, api::Result<client::Response>> PeerCalls::fanOut(const api::Smap& smap, client::Method method,
                                                                         const std::string& pathAndQuery,
                                                                         const std::string& body) const
 {
     std::vector<std::pair<std::string, std::future<api::Result<client::Response>>>> futures;
+    std::map<std::string, api::Result<client::Response>> out;
     for (const auto& [id, node] : smap.tmap) {
+        if (node.away()) {
+            out.emplace(id, awayError(id, node));
+            continue;
+        }
         const std::string url = node.publicNet.url + pathAndQuery;
-        futures.emplace_back(id, std::async(std::launch::async, [this, method, url, body]() {
-                                 client::HttpClient::Options o;
-                                 o.connectTimeout = m_timeout;
-                                 o.ioTimeout = m_timeout;
-                                 o.followRedirects = false;
-                                 o.retriesOn503 = 0;  // never sleep on a worker thread
-                                 client::HttpClient http(o);
-                                 return http.send(method, url,
-                                                  body.empty() ? client::Body::none() : client::Body::string(body),
-                                                  {{"Content-Type", "application/json"}});
+        futures.emplace_back(id, std::async(std::launch::async, [this, method, url, &body]() {
+                                 return call(method, url, &body, m_timeout);
                              }));
     }
-    std::map<std::string, api::Result<client::Response>> out;
     for (auto& [id, f] : futures) out.emplace(id, f.get());
     return out;
 }
@@ -38,24 +58,21 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOutEach(
     const std::map<std::string, std::string>& bodies) const
 {
     std::vector<std::pair<std::string, std::future<api::Result<client::Response>>>> futures;
+    std::map<std::string, api::Result<client::Response>> out;
     for (const auto& [id, node] : smap.tmap) {
         auto b = bodies.find(id);
         if (b == bodies.end()) continue;
+        if (node.away()) {
+            out.emplace(id, awayError(id, node));
+            continue;
+        }
         const std::string url = node.publicNet.url + pathAndQuery;
         const std::string* body = &b->second;  // `bodies` outlives the futures
-        futures.emplace_back(id, std::async(std::launch::async, [this, method, url, body]() {
-                                 client::HttpClient::Options o;
-                                 o.connectTimeout = m_timeout;
-                                 // A large body (a shard task) may take a while to parse.
-                                 o.ioTimeout = std::max(m_timeout, std::chrono::milliseconds(30000));
-                                 o.followRedirects = false;
-                                 o.retriesOn503 = 0;
-                                 client::HttpClient http(o);
-                                 return http.send(method, url, client::Body::string(*body),
-                                                  {{"Content-Type", "application/json"}});
-                             }));
+        // A large body (a shard task) may take a while to parse.
+        const auto io = std::max(m_timeout, std::chrono::milliseconds(30000));
+        futures.emplace_back(id, std::async(std::launch::async,
+                                            [this, method, url, body, io]() { return call(method, url, body, io); }));
     }
-    std::map<std::string, api::Result<client::Response>> out;
     for (auto& [id, f] : futures) out.emplace(id, f.get());
     return out;
 }
@@ -69,6 +86,8 @@ void PeerCalls::pushMeta(const api::Smap& smap, const std::optional<api::Smap>& 
     auto results = fanOut(smap, client::Method::Put, "/v1/metasync", api::dumpJson(j));
     for (const auto& [id, r] : results) {
         if (!r) {
+            // An away target pulls the maps when it rejoins.
+            if (auto n = smap.tmap.find(id); n != smap.tmap.end() && n->second.away()) continue;
             logWarn("metasync to ", id, " failed: ", r.error().message);
         } else if (!r->isSuccess()) {
             logWarn("metasync to ", id, " answered ", r->status);

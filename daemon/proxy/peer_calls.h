@@ -12,15 +12,23 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string>
 
 namespace tessera::daemon::proxy {
 
 class PeerCalls {
 public:
-    explicit PeerCalls(std::chrono::milliseconds timeout) : m_timeout(timeout) {}
+    // `clusterKey` goes with every call (targets refuse a metadata push
+    // without it); empty: none is sent.
+    explicit PeerCalls(std::chrono::milliseconds timeout, std::string clusterKey = {})
+        : m_timeout(timeout), m_clusterKey(std::move(clusterKey))
+    {
+    }
 
     // Sends `method url-path` to every target of `smap` in parallel; the
-    // result per target id is the response or the transport error.
+    // result per target id is the response or the transport error. Targets
+    // marked away are not called: their result is an Unavailable error
+    // naming them, at once (a call would wait out the timeout).
     std::map<std::string, api::Result<client::Response>> fanOut(const api::Smap& smap, client::Method method,
                                                                  const std::string& pathAndQuery,
                                                                  const std::string& body = {}) const;
@@ -37,7 +45,11 @@ public:
                   const std::optional<api::Bmd>& newBmd) const;
 
 private:
+    api::Result<client::Response> call(client::Method method, const std::string& url, const std::string* body,
+                                       std::chrono::milliseconds ioTimeout) const;
+
     std::chrono::milliseconds m_timeout;
+    std::string m_clusterKey;
 };
 
 }  // namespace tessera::daemon::proxy

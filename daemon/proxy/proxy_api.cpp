@@ -5,8 +5,10 @@
 #include "api/http_error.h"
 #include "api/json_util.h"
 #include "api/object_list.h"
+#include "api/action_msg.h"
 #include "daemon/api/request_params.h"
 #include "list_merge.h"
+#include "meta/node_identity.h"
 
 #include <algorithm>
 #include <optional>
@@ -19,11 +21,35 @@ using net::Request;
 using net::Response;
 using net::Route;
 
-ProxyApi::ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo,
-                   std::function<api::NodeStats()> nodeStats)
-    : m_self(std::move(self)), m_state(state), m_peers(peers), m_nodeInfo(std::move(nodeInfo)),
-      m_nodeStats(std::move(nodeStats))
+namespace {
+// What a client is told about an object whose owner is away.
+api::Error ownerAway(const api::Snode& owner)
 {
+    return api::Error::unavailable("target " + owner.id + " (" + owner.publicNet.url +
+                                   ") that owns the object is away (missed its keepalives); retry when it returns");
+}
+}  // namespace
+
+ProxyApi::ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo,
+                   std::function<api::NodeStats()> nodeStats, std::string clusterKey)
+    : m_self(std::move(self)), m_state(state), m_peers(peers), m_nodeInfo(std::move(nodeInfo)),
+      m_nodeStats(std::move(nodeStats)), m_clusterKey(std::move(clusterKey))
+{
+}
+
+std::optional<Response> ProxyApi::checkClusterKey(const Request& req) const
+{
+    const auto key = req.header(api::kHdrClusterKey);
+    if (key.empty()) {
+        return Response::error(api::Error{api::ErrorKind::Forbidden,
+                                          "this call needs the cluster key (header " +
+                                              std::string(api::kHdrClusterKey) + "; see cluster_key_file)",
+                                          {}});
+    }
+    if (!meta::sameSecret(std::string(key), m_clusterKey)) {
+        return Response::error(api::Error{api::ErrorKind::Forbidden, "wrong cluster key", {}});
+    }
+    return std::nullopt;
 }
 
 void ProxyApi::registerRoutes(net::Router& router)
@@ -58,6 +84,7 @@ void ProxyApi::registerRoutes(net::Router& router)
     router.add(Route{http::verb::post, "/v1/cluster/join", Exec::Worker, h(&ProxyApi::join), {}});
     router.add(Route{http::verb::post, "/v1/cluster/keepalive", Exec::Inline, h(&ProxyApi::keepalive), {}});
     router.add(Route{http::verb::get, "/v1/cluster", Exec::Worker, h(&ProxyApi::clusterInfo), {}});
+    router.add(Route{http::verb::put, "/v1/cluster", Exec::Worker, h(&ProxyApi::clusterAction), {}, 64 * 1024});
     router.add(Route{http::verb::get, "/v1/daemon", Exec::Inline, h(&ProxyApi::daemonInfo), {}});
     router.add(Route{http::verb::get, "/v1/health", Exec::Inline, h(&ProxyApi::health), {}});
 }
@@ -72,13 +99,16 @@ Response ProxyApi::redirectObject(const Request& req)
         return Response::error(api::Error::notFound("bucket \"" + ref->bucket + "\" does not exist"));
     }
     const auto* owner = api::hrwTarget(*smap, api::objectUname(ref->bucket, ref->name));
+    if (owner->away()) return Response::error(ownerAway(*owner));
     return Response::redirect(owner->publicNet.url + api_util::objectTarget(*ref, req.query, smap->version));
 }
 
 Response ProxyApi::join(const Request& req)
 {
+    if (auto refused = checkClusterKey(req)) return std::move(*refused);
     auto node = api::parseSnode(req.body);
     if (!node) return Response::error(node.error());
+    node->flags = 0;  // flags are the proxy's to set
     auto lock = m_state.membershipLock();
     auto r = m_state.prepareJoin(*node);
     if (!r) return Response::error(r.error());
@@ -93,6 +123,7 @@ Response ProxyApi::join(const Request& req)
 
 Response ProxyApi::keepalive(const Request& req)
 {
+    if (auto refused = checkClusterKey(req)) return std::move(*refused);
     auto j = nlohmann::json::parse(req.body, nullptr, false);
     if (!j.is_object() || !j.contains("daemon_id") || !j["daemon_id"].is_string()) {
         return Response::error(api::Error::badRequest("keepalive: body must be {\"daemon_id\": \"...\"}"));
@@ -198,6 +229,14 @@ Response ProxyApi::listObjects(const Request& req)
     if (!lr) return Response::error(lr.error());
     const auto smap = *m_state.smap();
     if (smap.tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
+    // A page without an away target's names would look complete and is not.
+    for (const auto& [id, node] : smap.tmap) {
+        if (node.away()) {
+            return Response::error(api::Error::unavailable("listing incomplete: target " + id + " (" +
+                                                           node.publicNet.url +
+                                                           ") is away; its objects cannot be listed until it returns"));
+        }
+    }
     // Each target is asked for its share of the page and a margin, not the
     // whole page: names are spread over the targets by a hash, so n targets'
     // pages of pagesize/n × 1.25 cover a full page nearly always, at a
@@ -254,6 +293,24 @@ Response ProxyApi::clusterInfo(const Request& req)
         return Response::json(out);
     }
     return Response::error(api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, node_stats)"));
+}
+
+Response ProxyApi::clusterAction(const Request& req)
+{
+    auto msg = api::parseActionMsg(req.body);
+    if (!msg) return Response::error(msg.error());
+    if (msg->action != "decommission-node") {
+        return Response::error(api::Error::badRequest("unsupported cluster action \"" + msg->action +
+                                                      "\" (supported: decommission-node)"));
+    }
+    auto rm = api::parseRemoveNode(msg->value);
+    if (!rm) return Response::error(rm.error());
+    auto lock = m_state.membershipLock();
+    auto next = m_state.prepareDecommission(rm->daemonId);
+    if (!next) return Response::error(next.error());
+    m_peers.pushMeta(*next, *next, std::nullopt);
+    m_state.publishSmap(*next);
+    return Response::json({{"smap_version", next->version}});
 }
 
 Response ProxyApi::daemonInfo(const Request& req)

@@ -11,14 +11,17 @@
 
 #include <functional>
 #include <map>
+#include <optional>
+#include <string>
 #include <nlohmann/json.hpp>
 
 namespace tessera::daemon::proxy {
 
 class ProxyApi {
 public:
+    // `clusterKey`: the secret a joining target must present.
     ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo,
-             std::function<api::NodeStats()> nodeStats);
+             std::function<api::NodeStats()> nodeStats, std::string clusterKey);
 
     void registerRoutes(net::Router& router);
 
@@ -39,6 +42,9 @@ private:
     net::Response patchBucket(const net::Request& req);
     net::Response listObjects(const net::Request& req);
     net::Response clusterInfo(const net::Request& req);
+    net::Response clusterAction(const net::Request& req);
+    // Unauthorized unless the request carries the cluster key.
+    std::optional<net::Response> checkClusterKey(const net::Request& req) const;
     net::Response daemonInfo(const net::Request& req);
     net::Response health(const net::Request& req);
 
@@ -48,6 +54,7 @@ private:
     std::function<nlohmann::json()> m_nodeInfo;
     std::function<api::NodeStats()> m_nodeStats;
     std::map<std::string, BucketAction> m_bucketActions;
+    std::string m_clusterKey;
 };
 
 }  // namespace tessera::daemon::proxy

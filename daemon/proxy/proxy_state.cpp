@@ -76,12 +76,18 @@ api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& no
     if (node.publicNet.url.rfind("http://", 0) != 0) return api::Error::badRequest("join: direct_url must be http://");
     std::lock_guard lock(m_mutex);
     JoinResult r;
-    m_lastSeen[node.id] = Clock::now();
     r.smap = *m_smap;
     r.bmd = *m_bmd;
     auto it = m_smap->tmap.find(node.id);
-    if (it == m_smap->tmap.end() || it->second != node) {
-        r.smap.tmap[node.id] = node;
+    if (it != m_smap->tmap.end() && !it->second.away() && !it->second.sameIdentity(node)) {
+        return api::Error::conflict("join: target " + node.id + " is present at " + it->second.publicNet.url +
+                                    "; an id cannot be taken over while its target is alive");
+    }
+    m_lastSeen[node.id] = Clock::now();
+    api::Snode joined = node;
+    joined.flags = it == m_smap->tmap.end() ? 0 : (it->second.flags & ~api::kSnodeAway);
+    if (it == m_smap->tmap.end() || it->second != joined) {
+        r.smap.tmap[node.id] = joined;
         r.smap.version += 1;
         auto st = m_store.saveSmap(r.smap);
         if (!st) return st.error();
@@ -97,8 +103,11 @@ void ProxyState::publishSmap(const api::Smap& smap)
         std::lock_guard lock(m_mutex);
         if (smap.version <= m_smap->version) return;
         for (const auto& [id, node] : smap.tmap) {
-            if (!m_smap->tmap.count(id)) {
+            auto was = m_smap->tmap.find(id);
+            if (was == m_smap->tmap.end()) {
                 logInfo("target ", id, " joined at ", node.publicNet.url, "; smap v", smap.version);
+            } else if (was->second.away() && !node.away()) {
+                logInfo("target ", id, " is back at ", node.publicNet.url, "; smap v", smap.version);
             }
         }
         before = m_smap;
@@ -118,30 +127,54 @@ ProxyState::KeepaliveResult ProxyState::keepalive(const std::string& id)
     KeepaliveResult r;
     r.smapVersion = m_smap->version;
     r.bmdVersion = m_bmd->version;
-    if (!m_smap->tmap.count(id)) return r;
+    auto it = m_smap->tmap.find(id);
+    // An away target rejoins (a join clears the flag and pushes the map).
+    if (it == m_smap->tmap.end() || it->second.away()) return r;
     r.known = true;
     m_lastSeen[id] = Clock::now();
     return r;
 }
 
-api::Result<std::optional<api::Smap>> ProxyState::prepareExpiry(Clock::duration maxSilence)
+api::Result<std::optional<api::Smap>> ProxyState::prepareAway(Clock::duration maxSilence)
 {
     std::lock_guard lock(m_mutex);
     const auto now = Clock::now();
     api::Smap next = *m_smap;
-    for (const auto& [id, node] : m_smap->tmap) {
+    bool changed = false;
+    for (auto& [id, node] : next.tmap) {
+        if (node.away()) continue;
         auto it = m_lastSeen.find(id);
         if (it == m_lastSeen.end() || now - it->second > maxSilence) {
-            next.tmap.erase(id);
-            m_lastSeen.erase(id);
-            logWarn("target ", id, " missed its keepalives; removed from the cluster map");
+            node.flags |= api::kSnodeAway;
+            changed = true;
+            logWarn("target ", id, " missed its keepalives; marked away (it keeps its objects: they answer 503 "
+                    "until it returns or is decommissioned)");
         }
     }
-    if (next.tmap.size() == m_smap->tmap.size()) return std::optional<api::Smap>{};
+    if (!changed) return std::optional<api::Smap>{};
     next.version += 1;
     auto st = m_store.saveSmap(next);
     if (!st) return st.error();
     return std::optional<api::Smap>{std::move(next)};
+}
+
+api::Result<api::Smap> ProxyState::prepareDecommission(const std::string& id)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_smap->tmap.find(id);
+    if (it == m_smap->tmap.end()) return api::Error::notFound("target \"" + id + "\" is not in the cluster map");
+    if (!it->second.away()) {
+        return api::Error::conflict("target " + id + " is present; only an away target can be decommissioned "
+                                    "(stop it first: draining a live target is not supported)");
+    }
+    api::Smap next = *m_smap;
+    next.tmap.erase(id);
+    next.version += 1;
+    auto st = m_store.saveSmap(next);
+    if (!st) return st.error();
+    m_lastSeen.erase(id);
+    logWarn("target ", id, " decommissioned; its objects are now owned by the other targets");
+    return next;
 }
 
 api::Result<api::Bmd> ProxyState::createBucket(const std::string& name)
@@ -155,6 +188,15 @@ api::Result<api::Bmd> ProxyState::createBucketLocked(const std::string& name)
 {
     std::lock_guard lock(m_mutex);
     if (m_bmd->buckets.count(name)) return api::Error::conflict("bucket \"" + name + "\" already exists");
+    // A new bucket starts empty on every target: an away one may still hold
+    // objects of an earlier bucket of this name, which it could not be told
+    // to drop. The create waits for it.
+    for (const auto& [id, node] : m_smap->tmap) {
+        if (node.away()) {
+            return api::Error::unavailable("cannot create bucket \"" + name + "\" while target " + id +
+                                           " is away (it may hold objects of an earlier bucket of this name)");
+        }
+    }
     api::Bmd next = *m_bmd;
     api::BucketProps props;
     props.created = nowNs();

@@ -41,23 +41,32 @@ public:
     // any request is redirected to it: prepareJoin persists the new map,
     // publishSmap makes it the one the proxy serves. Callers hold
     // membershipLock() across both (joins and expiry are serialized).
+    // A known id rejoining clears its away flag; a join naming the id of a
+    // present (not away) target at another address is a Conflict: an id
+    // cannot be taken over while its target is alive.
     api::Result<JoinResult> prepareJoin(const api::Snode& node);
     void publishSmap(const api::Smap& smap);
     std::unique_lock<std::mutex> membershipLock() { return std::unique_lock(m_membershipMutex); }
 
     struct KeepaliveResult {
-        bool known = false;
+        bool known = false;    // false: not in the map, or away (the target rejoins)
         std::int64_t smapVersion = 0;
         std::int64_t bmdVersion = 0;
     };
     KeepaliveResult keepalive(const std::string& id);
 
-    // Drops targets not heard from within `maxSilence` from a new map, which
-    // is persisted and returned but not yet served: the caller pushes it to
-    // the remaining targets and then calls publishSmap, so that no redirect
-    // names a map version the targets have not received. Holds
-    // membershipLock() like joins do.
-    api::Result<std::optional<api::Smap>> prepareExpiry(Clock::duration maxSilence);
+    // Marks targets not heard from within `maxSilence` away in a new map,
+    // which is persisted and returned but not yet served: the caller pushes
+    // it to the targets and then calls publishSmap, so that no redirect
+    // names a map version the targets have not received. An away target
+    // keeps owning its objects. Holds membershipLock() like joins do.
+    api::Result<std::optional<api::Smap>> prepareAway(Clock::duration maxSilence);
+
+    // Removes an away target from the map for good (an operator's decision
+    // that it is not coming back): its objects are then owned by the others,
+    // which have no copy of them. A present target is a Conflict, an unknown
+    // id NotFound. The same two steps as a join.
+    api::Result<api::Smap> prepareDecommission(const std::string& id);
 
     // Told about every published map and every bucket change, after the
     // fact, outside the state's lock, on the thread that made the change

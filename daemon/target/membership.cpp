@@ -1,5 +1,6 @@
 #include "membership.h"
 
+#include "api/headers.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
 #include "client/http_client.h"
@@ -22,9 +23,9 @@ client::HttpClient::Options peerOptions(std::chrono::milliseconds timeout)
 }  // namespace
 
 Membership::Membership(api::Snode self, std::string proxyUrl, MetaCache& cache, std::chrono::milliseconds interval,
-                       std::chrono::milliseconds peerTimeout)
+                       std::chrono::milliseconds peerTimeout, std::string clusterKey)
     : m_self(std::move(self)), m_proxyUrl(std::move(proxyUrl)), m_cache(cache), m_interval(interval),
-      m_peerTimeout(peerTimeout)
+      m_peerTimeout(peerTimeout), m_clusterKey(std::move(clusterKey))
 {
 }
 
@@ -85,7 +86,7 @@ bool Membership::tryJoin()
     client::HttpClient http(peerOptions(m_peerTimeout));
     auto res = http.send(client::Method::Post, m_proxyUrl + "/v1/cluster/join",
                          client::Body::string(api::dumpJson(nlohmann::json(m_self))),
-                         {{"Content-Type", "application/json"}});
+                         {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}});
     if (!res) {
         logWarn("join ", m_proxyUrl, ": ", res.error().message);
         return false;
@@ -114,7 +115,8 @@ void Membership::keepalive()
                         {"smap_version", m_cache.smap()->version},
                         {"bmd_version", m_cache.bmd()->version}};
     auto res = http.send(client::Method::Post, m_proxyUrl + "/v1/cluster/keepalive",
-                         client::Body::string(api::dumpJson(body)), {{"Content-Type", "application/json"}});
+                         client::Body::string(api::dumpJson(body)),
+                         {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}});
     if (!res) {
         logWarn("keepalive to ", m_proxyUrl, ": ", res.error().message);
         return;

@@ -18,8 +18,9 @@ namespace tessera::daemon::target {
 
 class Membership {
 public:
+    // `clusterKey` goes with every join and keepalive.
     Membership(api::Snode self, std::string proxyUrl, MetaCache& cache, std::chrono::milliseconds interval,
-               std::chrono::milliseconds peerTimeout);
+               std::chrono::milliseconds peerTimeout, std::string clusterKey);
     ~Membership();
 
     void start();
@@ -40,6 +41,7 @@ private:
     MetaCache& m_cache;
     std::chrono::milliseconds m_interval;
     std::chrono::milliseconds m_peerTimeout;
+    std::string m_clusterKey;
     std::atomic<bool> m_joined{false};
     std::atomic<bool> m_stop{false};
     bool m_refresh = false;

@@ -71,6 +71,13 @@ api::Result<std::optional<api::ObjectMeta>> readMetaFd(int fd)
     return std::optional<api::ObjectMeta>{std::move(m.value())};
 }
 
+std::int64_t fileMtimeNs(int fd)
+{
+    struct stat st{};
+    if (::fstat(fd, &st) != 0) return 0;
+    return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
 // Creates every missing directory from `root` (which exists) down to the
 // parent of `path`. An existing regular file in the way is a Conflict.
 api::Status makeParents(const std::string& root, const std::string& path)
@@ -127,6 +134,7 @@ struct ListWalk {
     const api::ListRequest& req;
     std::set<std::string> names;  // bounded to req.pageSize; holds the smallest names > token
     std::size_t limit;
+    int err = 0;  // errno of the failure walk() returned
 
     bool full() const { return names.size() >= limit; }
 
@@ -159,6 +167,7 @@ struct ListWalk {
         DIR* d = ::opendir(dir.c_str());
         if (d == nullptr) {
             if (errno == ENOENT) return {};
+            err = errno;
             return api::Error::ioError("cannot list " + dir, errnoText(errno));
         }
         std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
@@ -210,8 +219,7 @@ api::Status PutWriter::write(const char* data, std::size_t size)
         const ssize_t n = ::write(m_fd.get(), data + off, size - off);
         if (n < 0) {
             if (errno == EINTR) continue;
-            if (errno == ENOSPC) return api::Error::noSpace("no space left on mountpath");
-            return api::Error::ioError("write failed", errnoText(errno));
+            return m_store->mountpathError(m_mp, errno, "write failed");
         }
         off += static_cast<std::size_t>(n);
     }
@@ -231,54 +239,78 @@ api::Result<api::ObjectMeta> PutWriter::commit()
         return api::Error::badRequest("checksum mismatch: client sent " + m_params.expectedChecksum +
                                       ", received bytes hash to " + meta.checksumValue);
     }
-    // Version: one more than the object being replaced.
+    // The bytes are made durable before the name's lock is taken: the lock
+    // only covers deciding the version, the metadata and the rename.
+    if (m_store->options().fsync && ::fdatasync(m_fd.get()) != 0) {
+        return m_store->mountpathError(m_mp, errno, "fsync failed");
+    }
     {
-        UniqueFd old(::open(m_finalPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-        if (old.valid()) {
-            auto prev = readMetaFd(old.get());
-            if (prev && prev->has_value()) {
+        std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
+        std::optional<api::ObjectMeta> prev;
+        {
+            UniqueFd old(::open(m_finalPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+            if (old.valid()) {
+                auto pm = readMetaFd(old.get());
+                if (pm && pm->has_value()) {
+                    prev = std::move(**pm);
+                    if (prev->stamp == 0) prev->stamp = fileMtimeNs(old.get());
+                }
+            }
+        }
+        if (m_params.baseStamp && *m_params.baseStamp != (prev ? prev->stamp : 0)) {
+            m_baseChanged = true;
+            return api::Error::conflict("object \"" + m_bucket + "/" + m_name + "\" changed while being rewritten");
+        }
+        if (m_params.transferStamp > 0) {
+            if (prev && prev->stamp >= m_params.transferStamp) {
+                m_superseded = true;
+                return api::Error::conflict("object \"" + m_bucket + "/" + m_name +
+                                            "\" is already here and not older than the delivered copy");
+            }
+            if (auto tomb = m_store->tombstone(m_bucket, m_name); tomb && *tomb >= m_params.transferStamp) {
+                m_superseded = true;
+                return api::Error::conflict("object \"" + m_bucket + "/" + m_name +
+                                            "\" was deleted after the delivered copy was written");
+            }
+            meta.stamp = m_params.transferStamp;
+            meta.version = m_params.transferVersion.empty() ? "1" : m_params.transferVersion;
+            m_store->observeStamp(meta.stamp);
+        } else {
+            meta.stamp = m_store->nextStamp();
+            if (prev) {
                 try {
-                    meta.version = std::to_string(std::stoll((*prev)->version) + 1);
+                    meta.version = std::to_string(std::stoll(prev->version) + 1);
                 } catch (const std::exception&) {
                     meta.version = "1";
                 }
             }
         }
-    }
-    const std::string json = api::dumpJson(nlohmann::json(meta));
-    if (::fsetxattr(m_fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
-        if (errno == ENOSPC) return api::Error::noSpace("no space left writing metadata");
-        return api::Error::ioError("cannot write object metadata", errnoText(errno));
-    }
-    if (m_params.mtimeNs > 0) {
-        const struct timespec times[2] = {{0, UTIME_OMIT},
-                                          {static_cast<time_t>(m_params.mtimeNs / 1'000'000'000),
-                                           static_cast<long>(m_params.mtimeNs % 1'000'000'000)}};
-        if (::futimens(m_fd.get(), times) != 0) return api::Error::ioError("cannot set mtime", errnoText(errno));
-    }
-    if (m_store->options().fsync && ::fsync(m_fd.get()) != 0) {
-        return api::Error::ioError("fsync failed", errnoText(errno));
+        const std::string json = api::dumpJson(nlohmann::json(meta));
+        if (::fsetxattr(m_fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
+            return m_store->mountpathError(m_mp, errno, "cannot write object metadata");
+        }
+        // The parent directories may be removed by a concurrent DELETE
+        // pruning empty directories; retry a few times.
+        for (int attempt = 0;; ++attempt) {
+            auto st = makeParents(m_bucketRoot, m_finalPath);
+            if (!st) return st.error();
+            if (::rename(m_workPath.c_str(), m_finalPath.c_str()) == 0) break;
+            const int e = errno;
+            if (e == ENOENT && attempt < 5) continue;
+            if (e == EISDIR || e == ENOTEMPTY || e == EEXIST || e == ENOTDIR) {
+                return api::Error::conflict("object name conflicts with an existing directory of objects");
+            }
+            return m_store->mountpathError(m_mp, e, "rename into place failed");
+        }
+        m_committed = true;
     }
     m_fd.reset();
-    // The parent directories may be removed by a concurrent DELETE pruning
-    // empty directories; retry a few times.
-    for (int attempt = 0;; ++attempt) {
-        auto st = makeParents(m_bucketRoot, m_finalPath);
-        if (!st) return st.error();
-        if (::rename(m_workPath.c_str(), m_finalPath.c_str()) == 0) break;
-        const int e = errno;
-        if (e == ENOENT && attempt < 5) continue;
-        if (e == EISDIR || e == ENOTEMPTY || e == EEXIST || e == ENOTDIR) {
-            return api::Error::conflict("object name conflicts with an existing directory of objects");
-        }
-        return api::Error::ioError("rename into place failed", errnoText(e));
-    }
-    m_committed = true;
     // The index of the shard this replaced no longer matches (its reader
     // would notice by size, time and checksum; this frees the space).
     ::unlink(m_indexPath.c_str());
     m_store->objectChanged(m_bucket, m_name);
     if (m_store->options().fsync) {
+        // Commits the rename and, with it, the metadata written before it.
         auto st = fsyncDir(m_finalPath.substr(0, m_finalPath.rfind('/')));
         if (!st) return st.error();
     }
@@ -287,20 +319,80 @@ api::Result<api::ObjectMeta> PutWriter::commit()
 
 // -------------------------------------------------------------- ObjectStore
 
-ObjectStore::ObjectStore(Options options) : m_options(std::move(options)), m_openCache(m_options.openCache) {}
+ObjectStore::ObjectStore(Options options)
+    : m_options(std::move(options)), m_openCache(m_options.openCache), m_disabled(m_options.mountpaths.size()),
+      m_anyDisabledOn(new std::atomic<bool>[m_options.mountpaths.size()])
+{
+    for (std::size_t i = 0; i < m_options.mountpaths.size(); ++i) m_anyDisabledOn[i] = false;
+}
+
+bool ObjectStore::rootHealthy(std::size_t mp) const
+{
+    const auto& root = m_options.mountpaths[mp];
+    for (const std::string dir : {root, root + "/buckets", root + "/.tessera/work"}) {
+        struct stat st{};
+        if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    }
+    return ::access((root + "/.tessera/work").c_str(), W_OK) == 0;
+}
+
+void ObjectStore::disable(std::size_t mp, const std::string& reason) const
+{
+    {
+        std::lock_guard lock(m_healthMutex);
+        if (!m_disabled[mp].empty()) return;
+        m_disabled[mp] = reason;
+        m_anyDisabledOn[mp] = true;
+    }
+    m_openCache.clear();
+    logError("mountpath ", m_options.mountpaths[mp], " disabled: ", reason,
+             "; its objects answer 503 until the target restarts with it healthy");
+}
+
+api::Status ObjectStore::checkMountpath(std::size_t mp) const
+{
+    if (!m_anyDisabledOn[mp].load(std::memory_order_relaxed)) return {};
+    std::lock_guard lock(m_healthMutex);
+    return api::Error::unavailable("mountpath " + m_options.mountpaths[mp] + " of this target is disabled (" +
+                                   m_disabled[mp] + ")");
+}
+
+api::Error ObjectStore::mountpathError(std::size_t mp, int err, const std::string& what) const
+{
+    const bool deviceFault = err == EIO || err == EROFS || err == ENXIO || err == ENODEV || err == EUCLEAN;
+    if (deviceFault || !rootHealthy(mp)) {
+        disable(mp, what + ": " + errnoText(err));
+        auto st = checkMountpath(mp);
+        return st.error();
+    }
+    if (err == ENOSPC) return api::Error::noSpace("no space left on mountpath " + m_options.mountpaths[mp]);
+    return api::Error::ioError(what, errnoText(err));
+}
 
 api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
 {
     if (options.mountpaths.empty()) return api::Error::badRequest("no mountpaths");
-    for (auto& mp : options.mountpaths) {
+    // A mountpath that cannot be prepared (its disk gone, read-only) starts
+    // disabled; the target serves the others. Only a filesystem without
+    // extended attributes is a configuration error.
+    std::vector<std::string> broken(options.mountpaths.size());
+    for (std::size_t i = 0; i < options.mountpaths.size(); ++i) {
+        auto& mp = options.mountpaths[i];
         std::error_code ec;
         fs::create_directories(mp, ec);
-        if (ec) return api::Error::ioError("cannot create mountpath " + mp, ec.message());
-        mp = fs::canonical(mp, ec).string();
-        if (ec) return api::Error::ioError("cannot resolve mountpath", ec.message());
-        for (const char* sub : {"/.tessera/work", "/.tessera/trash", "/.tessera/archidx", "/buckets"}) {
+        if (!ec) mp = fs::canonical(mp, ec).string();
+        if (ec) {
+            mp = fs::absolute(mp).lexically_normal().string();
+            broken[i] = "cannot prepare it: " + ec.message();
+            continue;
+        }
+        for (const char* sub : {"/.tessera/work", "/.tessera/trash", "/.tessera/archidx", "/.tessera/tomb", "/buckets"}) {
             fs::create_directories(mp + sub, ec);
-            if (ec) return api::Error::ioError("cannot create " + mp + sub, ec.message());
+            if (ec) break;
+        }
+        if (ec) {
+            broken[i] = "cannot prepare it: " + ec.message();
+            continue;
         }
         // Leftovers of a crashed run: half-written objects and half-removed buckets.
         for (const char* sub : {"/.tessera/work", "/.tessera/trash"}) {
@@ -313,15 +405,22 @@ api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
         // Extended attributes hold object metadata: refuse a filesystem without them.
         const std::string probe = mp + "/.tessera/work/xattr-probe";
         UniqueFd fd(::open(probe.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644));
-        if (!fd.valid()) return api::Error::ioError("mountpath " + mp + " is not writable", errnoText(errno));
+        if (!fd.valid()) {
+            broken[i] = std::string("not writable: ") + errnoText(errno);
+            continue;
+        }
         const bool ok = ::fsetxattr(fd.get(), kMetaXattr, "{}", 2, 0) == 0;
         const int e = errno;
         fd.reset();
         ::unlink(probe.c_str());
-        if (!ok) {
+        if (!ok && e != EIO && e != EROFS) {
             return api::Error::ioError("mountpath " + mp + " does not support user extended attributes",
                                        errnoText(e));
         }
+        if (!ok) broken[i] = std::string("cannot write metadata: ") + errnoText(e);
+    }
+    if (std::all_of(broken.begin(), broken.end(), [](const std::string& b) { return !b.empty(); })) {
+        return api::Error::ioError("no usable mountpath: " + options.mountpaths[0] + " " + broken[0]);
     }
     for (std::size_t i = 0; i < options.mountpaths.size(); ++i) {
         for (std::size_t j = i + 1; j < options.mountpaths.size(); ++j) {
@@ -330,7 +429,12 @@ api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
             }
         }
     }
-    return std::unique_ptr<ObjectStore>(new ObjectStore(std::move(options)));
+    std::unique_ptr<ObjectStore> store(new ObjectStore(std::move(options)));
+    for (std::size_t i = 0; i < broken.size(); ++i) {
+        if (!broken[i].empty()) store->disable(i, broken[i]);
+    }
+    if (const auto swept = store->sweepTombstones(); swept > 0) logInfo("removed ", swept, " expired tombstone(s)");
+    return store;
 }
 
 std::size_t ObjectStore::mountpathFor(std::string_view bucket, std::string_view name) const
@@ -356,12 +460,11 @@ std::string ObjectStore::archiveIndexPath(std::string_view bucket, std::string_v
 
 api::Result<UniqueFd> ObjectStore::openTempFile(std::string_view bucket, std::string_view name) const
 {
-    const auto dir = m_options.mountpaths[mountpathFor(bucket, name)] + "/.tessera/work";
+    const auto mp = mountpathFor(bucket, name);
+    if (auto st = checkMountpath(mp); !st) return st.error();
+    const auto dir = m_options.mountpaths[mp] + "/.tessera/work";
     UniqueFd fd(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
-    if (!fd.valid()) {
-        if (errno == ENOSPC) return api::Error::noSpace("no space left on mountpath");
-        return api::Error::ioError("cannot create a temporary file in " + dir, errnoText(errno));
-    }
+    if (!fd.valid()) return mountpathError(mp, errno, "cannot create a temporary file in " + dir);
     return fd;
 }
 
@@ -377,6 +480,8 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
     const auto mp = mountpathFor(bucket, name);
     std::unique_ptr<PutWriter> w(new PutWriter());
     w->m_store = this;
+    w->m_mp = mp;
+    if (auto st = checkMountpath(mp); !st) return st.error();
     w->m_bucket = std::string(bucket);
     w->m_name = std::string(name);
     w->m_bucketRoot = bucketRoot(mp, bucket);
@@ -387,13 +492,12 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
     w->m_hash = std::make_unique<HashState>();
     std::error_code ec;
     fs::create_directories(w->m_bucketRoot, ec);
-    if (ec) return api::Error::ioError("cannot create bucket directory", ec.message());
+    if (ec) return mountpathError(mp, ec.value(), "cannot create bucket directory");
     w->m_fd.reset(::open(w->m_workPath.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
     if (!w->m_fd.valid()) {
         const int e = errno;
         w->m_workPath.clear();
-        if (e == ENOSPC) return api::Error::noSpace("no space left on mountpath");
-        return api::Error::ioError("cannot create work file", errnoText(e));
+        return mountpathError(mp, e, "cannot create work file");
     }
     return w;
 }
@@ -409,14 +513,16 @@ api::Result<OpenObject> ObjectStore::open(std::string_view bucket, std::string_v
 
 api::Result<OpenObject> ObjectStore::openAt(std::size_t mp, std::string_view bucket, std::string_view name) const
 {
+    if (auto st = checkMountpath(mp); !st) return st.error();
     const auto path = bucketRoot(mp, bucket) + "/" + std::string(name);
     auto fd = std::make_shared<UniqueFd>(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     if (!fd->valid()) {
-        if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
+        const int e = errno;
+        if ((e == ENOENT || e == ENOTDIR || e == ELOOP) && rootHealthy(mp)) {
             return api::Error::notFound("object \"" + std::string(bucket) + "/" + std::string(name) +
                                         "\" does not exist");
         }
-        return api::Error::ioError("cannot open object", errnoText(errno));
+        return mountpathError(mp, e, "cannot open object");
     }
     struct stat st{};
     if (::fstat(fd->get(), &st) != 0) return api::Error::ioError("stat failed", errnoText(errno));
@@ -432,6 +538,7 @@ api::Result<OpenObject> ObjectStore::openAt(std::size_t mp, std::string_view buc
     out.meta.size = static_cast<std::int64_t>(st.st_size);
     out.meta.atimeNs = static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 + st.st_atim.tv_nsec;
     out.mtimeNs = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    if (out.meta.stamp == 0) out.meta.stamp = out.mtimeNs;
     out.ctimeNs = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
     return out;
 }
@@ -468,15 +575,176 @@ api::Status ObjectStore::verify(const OpenObject& obj) const
 
 api::Status ObjectStore::remove(std::string_view bucket, std::string_view name) const
 {
-    return removeAt(mountpathFor(bucket, name), bucket, name);
+    const auto mp = mountpathFor(bucket, name);
+    {
+        std::lock_guard lock(nameLock(bucket, name));
+        auto st = removeAt(mp, bucket, name);
+        if (!st) return st;
+        auto ts = writeTombstone(bucket, name, nextStamp());
+        if (!ts) return ts;
+    }
+    if (m_options.fsync) {
+        const auto path = objectPath(bucket, name);
+        // The nearest directory still there holds the removal.
+        std::string dir = path.substr(0, path.rfind('/'));
+        const auto root = bucketRoot(mp, bucket);
+        while (dir.size() > root.size() && ::access(dir.c_str(), F_OK) != 0) dir.resize(dir.rfind('/'));
+        auto st = fsyncDir(dir);
+        if (!st) return st;
+    }
+    return {};
+}
+
+api::Status ObjectStore::markDeleted(std::string_view bucket, std::string_view name) const
+{
+    std::lock_guard lock(nameLock(bucket, name));
+    return writeTombstone(bucket, name, nextStamp());
+}
+
+std::string ObjectStore::tombstonePath(std::size_t mp, std::string_view bucket, std::string_view name) const
+{
+    return m_options.mountpaths[mp] + "/.tessera/tomb/" + std::string(bucket) + "/" + std::string(name);
+}
+
+api::Status ObjectStore::writeTombstone(std::string_view bucket, std::string_view name, std::int64_t stamp) const
+{
+    const auto mp = mountpathFor(bucket, name);
+    const auto root = m_options.mountpaths[mp] + "/.tessera/tomb";
+    const auto path = tombstonePath(mp, bucket, name);
+    // A name may be a directory of tombstones too ("a" and "a/b" both
+    // deleted): the file of "a" then lives as "a/.tomb" below it.
+    std::string file = path;
+    struct stat st{};
+    if (::lstat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file += "/.tomb";
+    // Each parent that is a tombstone file ("a" deleted, now "a/b") becomes
+    // a directory holding it as ".tomb".
+    for (std::size_t pos = root.size() + 1;;) {
+        const auto slash = file.find('/', pos);
+        if (slash == std::string::npos) break;
+        const std::string dir = file.substr(0, slash);
+        if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+            if (errno == ENOSPC) return api::Error::noSpace("no space left recording a deletion");
+            return api::Error::ioError("cannot record the deletion", errnoText(errno));
+        }
+        if (::lstat(dir.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+            const std::string aside = dir + ".tomb-" + meta::randomId(6);
+            if (::rename(dir.c_str(), aside.c_str()) != 0 || ::mkdir(dir.c_str(), 0755) != 0 ||
+                ::rename(aside.c_str(), (dir + "/.tomb").c_str()) != 0) {
+                return api::Error::ioError("cannot record the deletion", errnoText(errno));
+            }
+        }
+        pos = slash + 1;
+    }
+    const std::string text = std::to_string(stamp) + "\n";
+    UniqueFd fd(::open(file.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644));
+    if (!fd.valid()) {
+        if (errno == ENOSPC) return api::Error::noSpace("no space left recording a deletion");
+        return api::Error::ioError("cannot record the deletion", errnoText(errno));
+    }
+    if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+        return api::Error::ioError("cannot record the deletion", errnoText(errno));
+    }
+    if (m_options.fsync && ::fdatasync(fd.get()) != 0) {
+        return api::Error::ioError("cannot record the deletion", errnoText(errno));
+    }
+    return {};
+}
+
+std::optional<std::int64_t> ObjectStore::tombstone(std::string_view bucket, std::string_view name) const
+{
+    std::string file = tombstonePath(mountpathFor(bucket, name), bucket, name);
+    UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (!fd.valid()) return std::nullopt;
+    if (struct stat st{}; ::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        file += "/.tomb";
+        fd.reset(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+        if (!fd.valid()) return std::nullopt;
+    }
+    char buf[32] = {};
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
+    std::int64_t stamp = 0;
+    if (n > 0) {
+        for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9' && stamp < (INT64_MAX / 10 - 10); ++i) {
+            stamp = stamp * 10 + (buf[i] - '0');
+        }
+    }
+    // A torn record (a crash while writing it) still marks a deletion: its
+    // file time is when it happened.
+    if (stamp == 0) stamp = fileMtimeNs(fd.get());
+    return stamp;
+}
+
+api::Status ObjectStore::removeIfStamp(std::size_t mp, std::string_view bucket, std::string_view name,
+                                       std::int64_t stamp) const
+{
+    std::lock_guard lock(nameLock(bucket, name));
+    auto here = openAt(mp, bucket, name);
+    if (!here) return here.error();
+    if (here->meta.stamp != stamp) {
+        return api::Error::conflict("object \"" + std::string(bucket) + "/" + std::string(name) +
+                                    "\" changed since its copy was sent");
+    }
+    return removeAt(mp, bucket, name);
+}
+
+std::size_t ObjectStore::sweepTombstones() const
+{
+    const auto cutoff = std::filesystem::file_time_type::clock::now() - m_options.tombstoneTtl;
+    std::size_t removed = 0;
+    for (const auto& mp : m_options.mountpaths) {
+        std::error_code ec;
+        const fs::path root = mp + "/.tessera/tomb";
+        std::vector<fs::path> dirs;
+        for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+             !ec && it != end; it.increment(ec)) {
+            std::error_code fec;
+            if (it->is_directory(fec)) {
+                dirs.push_back(it->path());
+                continue;
+            }
+            if (it->last_write_time(fec) < cutoff && !fec && fs::remove(it->path(), fec)) ++removed;
+        }
+        // Deepest first: empty directories go too.
+        std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) {
+            return a.native().size() > b.native().size();
+        });
+        for (const auto& d : dirs) ::rmdir(d.c_str());
+    }
+    return removed;
+}
+
+std::int64_t ObjectStore::nextStamp() const
+{
+    const std::int64_t now = nowNs();
+    std::int64_t last = m_clock.load();
+    while (true) {
+        const std::int64_t next = std::max(now, last + 1);
+        if (m_clock.compare_exchange_weak(last, next)) return next;
+    }
+}
+
+void ObjectStore::observeStamp(std::int64_t stamp) const
+{
+    std::int64_t last = m_clock.load();
+    while (last < stamp && !m_clock.compare_exchange_weak(last, stamp)) {
+    }
+}
+
+std::mutex& ObjectStore::nameLock(std::string_view bucket, std::string_view name) const
+{
+    const auto h = std::hash<std::string_view>{}(bucket) * 31 + std::hash<std::string_view>{}(name);
+    return m_nameLocks[h % kNameLocks];
 }
 
 api::Status ObjectStore::removeAt(std::size_t mp, std::string_view bucket, std::string_view name) const
 {
+    if (auto chk = checkMountpath(mp); !chk) return chk;
     const auto root = bucketRoot(mp, bucket);
     const auto path = root + "/" + std::string(name);
     struct stat st{};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        const int e = errno;
+        if (!rootHealthy(mp)) return mountpathError(mp, e, "cannot delete object");
         return api::Error::notFound("object \"" + std::string(bucket) + "/" + std::string(name) + "\" does not exist");
     }
     if (::unlink(path.c_str()) != 0) {
@@ -484,7 +752,7 @@ api::Status ObjectStore::removeAt(std::size_t mp, std::string_view bucket, std::
             return api::Error::notFound("object \"" + std::string(bucket) + "/" + std::string(name) +
                                         "\" does not exist");
         }
-        return api::Error::ioError("cannot delete object", errnoText(errno));
+        return mountpathError(mp, errno, "cannot delete object");
     }
     pruneEmptyParents(root, path);
     const auto index = m_options.mountpaths[mp] + "/.tessera/archidx/" + std::string(bucket) + "/" + std::string(name);
@@ -526,8 +794,12 @@ api::Result<std::shared_ptr<const ObjectStore::NameSnapshot>> ObjectStore::nameS
     api::ListRequest all;
     ListWalk walk{all, {}, std::numeric_limits<std::size_t>::max()};
     for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
+        // A missing mountpath would list as empty: a listing without its
+        // names must say why instead.
+        if (auto chk = checkMountpath(mp); !chk) return chk.error();
+        if (!rootHealthy(mp)) return mountpathError(mp, ENOENT, "mountpath root is gone");
         auto st = walk.walk(bucketRoot(mp, bucket), "");
-        if (!st) return st.error();
+        if (!st) return mountpathError(mp, walk.err, st.error().message);
     }
     auto snap = std::make_shared<NameSnapshot>();
     snap->generation = generation;
@@ -620,6 +892,11 @@ api::Status ObjectStore::destroyBucket(std::string_view bucket) const
         const auto trash = m_options.mountpaths[mp] + "/.tessera/trash/archidx-" + std::string(bucket) + "-" +
                            meta::randomId(8);
         if (::rename(idx.c_str(), trash.c_str()) == 0) moved.push_back(trash);
+        // Tombstones of the old bucket's names must not shadow a new bucket's.
+        const auto tomb = m_options.mountpaths[mp] + "/.tessera/tomb/" + std::string(bucket);
+        const auto tombTrash = m_options.mountpaths[mp] + "/.tessera/trash/tomb-" + std::string(bucket) + "-" +
+                               meta::randomId(8);
+        if (::rename(tomb.c_str(), tombTrash.c_str()) == 0) moved.push_back(tombTrash);
     }
     m_openCache.clear();
     touchBucket(bucket);
@@ -642,6 +919,10 @@ std::vector<MountpathInfo> ObjectStore::mountpathInfo() const
     for (const auto& mp : m_options.mountpaths) {
         MountpathInfo info;
         info.path = mp;
+        {
+            std::lock_guard lock(m_healthMutex);
+            info.disabled = m_disabled[out.size()];
+        }
         struct statvfs vfs{};
         if (::statvfs(mp.c_str(), &vfs) == 0) {
             info.total = static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize;

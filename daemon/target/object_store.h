@@ -6,11 +6,22 @@
 //   <mp>/.tessera/archidx/<bucket>/<name> offset index of a .tar shard (see
 //                                          ArchiveIndexStore), on the object's
 //                                          mountpath; removed with the object
+//   <mp>/.tessera/tomb/<bucket>/<name>    tombstone of a deleted object: the
+//                                          stamp of the delete, kept for the
+//                                          tombstone TTL
 // The mountpath of an object is chosen by HRW over the mountpath paths.
 // Object metadata lives in the extended attribute "user.tessera.meta".
 //
+// Versions: every commit, delete and delivered copy of one name is
+// serialized by a per-name lock (striped). A client write gets the next
+// version number and a stamp from the target's hybrid clock (wall time, but
+// never less than one more than any stamp seen); a delivered copy (PutParams
+// ::transferStamp) keeps its own and is committed only when it is newer than
+// both the copy here and the name's tombstone. The decision is made at
+// commit time under the lock, never when a transfer starts.
+//
 // Thread safety: all methods may be called concurrently. Concurrent PUTs of
-// one name each write their own work file; the last rename wins whole.
+// one name each write their own work file; the last commit wins whole.
 
 #include "api/object_list.h"
 #include "api/object_meta.h"
@@ -19,7 +30,10 @@
 #include "open_object.h"
 #include "open_object_cache.h"
 
+#include <array>
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -35,12 +49,22 @@ struct MountpathInfo {
     std::uint64_t total = 0;
     std::uint64_t used = 0;
     std::uint64_t available = 0;
+    std::string disabled;  // why the mountpath is disabled; empty: in use
 };
 
 struct PutParams {
     std::string expectedChecksum;  // xxhash64 hex; empty: not checked
     std::map<std::string, std::string> custom;
-    std::int64_t mtimeNs = 0;      // when set, the object keeps this modification time (a rebalanced copy)
+    // A copy of an existing version delivered by a peer (rebalance) or
+    // moved between mountpaths: when > 0 the copy keeps this stamp and
+    // transferVersion, and commit() refuses it with Conflict unless it is
+    // newer than the copy here and the tombstone.
+    std::int64_t transferStamp = 0;
+    std::string transferVersion;
+    // A read-modify-write (a shard append): commit() refuses with Conflict,
+    // and baseChanged() is true, unless the copy here still has this stamp
+    // (0: there is no copy). Unset: no check.
+    std::optional<std::int64_t> baseStamp;
 };
 
 class ObjectStore;
@@ -58,12 +82,18 @@ public:
     // renames into place.
     api::Result<api::ObjectMeta> commit();
     std::uint64_t bytesWritten() const { return m_size; }
+    // After a commit() refused a transfer: the copy here (or the tombstone)
+    // is at least as new, so the delivered copy is not needed.
+    bool superseded() const { return m_superseded; }
+    // After a commit() refused a read-modify-write: the base changed.
+    bool baseChanged() const { return m_baseChanged; }
 
 private:
     friend class ObjectStore;
     PutWriter() = default;
 
     const ObjectStore* m_store = nullptr;
+    std::size_t m_mp = 0;
     std::string m_bucket;
     std::string m_name;
     std::string m_workPath;
@@ -75,6 +105,8 @@ private:
     std::unique_ptr<struct HashState> m_hash;
     PutParams m_params;
     bool m_committed = false;
+    bool m_superseded = false;
+    bool m_baseChanged = false;
 };
 
 class ObjectStore {
@@ -84,6 +116,7 @@ public:
         bool fsync = true;
         std::uint64_t maxObjectSize = std::uint64_t{1} << 40;
         OpenObjectCache::Options openCache;  // open() keeps hot objects open
+        std::chrono::milliseconds tombstoneTtl{24LL * 3600 * 1000};
     };
 
     // Prepares the mountpaths (creates the layout, checks xattr support,
@@ -113,7 +146,21 @@ public:
     api::Status removeAt(std::size_t mp, std::string_view bucket, std::string_view name) const;
     std::size_t mountpathFor(std::string_view bucket, std::string_view name) const;
     api::Result<api::ObjectMeta> stat(std::string_view bucket, std::string_view name) const;
+    // A client's DELETE: removes the copy and leaves a tombstone stamped
+    // now, so that no older copy of the name can come back. NotFound (and no
+    // tombstone) when there is no copy here.
     api::Status remove(std::string_view bucket, std::string_view name) const;
+    // The name was deleted where this target cannot see it (a peer holds the
+    // only copy until a rebalance brings it): records the tombstone only.
+    api::Status markDeleted(std::string_view bucket, std::string_view name) const;
+    // The stamp of the name's tombstone, if there is one.
+    std::optional<std::int64_t> tombstone(std::string_view bucket, std::string_view name) const;
+    // Removes the copy on mountpath `mp` only if it is still the version
+    // with `stamp` (a copy that was sent to its owner); Conflict otherwise.
+    api::Status removeIfStamp(std::size_t mp, std::string_view bucket, std::string_view name,
+                              std::int64_t stamp) const;
+    // Removes tombstones older than the TTL; returns how many went.
+    std::size_t sweepTombstones() const;
     // Reads the whole object and compares its xxhash64 with the stored one.
     api::Status verify(const OpenObject& obj) const;
 
@@ -127,11 +174,32 @@ public:
     api::Status destroyBucket(std::string_view bucket) const;
 
     std::vector<MountpathInfo> mountpathInfo() const;
+
+    // Mountpath health. An I/O error that means the disk is gone or broken
+    // (EIO, EROFS, a root that is missing or no longer a directory) disables
+    // the mountpath: requests for objects placed on it answer Unavailable
+    // naming it (never NotFound: the objects are not known to be gone), the
+    // other mountpaths go on. Placement does not change, so a write never
+    // creates a second copy elsewhere that the disk's return would shadow.
+    // A disabled mountpath comes back when the target restarts with it healthy.
+    // Returns the Unavailable error when `mp` is disabled.
+    api::Status checkMountpath(std::size_t mp) const;
+    // Classifies a failed system call on mountpath `mp`: a disk fault
+    // disables it and gives Unavailable; anything else is an IoError.
+    api::Error mountpathError(std::size_t mp, int err, const std::string& what) const;
     const Options& options() const { return m_options; }
+
+    // The target's hybrid clock: a stamp larger than every stamp it has
+    // issued or seen, and at least the wall time in ns.
+    std::int64_t nextStamp() const;
+    void observeStamp(std::int64_t stamp) const;
 
 private:
     friend class PutWriter;
     explicit ObjectStore(Options options);
+    std::mutex& nameLock(std::string_view bucket, std::string_view name) const;
+    std::string tombstonePath(std::size_t mp, std::string_view bucket, std::string_view name) const;
+    api::Status writeTombstone(std::string_view bucket, std::string_view name, std::int64_t stamp) const;
     // Every change to a bucket's names bumps its generation, which retires
     // the cached name snapshot listings page through.
     void touchBucket(std::string_view bucket) const;
@@ -152,6 +220,14 @@ private:
     mutable std::map<std::string, std::shared_ptr<const NameSnapshot>, std::less<>> m_snapshots;
     mutable std::vector<std::string> m_snapshotUse;  // bucket names, least recently used first
     mutable OpenObjectCache m_openCache;
+    mutable std::atomic<std::int64_t> m_clock{0};
+    bool rootHealthy(std::size_t mp) const;
+    void disable(std::size_t mp, const std::string& reason) const;
+    mutable std::mutex m_healthMutex;
+    mutable std::vector<std::string> m_disabled;            // reason per mountpath; empty: healthy
+    std::unique_ptr<std::atomic<bool>[]> m_anyDisabledOn;   // fast check per mountpath
+    static constexpr std::size_t kNameLocks = 1024;
+    mutable std::array<std::mutex, kNameLocks> m_nameLocks;
 };
 
 }  // namespace tessera::daemon::target

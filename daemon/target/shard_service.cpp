@@ -252,6 +252,19 @@ api::Result<api::ObjectMeta> ShardService::append(std::string_view bucket, std::
                                                   archive::ArchiveFormat format, std::string_view member, int bodyFd,
                                                   std::uint64_t size)
 {
+    // A PUT of the whole shard committed meanwhile: append to that one.
+    constexpr int kAttempts = 8;
+    for (int attempt = 1;; ++attempt) {
+        bool baseChanged = false;
+        auto r = appendOnce(bucket, name, format, member, bodyFd, size, baseChanged);
+        if (r || !baseChanged || attempt == kAttempts) return r;
+    }
+}
+
+api::Result<api::ObjectMeta> ShardService::appendOnce(std::string_view bucket, std::string_view name,
+                                                      archive::ArchiveFormat format, std::string_view member,
+                                                      int bodyFd, std::uint64_t size, bool& baseChanged)
+{
     const auto& limits = m_options.limits;
     if (size > limits.maxMemberSize) {
         return api::Error{api::ErrorKind::TooLarge,
@@ -264,7 +277,12 @@ api::Result<api::ObjectMeta> ShardService::append(std::string_view bucket, std::
 
     auto old = m_store.open(bucket, name);
     if (!old && old.kind() != api::ErrorKind::NotFound) return old.error();
-    auto put = m_store.beginPut(bucket, name, PutParams{});
+    // Appends are serialized here, but a plain PUT of the shard is not: the
+    // commit checks that the shard read is still the one in place, so that
+    // an acknowledged overwrite is never replaced by "old shard + member".
+    PutParams params;
+    params.baseStamp = old ? old->meta.stamp : 0;
+    auto put = m_store.beginPut(bucket, name, std::move(params));
     if (!put) return put.error();
     auto& shardOut = **put;
     const archive::DataSink toShard = [&shardOut](const char* p, std::size_t n) { return shardOut.write(p, n); };
@@ -325,7 +343,10 @@ api::Result<api::ObjectMeta> ShardService::append(std::string_view bucket, std::
     if (auto st = copyRange(bodyFd, 0, size, toWriter); !st) return st.error();
     if (auto st = w.finish(); !st) return st.error();
     auto meta = shardOut.commit();
-    if (!meta) return meta.error();
+    if (!meta) {
+        baseChanged = shardOut.baseChanged();
+        return meta.error();
+    }
     if (format == archive::ArchiveFormat::Tar && m_options.useIndex) {
         // Index the new shard now, while its headers are in the page cache.
         if (auto fresh = m_store.open(bucket, name)) (void)m_indexes.get(bucket, name, *fresh);

@@ -82,6 +82,9 @@ public:
     const archive::ArchiveLimits& limits() const { return m_options.limits; }
 
 private:
+    api::Result<api::ObjectMeta> appendOnce(std::string_view bucket, std::string_view name,
+                                            archive::ArchiveFormat format, std::string_view member, int bodyFd,
+                                            std::uint64_t size, bool& baseChanged);
     std::shared_ptr<std::mutex> shardLock(const std::string& uname);
     // The members of the shard bucket/name in shard order (names and sizes).
     api::Result<std::vector<archive::MemberInfo>> members(std::string_view bucket, std::string_view name,

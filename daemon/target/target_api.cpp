@@ -10,6 +10,7 @@
 #include "archive/member_name.h"
 #include "client/http_client.h"
 #include "daemon/api/request_params.h"
+#include "meta/node_identity.h"
 
 #include <cerrno>
 #include <cstring>
@@ -41,8 +42,13 @@ void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& se
     r.header(std::string(api::kHdrVersion), m.version);
     r.header(std::string(api::kHdrAtime), std::to_string(m.atimeNs));
     if (!m.custom.empty()) r.header(std::string(api::kHdrCustomMd), api::formatCustomMd(m.custom));
+    if (m.stamp != 0) r.header(std::string(api::kHdrVersionStamp), std::to_string(m.stamp));
     r.header(std::string(api::kHdrLocation), selfId);
 }
+
+// The answer to a peer's delivered copy (rebalance) that is not needed: the
+// copy here, or the deletion, is newer. The sender may drop its copy.
+constexpr std::string_view kHdrTransfer = "tessera-transfer";
 
 bool parseInt64(const std::string& s, std::int64_t& out)
 {
@@ -72,7 +78,14 @@ public:
     Response finish() override
     {
         auto meta = m_writer->commit();
-        if (!meta) return Response::error(meta.error());
+        if (!meta) {
+            if (m_writer->superseded()) {
+                auto r = Response::json({{"superseded", meta.error().message}});
+                r.header(std::string(kHdrTransfer), "superseded");
+                return r;
+            }
+            return Response::error(meta.error());
+        }
         Response r;
         addMetaHeaders(r, *meta, m_selfId);
         return r;
@@ -88,10 +101,11 @@ private:
 // serialized with other appends to the shard).
 class AppendSink : public net::UploadSink {
 public:
+    // `prepare` runs before the append (brings a shard still on a peer here).
     AppendSink(ShardService& shards, api_util::ObjectRef ref, archive::ArchiveFormat format, std::string member,
-               UniqueFd body, std::string selfId)
+               UniqueFd body, std::string selfId, std::function<api::Status()> prepare)
         : m_shards(shards), m_ref(std::move(ref)), m_format(format), m_member(std::move(member)),
-          m_body(std::move(body)), m_selfId(std::move(selfId))
+          m_body(std::move(body)), m_selfId(std::move(selfId)), m_prepare(std::move(prepare))
     {
     }
     api::Status write(const char* data, std::size_t size) override
@@ -118,6 +132,7 @@ public:
     }
     Response finish() override
     {
+        if (auto st = m_prepare(); !st) return Response::error(st.error());
         auto meta = m_shards.append(m_ref.bucket, m_ref.name, m_format, m_member, m_body.get(), m_size);
         if (!meta) return Response::error(meta.error());
         Response r;
@@ -133,6 +148,7 @@ private:
     UniqueFd m_body;
     std::uint64_t m_size = 0;
     std::string m_selfId;
+    std::function<api::Status()> m_prepare;
 };
 
 bool isShardRead(const Request& req)
@@ -144,9 +160,10 @@ bool isShardRead(const Request& req)
 
 TargetApi::TargetApi(api::Snode self, ObjectStore& store, ShardService& shards, MetaCache& cache, Membership& membership,
                      std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo,
-                     std::function<api::NodeStats()> nodeStats, stats::StatsRecorder& recorder)
+                     std::function<api::NodeStats()> nodeStats, stats::StatsRecorder& recorder, std::string clusterKey)
     : m_self(std::move(self)), m_store(store), m_shards(shards), m_cache(cache), m_membership(membership), m_peerTimeout(peerTimeout),
-      m_nodeInfo(std::move(nodeInfo)), m_nodeStats(std::move(nodeStats)), m_recorder(recorder)
+      m_nodeInfo(std::move(nodeInfo)), m_nodeStats(std::move(nodeStats)), m_recorder(recorder),
+      m_clusterKey(std::move(clusterKey))
 {
 }
 
@@ -189,14 +206,16 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
     }
     if (clientVersion->has_value() && **clientVersion > smap->version) {
         m_membership.requestRefresh();
-        auto r = Response::error(api::Error::unavailable(
+        return Response::error(api::Error::unavailable(
             "cluster map v" + std::to_string(**clientVersion) + " is newer than this target's v" +
             std::to_string(smap->version) + "; retry shortly"));
-        r.header("Retry-After", "1");
-        return r;
     }
     const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
     if (owner == nullptr) return Response::error(api::Error::unavailable("no targets in the cluster map"));
+    if (owner->away() && owner->id != m_self.id && !req.hasQuery(kQpLocal)) {
+        return Response::error(api::Error::unavailable("target " + owner->id + " (" + owner->publicNet.url +
+                                                       ") that owns the object is away; retry when it returns"));
+    }
     // "local": a peer that found the object here sends the client here (see
     // findOnPeers); serve what this target holds whoever owns the name now.
     if (owner->id == m_self.id || (req.hasQuery(kQpLocal) && req.method != http::verb::put)) {
@@ -233,11 +252,93 @@ std::optional<Response> TargetApi::findOnPeers(const Request& req, const api_uti
     query[std::string(kQpLocal)] = "true";
     const auto target = api_util::objectTarget(ref, query, smap->version);
     for (const auto& [id, node] : smap->tmap) {
-        if (id == m_self.id) continue;
+        if (id == m_self.id || node.away()) continue;
         auto r = http.send(client::Method::Head, node.publicNet.url + target);
         if (r && r->status == 200) return Response::redirect(node.publicNet.url + target);
     }
     return std::nullopt;
+}
+
+std::vector<api::Snode> TargetApi::peersHolding(const api_util::ObjectRef& ref)
+{
+    const auto smap = m_cache.smap();
+    client::HttpClient::Options o;
+    o.connectTimeout = m_peerTimeout;
+    o.ioTimeout = m_peerTimeout;
+    o.followRedirects = false;
+    o.retriesOn503 = 0;
+    client::HttpClient http(o);
+    const auto target =
+        api_util::objectTarget(ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}},
+                               smap->version);
+    std::vector<api::Snode> out;
+    for (const auto& [id, node] : smap->tmap) {
+        if (id == m_self.id || node.away()) continue;
+        auto r = http.send(client::Method::Head, node.publicNet.url + target);
+        if (r && r->status == 200) out.push_back(node);
+    }
+    return out;
+}
+
+std::optional<api::Error> TargetApi::awayPeer() const
+{
+    const auto smap = m_cache.smap();
+    for (const auto& [id, node] : smap->tmap) {
+        if (id != m_self.id && node.away()) {
+            return api::Error::unavailable("not found on this target, and target " + id + " (" +
+                                           node.publicNet.url +
+                                           "), which may still hold it after a placement change, is away");
+        }
+    }
+    return std::nullopt;
+}
+
+api::Status TargetApi::pullFromPeer(const api_util::ObjectRef& ref)
+{
+    if (m_store.tombstone(ref.bucket, ref.name)) return {};  // deleted here: a new shard starts
+    if (auto here = m_store.open(ref.bucket, ref.name); here || here.kind() != api::ErrorKind::NotFound) {
+        return here ? api::Status{} : api::Status{here.error()};
+    }
+    const auto holders = peersHolding(ref);
+    if (holders.empty()) {
+        if (auto away = awayPeer()) return *away;
+        return {};
+    }
+    const std::string url = holders.front().publicNet.url;
+    client::HttpClient::Options o;
+    o.connectTimeout = m_peerTimeout;
+    o.ioTimeout = std::max(m_peerTimeout, std::chrono::milliseconds(60000));
+    o.followRedirects = false;
+    o.retriesOn503 = 0;
+    client::HttpClient http(o);
+    const auto smap = m_cache.smap();
+    const auto target =
+        api_util::objectTarget(ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}},
+                               smap->version);
+    auto head = http.send(client::Method::Head, url + target);
+    if (!head || head->status != 200) return {};  // gone meanwhile (moved here by the rebalance)
+    std::int64_t stamp = 0;
+    if (!parseInt64(head->header(std::string(api::kHdrVersionStamp)), stamp) || stamp <= 0) {
+        return api::Error::unavailable("peer " + url + " sent no version stamp for " + ref.bucket + "/" + ref.name);
+    }
+    PutParams params;
+    params.transferStamp = stamp;
+    params.transferVersion = head->header(std::string(api::kHdrVersion));
+    params.expectedChecksum = head->header(std::string(api::kHdrChecksumValue));
+    if (auto md = head->header(std::string(api::kHdrCustomMd)); !md.empty()) {
+        if (auto parsed = api::parseCustomMd(md)) params.custom = std::move(parsed.value());
+    }
+    auto w = m_store.beginPut(ref.bucket, ref.name, std::move(params));
+    if (!w) return w.error();
+    auto& writer = **w;
+    const client::Sink sink = [&writer](const char* p, std::size_t n) { return writer.write(p, n); };
+    auto got = http.send(client::Method::Get, url + target, client::Body::none(), {}, &sink);
+    if (!got) return api::Error::unavailable("cannot copy " + ref.bucket + "/" + ref.name + " from " + url + ": " +
+                                             got.error().message);
+    if (got->status != 200) return {};  // moved meanwhile
+    auto meta = writer.commit();
+    if (!meta && !writer.superseded()) return meta.error();
+    return {};
 }
 
 std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(const Request& req)
@@ -248,20 +349,21 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
     if (req.hasQuery(api::kQpArchPath)) return appendToShard(req, *ref);
     PutParams params;
     if (req.hasQuery(api::kQpRebalance)) {
-        // A rebalance delivers a copy written at some time; whichever of it
-        // and the copy already here (written since the map changed, or kept
-        // by a target that was away) is newer wins.
-        std::int64_t incoming = 0;
-        const auto h = req.header(api::kHdrSourceMtime);
-        if (h.empty() || !parseInt64(h, incoming) || incoming <= 0) {
+        // A peer delivers a copy of an existing version: it keeps its stamp
+        // and version, and is committed only if it is newer than what is
+        // here (decided at commit, under the name's lock).
+        std::int64_t stamp = 0;
+        const auto h = req.header(api::kHdrVersionStamp);
+        if (h.empty() || !parseInt64(std::string(h), stamp) || stamp <= 0) {
             return Response::error(api::Error::badRequest(std::string("a rebalance PUT needs a positive ") +
-                                                          std::string(api::kHdrSourceMtime)));
+                                                          std::string(api::kHdrVersionStamp)));
         }
-        if (auto here = m_store.open(ref->bucket, ref->name); here && here->mtimeNs >= incoming) {
-            return Response::error(api::Error::conflict("object \"" + ref->bucket + "/" + ref->name +
-                                                        "\" is already here and not older than the delivered copy"));
+        params.transferStamp = stamp;
+        params.transferVersion = std::string(req.header(api::kHdrVersion));
+        if (params.transferVersion.empty() || params.transferVersion.size() > 32) {
+            return Response::error(api::Error::badRequest(std::string("a rebalance PUT needs ") +
+                                                          std::string(api::kHdrVersion)));
         }
-        params.mtimeNs = incoming;
     }
     const auto ctype = req.header(api::kHdrChecksumType);
     const auto cval = req.header(api::kHdrChecksumValue);
@@ -301,9 +403,14 @@ Response TargetApi::getObject(const Request& req)
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
         // Asking the peers blocks: not on the connection's strand.
         if (!req.onWorker) return Response::deferToWorker();
+        // Deleted here: a peer's copy is older, whatever it says.
+        if (m_store.tombstone(ref->bucket, ref->name)) return Response::error(obj.error());
         if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
         // A rebalance may have delivered it here while the peers were asked.
         obj = m_store.open(ref->bucket, ref->name);
+        if (!obj && obj.kind() == api::ErrorKind::NotFound && !req.hasQuery(kQpLocal)) {
+            if (auto away = awayPeer()) return Response::error(*away);
+        }
     }
     if (!obj) return Response::error(obj.error());
     const auto* props = m_cache.bmd()->find(ref->bucket);
@@ -422,7 +529,8 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::appendToShar
     auto body = m_store.openTempFile(ref.bucket, ref.name);
     if (!body) return Response::error(body.error());
     return std::unique_ptr<net::UploadSink>(std::make_unique<AppendSink>(
-        m_shards, ref, *format, std::string(archive::normalizeMemberName(path)), std::move(body.value()), m_self.id));
+        m_shards, ref, *format, std::string(archive::normalizeMemberName(path)), std::move(body.value()), m_self.id,
+        [this, ref] { return pullFromPeer(ref); }));
 }
 
 Response TargetApi::headObject(const Request& req)
@@ -433,8 +541,12 @@ Response TargetApi::headObject(const Request& req)
     auto meta = m_store.stat(ref->bucket, ref->name);
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
         if (!req.onWorker) return Response::deferToWorker();
+        if (m_store.tombstone(ref->bucket, ref->name)) return Response::error(meta.error());
         if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
         meta = m_store.stat(ref->bucket, ref->name);
+        if (!meta && meta.kind() == api::ErrorKind::NotFound && !req.hasQuery(kQpLocal)) {
+            if (auto away = awayPeer()) return Response::error(*away);
+        }
     }
     if (!meta) return Response::error(meta.error());
     Response r;
@@ -451,11 +563,33 @@ Response TargetApi::deleteObject(const Request& req)
     if (!ref) return Response::error(ref.error());
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
     auto st = m_store.remove(ref->bucket, ref->name);
-    if (!st && st.kind() == api::ErrorKind::NotFound) {
-        if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
-        st = m_store.remove(ref->bucket, ref->name);
+    if (st || st.kind() != api::ErrorKind::NotFound) return st ? Response::ok() : Response::error(st.error());
+    // A peer asked to drop its copy of a name deleted at the owner.
+    if (req.hasQuery(kQpLocal)) return Response::error(st.error());
+    if (m_store.tombstone(ref->bucket, ref->name)) return Response::error(st.error());  // deleted already
+    // The only copy may still be on a peer (a placement change not yet
+    // rebalanced). The deletion is recorded here first, so that the copy a
+    // rebalance may be sending right now is refused; then the peers drop theirs.
+    const auto holders = peersHolding(*ref);
+    if (holders.empty()) {
+        if (auto away = awayPeer()) return Response::error(*away);
+        return Response::error(st.error());
     }
-    if (!st) return Response::error(st.error());
+    if (auto marked = m_store.markDeleted(ref->bucket, ref->name); !marked) return Response::error(marked.error());
+    client::HttpClient::Options o;
+    o.connectTimeout = m_peerTimeout;
+    o.ioTimeout = m_peerTimeout;
+    o.followRedirects = false;
+    o.retriesOn503 = 0;
+    client::HttpClient http(o);
+    const auto smapVersion = m_cache.smap()->version;
+    for (const auto& node : holders) {
+        // A failure leaves a copy the tombstone already hides; its next
+        // rebalance delivers it and is told it is superseded.
+        (void)http.send(client::Method::Delete,
+                        node.publicNet.url +
+                            api_util::objectTarget(*ref, {{std::string(kQpLocal), "true"}}, smapVersion));
+    }
     return Response::ok();
 }
 
@@ -485,6 +619,13 @@ Response TargetApi::destroyBucket(const Request& req)
 
 Response TargetApi::metasync(const Request& req)
 {
+    // Only the proxy (which holds the cluster key) may replace the maps.
+    if (!meta::sameSecret(std::string(req.header(api::kHdrClusterKey)), m_clusterKey)) {
+        return Response::error(api::Error{api::ErrorKind::Forbidden,
+                                          "metasync needs the cluster key (header " +
+                                              std::string(api::kHdrClusterKey) + ")",
+                                          {}});
+    }
     auto j = nlohmann::json::parse(req.body, nullptr, false);
     if (!j.is_object()) return Response::error(api::Error::badRequest("metasync body must be a JSON object"));
     try {
@@ -529,6 +670,10 @@ std::vector<api::MountpathStats> TargetApi::mountpathStats() const
         m.available = mp.available;
         m.state = api::mountpathStateFor(mp.total, mp.used);
         if (m.state == api::MountpathState::Error) m.error = "cannot read the filesystem's capacity";
+        if (!mp.disabled.empty()) {
+            m.state = api::MountpathState::Error;
+            m.error = "disabled: " + mp.disabled;
+        }
         out.push_back(std::move(m));
     }
     return out;

@@ -23,7 +23,7 @@ class TargetApi {
 public:
     TargetApi(api::Snode self, ObjectStore& store, ShardService& shards, MetaCache& cache, Membership& membership,
               std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo,
-              std::function<api::NodeStats()> nodeStats, stats::StatsRecorder& recorder);
+              std::function<api::NodeStats()> nodeStats, stats::StatsRecorder& recorder, std::string clusterKey);
 
     // Capacity and state of every mountpath, for the node's statistics.
     std::vector<api::MountpathStats> mountpathStats() const;
@@ -40,6 +40,15 @@ private:
     // (a target joined, mountpaths changed; there is no rebalance yet): asks
     // each peer and redirects the client to the one that has it.
     std::optional<net::Response> findOnPeers(const net::Request& req, const api_util::ObjectRef& ref);
+    // The peers (not away) that hold a copy of ref here and now.
+    std::vector<api::Snode> peersHolding(const api_util::ObjectRef& ref);
+    // Why a name missing here may still exist: a peer that could hold it
+    // (a placement change not yet rebalanced) is away. nullopt: none is.
+    std::optional<api::Error> awayPeer() const;
+    // The owner lacks a shard a peer still holds (a placement change not
+    // yet rebalanced): copies it here, keeping its version, so that an
+    // append extends it instead of starting a new shard beside it.
+    api::Status pullFromPeer(const api_util::ObjectRef& ref);
 
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> putObject(const net::Request& req);
     net::Response getObject(const net::Request& req);
@@ -66,6 +75,7 @@ private:
     std::function<nlohmann::json()> m_nodeInfo;
     std::function<api::NodeStats()> m_nodeStats;
     stats::StatsRecorder& m_recorder;
+    std::string m_clusterKey;
 };
 
 }  // namespace tessera::daemon::target

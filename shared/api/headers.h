@@ -21,6 +21,14 @@ inline constexpr std::string_view kHdrSmapVersion = "ais-smap-version";
 // "built") or that it read without one ("none").
 inline constexpr std::string_view kHdrArchiveIndex = "tessera-archive-index";
 
+// The cluster's shared secret on node-to-node control calls (join,
+// keepalive, metadata push): see Config::clusterKeyFile.
+inline constexpr std::string_view kHdrClusterKey = "tessera-cluster-key";
+// The version stamp of an object copy a peer delivers (rebalance): the
+// owner's hybrid-clock time of the write, which orders the versions of one
+// object across targets (see ObjectMeta::stamp).
+inline constexpr std::string_view kHdrVersionStamp = "tessera-version-stamp";
+
 // Bodies up to this size are sent without `Expect: 100-continue`, and a
 // server that answers before reading one (a redirect) reads and drops it to
 // keep the connection: client and server must agree on the number.
@@ -52,11 +60,9 @@ inline constexpr std::string_view kQpArchPath = "archpath";
 inline constexpr std::string_view kQpArchRegx = "archregx";
 inline constexpr std::string_view kQpArchMode = "archmode";
 inline constexpr std::string_view kQpArchMime = "archmime";
-// A rebalance delivering an object to its owner: refused (409) when the
-// owner already has one, which is then the newer.
+// A peer delivering a copy of an existing version to its owner, with
+// kHdrVersionStamp and kHdrVersion: the owner keeps whichever copy is newer,
+// and answers 200 with `tessera-transfer: superseded` when it keeps its own.
 inline constexpr std::string_view kQpRebalance = "rebalance";
-// With a rebalance PUT: when the delivered copy was written (Unix ns). The
-// owner keeps whichever copy is newer.
-inline constexpr std::string_view kHdrSourceMtime = "ais-source-mtime";
 
 }  // namespace tessera::api

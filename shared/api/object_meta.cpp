@@ -10,6 +10,7 @@ void to_json(nlohmann::json& j, const ObjectMeta& v)
 {
     j = nlohmann::json{{"size", v.size},       {"cksum_type", v.checksumType}, {"cksum_value", v.checksumValue},
                        {"version", v.version}, {"atime", v.atimeNs},           {"custom", v.custom}};
+    if (v.stamp != 0) j["stamp"] = v.stamp;
 }
 
 void from_json(const nlohmann::json& j, ObjectMeta& v)
@@ -20,6 +21,7 @@ void from_json(const nlohmann::json& j, ObjectMeta& v)
     j.at("version").get_to(v.version);
     j.at("atime").get_to(v.atimeNs);
     v.custom = j.value("custom", std::map<std::string, std::string>{});
+    v.stamp = j.contains("stamp") ? j.at("stamp").get<std::int64_t>() : 0;
 }
 
 Result<ObjectMeta> parseObjectMeta(std::string_view json)

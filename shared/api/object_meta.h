@@ -21,6 +21,12 @@ struct ObjectMeta {
     std::string version = "1";
     std::int64_t atimeNs = 0;
     std::map<std::string, std::string> custom;
+    // The version's place in the total order of one object's versions: the
+    // owning target's hybrid-clock time (ns) when the version was committed.
+    // A copy delivered by a peer keeps it; of two copies the larger stamp
+    // is the newer, whatever the version strings say. 0: unknown (metadata
+    // written before stamps; the file's mtime stands in).
+    std::int64_t stamp = 0;
     bool operator==(const ObjectMeta&) const = default;
 };
 

@@ -12,6 +12,13 @@ const Snode* Smap::findTarget(std::string_view id) const
     return it == tmap.end() ? nullptr : &it->second;
 }
 
+std::size_t Smap::activeTargetCount() const
+{
+    std::size_t n = 0;
+    for (const auto& [id, node] : tmap) n += node.away() ? 0 : 1;
+    return n;
+}
+
 void to_json(nlohmann::json& j, const NetInfo& v)
 {
     j = nlohmann::json{{"node_ip_addr", v.host}, {"daemon_port", v.port}, {"direct_url", v.url}};
@@ -26,7 +33,7 @@ void from_json(const nlohmann::json& j, NetInfo& v)
 
 void to_json(nlohmann::json& j, const Snode& v)
 {
-    j = nlohmann::json{{"daemon_id", v.id}, {"daemon_type", v.type}, {"public_net", v.publicNet}};
+    j = nlohmann::json{{"daemon_id", v.id}, {"daemon_type", v.type}, {"public_net", v.publicNet}, {"flags", v.flags}};
 }
 
 void from_json(const nlohmann::json& j, Snode& v)
@@ -34,6 +41,7 @@ void from_json(const nlohmann::json& j, Snode& v)
     j.at("daemon_id").get_to(v.id);
     j.at("daemon_type").get_to(v.type);
     j.at("public_net").get_to(v.publicNet);
+    v.flags = j.contains("flags") ? j.at("flags").get<std::uint64_t>() : 0;
 }
 
 void to_json(nlohmann::json& j, const Smap& v)

@@ -23,10 +23,21 @@ struct NetInfo {
     bool operator==(const NetInfo&) const = default;
 };
 
+// Snode::flags bits. A target that missed its keepalives is *away*: it
+// stays in the map and keeps owning its objects (requests for them answer
+// 503 naming it) until it returns or an operator decommissions it. Moving
+// ownership to a peer while the owner may come back with acknowledged data
+// is what loses writes and undoes deletes.
+inline constexpr std::uint64_t kSnodeAway = std::uint64_t{1} << 16;
+
 struct Snode {
     std::string id;    // JSON: daemon_id
     std::string type;  // JSON: daemon_type, "proxy" | "target"
     NetInfo publicNet; // JSON: public_net
+    std::uint64_t flags = 0;  // JSON: flags (absent: 0)
+    bool away() const { return (flags & kSnodeAway) != 0; }
+    // The same node at the same address, whatever its flags.
+    bool sameIdentity(const Snode& o) const { return id == o.id && type == o.type && publicNet == o.publicNet; }
     bool operator==(const Snode&) const = default;
 };
 
@@ -38,6 +49,8 @@ struct Smap {
     std::map<std::string, Snode> tmap; // id -> target
 
     const Snode* findTarget(std::string_view id) const;
+    // Targets not marked away.
+    std::size_t activeTargetCount() const;
     std::size_t targetCount() const { return tmap.size(); }
 };
 

@@ -70,7 +70,8 @@ api::Result<Response> Client::objectCall(Method method, std::string_view bucket,
             if (s) m_smap = std::move(s.value());
         }
         const auto* owner = m_smap ? api::hrwTarget(*m_smap, api::objectUname(bucket, name)) : nullptr;
-        if (owner != nullptr) {
+        // An away owner: the proxy says why the object is unavailable.
+        if (owner != nullptr && !owner->away()) {
             const std::string url = owner->publicNet.url + "/v1/objects/" + api::percentEncode(bucket) + "/" +
                                     api::percentEncode(name, true) + "?" + std::string(api::kQpSmapVersion) + "=" +
                                     std::to_string(m_smap->version) + (extra.empty() ? "" : "&" + extra);

@@ -68,11 +68,14 @@ QStringList LocalCluster::targetArgs(int i, int port) const
     QStringList a{"--role", "target", "--port", QString::number(port), "--port-file",
                   targetDataDir(i) + "/port", "--data-dir", targetDataDir(i), "--proxy-url",
                   QString::fromStdString(proxyUrl()), "--keepalive-interval-ms", QString::number(m_options.keepaliveMs),
-                  "--fsync", m_options.fsync ? "true" : "false", "--peer-timeout-ms", "3000"};
+                  "--fsync", m_options.fsync ? "true" : "false", "--peer-timeout-ms", "3000", "--cluster-key-file",
+                  clusterKeyFile()};
     for (const auto& mp : targetMountpaths(i)) a << "--mountpath" << QString::fromStdString(mp);
     a << m_options.extraTargetArgs;
     return a;
 }
+
+QString LocalCluster::clusterKeyFile() const { return m_dir.path() + "/proxy/cluster.key"; }
 
 QString LocalCluster::targetDataDir(int i) const { return m_dir.path() + "/target-" + QString::number(i); }
 
@@ -161,7 +164,7 @@ api::Smap LocalCluster::smap()
 
 bool LocalCluster::waitForTargets(int n, std::chrono::milliseconds timeout)
 {
-    return QTest::qWaitFor([&] { return static_cast<int>(smap().tmap.size()) == n; },
+    return QTest::qWaitFor([&] { return static_cast<int>(smap().activeTargetCount()) == n; },
                            static_cast<int>(timeout.count()));
 }
 

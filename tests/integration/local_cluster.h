@@ -43,10 +43,13 @@ public:
     int targetCount() const { return static_cast<int>(m_targets.size()); }
     QString dataDir() const { return m_dir.path(); }
     QString targetDataDir(int i) const;
+    // The key the proxy created at its first start; targets are given it.
+    QString clusterKeyFile() const;
     std::vector<std::string> targetMountpaths(int i) const;
 
     api::Smap smap();
-    // Waits until the proxy's map lists exactly `n` targets.
+    // Waits until the proxy's map lists exactly `n` targets that are not
+    // away (a killed target stays in the map, marked away).
     bool waitForTargets(int n, std::chrono::milliseconds timeout);
 
     qint64 targetPid(int i) const;

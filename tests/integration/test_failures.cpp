@@ -121,16 +121,24 @@ private slots:
         m_cluster.killTarget(1);
         QElapsedTimer timer;
         timer.start();
-        // 3 missed keepalives of 250 ms: gone well within 3 s.
+        // 3 missed keepalives of 250 ms: away well within 3 s.
         QVERIFY(m_cluster.waitForTargets(2, std::chrono::seconds(3)));
-        qInfo("target dropped after %lld ms", static_cast<long long>(timer.elapsed()));
+        qInfo("target marked away after %lld ms", static_cast<long long>(timer.elapsed()));
         auto smap = m_cluster.smap();
         QVERIFY(smap.version > before);
-        QVERIFY(smap.findTarget(m_cluster.targetId(1)) == nullptr);
+        // It stays in the map, away, and still owns its objects.
+        QVERIFY(smap.findTarget(m_cluster.targetId(1)) != nullptr);
+        QVERIFY(smap.findTarget(m_cluster.targetId(1))->away());
+        HttpClient::Options once;
+        once.retriesOn503 = 0;
+        HttpClient noRetry(once);
+        auto unavailable = noRetry.send(Method::Get, objUrl(owned.front()));
+        QCOMPARE(unavailable->status, 503);
+        QVERIFY(unavailable->body.find(m_cluster.targetId(1)) != std::string::npos);
 
         QVERIFY(m_cluster.restartTarget(1));
         QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
-        QVERIFY(m_cluster.smap().findTarget(m_cluster.targetId(1)) != nullptr);
+        QVERIFY(!m_cluster.smap().findTarget(m_cluster.targetId(1))->away());
         for (const auto& n : owned) {
             auto r = m_http.send(Method::Get, objUrl(n));
             QVERIFY(r);

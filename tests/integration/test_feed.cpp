@@ -449,7 +449,7 @@ private slots:
     }
 
     // Last: it changes the cluster.
-    void killedTargetGoesStaleThenLeaves()
+    void killedTargetGoesStaleThenAway()
     {
         FeedRecorder feed(m_cluster.proxyUrl());
         QVERIFY(feed.waitOpen());
@@ -463,21 +463,27 @@ private slots:
         };
         const int stale = feed.waitFor("event", 0, 10000, isEvent("node_stale"));
         QVERIFY(stale > 0);
-        const int left = feed.waitFor("event", 0, 10000, isEvent("node_left"));
+        const int left = feed.waitFor("event", 0, 10000, isEvent("node_away"));
         QVERIFY(left > 0);
-        QVERIFY2(stale < left, "a dead target shows as stale before the keepalive removes it");
+        QVERIFY2(stale < left, "a dead target shows as stale before the keepalive marks it away");
         const auto staleAfter = feed.messages()[static_cast<std::size_t>(stale)].arrivedMs - killedAt;
         QVERIFY2(staleAfter <= 4 * kIntervalMs, qPrintable(QString("stale after %1 ms").arg(staleAfter)));
 
-        const int smap = feed.waitFor("smap", 0, 10000, [&](const json& m) { return !m["data"]["tmap"].contains(victim); });
+        // The map keeps it, flagged away: it still owns its objects.
+        const int smap = feed.waitFor("smap", 0, 10000, [&](const json& m) {
+            return m["data"]["tmap"].contains(victim) &&
+                   (m["data"]["tmap"][victim].value("flags", std::uint64_t{0}) & api::kSnodeAway) != 0;
+        });
         QVERIFY(smap > 0);
-        QCOMPARE(feed.messages()[static_cast<std::size_t>(smap)].msg["data"]["tmap"].size(), std::size_t{1});
-        // Later metrics list only the remaining nodes.
+        QCOMPARE(feed.messages()[static_cast<std::size_t>(smap)].msg["data"]["tmap"].size(), std::size_t{2});
+        // Later metrics show it stale, with no rates.
         const int after = feed.waitFor("metrics", static_cast<std::size_t>(smap) + 1, 5000);
         QVERIFY(after > 0);
+        bool listedStale = false;
         for (const auto& n : feed.messages()[static_cast<std::size_t>(after)].msg["data"]["nodes"]) {
-            QVERIFY(n["daemon_id"].get<std::string>() != victim);
+            if (n["daemon_id"].get<std::string>() == victim) listedStale = n["stale"].get<bool>();
         }
+        QVERIFY(listedStale);
     }
 };
 

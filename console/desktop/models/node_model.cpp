@@ -34,6 +34,8 @@ QString nodeStateName(NodeState state)
         return QStringLiteral("online");
     case NodeState::Stale:
         return QStringLiteral("stale");
+    case NodeState::Away:
+        return QStringLiteral("away");
     case NodeState::Gone:
         return QStringLiteral("gone");
     }
@@ -96,7 +98,8 @@ QVariant NodeModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::ForegroundRole) {
         if (index.column() == StateColumn && n.state != NodeState::Online) {
-            return QBrush(n.state == NodeState::Gone ? QColor(0xc6, 0x28, 0x28) : QColor(0xe0, 0x8a, 0x00));
+            const bool red = n.state == NodeState::Gone || n.state == NodeState::Away;
+            return QBrush(red ? QColor(0xc6, 0x28, 0x28) : QColor(0xe0, 0x8a, 0x00));
         }
         if (index.column() == CapacityColumn && target) {
             const auto level = capacityLevel(n.usedBytes(), n.totalBytes());
@@ -213,7 +216,11 @@ void NodeModel::upsertMember(const api::Snode& node)
     const int existing = rowOf(id);
     if (existing >= 0) {
         NodeRow& row = m_rows[static_cast<std::size_t>(existing)];
-        if (row.state == NodeState::Gone || row.url != url) {
+        const bool back = row.state == NodeState::Gone || row.state == NodeState::Away;
+        if (node.away() && row.state != NodeState::Away) {
+            row.state = NodeState::Away;
+            emitRowChanged(existing);
+        } else if (!node.away() && (back || row.url != url)) {
             row.state = NodeState::Online;
             row.url = url;
             emitRowChanged(existing);
@@ -222,6 +229,7 @@ void NodeModel::upsertMember(const api::Snode& node)
     }
     NodeRow row;
     row.id = id;
+    if (node.away()) row.state = NodeState::Away;
     row.role = QString::fromStdString(node.type);
     row.url = url;
     const auto pos = std::find_if(m_rows.begin(), m_rows.end(),
@@ -240,7 +248,7 @@ void NodeModel::setMetrics(const MetricsUpdate& update)
             continue;  // not in the map (yet): membership comes from the map only
         }
         NodeRow& row = m_rows[static_cast<std::size_t>(r)];
-        if (row.state != NodeState::Gone) {
+        if (row.state != NodeState::Gone && row.state != NodeState::Away) {
             row.state = m.stale ? NodeState::Stale : NodeState::Online;
         }
         row.hasMetrics = true;

@@ -10,7 +10,9 @@
 
 namespace tessera::console {
 
-enum class NodeState { Online, Stale, Gone };
+// Away: in the cluster map but missed its keepalives; it still owns its
+// objects, which answer 503 until it returns. Gone: left the map.
+enum class NodeState { Online, Stale, Away, Gone };
 QString nodeStateName(NodeState state);
 
 // A node as the console shows it: membership from the cluster map, figures

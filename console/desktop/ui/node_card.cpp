@@ -49,11 +49,13 @@ void NodeCard::setNode(const NodeRow& node)
     QString color = QStringLiteral("#2e7d32");
     if (node.state == NodeState::Stale) {
         color = QStringLiteral("#e08a00");
-    } else if (node.state == NodeState::Gone) {
+    } else if (node.state == NodeState::Gone || node.state == NodeState::Away) {
         color = QStringLiteral("#c62828");
     }
     m_state->setText(QStringLiteral("<b style='color:%1'>● %2</b>").arg(color, nodeStateName(node.state)));
-    if (node.hasMetrics && node.state != NodeState::Gone) {
+    if (node.state == NodeState::Away) {
+        m_figures->setText(tr("missed its keepalives: its objects are unavailable until it returns"));
+    } else if (node.hasMetrics && node.state != NodeState::Gone) {
         m_figures->setText(tr("up %1 · CPU %2 % · mem %3\n%4 ops/s")
                                .arg(formatDuration(static_cast<double>(node.uptimeNs) / 1e9))
                                .arg(node.cpuPercent, 0, 'f', 1)

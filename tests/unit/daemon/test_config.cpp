@@ -73,8 +73,12 @@ private slots:
         QCOMPARE(c->peerTimeoutMs, 5000);
         QCOMPARE(c->maxObjectSize, std::uint64_t{1} << 40);
 
+        // A target without the cluster key cannot join: refused at start.
+        auto noKey = parse({"--role", "target", "--data-dir", "/tmp/x", "--mountpath", "/a", "--proxy-url", "http://p:1"});
+        QCOMPARE(noKey.kind(), api::ErrorKind::BadRequest);
+        QVERIFY(noKey.error().message.find("cluster-key-file") != std::string::npos);
         auto t = parse({"--role", "target", "--data-dir", "/tmp/x", "--mountpath", "/a", "--mountpath", "/b",
-                        "--proxy-url", "http://p:1"});
+                        "--proxy-url", "http://p:1", "--cluster-key-file", "/k"});
         QVERIFY(t.ok());
         QCOMPARE(t->effectivePort(), 8081);
         QCOMPARE(t->mountpaths, (std::vector<std::string>{"/a", "/b"}));
@@ -87,7 +91,8 @@ private slots:
                         "--proxy-url", "http://p:1", "--data-dir", "/d", "--mountpath", "/m", "--fsync", "false",
                         "--keepalive-interval-ms", "250", "--keepalive-max-missed", "5", "--io-threads", "3",
                         "--worker-threads", "7", "--max-connections", "64", "--peer-timeout-ms", "900",
-                        "--max-object-size", "1000", "--log-level", "debug"});
+                        "--max-object-size", "1000", "--log-level", "debug", "--cluster-key-file", "/k",
+                        "--tombstone-ttl-ms", "120000"});
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
         QCOMPARE(c->host, std::string("0.0.0.0"));
         QCOMPARE(c->port, 0);
@@ -102,6 +107,8 @@ private slots:
         QCOMPARE(c->peerTimeoutMs, 900);
         QCOMPARE(c->maxObjectSize, std::uint64_t{1000});
         QCOMPARE(c->logLevel, std::string("debug"));
+        QCOMPARE(c->clusterKeyFile, std::string("/k"));
+        QCOMPARE(c->tombstoneTtlMs, 120000);
     }
 
     void everyFileKey()
@@ -113,7 +120,7 @@ private slots:
             "\"data_dir\":\"/d\",\"mountpaths\":[\"/m1\",\"/m2\"],\"log_level\":\"warn\",\"fsync\":false,"
             "\"keepalive_interval_ms\":700,\"keepalive_max_missed\":9,\"io_threads\":2,\"worker_threads\":6,"
             "\"max_connections\":10,\"idle_timeout_ms\":1500,\"io_timeout_ms\":2500,\"peer_timeout_ms\":3500,"
-            "\"max_object_size\":12345}");
+            "\"max_object_size\":12345,\"cluster_key_file\":\"/key\",\"tombstone_ttl_ms\":90000}");
         auto c = parse({"--config", path});
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
         QCOMPARE(c->role, std::string("target"));
@@ -134,6 +141,8 @@ private slots:
         QCOMPARE(c->ioTimeoutMs, 2500);
         QCOMPARE(c->peerTimeoutMs, 3500);
         QCOMPARE(c->maxObjectSize, std::uint64_t{12345});
+        QCOMPARE(c->clusterKeyFile, std::string("/key"));
+        QCOMPARE(c->tombstoneTtlMs, 90000);
     }
 
     void flagsOverrideFile()
@@ -141,6 +150,7 @@ private slots:
         const auto path = writeFile("node.json",
                                     "{\"role\":\"target\",\"port\":9000,\"data_dir\":\"/d\",\"mountpaths\":[\"/m1\",\"/m2\"],"
                                     "\"proxy_url\":\"http://127.0.0.1:8080\",\"fsync\":false,\"keepalive_interval_ms\":500,"
+                                    "\"cluster_key_file\":\"/k\","
                                     "\"log_level\":\"warn\"}");
         auto c = parse({"--config", path, "--port", "0", "--fsync", "true", "--mountpath", "/only",
                         "--log-level", "error"});
@@ -162,7 +172,8 @@ private slots:
         // GET /v1/daemon?what=config shows to_json(Config); fed back as a
         // config file it must be accepted and mean the same thing.
         auto c = parse({"--role", "target", "--data-dir", "/d", "--mountpath", "/m", "--proxy-url", "http://p:1",
-                        "--port", "0", "--keepalive-interval-ms", "300", "--max-object-size", "77"});
+                        "--port", "0", "--keepalive-interval-ms", "300", "--max-object-size", "77",
+                        "--cluster-key-file", "/k"});
         QVERIFY(c.ok());
         const auto path = writeFile("dump.json", QByteArray::fromStdString(nlohmann::json(*c).dump()));
         auto again = parse({"--config", path});
@@ -295,7 +306,8 @@ private slots:
 
     void archiveLimits()
     {
-        auto d = parse({"--role", "target", "--data-dir", "/d", "--mountpath", "/m", "--proxy-url", "http://p:1"});
+        auto d = parse({"--role", "target", "--data-dir", "/d", "--mountpath", "/m", "--proxy-url", "http://p:1",
+                        "--cluster-key-file", "/k"});
         QVERIFY(d.ok());
         QCOMPARE(d->archiveMaxMembers, std::uint64_t{1'000'000});
         QCOMPARE(d->archiveMaxMemberSize, std::uint64_t{4} << 30);

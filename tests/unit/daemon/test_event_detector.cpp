@@ -57,6 +57,25 @@ private slots:
         QVERIFY(d.smapChanged(b, b, 1001).empty());
     }
 
+    void awayAndBack()
+    {
+        EventDetector d(10);
+        api::Smap a, b;
+        a.version = 1;
+        a.tmap["t1"] = target("t1");
+        b = a;
+        b.version = 2;
+        b.tmap["t1"].flags |= api::kSnodeAway;
+        auto ev = d.smapChanged(a, b, 1000);
+        QCOMPARE(kinds(ev), std::vector<std::string>{"node_away"});
+        QCOMPARE(ev[0].severity, std::string("error"));
+        QVERIFY(ev[0].message.find("503") != std::string::npos);
+        QVERIFY(d.smapChanged(b, b, 1001).empty());
+        ev = d.smapChanged(b, a, 1002);
+        QCOMPARE(kinds(ev), std::vector<std::string>{"node_back"});
+        QCOMPARE(ev[0].severity, std::string("info"));
+    }
+
     void staleAndRecovered()
     {
         EventDetector d(10);

@@ -25,7 +25,7 @@ private slots:
         s.primary = Snode{"p1", "proxy", NetInfo{"127.0.0.1", 8080, "http://127.0.0.1:8080"}};
         s.pmap["p1"] = s.primary;
         s.tmap["t1"] = Snode{"t1", "target", NetInfo{"127.0.0.1", 8081, "http://127.0.0.1:8081"}};
-        s.tmap["t2"] = Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}};
+        s.tmap["t2"] = Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}, kSnodeAway};
         const auto text = nlohmann::json(s).dump();
         QVERIFY(text.find("\"daemon_id\"") != std::string::npos);
         QVERIFY(text.find("\"direct_url\"") != std::string::npos);
@@ -40,6 +40,18 @@ private slots:
         QVERIFY(back->pmap == s.pmap);
         QVERIFY(back->tmap == s.tmap);
         QCOMPARE(back->targetCount(), std::size_t{2});
+        // An away target stays in the map, flagged.
+        QVERIFY(back->tmap.at("t2").away());
+        QVERIFY(!back->tmap.at("t1").away());
+        QCOMPARE(back->activeTargetCount(), std::size_t{1});
+        QVERIFY(back->tmap.at("t2").sameIdentity(Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
+        QVERIFY(!(back->tmap.at("t2") == Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
+        // A map without flags (an older node's) reads as all present.
+        auto noFlags = nlohmann::json::parse(text);
+        noFlags["tmap"]["t2"].erase("flags");
+        QVERIFY(!parseSmap(noFlags.dump())->tmap.at("t2").away());
+        noFlags["tmap"]["t2"]["flags"] = "x";
+        QCOMPARE(parseSmap(noFlags.dump()).kind(), ErrorKind::BadRequest);
         // AIStore field names on the wire.
         const auto j = nlohmann::json::parse(text);
         QCOMPARE(j["tmap"]["t2"]["public_net"]["daemon_port"].get<int>(), 8082);
@@ -340,12 +352,21 @@ private slots:
         m.version = "3";
         m.atimeNs = 99;
         m.custom = {{"label", "cat"}, {"split", "train"}};
+        m.stamp = 1'790'000'000'123'456'789;
         auto back = parseObjectMeta(nlohmann::json(m).dump());
         QVERIFY(back.ok());
         QVERIFY(*back == m);
         const auto j = nlohmann::json(m);
         QCOMPARE(j["cksum_value"].get<std::string>(), std::string("0123456789abcdef"));
         QCOMPARE(j["custom"]["label"].get<std::string>(), std::string("cat"));
+        QCOMPARE(j["stamp"].get<std::int64_t>(), m.stamp);
+        // Metadata written before stamps reads as stamp 0 (unknown).
+        auto noStamp = j;
+        noStamp.erase("stamp");
+        QCOMPARE(parseObjectMeta(noStamp.dump())->stamp, std::int64_t{0});
+        auto badStamp = j;
+        badStamp["stamp"] = "soon";
+        QCOMPARE(parseObjectMeta(badStamp.dump()).kind(), ErrorKind::Corruption);
 
         // Metadata without custom keys is fine; a damaged record is Corruption, never BadRequest.
         ObjectMeta plain;

@@ -1,0 +1,38 @@
+#pragma once
+// The action message of AIStore's API: {"action": NAME, "name": ...,
+// "value": ...}, the body of control calls such as `PUT /v1/cluster`
+// (decommission-node) and `POST /v1/buckets/B` (create-bck, archive). The
+// value's shape depends on the action; each has its own type below.
+
+#include "result.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace tessera::api {
+
+struct ActionMsg {
+    std::string action;
+    std::string name;       // optional
+    nlohmann::json value;   // optional; null when absent
+    bool operator==(const ActionMsg&) const = default;
+};
+
+void to_json(nlohmann::json& j, const ActionMsg& v);
+// A missing or non-string action, a wrongly typed name, or any other field
+// is a BadRequest naming the field.
+Result<ActionMsg> parseActionMsg(std::string_view json);
+
+// The value of "decommission-node" (AIStore's ActValRmNode; its `sid` names
+// the target). Tessera decommissions away targets only, so the AIStore flags
+// that govern draining a live node are accepted and must be false/absent.
+struct RemoveNode {
+    std::string daemonId;  // JSON: sid
+    bool operator==(const RemoveNode&) const = default;
+};
+
+void to_json(nlohmann::json& j, const RemoveNode& v);
+Result<RemoveNode> parseRemoveNode(const nlohmann::json& value);
+
+}  // namespace tessera::api
