@@ -236,6 +236,12 @@ api::Result<api::ObjectMeta> PutWriter::commit()
     meta.custom = m_params.custom;
     meta.atimeNs = nowNs();
     if (!m_params.expectedChecksum.empty() && m_params.expectedChecksum != meta.checksumValue) {
+        if (m_params.transferStamp > 0) {
+            // A copy of a stored version: its bytes no longer match the
+            // checksum they were stored with. Never stored under a new one.
+            return api::Error::corruption("object \"" + m_bucket + "/" + m_name + "\" is corrupted: stored checksum " +
+                                          m_params.expectedChecksum + ", its bytes hash to " + meta.checksumValue);
+        }
         return api::Error::badRequest("checksum mismatch: client sent " + m_params.expectedChecksum +
                                       ", received bytes hash to " + meta.checksumValue);
     }

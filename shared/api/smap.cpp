@@ -60,6 +60,45 @@ void from_json(const nlohmann::json& j, Smap& v)
 }
 
 Result<Smap> parseSmap(std::string_view json) { return parseJsonAs<Smap>(json, "cluster map"); }
-Result<Snode> parseSnode(std::string_view json) { return parseJsonAs<Snode>(json, "node"); }
+Result<Snode> parseSnode(std::string_view json)
+{
+    // A join names its field in the error, never the JSON library's text.
+    auto j = nlohmann::json::parse(json, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return Error::badRequest("node: body must be a JSON object");
+    const auto str = [&](const nlohmann::json& o, const char* key, const std::string& path) -> Result<std::string> {
+        auto it = o.find(key);
+        if (it == o.end() || !it->is_string()) return Error::badRequest("node: " + path + " must be a string");
+        return it->get<std::string>();
+    };
+    Snode n;
+    for (const auto& [k, v] : j.items()) {
+        if (k != "daemon_id" && k != "daemon_type" && k != "public_net" && k != "flags") {
+            return Error::badRequest("node: /" + k + " is not a field of a node");
+        }
+    }
+    auto id = str(j, "daemon_id", "/daemon_id");
+    if (!id) return id.error();
+    auto type = str(j, "daemon_type", "/daemon_type");
+    if (!type) return type.error();
+    n.id = std::move(id.value());
+    n.type = std::move(type.value());
+    auto net = j.find("public_net");
+    if (net == j.end() || !net->is_object()) return Error::badRequest("node: /public_net must be an object");
+    auto host = str(*net, "node_ip_addr", "/public_net/node_ip_addr");
+    if (!host) return host.error();
+    auto url = str(*net, "direct_url", "/public_net/direct_url");
+    if (!url) return url.error();
+    auto port = net->find("daemon_port");
+    if (port == net->end() || !port->is_number_integer() || port->get<std::int64_t>() < 0 ||
+        port->get<std::int64_t>() > 65535) {
+        return Error::badRequest("node: /public_net/daemon_port must be an integer 0..65535");
+    }
+    n.publicNet = NetInfo{std::move(host.value()), port->get<int>(), std::move(url.value())};
+    if (auto f = j.find("flags"); f != j.end()) {
+        if (!f->is_number_unsigned()) return Error::badRequest("node: /flags must be a non-negative integer");
+        n.flags = f->get<std::uint64_t>();
+    }
+    return n;
+}
 
 }  // namespace tessera::api

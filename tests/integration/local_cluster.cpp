@@ -180,7 +180,21 @@ void LocalCluster::killTarget(int i)
     p->waitForFinished(5000);
 }
 
-bool LocalCluster::restartTarget(int i) { return launch(m_targets[static_cast<std::size_t>(i)]); }
+bool LocalCluster::restartTarget(int i)
+{
+    if (!launch(m_targets[static_cast<std::size_t>(i)])) return false;
+    // Serving once it has joined (its health is 503 until then).
+    const auto url = targetUrl(i) + "/v1/health";
+    return QTest::qWaitFor(
+        [&] {
+            client::HttpClient::Options o;
+            o.retriesOn503 = 0;
+            client::HttpClient http(o);
+            auto r = http.send(client::Method::Get, url);
+            return r && r->status == 200;
+        },
+        15000);
+}
 
 void LocalCluster::killProxy()
 {

@@ -57,6 +57,7 @@ public:
     // until the proxy's map lists it.
     bool addTarget();
     void killTarget(int i);  // SIGKILL
+    // Starts target i again and waits until it has joined (health 200).
     bool restartTarget(int i);
     void killProxy();
     bool restartProxy();

@@ -3,6 +3,7 @@
 #include "api/http_error.h"
 #include "api/object_list.h"
 #include "api/object_meta.h"
+#include "api/action_msg.h"
 #include "api/smap.h"
 #include "api/uri.h"
 
@@ -70,9 +71,48 @@ private slots:
         noTmap["tmap"]["t1"].erase("public_net");
         QCOMPARE(parseSmap(noTmap.dump()).kind(), ErrorKind::BadRequest);
         QCOMPARE(parseSnode(R"({"daemon_id":1})").kind(), ErrorKind::BadRequest);
+        // A wrong type names the field, in the project's words.
+        auto wrong = nlohmann::json(s.tmap.at("t2"));
+        wrong["public_net"]["daemon_port"] = "8082";
+        auto bad = parseSnode(wrong.dump());
+        QCOMPARE(bad.kind(), ErrorKind::BadRequest);
+        QCOMPARE(bad.error().message, std::string("node: /public_net/daemon_port must be an integer 0..65535"));
+        QVERIFY(bad.error().message.find("json.exception") == std::string::npos);
+        wrong = nlohmann::json(s.tmap.at("t2"));
+        wrong["colour"] = "blue";
+        QCOMPARE(parseSnode(wrong.dump()).error().message, std::string("node: /colour is not a field of a node"));
+        wrong = nlohmann::json(s.tmap.at("t2"));
+        wrong["daemon_id"] = 7;
+        QCOMPARE(parseSnode(wrong.dump()).error().message, std::string("node: /daemon_id must be a string"));
         auto node = parseSnode(nlohmann::json(s.tmap.at("t2")).dump());
         QVERIFY(node.ok());
         QVERIFY(*node == s.tmap.at("t2"));
+    }
+
+    void actionMessages()
+    {
+        ActionMsg m{"decommission-node", "", nlohmann::json(RemoveNode{"t1"})};
+        auto back = parseActionMsg(nlohmann::json(m).dump());
+        QVERIFY(back.ok());
+        QVERIFY(*back == m);
+        QCOMPARE(nlohmann::json(m).dump(), std::string(R"({"action":"decommission-node","value":{"sid":"t1"}})"));
+        auto rm = parseRemoveNode(back->value);
+        QVERIFY(rm.ok());
+        QCOMPARE(rm->daemonId, std::string("t1"));
+        // AIStore's own fields are read; the draining ones must be off.
+        QVERIFY(parseRemoveNode(nlohmann::json{{"sid", "t1"}, {"rm_user_data", false}, {"no_shutdown", true}}).ok());
+        QCOMPARE(parseRemoveNode(nlohmann::json{{"sid", "t1"}, {"rm_user_data", true}}).kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseRemoveNode(nlohmann::json{{"sid", 1}}).error().message, std::string("/value/sid must be a string"));
+        QCOMPARE(parseRemoveNode(nlohmann::json::object()).error().message, std::string("/value/sid is required"));
+        QVERIFY(parseRemoveNode(nlohmann::json{{"sid", "t"}, {"x", 1}}).error().message.find("/value/x") == 0);
+        QCOMPARE(parseActionMsg(R"({"value":1})").error().message, std::string("/action is required"));
+        QCOMPARE(parseActionMsg(R"({"action":5})").error().message, std::string("/action must be a string"));
+        QVERIFY(parseActionMsg(R"({"action":"a","extra":1})").error().message.find("/extra") == 0);
+        QCOMPARE(parseActionMsg("[1]").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseActionMsg("{").kind(), ErrorKind::BadRequest);
+        ActionMsg named{"create-bck", "b1", nullptr};
+        QCOMPARE(nlohmann::json(named).dump(), std::string(R"({"action":"create-bck","name":"b1"})"));
+        QVERIFY(*parseActionMsg(nlohmann::json(named).dump()) == named);
     }
 
     void bmdRoundTrip()
