@@ -63,9 +63,13 @@ HttpSession::~HttpSession() { m_ctx->connections.fetch_sub(1); }
 
 void HttpSession::rejectBusy(Socket socket)
 {
-    static const std::string kBusy =
-        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
-        "Content-Length: 63\r\n\r\n{\"status\":503,\"message\":\"too many connections, retry later\"}  ";
+    // The same JSON error body as every other 503, its length counted.
+    static const std::string kBusy = [] {
+        const auto body = api::errorBody(api::Error::unavailable("too many connections, retry later"));
+        return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
+               "Retry-After: 1\r\nContent-Length: " +
+               std::to_string(body.size()) + "\r\n\r\n" + body;
+    }();
     boost::system::error_code ec;
     socket.non_blocking(true, ec);
     socket.write_some(asio::buffer(kBusy), ec);

@@ -1,6 +1,7 @@
 #include "byte_range.h"
 
 #include <charconv>
+#include <cstdint>
 #include <string>
 
 namespace tessera::api {
@@ -13,13 +14,20 @@ std::string_view trim(std::string_view s)
     return s;
 }
 
+// A byte position: one or more digits. Positions past 2^64-1 are valid HTTP
+// (RFC 9110 sets no bound) and mean "past any object": they saturate, so
+// that a first position is unsatisfiable (416) and a last one is clipped.
 bool parseU64(std::string_view s, std::uint64_t& out)
 {
-    if (s.empty() || s.size() > 19) return false;
+    if (s.empty()) return false;
     for (char c : s) {
         if (c < '0' || c > '9') return false;
     }
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (ec == std::errc::result_out_of_range) {
+        out = UINT64_MAX;
+        return true;
+    }
     return ec == std::errc() && p == s.data() + s.size();
 }
 }  // namespace
