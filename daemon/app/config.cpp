@@ -31,6 +31,8 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"io_threads", c.ioThreads},
                        {"worker_threads", c.workerThreads},
                        {"max_connections", c.maxConnections},
+                       {"max_connections_per_address", c.maxConnectionsPerAddress},
+                       {"header_timeout_ms", c.headerTimeoutMs},
                        {"idle_timeout_ms", c.idleTimeoutMs},
                        {"io_timeout_ms", c.ioTimeoutMs},
                        {"peer_timeout_ms", c.peerTimeoutMs},
@@ -83,6 +85,8 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "io_threads") v.get_to(c.ioThreads);
             else if (k == "worker_threads") v.get_to(c.workerThreads);
             else if (k == "max_connections") v.get_to(c.maxConnections);
+            else if (k == "max_connections_per_address") v.get_to(c.maxConnectionsPerAddress);
+            else if (k == "header_timeout_ms") v.get_to(c.headerTimeoutMs);
             else if (k == "idle_timeout_ms") v.get_to(c.idleTimeoutMs);
             else if (k == "io_timeout_ms") v.get_to(c.ioTimeoutMs);
             else if (k == "peer_timeout_ms") v.get_to(c.peerTimeoutMs);
@@ -138,6 +142,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("io-threads", po::value<unsigned>(), "I/O threads (default: cores)")
         ("worker-threads", po::value<unsigned>(), "worker threads (default: max(4, 2 x cores))")
         ("max-connections", po::value<std::size_t>(), "connection cap (default 1024)")
+        ("max-connections-per-address", po::value<std::size_t>(), "one client address's share of the connections, 0 = half of max-connections (default 0)")
+        ("header-timeout-ms", po::value<std::int64_t>(), "with half the connections taken, the longest wait for a whole request head, 100..600000 (default 10000)")
         ("peer-timeout-ms", po::value<std::int64_t>(), "node-to-node call timeout (default 5000)")
         ("max-object-size", po::value<std::uint64_t>(), "largest accepted object in bytes (default 1 TiB)")
         ("rebalance-auto", po::value<bool>(), "proxy: rebalance by itself after targets join or leave (default true)")
@@ -195,6 +201,10 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("io-threads")) c.ioThreads = vm["io-threads"].as<unsigned>();
     if (vm.count("worker-threads")) c.workerThreads = vm["worker-threads"].as<unsigned>();
     if (vm.count("max-connections")) c.maxConnections = vm["max-connections"].as<std::size_t>();
+    if (vm.count("max-connections-per-address")) {
+        c.maxConnectionsPerAddress = vm["max-connections-per-address"].as<std::size_t>();
+    }
+    if (vm.count("header-timeout-ms")) c.headerTimeoutMs = vm["header-timeout-ms"].as<std::int64_t>();
     if (vm.count("peer-timeout-ms")) c.peerTimeoutMs = vm["peer-timeout-ms"].as<std::int64_t>();
     if (vm.count("max-object-size")) c.maxObjectSize = vm["max-object-size"].as<std::uint64_t>();
     if (vm.count("log-level")) c.logLevel = vm["log-level"].as<std::string>();
@@ -258,6 +268,12 @@ api::Status validateConfig(const Config& c)
         return api::Error::badRequest("peer timeout must be 100..600000 ms");
     }
     if (c.maxConnections < 1) return api::Error::badRequest("max connections must be at least 1");
+    if (c.maxConnectionsPerAddress > c.maxConnections) {
+        return api::Error::badRequest("max connections per address must be 0..max connections");
+    }
+    if (c.headerTimeoutMs < 100 || c.headerTimeoutMs > 600000) {
+        return api::Error::badRequest("header timeout must be 100..600000 ms");
+    }
     // Thread counts are checked after the 0 -> default substitution.
     if (c.ioThreads > 256) return api::Error::badRequest("io threads must be 0..256");
     if (c.workerThreads > 1024) return api::Error::badRequest("worker threads must be 0..1024");

@@ -28,6 +28,8 @@ struct Config {
     unsigned ioThreads = 0;            // 0: number of cores
     unsigned workerThreads = 0;        // 0: max(4, 2 x cores)
     std::size_t maxConnections = 1024;
+    std::size_t maxConnectionsPerAddress = 0;  // one client address's share of the slots; 0: half of max_connections
+    std::int64_t headerTimeoutMs = 10000;      // with half the slots taken: the longest wait for a whole request head
     std::int64_t idleTimeoutMs = 60000;
     std::int64_t ioTimeoutMs = 60000;
     std::int64_t peerTimeoutMs = 5000; // node-to-node control calls

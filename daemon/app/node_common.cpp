@@ -18,6 +18,8 @@ net::ServerOptions serverOptions(const Config& c)
     o.ioThreads = c.ioThreads;
     o.workerThreads = c.workerThreads;
     o.maxConnections = c.maxConnections;
+    o.maxConnectionsPerAddress = c.maxConnectionsPerAddress;
+    o.headerTimeout = std::chrono::milliseconds(c.headerTimeoutMs);
     o.idleTimeout = std::chrono::milliseconds(c.idleTimeoutMs);
     o.ioTimeout = std::chrono::milliseconds(c.ioTimeoutMs);
     o.countOps = c.opStats;

@@ -36,6 +36,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     fo.defaultInterval = std::chrono::milliseconds(c.statsIntervalMs);
     fo.maxSessions = c.wsMaxSessions;
     fo.allowedOrigins = c.wsAllowedOrigins;
+    fo.selfOrigin = m_self.publicNet.url;
     fo.session.maxQueue = c.wsQueueMax;
     fo.session.writeTimeout = std::chrono::milliseconds(c.wsWriteTimeoutMs);
     fo.session.sendBufferBytes = c.wsSendBuffer;

@@ -1,5 +1,7 @@
 #include "dsort_target_api.h"
 
+#include "api/json_shape.h"
+
 #include <charconv>
 
 namespace tessera::daemon::dsort {
@@ -60,6 +62,9 @@ Response DsortTargetApi::records(const Request& req)
     if (!from) return Response::error(from.error());
     const auto last = req.queryValue("last");
     if (last != "true" && last != "false") return Response::error(api::Error::badRequest("last must be true or false"));
+    if (auto st = api::checkJsonShape(req.body, {api::JsonShape::Top::Array, 4, 40'000'000}, "records"); !st) {
+        return Response::error(st.error());
+    }
     auto j = nlohmann::json::parse(req.body, nullptr, false);
     if (j.is_discarded()) return Response::error(api::Error::badRequest("records: malformed JSON"));
     auto recs = spec::recordsFromJson(j);
@@ -71,6 +76,9 @@ Response DsortTargetApi::assign(const Request& req)
 {
     auto s = session(req);
     if (!s) return Response::error(s.error());
+    if (auto st = api::checkJsonShape(req.body, {api::JsonShape::Top::Array, 6, 40'000'000}, "assign"); !st) {
+        return Response::error(st.error());
+    }
     auto j = nlohmann::json::parse(req.body, nullptr, false);
     if (j.is_discarded()) return Response::error(api::Error::badRequest("assign: malformed JSON"));
     auto shards = assignmentsFromJson(j, (*s)->peers().size());
@@ -82,6 +90,9 @@ Response DsortTargetApi::pull(const Request& req)
 {
     auto s = session(req);
     if (!s) return Response::error(s.error());
+    if (auto st = api::checkJsonShape(req.body, {api::JsonShape::Top::Array, 1, kMaxPullRecords}, "pull"); !st) {
+        return Response::error(st.error());
+    }
     auto j = nlohmann::json::parse(req.body, nullptr, false);
     if (!j.is_array() || j.size() > kMaxPullRecords) {
         return Response::error(api::Error::badRequest("pull: body must be a list of at most " +
@@ -115,6 +126,9 @@ Response DsortTargetApi::done(const Request& req)
 Response DsortTargetApi::fail(const Request& req)
 {
     // Accepted for a job not started here yet: it stops as soon as it starts.
+    if (auto st = api::checkJsonShape(req.body, {api::JsonShape::Top::Object, 1, 8}, "fail"); !st) {
+        return Response::error(st.error());
+    }
     auto j = nlohmann::json::parse(req.body, nullptr, false);
     if (!j.is_object() || !j.contains("error") || !j["error"].is_string() || !j.contains("target") ||
         !j["target"].is_string()) {

@@ -1,5 +1,7 @@
 #include "batch_get_api.h"
 
+#include "api/json_shape.h"
+
 #include "api/names.h"
 
 #include <cerrno>
@@ -45,6 +47,9 @@ void BatchGetApi::registerRoutes(net::Router& router)
 
 net::Response BatchGetApi::batchGet(const net::Request& req)
 {
+    if (auto st = api::checkJsonShape(req.body, {api::JsonShape::Top::Object, 2, 2048}, "batch-get"); !st) {
+        return net::Response::error(st.error());
+    }
     auto j = nlohmann::json::parse(req.body, nullptr, false);
     if (!j.is_object() || !j.contains("bucket") || !j["bucket"].is_string() || !j.contains("names") ||
         !j["names"].is_array()) {

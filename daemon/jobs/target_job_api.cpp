@@ -1,5 +1,6 @@
 #include "target_job_api.h"
 
+#include "api/json_shape.h"
 #include "api/names.h"
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,11 @@ void TargetJobApi::registerRoutes(net::Router& router)
 
 Response TargetJobApi::start(const Request& req)
 {
+    // Shape first, without building anything: an ishard part lists up to a
+    // million [object, size] pairs, nested 5 deep.
+    if (auto st = api::checkJsonShape(req.body, {api::JsonShape::Top::Object, 8, 8'000'000}, "job"); !st) {
+        return Response::error(st.error());
+    }
     auto j = nlohmann::json::parse(req.body, nullptr, false);
     if (!j.is_object() || !j.contains("id") || !j["id"].is_string() || !j.contains("kind") || !j["kind"].is_string()) {
         return Response::error(api::Error::badRequest("body must be {\"id\":\"...\",\"kind\":\"...\",\"args\":{...}}"));

@@ -12,6 +12,32 @@ namespace tessera::daemon::net {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
+std::size_t ServerContext::addressShare() const
+{
+    if (options.maxConnectionsPerAddress > 0) return options.maxConnectionsPerAddress;
+    return std::max<std::size_t>(1, options.maxConnections / 2);
+}
+
+bool ServerContext::acquireAddress(const asio::ip::address& a)
+{
+    std::lock_guard lock(m_addressMutex);
+    auto& n = m_perAddress[a];
+    if (n >= addressShare()) {
+        if (n == 0) m_perAddress.erase(a);
+        return false;
+    }
+    ++n;
+    return true;
+}
+
+void ServerContext::releaseAddress(const asio::ip::address& a)
+{
+    std::lock_guard lock(m_addressMutex);
+    auto it = m_perAddress.find(a);
+    if (it == m_perAddress.end()) return;
+    if (--it->second == 0) m_perAddress.erase(it);
+}
+
 HttpServer::HttpServer(ServerOptions options, const Router& router)
     : m_acceptor(m_ioc), m_workers(options.workerThreads), m_ctx(std::make_shared<ServerContext>())
 {
@@ -98,7 +124,15 @@ void HttpServer::doAccept()
         } else if (m_ctx->connections.load() >= m_ctx->options.maxConnections) {
             HttpSession::rejectBusy(std::move(socket));
         } else {
-            std::make_shared<HttpSession>(std::move(socket), m_ctx)->run();
+            boost::system::error_code aec;
+            const auto peer = socket.remote_endpoint(aec).address();
+            if (aec) {
+                socket.close(aec);  // gone already
+            } else if (!m_ctx->acquireAddress(peer)) {
+                HttpSession::rejectBusy(std::move(socket));
+            } else {
+                std::make_shared<HttpSession>(std::move(socket), m_ctx, peer)->run();
+            }
         }
         doAccept();
     });

@@ -15,7 +15,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,6 +31,13 @@ struct ServerOptions {
     unsigned workerThreads = 8;
     std::size_t maxConnections = 1024;
     std::chrono::milliseconds idleTimeout{60000};    // waiting for (the rest of) a request header
+    // Slowloris defences. One client address holds at most this many of the
+    // connection slots (0: half of maxConnections), and once half of the
+    // slots are taken a connection must deliver its whole request head
+    // within headerTimeout of starting to wait for it (idle keep-alive
+    // connections are the first to go when slots run out).
+    std::size_t maxConnectionsPerAddress = 0;
+    std::chrono::milliseconds headerTimeout{10000};
     std::chrono::milliseconds ioTimeout{60000};      // each body read or response write step
     std::size_t headerLimit = 16 * 1024;
     bool countOps = true;  // record routes' operations in stats()
@@ -42,6 +51,16 @@ struct ServerContext {
     stats::StatsRecorder* stats = nullptr;
     std::atomic<std::size_t> connections{0};  // HTTP sessions and WebSocket sessions
     std::atomic<std::uint64_t> requests{0};
+
+    // Connections per client address. acquire() is false when the address
+    // has its share already (the caller refuses the connection).
+    bool acquireAddress(const boost::asio::ip::address& a);
+    void releaseAddress(const boost::asio::ip::address& a);
+    std::size_t addressShare() const;
+
+private:
+    std::mutex m_addressMutex;
+    std::map<boost::asio::ip::address, std::size_t> m_perAddress;
 };
 
 class HttpServer {

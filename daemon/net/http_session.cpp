@@ -49,8 +49,8 @@ private:
 };
 }  // namespace
 
-HttpSession::HttpSession(Socket socket, std::shared_ptr<ServerContext> ctx)
-    : m_stream(std::move(socket)), m_ctx(std::move(ctx)), m_sendTimer(m_stream.get_executor())
+HttpSession::HttpSession(Socket socket, std::shared_ptr<ServerContext> ctx, boost::asio::ip::address peer)
+    : m_stream(std::move(socket)), m_ctx(std::move(ctx)), m_peer(peer), m_sendTimer(m_stream.get_executor())
 {
     m_ctx->connections.fetch_add(1);
     // A response is often a header write followed by a sendfile of the body:
@@ -59,7 +59,11 @@ HttpSession::HttpSession(Socket socket, std::shared_ptr<ServerContext> ctx)
     m_stream.socket().set_option(tcp::no_delay(true), ec);
 }
 
-HttpSession::~HttpSession() { m_ctx->connections.fetch_sub(1); }
+HttpSession::~HttpSession()
+{
+    m_ctx->connections.fetch_sub(1);
+    m_ctx->releaseAddress(m_peer);
+}
 
 void HttpSession::rejectBusy(Socket socket)
 {
@@ -95,7 +99,13 @@ void HttpSession::doReadHeader()
     m_sentBytes = 0;
     m_status = 0;
     m_recorded = false;
-    m_stream.expires_after(m_ctx->options.idleTimeout);
+    // A new connection's first request head, and under pressure (half the
+    // slots taken) any head and the wait for it, get the shorter header
+    // deadline: a connection that trickles its head (slowloris) or idles
+    // between requests gives its slot up.
+    const auto& o = m_ctx->options;
+    const bool pressed = m_ctx->connections.load(std::memory_order_relaxed) * 2 >= o.maxConnections;
+    m_stream.expires_after(pressed || !m_hadRequest ? std::min(o.headerTimeout, o.idleTimeout) : o.idleTimeout);
     http::async_read_header(m_stream, m_buffer, *m_parser,
                             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
 }
@@ -109,13 +119,17 @@ void HttpSession::onHeader(beast::error_code ec)
             return;
         }
         if (ec == http::error::header_limit) {
-            fail(api::Error{api::ErrorKind::TooLarge, "request header too large", {}}, true);
+            fail(api::Error{api::ErrorKind::HeaderTooLarge,
+                            "request header larger than " + std::to_string(m_ctx->options.headerLimit) + " bytes",
+                            {}},
+                 true);
             return;
         }
         fail(api::Error::badRequest("malformed HTTP request: " + ec.message()), true);
         return;
     }
     m_ctx->requests.fetch_add(1);
+    m_hadRequest = true;
     m_start = std::chrono::steady_clock::now();
     const auto& hdr = m_parser->get();
     m_req.method = hdr.method();

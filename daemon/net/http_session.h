@@ -29,7 +29,9 @@ void writeResponseHead(std::string& out, unsigned version, const Response& res, 
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
 public:
-    HttpSession(Socket socket, std::shared_ptr<ServerContext> ctx);
+    // `peer` holds one of its address's connection slots (acquired by the
+    // server), released when the session ends.
+    HttpSession(Socket socket, std::shared_ptr<ServerContext> ctx, boost::asio::ip::address peer);
     ~HttpSession();
 
     void run();
@@ -61,6 +63,8 @@ private:
     Stream m_stream;
     boost::beast::flat_buffer m_buffer;
     std::shared_ptr<ServerContext> m_ctx;
+    boost::asio::ip::address m_peer;
+    bool m_hadRequest = false;  // a first request head arrived (see doReadHeader)
     std::optional<boost::beast::http::request_parser<boost::beast::http::buffer_body>> m_parser;
     Request m_req;
     const Route* m_route = nullptr;

@@ -71,8 +71,7 @@ bool FeedHub::originAllowed(const net::Request& req) const
 {
     const auto origin = req.header("Origin");
     if (origin.empty()) return true;
-    const auto host = req.header("Host");
-    if (!host.empty() && (origin == "http://" + host || origin == "https://" + host)) return true;
+    if (!m_options.selfOrigin.empty() && beast::iequals(origin, m_options.selfOrigin)) return true;
     for (const auto& o : m_options.allowedOrigins) {
         if (beast::iequals(o, origin)) return true;
     }

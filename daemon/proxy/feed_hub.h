@@ -34,8 +34,11 @@ struct FeedOptions {
     std::size_t maxSessions = 64;
     // Browser pages allowed to connect, as sent in Origin ("http://host:port").
     // Clients that send no Origin (the console, the CLI, scripts) and pages
-    // served from the proxy's own host:port are always allowed.
+    // from the proxy's own advertised URL (selfOrigin) are always allowed.
+    // The Host header is never trusted for this: a DNS-rebinding page sends
+    // a Host that matches its own Origin.
     std::vector<std::string> allowedOrigins;
+    std::string selfOrigin;  // e.g. "http://127.0.0.1:8080"
     net::WebSocketSession::Options session;
 };
 

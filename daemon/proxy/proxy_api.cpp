@@ -22,6 +22,8 @@ using net::Response;
 using net::Route;
 
 namespace {
+constexpr std::size_t kMaxControlBody = std::size_t{1} << 20;
+
 // What a client is told about an object whose owner is away.
 api::Error ownerAway(const api::Snode& owner)
 {
@@ -146,16 +148,25 @@ Response ProxyApi::createBucket(const Request& req)
     auto bucket = api_util::bucketParam(req);
     if (!bucket) return Response::error(bucket.error());
     if (!req.body.empty()) {
-        auto j = nlohmann::json::parse(req.body, nullptr, false);
-        if (!j.is_object() || !j.contains("action") || !j["action"].is_string()) {
-            return Response::error(api::Error::badRequest("body must be {\"action\":\"create-bck\"}"));
+        auto msg = api::parseActionMsg(req.body);
+        if (!msg) return Response::error(msg.error());
+        if (auto other = m_bucketActions.find(msg->action); other != m_bucketActions.end()) {
+            return other->second(*bucket, msg->value);
         }
-        const auto action = j["action"].get<std::string>();
-        if (auto other = m_bucketActions.find(action); other != m_bucketActions.end()) {
-            return other->second(*bucket, j.value("value", nlohmann::json()));
+        if (msg->action != "create-bck") {
+            return Response::error(api::Error::badRequest("unsupported bucket action \"" + msg->action + "\""));
         }
-        if (action != "create-bck") {
-            return Response::error(api::Error::badRequest("unsupported bucket action \"" + action + "\""));
+        // The route takes up to 16 MiB for the archive action's names; a
+        // create-bck is a control body like any other.
+        if (req.body.size() > kMaxControlBody) {
+            return Response::error(api::Error{api::ErrorKind::TooLarge,
+                                              "create-bck body larger than " + std::to_string(kMaxControlBody) +
+                                                  " bytes",
+                                              {}});
+        }
+        if (!msg->value.is_null()) {
+            return Response::error(api::Error::badRequest(
+                "/value: create-bck takes no properties; set them afterwards with PATCH /v1/buckets/" + *bucket));
         }
     }
     auto bmd = m_state.createBucket(*bucket);

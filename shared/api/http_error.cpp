@@ -17,6 +17,7 @@ const char* errorKindName(ErrorKind kind)
     case ErrorKind::Timeout: return "Timeout";
     case ErrorKind::RangeNotSatisfiable: return "RangeNotSatisfiable";
     case ErrorKind::TooLarge: return "TooLarge";
+    case ErrorKind::HeaderTooLarge: return "HeaderTooLarge";
     case ErrorKind::MethodNotAllowed: return "MethodNotAllowed";
     case ErrorKind::Forbidden: return "Forbidden";
     case ErrorKind::Internal: return "Internal";
@@ -33,6 +34,7 @@ int httpStatusFor(ErrorKind kind)
     case ErrorKind::Forbidden: return 403;
     case ErrorKind::Conflict: return 409;
     case ErrorKind::TooLarge: return 413;
+    case ErrorKind::HeaderTooLarge: return 431;
     case ErrorKind::RangeNotSatisfiable: return 416;
     case ErrorKind::Corruption: return 422;
     case ErrorKind::NoSpace: return 507;
@@ -53,6 +55,7 @@ ErrorKind errorKindForStatus(int status)
     case 405: return ErrorKind::MethodNotAllowed;
     case 409: return ErrorKind::Conflict;
     case 413: return ErrorKind::TooLarge;
+    case 431: return ErrorKind::HeaderTooLarge;
     case 416: return ErrorKind::RangeNotSatisfiable;
     case 422: return ErrorKind::Corruption;
     case 503: return ErrorKind::Unavailable;

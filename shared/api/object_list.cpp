@@ -96,10 +96,17 @@ Result<ListRequest> listRequestFromQuery(const QueryMap& query)
 
 Result<ListRequest> listRequestFromJson(std::string_view body)
 {
-    auto j = nlohmann::json::parse(body, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-        return Error::badRequest("list objects: body must be a JSON object");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(body);
+    } catch (const nlohmann::json::exception& e) {
+        // The library's own words after its "[json.exception...] " tag: a
+        // number too large for any type is "number overflow parsing '1e400'".
+        std::string what = e.what();
+        if (auto tag = what.find("] "); tag != std::string::npos) what = what.substr(tag + 2);
+        return Error::badRequest("list objects: malformed JSON body: " + what);
     }
+    if (!j.is_object()) return Error::badRequest("list objects: body must be a JSON object");
     const nlohmann::json* v = &j;
     if (j.contains("action")) {
         if (!j["action"].is_string() || j["action"].get<std::string>() != "list") {

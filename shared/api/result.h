@@ -21,6 +21,7 @@ enum class ErrorKind {
     Timeout,
     RangeNotSatisfiable,
     TooLarge,
+    HeaderTooLarge,  // the request head is over the limit (431)
     MethodNotAllowed,
     Forbidden,
     Internal,

@@ -377,6 +377,15 @@ private slots:
         QVERIFY(r);
         QCOMPARE(r->status, 400);
 
+        // DNS rebinding: a page whose Origin matches the Host it sent (its
+        // own name, resolved to the proxy) is refused all the same.
+        client::Headers rebinding = evil;
+        rebinding.back() = {"Origin", "http://attacker.example:" + std::to_string(portOf(m_cluster.proxyUrl()))};
+        rebinding.emplace_back("Host", "attacker.example:" + std::to_string(portOf(m_cluster.proxyUrl())));
+        r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/ws", Body::none(), rebinding);
+        QVERIFY(r);
+        QCOMPARE(r->status, 403);
+
         // A page served by the proxy itself may connect.
         const auto host = m_cluster.proxyUrl().substr(std::string("http://").size());
         FeedRecorder same(m_cluster.proxyUrl(), QString::fromStdString("http://" + host));

@@ -92,7 +92,8 @@ private slots:
                         "--keepalive-interval-ms", "250", "--keepalive-max-missed", "5", "--io-threads", "3",
                         "--worker-threads", "7", "--max-connections", "64", "--peer-timeout-ms", "900",
                         "--max-object-size", "1000", "--log-level", "debug", "--cluster-key-file", "/k",
-                        "--tombstone-ttl-ms", "120000"});
+                        "--tombstone-ttl-ms", "120000", "--max-connections-per-address", "8",
+                        "--header-timeout-ms", "2500"});
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
         QCOMPARE(c->host, std::string("0.0.0.0"));
         QCOMPARE(c->port, 0);
@@ -109,6 +110,13 @@ private slots:
         QCOMPARE(c->logLevel, std::string("debug"));
         QCOMPARE(c->clusterKeyFile, std::string("/k"));
         QCOMPARE(c->tombstoneTtlMs, 120000);
+        QCOMPARE(c->maxConnectionsPerAddress, std::size_t{8});
+        QCOMPARE(c->headerTimeoutMs, 2500);
+        auto over = parse({"--role", "proxy", "--data-dir", "/d", "--max-connections", "4",
+                           "--max-connections-per-address", "5"});
+        QCOMPARE(over.kind(), api::ErrorKind::BadRequest);
+        QCOMPARE(parse({"--role", "proxy", "--data-dir", "/d", "--header-timeout-ms", "50"}).kind(),
+                 api::ErrorKind::BadRequest);
     }
 
     void everyFileKey()

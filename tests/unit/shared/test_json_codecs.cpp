@@ -4,6 +4,7 @@
 #include "api/object_list.h"
 #include "api/object_meta.h"
 #include "api/action_msg.h"
+#include "api/json_shape.h"
 #include "api/smap.h"
 #include "api/uri.h"
 
@@ -343,6 +344,34 @@ private slots:
         }
         QCOMPARE(static_cast<int>(r->pageSize), pageSize);
         QCOMPARE(QString::fromStdString(r->prefix), prefix);
+    }
+
+    void jsonShapeIsCheckedWithoutADocument()
+    {
+        const JsonShape object{JsonShape::Top::Object, 3, 10};
+        QVERIFY(checkJsonShape(R"({"a":[1,2],"b":{"c":null}})", object, "x").ok());
+        QCOMPARE(checkJsonShape("[1]", object, "x").error().message, std::string("x: body must be a JSON object"));
+        QCOMPARE(checkJsonShape("7", object, "x").error().message, std::string("x: body must be a JSON object"));
+        QCOMPARE(checkJsonShape(R"({"a":[[[1]]]})", object, "x").error().message,
+                 std::string("x: body nested deeper than 3 levels"));
+        QCOMPARE(checkJsonShape(R"({"a":[1,2,3,4,5,6,7,8,9,10,11]})", object, "x").error().message,
+                 std::string("x: body more than 10 values"));
+        const auto bad = checkJsonShape(R"({"a":)", object, "x");
+        QCOMPARE(bad.kind(), ErrorKind::BadRequest);
+        QVERIFY(bad.error().message.find("malformed JSON at byte") != std::string::npos);
+        QVERIFY(bad.error().message.find("json.exception") == std::string::npos);
+        QVERIFY(!checkJsonShape("", object, "x").ok());
+        QVERIFY(checkJsonShape("[[1],[2]]", {JsonShape::Top::Array, 2, 10}, "x").ok());
+        QVERIFY(!checkJsonShape("{}", {JsonShape::Top::Array, 2, 10}, "x").ok());
+    }
+
+    void listRequestOverflowNamesTheNumber()
+    {
+        auto r = listRequestFromJson(R"({"pagesize":1e400})");
+        QCOMPARE(r.kind(), ErrorKind::BadRequest);
+        QVERIFY2(r.error().message.find("1e400") != std::string::npos, r.error().message.c_str());
+        QVERIFY(r.error().message.find("json.exception") == std::string::npos);
+        QVERIFY(r.error().message.find("must be a JSON object") == std::string::npos);
     }
 
     void listRequestAllFields()
