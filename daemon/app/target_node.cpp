@@ -22,6 +22,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     so.openCache.ttl = std::chrono::milliseconds(c.openObjectCacheTtlMs);
     so.tombstoneTtl = std::chrono::milliseconds(c.tombstoneTtlMs);
     m_store = orThrow(target::ObjectStore::create(so), "mountpaths");
+    dsort::DsortJob::removeOrphanedOutputs(*m_store);
     target::ShardService::Options shardOptions;
     shardOptions.limits.maxMembers = c.archiveMaxMembers;
     shardOptions.limits.maxMemberSize = c.archiveMaxMemberSize;

@@ -7,7 +7,14 @@
 #include "archive/member_name.h"
 #include "common/log.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 namespace tessera::daemon::dsort {
 
@@ -80,6 +87,7 @@ DsortJob::DsortJob(const target::ObjectStore& store, DsortRegistry& registry, Op
 DsortJob::~DsortJob()
 {
     if (m_session) m_session->finish();
+    if (m_journalFd >= 0) ::close(m_journalFd);  // run() did not end: the journal stays for the next start
 }
 
 bool DsortJob::stopped(const jobs::JobContext& ctx) const { return ctx.aborted() || m_session->failure().has_value(); }
@@ -90,6 +98,7 @@ api::Status DsortJob::run(jobs::JobContext& ctx)
     m_session = std::make_shared<DsortSession>(id, m_peers, m_self, m_sorter);
     if (auto st = m_registry.add(m_session); !st) return st;
     m_spillDir = m_registry.spillDir(id);
+    openJournal(id);
     api::Status st = phases(ctx);
     const auto peerFailure = m_session->failure();
     if (!st && !peerFailure) {
@@ -99,11 +108,80 @@ api::Status DsortJob::run(jobs::JobContext& ctx)
         m_session->fail(st.error().message);
     }
     if (!st || ctx.aborted() || peerFailure) cleanup();
+    closeJournal();  // the outputs are final, or gone
     m_session->finish();
     if (!st) return st;
     if (ctx.aborted()) return {};
     if (peerFailure) return api::Error::unavailable(*peerFailure);
     return {};
+}
+
+namespace {
+std::string journalDir(const target::ObjectStore& store) { return store.options().mountpaths.front() + "/.tessera/dsort-out"; }
+}  // namespace
+
+void DsortJob::openJournal(const std::string& id)
+{
+    const auto dir = journalDir(m_store);
+    ::mkdir(dir.c_str(), 0755);
+    m_journalPath = dir + "/" + id;
+    m_journalFd = ::open(m_journalPath.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_APPEND | O_CLOEXEC, 0644);
+    if (m_journalFd < 0) {
+        logWarn("dsort ", id, ": cannot journal its output in ", m_journalPath, ": ", std::strerror(errno));
+        return;
+    }
+    // Output written under these names from now on is this job's.
+    journal(m_spec.outputBck + "\t" + std::to_string(m_store.nextStamp()));
+}
+
+void DsortJob::journal(const std::string& line)
+{
+    if (m_journalFd < 0) return;
+    const std::string text = line + "\n";
+    if (::write(m_journalFd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+        (m_store.options().fsync && ::fdatasync(m_journalFd) != 0)) {
+        logWarn("dsort: cannot journal output ", line, ": ", std::strerror(errno));
+    }
+}
+
+void DsortJob::closeJournal()
+{
+    if (m_journalFd < 0) return;
+    ::close(m_journalFd);
+    m_journalFd = -1;
+    ::unlink(m_journalPath.c_str());
+}
+
+std::size_t DsortJob::removeOrphanedOutputs(const target::ObjectStore& store)
+{
+    std::size_t removed = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(journalDir(store), ec)) {
+        std::ifstream in(e.path());
+        std::string head;
+        std::getline(in, head);
+        const auto tab = head.find('\t');
+        std::int64_t since = 0;
+        try {
+            if (tab != std::string::npos) since = std::stoll(head.substr(tab + 1));
+        } catch (const std::exception&) {
+            since = 0;
+        }
+        const std::string bucket = tab == std::string::npos ? std::string() : head.substr(0, tab);
+        std::string name;
+        while (!bucket.empty() && since > 0 && std::getline(in, name)) {
+            if (!api::validateObjectName(name)) continue;
+            auto obj = store.open(bucket, name);
+            // A name written since the job started here is the job's.
+            if (!obj || obj->meta.stamp < since) continue;
+            if (store.remove(bucket, name)) ++removed;
+        }
+        std::error_code rec;
+        std::filesystem::remove(e.path(), rec);
+        logWarn("dsort job ", e.path().filename().string(), " ended while this target was down: removed its ",
+                removed, " output shard(s) here");
+    }
+    return removed;
 }
 
 void DsortJob::cleanup()
@@ -276,6 +354,9 @@ api::Status DsortJob::extractShard(jobs::JobContext& ctx, std::uint64_t position
         ctx.addDone(1, 0);
         return {};
     }
+    // An input shard whose bytes no longer match its checksum fails the job
+    // naming it: its records would go into new shards under fresh checksums.
+    if (auto st = m_store.verify(*obj); !st) return prefixed(st.error(), what);
     auto reader = archive::ArchiveReader::openFd(obj->fd->get(), obj->meta.size, m_spec.inputFormat, m_options.limits);
     if (!reader) return prefixed(reader.error(), what);
     const bool content = m_spec.algorithm.kind == spec::DsortAlgorithmKind::Content;
@@ -525,9 +606,11 @@ api::Status DsortJob::createShard(jobs::JobContext& ctx, const DsortAssignment& 
     if (auto st = aw.finish(); !st) return st;
     if (stopped(ctx)) return {};
     {
-        // Listed before the rename, so a cleanup racing the commit still removes it.
+        // Listed before the rename, so a cleanup racing the commit (or a
+        // restart after a crash) still removes it.
         std::lock_guard lock(m_mutex);
         m_committed.push_back(shard.name);
+        journal(shard.name);
     }
     auto committed = out.commit();
     if (!committed) return committed.error();

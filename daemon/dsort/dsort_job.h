@@ -65,6 +65,15 @@ public:
 
     // BadRequest for bad args. The job's session is registered when it
     // runs (peers calling before then are answered 404 and retry).
+    // A target killed during a dSort job keeps the output shards it had
+    // finished, where no abort can reach them. Each job journals the shards
+    // it commits (<mountpath 0>/.tessera/dsort-out/<job id>) and drops the
+    // journal when it ends (after removing its output if it failed). A
+    // journal found at start belongs to a job this target died in: its
+    // shards written since the job started here are removed. Called before
+    // the target serves; returns how many shards went.
+    static std::size_t removeOrphanedOutputs(const target::ObjectStore& store);
+
     static api::Result<std::unique_ptr<jobs::JobWork>> create(const target::ObjectStore& store, DsortRegistry& registry,
                                                               const Options& options, const nlohmann::json& args);
     ~DsortJob() override;
@@ -90,6 +99,9 @@ private:
                         const std::function<std::vector<std::uint32_t>()>& watched, PeerLink& link);
     void broadcast(const std::string& what, const std::string& body, PeerLink& link);
     void cleanup();
+    void openJournal(const std::string& id);
+    void journal(const std::string& line);
+    void closeJournal();
     static void runParallel(unsigned threads, std::size_t items, const std::function<void(std::size_t)>& fn);
 
     const target::ObjectStore& m_store;
@@ -105,6 +117,8 @@ private:
     std::string m_spillDir;
     std::mutex m_mutex;
     std::vector<std::string> m_committed;  // output shards written here, removed on failure or abort
+    std::string m_journalPath;             // see removeOrphanedOutputs
+    int m_journalFd = -1;
     std::atomic<std::uint64_t> m_inPlaceShards{0};
     std::string m_firstError;              // of the parallel workers
 };

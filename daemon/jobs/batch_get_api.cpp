@@ -1,5 +1,6 @@
 #include "batch_get_api.h"
 
+#include "api/checksum.h"
 #include "api/json_shape.h"
 
 #include "api/names.h"
@@ -92,6 +93,15 @@ net::Response BatchGetApi::batchGet(const net::Request& req)
             record(out, kError, name, msg, msg.size());
             continue;
         }
+        // Bytes leave this target only if they are the bytes that were
+        // stored: a peer would otherwise build them into a new object
+        // under a fresh, valid checksum.
+        if (!obj->meta.checksumValue.empty() && api::xxhash64Hex(data) != obj->meta.checksumValue) {
+            const std::string msg = "object " + bucket + "/" + name + " is corrupted: stored checksum " +
+                                    obj->meta.checksumValue + ", its bytes hash to " + api::xxhash64Hex(data);
+            record(out, kCorrupt, name, msg, msg.size());
+            continue;
+        }
         record(out, kOk, name, data, size);
     }
     net::Response r;
@@ -107,7 +117,7 @@ std::size_t BatchGetApi::parseRecord(std::string_view in, Record& out)
     if (in.size() < 5 + nameLen + 8) return 0;
     const auto length = getLe(in, 5 + nameLen, 8);
     const auto st = static_cast<Status>(static_cast<unsigned char>(in[0]));
-    const std::uint64_t dataLen = (st == kOk || st == kError) ? length : 0;
+    const std::uint64_t dataLen = (st == kOk || st == kError || st == kCorrupt) ? length : 0;
     const std::size_t total = 5 + nameLen + 8 + dataLen;
     if (in.size() < total) return 0;
     out.status = st;

@@ -23,7 +23,9 @@ namespace tessera::daemon::jobs {
 
 class BatchGetApi {
 public:
-    enum Status : std::uint8_t { kOk = 0, kNotFound = 1, kTooLarge = 2, kNotSent = 3, kError = 4 };
+    // kCorrupt: the stored bytes no longer match their checksum (the bytes
+    // are the message); never sent as data.
+    enum Status : std::uint8_t { kOk = 0, kNotFound = 1, kTooLarge = 2, kNotSent = 3, kError = 4, kCorrupt = 5 };
     static constexpr std::size_t kMaxNames = 1024;
     static constexpr std::uint64_t kMaxObjectBytes = std::uint64_t{4} << 20;
     static constexpr std::uint64_t kMaxAnswerBytes = std::uint64_t{16} << 20;

@@ -2,6 +2,7 @@
 
 #include "api/headers.h"
 #include "api/hrw.h"
+#include "api/http_error.h"
 #include "api/object_meta.h"
 #include "client/http_client.h"
 #include "common/log.h"
@@ -154,8 +155,9 @@ api::Status RebalanceJob::run(JobContext& ctx)
                                r->header(std::string(api::kHdrVersionStamp)) == std::to_string(src->meta.stamp) &&
                                r->header(std::string(api::kHdrChecksumValue)) == src->meta.checksumValue;
         if (!superseded && !confirmed) {
-            ctx.addError(itemName(it) + ": the owner did not confirm the copy (HTTP " + std::to_string(r->status) +
-                         "); this target keeps it");
+            const auto why = r->isSuccess() ? std::string("the owner did not confirm the copy")
+                                             : api::errorFromResponse(r->status, r->body).message;
+            ctx.addError(itemName(it) + ": " + why + " (HTTP " + std::to_string(r->status) + "); this target keeps it");
             continue;
         }
         auto st = m_store.removeIfStamp(it.mountpath, it.bucket, it.name, src->meta.stamp);

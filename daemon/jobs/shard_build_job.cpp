@@ -1,5 +1,7 @@
 #include "shard_build_job.h"
 
+#include "api/checksum.h"
+
 #include "api/headers.h"
 #include "api/http_error.h"
 #include "api/names.h"
@@ -148,6 +150,17 @@ api::Status ShardBuildJob::buildShard(const api::ShardBuild& shard, SourceFetche
         const auto& name = member.member();
         std::uint64_t size = 0;
         if (f->local) {
+            // Checked before a byte goes into the shard (with continue-on-error
+            // the shard goes on without it): bad bytes never get a new checksum.
+            if (auto st = m_store.verify(*f->local); !st) {
+                const api::Error e{st.kind(), what + ": " + st.error().message, {}};
+                if (st.kind() == api::ErrorKind::Corruption && m_task.continueOnErr) {
+                    ctx.addSkipped(e.message);
+                    ctx.addDone(1, 0);
+                    continue;
+                }
+                return e;
+            }
             size = f->local->meta.size;
             if (auto st = aw.begin(name, size, m_task.mtime); !st) return st;
             auto st = copyRange(f->local->fd->get(), 0, size, what,
@@ -173,15 +186,24 @@ api::Status ShardBuildJob::buildShard(const api::ShardBuild& shard, SourceFetche
             }
             if (auto st = aw.begin(name, size, m_task.mtime); !st) return st;
             std::uint64_t got = 0;
+            api::Xxh64Stream hash;
             client::Sink sink = [&](const char* d, std::size_t n) -> api::Status {
                 got += n;
                 if (got > size) return api::Error::conflict(what + " changed while it was archived");
+                hash.update(d, n);
                 return aw.write(d, n);
             };
             auto r = http.send(client::Method::Get, url, {}, {}, &sink);
             if (!r) return r.error();
             if (!r->isSuccess()) return api::errorFromResponse(r->status, r->body);
             if (got != size) return api::Error::conflict(what + " changed while it was archived");
+            // Streamed straight into the shard: a mismatch fails the whole
+            // shard (its work file is dropped), continue-on-error or not.
+            if (const auto stored = r->header(std::string(api::kHdrChecksumValue));
+                !stored.empty() && hash.hex() != stored) {
+                return api::Error::corruption("object " + what + " is corrupted: stored checksum " + stored +
+                                              ", its bytes hash to " + hash.hex());
+            }
         }
         ++written;
         ctx.addDone(1, size);

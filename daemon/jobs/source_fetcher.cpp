@@ -1,5 +1,7 @@
 #include "source_fetcher.h"
 
+#include "api/checksum.h"
+#include "api/headers.h"
 #include "api/hrw.h"
 #include "api/http_error.h"
 #include "batch_get_api.h"
@@ -142,6 +144,7 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
                 case BatchGetApi::kError:
                     f.status = api::Error::ioError("cannot fetch " + what + " from " + key.first, rec.data);
                     break;
+                case BatchGetApi::kCorrupt: f.status = api::Error::corruption(rec.data); break;
                 case BatchGetApi::kNotSent:
                 default: f = fetchOne(item, http); break;
                 }
@@ -203,6 +206,12 @@ SourceFetcher::Fetched SourceFetcher::fetchOne(const Item& item, client::HttpCli
     } else if (!r->isSuccess()) {
         auto e = api::errorFromResponse(r->status, r->body);
         f.status = api::Error{e.kind, "cannot fetch " + what + " from " + owner->id + ": " + e.message, {}};
+    } else if (const auto stored = r->header(std::string(api::kHdrChecksumValue));
+               !stored.empty() && api::xxhash64Hex(f.data) != stored) {
+        // The owner served bytes that do not match the checksum it stored.
+        f.status = api::Error::corruption("object " + what + " is corrupted: stored checksum " + stored +
+                                          ", its bytes hash to " + api::xxhash64Hex(f.data));
+        f.data.clear();
     }
     return f;
 }

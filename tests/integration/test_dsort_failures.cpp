@@ -212,11 +212,34 @@ private slots:
         auto c = client();
         const auto id = startSlowJob("dead-out");
         const auto victim = m_cluster.targetId(2);
+        // It has finished at least one output shard of its own.
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                for (const auto& mp : m_cluster.targetMountpaths(2)) {
+                    QDirIterator it(QString::fromStdString(mp + "/buckets/dead-out"), QDir::Files);
+                    if (it.hasNext()) return true;
+                }
+                return false;
+            },
+            20000));
         m_cluster.killTarget(2);
         auto end = tests::waitDsort(c, id, std::chrono::seconds(40));
         QCOMPARE(end.job.state, api::JobState::Failed);
         QVERIFY2(end.job.error.find(victim) != std::string::npos, end.job.error.c_str());
         qInfo("the job failed with: %s", end.job.error.c_str());
+
+        // The killed target comes back: the shards it had finished for the
+        // failed job are removed before it serves, so the output bucket is
+        // empty, not holding a part of a failed job.
+        QVERIFY(m_cluster.restartTarget(2));
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        auto left = c.listAll("dead-out");
+        QVERIFY2(left, left ? "" : left.error().message.c_str());
+        QVERIFY2(left->empty(), (std::to_string(left->size()) + " output shard(s) of the failed job left").c_str());
+        QCOMPARE(filesUnder("/.tessera/dsort-out"), std::size_t{0});
+        // A user's object under an output name afterwards is the user's.
+        QVERIFY(c.putObject("dead-out", "o-00001.tar", "mine").ok());
+        QCOMPARE(*c.getObject("dead-out", "o-00001.tar"), std::string("mine"));
     }
 };
 
