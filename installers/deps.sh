@@ -14,8 +14,8 @@ BUILD_PACKAGES=(
   curl
 )
 # promtool (package prometheus) checks /metrics; bsdtar, unzip and lz4 read
-# the shards Tessera writes.
-TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4)
+# the shards Tessera writes; python3 runs the soak (tests/faults/soak.py).
+TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4 python3)
 # The demo dataset run.sh loads (and the tests convert).
 DATA_PACKAGES=(dataset-fashion-mnist)
 
