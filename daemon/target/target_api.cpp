@@ -153,6 +153,18 @@ private:
     std::function<api::Status()> m_prepare;
 };
 
+// A call to a peer: no redirects followed, no retry (handlers never sleep).
+client::HttpClient::Options peerOptions(std::chrono::milliseconds timeout,
+                                        std::chrono::milliseconds ioTimeout = std::chrono::milliseconds(0))
+{
+    client::HttpClient::Options o;
+    o.connectTimeout = timeout;
+    o.ioTimeout = ioTimeout.count() > 0 ? ioTimeout : timeout;
+    o.followRedirects = false;
+    o.retriesOn503 = 0;
+    return o;
+}
+
 bool isShardRead(const Request& req)
 {
     return req.hasQuery(api::kQpArchPath) || req.hasQuery(api::kQpArchRegx);
@@ -244,12 +256,7 @@ std::optional<Response> TargetApi::findOnPeers(const Request& req, const api_uti
         query[std::string(kQpRelocated)] = "true";
         return Response::redirect(owner->publicNet.url + api_util::objectTarget(ref, query, smap->version));
     }
-    client::HttpClient::Options o;
-    o.connectTimeout = m_peerTimeout;
-    o.ioTimeout = m_peerTimeout;
-    o.followRedirects = false;
-    o.retriesOn503 = 0;
-    client::HttpClient http(o);
+    client::HttpClient http(peerOptions(m_peerTimeout));
     auto query = req.query;
     query[std::string(kQpLocal)] = "true";
     const auto target = api_util::objectTarget(ref, query, smap->version);
@@ -264,12 +271,7 @@ std::optional<Response> TargetApi::findOnPeers(const Request& req, const api_uti
 std::vector<api::Snode> TargetApi::peersHolding(const api_util::ObjectRef& ref)
 {
     const auto smap = m_cache.smap();
-    client::HttpClient::Options o;
-    o.connectTimeout = m_peerTimeout;
-    o.ioTimeout = m_peerTimeout;
-    o.followRedirects = false;
-    o.retriesOn503 = 0;
-    client::HttpClient http(o);
+    client::HttpClient http(peerOptions(m_peerTimeout));
     const auto target =
         api_util::objectTarget(ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}},
                                smap->version);
@@ -307,12 +309,8 @@ api::Status TargetApi::pullFromPeer(const api_util::ObjectRef& ref)
         return {};
     }
     const std::string url = holders.front().publicNet.url;
-    client::HttpClient::Options o;
-    o.connectTimeout = m_peerTimeout;
-    o.ioTimeout = std::max(m_peerTimeout, std::chrono::milliseconds(60000));
-    o.followRedirects = false;
-    o.retriesOn503 = 0;
-    client::HttpClient http(o);
+    // A whole shard comes over: a longer read timeout than a control call.
+    client::HttpClient http(peerOptions(m_peerTimeout, std::max(m_peerTimeout, std::chrono::milliseconds(60000))));
     const auto smap = m_cache.smap();
     const auto target =
         api_util::objectTarget(ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}},
@@ -578,12 +576,7 @@ Response TargetApi::deleteObject(const Request& req)
         return Response::error(st.error());
     }
     if (auto marked = m_store.markDeleted(ref->bucket, ref->name); !marked) return Response::error(marked.error());
-    client::HttpClient::Options o;
-    o.connectTimeout = m_peerTimeout;
-    o.ioTimeout = m_peerTimeout;
-    o.followRedirects = false;
-    o.retriesOn503 = 0;
-    client::HttpClient http(o);
+    client::HttpClient http(peerOptions(m_peerTimeout));
     const auto smapVersion = m_cache.smap()->version;
     for (const auto& node : holders) {
         // A failure leaves a copy the tombstone already hides; its next
