@@ -326,53 +326,24 @@ api::Result<api::ObjectMeta> PutWriter::commit()
 // -------------------------------------------------------------- ObjectStore
 
 ObjectStore::ObjectStore(Options options)
-    : m_options(std::move(options)), m_openCache(m_options.openCache), m_disabled(m_options.mountpaths.size()),
-      m_anyDisabledOn(new std::atomic<bool>[m_options.mountpaths.size()])
+    : m_options(std::move(options)), m_openCache(m_options.openCache),
+      m_health(m_options.mountpaths, [this] { m_openCache.clear(); }),
+      m_tombstones(m_options.mountpaths, m_options.tombstoneTtl, m_options.fsync)
 {
-    for (std::size_t i = 0; i < m_options.mountpaths.size(); ++i) m_anyDisabledOn[i] = false;
 }
 
-bool ObjectStore::rootHealthy(std::size_t mp) const
-{
-    const auto& root = m_options.mountpaths[mp];
-    for (const std::string dir : {root, root + "/buckets", root + "/.tessera/work"}) {
-        struct stat st{};
-        if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
-    }
-    return ::access((root + "/.tessera/work").c_str(), W_OK) == 0;
-}
-
-void ObjectStore::disable(std::size_t mp, const std::string& reason) const
-{
-    {
-        std::lock_guard lock(m_healthMutex);
-        if (!m_disabled[mp].empty()) return;
-        m_disabled[mp] = reason;
-        m_anyDisabledOn[mp] = true;
-    }
-    m_openCache.clear();
-    logError("mountpath ", m_options.mountpaths[mp], " disabled: ", reason,
-             "; its objects answer 503 until the target restarts with it healthy");
-}
-
-api::Status ObjectStore::checkMountpath(std::size_t mp) const
-{
-    if (!m_anyDisabledOn[mp].load(std::memory_order_relaxed)) return {};
-    std::lock_guard lock(m_healthMutex);
-    return api::Error::unavailable("mountpath " + m_options.mountpaths[mp] + " of this target is disabled (" +
-                                   m_disabled[mp] + ")");
-}
+api::Status ObjectStore::checkMountpath(std::size_t mp) const { return m_health.check(mp); }
 
 api::Error ObjectStore::mountpathError(std::size_t mp, int err, const std::string& what) const
 {
-    const bool deviceFault = err == EIO || err == EROFS || err == ENXIO || err == ENODEV || err == EUCLEAN;
-    if (deviceFault || !rootHealthy(mp)) {
-        disable(mp, what + ": " + errnoText(err));
-        auto st = checkMountpath(mp);
-        return st.error();
-    }
-    if (err == ENOSPC) return api::Error::noSpace("no space left on mountpath " + m_options.mountpaths[mp]);
-    return api::Error::ioError(what, errnoText(err));
+    return m_health.classify(mp, err, what);
+}
+
+std::size_t ObjectStore::sweepTombstones() const { return m_tombstones.sweep(); }
+
+std::optional<std::int64_t> ObjectStore::tombstone(std::string_view bucket, std::string_view name) const
+{
+    return m_tombstones.read(mountpathFor(bucket, name), bucket, name);
 }
 
 api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
@@ -383,47 +354,9 @@ api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
     // extended attributes is a configuration error.
     std::vector<std::string> broken(options.mountpaths.size());
     for (std::size_t i = 0; i < options.mountpaths.size(); ++i) {
-        auto& mp = options.mountpaths[i];
-        std::error_code ec;
-        fs::create_directories(mp, ec);
-        if (!ec) mp = fs::canonical(mp, ec).string();
-        if (ec) {
-            mp = fs::absolute(mp).lexically_normal().string();
-            broken[i] = "cannot prepare it: " + ec.message();
-            continue;
-        }
-        for (const char* sub : {"/.tessera/work", "/.tessera/trash", "/.tessera/archidx", "/.tessera/tomb", "/buckets"}) {
-            fs::create_directories(mp + sub, ec);
-            if (ec) break;
-        }
-        if (ec) {
-            broken[i] = "cannot prepare it: " + ec.message();
-            continue;
-        }
-        // Leftovers of a crashed run: half-written objects and half-removed buckets.
-        for (const char* sub : {"/.tessera/work", "/.tessera/trash"}) {
-            for (const auto& e : fs::directory_iterator(mp + sub, ec)) {
-                std::error_code rec;
-                fs::remove_all(e.path(), rec);
-                if (rec) logWarn("cannot remove leftover ", e.path().string(), ": ", rec.message());
-            }
-        }
-        // Extended attributes hold object metadata: refuse a filesystem without them.
-        const std::string probe = mp + "/.tessera/work/xattr-probe";
-        UniqueFd fd(::open(probe.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644));
-        if (!fd.valid()) {
-            broken[i] = std::string("not writable: ") + errnoText(errno);
-            continue;
-        }
-        const bool ok = ::fsetxattr(fd.get(), kMetaXattr, "{}", 2, 0) == 0;
-        const int e = errno;
-        fd.reset();
-        ::unlink(probe.c_str());
-        if (!ok && e != EIO && e != EROFS) {
-            return api::Error::ioError("mountpath " + mp + " does not support user extended attributes",
-                                       errnoText(e));
-        }
-        if (!ok) broken[i] = std::string("cannot write metadata: ") + errnoText(e);
+        auto why = MountpathHealth::prepare(options.mountpaths[i], kMetaXattr);
+        if (!why) return why.error();
+        broken[i] = std::move(why.value());
     }
     if (std::all_of(broken.begin(), broken.end(), [](const std::string& b) { return !b.empty(); })) {
         return api::Error::ioError("no usable mountpath: " + options.mountpaths[0] + " " + broken[0]);
@@ -437,7 +370,7 @@ api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
     }
     std::unique_ptr<ObjectStore> store(new ObjectStore(std::move(options)));
     for (std::size_t i = 0; i < broken.size(); ++i) {
-        if (!broken[i].empty()) store->disable(i, broken[i]);
+        if (!broken[i].empty()) store->m_health.disable(i, broken[i]);
     }
     if (const auto swept = store->sweepTombstones(); swept > 0) logInfo("removed ", swept, " expired tombstone(s)");
     return store;
@@ -524,7 +457,7 @@ api::Result<OpenObject> ObjectStore::openAt(std::size_t mp, std::string_view buc
     auto fd = std::make_shared<UniqueFd>(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     if (!fd->valid()) {
         const int e = errno;
-        if ((e == ENOENT || e == ENOTDIR || e == ELOOP) && rootHealthy(mp)) {
+        if ((e == ENOENT || e == ENOTDIR || e == ELOOP) && m_health.rootHealthy(mp)) {
             return api::Error::notFound("object \"" + std::string(bucket) + "/" + std::string(name) +
                                         "\" does not exist");
         }
@@ -586,7 +519,7 @@ api::Status ObjectStore::remove(std::string_view bucket, std::string_view name) 
         std::lock_guard lock(nameLock(bucket, name));
         auto st = removeAt(mp, bucket, name);
         if (!st) return st;
-        auto ts = writeTombstone(bucket, name, nextStamp());
+        auto ts = m_tombstones.write(mp, bucket, name, nextStamp());
         if (!ts) return ts;
     }
     if (m_options.fsync) {
@@ -604,80 +537,7 @@ api::Status ObjectStore::remove(std::string_view bucket, std::string_view name) 
 api::Status ObjectStore::markDeleted(std::string_view bucket, std::string_view name) const
 {
     std::lock_guard lock(nameLock(bucket, name));
-    return writeTombstone(bucket, name, nextStamp());
-}
-
-std::string ObjectStore::tombstonePath(std::size_t mp, std::string_view bucket, std::string_view name) const
-{
-    return m_options.mountpaths[mp] + "/.tessera/tomb/" + std::string(bucket) + "/" + std::string(name);
-}
-
-api::Status ObjectStore::writeTombstone(std::string_view bucket, std::string_view name, std::int64_t stamp) const
-{
-    const auto mp = mountpathFor(bucket, name);
-    const auto root = m_options.mountpaths[mp] + "/.tessera/tomb";
-    const auto path = tombstonePath(mp, bucket, name);
-    // A name may be a directory of tombstones too ("a" and "a/b" both
-    // deleted): the file of "a" then lives as "a/.tomb" below it.
-    std::string file = path;
-    struct stat st{};
-    if (::lstat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file += "/.tomb";
-    // Each parent that is a tombstone file ("a" deleted, now "a/b") becomes
-    // a directory holding it as ".tomb".
-    for (std::size_t pos = root.size() + 1;;) {
-        const auto slash = file.find('/', pos);
-        if (slash == std::string::npos) break;
-        const std::string dir = file.substr(0, slash);
-        if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-            if (errno == ENOSPC) return api::Error::noSpace("no space left recording a deletion");
-            return api::Error::ioError("cannot record the deletion", errnoText(errno));
-        }
-        if (::lstat(dir.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-            const std::string aside = dir + ".tomb-" + meta::randomId(6);
-            if (::rename(dir.c_str(), aside.c_str()) != 0 || ::mkdir(dir.c_str(), 0755) != 0 ||
-                ::rename(aside.c_str(), (dir + "/.tomb").c_str()) != 0) {
-                return api::Error::ioError("cannot record the deletion", errnoText(errno));
-            }
-        }
-        pos = slash + 1;
-    }
-    const std::string text = std::to_string(stamp) + "\n";
-    UniqueFd fd(::open(file.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644));
-    if (!fd.valid()) {
-        if (errno == ENOSPC) return api::Error::noSpace("no space left recording a deletion");
-        return api::Error::ioError("cannot record the deletion", errnoText(errno));
-    }
-    if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-        return api::Error::ioError("cannot record the deletion", errnoText(errno));
-    }
-    if (m_options.fsync && ::fdatasync(fd.get()) != 0) {
-        return api::Error::ioError("cannot record the deletion", errnoText(errno));
-    }
-    return {};
-}
-
-std::optional<std::int64_t> ObjectStore::tombstone(std::string_view bucket, std::string_view name) const
-{
-    std::string file = tombstonePath(mountpathFor(bucket, name), bucket, name);
-    UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-    if (!fd.valid()) return std::nullopt;
-    if (struct stat st{}; ::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        file += "/.tomb";
-        fd.reset(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-        if (!fd.valid()) return std::nullopt;
-    }
-    char buf[32] = {};
-    const ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
-    std::int64_t stamp = 0;
-    if (n > 0) {
-        for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9' && stamp < (INT64_MAX / 10 - 10); ++i) {
-            stamp = stamp * 10 + (buf[i] - '0');
-        }
-    }
-    // A torn record (a crash while writing it) still marks a deletion: its
-    // file time is when it happened.
-    if (stamp == 0) stamp = fileMtimeNs(fd.get());
-    return stamp;
+    return m_tombstones.write(mountpathFor(bucket, name), bucket, name, nextStamp());
 }
 
 api::Status ObjectStore::removeIfStamp(std::size_t mp, std::string_view bucket, std::string_view name,
@@ -693,48 +553,9 @@ api::Status ObjectStore::removeIfStamp(std::size_t mp, std::string_view bucket, 
     return removeAt(mp, bucket, name);
 }
 
-std::size_t ObjectStore::sweepTombstones() const
-{
-    const auto cutoff = std::filesystem::file_time_type::clock::now() - m_options.tombstoneTtl;
-    std::size_t removed = 0;
-    for (const auto& mp : m_options.mountpaths) {
-        std::error_code ec;
-        const fs::path root = mp + "/.tessera/tomb";
-        std::vector<fs::path> dirs;
-        for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-             !ec && it != end; it.increment(ec)) {
-            std::error_code fec;
-            if (it->is_directory(fec)) {
-                dirs.push_back(it->path());
-                continue;
-            }
-            if (it->last_write_time(fec) < cutoff && !fec && fs::remove(it->path(), fec)) ++removed;
-        }
-        // Deepest first: empty directories go too.
-        std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) {
-            return a.native().size() > b.native().size();
-        });
-        for (const auto& d : dirs) ::rmdir(d.c_str());
-    }
-    return removed;
-}
+std::int64_t ObjectStore::nextStamp() const { return m_clock.next(); }
 
-std::int64_t ObjectStore::nextStamp() const
-{
-    const std::int64_t now = nowNs();
-    std::int64_t last = m_clock.load();
-    while (true) {
-        const std::int64_t next = std::max(now, last + 1);
-        if (m_clock.compare_exchange_weak(last, next)) return next;
-    }
-}
-
-void ObjectStore::observeStamp(std::int64_t stamp) const
-{
-    std::int64_t last = m_clock.load();
-    while (last < stamp && !m_clock.compare_exchange_weak(last, stamp)) {
-    }
-}
+void ObjectStore::observeStamp(std::int64_t stamp) const { m_clock.observe(stamp); }
 
 std::mutex& ObjectStore::nameLock(std::string_view bucket, std::string_view name) const
 {
@@ -750,7 +571,7 @@ api::Status ObjectStore::removeAt(std::size_t mp, std::string_view bucket, std::
     struct stat st{};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
         const int e = errno;
-        if (!rootHealthy(mp)) return mountpathError(mp, e, "cannot delete object");
+        if (!m_health.rootHealthy(mp)) return mountpathError(mp, e, "cannot delete object");
         return api::Error::notFound("object \"" + std::string(bucket) + "/" + std::string(name) + "\" does not exist");
     }
     if (::unlink(path.c_str()) != 0) {
@@ -803,7 +624,7 @@ api::Result<std::shared_ptr<const ObjectStore::NameSnapshot>> ObjectStore::nameS
         // A missing mountpath would list as empty: a listing without its
         // names must say why instead.
         if (auto chk = checkMountpath(mp); !chk) return chk.error();
-        if (!rootHealthy(mp)) return mountpathError(mp, ENOENT, "mountpath root is gone");
+        if (!m_health.rootHealthy(mp)) return mountpathError(mp, ENOENT, "mountpath root is gone");
         auto st = walk.walk(bucketRoot(mp, bucket), "");
         if (!st) return mountpathError(mp, walk.err, st.error().message);
     }
@@ -899,7 +720,7 @@ api::Status ObjectStore::destroyBucket(std::string_view bucket) const
                            meta::randomId(8);
         if (::rename(idx.c_str(), trash.c_str()) == 0) moved.push_back(trash);
         // Tombstones of the old bucket's names must not shadow a new bucket's.
-        const auto tomb = m_options.mountpaths[mp] + "/.tessera/tomb/" + std::string(bucket);
+        const auto tomb = m_tombstones.bucketDir(mp, bucket);
         const auto tombTrash = m_options.mountpaths[mp] + "/.tessera/trash/tomb-" + std::string(bucket) + "-" +
                                meta::randomId(8);
         if (::rename(tomb.c_str(), tombTrash.c_str()) == 0) moved.push_back(tombTrash);
@@ -925,10 +746,7 @@ std::vector<MountpathInfo> ObjectStore::mountpathInfo() const
     for (const auto& mp : m_options.mountpaths) {
         MountpathInfo info;
         info.path = mp;
-        {
-            std::lock_guard lock(m_healthMutex);
-            info.disabled = m_disabled[out.size()];
-        }
+        info.disabled = m_health.reason(out.size());
         struct statvfs vfs{};
         if (::statvfs(mp.c_str(), &vfs) == 0) {
             info.total = static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize;

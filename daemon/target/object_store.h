@@ -28,7 +28,10 @@
 #include "api/result.h"
 #include "common/unique_fd.h"
 #include "open_object.h"
+#include "mountpath_health.h"
 #include "open_object_cache.h"
+#include "tombstone_store.h"
+#include "version_clock.h"
 
 #include <array>
 #include <atomic>
@@ -198,8 +201,7 @@ private:
     friend class PutWriter;
     explicit ObjectStore(Options options);
     std::mutex& nameLock(std::string_view bucket, std::string_view name) const;
-    std::string tombstonePath(std::size_t mp, std::string_view bucket, std::string_view name) const;
-    api::Status writeTombstone(std::string_view bucket, std::string_view name, std::int64_t stamp) const;
+
     // Every change to a bucket's names bumps its generation, which retires
     // the cached name snapshot listings page through.
     void touchBucket(std::string_view bucket) const;
@@ -220,12 +222,9 @@ private:
     mutable std::map<std::string, std::shared_ptr<const NameSnapshot>, std::less<>> m_snapshots;
     mutable std::vector<std::string> m_snapshotUse;  // bucket names, least recently used first
     mutable OpenObjectCache m_openCache;
-    mutable std::atomic<std::int64_t> m_clock{0};
-    bool rootHealthy(std::size_t mp) const;
-    void disable(std::size_t mp, const std::string& reason) const;
-    mutable std::mutex m_healthMutex;
-    mutable std::vector<std::string> m_disabled;            // reason per mountpath; empty: healthy
-    std::unique_ptr<std::atomic<bool>[]> m_anyDisabledOn;   // fast check per mountpath
+    mutable VersionClock m_clock;
+    mutable MountpathHealth m_health;
+    TombstoneStore m_tombstones;
     static constexpr std::size_t kNameLocks = 1024;
     mutable std::array<std::mutex, kNameLocks> m_nameLocks;
 };

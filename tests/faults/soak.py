@@ -160,12 +160,6 @@ def request(method, url, body=None, headers=None, timeout=20, follow=True):
     raise RuntimeError("too many redirects")
 
 
-def shard_member(shard_bytes, member):
-    with tarfile.open(fileobj=io.BytesIO(shard_bytes)) as t:
-        f = t.extractfile(member)
-        return None if f is None else f.read()
-
-
 class Stats:
     def __init__(self):
         self.lock = threading.Lock()
@@ -361,9 +355,10 @@ class Client(threading.Thread):
                 if any(len(p) == 1 and p[0] is not None for p in self.members[s].values()):
                     self.stats.violation("LOST", f"final GET shard {s} -> {status}")
                 continue
+            with tarfile.open(fileobj=io.BytesIO(data)) as t:
+                held = {i.name: digest(t.extractfile(i).read()) for i in t.getmembers() if i.isfile()}
             for m, possible in self.members[s].items():
-                got = shard_member(data, m) if m in tarfile.open(fileobj=io.BytesIO(data)).getnames() else None
-                d = None if got is None else digest(got)
+                d = held.get(m)
                 if d not in possible:
                     self.stats.violation("LOST" if d is None else "CORRUPT", f"final member {s}/{m}")
         self.op_list()
@@ -436,8 +431,13 @@ def main():
     def log(text):
         print(f"[{time.time() - t_start:7.1f}s] {text}", flush=True)
 
-    print("reproduce: " + " ".join([sys.argv[0]] + [a for a in sys.argv[1:] if not a.startswith("--seed")] +
-                                   [f"--seed {args.seed}"]), flush=True)
+    argv, skip = [], False
+    for a in sys.argv[1:]:
+        if skip or a.startswith("--seed"):
+            skip = a == "--seed"
+            continue
+        argv.append(a)
+    print("reproduce: " + " ".join([sys.argv[0]] + argv + [f"--seed {args.seed}"]), flush=True)
     cluster = Cluster(os.path.abspath(args.bin_dir), root, args.targets, not args.no_fsync)
     stats = Stats()
     stats.kills = stats.restarts = 0
