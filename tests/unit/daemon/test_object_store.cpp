@@ -603,6 +603,136 @@ private slots:
             QVERIFY(info[i].available <= info[i].total);
         }
     }
+
+    // Versions: a client write gets version + 1 and a stamp from the clock;
+    // a delivered copy keeps its own and is committed only when newer.
+    void transfersNeverReplaceANewerVersion()
+    {
+        QVERIFY(reopen());
+        auto v1 = put("ver/x", "one");
+        QVERIFY(v1.ok());
+        auto v2 = put("ver/x", "two");
+        QVERIFY(v2.ok());
+        QCOMPARE(v2->version, std::string("2"));
+        QVERIFY(v2->stamp > v1->stamp);
+        // An older copy (v1's stamp) arriving now is superseded, and says so.
+        PutParams old;
+        old.transferStamp = v1->stamp;
+        old.transferVersion = v1->version;
+        auto w = m_store->beginPut("b", "ver/x", old);
+        QVERIFY(w.ok());
+        QVERIFY((*w)->write("one", 3).ok());
+        auto refused = (*w)->commit();
+        QCOMPARE(refused.kind(), api::ErrorKind::Conflict);
+        QVERIFY((*w)->superseded());
+        QCOMPARE(read("ver/x"), std::string("two"));
+        // A newer copy replaces it, keeping its stamp and version; the clock
+        // moves past it, so the next client write is newer still.
+        PutParams newer;
+        newer.transferStamp = v2->stamp + 1'000'000'000'000;
+        newer.transferVersion = "7";
+        auto delivered = put("ver/x", "three", newer);
+        QVERIFY2(delivered.ok(), delivered.ok() ? "" : delivered.error().message.c_str());
+        QCOMPARE(delivered->version, std::string("7"));
+        QCOMPARE(delivered->stamp, newer.transferStamp);
+        auto after = put("ver/x", "four");
+        QVERIFY(after->stamp > newer.transferStamp);
+        QCOMPARE(after->version, std::string("8"));
+        // A delivered copy whose bytes do not match its checksum is corrupt.
+        PutParams bad;
+        bad.transferStamp = after->stamp + 1;
+        bad.transferVersion = "9";
+        bad.expectedChecksum = api::xxhash64Hex("something else");
+        QCOMPARE(put("ver/x", "five", bad).kind(), api::ErrorKind::Corruption);
+        QCOMPARE(read("ver/x"), std::string("four"));
+    }
+
+    void tombstonesKeepDeletionsFinal()
+    {
+        QVERIFY(reopen());
+        auto v = put("tomb/a", "a");
+        QVERIFY(v.ok());
+        QVERIFY(!m_store->tombstone("b", "tomb/a"));
+        QVERIFY(m_store->remove("b", "tomb/a").ok());
+        const auto t = m_store->tombstone("b", "tomb/a");
+        QVERIFY(t && *t > v->stamp);
+        // The old copy delivered after the delete is refused.
+        PutParams old;
+        old.transferStamp = v->stamp;
+        old.transferVersion = v->version;
+        auto w = m_store->beginPut("b", "tomb/a", old);
+        QVERIFY((*w)->write("a", 1).ok());
+        QCOMPARE((*w)->commit().kind(), api::ErrorKind::Conflict);
+        QVERIFY((*w)->superseded());
+        QCOMPARE(m_store->open("b", "tomb/a").kind(), api::ErrorKind::NotFound);
+        // "a" deleted, then "a/b" created and deleted: both records kept.
+        QVERIFY(put("tomb/a/b", "ab").ok());
+        QVERIFY(m_store->remove("b", "tomb/a/b").ok());
+        QVERIFY(m_store->tombstone("b", "tomb/a/b").has_value());
+        QCOMPARE(*m_store->tombstone("b", "tomb/a"), *t);
+        // A new PUT of the name works; no tombstone hides it.
+        QVERIFY(put("tomb/a/b", "again").ok());
+        QCOMPARE(read("tomb/a/b"), std::string("again"));
+        // Within the TTL nothing is swept; a bucket's destruction drops them.
+        QCOMPARE(m_store->sweepTombstones(), std::size_t{0});
+        QVERIFY(m_store->destroyBucket("b").ok());
+        QVERIFY(!m_store->tombstone("b", "tomb/a").has_value());
+    }
+
+    void removeIfStampKeepsAChangedCopy()
+    {
+        QVERIFY(reopen());
+        auto v1 = put("ris", "one");
+        const auto mp = m_store->mountpathFor("b", "ris");
+        QVERIFY(put("ris", "two").ok());
+        QCOMPARE(m_store->removeIfStamp(mp, "b", "ris", v1->stamp).kind(), api::ErrorKind::Conflict);
+        QCOMPARE(read("ris"), std::string("two"));
+        const auto now = m_store->stat("b", "ris");
+        QVERIFY(m_store->removeIfStamp(mp, "b", "ris", now->stamp).ok());
+        QCOMPARE(m_store->open("b", "ris").kind(), api::ErrorKind::NotFound);
+        QVERIFY(!m_store->tombstone("b", "ris").has_value());  // moved, not deleted
+    }
+
+    // A mountpath whose root is replaced by a file is disabled: its objects
+    // are Unavailable naming it, never NotFound; the other one works.
+    void deadMountpathIsDisabled()
+    {
+        QVERIFY(reopen());
+        std::string onFirst, onSecond;
+        for (int i = 0; onFirst.empty() || onSecond.empty(); ++i) {
+            const auto n = "mp/o" + std::to_string(i);
+            (m_store->mountpathFor("b", n) == 0 ? onFirst : onSecond) = n;
+        }
+        QVERIFY(put(onFirst, "1").ok());
+        QVERIFY(put(onSecond, "2").ok());
+        const auto second = QString::fromStdString(m_store->options().mountpaths[1]);
+        QVERIFY(QDir().rename(second, second + ".gone"));
+        QFile blocker(second);
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        auto gone = m_store->open("b", onSecond);
+        QCOMPARE(gone.kind(), api::ErrorKind::Unavailable);
+        QVERIFY(gone.error().message.find(second.toStdString()) != std::string::npos);
+        QCOMPARE(put(onSecond, "x").kind(), api::ErrorKind::Unavailable);
+        QCOMPARE(m_store->remove("b", onSecond).kind(), api::ErrorKind::Unavailable);
+        QCOMPARE(m_store->list("b", api::ListRequest{}).kind(), api::ErrorKind::Unavailable);
+        QCOMPARE(read(onFirst), std::string("1"));
+        QVERIFY(!m_store->mountpathInfo()[1].disabled.empty());
+        QVERIFY(m_store->mountpathInfo()[0].disabled.empty());
+        // A restart with the mountpath still broken starts it disabled.
+        m_store.reset();
+        ObjectStore::Options o;
+        o.mountpaths = mountpaths();
+        o.fsync = false;
+        auto again = ObjectStore::create(o);
+        QVERIFY(again.ok());
+        QCOMPARE((*again)->open("b", onSecond).kind(), api::ErrorKind::Unavailable);
+        again.value().reset();
+        QVERIFY(QFile::remove(second));
+        QVERIFY(QDir().rename(second + ".gone", second));
+        QVERIFY(reopen());
+        QCOMPARE(read(onSecond), std::string("2"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestObjectStore)
