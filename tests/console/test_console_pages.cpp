@@ -340,6 +340,10 @@ private slots:
             saysGone = saysGone || label->text().contains(QLatin1String("away"));
         }
         QVERIFY(saysGone);
+        // What an operator sees: the dashboard with the away target's card.
+        m_window->showPage(m_window->pageIndex(QStringLiteral("Dashboard")));
+        QCoreApplication::processEvents();
+        test::saveScreenshot(m_window.get(), QStringLiteral("console-target-away"));
     }
 
     void shortcutsNavigateRefreshAndSearch()

@@ -54,7 +54,7 @@ void NodeCard::setNode(const NodeRow& node)
     }
     m_state->setText(QStringLiteral("<b style='color:%1'>● %2</b>").arg(color, nodeStateName(node.state)));
     if (node.state == NodeState::Away) {
-        m_figures->setText(tr("missed its keepalives: its objects are unavailable until it returns"));
+        m_figures->setText(tr("missed its keepalives:\nits objects answer 503 until it returns"));
     } else if (node.hasMetrics && node.state != NodeState::Gone) {
         m_figures->setText(tr("up %1 · CPU %2 % · mem %3\n%4 ops/s")
                                .arg(formatDuration(static_cast<double>(node.uptimeNs) / 1e9))
