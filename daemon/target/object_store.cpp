@@ -299,6 +299,9 @@ api::Result<api::ObjectMeta> PutWriter::commit()
         // pruning empty directories; retry a few times.
         for (int attempt = 0;; ++attempt) {
             auto st = makeParents(m_bucketRoot, m_finalPath);
+            if (!st && !m_store->m_health.rootHealthy(m_mp)) {
+                return m_store->mountpathError(m_mp, ENOTDIR, "cannot create the object's directory");
+            }
             if (!st) return st.error();
             if (::rename(m_workPath.c_str(), m_finalPath.c_str()) == 0) break;
             const int e = errno;
@@ -652,6 +655,12 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
     // Pages come from a sorted snapshot of the bucket's names, walked once
     // and reused until a write to the bucket retires it: paging through a
     // bucket of N names costs one walk, not one walk per page.
+    // A cached snapshot outlives a disk that died since: a page must not
+    // leave that disk's names out silently (or list names it cannot back).
+    for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
+        if (auto chk = checkMountpath(mp); !chk) return chk.error();
+        if (!m_health.rootHealthy(mp)) return mountpathError(mp, ENOENT, "mountpath root is gone");
+    }
     auto snap = nameSnapshot(bucket);
     if (!snap) return snap.error();
     const auto& all = (*snap)->names;
@@ -672,9 +681,14 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
         e.name = name;
         e.size = -1;
         if (req.props & (api::kPropSize | api::kPropAtime | api::kPropChecksum | api::kPropVersion)) {
-            const auto path = objectPath(bucket, name);
+            const auto mp = mountpathFor(bucket, name);
+            const auto path = bucketRoot(mp, bucket) + "/" + name;
             UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-            if (!fd.valid()) continue;  // deleted meanwhile
+            if (!fd.valid()) {
+                const int e = errno;
+                if ((e == ENOENT || e == ENOTDIR) && m_health.rootHealthy(mp)) continue;  // deleted meanwhile
+                return mountpathError(mp, e, "cannot list " + name);
+            }
             struct stat st{};
             if (::fstat(fd.get(), &st) != 0) continue;
             if (req.props & api::kPropSize) e.size = static_cast<std::int64_t>(st.st_size);
