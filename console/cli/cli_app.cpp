@@ -31,6 +31,14 @@ const std::vector<Command>& commands()
          "Shows the proxy and targets of the cluster map with their URLs, the map and\n"
          "bucket metadata versions, and each target's mountpaths.\n",
          cmdClusterShow},
+        {{"cluster", "decommission"},
+         "cluster decommission TARGET_ID",
+         "remove an away target from the cluster map for good",
+         "A target that missed its keepalives is away: it stays in the map and its\n"
+         "objects answer 503 until it returns. When it will not return, this removes it\n"
+         "(PUT /v1/cluster decommission-node): its objects are then owned by the other\n"
+         "targets, which hold no copy of them. A present target is refused (stop it first).\n",
+         cmdClusterDecommission},
         {{"show", "cluster"},
          "show cluster",
          "the same as \"cluster show\": nodes and capacity per mountpath",

@@ -7,6 +7,7 @@
 namespace tessera::cli {
 
 int cmdClusterShow(CliContext& ctx);
+int cmdClusterDecommission(CliContext& ctx);
 int cmdBucketCreate(CliContext& ctx);
 int cmdBucketList(CliContext& ctx);
 int cmdBucketRemove(CliContext& ctx);

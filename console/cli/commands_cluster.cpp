@@ -76,4 +76,16 @@ int cmdClusterShow(CliContext& ctx)
     return kExitOk;
 }
 
+int cmdClusterDecommission(CliContext& ctx)
+{
+    auto args = parseArgs(ctx.args, {}, {});
+    if (args.positional.size() != 1) throw UsageError("cluster decommission takes one target id");
+    const auto& id = args.positional[0];
+    auto client = ctx.makeClient();
+    if (auto st = client.decommissionNode(id); !st) return ctx.fail(st.error());
+    if (ctx.json) *ctx.out << api::dumpJson({{"decommissioned", id}}) << "\n";
+    else *ctx.out << "target " << id << " removed from the cluster map; its objects are now owned by the others\n";
+    return kExitOk;
+}
+
 }  // namespace tessera::cli

@@ -1,5 +1,6 @@
 #include "api_client.h"
 
+#include "api/action_msg.h"
 #include "api/headers.h"
 #include "api/hrw.h"
 #include "api/http_error.h"
@@ -256,6 +257,14 @@ api::Result<nlohmann::json> Client::clusterInfo(std::string_view what)
     return getJson(m_endpoint + "/v1/cluster?what=" + api::percentEncode(what), "cluster info");
 }
 
+api::Status Client::decommissionNode(std::string_view targetId)
+{
+    const api::ActionMsg msg{"decommission-node", "", nlohmann::json(api::RemoveNode{std::string(targetId)})};
+    auto r = call(Method::Put, m_endpoint + "/v1/cluster", Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
+    if (!r) return r.error();
+    return {};
+}
+
 api::Result<nlohmann::json> Client::daemonInfo(std::string_view what)
 {
     return getJson(m_endpoint + "/v1/daemon?what=" + api::percentEncode(what), "daemon info");
@@ -284,7 +293,8 @@ api::Result<std::vector<api::BucketRef>> Client::listBuckets()
 
 api::Status Client::createBucket(std::string_view bucket)
 {
-    auto r = call(Method::Post, bucketUrl(bucket), Body::string(R"({"action":"create-bck"})"), kJson);
+    const api::ActionMsg msg{"create-bck", "", nullptr};
+    auto r = call(Method::Post, bucketUrl(bucket), Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
     if (!r) return r.error();
     return {};
 }

@@ -71,6 +71,10 @@ public:
     api::Result<api::Smap> smap();                                // GET /v1/cluster?what=smap
     api::Result<api::Bmd> bmd();                                  // GET /v1/cluster?what=bmd
     api::Result<nlohmann::json> clusterInfo(std::string_view what);  // GET /v1/cluster?what=...
+    // PUT /v1/cluster decommission-node: removes an away target from the
+    // cluster map for good (Conflict for a present one, NotFound for an
+    // unknown id).
+    api::Status decommissionNode(std::string_view targetId);
     api::Result<nlohmann::json> daemonInfo(std::string_view what);   // GET /v1/daemon?what=...
 
     // Buckets

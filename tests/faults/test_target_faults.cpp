@@ -8,9 +8,11 @@
 
 #include "api/checksum.h"
 #include "api/hrw.h"
+#include "client/api_client.h"
 
 #include <QDir>
 #include <QFile>
+#include <QProcess>
 #include <QTcpSocket>
 #include <QTest>
 #include <atomic>
@@ -187,6 +189,7 @@ private slots:
         // A present target cannot be decommissioned; bad messages are 400s.
         auto r = http.send(Method::Put, c.proxyUrl() + "/v1/cluster", Body::string(body(c.targetId(1))));
         QCOMPARE(r->status, 409);
+        QCOMPARE(client::Client(c.proxyUrl()).decommissionNode(c.targetId(1)).kind(), api::ErrorKind::Conflict);
         r = http.send(Method::Put, c.proxyUrl() + "/v1/cluster", Body::string(body("nosuch")));
         QCOMPARE(r->status, 404);
         r = http.send(Method::Put, c.proxyUrl() + "/v1/cluster", Body::string(json{{"action", "decommission-node"}}.dump()));
@@ -203,9 +206,16 @@ private slots:
         c.killTarget(1);
         QVERIFY(c.waitForTargets(1, std::chrono::seconds(5)));
         QCOMPARE(http.send(Method::Get, c.proxyUrl() + "/v1/objects/dec/" + gone)->status, 503);
-        r = http.send(Method::Put, c.proxyUrl() + "/v1/cluster", Body::string(body(c.targetId(1))));
-        QCOMPARE(r->status, 200);
+        // The operator's command: tessera cluster decommission ID.
+        QProcess cli;
+        cli.start(TESSERA_CLI_BINARY, {"--endpoint", QString::fromStdString(c.proxyUrl()), "cluster", "decommission",
+                                       QString::fromStdString(c.targetId(1))});
+        QVERIFY(cli.waitForFinished(20000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        QVERIFY(cli.readAllStandardOutput().contains("removed from the cluster map"));
         QCOMPARE(c.smap().tmap.size(), std::size_t{1});
+        // Once more: it is unknown now (the C++ client says NotFound).
+        QCOMPARE(client::Client(c.proxyUrl()).decommissionNode(c.targetId(1)).kind(), api::ErrorKind::NotFound);
         QCOMPARE(http.send(Method::Get, c.proxyUrl() + "/v1/objects/dec/" + gone)->status, 404);
         QCOMPARE(http.send(Method::Get, c.proxyUrl() + "/v1/buckets/dec")->status, 200);
     }
