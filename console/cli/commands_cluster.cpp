@@ -1,4 +1,5 @@
 #include "api/json_util.h"
+#include "api/node_stats.h"
 #include "arg_parser.h"
 #include "commands.h"
 #include "output.h"
@@ -17,9 +18,8 @@ int cmdClusterShow(CliContext& ctx)
     auto bmd = client.bmd();
     if (!bmd) return ctx.fail(bmd.error());
     // Capacity is extra: without it the map is still worth showing.
-    auto statsResult = client.clusterInfo("node_stats");
-    nlohmann::json stats = statsResult ? std::move(statsResult.value()) : nlohmann::json::object();
-    if (!stats.is_object()) stats = nlohmann::json::object();
+    auto statsResult = client.clusterStats();
+    const api::ClusterStats stats = statsResult ? std::move(statsResult.value()) : api::ClusterStats{};
     if (ctx.json) {
         nlohmann::json doc{{"smap", *smap}, {"bmd", *bmd}, {"node_stats", stats}};
         if (!statsResult) doc["node_stats_error"] = statsResult.error().message;
@@ -28,47 +28,49 @@ int cmdClusterShow(CliContext& ctx)
     }
     *ctx.out << "cluster map v" << smap->version << ", bucket metadata v" << bmd->version << ", "
              << bmd->buckets.size() << " bucket(s)\n\n";
-    const nlohmann::json targetStats =
-        stats.contains("target") && stats["target"].is_object() ? stats["target"] : nlohmann::json::object();
     Table nodes({"NODE", "ROLE", "URL", "MOUNTPATHS", "USED", "TOTAL"});
     for (const auto& [id, n] : smap->pmap) {
         nodes.add({id + (id == smap->primary.id ? " (primary)" : ""), "proxy", n.publicNet.url, "-", "-", "-"});
     }
+    // Each filesystem once: two mountpaths (or two targets of one host) on
+    // one disk share its space.
+    api::CapacitySum cluster;
     for (const auto& [id, n] : smap->tmap) {
         std::string mps = "?";
         std::string used = "?";
         std::string total = "?";
-        const auto& t = targetStats;
-        if (t.contains(id) && t[id].contains("mountpaths")) {
-            std::uint64_t u = 0;
-            std::uint64_t tot = 0;
-            for (const auto& mp : t[id]["mountpaths"]) {
-                u += mp.value("used", std::uint64_t{0});
-                tot += mp.value("total", std::uint64_t{0});
+        if (auto t = stats.targets.find(id); t != stats.targets.end()) {
+            api::CapacitySum own;
+            for (const auto& mp : t->second.mountpaths) {
+                own.add(n.publicNet.host, mp);
+                cluster.add(n.publicNet.host, mp);
             }
-            mps = std::to_string(t[id]["mountpaths"].size());
-            used = formatBytes(u);
-            total = formatBytes(tot);
-        } else if (t.contains(id) && t[id].contains("error")) {
-            mps = "unreachable: " + t[id]["error"].get<std::string>();
+            mps = std::to_string(t->second.mountpaths.size());
+            if (own.total().filesystems < t->second.mountpaths.size()) {
+                mps += " on " + std::to_string(own.total().filesystems) + " fs";
+            }
+            used = formatBytes(own.total().used);
+            total = formatBytes(own.total().total);
+        } else if (auto e = stats.errors.find(id); e != stats.errors.end()) {
+            mps = "unreachable: " + e->second;
             used = total = "-";
         }
         // An away target missed its keepalives; it still owns its objects.
         nodes.add({id, n.away() ? "target (away)" : "target", n.publicNet.url, mps, used, total});
     }
     *ctx.out << nodes.render();
+    if (cluster.total().filesystems > 0) {
+        *ctx.out << "\ncapacity: " << formatBytes(cluster.total().used) << " used of "
+                 << formatBytes(cluster.total().total) << ", " << formatBytes(cluster.total().available)
+                 << " available, on " << cluster.total().filesystems << " filesystem(s)\n";
+    }
     // Per-mountpath capacity.
-    Table mpt({"TARGET", "MOUNTPATH", "USED", "AVAILABLE", "TOTAL", "USE%", "STATE"});
-    for (const auto& [id, t] : targetStats.items()) {
-        if (!t.contains("mountpaths")) continue;
-        for (const auto& mp : t["mountpaths"]) {
-            const auto used = mp.value("used", std::uint64_t{0});
-            const auto total = mp.value("total", std::uint64_t{0});
-            const auto pct = total ? static_cast<int>(100.0 * static_cast<double>(used) / static_cast<double>(total))
-                                   : 0;
-            mpt.add({id, mp.value("path", std::string()), formatBytes(used),
-                     formatBytes(mp.value("available", std::uint64_t{0})), formatBytes(total),
-                     std::to_string(pct) + "%", mp.value("state", std::string("?"))});
+    Table mpt({"TARGET", "MOUNTPATH", "FS", "USED", "AVAILABLE", "TOTAL", "USE%", "STATE"});
+    for (const auto& [id, t] : stats.targets) {
+        for (const auto& mp : t.mountpaths) {
+            mpt.add({id, mp.path, mp.fs.empty() ? "?" : mp.fs, formatBytes(mp.used), formatBytes(mp.available),
+                     formatBytes(mp.total), std::to_string(static_cast<int>(mp.usedPercent())) + "%",
+                     std::string(api::mountpathStateName(mp.state))});
         }
     }
     *ctx.out << "\n" << mpt.render();

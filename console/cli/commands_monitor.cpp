@@ -2,6 +2,7 @@
 // refresh, computed as the proxy's feed computes them) and `watch` (the
 // WebSocket feed, message by message).
 
+#include "api/feed.h"
 #include "api/json_util.h"
 #include "api/node_stats.h"
 #include "arg_parser.h"
@@ -67,34 +68,19 @@ struct Reading {
 
 api::Result<Reading> readStats(client::Client& c)
 {
-    auto j = c.clusterInfo("node_stats");
-    if (!j) return j.error();
+    auto stats = c.clusterStats();
+    if (!stats) return stats.error();
     Reading r;
-    for (const char* role : {"proxy", "target"}) {
-        if (!j->contains(role) || !(*j)[role].is_object()) continue;
-        for (const auto& [id, doc] : (*j)[role].items()) {
-            if (doc.contains("error")) {
-                r.errors[id] = doc["error"].is_string() ? doc["error"].get<std::string>() : api::dumpJson(doc["error"]);
-                continue;
-            }
-            auto st = api::parseNodeStats(api::dumpJson(doc));
-            if (!st) {
-                r.errors[id] = st.error().message;
-                continue;
-            }
-            r.nodes.emplace(id, std::move(st.value()));
-        }
-    }
+    r.nodes.merge(stats->proxies);
+    r.nodes.merge(stats->targets);
+    r.errors = std::move(stats->errors);
     return r;
 }
 
 void printPerf(CliContext& ctx, const std::vector<api::NodeMetrics>& nodes, const Reading& cur, bool redraw)
 {
-    std::vector<api::NodeMetrics> targets;
-    for (const auto& n : nodes) {
-        if (n.role == api::kRoleTarget) targets.push_back(n);
-    }
-    const auto total = api::sumRates(targets);
+    // Totals as the feed's: targets summed, listings the proxy's.
+    const auto total = api::clusterTotals(nodes).ops;
     if (ctx.json) {
         nlohmann::json cluster = nlohmann::json::object();
         for (std::size_t i = 0; i < api::kOpKinds; ++i) cluster[std::string(api::kOpNames[i])] = total[i];
@@ -115,7 +101,7 @@ void printPerf(CliContext& ctx, const std::vector<api::NodeMetrics>& nodes, cons
     for (const auto& n : nodes) {
         row(n.id, n.role, n.ops, fmtOps(n.cpuPercent), formatBytes(n.rssBytes));
     }
-    row("TOTAL", "targets", total, "", "");
+    row("TOTAL", "cluster", total, "", "");
     for (const auto& [id, why] : cur.errors) t.add({id, "?", "unreachable: " + why});
     std::time_t now = std::time(nullptr);
     char when[32];
@@ -125,33 +111,43 @@ void printPerf(CliContext& ctx, const std::vector<api::NodeMetrics>& nodes, cons
     *ctx.out << when << "\n" << t.render() << "\n" << std::flush;
 }
 
-std::string summarize(const nlohmann::json& msg)
+std::string summarize(const api::FeedMessage& msg)
 {
-    const auto type = msg.value("type", std::string());
-    const auto& d = msg.contains("data") ? msg["data"] : nlohmann::json();
     std::ostringstream os;
-    if (type == "snapshot") {
-        os << "cluster map v" << d["smap"].value("version", 0) << ", " << d["smap"]["tmap"].size() << " target(s), "
-           << d["buckets"].size() << " bucket(s), " << d["events"].size() << " recent event(s)";
-    } else if (type == "metrics") {
-        const auto& ops = d["cluster"]["ops"];
-        os << "GET " << fmtOps(ops["get"].value("ops_s", 0.0)) << "/s " << fmtOps(ops["get"].value("bytes_s", 0.0) / 1e6)
-           << " MB/s p99 " << fmtLatency(ops["get"].value("p99_ns", std::uint64_t{0})) << " | PUT "
-           << fmtOps(ops["put"].value("ops_s", 0.0)) << "/s " << fmtOps(ops["put"].value("bytes_s", 0.0) / 1e6)
-           << " MB/s p99 " << fmtLatency(ops["put"].value("p99_ns", std::uint64_t{0})) << " | " << d["nodes"].size()
-           << " node(s), " << d["cluster"].value("stale", 0) << " stale";
-    } else if (type == "smap") {
-        os << "cluster map v" << d.value("version", 0) << ": " << d["tmap"].size() << " target(s)";
-    } else if (type == "bmd") {
-        os << "bucket metadata v" << d.value("version", 0) << ": " << d["buckets"].size() << " bucket(s)";
-    } else if (type == "event") {
-        os << d.value("severity", std::string()) << " " << d.value("kind", std::string()) << ": "
-           << d.value("message", std::string());
-    } else if (type == "error" || type == "subscribed") {
-        os << api::dumpJson(d);
-    } else {
-        os << api::dumpJson(d).substr(0, 200);
-    }
+    auto rates = [&](const api::OpRates& r) {
+        os << fmtOps(r.opsPerSec) << "/s " << fmtOps(r.bytesPerSec / 1e6) << " MB/s p99 " << fmtLatency(r.p99Ns);
+    };
+    std::visit(
+        [&](const auto& d) {
+            using T = std::decay_t<decltype(d)>;
+            if constexpr (std::is_same_v<T, api::FeedSnapshot>) {
+                os << "cluster map v" << d.smap.version << ", " << d.smap.tmap.size() << " target(s), "
+                   << d.buckets.size() << " bucket(s), " << d.events.size() << " recent event(s)";
+            } else if constexpr (std::is_same_v<T, api::MetricsUpdate>) {
+                os << "GET ";
+                rates(d.cluster.op(api::OpKind::Get));
+                os << " | PUT ";
+                rates(d.cluster.op(api::OpKind::Put));
+                os << " | " << d.nodes.size() << " node(s), " << d.cluster.stale << " stale";
+            } else if constexpr (std::is_same_v<T, api::Smap>) {
+                os << "cluster map v" << d.version << ": " << d.tmap.size() << " target(s)";
+            } else if constexpr (std::is_same_v<T, api::BmdUpdate>) {
+                os << "bucket metadata v" << d.version << ": " << d.buckets.size() << " bucket(s)";
+            } else if constexpr (std::is_same_v<T, api::ClusterEvent>) {
+                os << d.severity << " " << d.kind << ": " << d.message;
+            } else if constexpr (std::is_same_v<T, api::JobStatus>) {
+                os << d.kind << " " << d.id << " " << api::jobStateName(d.state) << " " << d.phase << " "
+                   << d.progress.objectsDone << "/"
+                   << (d.progress.objectsTotal < 0 ? std::string("?") : std::to_string(d.progress.objectsTotal));
+            } else if constexpr (std::is_same_v<T, api::Subscribed>) {
+                os << api::dumpJson(nlohmann::json(d));
+            } else if constexpr (std::is_same_v<T, api::FeedError>) {
+                os << d.message;
+            } else {
+                os << "(a message this CLI does not know)";
+            }
+        },
+        msg.payload);
     return os.str();
 }
 
@@ -207,17 +203,16 @@ int cmdWatch(CliContext& ctx)
             *ctx.out << *text << "\n" << std::flush;
             continue;
         }
-        auto msg = nlohmann::json::parse(*text, nullptr, false);
-        if (msg.is_discarded()) {
-            *ctx.out << "(unparsable) " << text->substr(0, 200) << "\n" << std::flush;
+        auto msg = api::decodeFeedMessage(*text);
+        if (!msg) {
+            *ctx.out << "(unreadable: " << msg.error().message << ") " << text->substr(0, 200) << "\n" << std::flush;
             continue;
         }
-        const auto tsMs = msg.value("ts", std::int64_t{0});
+        const auto tsMs = msg->tsMs;
         std::time_t secs = static_cast<std::time_t>(tsMs / 1000);
         char when[32];
         std::strftime(when, sizeof when, "%H:%M:%S", std::localtime(&secs));
-        *ctx.out << when << " #" << msg.value("seq", 0) << " " << msg.value("type", std::string("?")) << "  "
-                 << summarize(msg) << "\n"
+        *ctx.out << when << " #" << msg->seq << " " << msg->type << "  " << summarize(*msg) << "\n"
                  << std::flush;
     }
     return kExitOk;

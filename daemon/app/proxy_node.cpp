@@ -40,7 +40,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     fo.session.maxQueue = c.wsQueueMax;
     fo.session.writeTimeout = std::chrono::milliseconds(c.wsWriteTimeoutMs);
     fo.session.sendBufferBytes = c.wsSendBuffer;
-    m_feed = proxy::FeedHub::create(fo, m_server->sharedContext(), [this] { return m_monitor->snapshot(); });
+    m_feed = proxy::FeedHub::create(fo, m_server->sharedContext(), [this] { return nlohmann::json(m_monitor->snapshot()); });
     m_monitor->attach(m_feed);
     proxy::JobCoordinator::Options jo;
     jo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
@@ -58,7 +58,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_api->addBucketAction("archive", [this](const std::string& bucket, const nlohmann::json& value) {
         return m_shardJobs->archiveAction(bucket, value);
     });
-    m_monitor->setJobsSource([this] { return m_jobs->runningJson(); });
+    m_monitor->setJobsSource([this] { return m_jobs->running(); });
     m_state->setObserver({[this](const api::Smap& before, const api::Smap& after) {
                               m_monitor->onSmapPublished(before, after);
                               // Placement changed (a join, a decommission), or a target

@@ -35,45 +35,22 @@ api::Error prefixed(const api::Error& e, const std::string& what)
 api::Result<std::unique_ptr<jobs::JobWork>> DsortJob::create(const target::ObjectStore& store, DsortRegistry& registry,
                                                              const Options& options, const nlohmann::json& args)
 {
-    const auto bad = [](const std::string& m) { return api::Error::badRequest("dsort job args: " + m); };
-    if (!args.is_object() || !args.contains("spec")) return bad("must be an object with \"spec\"");
-    auto spec = spec::parseDsortSpec(args["spec"]);
+    auto a = api::readMessage<api::DsortJobArgs>(args, "dsort job args");
+    if (!a) return a.error();
+    auto spec = spec::parseDsortSpec(a->spec);
     if (!spec) return spec.error();
-    const auto& peersJ = args.value("peers", nlohmann::json());
-    if (!peersJ.is_array() || peersJ.empty()) return bad("\"peers\" must list the job's targets as [id, url]");
-    std::vector<DsortPeer> peers;
-    for (const auto& p : peersJ) {
-        if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string()) return bad("a peer is [id, url]");
-        peers.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
-    }
-    const auto self = args.value("self", nlohmann::json());
-    const auto sorter = args.value("sorter", nlohmann::json());
-    if (!self.is_number_unsigned() || self.get<std::uint64_t>() >= peers.size() || !sorter.is_number_unsigned() ||
-        sorter.get<std::uint64_t>() >= peers.size()) {
-        return bad("\"self\" and \"sorter\" must be indices into \"peers\"");
-    }
-    std::vector<std::pair<std::uint64_t, std::string>> inputs;
-    const auto& inputsJ = args.value("inputs", nlohmann::json::array());
-    if (!inputsJ.is_array()) return bad("\"inputs\" must be [[position, name], ...]");
-    for (const auto& i : inputsJ) {
-        if (!i.is_array() || i.size() != 2 || !i[0].is_number_unsigned() || !i[1].is_string()) {
-            return bad("an input is [position, name]");
-        }
-        const auto name = i[1].get<std::string>();
-        if (auto st = api::validateObjectName(name); !st) return bad(st.error().message);
-        inputs.emplace_back(i[0].get<std::uint64_t>(), name);
-    }
-    const auto ekm = args.value("ekm", std::string());
-    if (!ekm.empty()) {
-        if (auto e = spec::parseEkm(ekm); !e) return e.error();
+    if (!a->ekm.empty()) {
+        if (auto e = spec::parseEkm(a->ekm); !e) return e.error();
     }
     if (spec->algorithm.kind == spec::DsortAlgorithmKind::Shuffle && !spec->algorithm.seed) {
-        return bad("a shuffle needs its seed");
+        return api::Error::badRequest("dsort job args: /spec: a shuffle needs its seed");
     }
-    return std::unique_ptr<jobs::JobWork>(new DsortJob(store, registry, options, std::move(spec.value()), std::move(peers),
-                                                       static_cast<std::uint32_t>(self.get<std::uint64_t>()),
-                                                       static_cast<std::uint32_t>(sorter.get<std::uint64_t>()),
-                                                       std::move(inputs), ekm));
+    std::vector<std::pair<std::uint64_t, std::string>> inputs;
+    inputs.reserve(a->inputs.size());
+    for (auto& i : a->inputs) inputs.emplace_back(i.position, std::move(i.name));
+    return std::unique_ptr<jobs::JobWork>(new DsortJob(store, registry, options, std::move(spec.value()),
+                                                       std::move(a->peers), a->self, a->sorter, std::move(inputs),
+                                                       std::move(a->ekm)));
 }
 
 DsortJob::DsortJob(const target::ObjectStore& store, DsortRegistry& registry, Options options, spec::DsortSpec spec,
@@ -104,7 +81,7 @@ api::Status DsortJob::run(jobs::JobContext& ctx)
     if (!st && !peerFailure) {
         // Our own failure: every peer stops too.
         PeerLink link(m_session->id(), m_options.peerTimeout);
-        broadcast("fail", nlohmann::json{{"target", m_peers[m_self].id}, {"error", st.error().message}}.dump(), link);
+        broadcast("fail", nlohmann::json(api::DsortFailure{m_peers[m_self].id, st.error().message}).dump(), link);
         m_session->fail(st.error().message);
     }
     if (!st || ctx.aborted() || peerFailure) cleanup();

@@ -1,5 +1,6 @@
 #include "dsort_proxy_api.h"
 
+#include "api/dsort_msg.h"
 #include "api/hrw.h"
 #include "api/json_util.h"
 #include "client/api_client.h"
@@ -102,25 +103,24 @@ api::Result<std::map<std::string, nlohmann::json>> DsortProxyApi::prepare(const 
     if (targets.tmap.empty()) return api::Error::unavailable("no targets in the cluster");
 
     std::vector<std::string> ids;
-    nlohmann::json peers = nlohmann::json::array();
+    std::vector<api::DsortPeer> peers;
     for (const auto& [id, node] : targets.tmap) {
         ids.push_back(id);
-        peers.push_back(nlohmann::json::array({id, node.publicNet.url}));
+        peers.push_back({id, node.publicNet.url});
     }
-    std::vector<nlohmann::json> inputs(ids.size(), nlohmann::json::array());
+    std::vector<std::vector<api::DsortInput>> inputs(ids.size());
     for (std::size_t i = 0; i < names->size(); ++i) {
         const auto owner = api::hrwIndex(ids, api::objectUname(s->inputBck, (*names)[i]));
-        inputs[owner].push_back(nlohmann::json::array({i, (*names)[i]}));
+        inputs[owner].push_back({i, (*names)[i]});
     }
-    std::size_t sorter = 0;
-    for (std::size_t i = 1; i < ids.size(); ++i) {
+    std::uint32_t sorter = 0;
+    for (std::uint32_t i = 1; i < ids.size(); ++i) {
         if (inputs[i].size() > inputs[sorter].size()) sorter = i;
     }
     const nlohmann::json specJson = *s;
     std::map<std::string, nlohmann::json> out;
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-        out[ids[i]] = nlohmann::json{{"spec", specJson}, {"peers", peers},   {"self", i},
-                                     {"sorter", sorter}, {"inputs", inputs[i]}, {"ekm", *ekm}};
+    for (std::uint32_t i = 0; i < ids.size(); ++i) {
+        out[ids[i]] = api::DsortJobArgs{specJson, peers, i, sorter, std::move(inputs[i]), *ekm};
     }
     logInfo("dsort ", s->inputBck, " -> ", s->outputBck, ": ", names->size(), " input shard(s) on ", ids.size(),
             " target(s), sorted on ", ids[sorter],

@@ -2,46 +2,6 @@
 
 namespace tessera::daemon::dsort {
 
-nlohmann::json assignmentsToJson(const std::vector<DsortAssignment>& shards)
-{
-    auto out = nlohmann::json::array();
-    for (const auto& s : shards) {
-        auto recs = nlohmann::json::array();
-        for (const auto& r : s.records) recs.push_back(nlohmann::json::array({r.owner, r.index, r.size}));
-        out.push_back({{"name", s.name}, {"bytes", s.bytes}, {"records", std::move(recs)}});
-    }
-    return out;
-}
-
-api::Result<std::vector<DsortAssignment>> assignmentsFromJson(const nlohmann::json& j, std::size_t peers)
-{
-    const auto bad = [] { return api::Error::badRequest("an assignment must be [{\"name\",\"bytes\",\"records\":[[owner,index,size],...]}]"); };
-    if (!j.is_array()) return bad();
-    std::vector<DsortAssignment> out;
-    out.reserve(j.size());
-    for (const auto& e : j) {
-        if (!e.is_object() || !e.contains("name") || !e["name"].is_string() || !e.contains("records") ||
-            !e["records"].is_array() || !e.value("bytes", nlohmann::json()).is_number_unsigned()) {
-            return bad();
-        }
-        DsortAssignment a;
-        a.name = e["name"].get<std::string>();
-        a.bytes = e["bytes"].get<std::uint64_t>();
-        a.records.reserve(e["records"].size());
-        for (const auto& r : e["records"]) {
-            if (!r.is_array() || r.size() != 3 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned() ||
-                !r[2].is_number_unsigned()) {
-                return bad();
-            }
-            const auto owner = r[0].get<std::uint64_t>();
-            if (owner >= peers) return api::Error::badRequest("an assignment names target #" + std::to_string(owner));
-            a.records.push_back({static_cast<std::uint32_t>(owner), r[1].get<std::uint64_t>(), r[2].get<std::uint64_t>()});
-        }
-        out.push_back(std::move(a));
-    }
-    return out;
-}
-
 DsortSession::DsortSession(std::string jobId, std::vector<DsortPeer> peers, std::uint32_t self, std::uint32_t sorter)
     : m_id(std::move(jobId)), m_peers(std::move(peers)), m_self(self), m_sorter(sorter)
 {

@@ -14,6 +14,7 @@
 
 #include "record_store.h"
 
+#include "api/dsort_msg.h"
 #include "spec/dsort_plan.h"
 
 #include <chrono>
@@ -29,25 +30,11 @@
 
 namespace tessera::daemon::dsort {
 
-struct DsortPeer {
-    std::string id;
-    std::string url;
-};
-
-// One output shard to create: its name and its records, in order.
-struct DsortAssignedRecord {
-    std::uint32_t owner = 0;  // index of the target holding it
-    std::uint64_t index = 0;  // in that target's RecordStore
-    std::uint64_t size = 0;   // estimated .tar bytes (to size pull batches)
-};
-struct DsortAssignment {
-    std::string name;
-    std::vector<DsortAssignedRecord> records;
-    std::uint64_t bytes = 0;  // estimated as .tar
-};
-
-nlohmann::json assignmentsToJson(const std::vector<DsortAssignment>& shards);
-api::Result<std::vector<DsortAssignment>> assignmentsFromJson(const nlohmann::json& j, std::size_t peers);
+using DsortPeer = api::DsortPeer;
+using DsortAssignedRecord = api::DsortAssignedRecord;
+using DsortAssignment = api::DsortAssignment;
+using api::assignmentsFromJson;
+using api::assignmentsToJson;
 
 class DsortSession {
 public:

@@ -129,13 +129,9 @@ Response DsortTargetApi::fail(const Request& req)
     if (auto st = api::checkJsonShape(req.body, {api::JsonShape::Top::Object, 1, 8}, "fail"); !st) {
         return Response::error(st.error());
     }
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (!j.is_object() || !j.contains("error") || !j["error"].is_string() || !j.contains("target") ||
-        !j["target"].is_string()) {
-        return Response::error(api::Error::badRequest("fail: body must be {\"target\":\"<id>\",\"error\":\"...\"}"));
-    }
-    m_registry.fail(req.param("id"), "target " + j["target"].get<std::string>().substr(0, 64) +
-                                         " failed: " + j["error"].get<std::string>().substr(0, 4096));
+    auto f = api::parseMessage<api::DsortFailure>(req.body, "fail");
+    if (!f) return Response::error(f.error());
+    m_registry.fail(req.param("id"), "target " + f->target.substr(0, 64) + " failed: " + f->error.substr(0, 4096));
     return Response::json(nlohmann::json::object());
 }
 

@@ -119,17 +119,16 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
             for (auto k : ks) out[k].status = api::Error::unavailable("aborted");
             continue;
         }
-        nlohmann::json names = nlohmann::json::array();
-        for (auto k : ks) names.push_back(m_items[begin + k].object);
-        const nlohmann::json body{{"bucket", key.second}, {"names", std::move(names)}};
-        auto r = http.send(client::Method::Post, urls[key.first] + BatchGetApi::kPath, client::Body::string(body.dump()),
+        api::BatchGetRequest body{key.second, {}};
+        for (auto k : ks) body.names.push_back(m_items[begin + k].object);
+        auto r = http.send(client::Method::Post, urls[key.first] + api::BatchGet::kPath, client::Body::string(nlohmann::json(body).dump()),
                            {{"Content-Type", "application/json"}});
         std::size_t done = 0;  // records received, in the order asked
         if (r && r->isSuccess()) {
             std::string_view in = r->body;
-            BatchGetApi::Record rec;
+            api::BatchGet::Record rec;
             while (done < ks.size()) {
-                const auto used = BatchGetApi::parseRecord(in, rec);
+                const auto used = api::BatchGet::parseRecord(in, rec);
                 if (used == 0) break;
                 in.remove_prefix(used);
                 const auto k = ks[done];
@@ -138,14 +137,14 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
                 auto& f = out[k];
                 const auto what = item.bucket + "/" + item.object;
                 switch (rec.status) {
-                case BatchGetApi::kOk: f.data = std::move(rec.data); break;
-                case BatchGetApi::kNotFound: f.status = api::Error::notFound("source object " + what + " does not exist"); break;
-                case BatchGetApi::kTooLarge: f.streamLater = true; break;
-                case BatchGetApi::kError:
+                case api::BatchGet::kOk: f.data = std::move(rec.data); break;
+                case api::BatchGet::kNotFound: f.status = api::Error::notFound("source object " + what + " does not exist"); break;
+                case api::BatchGet::kTooLarge: f.streamLater = true; break;
+                case api::BatchGet::kError:
                     f.status = api::Error::ioError("cannot fetch " + what + " from " + key.first, rec.data);
                     break;
-                case BatchGetApi::kCorrupt: f.status = api::Error::corruption(rec.data); break;
-                case BatchGetApi::kNotSent:
+                case api::BatchGet::kCorrupt: f.status = api::Error::corruption(rec.data); break;
+                case api::BatchGet::kNotSent:
                 default: f = fetchOne(item, http); break;
                 }
                 ++done;

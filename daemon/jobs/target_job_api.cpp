@@ -35,12 +35,9 @@ Response TargetJobApi::start(const Request& req)
     if (auto st = api::checkJsonShape(req.body, {api::JsonShape::Top::Object, 8, 8'000'000}, "job"); !st) {
         return Response::error(st.error());
     }
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (!j.is_object() || !j.contains("id") || !j["id"].is_string() || !j.contains("kind") || !j["kind"].is_string()) {
-        return Response::error(api::Error::badRequest("body must be {\"id\":\"...\",\"kind\":\"...\",\"args\":{...}}"));
-    }
-    const auto args = j.value("args", nlohmann::json::object());
-    auto st = m_runner.start(j["id"].get<std::string>(), j["kind"].get<std::string>(), args);
+    auto job = api::parseMessage<api::JobEnvelope>(req.body, "job");
+    if (!job) return Response::error(job.error());
+    auto st = m_runner.start(job->id, job->kind, job->args);
     if (!st) return Response::error(st.error());
     return Response::json(*st);
 }

@@ -1,5 +1,6 @@
 #include "websocket_session.h"
 
+#include "api/feed.h"
 #include "common/log.h"
 
 #include <boost/asio/dispatch.hpp>
@@ -154,9 +155,8 @@ void WebSocketSession::writeNext()
     m_queue.pop_front();
     m_inflight.clear();
     m_inflight.reserve(64 + msg.type.size() + (msg.data ? msg.data->size() : 4));
-    m_inflight.append("{\"type\":\"").append(msg.type).append("\",\"seq\":").append(std::to_string(++m_seq));
-    m_inflight.append(",\"ts\":").append(std::to_string(msg.tsMs)).append(",\"data\":");
-    m_inflight.append(msg.data ? *msg.data : std::string("null")).append("}");
+    api::appendFeedEnvelope(m_inflight, msg.type, static_cast<std::int64_t>(++m_seq), msg.tsMs,
+                            msg.data ? std::string_view(*msg.data) : std::string_view());
     m_writing = true;
     m_ws.text(true);
     m_writeTimer.expires_after(m_options.writeTimeout);

@@ -15,27 +15,6 @@ std::int64_t wallMs()
         .count();
 }
 
-nlohmann::json clusterJson(const std::vector<api::NodeMetrics>& nodes)
-{
-    // GET/PUT/HEAD/DELETE are served by targets; listings are answered (and
-    // counted once) by the proxy, which asks every target for a page.
-    std::vector<api::NodeMetrics> targets;
-    const api::NodeMetrics* proxy = nullptr;
-    for (const auto& n : nodes) {
-        if (n.stale) continue;
-        if (n.role == api::kRoleTarget) targets.push_back(n);
-        else if (proxy == nullptr) proxy = &n;
-    }
-    auto sums = api::sumRates(targets);
-    const auto lst = static_cast<std::size_t>(api::OpKind::List);
-    sums[lst] = proxy != nullptr ? proxy->ops[lst] : api::OpRates{};
-    nlohmann::json ops = nlohmann::json::object();
-    for (std::size_t i = 0; i < api::kOpKinds; ++i) ops[std::string(api::kOpNames[i])] = sums[i];
-    std::size_t stale = 0;
-    for (const auto& n : nodes) stale += n.stale ? 1 : 0;
-    return {{"ops", std::move(ops)}, {"nodes", nodes.size()}, {"stale", stale}};
-}
-
 }  // namespace
 
 ClusterMonitor::ClusterMonitor(Options options, ProxyState& state, std::function<api::NodeStats()> selfStats)
@@ -92,7 +71,7 @@ void ClusterMonitor::collect(std::chrono::milliseconds interval)
     const auto now = Steady::now();
 
     std::vector<api::ClusterEvent> events;
-    nlohmann::json data;
+    api::MetricsUpdate data;
     {
         std::lock_guard lock(m_mutex);
         auto accept = [&](const std::string& id, const std::string& role, std::optional<api::NodeStats> stats) {
@@ -150,13 +129,15 @@ void ClusterMonitor::collect(std::chrono::milliseconds interval)
         }
         events = m_detector.observe(nodes, wallMs());
         addEvents(events);
-        data = {{"interval_ms", interval.count()}, {"nodes", nodes}, {"cluster", clusterJson(nodes)}};
+        data.intervalMs = static_cast<int>(interval.count());
+        data.cluster = api::clusterTotals(nodes);
+        data.nodes = nodes;
         m_latest = std::move(nodes);
         m_latestMetrics = data;
     }
     if (!m_hub) return;
     m_hub->publishMetrics(data);
-    for (const auto& e : events) m_hub->publish(Topic::Event, "event", e);
+    for (const auto& e : events) m_hub->publish(Topic::Event, api::feed_type::kEvent, e);
 }
 
 void ClusterMonitor::addEvents(const std::vector<api::ClusterEvent>& events)
@@ -168,7 +149,7 @@ void ClusterMonitor::addEvents(const std::vector<api::ClusterEvent>& events)
     }
 }
 
-nlohmann::json ClusterMonitor::bucketsJson(const api::Bmd& bmd, const api::Smap& smap) const
+std::vector<api::BucketSummary> ClusterMonitor::bucketSummaries(const api::Bmd& bmd, const api::Smap& smap) const
 {
     std::map<std::string, api::BucketUsage> sums;
     std::int64_t oldest = 0;
@@ -186,14 +167,14 @@ nlohmann::json ClusterMonitor::bucketsJson(const api::Bmd& bmd, const api::Smap&
             sums[name].bytes += u.bytes;
         }
     }
-    auto out = nlohmann::json::array();
+    std::vector<api::BucketSummary> out;
     for (const auto& [name, props] : bmd.buckets) {
-        nlohmann::json b{{"name", name}, {"provider", props.provider}, {"props", props}};
+        api::BucketSummary b{name, props.provider, props, std::nullopt, std::nullopt, 0};
         if (known) {
             const auto u = sums.count(name) ? sums[name] : api::BucketUsage{};
-            b["objects"] = u.objects;
-            b["bytes"] = u.bytes;
-            b["usage_scanned_ns"] = oldest;
+            b.objects = u.objects;
+            b.bytes = u.bytes;
+            b.usageScannedNs = oldest;
         }
         out.push_back(std::move(b));
     }
@@ -211,8 +192,8 @@ void ClusterMonitor::onSmapPublished(const api::Smap& before, const api::Smap& a
         addEvents(events);
     }
     if (!m_hub) return;
-    m_hub->publish(Topic::Smap, "smap", after);
-    for (const auto& e : events) m_hub->publish(Topic::Event, "event", e);
+    m_hub->publish(Topic::Smap, api::feed_type::kSmap, after);
+    for (const auto& e : events) m_hub->publish(Topic::Event, api::feed_type::kEvent, e);
 }
 
 void ClusterMonitor::onBmdChanged(const api::Bmd& bmd)
@@ -223,26 +204,27 @@ void ClusterMonitor::onBmdChanged(const api::Bmd& bmd)
         m_bmdVersionSeen = bmd.version;
     }
     if (!m_hub) return;
-    nlohmann::json buckets;
+    api::BmdUpdate update{bmd.version, {}};
     {
         std::lock_guard lock(m_mutex);
-        buckets = bucketsJson(bmd, *m_state.smap());
+        update.buckets = bucketSummaries(bmd, *m_state.smap());
     }
-    m_hub->publish(Topic::Bmd, "bmd", {{"version", bmd.version}, {"buckets", std::move(buckets)}});
+    m_hub->publish(Topic::Bmd, api::feed_type::kBmd, update);
 }
 
-nlohmann::json ClusterMonitor::snapshot() const
+api::FeedSnapshot ClusterMonitor::snapshot() const
 {
     const auto smap = m_state.smap();
     const auto bmd = m_state.bmd();
-    auto jobs = m_jobs ? m_jobs() : nlohmann::json::array();
+    api::FeedSnapshot out;
+    out.smap = *smap;
+    out.bmdVersion = bmd->version;
+    if (m_jobs) out.jobs = m_jobs();
     std::lock_guard lock(m_mutex);
-    return {{"smap", *smap},
-            {"bmd_version", bmd->version},
-            {"buckets", bucketsJson(*bmd, *smap)},
-            {"jobs", std::move(jobs)},
-            {"metrics", m_latestMetrics.is_null() ? nlohmann::json::object() : m_latestMetrics},
-            {"events", m_events}};
+    out.buckets = bucketSummaries(*bmd, *smap);
+    out.metrics = m_latestMetrics;
+    out.events.assign(m_events.begin(), m_events.end());
+    return out;
 }
 
 std::vector<api::NodeMetrics> ClusterMonitor::latest() const

@@ -11,6 +11,7 @@
 // collection loop on its own thread between start() and stop().
 
 #include "api/cluster_event.h"
+#include "api/feed.h"
 #include "api/node_stats.h"
 #include "event_detector.h"
 #include "feed_hub.h"
@@ -47,7 +48,7 @@ public:
     // Where messages go; set before start().
     void attach(std::shared_ptr<FeedHub> hub) { m_hub = std::move(hub); }
     // Running jobs for the snapshot; set before start().
-    void setJobsSource(std::function<nlohmann::json()> jobs) { m_jobs = std::move(jobs); }
+    void setJobsSource(std::function<std::vector<api::JobStatus>()> jobs) { m_jobs = std::move(jobs); }
     void start();
     void stop();
 
@@ -55,7 +56,7 @@ public:
     void onBmdChanged(const api::Bmd& bmd);
 
     // The data of a feed session's first message.
-    nlohmann::json snapshot() const;
+    api::FeedSnapshot snapshot() const;
     // The latest metrics of every node (empty before the first round).
     std::vector<api::NodeMetrics> latest() const;
 
@@ -65,7 +66,7 @@ private:
     void addEvents(const std::vector<api::ClusterEvent>& events);  // m_mutex held
     // Buckets with their object count and bytes summed over the targets,
     // when every target of `smap` has reported a usage scan. m_mutex held.
-    nlohmann::json bucketsJson(const api::Bmd& bmd, const api::Smap& smap) const;
+    std::vector<api::BucketSummary> bucketSummaries(const api::Bmd& bmd, const api::Smap& smap) const;
 
     struct NodeRecord {
         std::string role;
@@ -79,12 +80,12 @@ private:
     ProxyState& m_state;
     std::function<api::NodeStats()> m_selfStats;
     std::shared_ptr<FeedHub> m_hub;
-    std::function<nlohmann::json()> m_jobs;
+    std::function<std::vector<api::JobStatus>()> m_jobs;
 
     mutable std::mutex m_mutex;
     std::map<std::string, NodeRecord> m_nodes;
     std::vector<api::NodeMetrics> m_latest;
-    nlohmann::json m_latestMetrics;  // data of the last metrics message
+    std::optional<api::MetricsUpdate> m_latestMetrics;  // the last metrics message
     std::deque<api::ClusterEvent> m_events;
     EventDetector m_detector;
     std::int64_t m_smapVersionSeen = 0;

@@ -1,5 +1,6 @@
 #include "feed_hub.h"
 
+#include "api/feed.h"
 #include "api/json_util.h"
 #include "common/log.h"
 
@@ -24,9 +25,9 @@ std::int64_t nowMs()
         .count();
 }
 
-nlohmann::json topicNames(unsigned mask)
+std::vector<std::string> topicNames(unsigned mask)
 {
-    auto out = nlohmann::json::array();
+    std::vector<std::string> out;
     for (const auto& [name, t] : kTopics) {
         if (mask & static_cast<unsigned>(t)) out.push_back(name);
     }
@@ -110,7 +111,7 @@ void FeedHub::onOpen(const std::shared_ptr<net::WebSocketSession>& s)
 {
     // Built outside the lock (it takes other locks), sent inside it: a
     // broadcast that sees this session is sent after the snapshot.
-    auto snapshot = message("snapshot", m_snapshot());
+    auto snapshot = message(api::feed_type::kSnapshot, m_snapshot());
     std::lock_guard lock(m_mutex);
     if (m_pending > 0) --m_pending;
     ++m_counters.accepted;
@@ -131,67 +132,59 @@ void FeedHub::onClosed(std::uint64_t sessionId, const std::string& reason)
 
 void FeedHub::sendError(const std::shared_ptr<net::WebSocketSession>& s, const std::string& text)
 {
-    s->send(message("error", {{"message", text}}));
+    s->send(message(api::feed_type::kError, api::FeedError{text}));
 }
 
 void FeedHub::onText(const std::shared_ptr<net::WebSocketSession>& s, const std::string& text)
 {
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-        sendError(s, "expected a JSON object such as {\"subscribe\":[\"metrics\",\"event\"]} or {\"interval_ms\":1000}");
+    auto req = api::parseMessage<api::FeedRequest>(text, "feed request");
+    if (!req) {
+        sendError(s, req.error().message +
+                         " (expected a JSON object such as {\"subscribe\":[\"metrics\",\"event\"]} or {\"interval_ms\":1000})");
         return;
     }
     std::optional<unsigned> topics;
     std::optional<std::chrono::milliseconds> interval;
-    for (const auto& [key, value] : j.items()) {
-        if (key == "subscribe") {
-            if (!value.is_array()) {
-                sendError(s, "\"subscribe\" must be an array of topic names");
-                return;
-            }
-            unsigned mask = 0;
-            for (const auto& t : value) {
-                bool known = false;
-                for (const auto& [name, topic] : kTopics) {
-                    if (t.is_string() && t.get<std::string>() == name) {
-                        mask |= static_cast<unsigned>(topic);
-                        known = true;
-                    }
-                }
-                if (!known) {
-                    sendError(s, "unknown topic " + api::dumpJson(t) + " (topics: metrics, smap, bmd, job, event)");
-                    return;
+    if (req->subscribe) {
+        unsigned mask = 0;
+        for (const auto& t : *req->subscribe) {
+            bool known = false;
+            for (const auto& [name, topic] : kTopics) {
+                if (t == name) {
+                    mask |= static_cast<unsigned>(topic);
+                    known = true;
                 }
             }
-            topics = mask;
-        } else if (key == "interval_ms") {
-            const auto lo = m_options.minInterval.count();
-            const auto hi = m_options.maxInterval.count();
-            if (!value.is_number_integer() || value.get<std::int64_t>() < lo || value.get<std::int64_t>() > hi) {
-                sendError(s, "\"interval_ms\" must be an integer from " + std::to_string(lo) + " to " +
-                                 std::to_string(hi));
+            if (!known) {
+                sendError(s, "unknown topic " + api::dumpJson(t) + " (topics: metrics, smap, bmd, job, event)");
                 return;
             }
-            interval = std::chrono::milliseconds(value.get<std::int64_t>());
-        } else {
-            sendError(s, "unknown field \"" + key + "\" (expected subscribe, interval_ms)");
+        }
+        topics = mask;
+    }
+    if (req->intervalMs) {
+        const auto lo = m_options.minInterval.count();
+        const auto hi = m_options.maxInterval.count();
+        if (*req->intervalMs < lo || *req->intervalMs > hi) {
+            sendError(s, "\"interval_ms\" must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
             return;
         }
+        interval = std::chrono::milliseconds(*req->intervalMs);
     }
     if (!topics && !interval) {
         sendError(s, "nothing to change: send subscribe and/or interval_ms");
         return;
     }
-    nlohmann::json ack;
+    api::Subscribed ack;
     {
         std::lock_guard lock(m_mutex);
         auto it = m_sessions.find(s->id());
         if (it == m_sessions.end()) return;
         if (topics) it->second.topics = *topics;
         if (interval) it->second.interval = *interval;
-        ack = {{"topics", topicNames(it->second.topics)}, {"interval_ms", it->second.interval.count()}};
+        ack = {topicNames(it->second.topics), static_cast<int>(it->second.interval.count())};
     }
-    s->send(message("subscribed", ack));
+    s->send(message(api::feed_type::kSubscribed, ack));
 }
 
 void FeedHub::publish(Topic topic, const std::string& type, const nlohmann::json& data)
@@ -226,7 +219,7 @@ void FeedHub::publishMetrics(const nlohmann::json& data)
         }
     }
     if (targets.empty()) return;
-    const auto msg = message("metrics", data, true);
+    const auto msg = message(api::feed_type::kMetrics, data, true);
     for (const auto& s : targets) s->send(msg);
 }
 

@@ -1,5 +1,7 @@
 #include "job_coordinator.h"
 
+#include "api/feed.h"
+#include "api/http_error.h"
 #include "api/json_util.h"
 #include "common/log.h"
 #include "meta/node_identity.h"
@@ -37,9 +39,7 @@ api::Smap targetsOnly(const api::Smap& smap)
 
 std::string failure(const client::Response& r)
 {
-    auto j = nlohmann::json::parse(r.body, nullptr, false);
-    if (j.is_object() && j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
-    return "HTTP " + std::to_string(r.status);
+    return api::errorFromResponse(r.status, r.body).message;
 }
 
 }  // namespace
@@ -81,13 +81,9 @@ void JobCoordinator::stop()
 
 Response JobCoordinator::startJob(const Request& req)
 {
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string()) {
-        return Response::error(api::Error::badRequest("body must be {\"kind\":\"rebalance\"} (optionally with \"args\")"));
-    }
-    const auto args = j.value("args", nlohmann::json::object());
-    if (!args.is_object()) return Response::error(api::Error::badRequest("\"args\" must be an object"));
-    auto st = startKind(j["kind"].get<std::string>(), args);
+    auto start = api::parseMessage<api::JobStart>(req.body, "job");
+    if (!start) return Response::error(start.error());
+    auto st = startKind(start->kind, start->args);
     if (!st) return Response::error(st.error());
     return Response::json(*st);
 }
@@ -130,12 +126,12 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
             auto node = all.tmap.find(tid);
             if (node == all.tmap.end()) continue;
             job.targets.tmap.emplace(tid, node->second);
-            bodies[tid] = api::dumpJson(nlohmann::json{{"id", st.id}, {"kind", kind}, {"args", std::move(targs)}});
+            bodies[tid] = api::dumpJson(nlohmann::json(api::JobEnvelope{st.id, kind, std::move(targs)}));
         }
         if (job.targets.tmap.empty()) return api::Error::badRequest("the " + kind + " job has nothing to do");
     } else {
         job.targets = all;
-        const auto body = api::dumpJson(nlohmann::json{{"id", st.id}, {"kind", kind}, {"args", args}});
+        const auto body = api::dumpJson(nlohmann::json(api::JobEnvelope{st.id, kind, args}));
         for (const auto& [tid, node] : all.tmap) bodies[tid] = body;
     }
     PeerCalls peers(m_options.peerTimeout);
@@ -168,7 +164,7 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
         }
     }
     logInfo("job ", out.id, " (", kind, ") started on ", out.targets.size(), " target(s)");
-    if (m_hub) m_hub->publish(Topic::Job, "job", out);
+    if (m_hub) m_hub->publish(Topic::Job, api::feed_type::kJob, out);
     m_cv.notify_all();
     return out;
 }
@@ -286,10 +282,10 @@ api::Status JobCoordinator::remove(const std::string& id)
     return {};
 }
 
-nlohmann::json JobCoordinator::runningJson() const
+std::vector<api::JobStatus> JobCoordinator::running() const
 {
     std::lock_guard lock(m_mutex);
-    auto out = nlohmann::json::array();
+    std::vector<api::JobStatus> out;
     for (const auto& id : m_order) {
         const auto& st = m_jobs.at(id).status;
         if (st.state == api::JobState::Running) out.push_back(st);
@@ -366,7 +362,7 @@ void JobCoordinator::pollOnce()
                         job.status.error.empty() ? "" : ": " + job.status.error);
             }
         }
-        if (m_hub) m_hub->publish(Topic::Job, "job", out);
+        if (m_hub) m_hub->publish(Topic::Job, api::feed_type::kJob, out);
     }
 }
 

@@ -68,7 +68,7 @@ public:
     api::Result<api::JobStatus> startKind(const std::string& kind, const nlohmann::json& args);
 
     // Running jobs, for the feed's snapshot.
-    nlohmann::json runningJson() const;
+    std::vector<api::JobStatus> running() const;
     // One job's status (nullopt when unknown), every job (oldest first), an
     // abort (NotFound when unknown; a finished job is answered as it is),
     // and forgetting a finished job (NotFound, or Conflict while it runs).

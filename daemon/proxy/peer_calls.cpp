@@ -1,5 +1,6 @@
 #include "peer_calls.h"
 
+#include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/json_util.h"
 #include "common/log.h"
@@ -80,10 +81,8 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOutEach(
 void PeerCalls::pushMeta(const api::Smap& smap, const std::optional<api::Smap>& newSmap,
                          const std::optional<api::Bmd>& newBmd) const
 {
-    nlohmann::json j = nlohmann::json::object();
-    if (newSmap) j["smap"] = *newSmap;
-    if (newBmd) j["bmd"] = *newBmd;
-    auto results = fanOut(smap, client::Method::Put, "/v1/metasync", api::dumpJson(j));
+    const api::Metasync msg{newSmap, newBmd};
+    auto results = fanOut(smap, client::Method::Put, "/v1/metasync", api::dumpJson(nlohmann::json(msg)));
     for (const auto& [id, r] : results) {
         if (!r) {
             // An away target pulls the maps when it rejoins.

@@ -6,6 +6,7 @@
 #include "api/json_util.h"
 #include "api/object_list.h"
 #include "api/action_msg.h"
+#include "api/cluster_msg.h"
 #include "daemon/api/request_params.h"
 #include "list_merge.h"
 #include "meta/node_identity.h"
@@ -120,19 +121,17 @@ Response ProxyApi::join(const Request& req)
         m_peers.pushMeta(r->smap, r->smap, r->bmd);
         m_state.publishSmap(r->smap);
     }
-    return Response::json({{"smap", r->smap}, {"bmd", r->bmd}});
+    return Response::json(api::JoinReply{r->smap, r->bmd});
 }
 
 Response ProxyApi::keepalive(const Request& req)
 {
     if (auto refused = checkClusterKey(req)) return std::move(*refused);
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (!j.is_object() || !j.contains("daemon_id") || !j["daemon_id"].is_string()) {
-        return Response::error(api::Error::badRequest("keepalive: body must be {\"daemon_id\": \"...\"}"));
-    }
-    auto r = m_state.keepalive(j["daemon_id"].get<std::string>());
+    auto msg = api::parseMessage<api::Keepalive>(req.body, "keepalive");
+    if (!msg) return Response::error(msg.error());
+    auto r = m_state.keepalive(msg->daemonId);
     if (!r.known) return Response::error(api::Error::notFound("unknown node; join first"));
-    return Response::json({{"smap_version", r.smapVersion}, {"bmd_version", r.bmdVersion}});
+    return Response::json(api::MetaVersions{r.smapVersion, r.bmdVersion});
 }
 
 Response ProxyApi::listBuckets(const Request&)
@@ -218,12 +217,13 @@ Response ProxyApi::patchBucket(const Request& req)
 {
     auto bucket = api_util::bucketParam(req);
     if (!bucket) return Response::error(bucket.error());
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (!j.is_object() || j.value("action", std::string()) != "set-bprops" || !j.contains("value")) {
+    auto msg = api::parseActionMsg(req.body);
+    if (!msg) return Response::error(msg.error());
+    if (msg->action != api::act::kSetBprops || msg->value.is_null()) {
         return Response::error(
             api::Error::badRequest("body must be {\"action\":\"set-bprops\",\"value\":{...properties...}}"));
     }
-    auto r = m_state.setBucketProps(*bucket, j["value"]);
+    auto r = m_state.setBucketProps(*bucket, msg->value);
     if (!r) return Response::error(r.error());
     m_peers.pushMeta(*m_state.smap(), std::nullopt, r->first);
     return Response::json(nlohmann::json(r->second));
@@ -289,16 +289,16 @@ Response ProxyApi::clusterInfo(const Request& req)
     if (what == "smap") return Response::json(nlohmann::json(*m_state.smap()));
     if (what == "bmd") return Response::json(nlohmann::json(*m_state.bmd()));
     if (what == "node_stats") {
-        nlohmann::json out;
-        out["proxy"] = {{m_self.id, m_nodeStats()}};
-        out["target"] = nlohmann::json::object();
+        api::ClusterStats out;
+        out.proxies.emplace(m_self.id, m_nodeStats());
         auto results = m_peers.fanOut(*m_state.smap(), client::Method::Get, "/v1/daemon?what=node_stats");
         for (const auto& [id, r] : results) {
             if (r && r->isSuccess()) {
-                auto j = nlohmann::json::parse(r->body, nullptr, false);
-                out["target"][id] = j.is_discarded() ? nlohmann::json{{"error", "unreadable"}} : j;
+                auto st = api::parseNodeStats(r->body);
+                if (st) out.targets.emplace(id, std::move(st.value()));
+                else out.errors[id] = "unreadable: " + st.error().message;
             } else {
-                out["target"][id] = {{"error", r ? ("HTTP " + std::to_string(r->status)) : r.error().message}};
+                out.errors[id] = r ? ("HTTP " + std::to_string(r->status)) : r.error().message;
             }
         }
         return Response::json(out);
@@ -340,11 +340,7 @@ Response ProxyApi::daemonInfo(const Request& req)
 Response ProxyApi::health(const Request&)
 {
     const auto smap = m_state.smap();
-    return Response::json({{"status", "ok"},
-                           {"role", "proxy"},
-                           {"daemon_id", m_self.id},
-                           {"smap_version", smap->version},
-                           {"targets", smap->tmap.size()}});
+    return Response::json(api::Health{"ok", std::string(api::kRoleProxy), m_self.id, smap->version, smap->tmap.size()});
 }
 
 }  // namespace tessera::daemon::proxy

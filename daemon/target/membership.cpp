@@ -1,5 +1,6 @@
 #include "membership.h"
 
+#include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
@@ -95,15 +96,14 @@ bool Membership::tryJoin()
         logWarn("join ", m_proxyUrl, " refused: ", api::errorFromResponse(res->status, res->body).message);
         return false;
     }
-    auto j = nlohmann::json::parse(res->body, nullptr, false);
-    try {
-        // Buckets first: once the map names this target it may be asked for data.
-        m_cache.applyBmd(j.at("bmd").get<api::Bmd>());
-        m_cache.applySmap(j.at("smap").get<api::Smap>());
-    } catch (const std::exception& e) {
-        logWarn("join reply unreadable: ", e.what());
+    auto reply = api::parseMessage<api::JoinReply>(res->body, "join reply");
+    if (!reply) {
+        logWarn(reply.error().message);
         return false;
     }
+    // Buckets first: once the map names this target it may be asked for data.
+    m_cache.applyBmd(std::move(reply->bmd));
+    m_cache.applySmap(std::move(reply->smap));
     logInfo("joined cluster at ", m_proxyUrl, " as ", m_self.id, " (smap v", m_cache.smap()->version, ")");
     return true;
 }
@@ -111,11 +111,9 @@ bool Membership::tryJoin()
 void Membership::keepalive()
 {
     client::HttpClient http(peerOptions(m_peerTimeout));
-    nlohmann::json body{{"daemon_id", m_self.id},
-                        {"smap_version", m_cache.smap()->version},
-                        {"bmd_version", m_cache.bmd()->version}};
+    const api::Keepalive body{m_self.id, m_cache.smap()->version, m_cache.bmd()->version};
     auto res = http.send(client::Method::Post, m_proxyUrl + "/v1/cluster/keepalive",
-                         client::Body::string(api::dumpJson(body)),
+                         client::Body::string(api::dumpJson(nlohmann::json(body))),
                          {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}});
     if (!res) {
         logWarn("keepalive to ", m_proxyUrl, ": ", res.error().message);
@@ -128,10 +126,13 @@ void Membership::keepalive()
         return;
     }
     if (!res->isSuccess()) return;
-    auto j = nlohmann::json::parse(res->body, nullptr, false);
-    if (!j.is_object()) return;
-    const auto sv = j.value("smap_version", std::int64_t{0});
-    const auto bv = j.value("bmd_version", std::int64_t{0});
+    auto versions = api::parseMessage<api::MetaVersions>(res->body, "keepalive reply");
+    if (!versions) {
+        logWarn(versions.error().message);
+        return;
+    }
+    const auto sv = versions->smapVersion;
+    const auto bv = versions->bmdVersion;
     const bool smapBehind = sv > m_cache.smap()->version;
     const bool bmdBehind = bv != m_cache.bmd()->version;
     if (smapBehind || bmdBehind) pullMeta(smapBehind, bmdBehind);

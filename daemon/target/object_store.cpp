@@ -14,8 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <thread>
@@ -369,6 +371,18 @@ api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
             if (options.mountpaths[i] == options.mountpaths[j]) {
                 return api::Error::badRequest("mountpath given twice: " + options.mountpaths[i]);
             }
+        }
+    }
+    // Two mountpaths on one filesystem share its space and its failures:
+    // allowed (a test rig, a laptop), but no redundancy and no extra capacity.
+    std::map<std::string, std::string> byFs;
+    for (const auto& mp : options.mountpaths) {
+        const auto fs = filesystemOf(mp);
+        if (fs.empty()) continue;
+        auto [it, fresh] = byFs.emplace(fs, mp);
+        if (!fresh) {
+            logWarn("mountpaths ", it->second, " and ", mp, " are on the same filesystem (device ", fs,
+                    "): they share its space, which is counted once");
         }
     }
     std::unique_ptr<ObjectStore> store(new ObjectStore(std::move(options)));
@@ -754,6 +768,13 @@ api::Status ObjectStore::destroyBucket(std::string_view bucket) const
     return {};
 }
 
+std::string filesystemOf(const std::string& path)
+{
+    struct stat st{};
+    if (::stat(path.c_str(), &st) != 0) return {};
+    return std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+}
+
 std::vector<MountpathInfo> ObjectStore::mountpathInfo() const
 {
     std::vector<MountpathInfo> out;
@@ -761,6 +782,7 @@ std::vector<MountpathInfo> ObjectStore::mountpathInfo() const
         MountpathInfo info;
         info.path = mp;
         info.disabled = m_health.reason(out.size());
+        info.fs = filesystemOf(mp);
         struct statvfs vfs{};
         if (::statvfs(mp.c_str(), &vfs) == 0) {
             info.total = static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize;

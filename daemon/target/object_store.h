@@ -53,7 +53,12 @@ struct MountpathInfo {
     std::uint64_t used = 0;
     std::uint64_t available = 0;
     std::string disabled;  // why the mountpath is disabled; empty: in use
+    std::string fs;        // its filesystem's device, "major:minor"; empty when unknown
 };
+
+// The filesystem `path` lives on, as "major:minor" of its device; empty
+// when it cannot be read.
+std::string filesystemOf(const std::string& path);
 
 struct PutParams {
     std::string expectedChecksum;  // xxhash64 hex; empty: not checked

@@ -2,6 +2,7 @@
 
 #include "api/byte_range.h"
 #include "api/checksum.h"
+#include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/hrw.h"
 #include "api/json_util.h"
@@ -621,25 +622,19 @@ Response TargetApi::metasync(const Request& req)
                                               std::string(api::kHdrClusterKey) + ")",
                                           {}});
     }
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (!j.is_object()) return Response::error(api::Error::badRequest("metasync body must be a JSON object"));
-    try {
-        if (j.contains("bmd")) m_cache.applyBmd(j["bmd"].get<api::Bmd>());
-        if (j.contains("smap")) m_cache.applySmap(j["smap"].get<api::Smap>());
-    } catch (const nlohmann::json::exception& e) {
-        return Response::error(api::Error::badRequest(std::string("metasync: ") + e.what()));
-    }
-    return Response::json({{"smap_version", m_cache.smap()->version}, {"bmd_version", m_cache.bmd()->version}});
+    auto msg = api::parseMessage<api::Metasync>(req.body, "metasync");
+    if (!msg) return Response::error(msg.error());
+    // Buckets first: once the map names a target it may be asked for data.
+    if (msg->bmd) m_cache.applyBmd(std::move(*msg->bmd));
+    if (msg->smap) m_cache.applySmap(std::move(*msg->smap));
+    return Response::json(api::MetaVersions{m_cache.smap()->version, m_cache.bmd()->version});
 }
 
 Response TargetApi::health(const Request&)
 {
     const bool joined = m_membership.joined() && !m_cache.smap()->tmap.empty();
-    nlohmann::json j{{"status", joined ? "ok" : "joining"},
-                     {"role", "target"},
-                     {"daemon_id", m_self.id},
-                     {"smap_version", m_cache.smap()->version}};
-    return Response::json(j, joined ? 200 : 503);
+    const api::Health h{joined ? "ok" : "joining", std::string(api::kRoleTarget), m_self.id, m_cache.smap()->version, {}};
+    return Response::json(nlohmann::json(h), joined ? 200 : 503);
 }
 
 Response TargetApi::daemonInfo(const Request& req)
@@ -663,6 +658,7 @@ std::vector<api::MountpathStats> TargetApi::mountpathStats() const
         m.total = mp.total;
         m.used = mp.used;
         m.available = mp.available;
+        m.fs = mp.fs;
         m.state = api::mountpathStateFor(mp.total, mp.used);
         if (m.state == api::MountpathState::Error) m.error = "cannot read the filesystem's capacity";
         if (!mp.disabled.empty()) {

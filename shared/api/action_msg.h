@@ -5,12 +5,23 @@
 // value's shape depends on the action; each has its own type below.
 
 #include "result.h"
+#include "wire.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
 namespace tessera::api {
+
+// The actions Tessera knows (AIStore's names).
+namespace act {
+inline constexpr const char* kCreateBck = "create-bck";
+inline constexpr const char* kDestroyBck = "destroy-bck";
+inline constexpr const char* kSetBprops = "set-bprops";
+inline constexpr const char* kArchive = "archive";
+inline constexpr const char* kList = "list";
+inline constexpr const char* kDecommissionNode = "decommission-node";
+}  // namespace act
 
 struct ActionMsg {
     std::string action;
@@ -20,6 +31,7 @@ struct ActionMsg {
 };
 
 void to_json(nlohmann::json& j, const ActionMsg& v);
+void readFields(FieldReader& r, ActionMsg& v);
 // A missing or non-string action, a wrongly typed name, or any other field
 // is a BadRequest naming the field.
 Result<ActionMsg> parseActionMsg(std::string_view json);
@@ -33,6 +45,7 @@ struct RemoveNode {
 };
 
 void to_json(nlohmann::json& j, const RemoveNode& v);
+void readFields(FieldReader& r, RemoveNode& v);
 Result<RemoveNode> parseRemoveNode(const nlohmann::json& value);
 
 }  // namespace tessera::api

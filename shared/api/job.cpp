@@ -124,3 +124,26 @@ Result<JobStatus> parseJobStatus(std::string_view json)
 }
 
 }  // namespace tessera::api
+
+namespace tessera::api {
+
+void to_json(nlohmann::json& j, const JobStart& v) { j = nlohmann::json{{"kind", v.kind}, {"args", v.args}}; }
+
+void readFields(FieldReader& r, JobStart& v)
+{
+    r.required("kind", v.kind).optional("args", v.args);
+    if (r.ok() && !v.args.is_object()) r.fail(r.pointerTo("args"), "must be a JSON object");
+}
+
+void to_json(nlohmann::json& j, const JobEnvelope& v)
+{
+    j = nlohmann::json{{"id", v.id}, {"kind", v.kind}, {"args", v.args}};
+}
+
+void readFields(FieldReader& r, JobEnvelope& v)
+{
+    r.required("id", v.id).required("kind", v.kind).optional("args", v.args);
+    if (r.ok() && !v.args.is_object()) r.fail(r.pointerTo("args"), "must be a JSON object");
+}
+
+}  // namespace tessera::api

@@ -6,11 +6,12 @@
 // into the job's status (JobStatus).
 
 #include "result.h"
+#include "wire.h"
 
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,26 @@ void to_json(nlohmann::json& j, const TargetJobStatus& v);
 void from_json(const nlohmann::json& j, TargetJobStatus& v);
 void to_json(nlohmann::json& j, const JobStatus& v);
 void from_json(const nlohmann::json& j, JobStatus& v);
+
+// POST /v1/jobs: a client starts a job of a kind; `args` is the kind's own
+// (an object; absent is {}).
+struct JobStart {
+    std::string kind;
+    nlohmann::json args = nlohmann::json::object();
+};
+
+// POST /v1/internal/jobs: the proxy starts a target's part of a job (the
+// id is the proxy's, `args` this target's share).
+struct JobEnvelope {
+    std::string id;
+    std::string kind;
+    nlohmann::json args = nlohmann::json::object();
+};
+
+void to_json(nlohmann::json& j, const JobStart& v);
+void readFields(FieldReader& r, JobStart& v);
+void to_json(nlohmann::json& j, const JobEnvelope& v);
+void readFields(FieldReader& r, JobEnvelope& v);
 
 Result<TargetJobStatus> parseTargetJobStatus(std::string_view json);
 Result<JobStatus> parseJobStatus(std::string_view json);

@@ -90,6 +90,7 @@ void to_json(nlohmann::json& j, const MountpathStats& v)
          {"state", mountpathStateName(v.state)}};
     if (!v.error.empty()) j["error"] = v.error;
     if (v.objects >= 0) j["objects"] = v.objects;
+    if (!v.fs.empty()) j["fs"] = v.fs;
 }
 
 void from_json(const nlohmann::json& j, MountpathStats& v)
@@ -105,6 +106,47 @@ void from_json(const nlohmann::json& j, MountpathStats& v)
     }
     v.error = j.value("error", std::string());
     v.objects = j.value("objects", std::int64_t{-1});
+    v.fs = j.value("fs", std::string());
+}
+
+void CapacitySum::add(std::string_view host, const MountpathStats& mp)
+{
+    if (mp.state == MountpathState::Error && mp.total == 0) return;
+    if (!mp.fs.empty() && !m_seen.insert(std::string(host) + "|" + mp.fs).second) return;
+    m_total.total += mp.total;
+    m_total.used += mp.used;
+    m_total.available += mp.available;
+    ++m_total.filesystems;
+}
+
+void to_json(nlohmann::json& j, const ClusterStats& v)
+{
+    j = nlohmann::json{{"proxy", v.proxies}, {"target", v.targets}};
+    for (const auto& [id, why] : v.errors) j["target"][id] = nlohmann::json{{"error", why}};
+}
+
+Result<ClusterStats> parseClusterStats(std::string_view text)
+{
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return Error::badRequest("cluster stats: not a JSON object");
+    ClusterStats out;
+    for (const char* role : {"proxy", "target"}) {
+        if (!j.contains(role)) continue;
+        if (!j[role].is_object()) return Error::badRequest(std::string("cluster stats: /") + role + ": must be an object");
+        auto& into = std::string_view(role) == "proxy" ? out.proxies : out.targets;
+        for (const auto& [id, doc] : j[role].items()) {
+            if (doc.is_object() && doc.contains("error")) {
+                out.errors[id] = doc["error"].is_string() ? doc["error"].get<std::string>() : doc["error"].dump();
+                continue;
+            }
+            try {
+                into.emplace(id, doc.get<NodeStats>());
+            } catch (const nlohmann::json::exception& e) {
+                out.errors[id] = std::string("unreadable stats: ") + e.what();
+            }
+        }
+    }
+    return out;
 }
 
 void to_json(nlohmann::json& j, const NodeStats& v)

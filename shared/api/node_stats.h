@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,9 @@ struct MountpathStats {
     MountpathState state = MountpathState::Ok;
     std::string error;  // why the state is Error
     std::int64_t objects = -1;  // at the last usage scan; -1: not known yet
+    // The filesystem it lives on (the device number, "major:minor"): two
+    // mountpaths with the same fs share their space. Empty when unknown.
+    std::string fs;
     double usedPercent() const { return total == 0 ? 0.0 : 100.0 * static_cast<double>(used) / static_cast<double>(total); }
 };
 
@@ -151,6 +155,37 @@ NodeMetrics deriveMetrics(const std::optional<NodeStats>& prev, const NodeStats&
 // Cluster totals: rates summed over nodes, percentiles from the merged
 // interval histograms.
 std::array<OpRates, kOpKinds> sumRates(const std::vector<NodeMetrics>& nodes);
+
+// Capacity of a set of mountpaths with every filesystem counted once: the
+// mountpaths of one node that share a filesystem (the same `fs`) share its
+// space, and so do nodes of one host (`host`: the node's host name or
+// address; nodes on different hosts never share).
+struct Capacity {
+    std::uint64_t total = 0;
+    std::uint64_t used = 0;
+    std::uint64_t available = 0;
+    std::size_t filesystems = 0;
+};
+class CapacitySum {
+public:
+    void add(std::string_view host, const MountpathStats& mp);
+    const Capacity& total() const { return m_total; }
+
+private:
+    std::set<std::string> m_seen;
+    Capacity m_total;
+};
+
+// GET /v1/cluster?what=node_stats: every node's counters as the proxy
+// collected them; a target that did not answer has an error instead.
+// JSON: {"proxy": {id: NodeStats}, "target": {id: NodeStats | {"error": "..."}}}
+struct ClusterStats {
+    std::map<std::string, NodeStats> proxies;
+    std::map<std::string, NodeStats> targets;
+    std::map<std::string, std::string> errors;  // target id -> why it has no figures
+};
+void to_json(nlohmann::json& j, const ClusterStats& v);
+Result<ClusterStats> parseClusterStats(std::string_view json);
 
 void to_json(nlohmann::json& j, const MountpathStats& v);
 void from_json(const nlohmann::json& j, MountpathStats& v);

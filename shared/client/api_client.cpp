@@ -181,8 +181,8 @@ api::Result<api::JobStatus> Client::startArchive(const api::ArchiveMsg& msg)
 {
     nlohmann::json value = msg;
     value.erase("src_bck");  // the URL names it
-    const nlohmann::json body{{"action", "archive"}, {"value", std::move(value)}};
-    auto r = call(Method::Post, bucketUrl(msg.srcBck), Body::string(body.dump()), {{"Content-Type", "application/json"}});
+    const api::ActionMsg body{api::act::kArchive, "", std::move(value)};
+    auto r = call(Method::Post, bucketUrl(msg.srcBck), Body::string(api::dumpJson(nlohmann::json(body))), kJson);
     if (!r) return r.error();
     return api::parseJobStatus(r->body);
 }
@@ -259,7 +259,7 @@ api::Result<nlohmann::json> Client::clusterInfo(std::string_view what)
 
 api::Status Client::decommissionNode(std::string_view targetId)
 {
-    const api::ActionMsg msg{"decommission-node", "", nlohmann::json(api::RemoveNode{std::string(targetId)})};
+    const api::ActionMsg msg{api::act::kDecommissionNode, "", nlohmann::json(api::RemoveNode{std::string(targetId)})};
     auto r = call(Method::Put, m_endpoint + "/v1/cluster", Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
     if (!r) return r.error();
     return {};
@@ -275,6 +275,13 @@ api::Result<api::Smap> Client::smap()
     auto r = call(Method::Get, m_endpoint + "/v1/cluster?what=smap");
     if (!r) return r.error();
     return api::parseSmap(r->body);
+}
+
+api::Result<api::ClusterStats> Client::clusterStats()
+{
+    auto r = call(Method::Get, m_endpoint + "/v1/cluster?what=node_stats");
+    if (!r) return r.error();
+    return api::parseClusterStats(r->body);
 }
 
 api::Result<api::Bmd> Client::bmd()
@@ -293,7 +300,7 @@ api::Result<std::vector<api::BucketRef>> Client::listBuckets()
 
 api::Status Client::createBucket(std::string_view bucket)
 {
-    const api::ActionMsg msg{"create-bck", "", nullptr};
+    const api::ActionMsg msg{api::act::kCreateBck, "", nullptr};
     auto r = call(Method::Post, bucketUrl(bucket), Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
     if (!r) return r.error();
     return {};
@@ -301,7 +308,7 @@ api::Status Client::createBucket(std::string_view bucket)
 
 api::Status Client::destroyBucket(std::string_view bucket)
 {
-    auto r = call(Method::Delete, bucketUrl(bucket), Body::string(R"({"action":"destroy-bck"})"), kJson);
+    auto r = call(Method::Delete, bucketUrl(bucket), Body::string(api::dumpJson(nlohmann::json(api::ActionMsg{api::act::kDestroyBck, "", nullptr}))), kJson);
     if (!r) return r.error();
     return {};
 }
@@ -320,7 +327,7 @@ api::Result<api::BucketProps> Client::bucketProps(std::string_view bucket)
 
 api::Result<api::BucketProps> Client::setBucketProps(std::string_view bucket, const nlohmann::json& update)
 {
-    nlohmann::json body{{"action", "set-bprops"}, {"value", update}};
+    const nlohmann::json body = api::ActionMsg{api::act::kSetBprops, "", update};
     auto r = call(Method::Patch, bucketUrl(bucket), Body::string(api::dumpJson(body)), kJson);
     if (!r) return r.error();
     return api::parseBucketProps(r->body);

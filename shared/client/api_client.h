@@ -6,6 +6,7 @@
 //
 // Thread safety: one Client per thread (it owns an HttpClient).
 
+#include "api/node_stats.h"
 #include "api/archive_msg.h"
 #include "api/bmd.h"
 #include "api/object_list.h"
@@ -70,6 +71,7 @@ public:
     api::Result<nlohmann::json> health();
     api::Result<api::Smap> smap();                                // GET /v1/cluster?what=smap
     api::Result<api::Bmd> bmd();                                  // GET /v1/cluster?what=bmd
+    api::Result<api::ClusterStats> clusterStats();                // GET /v1/cluster?what=node_stats
     api::Result<nlohmann::json> clusterInfo(std::string_view what);  // GET /v1/cluster?what=...
     // PUT /v1/cluster decommission-node: removes an away target from the
     // cluster map for good (Conflict for a present one, NotFound for an

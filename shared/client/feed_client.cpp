@@ -1,5 +1,6 @@
 #include "feed_client.h"
 
+#include "api/feed.h"
 #include "http_client.h"
 
 #include <boost/asio/connect.hpp>
@@ -57,10 +58,11 @@ api::Result<std::unique_ptr<FeedClient>> FeedClient::connect(const std::string& 
 
 api::Status FeedClient::subscribe(const std::vector<std::string>& topics, int intervalMs)
 {
-    nlohmann::json j = nlohmann::json::object();
-    if (!topics.empty()) j["subscribe"] = topics;
-    if (intervalMs > 0) j["interval_ms"] = intervalMs;
-    if (j.empty()) return {};
+    api::FeedRequest msg;
+    if (!topics.empty()) msg.subscribe = topics;
+    if (intervalMs > 0) msg.intervalMs = intervalMs;
+    if (!msg.subscribe && !msg.intervalMs) return {};
+    const nlohmann::json j = msg;
     beast::error_code ec;
     m_impl->ws.text(true);
     m_impl->ws.write(asio::buffer(j.dump()), ec);

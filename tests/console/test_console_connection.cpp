@@ -71,7 +71,7 @@ private slots:
         QCOMPARE(conn.feedMode(), ClusterConnection::FeedMode::Live);
         // Metrics every interval (500 ms here), each naming every node.
         QVERIFY(QTest::qWaitFor([&] { return metrics.count() >= 3; }, 5000));
-        const auto last = metrics.last().at(0).value<MetricsUpdate>();
+        const auto last = metrics.last().at(0).value<api::MetricsUpdate>();
         QCOMPARE(static_cast<int>(last.nodes.size()), 1 + m_cluster.targetCount());
         QCOMPARE(last.cluster.nodes, 1 + m_cluster.targetCount());
         QVERIFY(QTest::qWaitFor([&] { return jobs.count() >= 1; }, 5000));
@@ -188,7 +188,7 @@ private slots:
         QVERIFY2(conn.feedProblem().contains(QLatin1String("live feed unavailable")), qPrintable(conn.feedProblem()));
         // Polled node statistics arrive as metrics, rates derived from two polls.
         QVERIFY(QTest::qWaitFor([&] { return metrics.count() >= 3; }, 5000));
-        const auto last = metrics.last().at(0).value<MetricsUpdate>();
+        const auto last = metrics.last().at(0).value<api::MetricsUpdate>();
         QCOMPARE(static_cast<int>(last.nodes.size()), 3);
         QVERIFY(last.intervalMs > 0);
         QVERIFY(QTest::qWaitFor([&] { return conn.nodeCount() == 3; }, 5000));

@@ -2,7 +2,7 @@
 // metric history in SQLite (both survive closing and reopening the
 // database), and the models' contracts under QAbstractItemModelTester with
 // typed inputs (the live-cluster tests feed them real data).
-#include "core/feed_message.h"
+#include "api/feed.h"
 #include "core/metrics_store.h"
 #include "core/profile_store.h"
 #include "models/event_filter_model.h"
@@ -143,7 +143,7 @@ private slots:
     {
         MetricsHistory history;
         QAbstractItemModelTester tester(&history, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        const auto decoded = decodeFeedMessage(
+        const auto decoded = api::decodeFeedMessage(
             "{\"type\":\"metrics\",\"seq\":3,\"ts\":5000,\"data\":{\"interval_ms\":1000,\"nodes\":["
             "{\"daemon_id\":\"t1\",\"role\":\"target\",\"cpu_percent\":3.5,"
             "\"ops\":{\"get\":{\"ops_s\":10,\"bytes_s\":2000000}}}],"
@@ -151,7 +151,7 @@ private slots:
             "\"p99_ns\":3000000,\"errors_s\":0.5},\"put\":{\"errors_s\":0.25}}}}}");
         QVERIFY2(decoded, decoded ? "" : decoded.error().message.c_str());
         QCOMPARE(decoded->seq, std::int64_t{3});
-        const auto& update = std::get<MetricsUpdate>(decoded->payload);
+        const auto& update = std::get<api::MetricsUpdate>(decoded->payload);
         history.addMetrics(update);
         QCOMPARE(history.rowCount(), 1);
         const MetricsSample& s = history.samples().back();
@@ -164,16 +164,16 @@ private slots:
         QCOMPARE(history.nodeSeries(QStringLiteral("t1")).back().cpuPercent, 3.5);
         // The same round again, and a snapshot's copy of a later one: no new tick.
         history.addMetrics(update);
-        MetricsUpdate fromSnapshot = update;
+        api::MetricsUpdate fromSnapshot = update;
         fromSnapshot.tsMs = 6000;
         fromSnapshot.fromSnapshot = true;
         history.addMetrics(fromSnapshot);
         QCOMPARE(history.rowCount(), 1);
         // Not a feed message: a clear error, nothing else.
-        QCOMPARE(decodeFeedMessage("[1,2]").kind(), api::ErrorKind::BadRequest);
-        QCOMPARE(decodeFeedMessage("{\"type\":\"metrics\"}").kind(), api::ErrorKind::BadRequest);
-        QVERIFY(std::holds_alternative<UnknownFeedMessage>(
-            decodeFeedMessage("{\"type\":\"future\",\"seq\":1,\"data\":{}}")->payload));
+        QCOMPARE(api::decodeFeedMessage("[1,2]").kind(), api::ErrorKind::BadRequest);
+        QCOMPARE(api::decodeFeedMessage("{\"type\":\"metrics\"}").kind(), api::ErrorKind::BadRequest);
+        QVERIFY(std::holds_alternative<api::UnknownFeedMessage>(
+            api::decodeFeedMessage("{\"type\":\"future\",\"seq\":1,\"data\":{}}")->payload));
     }
 
     void nodeModelFollowsTheMapAndMetrics()
@@ -191,7 +191,7 @@ private slots:
         QCOMPARE(model.node(1).id, QStringLiteral("ta"));
         QCOMPARE(model.node(2).id, QStringLiteral("tb"));
 
-        MetricsUpdate m;
+        api::MetricsUpdate m;
         api::NodeMetrics ta;
         ta.id = "ta";
         ta.role = "target";

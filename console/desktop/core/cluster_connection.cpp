@@ -256,7 +256,7 @@ void ClusterConnection::onTextMessage(const QString& text)
     if (!m_socketActive) {
         return;
     }
-    auto message = decodeFeedMessage(text.toStdString());
+    auto message = api::decodeFeedMessage(text.toStdString());
     if (!message) {
         qWarning("tessera-console: dropped a feed message: %s", message.error().message.c_str());
         return;
@@ -275,12 +275,12 @@ void ClusterConnection::onTextMessage(const QString& text)
     handle(std::move(*message));
 }
 
-void ClusterConnection::handle(FeedMessage&& message)
+void ClusterConnection::handle(api::FeedMessage&& message)
 {
     std::visit(
         [this](auto&& payload) {
             using T = std::decay_t<decltype(payload)>;
-            if constexpr (std::is_same_v<T, FeedSnapshot>) {
+            if constexpr (std::is_same_v<T, api::FeedSnapshot>) {
                 m_smap = api::Smap{};  // a snapshot replaces everything
                 applySmap(payload.smap);
                 emit snapshotReceived(payload);
@@ -290,18 +290,18 @@ void ClusterConnection::handle(FeedMessage&& message)
                     emit metricsReceived(*payload.metrics);
                 }
                 fetchJobs();  // the snapshot holds the running jobs only
-            } else if constexpr (std::is_same_v<T, MetricsUpdate>) {
+            } else if constexpr (std::is_same_v<T, api::MetricsUpdate>) {
                 emit metricsReceived(payload);
             } else if constexpr (std::is_same_v<T, api::Smap>) {
                 applySmap(payload);
-            } else if constexpr (std::is_same_v<T, BmdUpdate>) {
+            } else if constexpr (std::is_same_v<T, api::BmdUpdate>) {
                 emit bucketSummariesChanged(payload.buckets);
                 emit bucketsChanged();
             } else if constexpr (std::is_same_v<T, api::ClusterEvent>) {
                 emit eventReceived(payload);
             } else if constexpr (std::is_same_v<T, api::JobStatus>) {
                 emit jobUpdated(payload);
-            } else if constexpr (std::is_same_v<T, FeedError>) {
+            } else if constexpr (std::is_same_v<T, api::FeedError>) {
                 qWarning("tessera-console: the feed refused a control message: %s", payload.message.c_str());
             }
         },
@@ -381,7 +381,7 @@ void ClusterConnection::fetchJobs()
         if (generation != m_generation || reply->error() != QNetworkReply::NoError) {
             return;
         }
-        auto jobs = decodeJobList(reply->readAll().toStdString());
+        auto jobs = api::decodeJobList(reply->readAll().toStdString());
         if (!jobs) {
             qWarning("tessera-console: %s", jobs.error().message.c_str());
             return;

@@ -4,7 +4,7 @@
 #include "api/job.h"
 #include "api/smap.h"
 #include "core/backoff.h"
-#include "core/feed_message.h"
+#include "api/feed.h"
 #include "core/node_stats_poll.h"
 
 #include <QAbstractSocket>
@@ -91,12 +91,12 @@ signals:
     void feedModeChanged(tessera::console::ClusterConnection::FeedMode mode);
     // State, Smap version or node count changed (for the status bar).
     void statusChanged();
-    void snapshotReceived(const tessera::console::FeedSnapshot& snapshot);
-    void metricsReceived(const tessera::console::MetricsUpdate& metrics);
+    void snapshotReceived(const tessera::api::FeedSnapshot& snapshot);
+    void metricsReceived(const tessera::api::MetricsUpdate& metrics);
     void smapChanged(const tessera::api::Smap& smap);
     // Buckets changed (snapshot or bmd message): bucket views re-read.
     void bucketsChanged();
-    void bucketSummariesChanged(const std::vector<tessera::console::BucketSummary>& buckets);
+    void bucketSummariesChanged(const std::vector<tessera::api::BucketSummary>& buckets);
     void jobUpdated(const tessera::api::JobStatus& job);
     // The full job list (REST), after a snapshot or while polling.
     void jobsListed(const std::vector<tessera::api::JobStatus>& jobs);
@@ -110,7 +110,7 @@ private:
     void onSocketConnected();
     void onSocketLost(const QString& reason);
     void onTextMessage(const QString& text);
-    void handle(FeedMessage&& message);
+    void handle(api::FeedMessage&& message);
     void applySmap(const api::Smap& smap);
     void scheduleReconnect();
     void probeHealth(const QString& wsReason);

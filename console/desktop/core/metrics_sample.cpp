@@ -1,10 +1,10 @@
 #include "core/metrics_sample.h"
 
-#include "core/feed_message.h"
+#include "api/feed.h"
 
 namespace tessera::console {
 
-MetricsSample sampleFromMetrics(const MetricsUpdate& update)
+MetricsSample sampleFromMetrics(const api::MetricsUpdate& update)
 {
     constexpr double kMB = 1e6;
     constexpr double kNsPerMs = 1e6;

@@ -21,11 +21,13 @@ struct MetricsSample {
 
 } // namespace tessera::console
 
+namespace tessera::api {
+struct MetricsUpdate;
+}  // namespace tessera::api
+
 namespace tessera::console {
 
-struct MetricsUpdate;
-
 // The charted figures of one metrics round (cluster totals).
-MetricsSample sampleFromMetrics(const MetricsUpdate& update);
+MetricsSample sampleFromMetrics(const api::MetricsUpdate& update);
 
 } // namespace tessera::console

@@ -2,7 +2,7 @@
 
 #include "api/node_stats.h"
 #include "api/result.h"
-#include "core/feed_message.h"
+#include "api/feed.h"
 
 #include <cstdint>
 #include <map>
@@ -13,13 +13,13 @@ namespace tessera::console {
 
 // The polling fallback when the feed's WebSocket cannot be opened: turns
 // successive answers of `GET /v1/cluster?what=node_stats` into the same
-// MetricsUpdate the feed would have sent, rates derived by api::deriveMetrics
+// api::MetricsUpdate the feed would have sent, rates derived by api::deriveMetrics
 // from this poll and the previous one. One per connection; UI thread.
 class NodeStatsPoll {
 public:
     // BadRequest when `json` is not a node_stats answer. A node that could not be
     // asked ({"error":...}) is reported stale with its last known figures.
-    api::Result<MetricsUpdate> update(std::string_view json, std::int64_t nowMs);
+    api::Result<api::MetricsUpdate> update(std::string_view json, std::int64_t nowMs);
     void reset() { m_previous.clear(); }
 
 private:

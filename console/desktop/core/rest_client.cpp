@@ -1,6 +1,8 @@
 #include "rest_client.h"
 
+#include "api/action_msg.h"
 #include "api/http_error.h"
+#include "api/json_util.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -343,7 +345,7 @@ RestCall RestClient::createBucket(const QString& bucket, QObject* context, Statu
 {
     auto req = newRequest("POST", bucketUrl(bucket), context);
     req->hasBody = true;
-    req->body.data = R"({"action":"create-bck"})";
+    req->body.data = QByteArray::fromStdString(api::dumpJson(nlohmann::json(api::ActionMsg{api::act::kCreateBck, "", nullptr})));
     req->addHeader("Content-Type", "application/json");
     req->done = [done](Response r) { done(r.status2xx()); };
     return start(req);

@@ -39,7 +39,7 @@ ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent) : Q
         m_jobs->clear();
         m_events->clear();
     });
-    connect(m_connection, &ClusterConnection::snapshotReceived, this, [this](const FeedSnapshot& s) {
+    connect(m_connection, &ClusterConnection::snapshotReceived, this, [this](const api::FeedSnapshot& s) {
         m_events->addEvents(s.events);
         m_jobs->setJobs(s.jobs);
     });

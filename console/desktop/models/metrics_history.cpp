@@ -94,7 +94,7 @@ QVariant MetricsHistory::headerData(int section, Qt::Orientation orientation, in
     }
 }
 
-void MetricsHistory::addMetrics(const MetricsUpdate& update)
+void MetricsHistory::addMetrics(const api::MetricsUpdate& update)
 {
     if (update.fromSnapshot || (!m_samples.empty() && update.tsMs <= m_samples.back().tsMs)) {
         return;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/feed_message.h"
+#include "api/feed.h"
 #include "core/metrics_sample.h"
 
 #include <QAbstractTableModel>
@@ -58,7 +58,7 @@ public:
 public slots:
     // One metrics round: appends the cluster sample and the nodes'. The snapshot's
     // copy of the last round, and a round not newer than the last sample, are skipped.
-    void addMetrics(const tessera::console::MetricsUpdate& update);
+    void addMetrics(const tessera::api::MetricsUpdate& update);
     void append(const tessera::console::MetricsSample& sample);
 
 signals:

@@ -240,7 +240,7 @@ void NodeModel::upsertMember(const api::Snode& node)
     endInsertRows();
 }
 
-void NodeModel::setMetrics(const MetricsUpdate& update)
+void NodeModel::setMetrics(const api::MetricsUpdate& update)
 {
     for (const auto& m : update.nodes) {
         const int r = rowOf(QString::fromStdString(m.id));

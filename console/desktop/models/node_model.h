@@ -2,7 +2,7 @@
 
 #include "api/node_stats.h"
 #include "api/smap.h"
-#include "core/feed_message.h"
+#include "api/feed.h"
 
 #include <QAbstractTableModel>
 #include <QString>
@@ -61,7 +61,7 @@ public:
 
 public slots:
     void setSmap(const tessera::api::Smap& smap);
-    void setMetrics(const tessera::console::MetricsUpdate& update);
+    void setMetrics(const tessera::api::MetricsUpdate& update);
     // Another cluster: forget every node.
     void clear();
 

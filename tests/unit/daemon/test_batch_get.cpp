@@ -32,18 +32,18 @@ private:
     {
         net::Request req;
         req.method = boost::beast::http::verb::post;
-        req.path = jobs::BatchGetApi::kPath;
+        req.path = api::BatchGet::kPath;
         req.body = body;
         auto m = m_router.match(req);
         if (!m || m->route == nullptr) qFatal("no route");
         return m->route->handler(req);
     }
 
-    std::vector<jobs::BatchGetApi::Record> records(std::string_view body)
+    std::vector<api::BatchGet::Record> records(std::string_view body)
     {
-        std::vector<jobs::BatchGetApi::Record> out;
-        jobs::BatchGetApi::Record r;
-        while (auto used = jobs::BatchGetApi::parseRecord(body, r)) {
+        std::vector<api::BatchGet::Record> out;
+        api::BatchGet::Record r;
+        while (auto used = api::BatchGet::parseRecord(body, r)) {
             out.push_back(r);
             body.remove_prefix(used);
         }
@@ -74,10 +74,10 @@ private slots:
         const auto recs = records(r.body);
         QCOMPARE(recs.size(), std::size_t{4});
         QCOMPARE(recs[0].name, std::string("dir/empty.cls"));
-        QCOMPARE(int(recs[0].status), int(jobs::BatchGetApi::kOk));
+        QCOMPARE(int(recs[0].status), int(api::BatchGet::kOk));
         QCOMPARE(recs[0].data, std::string());
-        QCOMPARE(int(recs[1].status), int(jobs::BatchGetApi::kNotFound));
-        QCOMPARE(int(recs[2].status), int(jobs::BatchGetApi::kTooLarge));
+        QCOMPARE(int(recs[1].status), int(api::BatchGet::kNotFound));
+        QCOMPARE(int(recs[2].status), int(api::BatchGet::kTooLarge));
         QCOMPARE(recs[2].length, (std::uint64_t{4} << 20) + 1);
         QVERIFY(recs[2].data.empty());
         QCOMPARE(recs[3].data, std::string("png bytes"));
@@ -86,9 +86,9 @@ private slots:
     void partialRecordIsIncomplete()
     {
         auto r = call("{\"bucket\":\"bkt\",\"names\":[\"a.png\"]}");
-        jobs::BatchGetApi::Record rec;
-        for (std::size_t n = 0; n < r.body.size(); ++n) QCOMPARE(jobs::BatchGetApi::parseRecord(r.body.substr(0, n), rec), std::size_t{0});
-        QCOMPARE(jobs::BatchGetApi::parseRecord(r.body, rec), r.body.size());
+        api::BatchGet::Record rec;
+        for (std::size_t n = 0; n < r.body.size(); ++n) QCOMPARE(api::BatchGet::parseRecord(r.body.substr(0, n), rec), std::size_t{0});
+        QCOMPARE(api::BatchGet::parseRecord(r.body, rec), r.body.size());
     }
 
     void badBodies_data()
@@ -110,7 +110,7 @@ private slots:
     void tooManyNames()
     {
         nlohmann::json names = nlohmann::json::array();
-        for (std::size_t i = 0; i <= jobs::BatchGetApi::kMaxNames; ++i) names.push_back("a.png");
+        for (std::size_t i = 0; i <= api::BatchGet::kMaxNames; ++i) names.push_back("a.png");
         QCOMPARE(call(nlohmann::json{{"bucket", "bkt"}, {"names", names}}.dump()).status, 400);
     }
 };

@@ -103,12 +103,12 @@ private slots:
         // AIStore's own fields are read; the draining ones must be off.
         QVERIFY(parseRemoveNode(nlohmann::json{{"sid", "t1"}, {"rm_user_data", false}, {"no_shutdown", true}}).ok());
         QCOMPARE(parseRemoveNode(nlohmann::json{{"sid", "t1"}, {"rm_user_data", true}}).kind(), ErrorKind::BadRequest);
-        QCOMPARE(parseRemoveNode(nlohmann::json{{"sid", 1}}).error().message, std::string("/value/sid must be a string"));
-        QCOMPARE(parseRemoveNode(nlohmann::json::object()).error().message, std::string("/value/sid is required"));
+        QCOMPARE(parseRemoveNode(nlohmann::json{{"sid", 1}}).error().message, std::string("/value/sid: must be a string"));
+        QCOMPARE(parseRemoveNode(nlohmann::json::object()).error().message, std::string("/value/sid: required"));
         QVERIFY(parseRemoveNode(nlohmann::json{{"sid", "t"}, {"x", 1}}).error().message.find("/value/x") == 0);
-        QCOMPARE(parseActionMsg(R"({"value":1})").error().message, std::string("/action is required"));
-        QCOMPARE(parseActionMsg(R"({"action":5})").error().message, std::string("/action must be a string"));
-        QVERIFY(parseActionMsg(R"({"action":"a","extra":1})").error().message.find("/extra") == 0);
+        QCOMPARE(parseActionMsg(R"({"value":1})").error().message, std::string("action message: /action: required"));
+        QCOMPARE(parseActionMsg(R"({"action":5})").error().message, std::string("action message: /action: must be a string"));
+        QVERIFY(parseActionMsg(R"({"action":"a","extra":1})").error().message == "action message: /extra: unknown field");
         QCOMPARE(parseActionMsg("[1]").kind(), ErrorKind::BadRequest);
         QCOMPARE(parseActionMsg("{").kind(), ErrorKind::BadRequest);
         ActionMsg named{"create-bck", "b1", nullptr};

@@ -1,10 +1,10 @@
-#include "core/feed_message.h"
+#include "feed.h"
 
-#include "api/json_util.h"
+#include "json_util.h"
 
 #include <nlohmann/json.hpp>
 
-namespace tessera::console {
+namespace tessera::api {
 
 namespace {
 
@@ -15,6 +15,10 @@ BucketSummary bucketFrom(const json& j)
     BucketSummary b;
     j.at("name").get_to(b.name);
     b.provider = j.value("provider", std::string("ais"));
+    if (j.contains("props")) {
+        b.props = j.at("props").get<BucketProps>();
+    }
+    b.usageScannedNs = j.value("usage_scanned_ns", std::int64_t{0});
     if (j.contains("objects")) {
         b.objects = j.at("objects").get<std::uint64_t>();
     }
@@ -48,8 +52,8 @@ MetricsUpdate metricsFrom(const json& data, std::int64_t tsMs)
         m.cluster.nodes = c.value("nodes", 0);
         m.cluster.stale = c.value("stale", 0);
         if (c.contains("ops")) {
-            for (std::size_t i = 0; i < api::kOpKinds; ++i) {
-                const std::string name(api::kOpNames[i]);
+            for (std::size_t i = 0; i < kOpKinds; ++i) {
+                const std::string name(kOpNames[i]);
                 if (c.at("ops").contains(name)) {
                     c.at("ops").at(name).get_to(m.cluster.ops[i]);
                 }
@@ -89,16 +93,16 @@ FeedPayload payloadFrom(const std::string& type, const json& data, std::int64_t 
         return metricsFrom(data, tsMs);
     }
     if (type == "smap") {
-        return data.get<api::Smap>();
+        return data.get<Smap>();
     }
     if (type == "bmd") {
         return BmdUpdate{data.value("version", std::int64_t{0}), bucketsFrom(data.value("buckets", json::array()))};
     }
     if (type == "event") {
-        return data.get<api::ClusterEvent>();
+        return data.get<ClusterEvent>();
     }
     if (type == "job") {
-        return data.get<api::JobStatus>();
+        return data.get<JobStatus>();
     }
     if (type == "subscribed") {
         return Subscribed{data.value("topics", std::vector<std::string>{}), data.value("interval_ms", 0)};
@@ -111,17 +115,93 @@ FeedPayload payloadFrom(const std::string& type, const json& data, std::int64_t 
 
 } // namespace
 
+void to_json(json& j, const BucketSummary& v)
+{
+    j = json{{"name", v.name}, {"provider", v.provider}};
+    if (v.props) j["props"] = *v.props;
+    if (v.objects) j["objects"] = *v.objects;
+    if (v.bytes) j["bytes"] = *v.bytes;
+    if (v.objects || v.bytes) j["usage_scanned_ns"] = v.usageScannedNs;
+}
+
+void to_json(json& j, const ClusterTotals& v)
+{
+    json ops = json::object();
+    for (std::size_t i = 0; i < kOpKinds; ++i) ops[std::string(kOpNames[i])] = v.ops[i];
+    j = json{{"ops", std::move(ops)}, {"nodes", v.nodes}, {"stale", v.stale}};
+}
+
+void to_json(json& j, const MetricsUpdate& v)
+{
+    j = json{{"interval_ms", v.intervalMs}, {"nodes", v.nodes}, {"cluster", v.cluster}};
+}
+
+void to_json(json& j, const FeedSnapshot& v)
+{
+    j = json{{"smap", v.smap},
+             {"bmd_version", v.bmdVersion},
+             {"buckets", v.buckets},
+             {"jobs", v.jobs},
+             {"metrics", v.metrics ? json(*v.metrics) : json::object()},
+             {"events", v.events}};
+}
+
+void to_json(json& j, const BmdUpdate& v) { j = json{{"version", v.version}, {"buckets", v.buckets}}; }
+
+void to_json(json& j, const Subscribed& v) { j = json{{"topics", v.topics}, {"interval_ms", v.intervalMs}}; }
+
+void to_json(json& j, const FeedError& v) { j = json{{"message", v.message}}; }
+
+void to_json(json& j, const FeedRequest& v)
+{
+    j = json::object();
+    if (v.subscribe) j["subscribe"] = *v.subscribe;
+    if (v.intervalMs) j["interval_ms"] = *v.intervalMs;
+}
+
+void readFields(FieldReader& r, FeedRequest& v) { r.optional("subscribe", v.subscribe).optional("interval_ms", v.intervalMs); }
+
+void appendFeedEnvelope(std::string& out, std::string_view type, std::int64_t seq, std::int64_t tsMs,
+                        std::string_view dataJson)
+{
+    out.append("{\"type\":\"").append(type).append("\",\"seq\":").append(std::to_string(seq));
+    out.append(",\"ts\":").append(std::to_string(tsMs)).append(",\"data\":");
+    out.append(dataJson.empty() ? std::string_view("null") : dataJson).append("}");
+}
+
+ClusterTotals clusterTotals(const std::vector<NodeMetrics>& nodes)
+{
+    // GET/PUT/HEAD/DELETE are served by targets; listings are answered (and
+    // counted once) by the proxy, which asks every target for a page.
+    std::vector<NodeMetrics> targets;
+    const NodeMetrics* proxy = nullptr;
+    ClusterTotals out;
+    for (const auto& n : nodes) {
+        ++out.nodes;
+        if (n.stale) {
+            ++out.stale;
+            continue;
+        }
+        if (n.role == kRoleTarget) targets.push_back(n);
+        else if (proxy == nullptr) proxy = &n;
+    }
+    out.ops = sumRates(targets);
+    const auto lst = static_cast<std::size_t>(OpKind::List);
+    out.ops[lst] = proxy != nullptr ? proxy->ops[lst] : OpRates{};
+    return out;
+}
+
 // GCC 12 at -O2 reports a false -Wmaybe-uninitialized when a std::variant of
 // aggregates is moved into Result (the same family as GCC bug 105329).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-api::Result<FeedMessage> decodeFeedMessage(std::string_view text)
+Result<FeedMessage> decodeFeedMessage(std::string_view text)
 {
     const auto j = json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
-        return api::Error::badRequest("a feed message is a JSON object");
+        return Error::badRequest("a feed message is a JSON object");
     }
     try {
         auto type = j.at("type").get<std::string>();
@@ -130,7 +210,7 @@ api::Result<FeedMessage> decodeFeedMessage(std::string_view text)
         auto payload = payloadFrom(type, j.contains("data") ? j.at("data") : json::object(), tsMs);
         return FeedMessage{std::move(type), seq, tsMs, std::move(payload)};
     } catch (const json::exception& e) {
-        return api::Error::badRequest(std::string("malformed feed message: ") + e.what());
+        return Error::badRequest(std::string("malformed feed message: ") + e.what());
     }
 }
 
@@ -138,9 +218,9 @@ api::Result<FeedMessage> decodeFeedMessage(std::string_view text)
 #pragma GCC diagnostic pop
 #endif
 
-api::Result<std::vector<api::JobStatus>> decodeJobList(std::string_view text)
+Result<std::vector<JobStatus>> decodeJobList(std::string_view text)
 {
-    return api::parseJsonAs<std::vector<api::JobStatus>>(text, "job list");
+    return parseJsonAs<std::vector<JobStatus>>(text, "job list");
 }
 
-} // namespace tessera::console
+}  // namespace tessera::api

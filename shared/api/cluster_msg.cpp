@@ -1,0 +1,54 @@
+#include "cluster_msg.h"
+
+namespace tessera::api {
+
+void to_json(nlohmann::json& j, const Keepalive& v)
+{
+    j = nlohmann::json{{"daemon_id", v.daemonId}, {"smap_version", v.smapVersion}, {"bmd_version", v.bmdVersion}};
+}
+
+void readFields(FieldReader& r, Keepalive& v)
+{
+    r.required("daemon_id", v.daemonId).optional("smap_version", v.smapVersion).optional("bmd_version", v.bmdVersion);
+}
+
+void to_json(nlohmann::json& j, const MetaVersions& v)
+{
+    j = nlohmann::json{{"smap_version", v.smapVersion}, {"bmd_version", v.bmdVersion}};
+}
+
+void readFields(FieldReader& r, MetaVersions& v)
+{
+    r.required("smap_version", v.smapVersion).required("bmd_version", v.bmdVersion);
+}
+
+void to_json(nlohmann::json& j, const Metasync& v)
+{
+    j = nlohmann::json::object();
+    if (v.smap) j["smap"] = *v.smap;
+    if (v.bmd) j["bmd"] = *v.bmd;
+}
+
+void readFields(FieldReader& r, Metasync& v) { r.optional("smap", v.smap).optional("bmd", v.bmd); }
+
+void to_json(nlohmann::json& j, const JoinReply& v) { j = nlohmann::json{{"smap", v.smap}, {"bmd", v.bmd}}; }
+
+void readFields(FieldReader& r, JoinReply& v) { r.required("smap", v.smap).required("bmd", v.bmd); }
+
+void to_json(nlohmann::json& j, const Health& v)
+{
+    j = nlohmann::json{
+        {"status", v.status}, {"role", v.role}, {"daemon_id", v.daemonId}, {"smap_version", v.smapVersion}};
+    if (v.targets) j["targets"] = *v.targets;
+}
+
+void readFields(FieldReader& r, Health& v)
+{
+    r.required("status", v.status)
+        .required("role", v.role)
+        .required("daemon_id", v.daemonId)
+        .required("smap_version", v.smapVersion)
+        .optional("targets", v.targets);
+}
+
+}  // namespace tessera::api

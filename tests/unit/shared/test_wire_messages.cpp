@@ -1,0 +1,346 @@
+// Every typed message that crosses a process boundary: it round-trips
+// through JSON unchanged, and a wrong type or an unknown field is a
+// BadRequest naming the field by JSON pointer.
+#include "api/action_msg.h"
+#include "api/batch_get.h"
+#include "api/cluster_msg.h"
+#include "api/dsort_msg.h"
+#include "api/feed.h"
+#include "api/job.h"
+#include "api/node_stats.h"
+#include "api/wire.h"
+
+#include <QTest>
+#include <nlohmann/json.hpp>
+
+using namespace tessera::api;
+using nlohmann::json;
+
+namespace {
+
+Smap sampleSmap()
+{
+    Smap s;
+    s.version = 4;
+    s.uuid = "u";
+    s.primary = Snode{"p1", "proxy", NetInfo{"127.0.0.1", 8080, "http://127.0.0.1:8080"}};
+    s.pmap["p1"] = s.primary;
+    s.tmap["t1"] = Snode{"t1", "target", NetInfo{"127.0.0.1", 8081, "http://127.0.0.1:8081"}};
+    return s;
+}
+
+Bmd sampleBmd()
+{
+    Bmd b;
+    b.version = 3;
+    b.uuid = "b";
+    b.buckets["imgs"] = BucketProps{"ais", 1700000000000000000, ChecksumConf{}};
+    return b;
+}
+
+// The message read back from its JSON.
+template <typename T>
+T roundTrip(const T& v, const char* what)
+{
+    auto back = parseMessage<T>(json(v).dump(), what);
+    if (!back) qFatal("%s did not round-trip: %s", what, back.error().message.c_str());
+    return *back;
+}
+
+template <typename T>
+std::string errorOf(const json& j)
+{
+    auto r = readMessage<T>(j, "msg");
+    return r ? std::string("(accepted)") : r.error().message;
+}
+
+}  // namespace
+
+class TestWireMessages : public QObject {
+    Q_OBJECT
+
+private slots:
+    void fieldReader()
+    {
+        struct Inner {
+            std::uint8_t small = 0;
+            std::vector<std::string> names;
+        };
+        // Errors carry the pointer of the field, nested ones included.
+        const json j{{"small", 300}};
+        Inner in;
+        FieldReader r(j, "");
+        r.required("small", in.small);
+        QCOMPARE(r.finish().error().message, std::string("/small: is too large"));
+        FieldReader r2(json{{"names", {"a", 3}}}, "/outer");
+        r2.optional("names", in.names);
+        QCOMPARE(r2.finish().error().message, std::string("/outer/names/1: must be a string"));
+        FieldReader r3(json{{"a/b", 1}}, "");
+        QCOMPARE(r3.finish().error().message, std::string("/a~1b: unknown field"));
+        FieldReader r4(json::array(), "");
+        QCOMPARE(r4.finish().error().message, std::string("/: must be a JSON object"));
+        std::int32_t neg = 0;
+        FieldReader r5(json{{"n", -5}}, "");
+        r5.required("n", neg);
+        QVERIFY(r5.finish().ok());
+        QCOMPARE(neg, -5);
+        std::uint64_t u = 0;
+        FieldReader r6(json{{"n", -5}}, "");
+        r6.required("n", u);
+        QCOMPARE(r6.finish().error().message, std::string("/n: must be a non-negative whole number"));
+        QCOMPARE(parseMessage<Keepalive>("{", "keepalive").error().message, std::string("keepalive: malformed JSON"));
+    }
+
+    void keepaliveAndVersions()
+    {
+        const Keepalive k{"t1", 7, 9};
+        QVERIFY(roundTrip(k, "keepalive") == k);
+        QCOMPARE(json(k).dump(), std::string(R"({"bmd_version":9,"daemon_id":"t1","smap_version":7})"));
+        QCOMPARE(errorOf<Keepalive>(json{{"daemon_id", 5}}), std::string("msg: /daemon_id: must be a string"));
+        QCOMPARE(errorOf<Keepalive>(json{{"smap_version", 1}}), std::string("msg: /daemon_id: required"));
+        QCOMPARE(errorOf<Keepalive>(json{{"daemon_id", "t"}, {"colour", 1}}), std::string("msg: /colour: unknown field"));
+        const MetaVersions v{3, 4};
+        QVERIFY(roundTrip(v, "versions") == v);
+        QCOMPARE(errorOf<MetaVersions>(json{{"smap_version", "3"}, {"bmd_version", 4}}),
+                 std::string("msg: /smap_version: must be a whole number"));
+    }
+
+    void metasyncAndJoin()
+    {
+        Metasync m{sampleSmap(), std::nullopt};
+        auto back = roundTrip(m, "metasync");
+        QVERIFY(back.smap && !back.bmd);
+        QCOMPARE(json(*back.smap).dump(), json(*m.smap).dump());
+        m = Metasync{std::nullopt, sampleBmd()};
+        back = roundTrip(m, "metasync");
+        QVERIFY(!back.smap && back.bmd);
+        QCOMPARE(json(*back.bmd).dump(), json(*m.bmd).dump());
+        QVERIFY(errorOf<Metasync>(json{{"smap", {{"version", "x"}}}}).rfind("msg: /smap: ", 0) == 0);
+        QCOMPARE(errorOf<Metasync>(json{{"smapp", 1}}), std::string("msg: /smapp: unknown field"));
+
+        const JoinReply j{sampleSmap(), sampleBmd()};
+        const auto jb = roundTrip(j, "join reply");
+        QCOMPARE(json(jb).dump(), json(j).dump());
+        QCOMPARE(errorOf<JoinReply>(json{{"smap", json(sampleSmap())}}), std::string("msg: /bmd: required"));
+    }
+
+    void health()
+    {
+        const Health p{"ok", "proxy", "p1", 5, 3};
+        QVERIFY(roundTrip(p, "health") == p);
+        const Health t{"joining", "target", "t1", 0, std::nullopt};
+        QVERIFY(roundTrip(t, "health") == t);
+        QVERIFY(!json(t).contains("targets"));
+        QCOMPARE(errorOf<Health>(json{{"status", "ok"}, {"role", "proxy"}, {"daemon_id", "p"}, {"smap_version", 1},
+                                      {"targets", -1}}),
+                 std::string("msg: /targets: must be a non-negative whole number"));
+    }
+
+    void actionMessage()
+    {
+        const ActionMsg m{act::kCreateBck, "b", json{{"k", 1}}};
+        QVERIFY(roundTrip(m, "action") == m);
+        QCOMPARE(errorOf<ActionMsg>(json{{"action", ""}}), std::string("msg: /action: must not be empty"));
+        QCOMPARE(errorOf<ActionMsg>(json{{"action", "a"}, {"name", 1}}), std::string("msg: /name: must be a string"));
+    }
+
+    void jobMessages()
+    {
+        const JobStart s{"rebalance", json{{"x", 1}}};
+        const auto sb = roundTrip(s, "job");
+        QCOMPARE(sb.kind, s.kind);
+        QCOMPARE(sb.args, s.args);
+        QCOMPARE(parseMessage<JobStart>(R"({"kind":"rebalance"})", "job")->args, json::object());
+        QCOMPARE(errorOf<JobStart>(json{{"kind", "k"}, {"args", {1, 2}}}), std::string("msg: /args: must be a JSON object"));
+        QCOMPARE(errorOf<JobStart>(json{{"kind", "k"}, {"arg", json::object()}}), std::string("msg: /arg: unknown field"));
+        const JobEnvelope e{"ishard-1", "ishard", json{{"shards", json::array()}}};
+        const auto eb = roundTrip(e, "job");
+        QCOMPARE(eb.id, e.id);
+        QCOMPARE(eb.kind, e.kind);
+        QCOMPARE(eb.args, e.args);
+        QCOMPARE(errorOf<JobEnvelope>(json{{"kind", "k"}}), std::string("msg: /id: required"));
+    }
+
+    void dsortMessages()
+    {
+        const DsortJobArgs a{json{{"input_bck", "in"}},
+                             {{"t1", "http://a"}, {"t2", "http://b"}},
+                             1,
+                             0,
+                             {{0, "shard-0.tar"}, {7, "shard-7.tar"}},
+                             "ekm text"};
+        QVERIFY(roundTrip(a, "dsort job args") == a);
+        QCOMPARE(json(a)["peers"][1], json::array({"t2", "http://b"}));
+        auto j = json(a);
+        j["self"] = 2;
+        QCOMPARE(errorOf<DsortJobArgs>(j), std::string("msg: /self: must be an index into peers"));
+        j = json(a);
+        j["peers"][0] = json{{"id", "t1"}};
+        QVERIFY(errorOf<DsortJobArgs>(j).rfind("msg: /peers/0: ", 0) == 0);
+        j = json(a);
+        j["inputs"][1][1] = "../etc";
+        QVERIFY(errorOf<DsortJobArgs>(j).rfind("msg: /inputs/1/1: ", 0) == 0);
+
+        const DsortFailure f{"t1", "disk full"};
+        QVERIFY(roundTrip(f, "fail") == f);
+        QCOMPARE(errorOf<DsortFailure>(json{{"target", "t1"}}), std::string("msg: /error: required"));
+
+        const std::vector<DsortAssignment> shards{{"out-0.tar", {{0, 3, 100}, {1, 0, 200}}, 300}, {"out-1.tar", {}, 0}};
+        auto back = assignmentsFromJson(assignmentsToJson(shards), 2);
+        QVERIFY(back.ok());
+        QVERIFY(*back == shards);
+        QCOMPARE(assignmentsFromJson(assignmentsToJson(shards), 1).error().message,
+                 std::string("assign: /0/records/1/0: names target #1 of 1"));
+        auto bad = assignmentsToJson(shards);
+        bad[1]["extra"] = 1;
+        QVERIFY(assignmentsFromJson(bad, 2).error().message.rfind("assign: /1: ", 0) == 0);
+    }
+
+    void batchGet()
+    {
+        const BatchGetRequest r{"imgs", {"a.png", "b/c.png"}};
+        QVERIFY(roundTrip(r, "batch-get") == r);
+        QCOMPARE(errorOf<BatchGetRequest>(json{{"bucket", "imgs"}, {"names", {"a", 1}}}),
+                 std::string("msg: /names/1: must be a string"));
+        QVERIFY(errorOf<BatchGetRequest>(json{{"bucket", "Bad Name!"}, {"names", json::array()}}).rfind("msg: /bucket: ", 0) == 0);
+        json many{{"bucket", "imgs"}, {"names", std::vector<std::string>(BatchGet::kMaxNames + 1, "x")}};
+        QCOMPARE(errorOf<BatchGetRequest>(many), std::string("msg: /names: more than 1024 names"));
+
+        std::string wire;
+        BatchGet::appendRecord(wire, BatchGet::kOk, "a.png", "bytes", 5);
+        BatchGet::appendRecord(wire, BatchGet::kTooLarge, "big", {}, 1u << 30);
+        BatchGet::Record rec;
+        const auto used = BatchGet::parseRecord(wire, rec);
+        QVERIFY(used > 0);
+        QCOMPARE(rec.name, std::string("a.png"));
+        QCOMPARE(rec.data, std::string("bytes"));
+        QCOMPARE(BatchGet::parseRecord(std::string_view(wire).substr(used), rec), wire.size() - used);
+        QCOMPARE(int(rec.status), int(BatchGet::kTooLarge));
+        QCOMPARE(rec.length, std::uint64_t{1} << 30);
+        QVERIFY(rec.data.empty());
+    }
+
+    void feedMessages()
+    {
+        NodeMetrics t;
+        t.id = "t1";
+        t.role = "target";
+        t.ops[0].opsPerSec = 10;
+        NodeMetrics p;
+        p.id = "p1";
+        p.role = "proxy";
+        p.ops[static_cast<std::size_t>(OpKind::List)].opsPerSec = 4;
+        MetricsUpdate m;
+        m.intervalMs = 1000;
+        m.nodes = {t, p};
+        m.cluster = clusterTotals(m.nodes);
+        QCOMPARE(m.cluster.nodes, 2);
+        QCOMPARE(m.cluster.op(OpKind::Get).opsPerSec, 10.0);
+        QCOMPARE(m.cluster.op(OpKind::List).opsPerSec, 4.0);
+
+        std::string text;
+        appendFeedEnvelope(text, feed_type::kMetrics, 12, 1700, json(m).dump());
+        auto msg = decodeFeedMessage(text);
+        QVERIFY(msg.ok());
+        QCOMPARE(msg->seq, std::int64_t{12});
+        QCOMPARE(msg->tsMs, std::int64_t{1700});
+        const auto& mb = std::get<MetricsUpdate>(msg->payload);
+        QCOMPARE(mb.intervalMs, 1000);
+        QCOMPARE(mb.nodes.size(), std::size_t{2});
+        QCOMPARE(mb.cluster.op(OpKind::List).opsPerSec, 4.0);
+        QCOMPARE(mb.tsMs, std::int64_t{1700});
+
+        FeedSnapshot s;
+        s.smap = sampleSmap();
+        s.bmdVersion = 3;
+        s.buckets = {BucketSummary{"imgs", "ais", sampleBmd().buckets["imgs"], 5, 500, 99}};
+        s.metrics = m;
+        ClusterEvent ev;
+        ev.kind = event_kind::kNodeAway;
+        ev.severity = "warning";
+        ev.message = "t1 away";
+        s.events = {ev};
+        text.clear();
+        appendFeedEnvelope(text, feed_type::kSnapshot, 1, 5, json(s).dump());
+        msg = decodeFeedMessage(text);
+        QVERIFY(msg.ok());
+        const auto& sb = std::get<FeedSnapshot>(msg->payload);
+        QCOMPARE(json(sb.smap).dump(), json(s.smap).dump());
+        QCOMPARE(sb.buckets.size(), std::size_t{1});
+        QCOMPARE(*sb.buckets[0].objects, std::uint64_t{5});
+        QCOMPARE(sb.buckets[0].usageScannedNs, std::int64_t{99});
+        QVERIFY(sb.buckets[0].props.has_value());
+        QVERIFY(sb.metrics && sb.metrics->fromSnapshot);
+        QCOMPARE(sb.events.size(), std::size_t{1});
+        QCOMPARE(sb.events[0].kind, std::string(event_kind::kNodeAway));
+        // A snapshot before the first metrics round has none.
+        s.metrics.reset();
+        QVERIFY(!std::get<FeedSnapshot>(decodeFeedMessage(R"({"type":"snapshot","seq":1,"ts":0,"data":)" +
+                                                          json(s).dump() + "}")
+                                            ->payload)
+                     .metrics);
+
+        const BmdUpdate b{7, {BucketSummary{"x", "ais", std::nullopt, std::nullopt, std::nullopt, 0}}};
+        text.clear();
+        appendFeedEnvelope(text, feed_type::kBmd, 2, 0, json(b).dump());
+        const auto& bb = std::get<BmdUpdate>(decodeFeedMessage(text)->payload);
+        QCOMPARE(bb.version, std::int64_t{7});
+        QVERIFY(!bb.buckets[0].objects);
+
+        text.clear();
+        appendFeedEnvelope(text, feed_type::kSubscribed, 3, 0, json(Subscribed{{"metrics"}, 500}).dump());
+        const auto& sub = std::get<Subscribed>(decodeFeedMessage(text)->payload);
+        QCOMPARE(sub.intervalMs, 500);
+        QCOMPARE(sub.topics, std::vector<std::string>{"metrics"});
+
+        text.clear();
+        appendFeedEnvelope(text, "from-the-future", 4, 0, "{}");
+        QVERIFY(std::holds_alternative<UnknownFeedMessage>(decodeFeedMessage(text)->payload));
+        QCOMPARE(decodeFeedMessage("[]").kind(), ErrorKind::BadRequest);
+
+        const FeedRequest req{std::vector<std::string>{"metrics", "event"}, 250};
+        QVERIFY(roundTrip(req, "feed request") == req);
+        QCOMPARE(errorOf<FeedRequest>(json{{"subscribe", "metrics"}}), std::string("msg: /subscribe: must be an array"));
+        QCOMPARE(errorOf<FeedRequest>(json{{"intervalms", 5}}), std::string("msg: /intervalms: unknown field"));
+    }
+
+    void clusterStatsAndCapacity()
+    {
+        ClusterStats cs;
+        NodeStats t;
+        t.id = "t1";
+        t.role = "target";
+        MountpathStats a;
+        a.path = "/d/a";
+        a.total = 100;
+        a.used = 40;
+        a.available = 60;
+        a.fs = "8:1";
+        MountpathStats b = a;
+        b.path = "/d/b";
+        t.mountpaths = {a, b};
+        cs.targets["t1"] = t;
+        cs.errors["t2"] = "HTTP 503";
+        auto back = parseClusterStats(json(cs).dump());
+        QVERIFY(back.ok());
+        QCOMPARE(back->targets.at("t1").mountpaths.size(), std::size_t{2});
+        QCOMPARE(back->targets.at("t1").mountpaths[1].fs, std::string("8:1"));
+        QCOMPARE(back->errors.at("t2"), std::string("HTTP 503"));
+
+        // Two mountpaths on one filesystem count once; another host's do not.
+        CapacitySum sum;
+        sum.add("h1", a);
+        sum.add("h1", b);
+        QCOMPARE(sum.total().total, std::uint64_t{100});
+        QCOMPARE(sum.total().filesystems, std::size_t{1});
+        sum.add("h2", a);
+        QCOMPARE(sum.total().total, std::uint64_t{200});
+        MountpathStats unknown = a;
+        unknown.fs.clear();
+        sum.add("h1", unknown);
+        QCOMPARE(sum.total().total, std::uint64_t{300});
+    }
+};
+
+QTEST_APPLESS_MAIN(TestWireMessages)
+#include "test_wire_messages.moc"
