@@ -1,8 +1,14 @@
 #include "cli_app.h"
 
+#include "api/cluster_msg.h"
+#include "api/http_error.h"
+#include "api/smap.h"
+#include "api/uri.h"
+#include "client/http_client.h"
 #include "commands.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <functional>
@@ -337,6 +343,53 @@ bool groupUsage(std::ostream& os, const std::string& group)
 
 }  // namespace
 
+namespace {
+
+// Makes sure the endpoint is a Tessera proxy before a command runs: a
+// target is replaced by its cluster's proxy (with a note), and a server
+// that is not Tessera is named for what it is, not quoted page by page.
+// A node that cannot be reached is left to the command, which says so.
+api::Status resolveEndpoint(CliContext& ctx)
+{
+    client::HttpClient::Options o;
+    o.connectTimeout = std::chrono::milliseconds(3000);
+    o.ioTimeout = std::chrono::milliseconds(5000);
+    o.retriesOn503 = 0;
+    o.followRedirects = false;
+    client::HttpClient http(o);
+    auto r = http.send(client::Method::Get, ctx.endpoint + "/v1/health");
+    if (!r) return {};
+    auto health = api::parseMessage<api::Health>(r->body, "health");
+    if (!health) {
+        const auto type = r->header("content-type");
+        std::string what = "HTTP " + std::to_string(r->status) + (type.empty() ? "" : " (" + type + ")");
+        const auto line = api::firstLine(r->body, 120);
+        if (!line.empty()) what += ": " + line;
+        return api::Error::badRequest(ctx.endpoint + " does not look like a Tessera proxy: GET /v1/health answered " +
+                                      what);
+    }
+    if (health->role == api::kRoleProxy) return {};
+    if (health->role != api::kRoleTarget) {
+        return api::Error::badRequest(ctx.endpoint + " is a Tessera node of unknown role \"" + health->role + "\"");
+    }
+    auto smap = http.send(client::Method::Get, ctx.endpoint + "/v1/daemon?what=smap");
+    std::string proxy;
+    if (smap && smap->isSuccess()) {
+        if (auto s = api::parseSmap(smap->body); s && !s->primary.publicNet.url.empty()) proxy = s->primary.publicNet.url;
+    }
+    if (proxy.empty()) {
+        return api::Error::badRequest(ctx.endpoint + " is target " + health->daemonId +
+                                      ", not a proxy, and does not know its proxy yet (" + health->status +
+                                      "): point --endpoint at the proxy");
+    }
+    *ctx.err << "note: " << ctx.endpoint << " is target " << health->daemonId << ", not a proxy; using its proxy "
+             << proxy << "\n";
+    ctx.endpoint = proxy;
+    return {};
+}
+
+}  // namespace
+
 int CliApp::run(int argc, char** argv, std::ostream& out, std::ostream& err)
 {
     CliContext ctx;
@@ -383,6 +436,13 @@ int CliApp::run(int argc, char** argv, std::ostream& out, std::ostream& err)
             return kExitOk;
         }
         ctx.args.assign(words.begin() + static_cast<long>(c.words.size()), words.end());
+        auto endpoint = api::normalizeEndpoint(ctx.endpoint);
+        if (!endpoint) {
+            err << "error: " << endpoint.error().message << "\n";
+            return kExitUsage;
+        }
+        ctx.endpoint = std::move(endpoint.value());
+        if (auto st = resolveEndpoint(ctx); !st) return ctx.fail(st.error());
         try {
             return c.run(ctx);
         } catch (const UsageError& e) {

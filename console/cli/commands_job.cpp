@@ -110,7 +110,10 @@ int waitForJob(CliContext& ctx, client::Client& client, const std::string& id, s
         auto st = client.job(id);
         if (!st) return ctx.fail(st.error());
         if (api::isFinal(st->state)) {
-            if (progressShown) *ctx.err << "\n";
+            // The progress line ends with the final figures, not the last polled ones.
+            if (progressShown) {
+                *ctx.err << "\r" << api::jobStateName(st->state) << ": " << progressText(st->progress) << "   \n";
+            }
             printJob(ctx, *st);
             return st->state == api::JobState::Finished ? kExitOk : kExitFailed;
         }

@@ -6,6 +6,7 @@
 #include "archive/archive_writer.h"
 #include "archive/member_name.h"
 #include "common/log.h"
+#include "common/fd_io.h"
 
 #include <cerrno>
 #include <cstring>
@@ -115,10 +116,9 @@ void DsortJob::journal(const std::string& line)
 {
     if (m_journalFd < 0) return;
     const std::string text = line + "\n";
-    if (::write(m_journalFd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
-        (m_store.options().fsync && ::fdatasync(m_journalFd) != 0)) {
-        logWarn("dsort: cannot journal output ", line, ": ", std::strerror(errno));
-    }
+    int err = writeAll(m_journalFd, text.data(), text.size());
+    if (err == 0 && m_store.options().fsync && ::fdatasync(m_journalFd) != 0) err = errno;
+    if (err != 0) logWarn("dsort: cannot journal output ", line, ": ", std::strerror(err));
 }
 
 void DsortJob::closeJournal()
@@ -502,6 +502,11 @@ api::Status DsortJob::create(jobs::JobContext& ctx, const std::vector<DsortAssig
         records += sh.records.size();
     }
     ctx.startPhase("create", static_cast<std::int64_t>(shards.size()), bytes);
+    {
+        std::lock_guard lock(m_mutex);
+        m_createShards = static_cast<std::int64_t>(shards.size());
+        m_createBytesTotal = bytes;
+    }
     m_session->setMetric("create.shards", shards.size());
     m_session->setMetric("create.records", records);
     runParallel(m_spec.createConcurrency, shards.size(), [&](std::size_t i) {
@@ -591,6 +596,11 @@ api::Status DsortJob::createShard(jobs::JobContext& ctx, const DsortAssignment& 
     }
     auto committed = out.commit();
     if (!committed) return committed.error();
+    {
+        std::lock_guard lock(m_mutex);
+        m_createBytesTotal += committed->size - static_cast<std::int64_t>(shard.bytes);
+        ctx.setTotals(m_createShards, m_createBytesTotal);
+    }
     ctx.addDone(1, static_cast<std::uint64_t>(committed->size));
     return {};
 }

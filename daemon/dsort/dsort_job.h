@@ -121,6 +121,11 @@ private:
     int m_journalFd = -1;
     std::atomic<std::uint64_t> m_inPlaceShards{0};
     std::string m_firstError;              // of the parallel workers
+    // The create phase's byte total: the shards' estimated .tar sizes, each
+    // replaced by its real size once written (a compressed shard is
+    // smaller), so done and total agree at the end.
+    std::int64_t m_createShards = 0;
+    std::int64_t m_createBytesTotal = 0;
 };
 
 }  // namespace tessera::daemon::dsort

@@ -1,5 +1,6 @@
 #include "record_store.h"
 
+#include "common/fd_io.h"
 #include "common/log.h"
 
 #include <cerrno>
@@ -47,14 +48,8 @@ api::Result<std::uint64_t> RecordStore::add(std::string encoded)
         if (m_spill.get() < 0) {
             if (auto st = openSpill(); !st) return st.error();
         }
-        std::size_t done = 0;
-        while (done < encoded.size()) {
-            const ssize_t n = ::pwrite(m_spill.get(), encoded.data() + done, encoded.size() - done,
-                                       static_cast<off_t>(m_spillEnd + done));
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0 && errno == ENOSPC) return api::Error::noSpace("no space left to spill dSort records in " + m_dir);
-            if (n <= 0) return api::Error::ioError("cannot spill dSort records to " + m_dir, std::strerror(errno));
-            done += static_cast<std::size_t>(n);
+        if (const int err = pwriteAll(m_spill.get(), encoded.data(), encoded.size(), m_spillEnd); err != 0) {
+            return errnoError(err, "cannot spill dSort records to " + m_dir);
         }
         slot.spilled = true;
         slot.offset = m_spillEnd;
@@ -74,13 +69,8 @@ api::Status preadAppend(int fd, std::uint64_t offset, std::uint64_t length, std:
 {
     const auto start = out.size();
     out.resize(start + length);
-    std::size_t done = 0;
-    while (done < length) {
-        const ssize_t n = ::pread(fd, out.data() + start + done, length - done, static_cast<off_t>(offset + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return api::Error::ioError("cannot read " + what, std::strerror(errno));
-        if (n == 0) return api::Error::ioError("cannot read " + what, "shorter than expected (changed meanwhile)");
-        done += static_cast<std::size_t>(n);
+    if (const int err = preadExact(fd, out.data() + start, length, offset); err != 0) {
+        return errnoError(err, "cannot read " + what);
     }
     return {};
 }

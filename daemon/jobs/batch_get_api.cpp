@@ -4,6 +4,7 @@
 #include "api/json_shape.h"
 
 #include "api/names.h"
+#include "common/fd_io.h"
 
 #include <cerrno>
 #include <cstring>
@@ -57,14 +58,8 @@ net::Response BatchGetApi::batchGet(const net::Request& req)
             continue;
         }
         std::string data(size, '\0');
-        std::uint64_t got = 0;
-        while (got < size) {
-            const ssize_t r = ::pread(obj->fd->get(), data.data() + got, size - got, static_cast<off_t>(got));
-            if (r <= 0) break;
-            got += static_cast<std::uint64_t>(r);
-        }
-        if (got != size) {
-            const std::string msg = "cannot read " + bucket + "/" + name + ": " + (got < size ? "short read" : "");
+        if (const int err = preadExact(obj->fd->get(), data.data(), size, 0); err != 0) {
+            const std::string msg = errnoError(err, "cannot read " + bucket + "/" + name).message;
             record(out, BatchGet::kError, name, msg, msg.size());
             continue;
         }

@@ -1,6 +1,7 @@
 #include "rebalance_job.h"
 
 #include "api/headers.h"
+#include "common/fd_io.h"
 #include "api/hrw.h"
 #include "api/http_error.h"
 #include "api/object_meta.h"
@@ -44,16 +45,12 @@ api::Status moveLocally(const target::ObjectStore& store, const Item& it)
     params.transferVersion = src->meta.version;
     auto w = store.beginPut(it.bucket, it.name, std::move(params));
     if (!w) return w.error();
-    std::vector<char> buf(1 << 20);
-    off_t off = 0;
-    while (true) {
-        const ssize_t n = ::pread(src->fd->get(), buf.data(), buf.size(), off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return api::Error::ioError("cannot read " + itemName(it), std::strerror(errno));
-        if (n == 0) break;
-        auto st = (*w)->write(buf.data(), static_cast<std::size_t>(n));
-        if (!st) return st;
-        off += n;
+    auto& writer = **w;
+    if (auto st = copyToEnd(
+            src->fd->get(), 0, [&writer](const char* p, std::size_t n) { return writer.write(p, n); },
+            "cannot read " + itemName(it));
+        !st) {
+        return st;
     }
     auto committed = (*w)->commit();
     if (!committed && !(*w)->superseded()) return committed.error();

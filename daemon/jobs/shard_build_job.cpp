@@ -9,6 +9,7 @@
 #include "archive/archive_reader.h"
 #include "archive/archive_writer.h"
 #include "archive/tar_index.h"
+#include "common/fd_io.h"
 #include "daemon/api/request_params.h"
 
 #include <cerrno>
@@ -16,26 +17,6 @@
 #include <unistd.h>
 
 namespace tessera::daemon::jobs {
-
-namespace {
-
-// Sends fd[from, to) to `sink` in 1 MiB preads.
-api::Status copyRange(int fd, std::uint64_t from, std::uint64_t to, const std::string& what,
-                      const std::function<api::Status(const char*, std::size_t)>& sink)
-{
-    std::vector<char> buf(1 << 20);
-    while (from < to) {
-        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), to - from));
-        const ssize_t n = ::pread(fd, buf.data(), want, static_cast<off_t>(from));
-        if (n < 0) return api::Error::ioError("cannot read " + what, std::strerror(errno));
-        if (n == 0) return api::Error::ioError("cannot read " + what, "shorter than its size (changed meanwhile)");
-        if (auto st = sink(buf.data(), static_cast<std::size_t>(n)); !st) return st;
-        from += static_cast<std::uint64_t>(n);
-    }
-    return {};
-}
-
-}  // namespace
 
 ShardBuildJob::ShardBuildJob(const target::ObjectStore& store, const target::MetaCache& cache, std::string selfId,
                              std::chrono::milliseconds peerTimeout, api::ShardTask task)
@@ -114,7 +95,7 @@ api::Status ShardBuildJob::buildShard(const api::ShardBuild& shard, SourceFetche
         // Members up to the end-of-archive marker, byte for byte.
         auto index = archive::TarIndex::build(old->fd->get(), old->meta.size, m_limits);
         if (!index) return index.error();
-        if (auto st = copyRange(old->fd->get(), 0, index->endOffset(), oldName, toPut); !st) return st;
+        if (auto st = copyRange(old->fd->get(), 0, index->endOffset(), toPut, "cannot read " + oldName); !st) return st;
     }
     auto writer = archive::ArchiveWriter::create(*format, toPut);
     if (!writer) return writer.error();
@@ -163,8 +144,8 @@ api::Status ShardBuildJob::buildShard(const api::ShardBuild& shard, SourceFetche
             }
             size = f->local->meta.size;
             if (auto st = aw.begin(name, size, m_task.mtime); !st) return st;
-            auto st = copyRange(f->local->fd->get(), 0, size, what,
-                                [&aw](const char* d, std::size_t n) { return aw.write(d, n); });
+            auto st = copyRange(f->local->fd->get(), 0, size,
+                                [&aw](const char* d, std::size_t n) { return aw.write(d, n); }, "cannot read " + what);
             if (!st) return st;
         } else if (!f->streamLater) {
             size = f->data.size();

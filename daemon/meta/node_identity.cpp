@@ -1,5 +1,7 @@
 #include "node_identity.h"
 
+#include "common/fd_io.h"
+
 #include <cstdio>
 #include <fcntl.h>
 #include <filesystem>
@@ -104,7 +106,7 @@ api::Result<std::string> loadClusterKey(const std::string& path, bool create)
     const int fd = ::open(tmp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0) return api::Error::ioError("cannot create " + tmp);
     const std::string line = key + "\n";
-    const bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+    const bool ok = writeAll(fd, line.data(), line.size()) == 0 && ::fsync(fd) == 0;
     ::close(fd);
     if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
         ::unlink(tmp.c_str());

@@ -3,6 +3,7 @@
 #include "api/headers.h"
 #include "api/http_error.h"
 #include "common/log.h"
+#include "common/fd_io.h"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
@@ -467,17 +468,10 @@ void HttpSession::send(Response res)
     // than a header write plus a sendfile for a few KiB.
     if (res.file && !headRequest && res.file->length <= kInlineFileBytes) {
         std::string body(static_cast<std::size_t>(res.file->length), '\0');
-        std::size_t got = 0;
-        while (got < body.size()) {
-            const ssize_t n = ::pread(res.file->fd->get(), body.data() + got, body.size() - got,
-                                      static_cast<off_t>(res.file->offset + got));
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            got += static_cast<std::size_t>(n);
-        }
-        if (got != body.size()) {
-            logWarn("read of ", m_req.path, " failed: ", got < body.size() ? "short read" : "");
-            Response err = Response::error(api::Error::ioError("cannot read the object", "short read"));
+        if (const int rerr = preadExact(res.file->fd->get(), body.data(), body.size(), res.file->offset); rerr != 0) {
+            const auto e = errnoError(rerr, "cannot read the object");
+            logWarn("read of ", m_req.path, " failed: ", e.message, " ", e.causedBy);
+            Response err = Response::error(e);
             err.close = true;
             res = std::move(err);
             m_status = res.status;

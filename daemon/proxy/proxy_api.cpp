@@ -152,7 +152,7 @@ Response ProxyApi::createBucket(const Request& req)
         if (auto other = m_bucketActions.find(msg->action); other != m_bucketActions.end()) {
             return other->second(*bucket, msg->value);
         }
-        if (msg->action != "create-bck") {
+        if (msg->action != api::act::kCreateBck) {
             return Response::error(api::Error::badRequest("unsupported bucket action \"" + msg->action + "\""));
         }
         // The route takes up to 16 MiB for the archive action's names; a
@@ -310,7 +310,7 @@ Response ProxyApi::clusterAction(const Request& req)
 {
     auto msg = api::parseActionMsg(req.body);
     if (!msg) return Response::error(msg.error());
-    if (msg->action != "decommission-node") {
+    if (msg->action != api::act::kDecommissionNode) {
         return Response::error(api::Error::badRequest("unsupported cluster action \"" + msg->action +
                                                       "\" (supported: decommission-node)"));
     }

@@ -1,6 +1,7 @@
 #include "archive_index_store.h"
 
 #include "api/hrw.h"
+#include "common/fd_io.h"
 #include "common/log.h"
 #include "common/unique_fd.h"
 #include "meta/node_identity.h"
@@ -45,13 +46,7 @@ std::optional<std::string> readSmallFile(const std::string& path)
     if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     if (static_cast<std::uint64_t>(st.st_size) > kMaxIndexFileBytes) return std::nullopt;
     std::string out(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t off = 0;
-    while (off < out.size()) {
-        const ssize_t n = ::pread(fd.get(), out.data() + off, out.size() - off, static_cast<off_t>(off));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return std::nullopt;
-        off += static_cast<std::size_t>(n);
-    }
+    if (preadExact(fd.get(), out.data(), out.size(), 0) != 0) return std::nullopt;
     return out;
 }
 
@@ -165,16 +160,10 @@ void ArchiveIndexStore::persist(const std::string& path, const std::string& byte
         logDebug("shard index: cannot create ", tmp, ": ", std::strerror(errno));
         return;
     }
-    std::size_t off = 0;
-    while (off < bytes.size()) {
-        const ssize_t n = ::write(fd.get(), bytes.data() + off, bytes.size() - off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            fd.reset();
-            ::unlink(tmp.c_str());
-            return;
-        }
-        off += static_cast<std::size_t>(n);
+    if (writeAll(fd.get(), bytes.data(), bytes.size()) != 0) {
+        fd.reset();
+        ::unlink(tmp.c_str());
+        return;
     }
     fd.reset();
     if (::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());

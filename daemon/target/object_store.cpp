@@ -3,6 +3,7 @@
 #include "api/checksum.h"
 #include "api/hrw.h"
 #include "api/json_util.h"
+#include "common/fd_io.h"
 #include "common/log.h"
 #include "meta/node_identity.h"
 
@@ -216,15 +217,7 @@ api::Status PutWriter::write(const char* data, std::size_t size)
                               " bytes",
                           {}};
     }
-    std::size_t off = 0;
-    while (off < size) {
-        const ssize_t n = ::write(m_fd.get(), data + off, size - off);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return m_store->mountpathError(m_mp, errno, "write failed");
-        }
-        off += static_cast<std::size_t>(n);
-    }
+    if (const int err = writeAll(m_fd.get(), data, size); err != 0) return m_store->mountpathError(m_mp, err, "write failed");
     m_hash->stream.update(data, size);
     m_size += size;
     return {};
@@ -510,18 +503,14 @@ api::Status ObjectStore::verify(const OpenObject& obj) const
 {
     if (obj.meta.checksumValue.empty()) return {};
     api::Xxh64Stream h;
-    std::vector<char> buf(1 << 20);
-    off_t off = 0;
-    while (true) {
-        const ssize_t n = ::pread(obj.fd->get(), buf.data(), buf.size(), off);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return api::Error::ioError("read failed", errnoText(errno));
-        }
-        if (n == 0) break;
-        h.update(buf.data(), static_cast<std::size_t>(n));
-        off += n;
-    }
+    auto hashed = copyToEnd(
+        obj.fd->get(), 0,
+        [&h](const char* p, std::size_t n) {
+            h.update(p, n);
+            return api::Status{};
+        },
+        "read failed");
+    if (!hashed) return hashed;
     if (h.hex() != obj.meta.checksumValue) {
         return api::Error::corruption("checksum mismatch: stored " + obj.meta.checksumValue + ", data hashes to " +
                                       h.hex());

@@ -1,5 +1,6 @@
 #include "shard_service.h"
 
+#include "common/fd_io.h"
 #include "api/hrw.h"
 #include "archive/archive_writer.h"
 #include "archive/tar_index.h"
@@ -16,35 +17,9 @@ namespace {
 
 constexpr std::size_t kCopyChunk = 256 * 1024;
 
-api::Status writeAll(int fd, const char* p, std::size_t n)
+api::Status writeTemp(int fd, const char* p, std::size_t n)
 {
-    while (n > 0) {
-        const ssize_t w = ::write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) {
-            if (errno == ENOSPC) return api::Error::noSpace("no space left on mountpath");
-            return api::Error::ioError("cannot write a temporary file", std::strerror(errno));
-        }
-        p += w;
-        n -= static_cast<std::size_t>(w);
-    }
-    return {};
-}
-
-// Bytes [offset, offset + length) of `fd` to `sink`, in chunks.
-api::Status copyRange(int fd, std::uint64_t offset, std::uint64_t length, const archive::DataSink& sink)
-{
-    std::vector<char> buf(static_cast<std::size_t>(std::min<std::uint64_t>(kCopyChunk, std::max<std::uint64_t>(length, 1))));
-    while (length > 0) {
-        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), length));
-        const ssize_t n = ::pread(fd, buf.data(), want, static_cast<off_t>(offset));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return api::Error::ioError("read failed", std::strerror(errno));
-        if (n == 0) return api::Error::corruption("shard is shorter than its index says");
-        if (auto st = sink(buf.data(), static_cast<std::size_t>(n)); !st) return st;
-        offset += static_cast<std::uint64_t>(n);
-        length -= static_cast<std::uint64_t>(n);
-    }
+    if (const int err = writeAll(fd, p, n); err != 0) return errnoError(err, "cannot write a temporary file");
     return {};
 }
 
@@ -104,7 +79,7 @@ api::Result<ShardPayload> ShardService::readMember(std::string_view bucket, std:
         auto tmp = m_store.openTempFile(bucket, name);
         if (!tmp) return tmp.error();
         auto fd = std::make_shared<UniqueFd>(std::move(tmp.value()));
-        auto st = (*reader)->readData([&fd](const char* p, std::size_t n) { return writeAll(fd->get(), p, n); });
+        auto st = (*reader)->readData([&fd](const char* p, std::size_t n) { return writeTemp(fd->get(), p, n); });
         if (!st) return st.error();
         out.file = std::make_unique<net::FileRegion>(net::FileRegion{std::move(fd), 0, out.size});
         return out;
@@ -120,7 +95,7 @@ api::Result<ShardPayload> ShardService::readMatches(std::string_view bucket, std
     auto fd = std::make_shared<UniqueFd>(std::move(tmp.value()));
     auto writer =
         archive::ArchiveWriter::create(archive::ArchiveFormat::Tar, [&fd](const char* p, std::size_t n) {
-            return writeAll(fd->get(), p, n);
+            return writeTemp(fd->get(), p, n);
         });
     if (!writer) return writer.error();
     auto& w = **writer;
@@ -139,7 +114,7 @@ api::Result<ShardPayload> ShardService::readMatches(std::string_view bucket, std
                 return api::Error::corruption("damaged tar shard: member \"" + e.name + "\" runs past the end");
             }
             if (auto st = w.begin(e.name, e.size, e.mtime); !st) return st.error();
-            if (auto st = copyRange(obj.fd->get(), e.offset, e.size, toWriter); !st) return st.error();
+            if (auto st = copyRange(obj.fd->get(), e.offset, e.size, toWriter, "cannot read the shard", kCopyChunk); !st) return st.error();
             ++matched;
         }
     } else {
@@ -319,7 +294,7 @@ api::Result<api::ObjectMeta> ShardService::appendOnce(std::string_view bucket, s
         std::uint64_t total = 0;
         for (const auto& e : idx->entries()) total += e.size;
         if (auto st = refuseGrowth(idx->entries().size(), total); !st) return st.error();
-        if (auto st = copyRange(old->fd->get(), 0, idx->endOffset(), toShard); !st) return st.error();
+        if (auto st = copyRange(old->fd->get(), 0, idx->endOffset(), toShard, "cannot read the shard", kCopyChunk); !st) return st.error();
     } else if (old) {
         // Compressed and zip shards are rewritten member by member.
         auto reader = archive::ArchiveReader::openFd(old->fd->get(), static_cast<std::uint64_t>(old->meta.size),
@@ -340,7 +315,7 @@ api::Result<api::ObjectMeta> ShardService::appendOnce(std::string_view bucket, s
         if (auto st = refuseGrowth(members, total); !st) return st.error();
     }
     if (auto st = w.begin(member, size, static_cast<std::int64_t>(std::time(nullptr))); !st) return st.error();
-    if (auto st = copyRange(bodyFd, 0, size, toWriter); !st) return st.error();
+    if (auto st = copyRange(bodyFd, 0, size, toWriter, "cannot read the appended body", kCopyChunk); !st) return st.error();
     if (auto st = w.finish(); !st) return st.error();
     auto meta = shardOut.commit();
     if (!meta) {

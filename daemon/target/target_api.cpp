@@ -7,6 +7,7 @@
 #include "api/hrw.h"
 #include "api/json_util.h"
 #include "api/object_meta.h"
+#include "common/fd_io.h"
 #include "archive/member_match.h"
 #include "archive/member_name.h"
 #include "client/http_client.h"
@@ -120,17 +121,10 @@ public:
                                   " bytes (archive_max_member_size)",
                               {}};
         }
-        while (size > 0) {
-            const ssize_t n = ::write(m_body.get(), data, size);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) {
-                if (errno == ENOSPC) return api::Error::noSpace("no space left on mountpath");
-                return api::Error::ioError("cannot write a temporary file", std::strerror(errno));
-            }
-            data += n;
-            size -= static_cast<std::size_t>(n);
-            m_size += static_cast<std::uint64_t>(n);
+        if (const int err = writeAll(m_body.get(), data, size); err != 0) {
+            return errnoError(err, "cannot write a temporary file");
         }
+        m_size += size;
         return {};
     }
     Response finish() override

@@ -1,5 +1,6 @@
 #include "tombstone_store.h"
 
+#include "common/fd_io.h"
 #include "common/unique_fd.h"
 #include "meta/node_identity.h"
 
@@ -74,8 +75,8 @@ api::Status TombstoneStore::write(std::size_t mp, std::string_view bucket, std::
         if (errno == ENOSPC) return api::Error::noSpace("no space left recording a deletion");
         return api::Error::ioError("cannot record the deletion", std::strerror(errno));
     }
-    if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-        return api::Error::ioError("cannot record the deletion", std::strerror(errno));
+    if (const int err = writeAll(fd.get(), text.data(), text.size()); err != 0) {
+        return errnoError(err, "cannot record the deletion");
     }
     if (m_fsync && ::fdatasync(fd.get()) != 0) {
         return api::Error::ioError("cannot record the deletion", std::strerror(errno));

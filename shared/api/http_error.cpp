@@ -80,6 +80,18 @@ std::string errorBody(const Error& error)
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string firstLine(std::string_view text, std::size_t maxChars)
+{
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\r' || text.front() == '\t')) {
+        text.remove_prefix(1);
+    }
+    auto line = text.substr(0, text.find_first_of("\r\n"));
+    std::string out;
+    for (char c : line.substr(0, maxChars)) out += (static_cast<unsigned char>(c) < 0x20) ? ' ' : c;
+    if (line.size() > maxChars) out += "...";
+    return out;
+}
+
 Error errorFromResponse(int status, std::string_view body)
 {
     Error e;
@@ -91,7 +103,11 @@ Error errorFromResponse(int status, std::string_view body)
             e.causedBy = j["caused_by"].get<std::string>();
         }
     } else {
-        e.message = body.empty() ? ("HTTP " + std::to_string(status)) : std::string(body);
+        // Not Tessera's error shape (a proxy in between, another server):
+        // its first line is enough, never a whole page.
+        e.message = "HTTP " + std::to_string(status);
+        const auto line = firstLine(body, 160);
+        if (!line.empty()) e.message += ": " + line;
     }
     return e;
 }

@@ -20,4 +20,8 @@ Error errorFromResponse(int status, std::string_view body);
 
 ErrorKind errorKindForStatus(int status);
 
+// The first non-empty line of `text`, at most `maxChars` (then "..."),
+// control characters blanked: how a foreign answer is quoted in an error.
+std::string firstLine(std::string_view text, std::size_t maxChars);
+
 }  // namespace tessera::api

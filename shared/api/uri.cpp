@@ -1,5 +1,7 @@
 #include "uri.h"
 
+#include <cctype>
+
 namespace tessera::api {
 
 namespace {
@@ -104,6 +106,64 @@ SplitTarget splitTarget(std::string_view target)
         return {std::string(target), {}};
     }
     return {std::string(target.substr(0, q)), std::string(target.substr(q + 1))};
+}
+
+Result<std::string> normalizeEndpoint(std::string_view text)
+{
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\n')) text.remove_suffix(1);
+    const auto bad = [&](const std::string& why) {
+        return Error::badRequest("bad endpoint \"" + std::string(text.substr(0, 200)) + "\": " + why +
+                                 " (expected host:port or http://host:port)");
+    };
+    if (text.empty()) return bad("empty");
+    std::string scheme = "http";
+    std::string_view rest = text;
+    if (const auto p = text.find("://"); p != std::string_view::npos) {
+        scheme = std::string(text.substr(0, p));
+        for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        rest = text.substr(p + 3);
+        if (scheme != "http" && scheme != "https") return bad("the scheme must be http or https");
+    }
+    const auto end = rest.find_first_of("/?#");
+    const std::string_view authority = rest.substr(0, end);
+    if (authority.empty()) return bad("no host");
+    if (authority.find('@') != std::string_view::npos) return bad("user information is not supported");
+    std::string_view host = authority;
+    std::string_view port;
+    if (authority.front() == '[') {
+        const auto close = authority.find(']');
+        if (close == std::string_view::npos) return bad("unclosed [ in an IPv6 address");
+        host = authority.substr(0, close + 1);
+        const auto after = authority.substr(close + 1);
+        if (!after.empty()) {
+            if (after.front() != ':') return bad("junk after the address");
+            port = after.substr(1);
+        }
+    } else if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
+        host = authority.substr(0, colon);
+        port = authority.substr(colon + 1);
+        if (port.empty()) return bad("empty port");
+    }
+    if (host.empty() || host == "[]") return bad("no host");
+    for (char c : host) {
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '[' ||
+              c == ']' || c == ':')) {
+            return bad("bad character in the host");
+        }
+    }
+    if (!port.empty()) {
+        if (port.size() > 5) return bad("bad port");
+        unsigned n = 0;
+        for (char c : port) {
+            if (!std::isdigit(static_cast<unsigned char>(c))) return bad("bad port");
+            n = n * 10 + static_cast<unsigned>(c - '0');
+        }
+        if (n == 0 || n > 65535) return bad("port out of range");
+    }
+    std::string out = scheme + "://" + std::string(host);
+    if (!port.empty()) out += ":" + std::string(port);
+    return out;
 }
 
 }  // namespace tessera::api

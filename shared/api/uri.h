@@ -29,4 +29,10 @@ struct SplitTarget {
 };
 SplitTarget splitTarget(std::string_view target);
 
+// A node's endpoint as a user types it, as the base URL requests are built
+// on: "host:port", "http://host:port" and "https://host:port/" all work
+// (no scheme means http; a trailing path, query or fragment is dropped).
+// BadRequest for anything else (another scheme, no host, a bad port).
+Result<std::string> normalizeEndpoint(std::string_view text);
+
 }  // namespace tessera::api

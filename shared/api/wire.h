@@ -52,13 +52,15 @@ std::string escapePointerToken(std::string_view key);
 }  // namespace wire_detail
 
 // Reads the fields of one JSON object. Keeps the first problem; `finish()`
-// adds "unknown field" for anything not read and returns it.
+// adds "unknown field" for anything not read and returns it. It refers to
+// the document it reads: the document must outlive it.
 class FieldReader {
 public:
     FieldReader(const nlohmann::json& j, std::string pointer) : m_j(j), m_pointer(std::move(pointer))
     {
         if (!m_j.is_object()) fail(m_pointer, "must be a JSON object");
     }
+    FieldReader(nlohmann::json&&, std::string) = delete;  // would outlive its document
 
     // A field that must be present (and not null).
     template <typename T>
@@ -131,8 +133,12 @@ void FieldReader::read(const nlohmann::json& v, const std::string& ptr, T& out)
         if (!v.is_boolean()) return fail(ptr, "must be true or false");
         out = v.get<bool>();
     } else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
-        if (!v.is_number_unsigned()) return fail(ptr, "must be a non-negative whole number");
-        const auto n = v.get<std::uint64_t>();
+        // Parsed text keeps positive integers unsigned; a document built in
+        // memory from an int keeps them signed.
+        if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) {
+            return fail(ptr, "must be a non-negative whole number");
+        }
+        const auto n = v.is_number_unsigned() ? v.get<std::uint64_t>() : static_cast<std::uint64_t>(v.get<std::int64_t>());
         if (n > std::numeric_limits<T>::max()) return fail(ptr, "is too large");
         out = static_cast<T>(n);
     } else if constexpr (std::is_integral_v<T>) {

@@ -522,6 +522,11 @@ api::Result<std::vector<api::ObjEntry>> Client::listArchive(std::string_view buc
                     return api::Error::corruption("cannot list shard \"" + std::string(bucket) + "/" +
                                                   std::string(shard) + "\": " + e.error);
                 }
+                if (!(e.flags & api::kEntryIsArchive)) {
+                    return api::Error::badRequest("\"" + std::string(bucket) + "/" + std::string(shard) +
+                                                  "\" is not a shard (its name does not end in .tar, .tgz, .tar.gz, "
+                                                  ".tar.lz4 or .zip)");
+                }
                 out.push_back(std::move(e));
             } else if (inShard && e.name.compare(0, memberPrefix.size(), memberPrefix) == 0) {
                 out.push_back(std::move(e));

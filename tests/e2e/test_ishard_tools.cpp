@@ -80,10 +80,10 @@ private slots:
         QTest::addColumn<QString>("ext");
         QTest::addColumn<QString>("extract");  // F: the shard, D: the directory
         QTest::addColumn<QString>("tool");
-        QTest::newRow("tar: GNU tar") << ".tar" << "tar -xf F -C D" << "tar";
-        QTest::newRow("tgz: bsdtar") << ".tgz" << "bsdtar -xf F -C D" << "bsdtar";
-        QTest::newRow("tar.lz4: lz4 | GNU tar") << ".tar.lz4" << "lz4 -dc F | tar -xf - -C D" << "lz4";
-        QTest::newRow("zip: unzip") << ".zip" << "unzip -q F -d D" << "unzip";
+        QTest::newRow("tar: GNU tar") << ".tar" << "tar -xf {file} -C {dir}" << "tar";
+        QTest::newRow("tgz: bsdtar") << ".tgz" << "bsdtar -xf {file} -C {dir}" << "bsdtar";
+        QTest::newRow("tar.lz4: lz4 | GNU tar") << ".tar.lz4" << "lz4 -dc {file} | tar -xf - -C {dir}" << "lz4";
+        QTest::newRow("zip: unzip") << ".zip" << "unzip -q {file} -d {dir}" << "unzip";
     }
 
     void extractedByTools()
@@ -111,7 +111,7 @@ private slots:
         for (const auto& e : *list) {
             const QString file = m_dir.path() + "/" + QString::fromStdString(e.name);
             QVERIFY(c.getToFile(dst, e.name, file.toStdString()));
-            QVERIFY(run(QString(extract).replace("F", file).replace("D", out)));
+            QVERIFY(run(QString(extract).replace("{file}", file).replace("{dir}", out)));
         }
         QVERIFY(filesUnder(out) == m_objects);
     }

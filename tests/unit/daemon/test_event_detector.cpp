@@ -23,7 +23,7 @@ api::NodeMetrics node(const std::string& id, std::uint64_t used = 10)
     api::NodeMetrics m;
     m.id = id;
     m.role = "target";
-    m.mountpaths.push_back({"/mp", 100, used, 100 - used, api::mountpathStateFor(100, used), {}});
+    m.mountpaths.push_back({"/mp", 100, used, 100 - used, api::mountpathStateFor(100, used), {}, -1, {}});
     return m;
 }
 

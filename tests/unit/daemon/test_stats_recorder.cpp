@@ -68,7 +68,7 @@ private slots:
         s.id = "t\"x";  // escaped in labels
         s.role = "target";
         s.ops = r.snapshot();
-        s.mountpaths.push_back({"/mp1", 100, 90, 10, api::MountpathState::NearlyFull, {}});
+        s.mountpaths.push_back({"/mp1", 100, 90, 10, api::MountpathState::NearlyFull, {}, -1, {}});
         const auto text = daemon::stats::renderPrometheus(s);
         const std::string base = "node_id=\"t\\\"x\",role=\"target\"";
         auto has = [&](const std::string& line) { return text.find(line + "\n") != std::string::npos; };

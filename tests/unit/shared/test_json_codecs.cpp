@@ -562,18 +562,22 @@ private slots:
         QCOMPARE(e.kind, original.kind);
         QCOMPARE(e.message, original.message);
         QCOMPARE(e.causedBy, original.causedBy);
-        // Not the JSON error shape: the raw body is the message.
+        // Not the JSON error shape: the status and the body's first line.
         e = errorFromResponse(502, "Bad Gateway");
         QCOMPARE(e.kind, ErrorKind::Internal);
-        QCOMPARE(e.message, std::string("Bad Gateway"));
+        QCOMPARE(e.message, std::string("HTTP 502: Bad Gateway"));
         e = errorFromResponse(404, R"({"error":"no such thing"})");
         QCOMPARE(e.kind, ErrorKind::NotFound);
-        QCOMPARE(e.message, std::string(R"({"error":"no such thing"})"));
+        QCOMPARE(e.message, std::string(R"(HTTP 404: {"error":"no such thing"})"));
         e = errorFromResponse(400, R"({"message":42})");
-        QCOMPARE(e.message, std::string(R"({"message":42})"));
+        QCOMPARE(e.message, std::string(R"(HTTP 400: {"message":42})"));
         e = errorFromResponse(503, "[1,2]");
         QCOMPARE(e.kind, ErrorKind::Unavailable);
-        QCOMPARE(e.message, std::string("[1,2]"));
+        QCOMPARE(e.message, std::string("HTTP 503: [1,2]"));
+        // A whole web page is quoted by its first line only.
+        e = errorFromResponse(404, "\n<html>\r\n<head><title>404 Not Found</title></head>\n" + std::string(5000, 'x'));
+        QCOMPARE(e.message, std::string("HTTP 404: <html>"));
+        QCOMPARE(firstLine(std::string(300, 'a'), 10), std::string("aaaaaaaaaa..."));
         QCOMPARE(errorFromResponse(404, "").message, std::string("HTTP 404"));
         QCOMPARE(errorFromResponse(404, "").kind, ErrorKind::NotFound);
     }

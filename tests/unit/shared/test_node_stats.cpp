@@ -145,7 +145,7 @@ private slots:
         s.op(OpKind::Get).latency[3] = 5;
         s.op(OpKind::Get).errorsByStatus = {{404, 1}, {499, 1}};
         s.op(OpKind::Delete).n = 1;
-        s.mountpaths.push_back({"/mp1", 1000, 900, 100, MountpathState::NearlyFull, {}});
+        s.mountpaths.push_back({"/mp1", 1000, 900, 100, MountpathState::NearlyFull, {}, -1, {}});
         s.feed = FeedStats{1, 2, 3, 4};
         const nlohmann::json j = s;
         QCOMPARE(j["counters"]["get.n"].get<int>(), 5);

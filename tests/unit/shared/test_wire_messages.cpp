@@ -72,20 +72,24 @@ private slots:
         FieldReader r(j, "");
         r.required("small", in.small);
         QCOMPARE(r.finish().error().message, std::string("/small: is too large"));
-        FieldReader r2(json{{"names", {"a", 3}}}, "/outer");
+        const json j2{{"names", {"a", 3}}};
+        FieldReader r2(j2, "/outer");
         r2.optional("names", in.names);
         QCOMPARE(r2.finish().error().message, std::string("/outer/names/1: must be a string"));
-        FieldReader r3(json{{"a/b", 1}}, "");
+        const json j3{{"a/b", 1}};
+        FieldReader r3(j3, "");
         QCOMPARE(r3.finish().error().message, std::string("/a~1b: unknown field"));
-        FieldReader r4(json::array(), "");
+        const json j4 = json::array();
+        FieldReader r4(j4, "");
         QCOMPARE(r4.finish().error().message, std::string("/: must be a JSON object"));
         std::int32_t neg = 0;
-        FieldReader r5(json{{"n", -5}}, "");
+        const json j5{{"n", -5}};
+        FieldReader r5(j5, "");
         r5.required("n", neg);
         QVERIFY(r5.finish().ok());
         QCOMPARE(neg, -5);
         std::uint64_t u = 0;
-        FieldReader r6(json{{"n", -5}}, "");
+        FieldReader r6(j5, "");
         r6.required("n", u);
         QCOMPARE(r6.finish().error().message, std::string("/n: must be a non-negative whole number"));
         QCOMPARE(parseMessage<Keepalive>("{", "keepalive").error().message, std::string("keepalive: malformed JSON"));
@@ -149,15 +153,15 @@ private slots:
         const JobStart s{"rebalance", json{{"x", 1}}};
         const auto sb = roundTrip(s, "job");
         QCOMPARE(sb.kind, s.kind);
-        QCOMPARE(sb.args, s.args);
-        QCOMPARE(parseMessage<JobStart>(R"({"kind":"rebalance"})", "job")->args, json::object());
+        QVERIFY(sb.args == s.args);
+        QVERIFY(parseMessage<JobStart>(json{{"kind", "rebalance"}}.dump(), "job")->args == json::object());
         QCOMPARE(errorOf<JobStart>(json{{"kind", "k"}, {"args", {1, 2}}}), std::string("msg: /args: must be a JSON object"));
         QCOMPARE(errorOf<JobStart>(json{{"kind", "k"}, {"arg", json::object()}}), std::string("msg: /arg: unknown field"));
         const JobEnvelope e{"ishard-1", "ishard", json{{"shards", json::array()}}};
         const auto eb = roundTrip(e, "job");
         QCOMPARE(eb.id, e.id);
         QCOMPARE(eb.kind, e.kind);
-        QCOMPARE(eb.args, e.args);
+        QVERIFY(eb.args == e.args);
         QCOMPARE(errorOf<JobEnvelope>(json{{"kind", "k"}}), std::string("msg: /id: required"));
     }
 
@@ -170,7 +174,7 @@ private slots:
                              {{0, "shard-0.tar"}, {7, "shard-7.tar"}},
                              "ekm text"};
         QVERIFY(roundTrip(a, "dsort job args") == a);
-        QCOMPARE(json(a)["peers"][1], json::array({"t2", "http://b"}));
+        QVERIFY(json(a)["peers"][1] == json::array({"t2", "http://b"}));
         auto j = json(a);
         j["self"] = 2;
         QCOMPARE(errorOf<DsortJobArgs>(j), std::string("msg: /self: must be an index into peers"));
@@ -275,21 +279,26 @@ private slots:
         QCOMPARE(sb.events[0].kind, std::string(event_kind::kNodeAway));
         // A snapshot before the first metrics round has none.
         s.metrics.reset();
-        QVERIFY(!std::get<FeedSnapshot>(decodeFeedMessage(R"({"type":"snapshot","seq":1,"ts":0,"data":)" +
-                                                          json(s).dump() + "}")
-                                            ->payload)
-                     .metrics);
+        text.clear();
+        appendFeedEnvelope(text, feed_type::kSnapshot, 1, 0, json(s).dump());
+        const auto early = decodeFeedMessage(text);
+        QVERIFY(early.ok());
+        QVERIFY(!std::get<FeedSnapshot>(early->payload).metrics);
 
         const BmdUpdate b{7, {BucketSummary{"x", "ais", std::nullopt, std::nullopt, std::nullopt, 0}}};
         text.clear();
         appendFeedEnvelope(text, feed_type::kBmd, 2, 0, json(b).dump());
-        const auto& bb = std::get<BmdUpdate>(decodeFeedMessage(text)->payload);
+        const auto bmsg = decodeFeedMessage(text);
+        QVERIFY(bmsg.ok());
+        const auto& bb = std::get<BmdUpdate>(bmsg->payload);
         QCOMPARE(bb.version, std::int64_t{7});
         QVERIFY(!bb.buckets[0].objects);
 
         text.clear();
         appendFeedEnvelope(text, feed_type::kSubscribed, 3, 0, json(Subscribed{{"metrics"}, 500}).dump());
-        const auto& sub = std::get<Subscribed>(decodeFeedMessage(text)->payload);
+        const auto smsg = decodeFeedMessage(text);
+        QVERIFY(smsg.ok());
+        const auto& sub = std::get<Subscribed>(smsg->payload);
         QCOMPARE(sub.intervalMs, 500);
         QCOMPARE(sub.topics, std::vector<std::string>{"metrics"});
 
