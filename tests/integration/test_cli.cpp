@@ -3,6 +3,7 @@
 
 #include "api/checksum.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -165,6 +166,61 @@ private slots:
         auto r = cli({"--endpoint", "http://127.0.0.1:1", "bucket", "ls"});
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.contains("error:"));
+    }
+
+    void endpointForms()
+    {
+        // host:port as the console takes it; a trailing slash is fine.
+        const auto url = QString::fromStdString(m_cluster.proxyUrl());
+        auto r = cli({"--endpoint", url.mid(url.indexOf("://") + 3), "bucket", "ls"});
+        QCOMPARE(r.code, 0);
+        r = cli({"--endpoint", url + "/", "bucket", "ls"});
+        QCOMPARE(r.code, 0);
+        r = cli({"--endpoint", "ftp://127.0.0.1:21", "bucket", "ls"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("http or https"));
+        // A target: the CLI says so and goes to its proxy, so a listing is whole.
+        QCOMPARE(cli({"bucket", "create", "cli-ep"}).code, 0);
+        writeFile("ep/one.txt", "1");
+        writeFile("ep/two.txt", "2");
+        writeFile("ep/three.txt", "3");
+        QCOMPARE(cli({"put", "ep", "cli-ep/"}).code, 0);
+        r = cli({"--endpoint", QString::fromStdString(m_cluster.targetUrl(0)), "--json", "ls", "cli-ep"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("is target") && r.err.contains("using its proxy"), r.err.constData());
+        QCOMPARE(nlohmann::json::parse(r.out.toStdString())["entries"].size(), std::size_t{3});
+    }
+
+    void foreignServer()
+    {
+        // A plain web server: named for what it is, never quoted page by page.
+        QTemporaryDir root;
+        QProcess web;
+        web.setWorkingDirectory(root.path());
+        const int port = 20000 + static_cast<int>(QCoreApplication::applicationPid() % 20000);
+        web.start("python3", {"-m", "http.server", QString::number(port), "--bind", "127.0.0.1"});
+        QVERIFY(web.waitForStarted());
+        Run r;
+        for (int i = 0; i < 100; ++i) {
+            r = cli({"--endpoint", "127.0.0.1:" + QString::number(port), "bucket", "ls"});
+            if (!r.err.contains("connect")) break;
+            QTest::qWait(50);
+        }
+        web.kill();
+        web.waitForFinished();
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("does not look like a Tessera proxy") && r.err.contains("HTTP 404"), r.err.constData());
+        QVERIFY2(r.err.count('\n') == 1 && r.err.size() < 400, r.err.constData());
+    }
+
+    void archiveListOfANonShard()
+    {
+        QCOMPARE(cli({"bucket", "create", "cli-ns"}).code, 0);
+        writeFile("ns/readme.md", "not a shard");
+        QCOMPARE(cli({"put", "ns/readme.md", "cli-ns/readme.md"}).code, 0);
+        auto r = cli({"archive", "ls", "cli-ns/readme.md"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("is not a shard"), r.err.constData());
     }
 
     void showPerfAndWatch()
