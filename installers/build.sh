@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs missing packages, then configures and builds Tessera.
-# Usage: installers/build.sh [release|dev|asan]
+# Usage: installers/build.sh [release|dev|asan] [TARGET...]
 #   Build trees: build/release, build/dev, build/asan (reused when present; the
 #   same trees as the CMake presets of the same names). ccache is used when
 #   installed. TESSERA_JOBS sets the parallelism (default 2).
+#   TARGETs build only those (run.sh: the three programs, not the tests).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KIND="${1:-release}"
+shift || true
+TARGETS=("$@")
 JOBS="${TESSERA_JOBS:-2}"
 
 case "$KIND" in
@@ -23,6 +26,14 @@ BUILD="$ROOT/build/$KIND"
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then ARGS+=(-G Ninja); fi
 echo "build: configuring $KIND in $BUILD"
 cmake -S "$ROOT" -B "$BUILD" "${ARGS[@]}" >/dev/null
-echo "build: building with $JOBS jobs"
-cmake --build "$BUILD" -j "$JOBS"
+# ccache hits across build trees and checkouts: paths below the checkout are
+# hashed relative to it.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
+if [ "${#TARGETS[@]}" -gt 0 ]; then
+  echo "build: building ${TARGETS[*]} with $JOBS jobs"
+  cmake --build "$BUILD" -j "$JOBS" --target "${TARGETS[@]}"
+else
+  echo "build: building with $JOBS jobs"
+  cmake --build "$BUILD" -j "$JOBS"
+fi
 echo "build: done ($BUILD)"

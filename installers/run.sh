@@ -13,7 +13,8 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 done
 case "$DATA" in /*) ;; *) DATA="$PWD/$DATA" ;; esac
 
-"$ROOT/installers/build.sh" release
+# Only the programs a running cluster needs; installers/test.sh builds the rest.
+"$ROOT/installers/build.sh" release tessera-node tessera tessera-console
 "$ROOT/installers/local-cluster.sh" up "$@"
 
 PORT="${TESSERA_PORT:-8080}"

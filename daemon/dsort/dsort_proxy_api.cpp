@@ -30,13 +30,10 @@ DsortProxyApi::DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jo
 void DsortProxyApi::registerWith(proxy::JobCoordinator& jobs, net::Router& router)
 {
     jobs.addKind("dsort", {[this](const nlohmann::json& a, const api::Smap& t) { return prepare(a, t); }, false});
-    auto h = [this](Response (DsortProxyApi::*fn)(const Request&)) {
-        return [this, fn](const Request& r) { return (this->*fn)(r); };
-    };
-    router.add(Route{http::verb::post, "/v1/sort", Exec::Worker, h(&DsortProxyApi::start), {}, kMaxSpecBody});
-    router.add(Route{http::verb::get, "/v1/sort", Exec::Worker, h(&DsortProxyApi::show), {}});
-    router.add(Route{http::verb::delete_, "/v1/sort/abort", Exec::Worker, h(&DsortProxyApi::abort), {}});
-    router.add(Route{http::verb::delete_, "/v1/sort", Exec::Worker, h(&DsortProxyApi::remove), {}});
+    router.add(Route{http::verb::post, "/v1/sort", Exec::Worker, net::bind(this, &DsortProxyApi::start), {}, kMaxSpecBody});
+    router.add(Route{http::verb::get, "/v1/sort", Exec::Worker, net::bind(this, &DsortProxyApi::show), {}});
+    router.add(Route{http::verb::delete_, "/v1/sort/abort", Exec::Worker, net::bind(this, &DsortProxyApi::abort), {}});
+    router.add(Route{http::verb::delete_, "/v1/sort", Exec::Worker, net::bind(this, &DsortProxyApi::remove), {}});
 }
 
 api::Result<std::string> DsortProxyApi::readEkm(const spec::DsortSpec& s) const

@@ -35,16 +35,13 @@ Response statusResponse(const api::Status& st)
 
 void DsortTargetApi::registerRoutes(net::Router& router)
 {
-    auto h = [this](Response (DsortTargetApi::*fn)(const Request&)) {
-        return [this, fn](const Request& r) { return (this->*fn)(r); };
-    };
     const std::string base = "/v1/internal/dsort/{id}/";
-    router.add(Route{http::verb::post, base + "records", Exec::Worker, h(&DsortTargetApi::records), {}, kMaxRecordsBody});
-    router.add(Route{http::verb::post, base + "assign", Exec::Worker, h(&DsortTargetApi::assign), {}, kMaxAssignBody});
-    router.add(Route{http::verb::post, base + "pull", Exec::Worker, h(&DsortTargetApi::pull), {}});
-    router.add(Route{http::verb::post, base + "done", Exec::Inline, h(&DsortTargetApi::done), {}});
-    router.add(Route{http::verb::post, base + "fail", Exec::Inline, h(&DsortTargetApi::fail), {}});
-    router.add(Route{http::verb::get, base + "metrics", Exec::Inline, h(&DsortTargetApi::metrics), {}});
+    router.add(Route{http::verb::post, base + "records", Exec::Worker, net::bind(this, &DsortTargetApi::records), {}, kMaxRecordsBody});
+    router.add(Route{http::verb::post, base + "assign", Exec::Worker, net::bind(this, &DsortTargetApi::assign), {}, kMaxAssignBody});
+    router.add(Route{http::verb::post, base + "pull", Exec::Worker, net::bind(this, &DsortTargetApi::pull), {}});
+    router.add(Route{http::verb::post, base + "done", Exec::Inline, net::bind(this, &DsortTargetApi::done), {}});
+    router.add(Route{http::verb::post, base + "fail", Exec::Inline, net::bind(this, &DsortTargetApi::fail), {}});
+    router.add(Route{http::verb::get, base + "metrics", Exec::Inline, net::bind(this, &DsortTargetApi::metrics), {}});
 }
 
 api::Result<std::shared_ptr<DsortSession>> DsortTargetApi::session(const Request& req) const

@@ -7,7 +7,7 @@
 #include "api/object_meta.h"
 #include "client/http_client.h"
 #include "common/log.h"
-#include "daemon/api/request_params.h"
+#include "net/request_params.h"
 
 #include <cerrno>
 #include <cstring>

@@ -10,7 +10,7 @@
 #include "archive/archive_writer.h"
 #include "archive/tar_index.h"
 #include "common/fd_io.h"
-#include "daemon/api/request_params.h"
+#include "net/request_params.h"
 
 #include <cerrno>
 #include <cstring>

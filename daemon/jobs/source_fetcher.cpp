@@ -5,7 +5,7 @@
 #include "api/hrw.h"
 #include "api/http_error.h"
 #include "batch_get_api.h"
-#include "daemon/api/request_params.h"
+#include "net/request_params.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

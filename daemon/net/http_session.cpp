@@ -352,24 +352,32 @@ void HttpSession::dispatch(const Route& route)
             return Response::error(api::Error::internal(e.what()));
         }
     };
+    std::function<Response()> work = run;
     if (route.exec != Exec::Worker) {
         Response res = run();
-        if (!res.deferred) {
+        if (!res.continuation) {
             send(std::move(res));
             return;
         }
         if (route.exec != Exec::InlineFirst) {
-            logError("handler for ", m_req.path, " deferred outside an InlineFirst route");
-            send(Response::error(api::Error::internal("handler deferred on an inline route")));
+            logError("handler for ", m_req.path, " continued on the workers outside an InlineFirst route");
+            send(Response::error(api::Error::internal("handler continued on an inline route")));
             return;
         }
-        m_req.onWorker = true;
+        work = [self = shared_from_this(), rest = std::move(res.continuation)]() -> Response {
+            try {
+                return rest();
+            } catch (const std::exception& e) {
+                logError("handler for ", self->m_req.path, " threw: ", e.what());
+                return Response::error(api::Error::internal(e.what()));
+            }
+        };
     }
     // A long handler (a big listing) must not trip the read timeout armed for
     // the request; send() arms the write timeout.
     m_stream.expires_never();
-    asio::post(*m_ctx->workers, [self = shared_from_this(), run]() mutable {
-        Response res = run();
+    asio::post(*m_ctx->workers, [self = shared_from_this(), work = std::move(work)]() mutable {
+        Response res = work();
         asio::post(self->m_stream.get_executor(),
                    [self, res = std::move(res)]() mutable { self->send(std::move(res)); });
     });

@@ -23,7 +23,6 @@ struct Request {
     std::string body;          // buffered routes only
     std::uint64_t contentLength = 0;
     bool hasBody = false;      // a body is (or was) announced by the client
-    bool onWorker = false;     // Exec::InlineFirst: this is the run on the worker pool
 
     std::string header(std::string_view name) const
     {

@@ -7,6 +7,7 @@
 #include "common/unique_fd.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -30,7 +31,9 @@ struct Response {
     bool close = false;                // close the connection after sending
     std::uint64_t headContentLength = 0;  // for HEAD: the Content-Length to announce
     bool isHead = false;
-    bool deferred = false;  // Exec::InlineFirst: run the handler again on the worker pool
+    // Exec::InlineFirst: the rest of the handler's work, to run on the worker
+    // pool (it blocks); its answer is the response. Set by continueOnWorker.
+    std::function<Response()> continuation;
 
     Response& header(std::string name, std::string value)
     {
@@ -47,10 +50,13 @@ struct Response {
     // carries Retry-After: 1; setHeader changes it.
     static Response error(const api::Error& e);
     static Response redirect(std::string location);  // 307
-    static Response deferToWorker()
+    // The handler hands over what it has done so far (captured in `work`),
+    // instead of being run again from the top. `work` may refer to the
+    // request: the session keeps it until the answer is sent.
+    static Response continueOnWorker(std::function<Response()> work)
     {
         Response r;
-        r.deferred = true;
+        r.continuation = std::move(work);
         return r;
     }
 };

@@ -24,10 +24,10 @@ namespace tessera::daemon::net {
 
 // Where a buffered handler runs: on the connection's I/O thread (fast, never
 // blocks) or on the worker pool (disk walks, calls to other nodes).
-// InlineFirst runs it on the connection's I/O thread, and again on the
-// worker pool when it answers Response::deferToWorker() (it needs to block:
-// hash a whole object, ask other nodes); Request::onWorker tells the two
-// runs apart. It spares the common case two thread hops.
+// InlineFirst runs it on the connection's I/O thread; when it must block
+// (hash a whole object, ask other nodes) it answers
+// Response::continueOnWorker(rest) and `rest` runs on the worker pool. It
+// spares the common case two thread hops.
 enum class Exec { Inline, Worker, InlineFirst };
 
 using Handler = std::function<Response(const Request&)>;
@@ -40,6 +40,14 @@ using UploadStart = std::function<std::variant<Response, std::unique_ptr<UploadS
 // Called on the connection's I/O thread; must not block.
 using WebSocketAccept = std::function<std::optional<Response>(
     const Request&, Stream& stream, boost::beast::http::request<boost::beast::http::empty_body>&&)>;
+
+// A member function of `self` as a Handler: routes name their handlers as
+// bind(this, &Api::method).
+template <typename T>
+Handler bind(T* self, Response (T::*fn)(const Request&))
+{
+    return [self, fn](const Request& r) { return (self->*fn)(r); };
+}
 
 struct Route {
     boost::beast::http::verb method;

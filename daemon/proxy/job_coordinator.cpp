@@ -55,13 +55,10 @@ JobCoordinator::~JobCoordinator() { stop(); }
 
 void JobCoordinator::registerRoutes(net::Router& router)
 {
-    auto h = [this](Response (JobCoordinator::*fn)(const Request&)) {
-        return [this, fn](const Request& r) { return (this->*fn)(r); };
-    };
-    router.add(Route{http::verb::post, "/v1/jobs", Exec::Worker, h(&JobCoordinator::startJob), {}, kMaxStartBody});
-    router.add(Route{http::verb::get, "/v1/jobs", Exec::Inline, h(&JobCoordinator::listJobs), {}});
-    router.add(Route{http::verb::get, "/v1/jobs/{id}", Exec::Inline, h(&JobCoordinator::showJob), {}});
-    router.add(Route{http::verb::delete_, "/v1/jobs/{id}", Exec::Worker, h(&JobCoordinator::abortJob), {}});
+    router.add(Route{http::verb::post, "/v1/jobs", Exec::Worker, net::bind(this, &JobCoordinator::startJob), {}, kMaxStartBody});
+    router.add(Route{http::verb::get, "/v1/jobs", Exec::Inline, net::bind(this, &JobCoordinator::listJobs), {}});
+    router.add(Route{http::verb::get, "/v1/jobs/{id}", Exec::Inline, net::bind(this, &JobCoordinator::showJob), {}});
+    router.add(Route{http::verb::delete_, "/v1/jobs/{id}", Exec::Worker, net::bind(this, &JobCoordinator::abortJob), {}});
 }
 
 void JobCoordinator::start()

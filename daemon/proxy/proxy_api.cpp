@@ -7,7 +7,7 @@
 #include "api/object_list.h"
 #include "api/action_msg.h"
 #include "api/cluster_msg.h"
-#include "daemon/api/request_params.h"
+#include "net/request_params.h"
 #include "list_merge.h"
 #include "meta/node_identity.h"
 
@@ -57,9 +57,6 @@ std::optional<Response> ProxyApi::checkClusterKey(const Request& req) const
 
 void ProxyApi::registerRoutes(net::Router& router)
 {
-    auto h = [this](Response (ProxyApi::*fn)(const Request&)) {
-        return [this, fn](const Request& r) { return (this->*fn)(r); };
-    };
     const std::string obj = "/v1/objects/{bucket}/{name...}";
     // PUT: answer the redirect before the body; the session closes the
     // connection when a body was announced and left unread.
@@ -69,27 +66,27 @@ void ProxyApi::registerRoutes(net::Router& router)
                                       return redirectObject(r);
                                   }},
                             OpKind::Put));
-    router.add(net::counted(Route{http::verb::get, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}}, OpKind::Get));
-    router.add(net::counted(Route{http::verb::head, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}}, OpKind::Head));
+    router.add(net::counted(Route{http::verb::get, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}}, OpKind::Get));
+    router.add(net::counted(Route{http::verb::head, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}}, OpKind::Head));
     router.add(
-        net::counted(Route{http::verb::delete_, obj, Exec::Inline, h(&ProxyApi::redirectObject), {}}, OpKind::Delete));
+        net::counted(Route{http::verb::delete_, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}}, OpKind::Delete));
 
-    router.add(Route{http::verb::get, "/v1/buckets", Exec::Inline, h(&ProxyApi::listBuckets), {}});
-    router.add(net::counted(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::listObjects), {}},
+    router.add(Route{http::verb::get, "/v1/buckets", Exec::Inline, net::bind(this, &ProxyApi::listBuckets), {}});
+    router.add(net::counted(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::listObjects), {}},
                             OpKind::List));
     // The body may be an archive action listing up to api::kMaxArchiveObjects names.
-    router.add(Route{http::verb::post, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::createBucket), {},
+    router.add(Route{http::verb::post, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::createBucket), {},
                      std::size_t{16} << 20});
-    router.add(Route{http::verb::delete_, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::destroyBucket), {}});
-    router.add(Route{http::verb::head, "/v1/buckets/{bucket}", Exec::Inline, h(&ProxyApi::headBucket), {}});
-    router.add(Route{http::verb::patch, "/v1/buckets/{bucket}", Exec::Worker, h(&ProxyApi::patchBucket), {}});
+    router.add(Route{http::verb::delete_, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::destroyBucket), {}});
+    router.add(Route{http::verb::head, "/v1/buckets/{bucket}", Exec::Inline, net::bind(this, &ProxyApi::headBucket), {}});
+    router.add(Route{http::verb::patch, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::patchBucket), {}});
 
-    router.add(Route{http::verb::post, "/v1/cluster/join", Exec::Worker, h(&ProxyApi::join), {}});
-    router.add(Route{http::verb::post, "/v1/cluster/keepalive", Exec::Inline, h(&ProxyApi::keepalive), {}});
-    router.add(Route{http::verb::get, "/v1/cluster", Exec::Worker, h(&ProxyApi::clusterInfo), {}});
-    router.add(Route{http::verb::put, "/v1/cluster", Exec::Worker, h(&ProxyApi::clusterAction), {}, 64 * 1024});
-    router.add(Route{http::verb::get, "/v1/daemon", Exec::Inline, h(&ProxyApi::daemonInfo), {}});
-    router.add(Route{http::verb::get, "/v1/health", Exec::Inline, h(&ProxyApi::health), {}});
+    router.add(Route{http::verb::post, "/v1/cluster/join", Exec::Worker, net::bind(this, &ProxyApi::join), {}});
+    router.add(Route{http::verb::post, "/v1/cluster/keepalive", Exec::Inline, net::bind(this, &ProxyApi::keepalive), {}});
+    router.add(Route{http::verb::get, "/v1/cluster", Exec::Worker, net::bind(this, &ProxyApi::clusterInfo), {}});
+    router.add(Route{http::verb::put, "/v1/cluster", Exec::Worker, net::bind(this, &ProxyApi::clusterAction), {}, 64 * 1024});
+    router.add(Route{http::verb::get, "/v1/daemon", Exec::Inline, net::bind(this, &ProxyApi::daemonInfo), {}});
+    router.add(Route{http::verb::get, "/v1/health", Exec::Inline, net::bind(this, &ProxyApi::health), {}});
 }
 
 Response ProxyApi::redirectObject(const Request& req)

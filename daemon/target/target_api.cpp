@@ -11,7 +11,7 @@
 #include "archive/member_match.h"
 #include "archive/member_name.h"
 #include "client/http_client.h"
-#include "daemon/api/request_params.h"
+#include "net/request_params.h"
 #include "meta/node_identity.h"
 
 #include <cerrno>
@@ -178,9 +178,6 @@ TargetApi::TargetApi(api::Snode self, ObjectStore& store, ShardService& shards, 
 
 void TargetApi::registerRoutes(net::Router& router)
 {
-    auto h = [this](Response (TargetApi::*fn)(const Request&)) {
-        return [this, fn](const Request& r) { return (this->*fn)(r); };
-    };
     const std::string obj = "/v1/objects/{bucket}/{name...}";
     using api::OpKind;
     router.add(net::counted(Route{http::verb::put, obj, Exec::Inline, {}, [this](const Request& r) { return putObject(r); }},
@@ -189,20 +186,20 @@ void TargetApi::registerRoutes(net::Router& router)
     // xattr read) and move to the worker pool only to hash a whole object or
     // to ask the peers for one that is missing here.
     router.add(
-        net::counted(Route{http::verb::get, obj, Exec::InlineFirst, h(&TargetApi::getObject), {}}, OpKind::Get));
+        net::counted(Route{http::verb::get, obj, Exec::InlineFirst, net::bind(this, &TargetApi::getObject), {}}, OpKind::Get));
     router.add(
-        net::counted(Route{http::verb::head, obj, Exec::InlineFirst, h(&TargetApi::headObject), {}}, OpKind::Head));
+        net::counted(Route{http::verb::head, obj, Exec::InlineFirst, net::bind(this, &TargetApi::headObject), {}}, OpKind::Head));
     router.add(
-        net::counted(Route{http::verb::delete_, obj, Exec::Worker, h(&TargetApi::deleteObject), {}}, OpKind::Delete));
-    router.add(net::counted(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, h(&TargetApi::listObjects), {}},
+        net::counted(Route{http::verb::delete_, obj, Exec::Worker, net::bind(this, &TargetApi::deleteObject), {}}, OpKind::Delete));
+    router.add(net::counted(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &TargetApi::listObjects), {}},
                             OpKind::List));
     router.add(
-        Route{http::verb::delete_, "/v1/internal/buckets/{bucket}", Exec::Worker, h(&TargetApi::destroyBucket), {}});
-    Route ms{http::verb::put, "/v1/metasync", Exec::Inline, h(&TargetApi::metasync), {}};
+        Route{http::verb::delete_, "/v1/internal/buckets/{bucket}", Exec::Worker, net::bind(this, &TargetApi::destroyBucket), {}});
+    Route ms{http::verb::put, "/v1/metasync", Exec::Inline, net::bind(this, &TargetApi::metasync), {}};
     ms.maxBody = 16 << 20;
     router.add(std::move(ms));
-    router.add(Route{http::verb::get, "/v1/health", Exec::Inline, h(&TargetApi::health), {}});
-    router.add(Route{http::verb::get, "/v1/daemon", Exec::Worker, h(&TargetApi::daemonInfo), {}});
+    router.add(Route{http::verb::get, "/v1/health", Exec::Inline, net::bind(this, &TargetApi::health), {}});
+    router.add(Route{http::verb::get, "/v1/daemon", Exec::Worker, net::bind(this, &TargetApi::daemonInfo), {}});
 }
 
 std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const api_util::ObjectRef& ref)
@@ -397,31 +394,48 @@ Response TargetApi::getObject(const Request& req)
     auto obj = m_store.open(ref->bucket, ref->name);
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
         // Asking the peers blocks: not on the connection's strand.
-        if (!req.onWorker) return Response::deferToWorker();
+        return Response::continueOnWorker([this, &req, ref = *ref] { return getMissing(req, ref); });
+    }
+    if (!obj) return Response::error(obj.error());
+    return serveObject(req, *ref, std::move(obj.value()), false);
+}
+
+Response TargetApi::getMissing(const Request& req, const api_util::ObjectRef& ref)
+{
+    auto obj = m_store.open(ref.bucket, ref.name);
+    if (!obj && obj.kind() == api::ErrorKind::NotFound) {
         // Deleted here: a peer's copy is older, whatever it says.
-        if (m_store.tombstone(ref->bucket, ref->name)) return Response::error(obj.error());
-        if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
+        if (m_store.tombstone(ref.bucket, ref.name)) return Response::error(obj.error());
+        if (auto moved = findOnPeers(req, ref)) return std::move(*moved);
         // A rebalance may have delivered it here while the peers were asked.
-        obj = m_store.open(ref->bucket, ref->name);
+        obj = m_store.open(ref.bucket, ref.name);
         if (!obj && obj.kind() == api::ErrorKind::NotFound && !req.hasQuery(kQpLocal)) {
             if (auto away = awayPeer()) return Response::error(*away);
         }
     }
     if (!obj) return Response::error(obj.error());
-    const auto* props = m_cache.bmd()->find(ref->bucket);
-    if (props != nullptr && props->checksum.validateWarmGet) {
-        if (!req.onWorker) return Response::deferToWorker();  // reads the whole object
-        auto st = m_store.verify(*obj);
+    return serveObject(req, ref, std::move(obj.value()), true);
+}
+
+Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& ref, OpenObject obj, bool onWorker)
+{
+    const auto* props = m_cache.bmd()->find(ref.bucket);
+    const bool verify = props != nullptr && props->checksum.validateWarmGet;
+    const bool shard = isShardRead(req);
+    if ((verify || shard) && !onWorker) {
+        // Reads the whole object, or reads (maybe indexes) the shard.
+        return Response::continueOnWorker(
+            [this, &req, ref, obj = std::move(obj)] { return serveObject(req, ref, obj, true); });
+    }
+    if (verify) {
+        auto st = m_store.verify(obj);
         if (!st) {
             if (st.error().kind == api::ErrorKind::Corruption) m_recorder.addChecksumError();
             return Response::error(st.error());
         }
     }
-    if (isShardRead(req)) {
-        if (!req.onWorker) return Response::deferToWorker();  // reads, maybe indexes, the shard
-        return getFromShard(req, *ref, *obj);
-    }
-    const auto size = static_cast<std::uint64_t>(obj->meta.size);
+    if (shard) return getFromShard(req, ref, obj);
+    const auto size = static_cast<std::uint64_t>(obj.meta.size);
     auto range = api::parseRange(req.header("Range"), size);
     if (!range) {
         auto r = Response::error(range.error());
@@ -431,11 +445,11 @@ Response TargetApi::getObject(const Request& req)
         return r;
     }
     Response r;
-    addMetaHeaders(r, obj->meta, m_self.id, false);
+    addMetaHeaders(r, obj.meta, m_self.id, false);
     r.header("Content-Type", "application/octet-stream");
     r.header("Accept-Ranges", "bytes");
     r.file = std::make_unique<net::FileRegion>();
-    r.file->fd = obj->fd;
+    r.file->fd = obj.fd;
     if (range->has_value()) {
         const auto& br = **range;
         r.status = 206;
@@ -535,20 +549,35 @@ Response TargetApi::headObject(const Request& req)
     if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
     auto meta = m_store.stat(ref->bucket, ref->name);
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
-        if (!req.onWorker) return Response::deferToWorker();
-        if (m_store.tombstone(ref->bucket, ref->name)) return Response::error(meta.error());
-        if (auto moved = findOnPeers(req, *ref)) return std::move(*moved);
-        meta = m_store.stat(ref->bucket, ref->name);
+        // Asking the peers blocks: not on the connection's strand.
+        return Response::continueOnWorker([this, &req, ref = *ref] { return headMissing(req, ref); });
+    }
+    if (!meta) return Response::error(meta.error());
+    return headResponse(ref->bucket + "/" + ref->name, *meta);
+}
+
+Response TargetApi::headMissing(const Request& req, const api_util::ObjectRef& ref)
+{
+    auto meta = m_store.stat(ref.bucket, ref.name);
+    if (!meta && meta.kind() == api::ErrorKind::NotFound) {
+        if (m_store.tombstone(ref.bucket, ref.name)) return Response::error(meta.error());
+        if (auto moved = findOnPeers(req, ref)) return std::move(*moved);
+        meta = m_store.stat(ref.bucket, ref.name);
         if (!meta && meta.kind() == api::ErrorKind::NotFound && !req.hasQuery(kQpLocal)) {
             if (auto away = awayPeer()) return Response::error(*away);
         }
     }
     if (!meta) return Response::error(meta.error());
+    return headResponse(ref.bucket + "/" + ref.name, *meta);
+}
+
+Response TargetApi::headResponse(const std::string& name, const api::ObjectMeta& meta) const
+{
     Response r;
-    addMetaHeaders(r, *meta, m_self.id);
-    r.header(std::string(api::kHdrName), ref->bucket + "/" + ref->name);
+    addMetaHeaders(r, meta, m_self.id);
+    r.header(std::string(api::kHdrName), name);
     r.isHead = true;
-    r.headContentLength = static_cast<std::uint64_t>(meta->size);
+    r.headContentLength = static_cast<std::uint64_t>(meta.size);
     return r;
 }
 

@@ -5,7 +5,7 @@
 
 #include "api/node_stats.h"
 #include "api/smap.h"
-#include "daemon/api/request_params.h"
+#include "net/request_params.h"
 #include "membership.h"
 #include "meta_cache.h"
 #include "net/router.h"
@@ -52,6 +52,12 @@ private:
 
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> putObject(const net::Request& req);
     net::Response getObject(const net::Request& req);
+    // The parts of a GET and a HEAD that run on the worker pool: a name not
+    // found here is looked for on the peers.
+    net::Response getMissing(const net::Request& req, const api_util::ObjectRef& ref);
+    net::Response serveObject(const net::Request& req, const api_util::ObjectRef& ref, OpenObject obj, bool onWorker);
+    net::Response headMissing(const net::Request& req, const api_util::ObjectRef& ref);
+    net::Response headResponse(const std::string& name, const api::ObjectMeta& meta) const;
     // GET with archpath (one member) or archregx (matching members as a
     // .tar) of the shard `obj`; on the worker pool.
     net::Response getFromShard(const net::Request& req, const api_util::ObjectRef& ref, const OpenObject& obj);
