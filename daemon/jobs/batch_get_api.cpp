@@ -59,17 +59,17 @@ net::Response BatchGetApi::batchGet(const net::Request& req)
         }
         std::string data(size, '\0');
         if (const int err = preadExact(obj->fd->get(), data.data(), size, 0); err != 0) {
-            const std::string msg = errnoError(err, "cannot read " + bucket + "/" + name).message;
-            record(out, BatchGet::kError, name, msg, msg.size());
+            const std::string why = errnoError(err, "cannot read " + bucket + "/" + name).message;
+            record(out, BatchGet::kError, name, why, why.size());
             continue;
         }
         // Bytes leave this target only if they are the bytes that were
         // stored: a peer would otherwise build them into a new object
         // under a fresh, valid checksum.
         if (!obj->meta.checksumValue.empty() && api::xxhash64Hex(data) != obj->meta.checksumValue) {
-            const std::string msg = "object " + bucket + "/" + name + " is corrupted: stored checksum " +
+            const std::string why = "object " + bucket + "/" + name + " is corrupted: stored checksum " +
                                     obj->meta.checksumValue + ", its bytes hash to " + api::xxhash64Hex(data);
-            record(out, BatchGet::kCorrupt, name, msg, msg.size());
+            record(out, BatchGet::kCorrupt, name, why, why.size());
             continue;
         }
         record(out, BatchGet::kOk, name, data, size);

@@ -38,16 +38,7 @@ constexpr std::string_view kQpRelocated = "relocated";
 // leaves it out (one header less on the hot path).
 void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& selfId, bool withStamp = true)
 {
-    r.header(std::string(api::kHdrSize), std::to_string(m.size));
-    if (!m.checksumValue.empty()) {
-        r.header(std::string(api::kHdrChecksumType), m.checksumType);
-        r.header(std::string(api::kHdrChecksumValue), m.checksumValue);
-    }
-    r.header(std::string(api::kHdrVersion), m.version);
-    r.header(std::string(api::kHdrAtime), std::to_string(m.atimeNs));
-    if (!m.custom.empty()) r.header(std::string(api::kHdrCustomMd), api::formatCustomMd(m.custom));
-    if (withStamp && m.stamp != 0) r.header(std::string(api::kHdrVersionStamp), std::to_string(m.stamp));
-    r.header(std::string(api::kHdrLocation), selfId);
+    for (auto& [name, value] : api::metaHeaders(m, selfId, withStamp)) r.header(std::move(name), std::move(value));
 }
 
 // The answer to a peer's delivered copy (rebalance) that is not needed: the

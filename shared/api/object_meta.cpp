@@ -1,6 +1,9 @@
 #include "object_meta.h"
 
+#include "headers.h"
 #include "json_util.h"
+
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -77,6 +80,63 @@ std::string formatCustomMd(const std::map<std::string, std::string>& md)
         s += v;
     }
     return s;
+}
+
+HeaderPairs metaHeaders(const ObjectMeta& m, std::string_view location, bool withStamp)
+{
+    HeaderPairs h;
+    h.reserve(8);
+    h.emplace_back(std::string(kHdrSize), std::to_string(m.size));
+    if (!m.checksumValue.empty()) {
+        h.emplace_back(std::string(kHdrChecksumType), m.checksumType);
+        h.emplace_back(std::string(kHdrChecksumValue), m.checksumValue);
+    }
+    h.emplace_back(std::string(kHdrVersion), m.version);
+    h.emplace_back(std::string(kHdrAtime), std::to_string(m.atimeNs));
+    if (!m.custom.empty()) h.emplace_back(std::string(kHdrCustomMd), formatCustomMd(m.custom));
+    if (withStamp && m.stamp != 0) h.emplace_back(std::string(kHdrVersionStamp), std::to_string(m.stamp));
+    if (!location.empty()) h.emplace_back(std::string(kHdrLocation), std::string(location));
+    return h;
+}
+
+namespace {
+
+bool readInt64(const std::string& s, std::int64_t& out)
+{
+    if (s.empty() || s.size() > 20) return false;
+    std::int64_t v = 0;
+    std::size_t i = 0;
+    const bool neg = s[0] == '-';
+    if (neg) i = 1;
+    if (i == s.size()) return false;
+    for (; i < s.size(); ++i) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        const int d = s[i] - '0';
+        if (v > (std::numeric_limits<std::int64_t>::max() - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    out = neg ? -v : v;
+    return true;
+}
+
+}  // namespace
+
+ObjectAttrs attrsFromHeaders(const std::function<std::string(std::string_view)>& header)
+{
+    ObjectAttrs a;
+    if (!readInt64(header(kHdrSize), a.size)) {
+        if (!readInt64(header("content-length"), a.size)) a.size = -1;
+    }
+    readInt64(header(kHdrAtime), a.atimeNs);
+    readInt64(header(kHdrVersionStamp), a.stamp);
+    a.checksumType = header(kHdrChecksumType);
+    a.checksumValue = header(kHdrChecksumValue);
+    a.version = header(kHdrVersion);
+    a.location = header(kHdrLocation);
+    if (const auto md = header(kHdrCustomMd); !md.empty()) {
+        if (auto parsed = parseCustomMd(md)) a.custom = std::move(parsed.value());
+    }
+    return a;
 }
 
 }  // namespace tessera::api

@@ -5,10 +5,13 @@
 #include "result.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tessera::api {
 
@@ -33,6 +36,26 @@ struct ObjectMeta {
 void to_json(nlohmann::json& j, const ObjectMeta& v);
 void from_json(const nlohmann::json& j, ObjectMeta& v);
 Result<ObjectMeta> parseObjectMeta(std::string_view json);
+
+// An object as an answer describes it: its metadata and the target that
+// answered (HEAD, and the answers to PUT and GET). `size` is -1 when the
+// answer did not say.
+struct ObjectAttrs : ObjectMeta {
+    ObjectAttrs() { size = -1; }
+    explicit ObjectAttrs(ObjectMeta m, std::string loc = {}) : ObjectMeta(std::move(m)), location(std::move(loc)) {}
+    std::string location;  // id of the target that answered
+};
+
+// The one codec between object metadata and HTTP headers (ais-size,
+// ais-checksum-*, ais-version, ais-atime, ais-custom-md, ais-location and,
+// for peers, tessera-version-stamp), used by the targets, the C++ client
+// and the console.
+using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
+HeaderPairs metaHeaders(const ObjectMeta& m, std::string_view location, bool withStamp);
+// `header(name)` returns a header's value ("" when absent; names are the
+// lowercase ones above). Unreadable numbers are left at their defaults;
+// without ais-size, Content-Length gives the size.
+ObjectAttrs attrsFromHeaders(const std::function<std::string(std::string_view)>& header);
 
 // "k1=v1,k2=v2" <-> map (the ais-custom-md header). Keys are [A-Za-z0-9_.-],
 // values may not contain ',' or control characters; total size is bounded.

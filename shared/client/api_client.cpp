@@ -100,26 +100,7 @@ api::Result<Response> Client::objectCall(Method method, std::string_view bucket,
 
 ObjectAttrs Client::attrsFromHeaders(const Response& response)
 {
-    ObjectAttrs a;
-    auto size = response.header(api::kHdrSize);
-    if (size.empty()) size = response.header("content-length");
-    try {
-        if (!size.empty()) a.size = std::stoll(size);
-        const auto atime = response.header(api::kHdrAtime);
-        if (!atime.empty()) a.atimeNs = std::stoll(atime);
-    } catch (const std::exception&) {
-        // Leave the defaults: the server sent something unexpected.
-    }
-    a.checksumType = response.header(api::kHdrChecksumType);
-    a.checksumValue = response.header(api::kHdrChecksumValue);
-    a.version = response.header(api::kHdrVersion);
-    a.location = response.header(api::kHdrLocation);
-    const auto md = response.header(api::kHdrCustomMd);
-    if (!md.empty()) {
-        auto parsed = api::parseCustomMd(md);
-        if (parsed) a.custom = std::move(parsed.value());
-    }
-    return a;
+    return api::attrsFromHeaders([&response](std::string_view name) { return response.header(name); });
 }
 
 api::Result<nlohmann::json> Client::health()

@@ -7,6 +7,7 @@
 // Thread safety: one Client per thread (it owns an HttpClient).
 
 #include "api/node_stats.h"
+#include "api/object_meta.h"
 #include "api/archive_msg.h"
 #include "api/bmd.h"
 #include "api/object_list.h"
@@ -27,15 +28,7 @@
 
 namespace tessera::client {
 
-struct ObjectAttrs {
-    std::int64_t size = -1;
-    std::string checksumType;
-    std::string checksumValue;
-    std::string version;
-    std::int64_t atimeNs = 0;
-    std::map<std::string, std::string> custom;
-    std::string location;  // id of the target that answered
-};
+using ObjectAttrs = api::ObjectAttrs;
 
 // Which members of a shard a GET returns: one (`member`, AIStore's
 // archpath) or all that match (`regex` with `mode` regexp|prefix|suffix|

@@ -98,19 +98,8 @@ struct RestClient::Response {
 
     ObjectInfo objectInfo() const
     {
-        ObjectInfo info;
-        bool ok = false;
-        const qint64 size = header("ais-size").toLongLong(&ok);
-        if (ok) {
-            info.size = size;
-        } else {
-            const qint64 len = header("Content-Length").toLongLong(&ok);
-            if (ok) info.size = len;
-        }
-        info.checksumType = QString::fromLatin1(header("ais-checksum-type"));
-        info.checksum = QString::fromLatin1(header("ais-checksum-value"));
-        info.version = QString::fromLatin1(header("ais-version"));
-        return info;
+        return api::attrsFromHeaders(
+            [this](std::string_view name) { return header(QByteArray(name.data(), static_cast<qsizetype>(name.size()))).toStdString(); });
     }
 };
 

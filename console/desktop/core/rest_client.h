@@ -15,6 +15,7 @@
 // kMaxBodyThroughRedirect is not sent to the proxy at all: a HEAD of the same
 // URL (answered with the same 307) finds the owner, and the body goes there.
 
+#include "api/object_meta.h"
 #include "api/bmd.h"
 #include "api/object_list.h"
 #include "api/result.h"
@@ -34,13 +35,9 @@ class QNetworkReply;
 
 namespace tessera::console {
 
-// Metadata of an object as HEAD/PUT/GET answer it (ais-* headers).
-struct ObjectInfo {
-    qint64 size = -1;
-    QString checksumType;
-    QString checksum;  // xxhash64, 16 lowercase hex digits; empty when unknown
-    QString version;
-};
+// Metadata of an object as HEAD/PUT/GET answer it (ais-* headers, read by
+// the shared codec).
+using ObjectInfo = api::ObjectAttrs;
 
 // Bytes read from the start of an object with a Range request.
 struct RangeData {

@@ -245,9 +245,9 @@ void UploadQueue::startVerify(int index)
         if (r->size != e->item.size) {
             return fail(e->index, tr("verification: the object has %1 bytes, the file %2").arg(r->size).arg(e->item.size));
         }
-        if (r->checksum != e->item.checksum) {
+        if (QString::fromStdString(r->checksumValue) != e->item.checksum) {
             return fail(e->index,
-                        tr("verification: checksum %1 on the cluster, %2 locally").arg(r->checksum, e->item.checksum));
+                        tr("verification: checksum %1 on the cluster, %2 locally").arg(QString::fromStdString(r->checksumValue), e->item.checksum));
         }
         setState(*e, UploadState::Done);
         m_attempts.erase(e->attemptId);
