@@ -3,82 +3,48 @@
 #include "api/json_util.h"
 
 #include <nlohmann/json.hpp>
-#include <sqlite3.h>
 
 namespace tessera::daemon::meta {
 
-namespace {
-struct StmtDeleter {
-    void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-};
-using Stmt = std::unique_ptr<sqlite3_stmt, StmtDeleter>;
-
-api::Error dbError(sqlite3* db, const std::string& what)
-{
-    return api::Error::ioError("cluster store: " + what, sqlite3_errmsg(db));
-}
-}  // namespace
-
 api::Result<std::unique_ptr<ClusterStore>> ClusterStore::open(const std::string& path)
 {
-    sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                        nullptr) != SQLITE_OK) {
-        std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-        sqlite3_close(db);
-        return api::Error::ioError("cannot open " + path, msg);
-    }
-    std::unique_ptr<ClusterStore> store(new ClusterStore(db));
-    const char* ddl =
-        "PRAGMA journal_mode=WAL;"
-        "PRAGMA synchronous=FULL;"
-        "CREATE TABLE IF NOT EXISTS meta ("
-        "  key TEXT PRIMARY KEY,"
-        "  version INTEGER NOT NULL,"
-        "  value TEXT NOT NULL,"
-        "  updated_at INTEGER NOT NULL DEFAULT (strftime('%s','now')));";
-    char* err = nullptr;
-    if (sqlite3_exec(db, ddl, nullptr, nullptr, &err) != SQLITE_OK) {
-        std::string msg = err ? err : "unknown";
-        sqlite3_free(err);
-        return api::Error::ioError("cannot initialize " + path, msg);
-    }
-    return store;
+    auto db = sqlite::SqliteDb::open(path,
+                                     "CREATE TABLE IF NOT EXISTS meta ("
+                                     "  key TEXT PRIMARY KEY,"
+                                     "  version INTEGER NOT NULL,"
+                                     "  value TEXT NOT NULL,"
+                                     "  updated_at INTEGER NOT NULL DEFAULT (strftime('%s','now')));",
+                                     sqlite::SqliteDb::Sync::Full);
+    if (!db) return api::Error{db.error().kind, "cluster store: " + db.error().message, db.error().causedBy};
+    return std::unique_ptr<ClusterStore>(new ClusterStore(std::move(db.value())));
 }
 
-ClusterStore::~ClusterStore() { sqlite3_close(m_db); }
+ClusterStore::~ClusterStore() = default;
 
 api::Result<std::optional<std::string>> ClusterStore::get(const std::string& key)
 {
     std::lock_guard lock(m_mutex);
-    sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(m_db, "SELECT value FROM meta WHERE key = ?1", -1, &raw, nullptr) != SQLITE_OK) {
-        return dbError(m_db, "prepare select");
-    }
-    Stmt stmt(raw);
-    sqlite3_bind_text(raw, 1, key.c_str(), -1, SQLITE_TRANSIENT);
-    const int rc = sqlite3_step(raw);
-    if (rc == SQLITE_DONE) return std::optional<std::string>{};
-    if (rc != SQLITE_ROW) return dbError(m_db, "select " + key);
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
-    return std::optional<std::string>{std::string(text ? text : "")};
+    auto stmt = m_db->prepare("SELECT value FROM meta WHERE key = ?1");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, key);
+    auto row = stmt->step();
+    if (!row) return row.error();
+    if (!*row) return std::optional<std::string>{};
+    return std::optional<std::string>{stmt->text(0)};
 }
 
 api::Status ClusterStore::put(const std::string& key, const std::string& value, std::int64_t version)
 {
     std::lock_guard lock(m_mutex);
-    sqlite3_stmt* raw = nullptr;
-    const char* sql =
+    auto stmt = m_db->prepare(
         "INSERT INTO meta(key, version, value) VALUES(?1, ?2, ?3) "
         "ON CONFLICT(key) DO UPDATE SET version = excluded.version, value = excluded.value, "
-        "updated_at = strftime('%s','now')";
-    if (sqlite3_prepare_v2(m_db, sql, -1, &raw, nullptr) != SQLITE_OK) return dbError(m_db, "prepare upsert");
-    Stmt stmt(raw);
-    sqlite3_bind_text(raw, 1, key.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(raw, 2, version);
-    sqlite3_bind_text(raw, 3, value.c_str(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
-    if (sqlite3_step(raw) != SQLITE_DONE) return dbError(m_db, "upsert " + key);
-    return {};
+        "updated_at = strftime('%s','now')");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, key);
+    stmt->bind(2, version);
+    stmt->bind(3, value);
+    return stmt->run();
 }
 
 api::Result<std::optional<api::Smap>> ClusterStore::loadSmap()

@@ -1,20 +1,19 @@
 #pragma once
 // The proxy's persistent control-plane state in SQLite: the cluster map and
 // the bucket metadata, each stored as its JSON document with its version.
-// All SQL of the daemon lives in this class.
+// All SQL of the daemon lives in this class (on the shared SQLite wrapper).
 //
 // Thread safety: calls are serialized by an internal mutex.
 
 #include "api/bmd.h"
 #include "api/result.h"
 #include "api/smap.h"
+#include "sqlite/sqlite_db.h"
 
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-
-struct sqlite3;
 
 namespace tessera::daemon::meta {
 
@@ -31,11 +30,11 @@ public:
     api::Status saveBmd(const api::Bmd& bmd);
 
 private:
-    explicit ClusterStore(sqlite3* db) : m_db(db) {}
+    explicit ClusterStore(std::unique_ptr<sqlite::SqliteDb> db) : m_db(std::move(db)) {}
     api::Result<std::optional<std::string>> get(const std::string& key);
     api::Status put(const std::string& key, const std::string& value, std::int64_t version);
 
-    sqlite3* m_db;
+    std::unique_ptr<sqlite::SqliteDb> m_db;
     std::mutex m_mutex;
 };
 

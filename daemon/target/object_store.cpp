@@ -688,9 +688,9 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
             const auto path = bucketRoot(mp, bucket) + "/" + name;
             UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
             if (!fd.valid()) {
-                const int e = errno;
-                if ((e == ENOENT || e == ENOTDIR) && m_health.rootHealthy(mp)) continue;  // deleted meanwhile
-                return mountpathError(mp, e, "cannot list " + name);
+                const int err = errno;
+                if ((err == ENOENT || err == ENOTDIR) && m_health.rootHealthy(mp)) continue;  // deleted meanwhile
+                return mountpathError(mp, err, "cannot list " + name);
             }
             struct stat st{};
             if (::fstat(fd.get(), &st) != 0) continue;

@@ -3,7 +3,8 @@
 
 #include "api/checksum.h"
 
-#include <QCoreApplication>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -197,15 +198,23 @@ private slots:
         QTemporaryDir root;
         QProcess web;
         web.setWorkingDirectory(root.path());
-        const int port = 20000 + static_cast<int>(QCoreApplication::applicationPid() % 20000);
+        int port = 0;
+        {
+            QTcpServer probe;  // a port nobody listens on, for the web server
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        }
         web.start("python3", {"-m", "http.server", QString::number(port), "--bind", "127.0.0.1"});
         QVERIFY(web.waitForStarted());
         Run r;
-        for (int i = 0; i < 100; ++i) {
-            r = cli({"--endpoint", "127.0.0.1:" + QString::number(port), "bucket", "ls"});
-            if (!r.err.contains("connect")) break;
-            QTest::qWait(50);
+        for (int i = 0; i < 400 && web.state() == QProcess::Running; ++i) {
+            QTcpSocket s;
+            s.connectToHost(QHostAddress::LocalHost, static_cast<quint16>(port));
+            if (s.waitForConnected(100)) break;
+            QTest::qWait(25);
         }
+        QVERIFY2(web.state() == QProcess::Running, web.readAllStandardError().constData());
+        r = cli({"--endpoint", "127.0.0.1:" + QString::number(port), "bucket", "ls"});
         web.kill();
         web.waitForFinished();
         QCOMPARE(r.code, 1);

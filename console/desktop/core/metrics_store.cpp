@@ -1,6 +1,6 @@
 #include "core/metrics_store.h"
 
-#include "core/sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 namespace tessera::console {
 
@@ -26,12 +26,12 @@ CREATE INDEX IF NOT EXISTS metrics_samples_ts ON metrics_samples (ts_ms);
 
 api::Result<std::unique_ptr<MetricsStore>> MetricsStore::open(const QString& databasePath)
 {
-    auto db = SqliteDb::open(databasePath.toStdString(), kSchema);
+    auto db = sqlite::SqliteDb::open(databasePath.toStdString(), kSchema);
     if (!db) return db.error();
     return std::unique_ptr<MetricsStore>(new MetricsStore(std::move(*db)));
 }
 
-MetricsStore::MetricsStore(std::unique_ptr<SqliteDb> db) : m_db(std::move(db)) {}
+MetricsStore::MetricsStore(std::unique_ptr<sqlite::SqliteDb> db) : m_db(std::move(db)) {}
 
 MetricsStore::~MetricsStore() = default;
 

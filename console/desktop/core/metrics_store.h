@@ -8,9 +8,11 @@
 #include <memory>
 #include <vector>
 
-namespace tessera::console {
-
+namespace tessera::sqlite {
 class SqliteDb;
+}  // namespace tessera::sqlite
+
+namespace tessera::console {
 
 // The cluster metric history in the console's SQLite database (table
 // `metrics_samples`), so that the dashboard's charts survive a restart. One
@@ -29,8 +31,8 @@ public:
     api::Status prune(std::int64_t beforeMs);
 
 private:
-    explicit MetricsStore(std::unique_ptr<SqliteDb> db);
-    std::unique_ptr<SqliteDb> m_db;
+    explicit MetricsStore(std::unique_ptr<sqlite::SqliteDb> db);
+    std::unique_ptr<sqlite::SqliteDb> m_db;
 };
 
 } // namespace tessera::console

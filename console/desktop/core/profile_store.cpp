@@ -1,6 +1,6 @@
 #include "core/profile_store.h"
 
-#include "core/sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 #include <QDateTime>
 
@@ -26,12 +26,12 @@ std::string utf8(const QString& s)
 
 api::Result<std::unique_ptr<ProfileStore>> ProfileStore::open(const QString& databasePath)
 {
-    auto db = SqliteDb::open(databasePath.toStdString(), kSchema);
+    auto db = sqlite::SqliteDb::open(databasePath.toStdString(), kSchema);
     if (!db) return db.error();
     return std::unique_ptr<ProfileStore>(new ProfileStore(std::move(*db)));
 }
 
-ProfileStore::ProfileStore(std::unique_ptr<SqliteDb> db) : m_db(std::move(db)) {}
+ProfileStore::ProfileStore(std::unique_ptr<sqlite::SqliteDb> db) : m_db(std::move(db)) {}
 
 ProfileStore::~ProfileStore() = default;
 

@@ -8,9 +8,11 @@
 #include <optional>
 #include <vector>
 
-namespace tessera::console {
-
+namespace tessera::sqlite {
 class SqliteDb;
+}  // namespace tessera::sqlite
+
+namespace tessera::console {
 
 // Connection profiles in the console's SQLite database (table `profiles`),
 // and which one was used last so that it reopens at start. All SQL for
@@ -33,9 +35,9 @@ public:
     api::Result<std::optional<ConnectionProfile>> lastUsed() const;
 
 private:
-    explicit ProfileStore(std::unique_ptr<SqliteDb> db);
+    explicit ProfileStore(std::unique_ptr<sqlite::SqliteDb> db);
     api::Result<std::vector<ConnectionProfile>> query(const char* sql, const QString* name) const;
-    std::unique_ptr<SqliteDb> m_db;
+    std::unique_ptr<sqlite::SqliteDb> m_db;
 };
 
 } // namespace tessera::console

@@ -196,13 +196,13 @@ void UploadQueue::startHash(int index)
     auto* watcher = new QFutureWatcher<FileHash>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, attempt] {
         watcher->deleteLater();
-        Entry* e = entryFor(attempt);
-        if (e == nullptr || e->item.state != UploadState::Hashing) return;
+        Entry* cur = entryFor(attempt);
+        if (cur == nullptr || cur->item.state != UploadState::Hashing) return;
         const FileHash h = watcher->result();
-        if (!h.error.isEmpty()) return fail(e->index, h.error);
-        e->item.size = h.size;
-        e->item.checksum = h.hex;
-        startPut(e->index);
+        if (!h.error.isEmpty()) return fail(cur->index, h.error);
+        cur->item.size = h.size;
+        cur->item.checksum = h.hex;
+        startPut(cur->index);
     });
     watcher->setFuture(QtConcurrent::run(hashFile, e->item.localPath));
 }
@@ -216,18 +216,18 @@ void UploadQueue::startPut(int index)
     e->call = m_rest->putObject(
         e->item.bucket, e->item.objectName, PutBody::fromFile(e->item.localPath), e->item.checksum, this,
         [this, attempt](api::Result<ObjectInfo> r) {
-            Entry* e = entryFor(attempt);
-        if (e == nullptr || e->item.state != UploadState::Uploading) return;
-            e->call = {};
-            if (!r) return fail(e->index, QString::fromStdString(r.error().message));
-            e->item.sent = e->item.size;
-            startVerify(e->index);
+            Entry* cur = entryFor(attempt);
+        if (cur == nullptr || cur->item.state != UploadState::Uploading) return;
+            cur->call = {};
+            if (!r) return fail(cur->index, QString::fromStdString(r.error().message));
+            cur->item.sent = cur->item.size;
+            startVerify(cur->index);
         },
         [this, attempt](qint64 done, qint64) {
-            Entry* e = entryFor(attempt);
-        if (e == nullptr || e->item.state != UploadState::Uploading) return;
-            e->item.sent = std::min(done, e->item.size);
-            changed(e->index);
+            Entry* cur = entryFor(attempt);
+        if (cur == nullptr || cur->item.state != UploadState::Uploading) return;
+            cur->item.sent = std::min(done, cur->item.size);
+            changed(cur->index);
         });
 }
 
@@ -238,22 +238,22 @@ void UploadQueue::startVerify(int index)
     changed(index);
     const quint64 attempt = e->attemptId;
     e->call = m_rest->headObject(e->item.bucket, e->item.objectName, this, [this, attempt](api::Result<ObjectInfo> r) {
-        Entry* e = entryFor(attempt);
-        if (e == nullptr || e->item.state != UploadState::Verifying) return;
-        e->call = {};
-        if (!r) return fail(e->index, tr("verification: %1").arg(QString::fromStdString(r.error().message)));
-        if (r->size != e->item.size) {
-            return fail(e->index, tr("verification: the object has %1 bytes, the file %2").arg(r->size).arg(e->item.size));
+        Entry* cur = entryFor(attempt);
+        if (cur == nullptr || cur->item.state != UploadState::Verifying) return;
+        cur->call = {};
+        if (!r) return fail(cur->index, tr("verification: %1").arg(QString::fromStdString(r.error().message)));
+        if (r->size != cur->item.size) {
+            return fail(cur->index, tr("verification: the object has %1 bytes, the file %2").arg(r->size).arg(cur->item.size));
         }
-        if (QString::fromStdString(r->checksumValue) != e->item.checksum) {
-            return fail(e->index,
-                        tr("verification: checksum %1 on the cluster, %2 locally").arg(QString::fromStdString(r->checksumValue), e->item.checksum));
+        if (QString::fromStdString(r->checksumValue) != cur->item.checksum) {
+            return fail(cur->index,
+                        tr("verification: checksum %1 on the cluster, %2 locally").arg(QString::fromStdString(r->checksumValue), cur->item.checksum));
         }
-        setState(*e, UploadState::Done);
-        m_attempts.erase(e->attemptId);
-        e->holder.reset();
-        changed(e->index);
-        emit objectUploaded(e->item.bucket, e->item.objectName);
+        setState(*cur, UploadState::Done);
+        m_attempts.erase(cur->attemptId);
+        cur->holder.reset();
+        changed(cur->index);
+        emit objectUploaded(cur->item.bucket, cur->item.objectName);
         pump();
     });
 }

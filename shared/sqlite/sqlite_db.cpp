@@ -1,16 +1,16 @@
-#include "core/sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 #include <filesystem>
 #include <sqlite3.h>
 #include <system_error>
 
-namespace tessera::console {
+namespace tessera::sqlite {
 
 namespace {
 constexpr int kBusyTimeoutMs = 2000;
 }
 
-api::Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path)
+api::Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, Sync sync)
 {
     const auto parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) {
@@ -27,15 +27,17 @@ api::Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path)
         return api::Error::ioError("cannot open " + path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc));
     }
     sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-    if (auto st = db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !st) {
+    const char* pragmas = sync == Sync::Full ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+                                             : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;";
+    if (auto st = db->exec(pragmas); !st) {
         return st.error();
     }
     return db;
 }
 
-api::Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, std::string_view schema)
+api::Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, std::string_view schema, Sync sync)
 {
-    auto db = open(path);
+    auto db = open(path, sync);
     if (!db) return db.error();
     if (auto st = (*db)->exec(schema); !st) return st.error();
     return db;
@@ -67,4 +69,4 @@ api::Result<SqliteStatement> SqliteDb::prepare(std::string_view sql)
     return SqliteStatement(m_db, stmt);
 }
 
-} // namespace tessera::console
+}  // namespace tessera::sqlite

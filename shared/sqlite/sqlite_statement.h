@@ -9,7 +9,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace tessera::console {
+namespace tessera::sqlite {
 
 // One prepared statement, finalized on destruction. Bind indexes start at 1,
 // column indexes at 0 (as in SQLite). Used by one thread at a time.
@@ -43,4 +43,4 @@ private:
     sqlite3_stmt* m_stmt = nullptr;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::sqlite

@@ -1,9 +1,9 @@
-#include "core/sqlite_statement.h"
+#include "sqlite/sqlite_statement.h"
 
 #include <sqlite3.h>
 #include <utility>
 
-namespace tessera::console {
+namespace tessera::sqlite {
 
 SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
     : m_db(other.m_db), m_stmt(std::exchange(other.m_stmt, nullptr))
@@ -97,4 +97,4 @@ bool SqliteStatement::isNull(int column) const
     return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
 }
 
-} // namespace tessera::console
+}  // namespace tessera::sqlite
