@@ -3,6 +3,7 @@
 // memory, from a file, small and large) sent again to the owner.
 #include "api/checksum.h"
 #include "client/api_client.h"
+#include "core/object_batch.h"
 #include "core/rest_client.h"
 #include "event_loop_wait.h"
 #include "local_cluster.h"
@@ -197,6 +198,67 @@ private slots:
         QVERIFY(test::waitUntil([&] { return out.has_value(); }, 10000));
         QCOMPARE(out->kind(), api::ErrorKind::Unavailable);
         QVERIFY(!call.isRunning());
+    }
+
+    void controlCalls()
+    {
+        auto health = waitFor<api::Health>([&](QObject* c, auto done) { m_rest->health(c, done); });
+        QVERIFY(health.ok());
+        QCOMPARE(health->role, std::string("proxy"));
+        QCOMPARE(health->targets, std::optional<std::uint64_t>(3));
+        auto stats = waitFor<api::ClusterStats>([&](QObject* c, auto done) { m_rest->clusterStats(c, done); });
+        QVERIFY(stats.ok());
+        QCOMPARE(stats->targets.size(), std::size_t{3});
+        QCOMPARE(stats->proxies.size(), std::size_t{1});
+        auto smap = waitFor<api::Smap>([&](QObject* c, auto done) { m_rest->smap(c, done); });
+        QVERIFY(smap.ok());
+        QCOMPARE(smap->tmap.size(), std::size_t{3});
+        auto jobs = waitFor<std::vector<api::JobStatus>>([&](QObject* c, auto done) { m_rest->jobs(c, done); });
+        QVERIFY(jobs.ok());
+        auto abort = waitFor<api::JobStatus>([&](QObject* c, auto done) { m_rest->abortJob("no-such-job", c, done); });
+        QCOMPARE(abort.kind(), api::ErrorKind::NotFound);
+    }
+
+    void batchesReportOneSummary()
+    {
+        for (const char* n : {"batch/a", "batch/b", "batch/c"}) {
+            QVERIFY(m_client->putObject("rcb", n, std::string("bytes of ") + n).ok());
+        }
+        ObjectBatch batch(m_rest.get());
+        std::vector<ObjectBatch::Summary> summaries;
+        connect(&batch, &ObjectBatch::finished, this, [&](const ObjectBatch::Summary& s) { summaries.push_back(s); });
+
+        // Downloads: two files, and one name that does not exist.
+        QTemporaryDir dir;
+        batch.download("rcb",
+                       {{"batch/a", {}, dir.filePath("a")}, {"batch/b", {}, dir.filePath("sub/b")},
+                        {"batch/missing", {}, dir.filePath("m")}},
+                       dir.path());
+        QVERIFY(test::waitUntil([&] { return summaries.size() == 1; }, 30000));
+        QCOMPARE(summaries[0].kind, ObjectBatch::Kind::Download);
+        QCOMPARE(summaries[0].total, 3);
+        QCOMPARE(summaries[0].done, 2);
+        QCOMPARE(summaries[0].failures.size(), 1);
+        QVERIFY(summaries[0].failures[0].startsWith("batch/missing: "));
+        QVERIFY2(summaries[0].text().contains("downloaded 2 of 3"), qPrintable(summaries[0].text()));
+        QFile a(dir.filePath("a"));
+        QVERIFY(a.open(QIODevice::ReadOnly));
+        QCOMPARE(a.readAll(), QByteArray("bytes of batch/a"));
+        QVERIFY(QFile::exists(dir.filePath("sub/b")));
+        QVERIFY(!QFile::exists(dir.filePath("m")));  // nothing is written for a failed download
+
+        // Deletes: more names than run at once; one summary at the end.
+        QStringList names{"batch/a", "batch/b", "batch/c"};
+        for (int i = 0; i < ObjectBatch::kParallel * 2; ++i) names << QString("batch/absent-%1").arg(i);
+        batch.removeObjects("rcb", names);
+        QVERIFY(test::waitUntil([&] { return summaries.size() == 2; }, 30000));
+        QCOMPARE(summaries[1].kind, ObjectBatch::Kind::Delete);
+        QCOMPARE(summaries[1].done, 3);
+        QCOMPARE(summaries[1].failures.size(), ObjectBatch::kParallel * 2);
+        QVERIFY2(summaries[1].text().contains("and 11 more"), qPrintable(summaries[1].text()));
+        QCOMPARE(m_client->headObject("rcb", "batch/c").kind(), api::ErrorKind::NotFound);
+        QTest::qWait(50);
+        QCOMPARE(summaries.size(), std::size_t{2});
     }
 
     void objectUrlIsEncoded()

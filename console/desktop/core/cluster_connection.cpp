@@ -1,6 +1,7 @@
 #include "core/cluster_connection.h"
 
 #include "api/smap.h"
+#include "core/rest_client.h"
 
 #include <QDateTime>
 #include <QNetworkAccessManager>
@@ -44,10 +45,12 @@ ClusterConnection::ClusterConnection(QObject* parent) : ClusterConnection(Option
 
 ClusterConnection::ClusterConnection(Options options, QObject* parent)
     : QObject(parent), m_options(options), m_network(new QNetworkAccessManager(this)),
+      m_rest(new RestClient(m_network, this)),
       m_socket(new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, this)), m_openTimer(new QTimer(this)),
       m_reconnectTimer(new QTimer(this)), m_pollTimer(new QTimer(this)),
       m_backoff(options.backoffInitial, options.backoffMax, options.backoffJitter)
 {
+    m_rest->setControlTimeoutMs(static_cast<int>(m_options.requestTimeout.count()));
     m_openTimer->setSingleShot(true);
     m_reconnectTimer->setSingleShot(true);
     m_pollTimer->setInterval(static_cast<int>(m_options.pollInterval.count()));
@@ -73,24 +76,11 @@ ClusterConnection::~ClusterConnection()
     m_socket->abort();
 }
 
-QNetworkRequest ClusterConnection::request(const QString& pathAndQuery) const
-{
-    QUrl url = m_endpoint;
-    const qsizetype q = pathAndQuery.indexOf(QLatin1Char('?'));
-    url.setPath(q < 0 ? pathAndQuery : pathAndQuery.left(q));
-    url.setQuery(q < 0 ? QString() : pathAndQuery.mid(q + 1));
-    QNetworkRequest req(url);
-    req.setTransferTimeout(static_cast<int>(m_options.requestTimeout.count()));
-    if (!m_token.isEmpty()) {
-        req.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
-    }
-    return req;
-}
-
 void ClusterConnection::setEndpoint(const QUrl& endpoint)
 {
     close();
     m_endpoint = endpoint;
+    m_rest->setEndpoint(endpoint);
     m_smap = {};
     m_everConnected = false;
     emit endpointChanged(m_endpoint);
@@ -101,6 +91,7 @@ void ClusterConnection::setEndpoint(const QUrl& endpoint)
 void ClusterConnection::setToken(const QString& token)
 {
     m_token = token;
+    m_rest->setToken(token);
 }
 
 void ClusterConnection::open()
@@ -222,14 +213,11 @@ void ClusterConnection::onSocketLost(const QString& reason)
 void ClusterConnection::probeHealth(const QString& wsReason)
 {
     const quint64 generation = m_generation;
-    QNetworkReply* reply = get(QStringLiteral("/v1/health"));
-    connect(reply, &QNetworkReply::finished, this, [this, reply, generation, wsReason] {
-        reply->deleteLater();
+    m_rest->health(this, [this, generation, wsReason](api::Result<api::Health> health) {
         if (generation != m_generation) {
             return;
         }
-        const bool httpUp = reply->error() == QNetworkReply::NoError;
-        if (httpUp) {
+        if (health) {
             ++m_wsFailures;
             if (m_wsFailures >= m_options.wsFailuresBeforePolling && m_feedMode != FeedMode::Polling) {
                 startPolling(tr("live feed unavailable (%1); polling node statistics").arg(wsReason));
@@ -237,7 +225,7 @@ void ClusterConnection::probeHealth(const QString& wsReason)
                 setState(State::Reconnecting);
             }
         } else {
-            m_lastError = reply->errorString();
+            m_lastError = QString::fromStdString(health.error().message);
             stopPolling();
             setFeedMode(FeedMode::Live, QString());
             setState(State::Reconnecting);
@@ -343,16 +331,14 @@ void ClusterConnection::poll()
     }
     m_pollInFlight = true;
     const quint64 generation = m_generation;
-    QNetworkReply* reply = get(QStringLiteral("/v1/cluster?what=node_stats"));
-    connect(reply, &QNetworkReply::finished, this, [this, reply, generation] {
-        reply->deleteLater();
+    m_rest->clusterStats(this, [this, generation](api::Result<api::ClusterStats> stats) {
         if (generation != m_generation || m_feedMode != FeedMode::Polling) {
             return;
         }
         m_pollInFlight = false;
-        if (reply->error() != QNetworkReply::NoError) {
+        if (!stats && stats.kind() != api::ErrorKind::BadRequest) {
             // The proxy went away too: back to reconnecting (the WebSocket retry is scheduled).
-            m_lastError = reply->errorString();
+            m_lastError = QString::fromStdString(stats.error().message);
             stopPolling();
             setFeedMode(FeedMode::Live, QString());
             setState(State::Reconnecting);
@@ -361,12 +347,11 @@ void ClusterConnection::poll()
             }
             return;
         }
-        auto update = m_poll.update(reply->readAll().toStdString(), QDateTime::currentMSecsSinceEpoch());
-        if (!update) {
-            qWarning("tessera-console: %s", update.error().message.c_str());
+        if (!stats) {
+            qWarning("tessera-console: %s", stats.error().message.c_str());
             return;
         }
-        emit metricsReceived(*update);
+        emit metricsReceived(m_poll.update(*stats, QDateTime::currentMSecsSinceEpoch()));
         fetchSmap();
         fetchJobs();
     });
@@ -375,15 +360,12 @@ void ClusterConnection::poll()
 void ClusterConnection::fetchJobs()
 {
     const quint64 generation = m_generation;
-    QNetworkReply* reply = get(QStringLiteral("/v1/jobs"));
-    connect(reply, &QNetworkReply::finished, this, [this, reply, generation] {
-        reply->deleteLater();
-        if (generation != m_generation || reply->error() != QNetworkReply::NoError) {
+    m_rest->jobs(this, [this, generation](api::Result<std::vector<api::JobStatus>> jobs) {
+        if (generation != m_generation) {
             return;
         }
-        auto jobs = api::decodeJobList(reply->readAll().toStdString());
         if (!jobs) {
-            qWarning("tessera-console: %s", jobs.error().message.c_str());
+            qWarning("tessera-console: jobs: %s", jobs.error().message.c_str());
             return;
         }
         emit jobsListed(*jobs);
@@ -393,26 +375,18 @@ void ClusterConnection::fetchJobs()
 void ClusterConnection::fetchSmap()
 {
     const quint64 generation = m_generation;
-    QNetworkReply* reply = get(QStringLiteral("/v1/cluster?what=smap"));
-    connect(reply, &QNetworkReply::finished, this, [this, reply, generation] {
-        reply->deleteLater();
-        if (generation != m_generation || reply->error() != QNetworkReply::NoError) {
+    m_rest->smap(this, [this, generation](api::Result<api::Smap> smap) {
+        if (generation != m_generation) {
             return;
         }
-        auto smap = api::parseSmap(reply->readAll().toStdString());
         if (!smap) {
-            qWarning("tessera-console: %s", smap.error().message.c_str());
+            qWarning("tessera-console: cluster map: %s", smap.error().message.c_str());
             return;
         }
         if (smap->version != m_smap.version || smap->tmap.size() != m_smap.tmap.size()) {
             applySmap(*smap);
         }
     });
-}
-
-QNetworkReply* ClusterConnection::get(const QString& pathAndQuery)
-{
-    return m_network->get(request(pathAndQuery));
 }
 
 } // namespace tessera::console

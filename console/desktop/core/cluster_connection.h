@@ -18,7 +18,10 @@
 class QNetworkAccessManager;
 class QNetworkReply;
 class QNetworkRequest;
-class QTimer;
+
+namespace tessera::console {
+class RestClient;
+}class QTimer;
 class QWebSocket;
 
 namespace tessera::console {
@@ -58,10 +61,10 @@ public:
     ClusterConnection(Options options, QObject* parent);
     ~ClusterConnection() override;
 
-    QNetworkAccessManager* network() const { return m_network; }
     QUrl endpoint() const { return m_endpoint; }
-    // A request to `path` (with query) on the proxy, with the token and timeout set.
-    QNetworkRequest request(const QString& pathAndQuery) const;
+    // The console's one REST client: its endpoint and token follow the
+    // connection's; the polls and every page's calls go through it.
+    RestClient* rest() const { return m_rest; }
 
     State state() const { return m_state; }
     FeedMode feedMode() const { return m_feedMode; }
@@ -119,10 +122,10 @@ private:
     void poll();
     void fetchJobs();
     void fetchSmap();
-    QNetworkReply* get(const QString& pathAndQuery);
 
     Options m_options;
     QNetworkAccessManager* m_network = nullptr;
+    RestClient* m_rest;
     QWebSocket* m_socket = nullptr;
     QTimer* m_openTimer = nullptr;
     QTimer* m_reconnectTimer = nullptr;

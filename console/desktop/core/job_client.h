@@ -7,14 +7,14 @@
 
 namespace tessera::console {
 
-class ClusterConnection;
+class RestClient;
 
 // Job actions over REST (`POST /v1/jobs`, `DELETE /v1/jobs/<id>`); job state
 // itself arrives through the ClusterConnection's feed. UI thread.
 class JobClient : public QObject {
     Q_OBJECT
 public:
-    explicit JobClient(ClusterConnection* connection, QObject* parent = nullptr);
+    explicit JobClient(RestClient* rest, QObject* parent = nullptr);
 
     // Asks the proxy to abort job `id`; abortFinished reports the answer.
     void abort(const QString& id);
@@ -24,7 +24,7 @@ signals:
     void abortFinished(const QString& id, const QString& error);
 
 private:
-    ClusterConnection* m_connection;
+    RestClient* m_rest;
 };
 
 } // namespace tessera::console

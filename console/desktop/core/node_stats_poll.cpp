@@ -4,12 +4,8 @@
 
 namespace tessera::console {
 
-api::Result<api::MetricsUpdate> NodeStatsPoll::update(std::string_view json, std::int64_t nowMs)
+api::MetricsUpdate NodeStatsPoll::update(const api::ClusterStats& stats, std::int64_t nowMs)
 {
-    auto stats = api::parseClusterStats(json);
-    if (!stats) {
-        return stats.error();
-    }
     api::MetricsUpdate out;
     out.tsMs = nowMs;
     std::map<std::string, api::NodeStats> current;
@@ -26,13 +22,13 @@ api::Result<api::MetricsUpdate> NodeStatsPoll::update(std::string_view json, std
         current.emplace(id, st);
         out.nodes.push_back(std::move(metrics));
     };
-    for (const auto& [id, st] : stats->proxies) {
+    for (const auto& [id, st] : stats.proxies) {
         add(id, st);
     }
-    for (const auto& [id, st] : stats->targets) {
+    for (const auto& [id, st] : stats.targets) {
         add(id, st);
     }
-    for (const auto& [id, why] : stats->errors) {
+    for (const auto& [id, why] : stats.errors) {
         // No figures this round: the last known ones, marked stale.
         api::NodeMetrics stale;
         stale.id = id;

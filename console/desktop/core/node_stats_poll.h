@@ -17,9 +17,9 @@ namespace tessera::console {
 // from this poll and the previous one. One per connection; UI thread.
 class NodeStatsPoll {
 public:
-    // BadRequest when `json` is not a node_stats answer. A node that could not be
-    // asked ({"error":...}) is reported stale with its last known figures.
-    api::Result<api::MetricsUpdate> update(std::string_view json, std::int64_t nowMs);
+    // A node that could not be asked (an error in `stats`) is reported stale
+    // with its last known figures.
+    api::MetricsUpdate update(const api::ClusterStats& stats, std::int64_t nowMs);
     void reset() { m_previous.clear(); }
 
 private:

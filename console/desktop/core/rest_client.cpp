@@ -1,6 +1,7 @@
 #include "rest_client.h"
 
 #include "api/action_msg.h"
+#include "api/feed.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
 
@@ -114,6 +115,7 @@ struct RestClient::Request {
     QPointer<QObject> context;
     bool hasContext = false;
     int redirectsLeft = kMaxRedirects;
+    int timeoutMs = 0;  // no byte moved for this long: Timeout (0: the client's transfer timeout)
     // A large body is not sent to a node that would answer 307 without
     // reading it: a body-less HEAD finds the owner first.
     bool resolveFirst = false;
@@ -191,7 +193,8 @@ void RestClient::send(const std::shared_ptr<Request>& request, const std::shared
     }
     QNetworkRequest req(request->url);
     req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
-    req.setTransferTimeout(m_transferTimeoutMs);
+    req.setTransferTimeout(request->timeoutMs > 0 ? request->timeoutMs : m_transferTimeoutMs);
+    if (!m_token.isEmpty()) req.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
     for (const auto& [k, v] : request->headers) req.setRawHeader(k, v);
 
     QNetworkReply* reply = nullptr;
@@ -312,6 +315,61 @@ void RestClient::resolve(const std::shared_ptr<Request>& request, const std::sha
         request->resolveFirst = false;
         send(request, state);
     });
+}
+
+QUrl RestClient::controlUrl(const QByteArray& path, const QString& query) const
+{
+    QUrl url = QUrl::fromEncoded(m_endpoint.toEncoded(QUrl::StripTrailingSlash) + path);
+    if (!query.isEmpty()) url.setQuery(query);
+    return url;
+}
+
+template <typename T>
+RestCall RestClient::getParsed(const QUrl& url, QObject* context, Callback<T> done,
+                               std::function<api::Result<T>(std::string_view)> parse)
+{
+    auto req = newRequest("GET", url, context);
+    req->timeoutMs = m_controlTimeoutMs;
+    req->done = [done = std::move(done), parse = std::move(parse)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(parse(std::string_view(r.body.constData(), static_cast<std::size_t>(r.body.size()))));
+    };
+    return start(req);
+}
+
+RestCall RestClient::health(QObject* context, Callback<api::Health> done)
+{
+    return getParsed<api::Health>(controlUrl("/v1/health"), context, std::move(done),
+                                  [](std::string_view b) { return api::parseMessage<api::Health>(b, "health"); });
+}
+
+RestCall RestClient::clusterStats(QObject* context, Callback<api::ClusterStats> done)
+{
+    return getParsed<api::ClusterStats>(controlUrl("/v1/cluster", QStringLiteral("what=node_stats")), context,
+                                        std::move(done), [](std::string_view b) { return api::parseClusterStats(b); });
+}
+
+RestCall RestClient::smap(QObject* context, Callback<api::Smap> done)
+{
+    return getParsed<api::Smap>(controlUrl("/v1/cluster", QStringLiteral("what=smap")), context, std::move(done),
+                                [](std::string_view b) { return api::parseSmap(b); });
+}
+
+RestCall RestClient::jobs(QObject* context, Callback<std::vector<api::JobStatus>> done)
+{
+    return getParsed<std::vector<api::JobStatus>>(controlUrl("/v1/jobs"), context, std::move(done),
+                                                  [](std::string_view b) { return api::decodeJobList(b); });
+}
+
+RestCall RestClient::abortJob(const QString& id, QObject* context, Callback<api::JobStatus> done)
+{
+    auto req = newRequest("DELETE", controlUrl("/v1/jobs/" + QUrl::toPercentEncoding(id)), context);
+    req->timeoutMs = m_controlTimeoutMs;
+    req->done = [done = std::move(done)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(api::parseJobStatus(std::string_view(r.body.constData(), static_cast<std::size_t>(r.body.size()))));
+    };
+    return start(req);
 }
 
 RestCall RestClient::listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done)

@@ -15,6 +15,10 @@
 // kMaxBodyThroughRedirect is not sent to the proxy at all: a HEAD of the same
 // URL (answered with the same 307) finds the owner, and the body goes there.
 
+#include "api/smap.h"
+#include "api/node_stats.h"
+#include "api/job.h"
+#include "api/cluster_msg.h"
 #include "api/object_meta.h"
 #include "api/bmd.h"
 #include "api/object_list.h"
@@ -90,6 +94,20 @@ public:
     void setEndpoint(const QUrl& endpoint);  // proxy URL, e.g. http://127.0.0.1:8080
     QUrl endpoint() const;
     void setTransferTimeoutMs(int ms) { m_transferTimeoutMs = ms; }
+    // The same for the small control calls below (health, stats, jobs).
+    void setControlTimeoutMs(int ms) { m_controlTimeoutMs = ms; }
+    static constexpr int kDefaultControlTimeoutMs = 5000;
+    // Sent as "Authorization: Bearer <token>" with every request (none when empty).
+    void setToken(const QString& token) { m_token = token; }
+
+    // The cluster (the console's connection polls these when the live feed
+    // is unavailable).
+    RestCall health(QObject* context, Callback<api::Health> done);
+    RestCall clusterStats(QObject* context, Callback<api::ClusterStats> done);  // GET /v1/cluster?what=node_stats
+    RestCall smap(QObject* context, Callback<api::Smap> done);
+    // Jobs: every job the proxy knows (oldest first), and aborting one.
+    RestCall jobs(QObject* context, Callback<std::vector<api::JobStatus>> done);
+    RestCall abortJob(const QString& id, QObject* context, Callback<api::JobStatus> done);
 
     // Buckets.
     RestCall listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done);
@@ -136,10 +154,18 @@ private:
     void send(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state);
     void resolve(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state);
     QUrl bucketUrl(const QString& bucket) const;
+    // The endpoint with `path` (already percent-encoded) and `query`.
+    QUrl controlUrl(const QByteArray& path, const QString& query = {}) const;
+    // GET of a control path whose 2xx body `parse` turns into a T.
+    template <typename T>
+    RestCall getParsed(const QUrl& url, QObject* context, Callback<T> done,
+                       std::function<api::Result<T>(std::string_view)> parse);
 
     QNetworkAccessManager* m_network;
     QUrl m_endpoint;
     int m_transferTimeoutMs = kDefaultTransferTimeoutMs;
+    int m_controlTimeoutMs = kDefaultControlTimeoutMs;
+    QString m_token;
 };
 
 }  // namespace tessera::console

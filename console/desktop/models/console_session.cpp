@@ -27,7 +27,7 @@ ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent) : Q
     }
 
     m_connection = new ClusterConnection(this);
-    m_jobClient = new JobClient(m_connection, this);
+    m_jobClient = new JobClient(m_connection->rest(), this);
     m_nodes = new NodeModel(this);
     m_jobs = new JobModel(this);
     m_events = new EventModel(this);
@@ -81,5 +81,7 @@ std::optional<ConnectionProfile> ConsoleSession::startupProfile(const QUrl& comm
     }
     return *last;
 }
+
+RestClient* ConsoleSession::rest() const { return m_connection->rest(); }
 
 } // namespace tessera::console

@@ -17,6 +17,7 @@ class MetricsHistory;
 class MetricsStore;
 class NodeModel;
 class ProfileStore;
+class RestClient;
 
 // What one running console holds: the connection to a cluster, the cluster-side
 // models fed from it, and the local stores. It only wires the connection's
@@ -32,6 +33,8 @@ public:
     ~ConsoleSession() override;
 
     ClusterConnection* connection() const { return m_connection; }
+    // The one REST client (the connection's): pages make their calls through it.
+    RestClient* rest() const;
     JobClient* jobClient() const { return m_jobClient; }
     NodeModel* nodes() const { return m_nodes; }
     JobModel* jobs() const { return m_jobs; }

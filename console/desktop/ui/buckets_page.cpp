@@ -35,6 +35,7 @@ namespace tessera::console {
 BucketsPage::BucketsPage(RestClient* rest, QWidget* parent)
     : QWidget(parent),
       m_rest(rest),
+      m_batch(new ObjectBatch(rest, this)),
       m_buckets(new BucketModel(rest, this)),
       m_objects(new ObjectModel(rest, this)),
       m_uploads(new UploadQueue(rest, this)),
@@ -43,6 +44,7 @@ BucketsPage::BucketsPage(RestClient* rest, QWidget* parent)
     setAcceptDrops(true);
     buildUi();
     connect(m_scanner, &FolderScanner::finished, this, &BucketsPage::onScanFinished);
+    connect(m_batch, &ObjectBatch::finished, this, &BucketsPage::onBatchFinished);
     connect(m_uploads, &UploadQueue::packingFinished, this, [this](bool, const QString& message) { emit statusMessage(message); });
     connect(m_uploads, &UploadQueue::idle, this, [this] {
         const UploadTotals t = m_uploads->totals();
@@ -320,25 +322,17 @@ void BucketsPage::downloadSelected()
     const QStringList names = selectedObjectNames();
     if (names.isEmpty()) return;
     const QString bucket = currentBucket();
-    QString dir;
     if (names.size() == 1) {
         const QString path = QFileDialog::getSaveFileName(this, tr("Download"), names.first().section('/', -1));
         if (path.isEmpty()) return;
-        m_rest->download(bucket, names.first(), {}, path, this, [this, path](api::Result<qint64> r) {
-            emit statusMessage(r ? tr("downloaded %1").arg(path)
-                                 : tr("download failed: %1").arg(QString::fromStdString(r.error().message)));
-        });
+        m_batch->download(bucket, {{names.first(), {}, path}}, path);
         return;
     }
-    dir = QFileDialog::getExistingDirectory(this, tr("Download %n objects into", nullptr, int(names.size())));
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Download %n objects into", nullptr, int(names.size())));
     if (dir.isEmpty()) return;
-    for (const QString& name : names) {
-        const QString path = dir + '/' + name.section('/', -1);
-        m_rest->download(bucket, name, {}, path, this, [this, path](api::Result<qint64> r) {
-            emit statusMessage(r ? tr("downloaded %1").arg(path)
-                                 : tr("download failed: %1").arg(QString::fromStdString(r.error().message)));
-        });
-    }
+    QList<ObjectBatch::Download> items;
+    for (const QString& name : names) items.push_back({name, {}, dir + '/' + name.section('/', -1)});
+    m_batch->download(bucket, items, dir);
 }
 
 void BucketsPage::deleteSelected()
@@ -350,17 +344,15 @@ void BucketsPage::deleteSelected()
                                              tr("Delete %1 from bucket \"%2\"?").arg(what, currentBucket()),
                                              QMessageBox::Cancel | QMessageBox::Yes, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes) return;
-    const QString bucket = currentBucket();
-    auto remaining = std::make_shared<int>(static_cast<int>(names.size()));
-    auto failed = std::make_shared<QStringList>();
-    for (const QString& name : names) {
-        m_rest->deleteObject(bucket, name, this, [this, bucket, name, remaining, failed](api::Status st) {
-            if (!st) *failed << name + ": " + QString::fromStdString(st.error().message);
-            if (--*remaining > 0) return;
-            emit statusMessage(failed->isEmpty() ? tr("deleted") : tr("delete failed: %1").arg(failed->join("; ")));
-            m_objects->reload();
-            m_buckets->refreshSummary(bucket);
-        });
+    m_batch->removeObjects(currentBucket(), names);
+}
+
+void BucketsPage::onBatchFinished(const ObjectBatch::Summary& summary)
+{
+    emit statusMessage(summary.text());
+    if (summary.kind == ObjectBatch::Kind::Delete) {
+        if (summary.bucket == currentBucket()) m_objects->reload();
+        m_buckets->refreshSummary(summary.bucket);
     }
 }
 

@@ -3,7 +3,9 @@
 // selected bucket under a virtual folder (lazy paging, prefix search), the
 // preview of the selected object or shard, and uploads by drag and drop or
 // the "Upload…" action. The page shows models and turns gestures into
-// intents; the REST calls are RestClient's.
+// intents; the REST calls are RestClient's, batches of them ObjectBatch's.
+
+#include "core/object_batch.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -77,10 +79,12 @@ private:
     void showObjectMenu(const QPoint& pos);
     void downloadSelected();
     void deleteSelected();
+    void onBatchFinished(const ObjectBatch::Summary& summary);
     void copySelected(bool asUrl);
     QStringList selectedObjectNames() const;
 
     RestClient* m_rest;
+    ObjectBatch* m_batch;
     BucketModel* m_buckets;
     ObjectModel* m_objects;
     UploadQueue* m_uploads;

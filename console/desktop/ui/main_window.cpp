@@ -30,14 +30,13 @@ constexpr int kMaxPageShortcuts = 9;  // Ctrl+1 .. Ctrl+9
 
 MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
     : QMainWindow(parent), m_session(session), m_theme(theme),
-      m_rest(new RestClient(session->connection()->network(), this)), m_navigation(new QListWidget(this)),
+      m_rest(session->rest()), m_navigation(new QListWidget(this)),
       m_pages(new QStackedWidget(this)), m_status(new ConnectionStatus(session->connection(), this))
 {
     setWindowTitle(tr("Tessera Console"));
     setObjectName(QStringLiteral("mainWindow"));
     ClusterConnection* connection = session->connection();
     m_rest->setEndpoint(connection->endpoint());
-    connect(connection, &ClusterConnection::endpointChanged, m_rest, &RestClient::setEndpoint);
     connect(connection, &ClusterConnection::endpointChanged, this, [this, session](const QUrl& endpoint) {
         const QString where = session->profileName().isEmpty()
                                   ? endpoint.toString()

@@ -23,8 +23,11 @@
 namespace tessera::console {
 
 PreviewPanel::PreviewPanel(RestClient* rest, QWidget* parent)
-    : QWidget(parent), m_rest(rest), m_loader(new PreviewLoader(rest, this)), m_shards(new ShardModel(rest, this))
+    : QWidget(parent), m_rest(rest), m_batch(new ObjectBatch(rest, this)), m_loader(new PreviewLoader(rest, this)),
+      m_shards(new ShardModel(rest, this))
 {
+    connect(m_batch, &ObjectBatch::finished, this,
+            [this](const ObjectBatch::Summary& summary) { emit statusMessage(summary.text()); });
     setObjectName(QStringLiteral("previewPanel"));
     m_title = new QLabel(tr("<b>Preview</b>"));
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -164,20 +167,9 @@ void PreviewPanel::downloadMembers()
     if (members.isEmpty()) return;
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Download %n member(s) into", nullptr, int(members.size())));
     if (dir.isEmpty()) return;
-    const QString bucket = m_shards->bucket();
-    const QString shard = m_shards->shard();
-    auto left = std::make_shared<int>(static_cast<int>(members.size()));
-    auto failed = std::make_shared<QStringList>();
-    for (const QString& m : members) {
-        const QString path = QDir(dir).filePath(m);
-        QDir().mkpath(QFileInfo(path).path());
-        m_rest->download(bucket, shard, m, path, this, [this, m, left, failed, dir](api::Result<qint64> r) {
-            if (!r) *failed << m + ": " + QString::fromStdString(r.error().message);
-            if (--*left > 0) return;
-            emit statusMessage(failed->isEmpty() ? tr("downloaded into %1").arg(dir)
-                                                 : tr("download failed: %1").arg(failed->join("; ")));
-        });
-    }
+    QList<ObjectBatch::Download> items;
+    for (const QString& m : members) items.push_back({m_shards->shard(), m, QDir(dir).filePath(m)});
+    m_batch->download(m_shards->bucket(), items, dir);
 }
 
 }  // namespace tessera::console

@@ -3,6 +3,8 @@
 // object, and for a shard its samples as a table (ShardModel). Shard members
 // of the selected samples can be downloaded.
 
+#include "core/object_batch.h"
+
 #include <QImage>
 #include <QWidget>
 
@@ -42,6 +44,7 @@ private:
     void resizeEvent(QResizeEvent* event) override;
 
     RestClient* m_rest;
+    ObjectBatch* m_batch;
     PreviewLoader* m_loader;
     ShardModel* m_shards;
     QLabel* m_title;
