@@ -20,9 +20,6 @@ using net::Route;
 
 namespace {
 
-// POST /v1/jobs carries an archive job's object list (api::kMaxArchiveObjects names).
-constexpr std::size_t kMaxStartBody = std::size_t{16} << 20;
-
 std::int64_t wallNs()
 {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -53,14 +50,6 @@ void JobCoordinator::addKind(const std::string& kind, KindInfo info) { m_kinds[k
 
 JobCoordinator::~JobCoordinator() { stop(); }
 
-void JobCoordinator::registerRoutes(net::Router& router)
-{
-    router.add(Route{http::verb::post, "/v1/jobs", Exec::Worker, net::bind(this, &JobCoordinator::startJob), {}, kMaxStartBody});
-    router.add(Route{http::verb::get, "/v1/jobs", Exec::Inline, net::bind(this, &JobCoordinator::listJobs), {}});
-    router.add(Route{http::verb::get, "/v1/jobs/{id}", Exec::Inline, net::bind(this, &JobCoordinator::showJob), {}});
-    router.add(Route{http::verb::delete_, "/v1/jobs/{id}", Exec::Worker, net::bind(this, &JobCoordinator::abortJob), {}});
-}
-
 void JobCoordinator::start()
 {
     m_thread = std::thread([this] { run(); });
@@ -74,15 +63,6 @@ void JobCoordinator::stop()
     }
     m_cv.notify_all();
     if (m_thread.joinable()) m_thread.join();
-}
-
-Response JobCoordinator::startJob(const Request& req)
-{
-    auto start = api::parseMessage<api::JobStart>(req.body, "job");
-    if (!start) return Response::error(start.error());
-    auto st = startKind(start->kind, start->args);
-    if (!st) return Response::error(st.error());
-    return Response::json(*st);
 }
 
 api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, const nlohmann::json& args)
@@ -205,29 +185,6 @@ void JobCoordinator::autoRebalance()
         logWarn("automatic rebalance not started (", st.error().message, "); retrying");
         m_rebalanceDue = std::chrono::steady_clock::now() + m_options.rebalanceDelay;
     }
-}
-
-Response JobCoordinator::listJobs(const Request&)
-{
-    std::lock_guard lock(m_mutex);
-    auto out = nlohmann::json::array();
-    for (const auto& id : m_order) out.push_back(m_jobs.at(id).status);
-    return Response::json(out);
-}
-
-Response JobCoordinator::showJob(const Request& req)
-{
-    std::lock_guard lock(m_mutex);
-    auto it = m_jobs.find(req.param("id"));
-    if (it == m_jobs.end()) return Response::error(api::Error::notFound("no job \"" + req.param("id") + "\""));
-    return Response::json(it->second.status);
-}
-
-Response JobCoordinator::abortJob(const Request& req)
-{
-    auto st = abort(req.param("id"));
-    if (!st) return Response::error(st.error());
-    return Response::json(*st);
 }
 
 api::Result<api::JobStatus> JobCoordinator::abort(const std::string& id)

@@ -1,0 +1,209 @@
+// Listing a bucket: the directory walk of one page, and the cached name
+// snapshot pages are cut from (part of ObjectStore; see object_store.h).
+#include "object_store.h"
+#include "store_files.h"
+
+#include "api/checksum.h"
+#include "api/hrw.h"
+#include "api/json_util.h"
+#include "common/fd_io.h"
+#include "common/log.h"
+#include "meta/node_identity.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <thread>
+#include <unistd.h>
+
+namespace tessera::daemon::target {
+
+namespace fs = std::filesystem;
+using namespace store_detail;
+
+namespace {
+
+struct ListWalk {
+    const api::ListRequest& req;
+    std::set<std::string> names;  // bounded to req.pageSize; holds the smallest names > token
+    std::size_t limit;
+    int err = 0;  // errno of the failure walk() returned
+
+    bool full() const { return names.size() >= limit; }
+
+    bool wantDir(const std::string& dirPrefix) const  // dirPrefix ends with '/'
+    {
+        const auto& prefix = req.prefix;
+        if (!startsWith(dirPrefix, prefix) && !startsWith(prefix, dirPrefix)) return false;
+        const auto& token = req.continuationToken;
+        // Every name below is <= token: skip.
+        if (!token.empty() && dirPrefix < token && !startsWith(token, dirPrefix)) return false;
+        // Every name below is > the largest kept name of a full page: skip.
+        if (full()) {
+            const auto& maxKept = *names.rbegin();
+            if (dirPrefix > maxKept && !startsWith(maxKept, dirPrefix)) return false;
+        }
+        return true;
+    }
+
+    void offer(std::string name)
+    {
+        if (!startsWith(name, req.prefix)) return;
+        if (!req.continuationToken.empty() && name <= req.continuationToken) return;
+        if (full() && name >= *names.rbegin()) return;
+        names.insert(std::move(name));
+        if (names.size() > limit) names.erase(std::prev(names.end()));
+    }
+
+    api::Status walk(const std::string& dir, const std::string& rel)
+    {
+        DIR* d = ::opendir(dir.c_str());
+        if (d == nullptr) {
+            if (errno == ENOENT) return {};
+            err = errno;
+            return api::Error::ioError("cannot list " + dir, errnoText(errno));
+        }
+        std::unique_ptr<DIR, int (*)(DIR*)> guard(d, ::closedir);
+        while (dirent* e = ::readdir(d)) {
+            const std::string_view n = e->d_name;
+            if (n == "." || n == "..") continue;
+            std::string full = rel.empty() ? std::string(n) : rel + "/" + std::string(n);
+            unsigned char type = e->d_type;
+            if (type == DT_UNKNOWN) {
+                struct stat st{};
+                if (::lstat((dir + "/" + std::string(n)).c_str(), &st) != 0) continue;
+                type = S_ISDIR(st.st_mode) ? DT_DIR : (S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN);
+            }
+            if (type == DT_DIR) {
+                if (wantDir(full + "/")) {
+                    auto st = walk(dir + "/" + std::string(n), full);
+                    if (!st) return st;
+                }
+            } else if (type == DT_REG) {
+                offer(std::move(full));
+            }
+        }
+        return {};
+    }
+};
+
+}  // namespace
+
+api::Result<std::shared_ptr<const ObjectStore::NameSnapshot>> ObjectStore::nameSnapshot(std::string_view bucket) const
+{
+    constexpr std::size_t kCachedBuckets = 4;
+    std::uint64_t generation = 0;
+    {
+        std::lock_guard lock(m_snapshotMutex);
+        if (auto g = m_generations.find(bucket); g != m_generations.end()) generation = g->second;
+        if (auto it = m_snapshots.find(bucket); it != m_snapshots.end() && it->second->generation == generation) {
+            auto u = std::find(m_snapshotUse.begin(), m_snapshotUse.end(), bucket);
+            if (u != m_snapshotUse.end()) std::rotate(u, u + 1, m_snapshotUse.end());
+            return it->second;
+        }
+    }
+    // One walk of every mountpath, outside the lock (writers go on).
+    api::ListRequest all;
+    ListWalk walk{all, {}, std::numeric_limits<std::size_t>::max()};
+    for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
+        // A missing mountpath would list as empty: a listing without its
+        // names must say why instead.
+        if (auto chk = checkMountpath(mp); !chk) return chk.error();
+        if (!m_health.rootHealthy(mp)) return mountpathError(mp, ENOENT, "mountpath root is gone");
+        auto st = walk.walk(bucketRoot(mp, bucket), "");
+        if (!st) return mountpathError(mp, walk.err, st.error().message);
+    }
+    auto snap = std::make_shared<NameSnapshot>();
+    snap->generation = generation;
+    snap->names.assign(std::make_move_iterator(walk.names.begin()), std::make_move_iterator(walk.names.end()));
+    std::lock_guard lock(m_snapshotMutex);
+    auto g = m_generations.find(bucket);
+    const std::uint64_t now = g == m_generations.end() ? 0 : g->second;
+    if (now == generation) {
+        // Unchanged during the walk: good for the pages to come.
+        m_snapshots[std::string(bucket)] = snap;
+        m_snapshotUse.erase(std::remove(m_snapshotUse.begin(), m_snapshotUse.end(), bucket), m_snapshotUse.end());
+        m_snapshotUse.emplace_back(bucket);
+        while (m_snapshotUse.size() > kCachedBuckets) {
+            m_snapshots.erase(m_snapshotUse.front());
+            m_snapshotUse.erase(m_snapshotUse.begin());
+        }
+    }
+    return std::shared_ptr<const NameSnapshot>(std::move(snap));
+}
+
+api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const api::ListRequest& req) const
+{
+    // Pages come from a sorted snapshot of the bucket's names, walked once
+    // and reused until a write to the bucket retires it: paging through a
+    // bucket of N names costs one walk, not one walk per page.
+    // A cached snapshot outlives a disk that died since: a page must not
+    // leave that disk's names out silently (or list names it cannot back).
+    for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
+        if (auto chk = checkMountpath(mp); !chk) return chk.error();
+        if (!m_health.rootHealthy(mp)) return mountpathError(mp, ENOENT, "mountpath root is gone");
+    }
+    auto snap = nameSnapshot(bucket);
+    if (!snap) return snap.error();
+    const auto& all = (*snap)->names;
+    const std::size_t limit = req.pageSize == 0 ? api::kDefaultPageSize : req.pageSize;
+    std::vector<std::string_view> page;
+    const std::string& from = req.continuationToken > req.prefix ? req.continuationToken : req.prefix;
+    for (auto it = std::lower_bound(all.begin(), all.end(), from); it != all.end() && page.size() < limit; ++it) {
+        if (!req.continuationToken.empty() && *it <= req.continuationToken) continue;
+        if (!startsWith(*it, req.prefix)) break;  // sorted: no later name has the prefix
+        page.push_back(*it);
+    }
+    api::ObjectList out;
+    out.entries.reserve(page.size());
+    const bool needMeta = (req.props & (api::kPropChecksum | api::kPropVersion)) != 0;
+    for (const auto& pageName : page) {
+        const std::string name(pageName);
+        api::ObjEntry e;
+        e.name = name;
+        e.size = -1;
+        if (req.props & (api::kPropSize | api::kPropAtime | api::kPropChecksum | api::kPropVersion)) {
+            const auto mp = mountpathFor(bucket, name);
+            const auto path = bucketRoot(mp, bucket) + "/" + name;
+            UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+            if (!fd.valid()) {
+                const int err = errno;
+                if ((err == ENOENT || err == ENOTDIR) && m_health.rootHealthy(mp)) continue;  // deleted meanwhile
+                return mountpathError(mp, err, "cannot list " + name);
+            }
+            struct stat st{};
+            if (::fstat(fd.get(), &st) != 0) continue;
+            if (req.props & api::kPropSize) e.size = static_cast<std::int64_t>(st.st_size);
+            if (req.props & api::kPropAtime) {
+                e.atime = api::formatRfc3339(static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 +
+                                             st.st_atim.tv_nsec);
+            }
+            if (needMeta) {
+                auto m = readMetaFd(fd.get());
+                if (m && m->has_value()) {
+                    if (req.props & api::kPropChecksum) e.checksum = (*m)->checksumValue;
+                    if (req.props & api::kPropVersion) e.version = (*m)->version;
+                }
+            }
+        }
+        out.entries.push_back(std::move(e));
+    }
+    // The page covers every name up to the last one taken, even when some of
+    // them could not be opened (deleted meanwhile, or not on their placement
+    // mountpath): more may follow whenever the page is full.
+    if (page.size() >= limit) out.continuationToken = std::string(page.back());
+    return out;
+}
+
+}  // namespace tessera::daemon::target

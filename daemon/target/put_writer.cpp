@@ -1,0 +1,157 @@
+// PutWriter: an object's bytes into a work file, committed by rename with
+// its metadata (part of ObjectStore; see object_store.h).
+#include "object_store.h"
+#include "store_files.h"
+
+#include "api/checksum.h"
+#include "api/hrw.h"
+#include "api/json_util.h"
+#include "common/fd_io.h"
+#include "common/log.h"
+#include "meta/node_identity.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <thread>
+#include <unistd.h>
+
+namespace tessera::daemon::target {
+
+namespace fs = std::filesystem;
+using namespace store_detail;
+
+PutWriter::~PutWriter()
+{
+    if (!m_committed && !m_workPath.empty()) {
+        m_fd.reset();
+        ::unlink(m_workPath.c_str());
+    }
+}
+
+api::Status PutWriter::write(const char* data, std::size_t size)
+{
+    if (m_size + size > m_store->options().maxObjectSize) {
+        return api::Error{api::ErrorKind::TooLarge,
+                          "object larger than the limit of " + std::to_string(m_store->options().maxObjectSize) +
+                              " bytes",
+                          {}};
+    }
+    if (const int err = writeAll(m_fd.get(), data, size); err != 0) return m_store->mountpathError(m_mp, err, "write failed");
+    m_hash->stream.update(data, size);
+    m_size += size;
+    return {};
+}
+
+api::Result<api::ObjectMeta> PutWriter::commit()
+{
+    api::ObjectMeta meta;
+    meta.size = static_cast<std::int64_t>(m_size);
+    meta.checksumValue = m_hash->stream.hex();
+    meta.custom = m_params.custom;
+    meta.atimeNs = nowNs();
+    if (!m_params.expectedChecksum.empty() && m_params.expectedChecksum != meta.checksumValue) {
+        if (m_params.transferStamp > 0) {
+            // A copy of a stored version: its bytes no longer match the
+            // checksum they were stored with. Never stored under a new one.
+            return api::Error::corruption("object \"" + m_bucket + "/" + m_name + "\" is corrupted: stored checksum " +
+                                          m_params.expectedChecksum + ", its bytes hash to " + meta.checksumValue);
+        }
+        return api::Error::badRequest("checksum mismatch: client sent " + m_params.expectedChecksum +
+                                      ", received bytes hash to " + meta.checksumValue);
+    }
+    // The bytes are made durable before the name's lock is taken: the lock
+    // only covers deciding the version, the metadata and the rename.
+    if (m_store->options().fsync && ::fdatasync(m_fd.get()) != 0) {
+        return m_store->mountpathError(m_mp, errno, "fsync failed");
+    }
+    {
+        std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
+        std::optional<api::ObjectMeta> prev;
+        {
+            UniqueFd old(::open(m_finalPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+            if (old.valid()) {
+                auto pm = readMetaFd(old.get());
+                if (pm && pm->has_value()) {
+                    prev = std::move(**pm);
+                    if (prev->stamp == 0) prev->stamp = fileMtimeNs(old.get());
+                }
+            }
+        }
+        if (m_params.baseStamp && *m_params.baseStamp != (prev ? prev->stamp : 0)) {
+            m_baseChanged = true;
+            return api::Error::conflict("object \"" + m_bucket + "/" + m_name + "\" changed while being rewritten");
+        }
+        if (m_params.transferStamp > 0) {
+            if (prev && prev->stamp >= m_params.transferStamp) {
+                m_superseded = true;
+                return api::Error::conflict("object \"" + m_bucket + "/" + m_name +
+                                            "\" is already here and not older than the delivered copy");
+            }
+            if (auto tomb = m_store->tombstone(m_bucket, m_name); tomb && *tomb >= m_params.transferStamp) {
+                m_superseded = true;
+                return api::Error::conflict("object \"" + m_bucket + "/" + m_name +
+                                            "\" was deleted after the delivered copy was written");
+            }
+            meta.stamp = m_params.transferStamp;
+            meta.version = m_params.transferVersion.empty() ? "1" : m_params.transferVersion;
+            m_store->observeStamp(meta.stamp);
+        } else {
+            meta.stamp = m_store->nextStamp();
+            if (prev) {
+                try {
+                    meta.version = std::to_string(std::stoll(prev->version) + 1);
+                } catch (const std::exception&) {
+                    meta.version = "1";
+                }
+            }
+        }
+        const std::string json = api::dumpJson(nlohmann::json(meta));
+        if (::fsetxattr(m_fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
+            return m_store->mountpathError(m_mp, errno, "cannot write object metadata");
+        }
+        // The parent directories may be removed by a concurrent DELETE
+        // pruning empty directories; retry a few times.
+        for (int attempt = 0;; ++attempt) {
+            auto st = makeParents(m_bucketRoot, m_finalPath);
+            if (!st && !m_store->m_health.rootHealthy(m_mp)) {
+                return m_store->mountpathError(m_mp, ENOTDIR, "cannot create the object's directory");
+            }
+            if (!st) return st.error();
+            if (::rename(m_workPath.c_str(), m_finalPath.c_str()) == 0) break;
+            const int e = errno;
+            if (e == ENOENT && attempt < 5) continue;
+            if (e == EISDIR || e == ENOTEMPTY || e == EEXIST || e == ENOTDIR) {
+                return api::Error::conflict("object name conflicts with an existing directory of objects");
+            }
+            return m_store->mountpathError(m_mp, e, "rename into place failed");
+        }
+        m_committed = true;
+    }
+    m_fd.reset();
+    // The index of the shard this replaced no longer matches (its reader
+    // would notice by size, time and checksum; this frees the space).
+    ::unlink(m_indexPath.c_str());
+    m_store->objectChanged(m_bucket, m_name);
+    if (m_store->options().fsync) {
+        // Commits the rename and, with it, the metadata written before it.
+        auto st = fsyncDir(m_finalPath.substr(0, m_finalPath.rfind('/')));
+        if (!st) return st.error();
+    }
+    return meta;
+}
+
+// -------------------------------------------------------------- ObjectStore
+
+}  // namespace tessera::daemon::target
