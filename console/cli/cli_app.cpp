@@ -1,5 +1,6 @@
 #include "cli_app.h"
 
+#include "api/paths.h"
 #include "api/cluster_msg.h"
 #include "api/http_error.h"
 #include "api/smap.h"
@@ -357,7 +358,7 @@ api::Status resolveEndpoint(CliContext& ctx)
     o.retriesOn503 = 0;
     o.followRedirects = false;
     client::HttpClient http(o);
-    auto r = http.send(client::Method::Get, ctx.endpoint + "/v1/health");
+    auto r = http.send(client::Method::Get, ctx.endpoint + std::string(api::path::kHealth));
     if (!r) return {};
     auto health = api::parseMessage<api::Health>(r->body, "health");
     if (!health) {
@@ -372,7 +373,7 @@ api::Status resolveEndpoint(CliContext& ctx)
     if (health->role != api::kRoleTarget) {
         return api::Error::badRequest(ctx.endpoint + " is a Tessera node of unknown role \"" + health->role + "\"");
     }
-    auto smap = http.send(client::Method::Get, ctx.endpoint + "/v1/daemon?what=smap");
+    auto smap = http.send(client::Method::Get, ctx.endpoint + api::path::daemonWhat("smap"));
     std::string proxy;
     if (smap && smap->isSuccess()) {
         if (auto s = api::parseSmap(smap->body); s && !s->primary.publicNet.url.empty()) proxy = s->primary.publicNet.url;

@@ -1,5 +1,6 @@
 #include "dsort_peer_link.h"
 
+#include "api/paths.h"
 #include "api/http_error.h"
 
 #include <nlohmann/json.hpp>
@@ -31,7 +32,7 @@ PeerLink::PeerLink(std::string jobId, std::chrono::milliseconds timeout)
 api::Status PeerLink::post(const DsortPeer& peer, const std::string& what, const std::string& query, std::string body,
                            const std::function<bool()>& stop)
 {
-    const auto url = peer.url + "/v1/internal/dsort/" + m_jobId + "/" + what + (query.empty() ? "" : "?" + query);
+    const auto url = peer.url + api::path::internalDsort(m_jobId, what) + (query.empty() ? "" : "?" + query);
     const auto deadline = std::chrono::steady_clock::now() + kStartGrace;
     const auto payload = client::Body::string(std::move(body));
     while (true) {
@@ -48,7 +49,7 @@ api::Status PeerLink::post(const DsortPeer& peer, const std::string& what, const
 
 api::Result<std::string> PeerLink::pull(const DsortPeer& peer, const std::vector<std::uint64_t>& indices)
 {
-    const auto url = peer.url + "/v1/internal/dsort/" + m_jobId + "/pull";
+    const auto url = peer.url + api::path::internalDsort(m_jobId, "pull");
     auto r = m_http.send(client::Method::Post, url, client::Body::string(nlohmann::json(indices).dump()),
                          {{"Content-Type", "application/json"}});
     if (!r) return api::Error::unavailable("cannot pull records from target " + peer.id + ": " + r.error().message);
@@ -61,7 +62,7 @@ api::Result<std::string> PeerLink::pull(const DsortPeer& peer, const std::vector
 
 bool PeerLink::healthy(const DsortPeer& peer)
 {
-    auto r = m_health.send(client::Method::Get, peer.url + "/v1/health");
+    auto r = m_health.send(client::Method::Get, peer.url + std::string(api::path::kHealth));
     return r && r->isSuccess();
 }
 

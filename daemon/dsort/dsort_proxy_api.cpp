@@ -1,5 +1,6 @@
 #include "dsort_proxy_api.h"
 
+#include "api/paths.h"
 #include "api/dsort_msg.h"
 #include "api/hrw.h"
 #include "api/json_util.h"
@@ -170,7 +171,7 @@ Response DsortProxyApi::show(const Request& req)
     }
     nlohmann::json metrics = nlohmann::json::object();
     proxy::PeerCalls peers(std::min(m_peerTimeout, std::chrono::milliseconds(2000)));
-    for (const auto& [tid, r] : peers.fanOut(targets, client::Method::Get, "/v1/internal/dsort/" + st->id + "/metrics")) {
+    for (const auto& [tid, r] : peers.fanOut(targets, client::Method::Get, api::path::internalDsort(st->id, "metrics"))) {
         if (!r || !r->isSuccess()) continue;
         auto m = nlohmann::json::parse(r->body, nullptr, false);
         if (m.is_object()) metrics[tid] = std::move(m);

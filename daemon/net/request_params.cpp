@@ -1,5 +1,6 @@
 #include "request_params.h"
 
+#include "api/paths.h"
 #include "api/headers.h"
 #include "api/names.h"
 
@@ -41,7 +42,7 @@ api::Result<std::optional<std::int64_t>> smapVersionParam(const net::Request& re
 std::string objectTarget(const ObjectRef& ref, api::QueryMap query, std::int64_t smapVersion)
 {
     query[std::string(api::kQpSmapVersion)] = std::to_string(smapVersion);
-    return "/v1/objects/" + api::percentEncode(ref.bucket) + "/" + api::percentEncode(ref.name, true) + "?" +
+    return api::path::object(ref.bucket, ref.name) + "?" +
            api::buildQuery(query);
 }
 

@@ -1,5 +1,7 @@
 #include "cluster_monitor.h"
 
+#include "api/paths.h"
+
 #include "common/log.h"
 #include "peer_calls.h"
 
@@ -66,7 +68,7 @@ void ClusterMonitor::collect(std::chrono::milliseconds interval)
 {
     const auto smap = m_state.smap();
     PeerCalls peers(std::min(interval, m_options.peerTimeout));
-    auto results = peers.fanOut(*smap, client::Method::Get, "/v1/daemon?what=node_stats");
+    auto results = peers.fanOut(*smap, client::Method::Get, api::path::daemonWhat("node_stats"));
     auto self = m_selfStats();
     const auto now = Steady::now();
 

@@ -1,5 +1,6 @@
 #include "job_coordinator.h"
 
+#include "api/paths.h"
 #include "api/feed.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
@@ -112,7 +113,7 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
         for (const auto& [tid, node] : all.tmap) bodies[tid] = body;
     }
     PeerCalls peers(m_options.peerTimeout);
-    auto results = peers.fanOutEach(job.targets, client::Method::Post, "/v1/internal/jobs", bodies);
+    auto results = peers.fanOutEach(job.targets, client::Method::Post, std::string(api::path::kInternalJobs), bodies);
     std::string errors;
     for (const auto& [tid, r] : results) {
         if (r && r->isSuccess()) {
@@ -124,7 +125,7 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
     }
     if (!errors.empty()) {
         // All or nothing: undo where it started.
-        peers.fanOut(job.targets, client::Method::Delete, "/v1/internal/jobs/" + st.id);
+        peers.fanOut(job.targets, client::Method::Delete, api::path::internalJob(st.id));
         return api::Error::unavailable("cannot start the " + kind + " job: " + errors);
     }
     aggregate(job, wallNs());
@@ -174,7 +175,7 @@ void JobCoordinator::autoRebalance()
             targets = job.targets;
         }
         logInfo("targets changed: aborting ", running, " to start a new rebalance");
-        PeerCalls(m_options.peerTimeout).fanOut(targets, client::Method::Delete, "/v1/internal/jobs/" + running);
+        PeerCalls(m_options.peerTimeout).fanOut(targets, client::Method::Delete, api::path::internalJob(running));
         return;
     }
     auto st = startKind("rebalance", nlohmann::json::object());
@@ -199,7 +200,7 @@ api::Result<api::JobStatus> JobCoordinator::abort(const std::string& id)
         targets = it->second.targets;
     }
     PeerCalls peers(m_options.peerTimeout);
-    peers.fanOut(targets, client::Method::Delete, "/v1/internal/jobs/" + id);
+    peers.fanOut(targets, client::Method::Delete, api::path::internalJob(id));
     m_cv.notify_all();  // poll now
     std::lock_guard lock(m_mutex);
     auto it = m_jobs.find(id);
@@ -277,7 +278,7 @@ void JobCoordinator::pollOnce()
     const auto smap = m_state.smap();
     PeerCalls peers(std::min(m_options.peerTimeout, std::chrono::milliseconds(2000)));
     for (const auto& [id, targets] : running) {
-        auto results = peers.fanOut(targets, client::Method::Get, "/v1/internal/jobs/" + id);
+        auto results = peers.fanOut(targets, client::Method::Get, api::path::internalJob(id));
         nlohmann::json out;
         {
             std::lock_guard lock(m_mutex);

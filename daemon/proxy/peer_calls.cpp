@@ -1,5 +1,6 @@
 #include "peer_calls.h"
 
+#include "api/paths.h"
 #include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/json_util.h"
@@ -82,7 +83,7 @@ void PeerCalls::pushMeta(const api::Smap& smap, const std::optional<api::Smap>& 
                          const std::optional<api::Bmd>& newBmd) const
 {
     const api::Metasync msg{newSmap, newBmd};
-    auto results = fanOut(smap, client::Method::Put, "/v1/metasync", api::dumpJson(nlohmann::json(msg)));
+    auto results = fanOut(smap, client::Method::Put, std::string(api::path::kMetasync), api::dumpJson(nlohmann::json(msg)));
     for (const auto& [id, r] : results) {
         if (!r) {
             // An away target pulls the maps when it rejoins.

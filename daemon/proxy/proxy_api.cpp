@@ -1,5 +1,6 @@
 #include "proxy_api.h"
 
+#include "api/paths.h"
 #include "api/headers.h"
 #include "api/hrw.h"
 #include "api/http_error.h"
@@ -170,7 +171,7 @@ Response ProxyApi::createBucket(const Request& req)
     const auto smap = *m_state.smap();
     // A target that was down when an earlier bucket of this name was
     // destroyed may still hold its data: clear it before the name is usable.
-    m_peers.fanOut(smap, client::Method::Delete, "/v1/internal/buckets/" + api::percentEncode(*bucket));
+    m_peers.fanOut(smap, client::Method::Delete, api::path::internalBucket(*bucket));
     m_peers.pushMeta(smap, std::nullopt, *bmd);
     return Response::ok();
 }
@@ -184,7 +185,7 @@ Response ProxyApi::destroyBucket(const Request& req)
     const auto smap = *m_state.smap();
     m_peers.pushMeta(smap, std::nullopt, *bmd);
     auto results =
-        m_peers.fanOut(smap, client::Method::Delete, "/v1/internal/buckets/" + api::percentEncode(*bucket));
+        m_peers.fanOut(smap, client::Method::Delete, api::path::internalBucket(*bucket));
     std::string failed;
     for (const auto& [id, r] : results) {
         if (!r || !r->isSuccess()) failed += (failed.empty() ? "" : ", ") + id;
@@ -254,7 +255,7 @@ Response ProxyApi::listObjects(const Request& req)
     auto perTarget = *lr;
     perTarget.pageSize = perTargetPageSize(lr->pageSize, static_cast<std::uint32_t>(smap.tmap.size()));
     const std::string path =
-        "/v1/buckets/" + api::percentEncode(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
+        api::path::bucket(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
     auto results = m_peers.fanOut(smap, client::Method::Get, path);
 
     // Each target answers with its names after the token, up to its own
@@ -288,7 +289,7 @@ Response ProxyApi::clusterInfo(const Request& req)
     if (what == "node_stats") {
         api::ClusterStats out;
         out.proxies.emplace(m_self.id, m_nodeStats());
-        auto results = m_peers.fanOut(*m_state.smap(), client::Method::Get, "/v1/daemon?what=node_stats");
+        auto results = m_peers.fanOut(*m_state.smap(), client::Method::Get, api::path::daemonWhat("node_stats"));
         for (const auto& [id, r] : results) {
             if (r && r->isSuccess()) {
                 auto st = api::parseNodeStats(r->body);

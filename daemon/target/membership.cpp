@@ -1,5 +1,6 @@
 #include "membership.h"
 
+#include "api/paths.h"
 #include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/http_error.h"
@@ -85,7 +86,7 @@ void Membership::run()
 bool Membership::tryJoin()
 {
     client::HttpClient http(peerOptions(m_peerTimeout));
-    auto res = http.send(client::Method::Post, m_proxyUrl + "/v1/cluster/join",
+    auto res = http.send(client::Method::Post, m_proxyUrl + std::string(api::path::kJoin),
                          client::Body::string(api::dumpJson(nlohmann::json(m_self))),
                          {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}});
     if (!res) {
@@ -112,7 +113,7 @@ void Membership::keepalive()
 {
     client::HttpClient http(peerOptions(m_peerTimeout));
     const api::Keepalive body{m_self.id, m_cache.smap()->version, m_cache.bmd()->version};
-    auto res = http.send(client::Method::Post, m_proxyUrl + "/v1/cluster/keepalive",
+    auto res = http.send(client::Method::Post, m_proxyUrl + std::string(api::path::kKeepalive),
                          client::Body::string(api::dumpJson(nlohmann::json(body))),
                          {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}});
     if (!res) {
@@ -142,7 +143,7 @@ void Membership::pullMeta(bool smap, bool bmd)
 {
     client::HttpClient http(peerOptions(m_peerTimeout));
     if (smap) {
-        auto res = http.send(client::Method::Get, m_proxyUrl + "/v1/cluster?what=smap");
+        auto res = http.send(client::Method::Get, m_proxyUrl + api::path::clusterWhat("smap"));
         if (res && res->isSuccess()) {
             auto s = api::parseSmap(res->body);
             if (s && m_cache.applySmap(std::move(s.value()))) {
@@ -151,7 +152,7 @@ void Membership::pullMeta(bool smap, bool bmd)
         }
     }
     if (bmd) {
-        auto res = http.send(client::Method::Get, m_proxyUrl + "/v1/cluster?what=bmd");
+        auto res = http.send(client::Method::Get, m_proxyUrl + api::path::clusterWhat("bmd"));
         if (res && res->isSuccess()) {
             auto b = api::parseBmd(res->body);
             if (b) m_cache.applyBmd(std::move(b.value()));

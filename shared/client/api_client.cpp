@@ -1,5 +1,6 @@
 #include "api_client.h"
 
+#include "api/paths.h"
 #include "api/action_msg.h"
 #include "api/headers.h"
 #include "api/hrw.h"
@@ -43,12 +44,12 @@ Client::Client(std::string endpoint, HttpClient::Options options) : m_endpoint(s
 
 std::string Client::objectUrl(std::string_view bucket, std::string_view name) const
 {
-    return m_endpoint + "/v1/objects/" + api::percentEncode(bucket) + "/" + api::percentEncode(name, true);
+    return m_endpoint + api::path::object(bucket, name);
 }
 
 std::string Client::bucketUrl(std::string_view bucket) const
 {
-    return m_endpoint + "/v1/buckets/" + api::percentEncode(bucket);
+    return m_endpoint + api::path::bucket(bucket);
 }
 
 api::Result<Response> Client::call(Method method, const std::string& url, const Body& body, const Headers& headers,
@@ -73,8 +74,8 @@ api::Result<Response> Client::objectCall(Method method, std::string_view bucket,
         const auto* owner = m_smap ? api::hrwTarget(*m_smap, api::objectUname(bucket, name)) : nullptr;
         // An away owner: the proxy says why the object is unavailable.
         if (owner != nullptr && !owner->away()) {
-            const std::string url = owner->publicNet.url + "/v1/objects/" + api::percentEncode(bucket) + "/" +
-                                    api::percentEncode(name, true) + "?" + std::string(api::kQpSmapVersion) + "=" +
+            const std::string url = owner->publicNet.url + api::path::object(bucket, name) + "?" +
+                                    std::string(api::kQpSmapVersion) + "=" +
                                     std::to_string(m_smap->version) + (extra.empty() ? "" : "&" + extra);
             // Count what reaches the sink: a retry must not deliver bytes twice.
             std::uint64_t delivered = 0;
@@ -105,7 +106,7 @@ ObjectAttrs Client::attrsFromHeaders(const Response& response)
 
 api::Result<nlohmann::json> Client::health()
 {
-    auto r = m_http.send(Method::Get, m_endpoint + "/v1/health");
+    auto r = m_http.send(Method::Get, m_endpoint + std::string(api::path::kHealth));
     if (!r) return r.error();
     auto j = nlohmann::json::parse(r->body, nullptr, false);
     if (!r->isSuccess()) return errorOf(*r);
@@ -125,14 +126,14 @@ api::Result<nlohmann::json> Client::getJson(const std::string& url, const char* 
 api::Result<api::JobStatus> Client::startJob(std::string_view kind, const nlohmann::json& args)
 {
     const nlohmann::json body{{"kind", kind}, {"args", args}};
-    auto r = call(Method::Post, m_endpoint + "/v1/jobs", Body::string(body.dump()), {{"Content-Type", "application/json"}});
+    auto r = call(Method::Post, m_endpoint + std::string(api::path::kJobs), Body::string(body.dump()), {{"Content-Type", "application/json"}});
     if (!r) return r.error();
     return api::parseJobStatus(r->body);
 }
 
 api::Result<std::vector<api::JobStatus>> Client::listJobs()
 {
-    auto j = getJson(m_endpoint + "/v1/jobs", "job list");
+    auto j = getJson(m_endpoint + std::string(api::path::kJobs), "job list");
     if (!j) return j.error();
     std::vector<api::JobStatus> out;
     if (!j->is_array()) return api::Error::unavailable("job list: not an array");
@@ -146,14 +147,14 @@ api::Result<std::vector<api::JobStatus>> Client::listJobs()
 
 api::Result<api::JobStatus> Client::job(std::string_view id)
 {
-    auto r = call(Method::Get, m_endpoint + "/v1/jobs/" + api::percentEncode(id));
+    auto r = call(Method::Get, m_endpoint + api::path::job(id));
     if (!r) return r.error();
     return api::parseJobStatus(r->body);
 }
 
 api::Result<api::JobStatus> Client::abortJob(std::string_view id)
 {
-    auto r = call(Method::Delete, m_endpoint + "/v1/jobs/" + api::percentEncode(id));
+    auto r = call(Method::Delete, m_endpoint + api::path::job(id));
     if (!r) return r.error();
     return api::parseJobStatus(r->body);
 }
@@ -170,7 +171,7 @@ api::Result<api::JobStatus> Client::startArchive(const api::ArchiveMsg& msg)
 
 api::Result<std::string> Client::startDsort(const nlohmann::json& spec)
 {
-    auto r = call(Method::Post, m_endpoint + "/v1/sort", Body::string(spec.dump()), {{"Content-Type", "application/json"}});
+    auto r = call(Method::Post, m_endpoint + std::string(api::path::kSort), Body::string(spec.dump()), {{"Content-Type", "application/json"}});
     if (!r) return r.error();
     if (r->body.empty()) return api::Error::unavailable("dsort start: no job id in the answer");
     return std::move(r->body);
@@ -178,7 +179,7 @@ api::Result<std::string> Client::startDsort(const nlohmann::json& spec)
 
 api::Result<Client::DsortStatus> Client::dsortStatus(std::string_view id)
 {
-    auto j = getJson(m_endpoint + "/v1/sort?uuid=" + api::percentEncode(id), "dsort status");
+    auto j = getJson(m_endpoint + std::string(api::path::kSort) + "?uuid=" + api::percentEncode(id), "dsort status");
     if (!j) return j.error();
     DsortStatus out;
     try {
@@ -192,7 +193,7 @@ api::Result<Client::DsortStatus> Client::dsortStatus(std::string_view id)
 
 api::Result<std::vector<api::JobStatus>> Client::listDsorts()
 {
-    auto j = getJson(m_endpoint + "/v1/sort", "dsort list");
+    auto j = getJson(m_endpoint + std::string(api::path::kSort), "dsort list");
     if (!j) return j.error();
     try {
         return j->get<std::vector<api::JobStatus>>();
@@ -203,21 +204,21 @@ api::Result<std::vector<api::JobStatus>> Client::listDsorts()
 
 api::Result<api::JobStatus> Client::abortDsort(std::string_view id)
 {
-    auto r = call(Method::Delete, m_endpoint + "/v1/sort/abort?uuid=" + api::percentEncode(id));
+    auto r = call(Method::Delete, m_endpoint + std::string(api::path::kSortAbort) + "?uuid=" + api::percentEncode(id));
     if (!r) return r.error();
     return api::parseJobStatus(r->body);
 }
 
 api::Status Client::removeDsort(std::string_view id)
 {
-    auto r = call(Method::Delete, m_endpoint + "/v1/sort?uuid=" + api::percentEncode(id));
+    auto r = call(Method::Delete, m_endpoint + std::string(api::path::kSort) + "?uuid=" + api::percentEncode(id));
     if (!r) return r.error();
     return {};
 }
 
 api::Result<api::JobStatus> Client::startIshard(const spec::IshardSpec& spec)
 {
-    auto r = call(Method::Post, m_endpoint + "/v1/ishard", Body::string(nlohmann::json(spec).dump()),
+    auto r = call(Method::Post, m_endpoint + std::string(api::path::kIshard), Body::string(nlohmann::json(spec).dump()),
                   {{"Content-Type", "application/json"}});
     if (!r) return r.error();
     return api::parseJobStatus(r->body);
@@ -225,7 +226,7 @@ api::Result<api::JobStatus> Client::startIshard(const spec::IshardSpec& spec)
 
 api::Result<spec::IshardPlan> Client::ishardDryRun(const spec::IshardSpec& spec)
 {
-    auto r = call(Method::Post, m_endpoint + "/v1/ishard?dry_run=true", Body::string(nlohmann::json(spec).dump()),
+    auto r = call(Method::Post, m_endpoint + std::string(api::path::kIshard) + "?dry_run=true", Body::string(nlohmann::json(spec).dump()),
                   {{"Content-Type", "application/json"}});
     if (!r) return r.error();
     auto j = nlohmann::json::parse(r->body, nullptr, false);
@@ -235,46 +236,46 @@ api::Result<spec::IshardPlan> Client::ishardDryRun(const spec::IshardSpec& spec)
 
 api::Result<nlohmann::json> Client::clusterInfo(std::string_view what)
 {
-    return getJson(m_endpoint + "/v1/cluster?what=" + api::percentEncode(what), "cluster info");
+    return getJson(m_endpoint + api::path::clusterWhat(what), "cluster info");
 }
 
 api::Status Client::decommissionNode(std::string_view targetId)
 {
     const api::ActionMsg msg{api::act::kDecommissionNode, "", nlohmann::json(api::RemoveNode{std::string(targetId)})};
-    auto r = call(Method::Put, m_endpoint + "/v1/cluster", Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
+    auto r = call(Method::Put, m_endpoint + std::string(api::path::kCluster), Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
     if (!r) return r.error();
     return {};
 }
 
 api::Result<nlohmann::json> Client::daemonInfo(std::string_view what)
 {
-    return getJson(m_endpoint + "/v1/daemon?what=" + api::percentEncode(what), "daemon info");
+    return getJson(m_endpoint + api::path::daemonWhat(what), "daemon info");
 }
 
 api::Result<api::Smap> Client::smap()
 {
-    auto r = call(Method::Get, m_endpoint + "/v1/cluster?what=smap");
+    auto r = call(Method::Get, m_endpoint + api::path::clusterWhat("smap"));
     if (!r) return r.error();
     return api::parseSmap(r->body);
 }
 
 api::Result<api::ClusterStats> Client::clusterStats()
 {
-    auto r = call(Method::Get, m_endpoint + "/v1/cluster?what=node_stats");
+    auto r = call(Method::Get, m_endpoint + api::path::clusterWhat("node_stats"));
     if (!r) return r.error();
     return api::parseClusterStats(r->body);
 }
 
 api::Result<api::Bmd> Client::bmd()
 {
-    auto r = call(Method::Get, m_endpoint + "/v1/cluster?what=bmd");
+    auto r = call(Method::Get, m_endpoint + api::path::clusterWhat("bmd"));
     if (!r) return r.error();
     return api::parseBmd(r->body);
 }
 
 api::Result<std::vector<api::BucketRef>> Client::listBuckets()
 {
-    auto r = call(Method::Get, m_endpoint + "/v1/buckets");
+    auto r = call(Method::Get, m_endpoint + std::string(api::path::kBuckets));
     if (!r) return r.error();
     return parseBody<std::vector<api::BucketRef>>(*r, "bucket list");
 }

@@ -1,6 +1,7 @@
 #include "feed_client.h"
 
 #include "api/feed.h"
+#include "api/paths.h"
 #include "http_client.h"
 
 #include <boost/asio/connect.hpp>
@@ -47,7 +48,7 @@ api::Result<std::unique_ptr<FeedClient>> FeedClient::connect(const std::string& 
         [](websocket::request_type& req) { req.set(beast::http::field::user_agent, "tessera-cli"); }));
     impl->ws.read_message_max(64 << 20);
     websocket::response_type res;
-    impl->ws.handshake(res, url->host + ":" + url->port, "/v1/ws", ec);
+    impl->ws.handshake(res, url->host + ":" + url->port, std::string(api::path::kFeed), ec);
     if (ec) {
         std::string why = ec.message();
         if (res.result_int() != 0) why = "HTTP " + std::to_string(res.result_int()) + " " + res.body();

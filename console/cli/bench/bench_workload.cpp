@@ -1,5 +1,6 @@
 #include "bench_workload.h"
 
+#include "api/paths.h"
 #include "api/hrw.h"
 #include "api/headers.h"
 #include "api/object_list.h"
@@ -58,7 +59,7 @@ std::string BenchWorkload::indexedName(const std::string& prefix, std::uint64_t 
 
 std::string BenchWorkload::objectTarget(const std::string& bucket, const std::string& name, std::int64_t smapVersion)
 {
-    std::string t = "/v1/objects/" + api::percentEncode(bucket) + "/" + api::percentEncode(name, true);
+    std::string t = api::path::object(bucket, name);
     if (smapVersion > 0) t += "?" + std::string(api::kQpSmapVersion) + "=" + std::to_string(smapVersion);
     return t;
 }
@@ -170,7 +171,7 @@ void BenchWorkload::next(WorkerState& w, PlannedOp& op) const
         req.props = api::kPropName;
         if (m_options.pageSize != 0) req.pageSize = m_options.pageSize;
         req.continuationToken = w.listToken;
-        op.target = "/v1/buckets/" + api::percentEncode(m_options.bucket) + "?" +
+        op.target = api::path::bucket(m_options.bucket) + "?" +
                     api::buildQuery(api::listRequestToQuery(req));
         return;
     }

@@ -1,5 +1,6 @@
 #include "core/cluster_connection.h"
 
+#include "api/paths.h"
 #include "api/smap.h"
 #include "core/rest_client.h"
 
@@ -19,7 +20,7 @@ QUrl feedUrl(const QUrl& endpoint)
 {
     QUrl url = endpoint;
     url.setScheme(endpoint.scheme() == QLatin1String("https") ? QStringLiteral("wss") : QStringLiteral("ws"));
-    url.setPath(QStringLiteral("/v1/ws"));
+    url.setPath(QString::fromLatin1(api::path::kFeed.data(), static_cast<qsizetype>(api::path::kFeed.size())));
     url.setQuery(QString());
     return url;
 }

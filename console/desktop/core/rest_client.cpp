@@ -4,6 +4,7 @@
 #include "api/feed.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
+#include "api/paths.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -33,7 +34,7 @@ QByteArray encodeQuery(const QList<std::pair<QByteArray, QString>>& query)
 
 QByteArray objectPath(const QString& bucket, const QString& name)
 {
-    return "/v1/objects/" + QUrl::toPercentEncoding(bucket) + '/' + QUrl::toPercentEncoding(name, "/");
+    return QByteArray::fromStdString(api::path::object(bucket.toStdString(), name.toStdString()));
 }
 
 bool isRedirect(int status)
@@ -142,7 +143,7 @@ QUrl RestClient::endpoint() const { return m_endpoint; }
 QUrl RestClient::bucketUrl(const QString& bucket) const
 {
     QByteArray base = m_endpoint.toEncoded(QUrl::StripTrailingSlash);
-    return QUrl::fromEncoded(base + "/v1/buckets/" + QUrl::toPercentEncoding(bucket));
+    return QUrl::fromEncoded(base + QByteArray::fromStdString(api::path::bucket(bucket.toStdString())));
 }
 
 QUrl RestClient::objectUrl(const QString& bucket, const QString& name) const
@@ -339,31 +340,31 @@ RestCall RestClient::getParsed(const QUrl& url, QObject* context, Callback<T> do
 
 RestCall RestClient::health(QObject* context, Callback<api::Health> done)
 {
-    return getParsed<api::Health>(controlUrl("/v1/health"), context, std::move(done),
+    return getParsed<api::Health>(controlUrl(QByteArray(api::path::kHealth.data(), api::path::kHealth.size())), context, std::move(done),
                                   [](std::string_view b) { return api::parseMessage<api::Health>(b, "health"); });
 }
 
 RestCall RestClient::clusterStats(QObject* context, Callback<api::ClusterStats> done)
 {
-    return getParsed<api::ClusterStats>(controlUrl("/v1/cluster", QStringLiteral("what=node_stats")), context,
+    return getParsed<api::ClusterStats>(controlUrl(QByteArray(api::path::kCluster.data(), api::path::kCluster.size()), QStringLiteral("what=node_stats")), context,
                                         std::move(done), [](std::string_view b) { return api::parseClusterStats(b); });
 }
 
 RestCall RestClient::smap(QObject* context, Callback<api::Smap> done)
 {
-    return getParsed<api::Smap>(controlUrl("/v1/cluster", QStringLiteral("what=smap")), context, std::move(done),
+    return getParsed<api::Smap>(controlUrl(QByteArray(api::path::kCluster.data(), api::path::kCluster.size()), QStringLiteral("what=smap")), context, std::move(done),
                                 [](std::string_view b) { return api::parseSmap(b); });
 }
 
 RestCall RestClient::jobs(QObject* context, Callback<std::vector<api::JobStatus>> done)
 {
-    return getParsed<std::vector<api::JobStatus>>(controlUrl("/v1/jobs"), context, std::move(done),
+    return getParsed<std::vector<api::JobStatus>>(controlUrl(QByteArray(api::path::kJobs.data(), api::path::kJobs.size())), context, std::move(done),
                                                   [](std::string_view b) { return api::decodeJobList(b); });
 }
 
 RestCall RestClient::abortJob(const QString& id, QObject* context, Callback<api::JobStatus> done)
 {
-    auto req = newRequest("DELETE", controlUrl("/v1/jobs/" + QUrl::toPercentEncoding(id)), context);
+    auto req = newRequest("DELETE", controlUrl(QByteArray::fromStdString(api::path::job(id.toStdString()))), context);
     req->timeoutMs = m_controlTimeoutMs;
     req->done = [done = std::move(done)](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
@@ -375,7 +376,7 @@ RestCall RestClient::abortJob(const QString& id, QObject* context, Callback<api:
 RestCall RestClient::listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done)
 {
     auto req =
-        newRequest("GET", QUrl::fromEncoded(m_endpoint.toEncoded(QUrl::StripTrailingSlash) + "/v1/buckets"), context);
+        newRequest("GET", controlUrl(QByteArray(api::path::kBuckets.data(), api::path::kBuckets.size())), context);
     req->done = [done](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         try {

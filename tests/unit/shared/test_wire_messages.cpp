@@ -8,6 +8,8 @@
 #include "api/feed.h"
 #include "api/job.h"
 #include "api/node_stats.h"
+#include "api/paths.h"
+#include "api/uri.h"
 #include "api/wire.h"
 
 #include <QTest>
@@ -311,6 +313,28 @@ private slots:
         QVERIFY(roundTrip(req, "feed request") == req);
         QCOMPARE(errorOf<FeedRequest>(json{{"subscribe", "metrics"}}), std::string("msg: /subscribe: must be an array"));
         QCOMPARE(errorOf<FeedRequest>(json{{"intervalms", 5}}), std::string("msg: /intervalms: unknown field"));
+    }
+
+    void restPaths()
+    {
+        QCOMPARE(path::object("b", "a b/c?d#e"), std::string("/v1/objects/b/a%20b/c%3Fd%23e"));
+        QCOMPARE(path::bucket("imgs"), std::string("/v1/buckets/imgs"));
+        QCOMPARE(path::job("rebalance-1"), std::string("/v1/jobs/rebalance-1"));
+        QCOMPARE(path::internalDsort("dsort-1", "pull"), std::string("/v1/internal/dsort/dsort-1/pull"));
+        QCOMPARE(path::clusterWhat("node_stats"), std::string("/v1/cluster?what=node_stats"));
+        QCOMPARE(path::daemonWhat("smap"), std::string("/v1/daemon?what=smap"));
+    }
+
+    void endpoints()
+    {
+        QCOMPARE(*normalizeEndpoint("127.0.0.1:8080"), std::string("http://127.0.0.1:8080"));
+        QCOMPARE(*normalizeEndpoint(" http://h:1/ "), std::string("http://h:1"));
+        QCOMPARE(*normalizeEndpoint("HTTPS://node.example/v1/x?y"), std::string("https://node.example"));
+        QCOMPARE(*normalizeEndpoint("[::1]:8080"), std::string("http://[::1]:8080"));
+        QCOMPARE(*normalizeEndpoint("localhost"), std::string("http://localhost"));
+        for (const char* bad : {"", "ftp://h:1", "h:0", "h:99999", "h:", "http://", "a b:1", "user@h:1", "h:8o"}) {
+            QVERIFY2(!normalizeEndpoint(bad), bad);
+        }
     }
 
     void clusterStatsAndCapacity()
