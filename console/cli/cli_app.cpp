@@ -1,8 +1,8 @@
 #include "cli_app.h"
 
-#include "api/paths.h"
 #include "api/cluster_msg.h"
 #include "api/http_error.h"
+#include "api/paths.h"
 #include "api/smap.h"
 #include "api/uri.h"
 #include "client/http_client.h"
@@ -214,7 +214,10 @@ const std::vector<Command>& commands()
          "wait until a dSort job ends; exit 0 only if it finished",
          "Shows progress on stderr while waiting; prints the final status per target.\n",
          cmdDsortWait},
-        {{"dsort", "abort"}, "dsort abort ID", "abort a dSort job on every target (its output is removed)", "",
+        {{"dsort", "abort"},
+         "dsort abort ID",
+         "abort a dSort job on every target (its output is removed)",
+         "",
          cmdDsortAbort},
         {{"dsort", "rm"}, "dsort rm ID", "forget a finished dSort job", "", cmdDsortRemove},
         {{"job", "start"},
@@ -311,10 +314,8 @@ void usage(std::ostream& os)
     width = std::min<std::size_t>(width, 40);
     for (const auto& c : commands()) {
         os << "  " << c.synopsis;
-        if (c.synopsis.size() > width)
-            os << "\n  " << std::string(width, ' ');
-        else
-            os << std::string(width - c.synopsis.size(), ' ');
+        if (c.synopsis.size() > width) os << "\n  " << std::string(width, ' ');
+        else os << std::string(width - c.synopsis.size(), ' ');
         os << "  " << c.summary << "\n";
     }
     os << "\nexit codes: 0 ok, 1 the cluster said no or could not be reached, 2 usage error\n"
@@ -376,7 +377,8 @@ api::Status resolveEndpoint(CliContext& ctx)
     auto smap = http.send(client::Method::Get, ctx.endpoint + api::path::daemonWhat("smap"));
     std::string proxy;
     if (smap && smap->isSuccess()) {
-        if (auto s = api::parseSmap(smap->body); s && !s->primary.publicNet.url.empty()) proxy = s->primary.publicNet.url;
+        if (auto s = api::parseSmap(smap->body); s && !s->primary.publicNet.url.empty())
+            proxy = s->primary.publicNet.url;
     }
     if (proxy.empty()) {
         return api::Error::badRequest(ctx.endpoint + " is target " + health->daemonId +

@@ -29,8 +29,8 @@ api::Status preload(const BenchOptions& options, const HostPort& endpoint, const
     const auto totals = LoadGenerator(put, workload).run([](const IntervalSample&) {});
     const auto& c = totals.counters[static_cast<std::size_t>(OpKind::Put)];
     if (c.errors > 0 || c.ops != options.countObjects) {
-        return api::Error::ioError("preloading " + std::to_string(options.countObjects) + " objects: " +
-                                       std::to_string(c.errors) + " PUTs failed",
+        return api::Error::ioError("preloading " + std::to_string(options.countObjects) +
+                                       " objects: " + std::to_string(c.errors) + " PUTs failed",
                                    totals.errorSamples.empty() ? "" : totals.errorSamples.front());
     }
     return {};
@@ -70,8 +70,8 @@ int cmdBench(CliContext& ctx)
         if (!shards) throw UsageError(shards.error().message);
         std::uint64_t bytes = 0;
         for (const auto& s : *shards) bytes += s.data.size();
-        const std::string setup = "parsing " + std::to_string(shards->size()) + " shards (" +
-                                  spec::formatSize(bytes) + ") from memory with libarchive";
+        const std::string setup = "parsing " + std::to_string(shards->size()) + " shards (" + spec::formatSize(bytes) +
+                                  ") from memory with libarchive";
         const BenchWorkload workload(options, std::move(shards.value()));
         return runBench(ctx, options, workload, options.dir, setup);
     }
@@ -109,10 +109,9 @@ int cmdBench(CliContext& ctx)
         for (std::uint64_t i = 0; i < options.countObjects; ++i) {
             pool.push_back(BenchWorkload::indexedName(options.prefix, i));
         }
-        setup += "PUT " + std::to_string(options.countObjects) + " objects of " +
-                 spec::formatSize(options.minSize) +
-                 (options.fixedSize() ? "" : ".." + spec::formatSize(options.maxSize)) + " first (" +
-                 pool.front() + (pool.size() > 1 ? ".." + pool.back() : "") + ")";
+        setup += "PUT " + std::to_string(options.countObjects) + " objects of " + spec::formatSize(options.minSize) +
+                 (options.fixedSize() ? "" : ".." + spec::formatSize(options.maxSize)) + " first (" + pool.front() +
+                 (pool.size() > 1 ? ".." + pool.back() : "") + ")";
     } else if (options.mode == BenchMode::Get || options.mode == BenchMode::Mixed ||
                options.mode == BenchMode::ShardRead || options.mode == BenchMode::LooseRead) {
         auto names = client.listAll(options.bucket, options.prefix, api::kPropName);

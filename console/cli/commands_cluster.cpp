@@ -26,8 +26,8 @@ int cmdClusterShow(CliContext& ctx)
         *ctx.out << api::dumpJson(doc) << "\n";
         return kExitOk;
     }
-    *ctx.out << "cluster map v" << smap->version << ", bucket metadata v" << bmd->version << ", "
-             << bmd->buckets.size() << " bucket(s)\n\n";
+    *ctx.out << "cluster map v" << smap->version << ", bucket metadata v" << bmd->version << ", " << bmd->buckets.size()
+             << " bucket(s)\n\n";
     Table nodes({"NODE", "ROLE", "URL", "MOUNTPATHS", "USED", "TOTAL"});
     for (const auto& [id, n] : smap->pmap) {
         nodes.add({id + (id == smap->primary.id ? " (primary)" : ""), "proxy", n.publicNet.url, "-", "-", "-"});

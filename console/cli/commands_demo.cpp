@@ -14,10 +14,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <thread>
 #include <unistd.h>
-#include <optional>
 
 namespace tessera::cli {
 
@@ -77,9 +77,9 @@ api::Result<api::JobStatus> shard(CliContext& ctx, client::Client& client, const
 
 int cmdDemoFashionMnist(CliContext& ctx)
 {
-    auto args = parseArgs(ctx.args, {"--source", "--bucket", "--limit", "--workers", "--out", "--shard-bucket",
-                                     "--shard-size"},
-                          {"--force", "--no-shard"});
+    auto args =
+        parseArgs(ctx.args, {"--source", "--bucket", "--limit", "--workers", "--out", "--shard-bucket", "--shard-size"},
+                  {"--force", "--no-shard"});
     if (!args.positional.empty()) throw UsageError("demo fashion-mnist takes no positional arguments");
     const auto source = args.value("--source", demo::kFashionMnistDir);
     const auto bucket = args.value("--bucket", "fashion-mnist-raw");
@@ -127,20 +127,22 @@ int cmdDemoFashionMnist(CliContext& ctx)
     std::string dir = args.value("--out");
     if (!keep) {
         std::string tmpl = (fs::temp_directory_path() / "tessera-fmnist-XXXXXX").string();
-        if (::mkdtemp(tmpl.data()) == nullptr) return ctx.fail(api::Error::ioError("cannot create a temporary directory"));
+        if (::mkdtemp(tmpl.data()) == nullptr)
+            return ctx.fail(api::Error::ioError("cannot create a temporary directory"));
         dir = tmpl;
     }
     std::vector<UploadItem> items;
-    auto summary = demo::convertFashionMnist(source, limit, [&](const std::string& name, const std::string& bytes) -> api::Status {
-        const fs::path path = fs::path(dir) / name;
-        std::error_code ec;
-        fs::create_directories(path.parent_path(), ec);
-        std::ofstream f(path, std::ios::binary | std::ios::trunc);
-        f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!f) return api::Error::ioError("cannot write " + path.string());
-        items.push_back({path.string(), name, bytes.size()});
-        return {};
-    });
+    auto summary =
+        demo::convertFashionMnist(source, limit, [&](const std::string& name, const std::string& bytes) -> api::Status {
+            const fs::path path = fs::path(dir) / name;
+            std::error_code ec;
+            fs::create_directories(path.parent_path(), ec);
+            std::ofstream f(path, std::ios::binary | std::ios::trunc);
+            f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+            if (!f) return api::Error::ioError("cannot write " + path.string());
+            items.push_back({path.string(), name, bytes.size()});
+            return {};
+        });
     if (!summary) {
         if (!keep) fs::remove_all(dir);
         return ctx.fail(summary.error());

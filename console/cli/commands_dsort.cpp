@@ -41,10 +41,11 @@ std::string readSpecText(const std::string& path)
 std::string seconds(std::int64_t startNs, std::int64_t endNs)
 {
     if (startNs == 0) return "-";
-    const auto end = endNs != 0 ? endNs
-                                : std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                      std::chrono::system_clock::now().time_since_epoch())
-                                      .count();
+    const auto end =
+        endNs != 0
+            ? endNs
+            : std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                  .count();
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1fs", static_cast<double>(end - startNs) / 1e9);
     return buf;
@@ -106,8 +107,8 @@ int waitDsort(CliContext& ctx, client::Client& client, const std::string& id, st
             return st->job.state == api::JobState::Finished ? kExitOk : kExitFailed;
         }
         if (!ctx.json) {
-            *ctx.err << "\r" << st->job.phase << ": " << counts(st->job.progress) << ", "
-                     << seconds(st->job.startNs, 0) << "   " << std::flush;
+            *ctx.err << "\r" << st->job.phase << ": " << counts(st->job.progress) << ", " << seconds(st->job.startNs, 0)
+                     << "   " << std::flush;
             shown = true;
         }
         if (timeoutSec > 0 && std::chrono::steady_clock::now() >= deadline) {

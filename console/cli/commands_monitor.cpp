@@ -13,11 +13,11 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <iostream>
 #include <map>
 #include <ostream>
 #include <sstream>
 #include <thread>
-#include <iostream>
 #include <unistd.h>
 
 namespace tessera::cli {
@@ -212,8 +212,7 @@ int cmdWatch(CliContext& ctx)
         std::time_t secs = static_cast<std::time_t>(tsMs / 1000);
         char when[32];
         std::strftime(when, sizeof when, "%H:%M:%S", std::localtime(&secs));
-        *ctx.out << when << " #" << msg->seq << " " << msg->type << "  " << summarize(*msg) << "\n"
-                 << std::flush;
+        *ctx.out << when << " #" << msg->seq << " " << msg->type << "  " << summarize(*msg) << "\n" << std::flush;
     }
     return kExitOk;
 }

@@ -20,9 +20,15 @@ std::pair<std::string, std::string> needObject(const std::string& arg) { return 
 
 nlohmann::json attrsJson(const std::string& bucket, const std::string& name, const client::ObjectAttrs& a)
 {
-    return {{"bucket", bucket},         {"name", name},       {"size", a.size},
-            {"checksum_type", a.checksumType}, {"checksum", a.checksumValue}, {"version", a.version},
-            {"atime", a.atimeNs},       {"custom", a.custom}, {"location", a.location}};
+    return {{"bucket", bucket},
+            {"name", name},
+            {"size", a.size},
+            {"checksum_type", a.checksumType},
+            {"checksum", a.checksumValue},
+            {"version", a.version},
+            {"atime", a.atimeNs},
+            {"custom", a.custom},
+            {"location", a.location}};
 }
 }  // namespace
 
@@ -144,8 +150,8 @@ int cmdGet(CliContext& ctx)
         j["file"] = dest;
         *ctx.out << api::dumpJson(j) << "\n";
     } else {
-        *ctx.out << "wrote " << dest << " (" << formatBytes(static_cast<std::uint64_t>(std::max<std::int64_t>(r->size, 0)))
-                 << ")\n";
+        *ctx.out << "wrote " << dest << " ("
+                 << formatBytes(static_cast<std::uint64_t>(std::max<std::int64_t>(r->size, 0))) << ")\n";
     }
     return kExitOk;
 }

@@ -2,8 +2,8 @@
 // from many objects) and `ishard` (a bucket of loose files into WebDataset
 // shards, or the plan of it with --dry-run).
 
-#include "api/json_util.h"
 #include "api/archive_msg.h"
+#include "api/json_util.h"
 #include "arg_parser.h"
 #include "commands.h"
 #include "job_wait.h"

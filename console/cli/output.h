@@ -7,8 +7,8 @@
 
 namespace tessera::cli {
 
-std::string formatBytes(std::uint64_t bytes);          // "1.5 MiB"
-std::string formatRate(double bytesPerSecond);         // "12.3 MiB/s"
+std::string formatBytes(std::uint64_t bytes);   // "1.5 MiB"
+std::string formatRate(double bytesPerSecond);  // "12.3 MiB/s"
 
 // A simple left-aligned table; the last column is not padded.
 class Table {

@@ -14,10 +14,7 @@ constexpr int kBarWidth = 24;
 }  // namespace
 
 Progress::Progress(std::ostream& os, bool tty, std::uint64_t totalObjects, std::uint64_t totalBytes)
-    : m_os(os),
-      m_tty(tty),
-      m_totalObjects(totalObjects),
-      m_totalBytes(totalBytes),
+    : m_os(os), m_tty(tty), m_totalObjects(totalObjects), m_totalBytes(totalBytes),
       m_start(std::chrono::steady_clock::now())
 {
 }
@@ -75,8 +72,7 @@ std::string Progress::line() const
     if (m_tty) {
         // Bytes decide the fraction; a set of empty files falls back to objects.
         double fraction = 1.0;
-        if (m_totalBytes > 0)
-            fraction = static_cast<double>(bytes) / static_cast<double>(m_totalBytes);
+        if (m_totalBytes > 0) fraction = static_cast<double>(bytes) / static_cast<double>(m_totalBytes);
         else if (m_totalObjects > 0)
             fraction = static_cast<double>(objects + failed) / static_cast<double>(m_totalObjects);
         fraction = std::clamp(fraction, 0.0, 1.0);

@@ -26,8 +26,8 @@ std::string fileChecksum(const std::string& path)
 
 Uploader::Uploader(std::string endpoint, std::string bucket, unsigned workers, bool verify, bool direct,
                    std::ostream& progress, bool progressIsTty)
-    : m_endpoint(std::move(endpoint)), m_bucket(std::move(bucket)), m_workers(std::max(1u, workers)),
-      m_verify(verify), m_direct(direct), m_progress(progress), m_tty(progressIsTty)
+    : m_endpoint(std::move(endpoint)), m_bucket(std::move(bucket)), m_workers(std::max(1u, workers)), m_verify(verify),
+      m_direct(direct), m_progress(progress), m_tty(progressIsTty)
 {
 }
 

@@ -23,9 +23,9 @@ int main(int argc, char* argv[])
         QStringLiteral("endpoint"),
         QStringLiteral("Proxy URL to connect to, e.g. http://127.0.0.1:8080 (default: the last used profile)."),
         QStringLiteral("url"));
-    const QCommandLineOption databaseOption(
-        QStringLiteral("db"), QStringLiteral("The console's SQLite database (profiles, metric history)."),
-        QStringLiteral("path"), defaultDatabasePath());
+    const QCommandLineOption databaseOption(QStringLiteral("db"),
+                                            QStringLiteral("The console's SQLite database (profiles, metric history)."),
+                                            QStringLiteral("path"), defaultDatabasePath());
     parser.addOption(endpointOption);
     parser.addOption(databaseOption);
     parser.process(app);

@@ -232,7 +232,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     }
     if (vm.count("archive-index")) c.archiveIndex = vm["archive-index"].as<bool>();
     if (vm.count("open-object-cache")) c.openObjectCache = vm["open-object-cache"].as<std::uint64_t>();
-    if (vm.count("open-object-cache-ttl-ms")) c.openObjectCacheTtlMs = vm["open-object-cache-ttl-ms"].as<std::uint64_t>();
+    if (vm.count("open-object-cache-ttl-ms"))
+        c.openObjectCacheTtlMs = vm["open-object-cache-ttl-ms"].as<std::uint64_t>();
 
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     if (c.ioThreads == 0) c.ioThreads = cores;
@@ -251,8 +252,9 @@ api::Status validateConfig(const Config& c)
         if (c.mountpaths.empty()) return api::Error::badRequest("a target needs at least one --mountpath");
         if (c.proxyUrl.empty()) return api::Error::badRequest("a target needs --proxy-url");
         if (c.clusterKeyFile.empty()) {
-            return api::Error::badRequest("a target needs --cluster-key-file (the proxy writes its key to "
-                                          "<proxy data dir>/cluster.key at first start)");
+            return api::Error::badRequest(
+                "a target needs --cluster-key-file (the proxy writes its key to "
+                "<proxy data dir>/cluster.key at first start)");
         }
     }
     if (c.tombstoneTtlMs < 60000 || c.tombstoneTtlMs > 31'536'000'000LL) {
@@ -292,7 +294,8 @@ api::Status validateConfig(const Config& c)
     if (c.statsIntervalMs < 250 || c.statsIntervalMs > 10000) {
         return api::Error::badRequest("stats interval must be 250..10000 ms");
     }
-    if (c.wsMaxSessions < 1 || c.wsMaxSessions > 10000) return api::Error::badRequest("ws max sessions must be 1..10000");
+    if (c.wsMaxSessions < 1 || c.wsMaxSessions > 10000)
+        return api::Error::badRequest("ws max sessions must be 1..10000");
     if (c.wsQueueMax < 8 || c.wsQueueMax > 100000) return api::Error::badRequest("ws queue max must be 8..100000");
     if (c.wsWriteTimeoutMs < 100 || c.wsWriteTimeoutMs > 600000) {
         return api::Error::badRequest("ws write timeout must be 100..600000 ms");

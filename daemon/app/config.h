@@ -13,26 +13,26 @@
 namespace tessera::daemon {
 
 struct Config {
-    std::string role;                 // "proxy" | "target"
-    std::string host = "127.0.0.1";   // listen and advertise address
-    int port = -1;                    // -1: role default (proxy 8080, target 8081); 0: pick a free port
-    std::string proxyUrl;             // targets: where to join
-    std::string dataDir;              // node state: id, database
+    std::string role;                     // "proxy" | "target"
+    std::string host = "127.0.0.1";       // listen and advertise address
+    int port = -1;                        // -1: role default (proxy 8080, target 8081); 0: pick a free port
+    std::string proxyUrl;                 // targets: where to join
+    std::string dataDir;                  // node state: id, database
     std::vector<std::string> mountpaths;  // targets: object storage directories
-    std::string portFile;             // when set, the bound port is written here (atomically)
+    std::string portFile;                 // when set, the bound port is written here (atomically)
     std::string logLevel = "info";
 
-    bool fsync = true;                 // fsync objects (and their directory) before acknowledging a PUT
+    bool fsync = true;  // fsync objects (and their directory) before acknowledging a PUT
     std::int64_t keepaliveIntervalMs = 2000;
-    int keepaliveMaxMissed = 3;        // proxy drops a target after this many missed keepalives
-    unsigned ioThreads = 0;            // 0: number of cores
-    unsigned workerThreads = 0;        // 0: max(4, 2 x cores)
+    int keepaliveMaxMissed = 3;  // proxy drops a target after this many missed keepalives
+    unsigned ioThreads = 0;      // 0: number of cores
+    unsigned workerThreads = 0;  // 0: max(4, 2 x cores)
     std::size_t maxConnections = 1024;
     std::size_t maxConnectionsPerAddress = 0;  // one client address's share of the slots; 0: half of max_connections
     std::int64_t headerTimeoutMs = 10000;      // with half the slots taken: the longest wait for a whole request head
     std::int64_t idleTimeoutMs = 60000;
     std::int64_t ioTimeoutMs = 60000;
-    std::int64_t peerTimeoutMs = 5000; // node-to-node control calls
+    std::int64_t peerTimeoutMs = 5000;                     // node-to-node control calls
     std::uint64_t maxObjectSize = std::uint64_t{1} << 40;  // 1 TiB
 
     // Nodes of one cluster share a secret key: a join, a keepalive and a
@@ -58,20 +58,20 @@ struct Config {
     std::int64_t rebalanceDelayMs = 2000;
 
     // Proxy: statistics pulls and the live feed (/v1/ws).
-    std::int64_t statsIntervalMs = 1000;   // default metrics cadence; sessions may ask 250..10000
+    std::int64_t statsIntervalMs = 1000;  // default metrics cadence; sessions may ask 250..10000
     std::size_t wsMaxSessions = 64;
-    std::size_t wsQueueMax = 256;          // unsent messages before a session counts as too slow
-    std::int64_t wsWriteTimeoutMs = 10000; // a feed write making no progress this long drops the session
-    int wsSendBuffer = 0;                  // SO_SNDBUF of feed sockets; 0: kernel default
+    std::size_t wsQueueMax = 256;               // unsent messages before a session counts as too slow
+    std::int64_t wsWriteTimeoutMs = 10000;      // a feed write making no progress this long drops the session
+    int wsSendBuffer = 0;                       // SO_SNDBUF of feed sockets; 0: kernel default
     std::vector<std::string> wsAllowedOrigins;  // browser origins allowed besides the proxy's own
-    double errorBurstPerSec = 10;          // request errors/s on one node that raise an event; 0: off
+    double errorBurstPerSec = 10;               // request errors/s on one node that raise an event; 0: off
 
     // Targets: what reading one shard may cost (archpath, archregx, listing
     // with the archive flag, append). A shard breaking a limit is refused
     // with 422; see archive::ArchiveLimits.
     std::uint64_t archiveMaxMembers = 1'000'000;
-    std::uint64_t archiveMaxMemberSize = std::uint64_t{4} << 30;   // 4 GiB
-    std::uint64_t archiveMaxTotalSize = std::uint64_t{64} << 30;   // 64 GiB
+    std::uint64_t archiveMaxMemberSize = std::uint64_t{4} << 30;  // 4 GiB
+    std::uint64_t archiveMaxTotalSize = std::uint64_t{64} << 30;  // 64 GiB
     std::uint64_t archiveMaxCompressionRatio = 200;
     // Targets: offset indexes of .tar shards kept in memory (the files
     // beside the objects stay); false: every archpath read scans the shard

@@ -1,6 +1,6 @@
 // tessera-node: one proxy or target of a Tessera cluster.
-#include "config.h"
 #include "common/log.h"
+#include "config.h"
 #include "node.h"
 
 #include <clocale>
@@ -24,9 +24,10 @@ int main(int argc, char** argv)
         return 2;
     }
     const auto& lvl = config->logLevel;
-    setLogLevel(lvl == "debug" ? LogLevel::Debug : lvl == "warn" ? LogLevel::Warn
-                : lvl == "error"                                ? LogLevel::Error
-                                                                : LogLevel::Info);
+    setLogLevel(lvl == "debug"   ? LogLevel::Debug
+                : lvl == "warn"  ? LogLevel::Warn
+                : lvl == "error" ? LogLevel::Error
+                                 : LogLevel::Info);
     // Signals are handled by the node's signal_set: block them in every thread it starts.
     sigset_t set;
     sigemptyset(&set);

@@ -71,8 +71,7 @@ api::NodeStats baseNodeStats(const std::string& id, std::string_view role, Clock
     api::NodeStats st;
     st.id = id;
     st.role = std::string(role);
-    st.tsNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::system_clock::now().time_since_epoch())
+    st.tsNs = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
                   .count();
     st.uptimeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started).count();
     const auto usage = stats::readProcessUsage();
@@ -87,7 +86,9 @@ api::NodeStats baseNodeStats(const std::string& id, std::string_view role, Clock
 
 void addMetricsRoute(net::Router& router, std::function<api::NodeStats()> stats)
 {
-    router.add(net::Route{boost::beast::http::verb::get, "/metrics", net::Exec::Worker,
+    router.add(net::Route{boost::beast::http::verb::get,
+                          "/metrics",
+                          net::Exec::Worker,
                           [stats = std::move(stats)](const net::Request&) {
                               net::Response r;
                               r.body = stats::renderPrometheus(stats());

@@ -11,8 +11,8 @@ namespace tessera::daemon {
 ProxyNode::ProxyNode(const Config& c) : m_config(c)
 {
     m_id = orThrow(meta::loadOrCreateNodeId(c.dataDir, 'p'), "node id");
-    m_store = orThrow(meta::ClusterStore::open((std::filesystem::path(c.dataDir) / "proxy.db").string()),
-                      "cluster store");
+    m_store =
+        orThrow(meta::ClusterStore::open((std::filesystem::path(c.dataDir) / "proxy.db").string()), "cluster store");
     const auto keyFile =
         c.clusterKeyFile.empty() ? (std::filesystem::path(c.dataDir) / "cluster.key").string() : c.clusterKeyFile;
     const auto clusterKey = orThrow(meta::loadClusterKey(keyFile, c.clusterKeyFile.empty()), "cluster key");
@@ -40,7 +40,8 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     fo.session.maxQueue = c.wsQueueMax;
     fo.session.writeTimeout = std::chrono::milliseconds(c.wsWriteTimeoutMs);
     fo.session.sendBufferBytes = c.wsSendBuffer;
-    m_feed = proxy::FeedHub::create(fo, m_server->sharedContext(), [this] { return nlohmann::json(m_monitor->snapshot()); });
+    m_feed =
+        proxy::FeedHub::create(fo, m_server->sharedContext(), [this] { return nlohmann::json(m_monitor->snapshot()); });
     m_monitor->attach(m_feed);
     proxy::JobCoordinator::Options jo;
     jo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);

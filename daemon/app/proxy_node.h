@@ -4,6 +4,7 @@
 
 #include "api/smap.h"
 #include "config.h"
+#include "dsort/dsort_proxy_api.h"
 #include "meta/cluster_store.h"
 #include "net/http_server.h"
 #include "net/router.h"
@@ -16,7 +17,6 @@
 #include "proxy/proxy_api.h"
 #include "proxy/proxy_state.h"
 #include "proxy/shard_job_planner.h"
-#include "dsort/dsort_proxy_api.h"
 
 #include <condition_variable>
 #include <memory>

@@ -1,9 +1,9 @@
 #include "target_node.h"
 
 #include "common/log.h"
+#include "dsort/dsort_job.h"
 #include "jobs/rebalance_job.h"
 #include "jobs/shard_build_job.h"
-#include "dsort/dsort_job.h"
 #include "meta/node_identity.h"
 
 #include <unistd.h>
@@ -53,8 +53,9 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     dsortOptions.physicalMemory =
         static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
     m_jobs = std::make_unique<jobs::JobRunner>(
-        m_id, [this, dsortOptions](const std::string& kind,
-                                   const nlohmann::json& args) -> api::Result<std::unique_ptr<jobs::JobWork>> {
+        m_id,
+        [this, dsortOptions](const std::string& kind,
+                             const nlohmann::json& args) -> api::Result<std::unique_ptr<jobs::JobWork>> {
             const auto peerTimeout = std::chrono::milliseconds(m_config.peerTimeoutMs);
             if (kind == jobs::kKindRebalance) {
                 return std::unique_ptr<jobs::JobWork>(
@@ -64,7 +65,8 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                 return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, args);
             }
             if (kind == dsort::kKindDsort) return dsort::DsortJob::create(*m_store, *m_dsorts, dsortOptions, args);
-            return api::Error::badRequest("unknown job kind \"" + kind + "\" (known: rebalance, archive, ishard, dsort)");
+            return api::Error::badRequest("unknown job kind \"" + kind +
+                                          "\" (known: rebalance, archive, ishard, dsort)");
         });
     m_jobApi = std::make_unique<jobs::TargetJobApi>(*m_jobs);
     m_jobApi->registerRoutes(m_router);

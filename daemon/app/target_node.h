@@ -4,22 +4,22 @@
 
 #include "api/smap.h"
 #include "config.h"
+#include "dsort/dsort_registry.h"
+#include "dsort/dsort_target_api.h"
+#include "jobs/batch_get_api.h"
+#include "jobs/job_runner.h"
+#include "jobs/target_job_api.h"
 #include "net/http_server.h"
 #include "net/router.h"
 #include "node.h"
 #include "node_common.h"
+#include "target/archive_index_store.h"
 #include "target/membership.h"
 #include "target/meta_cache.h"
-#include "target/archive_index_store.h"
 #include "target/object_store.h"
 #include "target/shard_service.h"
 #include "target/target_api.h"
 #include "target/usage_scanner.h"
-#include "jobs/batch_get_api.h"
-#include "jobs/job_runner.h"
-#include "jobs/target_job_api.h"
-#include "dsort/dsort_registry.h"
-#include "dsort/dsort_target_api.h"
 
 #include <memory>
 
@@ -50,7 +50,7 @@ private:
     std::unique_ptr<target::UsageScanner> m_usage;
     std::unique_ptr<jobs::JobRunner> m_jobs;
     std::unique_ptr<jobs::TargetJobApi> m_jobApi;
-    std::unique_ptr<jobs::BatchGetApi> m_batchGet;  // peers building shards read sources through it
+    std::unique_ptr<jobs::BatchGetApi> m_batchGet;   // peers building shards read sources through it
     std::unique_ptr<dsort::DsortRegistry> m_dsorts;  // before m_jobs: dSort jobs hold its sessions
     std::unique_ptr<dsort::DsortTargetApi> m_dsortApi;
 };

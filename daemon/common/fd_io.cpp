@@ -93,8 +93,8 @@ api::Status copy(int fd, std::uint64_t offset, std::uint64_t length, bool toEnd,
 
 }  // namespace
 
-api::Status copyRange(int fd, std::uint64_t offset, std::uint64_t length, const ByteSink& sink,
-                      const std::string& what, std::size_t chunk)
+api::Status copyRange(int fd, std::uint64_t offset, std::uint64_t length, const ByteSink& sink, const std::string& what,
+                      std::size_t chunk)
 {
     return copy(fd, offset, length, false, sink, what, chunk);
 }

@@ -33,8 +33,8 @@ api::Error errnoError(int err, const std::string& what);
 // Bytes [offset, offset + length) of `fd` to `sink`, in chunks of up to
 // `chunk` bytes. A file shorter than that is an error (kEndOfFile).
 using ByteSink = std::function<api::Status(const char*, std::size_t)>;
-api::Status copyRange(int fd, std::uint64_t offset, std::uint64_t length, const ByteSink& sink,
-                      const std::string& what, std::size_t chunk = std::size_t{1} << 20);
+api::Status copyRange(int fd, std::uint64_t offset, std::uint64_t length, const ByteSink& sink, const std::string& what,
+                      std::size_t chunk = std::size_t{1} << 20);
 // All of `fd` from `offset` to its end, to `sink`.
 api::Status copyToEnd(int fd, std::uint64_t offset, const ByteSink& sink, const std::string& what,
                       std::size_t chunk = std::size_t{1} << 20);

@@ -22,9 +22,25 @@ void logAt(LogLevel level, Args&&... args)
     logLine(level, os.str());
 }
 
-template <typename... Args> void logDebug(Args&&... a) { logAt(LogLevel::Debug, std::forward<Args>(a)...); }
-template <typename... Args> void logInfo(Args&&... a) { logAt(LogLevel::Info, std::forward<Args>(a)...); }
-template <typename... Args> void logWarn(Args&&... a) { logAt(LogLevel::Warn, std::forward<Args>(a)...); }
-template <typename... Args> void logError(Args&&... a) { logAt(LogLevel::Error, std::forward<Args>(a)...); }
+template <typename... Args>
+void logDebug(Args&&... a)
+{
+    logAt(LogLevel::Debug, std::forward<Args>(a)...);
+}
+template <typename... Args>
+void logInfo(Args&&... a)
+{
+    logAt(LogLevel::Info, std::forward<Args>(a)...);
+}
+template <typename... Args>
+void logWarn(Args&&... a)
+{
+    logAt(LogLevel::Warn, std::forward<Args>(a)...);
+}
+template <typename... Args>
+void logError(Args&&... a)
+{
+    logAt(LogLevel::Error, std::forward<Args>(a)...);
+}
 
 }  // namespace tessera::daemon

@@ -5,8 +5,8 @@
 #include "archive/archive_reader.h"
 #include "archive/archive_writer.h"
 #include "archive/member_name.h"
-#include "common/log.h"
 #include "common/fd_io.h"
+#include "common/log.h"
 
 #include <cerrno>
 #include <cstring>
@@ -95,7 +95,10 @@ api::Status DsortJob::run(jobs::JobContext& ctx)
 }
 
 namespace {
-std::string journalDir(const target::ObjectStore& store) { return store.options().mountpaths.front() + "/.tessera/dsort-out"; }
+std::string journalDir(const target::ObjectStore& store)
+{
+    return store.options().mountpaths.front() + "/.tessera/dsort-out";
+}
 }  // namespace
 
 void DsortJob::openJournal(const std::string& id)
@@ -155,8 +158,8 @@ std::size_t DsortJob::removeOrphanedOutputs(const target::ObjectStore& store)
         }
         std::error_code rec;
         std::filesystem::remove(e.path(), rec);
-        logWarn("dsort job ", e.path().filename().string(), " ended while this target was down: removed its ",
-                removed, " output shard(s) here");
+        logWarn("dsort job ", e.path().filename().string(), " ended while this target was down: removed its ", removed,
+                " output shard(s) here");
     }
     return removed;
 }
@@ -173,7 +176,8 @@ void DsortJob::cleanup()
             logWarn("dsort ", m_session->id(), ": cannot remove ", m_spec.outputBck, "/", n, ": ", st.error().message);
         }
     }
-    if (!names.empty()) logInfo("dsort ", m_session->id(), ": removed ", names.size(), " output shard(s) it had created");
+    if (!names.empty())
+        logInfo("dsort ", m_session->id(), ": removed ", names.size(), " output shard(s) it had created");
 }
 
 void DsortJob::broadcast(const std::string& what, const std::string& body, PeerLink& link)
@@ -261,13 +265,16 @@ api::Status DsortJob::phases(jobs::JobContext& ctx)
     const auto& peers = s.peers();
     for (std::uint32_t i = 0; i < peers.size(); ++i) {
         if (i == s.self()) continue;
-        if (auto p = link.post(peers[i], "done", "from=" + std::to_string(s.self()), "{}", [&] { return stopped(ctx); }); !p) {
+        if (auto p =
+                link.post(peers[i], "done", "from=" + std::to_string(s.self()), "{}", [&] { return stopped(ctx); });
+            !p) {
             if (stopped(ctx)) return {};
             return p;
         }
     }
     t0 = std::chrono::steady_clock::now();
-    st = waitFor(ctx, [&] { return s.allDone(); }, [&] { return s.notDone(); }, link);
+    st = waitFor(
+        ctx, [&] { return s.allDone(); }, [&] { return s.notDone(); }, link);
     s.setMetric("wait.ms", msSince(t0));
     return st;
 }
@@ -421,12 +428,13 @@ api::Status DsortJob::sendRecords(jobs::JobContext& ctx, std::vector<spec::Dsort
     std::size_t from = 0;
     do {
         const auto to = std::min(records.size(), from + kRecordsPerChunk);
-        std::vector<spec::DsortRecord> chunk(std::make_move_iterator(records.begin() + static_cast<std::ptrdiff_t>(from)),
-                                             std::make_move_iterator(records.begin() + static_cast<std::ptrdiff_t>(to)));
+        std::vector<spec::DsortRecord> chunk(
+            std::make_move_iterator(records.begin() + static_cast<std::ptrdiff_t>(from)),
+            std::make_move_iterator(records.begin() + static_cast<std::ptrdiff_t>(to)));
         const bool last = to == records.size();
-        auto st = link.post(sorter, "records",
-                            "from=" + std::to_string(s.self()) + "&last=" + (last ? "true" : "false"),
-                            spec::recordsToJson(chunk).dump(), [&] { return stopped(ctx); });
+        auto st =
+            link.post(sorter, "records", "from=" + std::to_string(s.self()) + "&last=" + (last ? "true" : "false"),
+                      spec::recordsToJson(chunk).dump(), [&] { return stopped(ctx); });
         if (!st) return stopped(ctx) ? api::Status{} : st;
         from = to;
     } while (from < records.size());
@@ -436,7 +444,8 @@ api::Status DsortJob::sendRecords(jobs::JobContext& ctx, std::vector<spec::Dsort
 api::Status DsortJob::sortAndAssign(jobs::JobContext& ctx, PeerLink& link)
 {
     auto& s = *m_session;
-    auto st = waitFor(ctx, [&] { return s.allRecords(); }, [&] { return s.missingRecords(); }, link);
+    auto st = waitFor(
+        ctx, [&] { return s.allRecords(); }, [&] { return s.missingRecords(); }, link);
     if (!st || stopped(ctx)) return st;
     const auto t0 = std::chrono::steady_clock::now();
     auto records = s.takeRecords();
@@ -487,7 +496,8 @@ api::Status DsortJob::sortAndAssign(jobs::JobContext& ctx, PeerLink& link)
             if (auto p = s.putAssignment(std::move(perTarget[i])); !p) return p;
             continue;
         }
-        auto p = link.post(peers[i], "assign", {}, assignmentsToJson(perTarget[i]).dump(), [&] { return stopped(ctx); });
+        auto p =
+            link.post(peers[i], "assign", {}, assignmentsToJson(perTarget[i]).dump(), [&] { return stopped(ctx); });
         if (!p) return stopped(ctx) ? api::Status{} : p;
     }
     return {};
@@ -524,7 +534,8 @@ api::Status DsortJob::create(jobs::JobContext& ctx, const std::vector<DsortAssig
         }
         if (!st) {
             std::lock_guard lock(m_mutex);
-            if (m_firstError.empty()) m_firstError = m_spec.outputBck + "/" + shards[i].name + ": " + st.error().message;
+            if (m_firstError.empty())
+                m_firstError = m_spec.outputBck + "/" + shards[i].name + ": " + st.error().message;
         }
     });
     std::lock_guard lock(m_mutex);

@@ -54,8 +54,8 @@ public:
         int missedHealthChecks = 3;        // a peer failing this many checks in a row is dead
         std::chrono::milliseconds healthInterval{1000};
     };
-    static constexpr std::size_t kRecordsPerChunk = 100'000;       // metadata per POST to the sorter
-    static constexpr std::size_t kMaxPullBatch = 1024;             // records per pull
+    static constexpr std::size_t kRecordsPerChunk = 100'000;                 // metadata per POST to the sorter
+    static constexpr std::size_t kMaxPullBatch = 1024;                       // records per pull
     static constexpr std::uint64_t kMaxPullBytes = std::uint64_t{32} << 20;  // bytes per pull (estimated)
     static constexpr std::size_t kMaxContentKeyBytes = 1024;
     // Plain .tar input shards read in place hold a descriptor each until the
@@ -87,8 +87,8 @@ private:
     bool stopped(const jobs::JobContext& ctx) const;
     api::Status phases(jobs::JobContext& ctx);
     api::Status extract(jobs::JobContext& ctx, std::vector<spec::DsortRecord>& out);
-    api::Status extractShard(jobs::JobContext& ctx, std::uint64_t position, const std::string& name,
-                             RecordStore& store, std::vector<spec::DsortRecord>& out);
+    api::Status extractShard(jobs::JobContext& ctx, std::uint64_t position, const std::string& name, RecordStore& store,
+                             std::vector<spec::DsortRecord>& out);
     api::Status sendRecords(jobs::JobContext& ctx, std::vector<spec::DsortRecord> records, PeerLink& link);
     api::Status sortAndAssign(jobs::JobContext& ctx, PeerLink& link);
     api::Status create(jobs::JobContext& ctx, const std::vector<DsortAssignment>& shards);
@@ -120,7 +120,7 @@ private:
     std::string m_journalPath;             // see removeOrphanedOutputs
     int m_journalFd = -1;
     std::atomic<std::uint64_t> m_inPlaceShards{0};
-    std::string m_firstError;              // of the parallel workers
+    std::string m_firstError;  // of the parallel workers
     // The create phase's byte total: the shards' estimated .tar sizes, each
     // replaced by its real size once written (a compressed shard is
     // smaller), so done and total agree at the end.

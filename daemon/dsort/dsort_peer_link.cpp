@@ -1,7 +1,7 @@
 #include "dsort_peer_link.h"
 
-#include "api/paths.h"
 #include "api/http_error.h"
+#include "api/paths.h"
 
 #include <nlohmann/json.hpp>
 #include <thread>

@@ -1,9 +1,9 @@
 #include "dsort_proxy_api.h"
 
-#include "api/paths.h"
 #include "api/dsort_msg.h"
 #include "api/hrw.h"
 #include "api/json_util.h"
+#include "api/paths.h"
 #include "client/api_client.h"
 #include "common/log.h"
 #include "proxy/peer_calls.h"
@@ -31,7 +31,8 @@ DsortProxyApi::DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jo
 void DsortProxyApi::registerWith(proxy::JobCoordinator& jobs, net::Router& router)
 {
     jobs.addKind("dsort", {[this](const nlohmann::json& a, const api::Smap& t) { return prepare(a, t); }, false});
-    router.add(Route{http::verb::post, "/v1/sort", Exec::Worker, net::bind(this, &DsortProxyApi::start), {}, kMaxSpecBody});
+    router.add(
+        Route{http::verb::post, "/v1/sort", Exec::Worker, net::bind(this, &DsortProxyApi::start), {}, kMaxSpecBody});
     router.add(Route{http::verb::get, "/v1/sort", Exec::Worker, net::bind(this, &DsortProxyApi::show), {}});
     router.add(Route{http::verb::delete_, "/v1/sort/abort", Exec::Worker, net::bind(this, &DsortProxyApi::abort), {}});
     router.add(Route{http::verb::delete_, "/v1/sort", Exec::Worker, net::bind(this, &DsortProxyApi::remove), {}});
@@ -47,13 +48,16 @@ api::Result<std::string> DsortProxyApi::readEkm(const spec::DsortSpec& s) const
     auto head = self.headObject(bck, obj);
     if (!head) {
         return api::Error{head.kind() == api::ErrorKind::NotFound ? api::ErrorKind::BadRequest : head.kind(),
-                          "invalid dsort spec: /ekm_file: cannot read " + s.ekmFile + ": " + head.error().message, {}};
+                          "invalid dsort spec: /ekm_file: cannot read " + s.ekmFile + ": " + head.error().message,
+                          {}};
     }
     if (head->size > static_cast<std::int64_t>(kMaxEkmBytes)) {
         return api::Error::badRequest("invalid dsort spec: /ekm_file: " + s.ekmFile + " is larger than 16 MiB");
     }
     auto text = self.getObject(bck, obj);
-    if (!text) return api::Error::badRequest("invalid dsort spec: /ekm_file: cannot read " + s.ekmFile + ": " + text.error().message);
+    if (!text)
+        return api::Error::badRequest("invalid dsort spec: /ekm_file: cannot read " + s.ekmFile + ": " +
+                                      text.error().message);
     if (auto e = spec::parseEkm(*text); !e) return e.error();
     return std::move(text.value());
 }
@@ -171,7 +175,8 @@ Response DsortProxyApi::show(const Request& req)
     }
     nlohmann::json metrics = nlohmann::json::object();
     proxy::PeerCalls peers(std::min(m_peerTimeout, std::chrono::milliseconds(2000)));
-    for (const auto& [tid, r] : peers.fanOut(targets, client::Method::Get, api::path::internalDsort(st->id, "metrics"))) {
+    for (const auto& [tid, r] :
+         peers.fanOut(targets, client::Method::Get, api::path::internalDsort(st->id, "metrics"))) {
         if (!r || !r->isSuccess()) continue;
         auto m = nlohmann::json::parse(r->body, nullptr, false);
         if (m.is_object()) metrics[tid] = std::move(m);

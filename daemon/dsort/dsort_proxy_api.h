@@ -34,7 +34,7 @@ namespace tessera::daemon::dsort {
 
 class DsortProxyApi {
 public:
-    static constexpr std::size_t kMaxSpecBody = 1 << 20;   // objnames lists make specs big
+    static constexpr std::size_t kMaxSpecBody = 1 << 20;  // objnames lists make specs big
     static constexpr std::size_t kMaxEkmBytes = 16 << 20;
     // Output names checked against the inputs when both are in one bucket.
     static constexpr std::uint64_t kMaxOverwriteCheck = 1'000'000;
@@ -45,7 +45,8 @@ public:
     // Registers the dsort kind with the coordinator and the /v1/sort routes.
     void registerWith(proxy::JobCoordinator& jobs, net::Router& router);
 
-    api::Result<std::map<std::string, nlohmann::json>> prepare(const nlohmann::json& args, const api::Smap& targets) const;
+    api::Result<std::map<std::string, nlohmann::json>> prepare(const nlohmann::json& args,
+                                                               const api::Smap& targets) const;
 
 private:
     net::Response start(const net::Request& req);

@@ -20,7 +20,7 @@ namespace tessera::daemon::dsort {
 
 class DsortRegistry {
 public:
-    static constexpr std::size_t kHistory = 64;         // finished sessions kept
+    static constexpr std::size_t kHistory = 64;            // finished sessions kept
     static constexpr std::size_t kMaxEarlyFailures = 256;  // failures for jobs not started here yet
 
     explicit DsortRegistry(std::vector<std::string> mountpaths);

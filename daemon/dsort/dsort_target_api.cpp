@@ -36,8 +36,14 @@ Response statusResponse(const api::Status& st)
 void DsortTargetApi::registerRoutes(net::Router& router)
 {
     const std::string base = "/v1/internal/dsort/{id}/";
-    router.add(Route{http::verb::post, base + "records", Exec::Worker, net::bind(this, &DsortTargetApi::records), {}, kMaxRecordsBody});
-    router.add(Route{http::verb::post, base + "assign", Exec::Worker, net::bind(this, &DsortTargetApi::assign), {}, kMaxAssignBody});
+    router.add(Route{http::verb::post,
+                     base + "records",
+                     Exec::Worker,
+                     net::bind(this, &DsortTargetApi::records),
+                     {},
+                     kMaxRecordsBody});
+    router.add(Route{
+        http::verb::post, base + "assign", Exec::Worker, net::bind(this, &DsortTargetApi::assign), {}, kMaxAssignBody});
     router.add(Route{http::verb::post, base + "pull", Exec::Worker, net::bind(this, &DsortTargetApi::pull), {}});
     router.add(Route{http::verb::post, base + "done", Exec::Inline, net::bind(this, &DsortTargetApi::done), {}});
     router.add(Route{http::verb::post, base + "fail", Exec::Inline, net::bind(this, &DsortTargetApi::fail), {}});

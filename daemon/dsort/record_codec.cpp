@@ -10,7 +10,8 @@ template <class T>
 void put(std::string& out, T v)
 {
     char b[sizeof(T)];
-    for (std::size_t i = 0; i < sizeof(T); ++i) b[i] = static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff);
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        b[i] = static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff);
     out.append(b, sizeof(T));
 }
 

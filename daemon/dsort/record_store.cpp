@@ -78,7 +78,8 @@ api::Status preadAppend(int fd, std::uint64_t offset, std::uint64_t length, std:
 template <class T>
 void putLe(std::string& out, T v)
 {
-    for (std::size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff));
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        out.push_back(static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff));
 }
 
 }  // namespace
@@ -123,7 +124,8 @@ api::Status RecordStore::appendTo(std::uint64_t index, std::string& out) const
             out += f.name;
             putLe<std::int64_t>(out, f.mtime);
             putLe<std::uint64_t>(out, f.size);
-            if (auto st = preadAppend(s->shard->get(), f.offset, f.size, out, "an input shard of the job"); !st) return st;
+            if (auto st = preadAppend(s->shard->get(), f.offset, f.size, out, "an input shard of the job"); !st)
+                return st;
         }
         return {};
     }

@@ -19,9 +19,9 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <vector>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace tessera::daemon::dsort {
 
@@ -64,9 +64,9 @@ public:
 
 private:
     struct Slot {
-        std::string data;         // in memory (empty when spilled or referenced)
-        std::uint64_t offset = 0; // in the spill file
-        std::uint64_t length = 0; // encoded
+        std::string data;          // in memory (empty when spilled or referenced)
+        std::uint64_t offset = 0;  // in the spill file
+        std::uint64_t length = 0;  // encoded
         bool spilled = false;
         std::shared_ptr<UniqueFd> shard;  // set: a reference into this input shard
         std::vector<FileRef> files;

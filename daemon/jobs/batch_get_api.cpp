@@ -28,8 +28,12 @@ void record(std::string& out, BatchGet::Status st, std::string_view name, std::s
 
 void BatchGetApi::registerRoutes(net::Router& router)
 {
-    router.add(net::Route{http::verb::post, BatchGet::kPath, net::Exec::Worker, [this](const net::Request& r) { return batchGet(r); },
-                          {}, std::size_t{4} << 20});
+    router.add(net::Route{http::verb::post,
+                          BatchGet::kPath,
+                          net::Exec::Worker,
+                          [this](const net::Request& r) { return batchGet(r); },
+                          {},
+                          std::size_t{4} << 20});
 }
 
 net::Response BatchGetApi::batchGet(const net::Request& req)

@@ -44,7 +44,7 @@ private:
     mutable std::mutex m_mutex;
     api::TargetJobStatus m_status;
     std::string m_firstError;
-    std::uint64_t m_failed = 0;   // addError calls (addSkipped ones are not failures)
+    std::uint64_t m_failed = 0;  // addError calls (addSkipped ones are not failures)
     std::uint64_t m_skipped = 0;
     std::string m_firstSkipped;
     std::atomic<bool> m_abort{false};

@@ -1,11 +1,11 @@
 #include "rebalance_job.h"
 
 #include "api/headers.h"
-#include "common/fd_io.h"
 #include "api/hrw.h"
 #include "api/http_error.h"
 #include "api/object_meta.h"
 #include "client/http_client.h"
+#include "common/fd_io.h"
 #include "common/log.h"
 #include "net/request_params.h"
 
@@ -136,8 +136,9 @@ api::Status RebalanceJob::run(JobContext& ctx)
         if (!src->meta.custom.empty()) {
             headers.emplace_back(std::string(api::kHdrCustomMd), api::formatCustomMd(src->meta.custom));
         }
-        const auto url = it.ownerUrl + api_util::objectTarget({it.bucket, it.name},
-                                                              {{std::string(api::kQpRebalance), "true"}}, smap->version);
+        const auto url =
+            it.ownerUrl +
+            api_util::objectTarget({it.bucket, it.name}, {{std::string(api::kQpRebalance), "true"}}, smap->version);
         const auto path = m_store.bucketRoot(it.mountpath, it.bucket) + "/" + it.name;
         auto r = http.send(client::Method::Put, url, client::Body::file(path), headers);
         if (!r) {
@@ -153,7 +154,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
                                r->header(std::string(api::kHdrChecksumValue)) == src->meta.checksumValue;
         if (!superseded && !confirmed) {
             const auto why = r->isSuccess() ? std::string("the owner did not confirm the copy")
-                                             : api::errorFromResponse(r->status, r->body).message;
+                                            : api::errorFromResponse(r->status, r->body).message;
             ctx.addError(itemName(it) + ": " + why + " (HTTP " + std::to_string(r->status) + "); this target keeps it");
             continue;
         }

@@ -144,8 +144,9 @@ api::Status ShardBuildJob::buildShard(const api::ShardBuild& shard, SourceFetche
             }
             size = f->local->meta.size;
             if (auto st = aw.begin(name, size, m_task.mtime); !st) return st;
-            auto st = copyRange(f->local->fd->get(), 0, size,
-                                [&aw](const char* d, std::size_t n) { return aw.write(d, n); }, "cannot read " + what);
+            auto st = copyRange(
+                f->local->fd->get(), 0, size, [&aw](const char* d, std::size_t n) { return aw.write(d, n); },
+                "cannot read " + what);
             if (!st) return st;
         } else if (!f->streamLater) {
             size = f->data.size();

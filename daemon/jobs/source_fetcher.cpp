@@ -99,8 +99,8 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
             f.local = std::move(local.value());
             continue;
         } else if (local.kind() != api::ErrorKind::NotFound) {
-            f.status = api::Error{local.kind(), "cannot read " + item.bucket + "/" + item.object + ": " +
-                                                    local.error().message, {}};
+            f.status = api::Error{
+                local.kind(), "cannot read " + item.bucket + "/" + item.object + ": " + local.error().message, {}};
             continue;
         }
         const auto* owner = api::hrwTarget(*smap, api::objectUname(item.bucket, item.object));
@@ -121,8 +121,8 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
         }
         api::BatchGetRequest body{key.second, {}};
         for (auto k : ks) body.names.push_back(m_items[begin + k].object);
-        auto r = http.send(client::Method::Post, urls[key.first] + api::BatchGet::kPath, client::Body::string(nlohmann::json(body).dump()),
-                           {{"Content-Type", "application/json"}});
+        auto r = http.send(client::Method::Post, urls[key.first] + api::BatchGet::kPath,
+                           client::Body::string(nlohmann::json(body).dump()), {{"Content-Type", "application/json"}});
         std::size_t done = 0;  // records received, in the order asked
         if (r && r->isSuccess()) {
             std::string_view in = r->body;
@@ -138,7 +138,9 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
                 const auto what = item.bucket + "/" + item.object;
                 switch (rec.status) {
                 case api::BatchGet::kOk: f.data = std::move(rec.data); break;
-                case api::BatchGet::kNotFound: f.status = api::Error::notFound("source object " + what + " does not exist"); break;
+                case api::BatchGet::kNotFound:
+                    f.status = api::Error::notFound("source object " + what + " does not exist");
+                    break;
                 case api::BatchGet::kTooLarge: f.streamLater = true; break;
                 case api::BatchGet::kError:
                     f.status = api::Error::ioError("cannot fetch " + what + " from " + key.first, rec.data);

@@ -36,8 +36,8 @@ public:
     static constexpr std::uint64_t kMaxInMemory = std::uint64_t{4} << 20;
     struct Options {
         unsigned workers = 4;
-        std::size_t chunk = 64;                           // items a worker takes at once
-        std::size_t maxAhead = 1024;                      // items fetched but not yet taken
+        std::size_t chunk = 64;       // items a worker takes at once
+        std::size_t maxAhead = 1024;  // items fetched but not yet taken
         std::uint64_t maxBufferedBytes = std::uint64_t{64} << 20;
         std::chrono::milliseconds peerTimeout{5000};
     };
@@ -48,11 +48,11 @@ public:
     };
 
     struct Fetched {
-        api::Status status;                   // NotFound: no such object anywhere it should be
+        api::Status status;  // NotFound: no such object anywhere it should be
         std::optional<target::OpenObject> local;
-        std::string data;                     // a remote object fetched whole
-        bool streamLater = false;             // a remote object too large to buffer
-        std::string ownerUrl;                 // remote: its owner's base URL
+        std::string data;          // a remote object fetched whole
+        bool streamLater = false;  // a remote object too large to buffer
+        std::string ownerUrl;      // remote: its owner's base URL
         std::uint64_t size() const { return local ? local->meta.size : data.size(); }
     };
 

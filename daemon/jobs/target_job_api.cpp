@@ -19,10 +19,13 @@ void TargetJobApi::registerRoutes(net::Router& router)
 {
     // The args of a shard-building job list every member of this target's
     // shards (ishard: up to a million objects).
-    router.add(Route{http::verb::post, "/v1/internal/jobs", Exec::Worker, net::bind(this, &TargetJobApi::start), {}, kMaxArgsBytes});
+    router.add(Route{
+        http::verb::post, "/v1/internal/jobs", Exec::Worker, net::bind(this, &TargetJobApi::start), {}, kMaxArgsBytes});
     router.add(Route{http::verb::get, "/v1/internal/jobs", Exec::Inline, net::bind(this, &TargetJobApi::list), {}});
-    router.add(Route{http::verb::get, "/v1/internal/jobs/{id}", Exec::Inline, net::bind(this, &TargetJobApi::show), {}});
-    router.add(Route{http::verb::delete_, "/v1/internal/jobs/{id}", Exec::Inline, net::bind(this, &TargetJobApi::abort), {}});
+    router.add(
+        Route{http::verb::get, "/v1/internal/jobs/{id}", Exec::Inline, net::bind(this, &TargetJobApi::show), {}});
+    router.add(
+        Route{http::verb::delete_, "/v1/internal/jobs/{id}", Exec::Inline, net::bind(this, &TargetJobApi::abort), {}});
 }
 
 Response TargetJobApi::start(const Request& req)

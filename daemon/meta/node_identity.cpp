@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <filesystem>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace tessera::daemon::meta {
 

@@ -30,7 +30,7 @@ struct ServerOptions {
     unsigned ioThreads = 2;
     unsigned workerThreads = 8;
     std::size_t maxConnections = 1024;
-    std::chrono::milliseconds idleTimeout{60000};    // waiting for (the rest of) a request header
+    std::chrono::milliseconds idleTimeout{60000};  // waiting for (the rest of) a request header
     // Slowloris defences. One client address holds at most this many of the
     // connection slots (0: half of maxConnections), and once half of the
     // slots are taken a connection must deliver its whole request head
@@ -38,7 +38,7 @@ struct ServerOptions {
     // connections are the first to go when slots run out).
     std::size_t maxConnectionsPerAddress = 0;
     std::chrono::milliseconds headerTimeout{10000};
-    std::chrono::milliseconds ioTimeout{60000};      // each body read or response write step
+    std::chrono::milliseconds ioTimeout{60000};  // each body read or response write step
     std::size_t headerLimit = 16 * 1024;
     bool countOps = true;  // record routes' operations in stats()
 };

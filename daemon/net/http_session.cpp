@@ -2,9 +2,10 @@
 
 #include "api/headers.h"
 #include "api/http_error.h"
-#include "common/log.h"
 #include "common/fd_io.h"
+#include "common/log.h"
 
+#include <array>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
@@ -14,7 +15,6 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
-#include <array>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -32,10 +32,10 @@ using tcp = asio::ip::tcp;
 
 namespace {
 constexpr std::size_t kBodyChunk = 256 * 1024;
-constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;  // yield to other connections after this many bytes
+constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;      // yield to other connections after this many bytes
 constexpr std::uint64_t kDrainLimit = api::kSmallBodyBytes;  // unread bodies up to this size are drained
-constexpr std::uint64_t kInlineFileBytes = 16 * 1024;  // file regions up to this size are read, not sendfile'd
-constexpr std::size_t kKeepBodyCapacity = 64 * 1024;    // a response buffer kept for the next request
+constexpr std::uint64_t kInlineFileBytes = 16 * 1024;        // file regions up to this size are read, not sendfile'd
+constexpr std::size_t kKeepBodyCapacity = 64 * 1024;         // a response buffer kept for the next request
 
 // Discards a body and then answers with a response decided before it.
 class DrainSink : public UploadSink {
@@ -228,14 +228,13 @@ void HttpSession::sendContinueThen(void (HttpSession::*next)())
     }
     auto msg = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
     m_stream.expires_after(m_ctx->options.ioTimeout);
-    http::async_write(m_stream, *msg,
-                      [self = shared_from_this(), msg, next](beast::error_code ec, std::size_t) {
-                          if (ec) {
-                              self->closeConnection();
-                              return;
-                          }
-                          ((*self).*next)();
-                      });
+    http::async_write(m_stream, *msg, [self = shared_from_this(), msg, next](beast::error_code ec, std::size_t) {
+        if (ec) {
+            self->closeConnection();
+            return;
+        }
+        ((*self).*next)();
+    });
 }
 
 void HttpSession::readBody()
@@ -299,7 +298,8 @@ bool HttpSession::consumeBody(const char* data, std::size_t n)
         return true;
     }
     if (m_req.body.size() + n > m_route->maxBody) {
-        fail(api::Error{api::ErrorKind::TooLarge, "request body larger than " + std::to_string(m_route->maxBody) + " bytes",
+        fail(api::Error{api::ErrorKind::TooLarge,
+                        "request body larger than " + std::to_string(m_route->maxBody) + " bytes",
                         {}},
              true);
         return false;
@@ -442,7 +442,8 @@ void writeResponseHead(std::string& out, unsigned version, const Response& res, 
         if (sessionField(hs[i].first)) continue;
         // A later value of the same field replaces this one.
         bool replaced = false;
-        for (std::size_t j = i + 1; j < hs.size() && !replaced; ++j) replaced = api::sameFieldName(hs[i].first, hs[j].first);
+        for (std::size_t j = i + 1; j < hs.size() && !replaced; ++j)
+            replaced = api::sameFieldName(hs[i].first, hs[j].first);
         if (replaced) continue;
         appendFieldText(out, hs[i].first);
         out += ": ";
@@ -464,8 +465,7 @@ void writeResponseHead(std::string& out, unsigned version, const Response& res, 
 
 void HttpSession::send(Response res)
 {
-    const bool keepAlive = m_parser && m_parser->get().keep_alive() && !res.close &&
-                           (m_bodyComplete || !m_req.hasBody);
+    const bool keepAlive = m_parser && m_parser->get().keep_alive() && !res.close && (m_bodyComplete || !m_req.hasBody);
     m_closeAfter = !keepAlive;
     const unsigned version = m_parser ? m_parser->get().version() : 11;
     const bool headRequest = m_req.method == http::verb::head;

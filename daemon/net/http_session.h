@@ -8,9 +8,9 @@
 
 #include "http_server.h"
 
+#include "stream.h"
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include "stream.h"
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <chrono>
@@ -71,11 +71,11 @@ private:
     std::unique_ptr<UploadSink> m_sink;
     std::vector<char> m_chunk;
     bool m_bodyComplete = false;
-    std::uint64_t m_remaining = 0;  // Content-Length body bytes still to read
+    std::uint64_t m_remaining = 0;                  // Content-Length body bytes still to read
     std::chrono::steady_clock::time_point m_start;  // request header complete
-    std::uint64_t m_bodyBytes = 0;  // request body bytes received
-    std::uint64_t m_sentBytes = 0;  // response payload bytes promised
-    int m_status = 0;               // status of the response in flight
+    std::uint64_t m_bodyBytes = 0;                  // request body bytes received
+    std::uint64_t m_sentBytes = 0;                  // response payload bytes promised
+    int m_status = 0;                               // status of the response in flight
     bool m_recorded = false;
 
     // response in flight

@@ -20,9 +20,9 @@ struct Request {
     api::QueryMap query;
     std::map<std::string, std::string, std::less<>> params;  // decoded route captures
     const boost::beast::http::request_header<>* headers = nullptr;
-    std::string body;          // buffered routes only
+    std::string body;  // buffered routes only
     std::uint64_t contentLength = 0;
-    bool hasBody = false;      // a body is (or was) announced by the client
+    bool hasBody = false;  // a body is (or was) announced by the client
 
     std::string header(std::string_view name) const
     {

@@ -1,8 +1,8 @@
 #include "request_params.h"
 
-#include "api/paths.h"
 #include "api/headers.h"
 #include "api/names.h"
+#include "api/paths.h"
 
 #include <charconv>
 
@@ -42,8 +42,7 @@ api::Result<std::optional<std::int64_t>> smapVersionParam(const net::Request& re
 std::string objectTarget(const ObjectRef& ref, api::QueryMap query, std::int64_t smapVersion)
 {
     query[std::string(api::kQpSmapVersion)] = std::to_string(smapVersion);
-    return api::path::object(ref.bucket, ref.name) + "?" +
-           api::buildQuery(query);
+    return api::path::object(ref.bucket, ref.name) + "?" + api::buildQuery(query);
 }
 
 }  // namespace tessera::daemon::api_util

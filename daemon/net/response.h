@@ -27,8 +27,8 @@ struct Response {
     int status = 200;
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
-    std::unique_ptr<FileRegion> file;  // when set, the body is this file region
-    bool close = false;                // close the connection after sending
+    std::unique_ptr<FileRegion> file;     // when set, the body is this file region
+    bool close = false;                   // close the connection after sending
     std::uint64_t headContentLength = 0;  // for HEAD: the Content-Length to announce
     bool isHead = false;
     // Exec::InlineFirst: the rest of the handler's work, to run on the worker

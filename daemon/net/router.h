@@ -14,8 +14,8 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <functional>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -53,11 +53,11 @@ struct Route {
     boost::beast::http::verb method;
     std::string pattern;
     Exec exec = Exec::Inline;
-    Handler handler;          // buffered routes
-    UploadStart upload;       // streaming routes
-    std::size_t maxBody = 1 << 20;  // buffered routes: body limit
+    Handler handler;                  // buffered routes
+    UploadStart upload;               // streaming routes
+    std::size_t maxBody = 1 << 20;    // buffered routes: body limit
     std::optional<api::OpKind> op{};  // counted in the node's statistics under this kind
-    WebSocketAccept websocket{};    // set: the route only accepts WebSocket upgrades
+    WebSocketAccept websocket{};      // set: the route only accepts WebSocket upgrades
 };
 
 inline Route counted(Route r, api::OpKind op)

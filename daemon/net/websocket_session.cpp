@@ -30,8 +30,8 @@ WebSocketSession::WebSocketSession(Stream&& stream, std::shared_ptr<ServerContex
     const auto ep = beast::get_lowest_layer(m_ws).socket().remote_endpoint(ec);
     if (!ec) m_peer = ep.address().to_string() + ":" + std::to_string(ep.port());
     if (m_options.sendBufferBytes > 0) {
-        beast::get_lowest_layer(m_ws).socket().set_option(asio::socket_base::send_buffer_size(m_options.sendBufferBytes),
-                                                          ec);
+        beast::get_lowest_layer(m_ws).socket().set_option(
+            asio::socket_base::send_buffer_size(m_options.sendBufferBytes), ec);
     }
 }
 
@@ -165,8 +165,8 @@ void WebSocketSession::writeNext()
         // The peer stopped reading and the kernel buffers are full: a close
         // frame could not get through either, so drop the connection.
         self->m_closing = true;
-        self->m_closeReason = websocket::close_reason(websocket::close_code::policy_error,
-                                                      "client too slow: a write made no progress");
+        self->m_closeReason =
+            websocket::close_reason(websocket::close_code::policy_error, "client too slow: a write made no progress");
         boost::system::error_code cec;
         beast::get_lowest_layer(self->m_ws).socket().close(cec);
     });

@@ -14,9 +14,9 @@
 
 #include "http_server.h"
 
+#include "stream.h"
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include "stream.h"
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/websocket/stream.hpp>
@@ -38,11 +38,11 @@ struct OutgoingMessage {
 class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
 public:
     struct Options {
-        std::size_t maxQueue = 256;                  // unsent messages before the client counts as too slow
+        std::size_t maxQueue = 256;                     // unsent messages before the client counts as too slow
         std::chrono::milliseconds writeTimeout{10000};  // one message write making no progress
-        std::size_t maxIncomingMessage = 4096;       // bytes; larger frames close the session (1009)
-        unsigned maxIncomingPerSecond = 20;          // more closes the session (1008)
-        int sendBufferBytes = 0;                     // SO_SNDBUF; 0: the kernel's default
+        std::size_t maxIncomingMessage = 4096;          // bytes; larger frames close the session (1009)
+        unsigned maxIncomingPerSecond = 20;             // more closes the session (1008)
+        int sendBufferBytes = 0;                        // SO_SNDBUF; 0: the kernel's default
     };
 
     class Listener {

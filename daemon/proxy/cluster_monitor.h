@@ -73,7 +73,7 @@ private:
         std::optional<api::NodeStats> prev;
         std::optional<api::NodeStats> cur;
         std::chrono::steady_clock::time_point lastReport;  // or when first listed, until it reports
-        int missed = 0;  // consecutive rounds without a reading
+        int missed = 0;                                    // consecutive rounds without a reading
     };
 
     Options m_options;

@@ -35,7 +35,7 @@ EventDetector::EventDetector(double errorBurstPerSec, std::int64_t burstQuietMs)
 }
 
 std::vector<api::ClusterEvent> EventDetector::smapChanged(const api::Smap& before, const api::Smap& after,
-                                                         std::int64_t nowMs)
+                                                          std::int64_t nowMs)
 {
     std::vector<api::ClusterEvent> out;
     for (const auto& [id, node] : after.tmap) {
@@ -76,11 +76,12 @@ std::vector<api::ClusterEvent> EventDetector::observe(const std::vector<api::Nod
         st.seen = true;
         if (n.stale != st.stale) {
             if (n.stale) {
-                out.push_back(makeEvent(nowMs, "warning", ek::kNodeStale, n.id,
-                                        n.role + " " + n.id + " has not reported for " + std::to_string(n.ageMs) +
-                                            " ms"));
+                out.push_back(
+                    makeEvent(nowMs, "warning", ek::kNodeStale, n.id,
+                              n.role + " " + n.id + " has not reported for " + std::to_string(n.ageMs) + " ms"));
             } else {
-                out.push_back(makeEvent(nowMs, "info", ek::kNodeRecovered, n.id, n.role + " " + n.id + " reports again"));
+                out.push_back(
+                    makeEvent(nowMs, "info", ek::kNodeRecovered, n.id, n.role + " " + n.id + " reports again"));
             }
             st.stale = n.stale;
         }

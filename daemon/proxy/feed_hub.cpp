@@ -16,8 +16,11 @@ using Steady = std::chrono::steady_clock;
 
 namespace {
 
-constexpr std::pair<const char*, Topic> kTopics[] = {
-    {"metrics", Topic::Metrics}, {"smap", Topic::Smap}, {"bmd", Topic::Bmd}, {"job", Topic::Job}, {"event", Topic::Event}};
+constexpr std::pair<const char*, Topic> kTopics[] = {{"metrics", Topic::Metrics},
+                                                     {"smap", Topic::Smap},
+                                                     {"bmd", Topic::Bmd},
+                                                     {"job", Topic::Job},
+                                                     {"event", Topic::Event}};
 
 std::int64_t nowMs()
 {
@@ -85,10 +88,10 @@ std::optional<net::Response> FeedHub::accept(const net::Request& req, net::Strea
     if (!originAllowed(req)) {
         std::lock_guard lock(m_mutex);
         ++m_counters.refused;
-        return net::Response::error(api::Error{api::ErrorKind::Forbidden,
-                                               "origin \"" + req.header("Origin") +
-                                                   "\" may not open the feed (see ws_allowed_origins)",
-                                               {}});
+        return net::Response::error(
+            api::Error{api::ErrorKind::Forbidden,
+                       "origin \"" + req.header("Origin") + "\" may not open the feed (see ws_allowed_origins)",
+                       {}});
     }
     {
         std::lock_guard lock(m_mutex);
@@ -101,8 +104,8 @@ std::optional<net::Response> FeedHub::accept(const net::Request& req, net::Strea
         }
         ++m_pending;
     }
-    auto session = std::make_shared<net::WebSocketSession>(std::move(stream), m_ctx, m_options.session,
-                                                           weak_from_this());
+    auto session =
+        std::make_shared<net::WebSocketSession>(std::move(stream), m_ctx, m_options.session, weak_from_this());
     session->start(std::move(up));
     return std::nullopt;
 }
@@ -139,8 +142,10 @@ void FeedHub::onText(const std::shared_ptr<net::WebSocketSession>& s, const std:
 {
     auto req = api::parseMessage<api::FeedRequest>(text, "feed request");
     if (!req) {
-        sendError(s, req.error().message +
-                         " (expected a JSON object such as {\"subscribe\":[\"metrics\",\"event\"]} or {\"interval_ms\":1000})");
+        sendError(
+            s,
+            req.error().message +
+                " (expected a JSON object such as {\"subscribe\":[\"metrics\",\"event\"]} or {\"interval_ms\":1000})");
         return;
     }
     std::optional<unsigned> topics;

@@ -43,10 +43,10 @@ struct FeedOptions {
 };
 
 struct FeedCounters {
-    std::uint64_t sessions = 0;   // open now
-    std::uint64_t accepted = 0;   // since start
-    std::uint64_t refused = 0;    // bad origin, too many sessions
-    std::uint64_t closedSlow = 0; // closed because the client fell behind
+    std::uint64_t sessions = 0;    // open now
+    std::uint64_t accepted = 0;    // since start
+    std::uint64_t refused = 0;     // bad origin, too many sessions
+    std::uint64_t closedSlow = 0;  // closed because the client fell behind
 };
 
 class FeedHub : public net::WebSocketSession::Listener, public std::enable_shared_from_this<FeedHub> {

@@ -1,9 +1,9 @@
 #include "job_coordinator.h"
 
-#include "api/paths.h"
 #include "api/feed.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
+#include "api/paths.h"
 #include "common/log.h"
 #include "meta/node_identity.h"
 #include "peer_calls.h"
@@ -35,10 +35,7 @@ api::Smap targetsOnly(const api::Smap& smap)
     return t;
 }
 
-std::string failure(const client::Response& r)
-{
-    return api::errorFromResponse(r.status, r.body).message;
-}
+std::string failure(const client::Response& r) { return api::errorFromResponse(r.status, r.body).message; }
 
 }  // namespace
 
@@ -304,10 +301,10 @@ void JobCoordinator::pollOnce()
                     ts.target = tid;
                     ts.state = api::JobState::Failed;
                     ts.endNs = wallNs();
-                    ts.error = gone ? "target " + tid + (now == nullptr ? " left the cluster" : " went away") +
-                                          " during the job"
-                                    : "target " + tid + " stopped answering (" +
-                                          (r ? failure(*r) : r.error().message) + ")";
+                    ts.error =
+                        gone ? "target " + tid + (now == nullptr ? " left the cluster" : " went away") +
+                                   " during the job"
+                             : "target " + tid + " stopped answering (" + (r ? failure(*r) : r.error().message) + ")";
                 }
             }
             aggregate(job, wallNs());

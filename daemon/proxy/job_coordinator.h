@@ -34,9 +34,9 @@ public:
     struct Options {
         std::chrono::milliseconds peerTimeout{5000};
         std::chrono::milliseconds pollInterval{500};
-        int maxMissedPolls = 6;      // unanswered polls before a target fails the job
-        std::size_t history = 100;   // finished jobs kept
-        bool rebalanceAuto = true;   // start a rebalance after the targets changed
+        int maxMissedPolls = 6;                          // unanswered polls before a target fails the job
+        std::size_t history = 100;                       // finished jobs kept
+        bool rebalanceAuto = true;                       // start a rebalance after the targets changed
         std::chrono::milliseconds rebalanceDelay{2000};  // ... and stayed the same this long
     };
 
@@ -50,7 +50,7 @@ public:
     // every target gets the request's args. An exclusive kind runs once at
     // a time (rebalance). Registered before the node serves requests.
     using Preparer = std::function<api::Result<std::map<std::string, nlohmann::json>>(const nlohmann::json& args,
-                                                                                       const api::Smap& targets)>;
+                                                                                      const api::Smap& targets)>;
     struct KindInfo {
         Preparer prepare;
         bool exclusive = false;

@@ -21,10 +21,12 @@ constexpr std::size_t kMaxStartBody = std::size_t{16} << 20;
 
 void JobCoordinator::registerRoutes(net::Router& router)
 {
-    router.add(Route{http::verb::post, "/v1/jobs", Exec::Worker, net::bind(this, &JobCoordinator::startJob), {}, kMaxStartBody});
+    router.add(Route{
+        http::verb::post, "/v1/jobs", Exec::Worker, net::bind(this, &JobCoordinator::startJob), {}, kMaxStartBody});
     router.add(Route{http::verb::get, "/v1/jobs", Exec::Inline, net::bind(this, &JobCoordinator::listJobs), {}});
     router.add(Route{http::verb::get, "/v1/jobs/{id}", Exec::Inline, net::bind(this, &JobCoordinator::showJob), {}});
-    router.add(Route{http::verb::delete_, "/v1/jobs/{id}", Exec::Worker, net::bind(this, &JobCoordinator::abortJob), {}});
+    router.add(
+        Route{http::verb::delete_, "/v1/jobs/{id}", Exec::Worker, net::bind(this, &JobCoordinator::abortJob), {}});
 }
 
 Response JobCoordinator::startJob(const Request& req)

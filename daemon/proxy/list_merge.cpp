@@ -85,7 +85,8 @@ std::uint32_t perTargetPageSize(std::uint32_t pageSize, std::uint32_t targets)
 {
     if (pageSize == 0) pageSize = api::kDefaultPageSize;
     if (targets <= 1) return pageSize;
-    const std::uint64_t share = (std::uint64_t{pageSize} * 5 + std::uint64_t{targets} * 4 - 1) / (std::uint64_t{targets} * 4);
+    const std::uint64_t share =
+        (std::uint64_t{pageSize} * 5 + std::uint64_t{targets} * 4 - 1) / (std::uint64_t{targets} * 4);
     return static_cast<std::uint32_t>(std::min<std::uint64_t>(pageSize, share + 16));
 }
 

@@ -1,9 +1,9 @@
 #include "peer_calls.h"
 
-#include "api/paths.h"
 #include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/json_util.h"
+#include "api/paths.h"
 #include "common/log.h"
 
 #include <future>
@@ -15,8 +15,7 @@ namespace tessera::daemon::proxy {
 namespace {
 api::Error awayError(const std::string& id, const api::Snode& node)
 {
-    return api::Error::unavailable("target " + id + " (" + node.publicNet.url +
-                                   ") is away: it missed its keepalives");
+    return api::Error::unavailable("target " + id + " (" + node.publicNet.url + ") is away: it missed its keepalives");
 }
 }  // namespace
 
@@ -36,8 +35,8 @@ api::Result<client::Response> PeerCalls::call(client::Method method, const std::
 }
 
 std::map<std::string, api::Result<client::Response>> PeerCalls::fanOut(const api::Smap& smap, client::Method method,
-                                                                        const std::string& pathAndQuery,
-                                                                        const std::string& body) const
+                                                                       const std::string& pathAndQuery,
+                                                                       const std::string& body) const
 {
     std::vector<std::pair<std::string, std::future<api::Result<client::Response>>>> futures;
     std::map<std::string, api::Result<client::Response>> out;
@@ -83,7 +82,8 @@ void PeerCalls::pushMeta(const api::Smap& smap, const std::optional<api::Smap>& 
                          const std::optional<api::Bmd>& newBmd) const
 {
     const api::Metasync msg{newSmap, newBmd};
-    auto results = fanOut(smap, client::Method::Put, std::string(api::path::kMetasync), api::dumpJson(nlohmann::json(msg)));
+    auto results =
+        fanOut(smap, client::Method::Put, std::string(api::path::kMetasync), api::dumpJson(nlohmann::json(msg)));
     for (const auto& [id, r] : results) {
         if (!r) {
             // An away target pulls the maps when it rejoins.

@@ -12,7 +12,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <string>
 
 namespace tessera::daemon::proxy {
 
@@ -30,14 +29,14 @@ public:
     // marked away are not called: their result is an Unavailable error
     // naming them, at once (a call would wait out the timeout).
     std::map<std::string, api::Result<client::Response>> fanOut(const api::Smap& smap, client::Method method,
-                                                                 const std::string& pathAndQuery,
-                                                                 const std::string& body = {}) const;
+                                                                const std::string& pathAndQuery,
+                                                                const std::string& body = {}) const;
 
     // The same, with its own body per target: the targets of `smap` that
     // have one in `bodies` (keyed by target id) are called, the others not.
-    std::map<std::string, api::Result<client::Response>> fanOutEach(const api::Smap& smap, client::Method method,
-                                                                     const std::string& pathAndQuery,
-                                                                     const std::map<std::string, std::string>& bodies) const;
+    std::map<std::string, api::Result<client::Response>> fanOutEach(
+        const api::Smap& smap, client::Method method, const std::string& pathAndQuery,
+        const std::map<std::string, std::string>& bodies) const;
 
     // PUT /v1/metasync to every target; failures are logged (the target
     // catches up through its keepalive).

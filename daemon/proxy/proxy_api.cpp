@@ -1,16 +1,16 @@
 #include "proxy_api.h"
 
-#include "api/paths.h"
+#include "api/action_msg.h"
+#include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/hrw.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
 #include "api/object_list.h"
-#include "api/action_msg.h"
-#include "api/cluster_msg.h"
-#include "net/request_params.h"
+#include "api/paths.h"
 #include "list_merge.h"
 #include "meta/node_identity.h"
+#include "net/request_params.h"
 
 #include <algorithm>
 #include <optional>
@@ -45,10 +45,10 @@ std::optional<Response> ProxyApi::checkClusterKey(const Request& req) const
 {
     const auto key = req.header(api::kHdrClusterKey);
     if (key.empty()) {
-        return Response::error(api::Error{api::ErrorKind::Forbidden,
-                                          "this call needs the cluster key (header " +
-                                              std::string(api::kHdrClusterKey) + "; see cluster_key_file)",
-                                          {}});
+        return Response::error(api::Error{
+            api::ErrorKind::Forbidden,
+            "this call needs the cluster key (header " + std::string(api::kHdrClusterKey) + "; see cluster_key_file)",
+            {}});
     }
     if (!meta::sameSecret(std::string(key), m_clusterKey)) {
         return Response::error(api::Error{api::ErrorKind::Forbidden, "wrong cluster key", {}});
@@ -62,30 +62,45 @@ void ProxyApi::registerRoutes(net::Router& router)
     // PUT: answer the redirect before the body; the session closes the
     // connection when a body was announced and left unread.
     using api::OpKind;
-    router.add(net::counted(Route{http::verb::put, obj, Exec::Inline, {},
+    router.add(net::counted(Route{http::verb::put,
+                                  obj,
+                                  Exec::Inline,
+                                  {},
                                   [this](const Request& r) -> std::variant<Response, std::unique_ptr<net::UploadSink>> {
                                       return redirectObject(r);
                                   }},
                             OpKind::Put));
-    router.add(net::counted(Route{http::verb::get, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}}, OpKind::Get));
-    router.add(net::counted(Route{http::verb::head, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}}, OpKind::Head));
-    router.add(
-        net::counted(Route{http::verb::delete_, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}}, OpKind::Delete));
+    router.add(net::counted(Route{http::verb::get, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}},
+                            OpKind::Get));
+    router.add(net::counted(Route{http::verb::head, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}},
+                            OpKind::Head));
+    router.add(net::counted(
+        Route{http::verb::delete_, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}}, OpKind::Delete));
 
     router.add(Route{http::verb::get, "/v1/buckets", Exec::Inline, net::bind(this, &ProxyApi::listBuckets), {}});
-    router.add(net::counted(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::listObjects), {}},
-                            OpKind::List));
+    router.add(net::counted(
+        Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::listObjects), {}},
+        OpKind::List));
     // The body may be an archive action listing up to api::kMaxArchiveObjects names.
-    router.add(Route{http::verb::post, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::createBucket), {},
+    router.add(Route{http::verb::post,
+                     "/v1/buckets/{bucket}",
+                     Exec::Worker,
+                     net::bind(this, &ProxyApi::createBucket),
+                     {},
                      std::size_t{16} << 20});
-    router.add(Route{http::verb::delete_, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::destroyBucket), {}});
-    router.add(Route{http::verb::head, "/v1/buckets/{bucket}", Exec::Inline, net::bind(this, &ProxyApi::headBucket), {}});
-    router.add(Route{http::verb::patch, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::patchBucket), {}});
+    router.add(Route{
+        http::verb::delete_, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::destroyBucket), {}});
+    router.add(
+        Route{http::verb::head, "/v1/buckets/{bucket}", Exec::Inline, net::bind(this, &ProxyApi::headBucket), {}});
+    router.add(
+        Route{http::verb::patch, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::patchBucket), {}});
 
     router.add(Route{http::verb::post, "/v1/cluster/join", Exec::Worker, net::bind(this, &ProxyApi::join), {}});
-    router.add(Route{http::verb::post, "/v1/cluster/keepalive", Exec::Inline, net::bind(this, &ProxyApi::keepalive), {}});
+    router.add(
+        Route{http::verb::post, "/v1/cluster/keepalive", Exec::Inline, net::bind(this, &ProxyApi::keepalive), {}});
     router.add(Route{http::verb::get, "/v1/cluster", Exec::Worker, net::bind(this, &ProxyApi::clusterInfo), {}});
-    router.add(Route{http::verb::put, "/v1/cluster", Exec::Worker, net::bind(this, &ProxyApi::clusterAction), {}, 64 * 1024});
+    router.add(
+        Route{http::verb::put, "/v1/cluster", Exec::Worker, net::bind(this, &ProxyApi::clusterAction), {}, 64 * 1024});
     router.add(Route{http::verb::get, "/v1/daemon", Exec::Inline, net::bind(this, &ProxyApi::daemonInfo), {}});
     router.add(Route{http::verb::get, "/v1/health", Exec::Inline, net::bind(this, &ProxyApi::health), {}});
 }
@@ -156,10 +171,10 @@ Response ProxyApi::createBucket(const Request& req)
         // The route takes up to 16 MiB for the archive action's names; a
         // create-bck is a control body like any other.
         if (req.body.size() > kMaxControlBody) {
-            return Response::error(api::Error{api::ErrorKind::TooLarge,
-                                              "create-bck body larger than " + std::to_string(kMaxControlBody) +
-                                                  " bytes",
-                                              {}});
+            return Response::error(
+                api::Error{api::ErrorKind::TooLarge,
+                           "create-bck body larger than " + std::to_string(kMaxControlBody) + " bytes",
+                           {}});
         }
         if (!msg->value.is_null()) {
             return Response::error(api::Error::badRequest(
@@ -184,8 +199,7 @@ Response ProxyApi::destroyBucket(const Request& req)
     if (!bmd) return Response::error(bmd.error());
     const auto smap = *m_state.smap();
     m_peers.pushMeta(smap, std::nullopt, *bmd);
-    auto results =
-        m_peers.fanOut(smap, client::Method::Delete, api::path::internalBucket(*bucket));
+    auto results = m_peers.fanOut(smap, client::Method::Delete, api::path::internalBucket(*bucket));
     std::string failed;
     for (const auto& [id, r] : results) {
         if (!r || !r->isSuccess()) failed += (failed.empty() ? "" : ", ") + id;
@@ -254,8 +268,7 @@ Response ProxyApi::listObjects(const Request& req)
     // the next one continues from there, so nothing is lost or repeated.
     auto perTarget = *lr;
     perTarget.pageSize = perTargetPageSize(lr->pageSize, static_cast<std::uint32_t>(smap.tmap.size()));
-    const std::string path =
-        api::path::bucket(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
+    const std::string path = api::path::bucket(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
     auto results = m_peers.fanOut(smap, client::Method::Get, path);
 
     // Each target answers with its names after the token, up to its own
@@ -264,8 +277,8 @@ Response ProxyApi::listObjects(const Request& req)
     pages.reserve(results.size());
     for (auto& [id, r] : results) {
         if (!r) {
-            return Response::error(api::Error::unavailable("listing incomplete: target " + id +
-                                                           " is unreachable: " + r.error().message));
+            return Response::error(
+                api::Error::unavailable("listing incomplete: target " + id + " is unreachable: " + r.error().message));
         }
         if (!r->isSuccess()) {
             auto e = api::errorFromResponse(r->status, r->body);

@@ -11,9 +11,9 @@
 
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <nlohmann/json.hpp>
 
 namespace tessera::daemon::proxy {
 
@@ -29,7 +29,10 @@ public:
     // {"action":NAME,"value":...}), such as "archive", answered by another
     // component. Set before the node serves requests.
     using BucketAction = std::function<net::Response(const std::string& bucket, const nlohmann::json& value)>;
-    void addBucketAction(const std::string& action, BucketAction handler) { m_bucketActions[action] = std::move(handler); }
+    void addBucketAction(const std::string& action, BucketAction handler)
+    {
+        m_bucketActions[action] = std::move(handler);
+    }
 
 private:
     net::Response redirectObject(const net::Request& req);

@@ -147,7 +147,8 @@ api::Result<std::optional<api::Smap>> ProxyState::prepareAway(Clock::duration ma
         if (it == m_lastSeen.end() || now - it->second > maxSilence) {
             node.flags |= api::kSnodeAway;
             changed = true;
-            logWarn("target ", id, " missed its keepalives; marked away (it keeps its objects: they answer 503 "
+            logWarn("target ", id,
+                    " missed its keepalives; marked away (it keeps its objects: they answer 503 "
                     "until it returns or is decommissioned)");
         }
     }
@@ -164,7 +165,8 @@ api::Result<api::Smap> ProxyState::prepareDecommission(const std::string& id)
     auto it = m_smap->tmap.find(id);
     if (it == m_smap->tmap.end()) return api::Error::notFound("target \"" + id + "\" is not in the cluster map");
     if (!it->second.away()) {
-        return api::Error::conflict("target " + id + " is present; only an away target can be decommissioned "
+        return api::Error::conflict("target " + id +
+                                    " is present; only an away target can be decommissioned "
                                     "(stop it first: draining a live target is not supported)");
     }
     api::Smap next = *m_smap;

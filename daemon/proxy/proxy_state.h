@@ -49,7 +49,7 @@ public:
     std::unique_lock<std::mutex> membershipLock() { return std::unique_lock(m_membershipMutex); }
 
     struct KeepaliveResult {
-        bool known = false;    // false: not in the map, or away (the target rejoins)
+        bool known = false;  // false: not in the map, or away (the target rejoins)
         std::int64_t smapVersion = 0;
         std::int64_t bmdVersion = 0;
     };
@@ -81,7 +81,7 @@ public:
     api::Result<api::Bmd> createBucket(const std::string& name);
     api::Result<api::Bmd> destroyBucket(const std::string& name);
     api::Result<std::pair<api::Bmd, api::BucketProps>> setBucketProps(const std::string& name,
-                                                                       const nlohmann::json& update);
+                                                                      const nlohmann::json& update);
 
 private:
     ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd);

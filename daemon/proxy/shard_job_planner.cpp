@@ -42,11 +42,15 @@ ShardJobPlanner::ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::s
 
 void ShardJobPlanner::registerWith(JobCoordinator& jobs, net::Router& router)
 {
-    jobs.addKind("archive", {[this](const nlohmann::json& a, const api::Smap& t) { return prepareArchive(a, t); },
-                             false});
-    jobs.addKind("ishard", {[this](const nlohmann::json& a, const api::Smap& t) { return prepareIshard(a, t); },
-                            false});
-    router.add(Route{http::verb::post, "/v1/ishard", Exec::Worker, [this](const Request& r) { return ishard(r); }, {},
+    jobs.addKind("archive",
+                 {[this](const nlohmann::json& a, const api::Smap& t) { return prepareArchive(a, t); }, false});
+    jobs.addKind("ishard",
+                 {[this](const nlohmann::json& a, const api::Smap& t) { return prepareIshard(a, t); }, false});
+    router.add(Route{http::verb::post,
+                     "/v1/ishard",
+                     Exec::Worker,
+                     [this](const Request& r) { return ishard(r); },
+                     {},
                      kMaxSpecBody});
 }
 
@@ -90,7 +94,8 @@ api::Result<std::map<std::string, nlohmann::json>> ShardJobPlanner::prepareArchi
         names = std::move(expanded.value());
         for (const auto& n : names) {
             if (auto st = api::validateObjectName(n); !st) {
-                return api::Error::badRequest("invalid archive request: /template: \"" + n + "\": " + st.error().message);
+                return api::Error::badRequest("invalid archive request: /template: \"" + n +
+                                              "\": " + st.error().message);
             }
         }
     }
@@ -120,7 +125,8 @@ api::Result<std::map<std::string, nlohmann::json>> ShardJobPlanner::prepareArchi
 api::Result<spec::IshardPlan> ShardJobPlanner::plan(spec::IshardSpec& s) const
 {
     if (auto st = checkBuckets(s.srcBck, s.dstBck); !st) return st.error();
-    if (s.order == spec::SampleOrder::Shuffle && !s.seed) s.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
+    if (s.order == spec::SampleOrder::Shuffle && !s.seed)
+        s.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
 
     client::HttpClient::Options o;
     o.connectTimeout = m_peerTimeout;
@@ -137,7 +143,8 @@ api::Result<spec::IshardPlan> ShardJobPlanner::plan(spec::IshardSpec& s) const
             objects.push_back({std::move(e.name), static_cast<std::uint64_t>(std::max<std::int64_t>(e.size, 0))});
         }
         if (objects.size() > kMaxIshardObjects) {
-            return api::Error::badRequest("invalid ishard spec: /prefix: more than " + std::to_string(kMaxIshardObjects) +
+            return api::Error::badRequest("invalid ishard spec: /prefix: more than " +
+                                          std::to_string(kMaxIshardObjects) +
                                           " objects in one ishard job; shard a narrower prefix at a time");
         }
         if (page->continuationToken.empty()) break;
@@ -176,9 +183,8 @@ api::Result<std::map<std::string, nlohmann::json>> ShardJobPlanner::prepareIshar
         for (auto& m : shard.members) b.members.push_back({std::move(m.name), static_cast<std::int64_t>(m.size), {}});
         t.shards.push_back(std::move(b));
     }
-    logInfo("ishard ", s->srcBck, "/", s->prefix, " -> ", s->dstBck, ": ", p->samples, " samples in ",
-            p->shards.size(), " shards on ", tasks.size(), " target(s)",
-            p->seed ? ", seed " + std::to_string(*p->seed) : std::string());
+    logInfo("ishard ", s->srcBck, "/", s->prefix, " -> ", s->dstBck, ": ", p->samples, " samples in ", p->shards.size(),
+            " shards on ", tasks.size(), " target(s)", p->seed ? ", seed " + std::to_string(*p->seed) : std::string());
     std::map<std::string, nlohmann::json> out;
     for (auto& [id, t] : tasks) out[id] = t;
     return out;

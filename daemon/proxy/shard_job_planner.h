@@ -32,7 +32,8 @@ class ShardJobPlanner {
 public:
     static constexpr std::uint64_t kMaxIshardObjects = 1'000'000;
 
-    ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::string selfUrl, std::chrono::milliseconds peerTimeout);
+    ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::string selfUrl,
+                    std::chrono::milliseconds peerTimeout);
 
     // Registers the archive and ishard kinds with the coordinator and the
     // /v1/ishard route.

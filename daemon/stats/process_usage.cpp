@@ -9,10 +9,11 @@ namespace tessera::daemon::stats {
 ProcessUsage readProcessUsage()
 {
     ProcessUsage u;
-    struct rusage ru{};
+    struct rusage ru {};
     if (::getrusage(RUSAGE_SELF, &ru) == 0) {
         auto ns = [](const timeval& tv) {
-            return static_cast<std::uint64_t>(tv.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(tv.tv_usec) * 1000ull;
+            return static_cast<std::uint64_t>(tv.tv_sec) * 1'000'000'000ull +
+                   static_cast<std::uint64_t>(tv.tv_usec) * 1000ull;
         };
         u.cpuNs = ns(ru.ru_utime) + ns(ru.ru_stime);
     }

@@ -42,7 +42,7 @@ std::optional<std::string> readSmallFile(const std::string& path)
 {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     if (!fd.valid()) return std::nullopt;
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     if (static_cast<std::uint64_t>(st.st_size) > kMaxIndexFileBytes) return std::nullopt;
     std::string out(static_cast<std::size_t>(st.st_size), '\0');
@@ -67,8 +67,7 @@ std::string_view indexSourceName(IndexSource s)
     return "built";
 }
 
-ArchiveIndexStore::ArchiveIndexStore(const ObjectStore& store, archive::ArchiveLimits limits,
-                                     std::uint64_t cacheBytes)
+ArchiveIndexStore::ArchiveIndexStore(const ObjectStore& store, archive::ArchiveLimits limits, std::uint64_t cacheBytes)
     : m_store(store), m_limits(limits), m_cacheBytes(cacheBytes)
 {
 }
@@ -106,7 +105,7 @@ api::Result<archive::TarIndex> ArchiveIndexStore::decode(std::string_view bytes,
 }
 
 std::shared_ptr<const archive::TarIndex> ArchiveIndexStore::fromMemory(const std::string& uname,
-                                                                        const ArchiveIndexKey& key)
+                                                                       const ArchiveIndexKey& key)
 {
     std::lock_guard lock(m_mutex);
     auto it = m_cache.find(uname);

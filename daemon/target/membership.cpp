@@ -1,10 +1,10 @@
 #include "membership.h"
 
-#include "api/paths.h"
 #include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
+#include "api/paths.h"
 #include "client/http_client.h"
 #include "common/log.h"
 

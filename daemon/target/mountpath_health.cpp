@@ -6,8 +6,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <sys/xattr.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 namespace tessera::daemon::target {
@@ -50,8 +50,7 @@ api::Result<std::string> MountpathHealth::prepare(std::string& mp, const char* x
     ::close(fd);
     ::unlink(probe.c_str());
     if (!ok && e != EIO && e != EROFS) {
-        return api::Error::ioError("mountpath " + mp + " does not support user extended attributes",
-                                   std::strerror(e));
+        return api::Error::ioError("mountpath " + mp + " does not support user extended attributes", std::strerror(e));
     }
     return ok ? std::string() : std::string("cannot write metadata: ") + std::strerror(e);
 }
@@ -60,7 +59,7 @@ bool MountpathHealth::rootHealthy(std::size_t mp) const
 {
     const auto& root = m_mountpaths[mp];
     for (const auto& dir : {root, root + "/buckets", root + "/.tessera/work"}) {
-        struct stat st{};
+        struct stat st {};
         if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
     }
     return ::access((root + "/.tessera/work").c_str(), W_OK) == 0;

@@ -81,7 +81,7 @@ struct ListWalk {
             std::string full = rel.empty() ? std::string(n) : rel + "/" + std::string(n);
             unsigned char type = e->d_type;
             if (type == DT_UNKNOWN) {
-                struct stat st{};
+                struct stat st {};
                 if (::lstat((dir + "/" + std::string(n)).c_str(), &st) != 0) continue;
                 type = S_ISDIR(st.st_mode) ? DT_DIR : (S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN);
             }
@@ -182,12 +182,12 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
                 if ((err == ENOENT || err == ENOTDIR) && m_health.rootHealthy(mp)) continue;  // deleted meanwhile
                 return mountpathError(mp, err, "cannot list " + name);
             }
-            struct stat st{};
+            struct stat st {};
             if (::fstat(fd.get(), &st) != 0) continue;
             if (req.props & api::kPropSize) e.size = static_cast<std::int64_t>(st.st_size);
             if (req.props & api::kPropAtime) {
-                e.atime = api::formatRfc3339(static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 +
-                                             st.st_atim.tv_nsec);
+                e.atime =
+                    api::formatRfc3339(static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 + st.st_atim.tv_nsec);
             }
             if (needMeta) {
                 auto m = readMetaFd(fd.get());

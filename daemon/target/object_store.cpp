@@ -180,7 +180,7 @@ api::Result<OpenObject> ObjectStore::openAt(std::size_t mp, std::string_view buc
         }
         return mountpathError(mp, e, "cannot open object");
     }
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd->get(), &st) != 0) return api::Error::ioError("stat failed", errnoText(errno));
     if (!S_ISREG(st.st_mode)) {
         return api::Error::notFound("object \"" + std::string(bucket) + "/" + std::string(name) + "\" does not exist");
@@ -272,7 +272,7 @@ void ObjectStore::observeStamp(std::int64_t stamp) const { m_clock.observe(stamp
 
 std::mutex& ObjectStore::nameLock(std::string_view bucket, std::string_view name) const
 {
-    const auto h = std::hash<std::string_view>{}(bucket) * 31 + std::hash<std::string_view>{}(name);
+    const auto h = std::hash<std::string_view>{}(bucket)*31 + std::hash<std::string_view>{}(name);
     return m_nameLocks[h % kNameLocks];
 }
 
@@ -281,7 +281,7 @@ api::Status ObjectStore::removeAt(std::size_t mp, std::string_view bucket, std::
     if (auto chk = checkMountpath(mp); !chk) return chk;
     const auto root = bucketRoot(mp, bucket);
     const auto path = root + "/" + std::string(name);
-    struct stat st{};
+    struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
         const int e = errno;
         if (!m_health.rootHealthy(mp)) return mountpathError(mp, e, "cannot delete object");
@@ -322,8 +322,8 @@ api::Status ObjectStore::destroyBucket(std::string_view bucket) const
     std::vector<std::string> moved;
     for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
         const auto root = bucketRoot(mp, bucket);
-        const auto trash = m_options.mountpaths[mp] + "/.tessera/trash/" + std::string(bucket) + "-" +
-                           meta::randomId(8);
+        const auto trash =
+            m_options.mountpaths[mp] + "/.tessera/trash/" + std::string(bucket) + "-" + meta::randomId(8);
         if (::rename(root.c_str(), trash.c_str()) != 0) {
             if (errno == ENOENT) continue;
             return api::Error::ioError("cannot remove bucket directory", errnoText(errno));
@@ -334,13 +334,13 @@ api::Status ObjectStore::destroyBucket(std::string_view bucket) const
     // find them; they would fail validation, but take space).
     for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
         const auto idx = m_options.mountpaths[mp] + "/.tessera/archidx/" + std::string(bucket);
-        const auto trash = m_options.mountpaths[mp] + "/.tessera/trash/archidx-" + std::string(bucket) + "-" +
-                           meta::randomId(8);
+        const auto trash =
+            m_options.mountpaths[mp] + "/.tessera/trash/archidx-" + std::string(bucket) + "-" + meta::randomId(8);
         if (::rename(idx.c_str(), trash.c_str()) == 0) moved.push_back(trash);
         // Tombstones of the old bucket's names must not shadow a new bucket's.
         const auto tomb = m_tombstones.bucketDir(mp, bucket);
-        const auto tombTrash = m_options.mountpaths[mp] + "/.tessera/trash/tomb-" + std::string(bucket) + "-" +
-                               meta::randomId(8);
+        const auto tombTrash =
+            m_options.mountpaths[mp] + "/.tessera/trash/tomb-" + std::string(bucket) + "-" + meta::randomId(8);
         if (::rename(tomb.c_str(), tombTrash.c_str()) == 0) moved.push_back(tombTrash);
     }
     m_openCache.clear();
@@ -360,7 +360,7 @@ api::Status ObjectStore::destroyBucket(std::string_view bucket) const
 
 std::string filesystemOf(const std::string& path)
 {
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return {};
     return std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
 }
@@ -373,7 +373,7 @@ std::vector<MountpathInfo> ObjectStore::mountpathInfo() const
         info.path = mp;
         info.disabled = m_health.reason(out.size());
         info.fs = filesystemOf(mp);
-        struct statvfs vfs{};
+        struct statvfs vfs {};
         if (::statvfs(mp.c_str(), &vfs) == 0) {
             info.total = static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize;
             info.available = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;

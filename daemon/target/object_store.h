@@ -27,8 +27,8 @@
 #include "api/object_meta.h"
 #include "api/result.h"
 #include "common/unique_fd.h"
-#include "open_object.h"
 #include "mountpath_health.h"
+#include "open_object.h"
 #include "open_object_cache.h"
 #include "tombstone_store.h"
 #include "version_clock.h"
@@ -36,11 +36,11 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <optional>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -165,8 +165,7 @@ public:
     std::optional<std::int64_t> tombstone(std::string_view bucket, std::string_view name) const;
     // Removes the copy on mountpath `mp` only if it is still the version
     // with `stamp` (a copy that was sent to its owner); Conflict otherwise.
-    api::Status removeIfStamp(std::size_t mp, std::string_view bucket, std::string_view name,
-                              std::int64_t stamp) const;
+    api::Status removeIfStamp(std::size_t mp, std::string_view bucket, std::string_view name, std::int64_t stamp) const;
     // Removes tombstones older than the TTL; returns how many went.
     std::size_t sweepTombstones() const;
     // Reads the whole object and compares its xxhash64 with the stored one.

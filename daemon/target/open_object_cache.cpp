@@ -47,7 +47,7 @@ std::optional<OpenObject> OpenObjectCache::find(std::string_view bucket, std::st
         shard.lru.splice(shard.lru.begin(), shard.lru, it->second.lru);
         out = it->second.obj;
     }
-    struct stat st{};
+    struct stat st {};
     const auto ns = [](const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
     if (::fstat(out->fd->get(), &st) != 0 || st.st_nlink == 0 || ns(st.st_ctim) != out->ctimeNs ||
         st.st_size != out->meta.size) {

@@ -43,12 +43,13 @@ PutWriter::~PutWriter()
 api::Status PutWriter::write(const char* data, std::size_t size)
 {
     if (m_size + size > m_store->options().maxObjectSize) {
-        return api::Error{api::ErrorKind::TooLarge,
-                          "object larger than the limit of " + std::to_string(m_store->options().maxObjectSize) +
-                              " bytes",
-                          {}};
+        return api::Error{
+            api::ErrorKind::TooLarge,
+            "object larger than the limit of " + std::to_string(m_store->options().maxObjectSize) + " bytes",
+            {}};
     }
-    if (const int err = writeAll(m_fd.get(), data, size); err != 0) return m_store->mountpathError(m_mp, err, "write failed");
+    if (const int err = writeAll(m_fd.get(), data, size); err != 0)
+        return m_store->mountpathError(m_mp, err, "write failed");
     m_hash->stream.update(data, size);
     m_size += size;
     return {};

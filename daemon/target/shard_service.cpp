@@ -1,9 +1,9 @@
 #include "shard_service.h"
 
-#include "common/fd_io.h"
 #include "api/hrw.h"
 #include "archive/archive_writer.h"
 #include "archive/tar_index.h"
+#include "common/fd_io.h"
 
 #include <cerrno>
 #include <cstring>
@@ -93,10 +93,8 @@ api::Result<ShardPayload> ShardService::readMatches(std::string_view bucket, std
     auto tmp = m_store.openTempFile(bucket, name);
     if (!tmp) return tmp.error();
     auto fd = std::make_shared<UniqueFd>(std::move(tmp.value()));
-    auto writer =
-        archive::ArchiveWriter::create(archive::ArchiveFormat::Tar, [&fd](const char* p, std::size_t n) {
-            return writeTemp(fd->get(), p, n);
-        });
+    auto writer = archive::ArchiveWriter::create(
+        archive::ArchiveFormat::Tar, [&fd](const char* p, std::size_t n) { return writeTemp(fd->get(), p, n); });
     if (!writer) return writer.error();
     auto& w = **writer;
     const archive::DataSink toWriter = [&w](const char* p, std::size_t n) { return w.write(p, n); };
@@ -114,7 +112,9 @@ api::Result<ShardPayload> ShardService::readMatches(std::string_view bucket, std
                 return api::Error::corruption("damaged tar shard: member \"" + e.name + "\" runs past the end");
             }
             if (auto st = w.begin(e.name, e.size, e.mtime); !st) return st.error();
-            if (auto st = copyRange(obj.fd->get(), e.offset, e.size, toWriter, "cannot read the shard", kCopyChunk); !st) return st.error();
+            if (auto st = copyRange(obj.fd->get(), e.offset, e.size, toWriter, "cannot read the shard", kCopyChunk);
+                !st)
+                return st.error();
             ++matched;
         }
     } else {
@@ -160,8 +160,8 @@ api::Result<std::vector<archive::MemberInfo>> ShardService::members(std::string_
         }
         return out;
     }
-    auto reader =
-        archive::ArchiveReader::openFd(obj.fd->get(), static_cast<std::uint64_t>(obj.meta.size), format, m_options.limits);
+    auto reader = archive::ArchiveReader::openFd(obj.fd->get(), static_cast<std::uint64_t>(obj.meta.size), format,
+                                                 m_options.limits);
     if (!reader) return reader.error();
     for (;;) {
         auto m = (*reader)->next();
@@ -294,11 +294,12 @@ api::Result<api::ObjectMeta> ShardService::appendOnce(std::string_view bucket, s
         std::uint64_t total = 0;
         for (const auto& e : idx->entries()) total += e.size;
         if (auto st = refuseGrowth(idx->entries().size(), total); !st) return st.error();
-        if (auto st = copyRange(old->fd->get(), 0, idx->endOffset(), toShard, "cannot read the shard", kCopyChunk); !st) return st.error();
+        if (auto st = copyRange(old->fd->get(), 0, idx->endOffset(), toShard, "cannot read the shard", kCopyChunk); !st)
+            return st.error();
     } else if (old) {
         // Compressed and zip shards are rewritten member by member.
-        auto reader = archive::ArchiveReader::openFd(old->fd->get(), static_cast<std::uint64_t>(old->meta.size),
-                                                     format, limits);
+        auto reader =
+            archive::ArchiveReader::openFd(old->fd->get(), static_cast<std::uint64_t>(old->meta.size), format, limits);
         if (!reader) return reader.error();
         std::uint64_t members = 0, total = 0;
         for (;;) {
@@ -315,7 +316,8 @@ api::Result<api::ObjectMeta> ShardService::appendOnce(std::string_view bucket, s
         if (auto st = refuseGrowth(members, total); !st) return st.error();
     }
     if (auto st = w.begin(member, size, static_cast<std::int64_t>(std::time(nullptr))); !st) return st.error();
-    if (auto st = copyRange(bodyFd, 0, size, toWriter, "cannot read the appended body", kCopyChunk); !st) return st.error();
+    if (auto st = copyRange(bodyFd, 0, size, toWriter, "cannot read the appended body", kCopyChunk); !st)
+        return st.error();
     if (auto st = w.finish(); !st) return st.error();
     auto meta = shardOut.commit();
     if (!meta) {

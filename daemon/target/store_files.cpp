@@ -51,14 +51,14 @@ api::Result<std::optional<api::ObjectMeta>> readMetaFd(int fd)
 
 std::int64_t fileMtimeNs(int fd)
 {
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd, &st) != 0) return 0;
     return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
 }
 
 api::Status makeParents(const std::string& root, const std::string& path)
 {
-    struct stat rootSt{};
+    struct stat rootSt {};
     if (::stat(root.c_str(), &rootSt) != 0) {
         return api::Error::notFound("the bucket was destroyed while the object was being written");
     }
@@ -75,7 +75,7 @@ api::Status makeParents(const std::string& root, const std::string& path)
             return api::Error::ioError("cannot create directory", errnoText(errno));
         }
         if (errno == EEXIST) {
-            struct stat st{};
+            struct stat st {};
             if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
                 return api::Error::conflict("object name conflicts with an existing object \"" +
                                             dir.substr(root.size() + 1) + "\"");

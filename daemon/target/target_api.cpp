@@ -7,12 +7,12 @@
 #include "api/hrw.h"
 #include "api/json_util.h"
 #include "api/object_meta.h"
-#include "common/fd_io.h"
 #include "archive/member_match.h"
 #include "archive/member_name.h"
 #include "client/http_client.h"
-#include "net/request_params.h"
+#include "common/fd_io.h"
 #include "meta/node_identity.h"
+#include "net/request_params.h"
 
 #include <cerrno>
 #include <cstring>
@@ -107,10 +107,10 @@ public:
     {
         const auto limit = m_shards.limits().maxMemberSize;
         if (m_size + size > limit) {
-            return api::Error{api::ErrorKind::TooLarge,
-                              "member larger than the limit of " + std::to_string(limit) +
-                                  " bytes (archive_max_member_size)",
-                              {}};
+            return api::Error{
+                api::ErrorKind::TooLarge,
+                "member larger than the limit of " + std::to_string(limit) + " bytes (archive_max_member_size)",
+                {}};
         }
         if (const int err = writeAll(m_body.get(), data, size); err != 0) {
             return errnoError(err, "cannot write a temporary file");
@@ -151,19 +151,17 @@ client::HttpClient::Options peerOptions(std::chrono::milliseconds timeout,
     return o;
 }
 
-bool isShardRead(const Request& req)
-{
-    return req.hasQuery(api::kQpArchPath) || req.hasQuery(api::kQpArchRegx);
-}
+bool isShardRead(const Request& req) { return req.hasQuery(api::kQpArchPath) || req.hasQuery(api::kQpArchRegx); }
 
 }  // namespace
 
-TargetApi::TargetApi(api::Snode self, ObjectStore& store, ShardService& shards, MetaCache& cache, Membership& membership,
-                     std::chrono::milliseconds peerTimeout, std::function<nlohmann::json()> nodeInfo,
-                     std::function<api::NodeStats()> nodeStats, stats::StatsRecorder& recorder, std::string clusterKey)
-    : m_self(std::move(self)), m_store(store), m_shards(shards), m_cache(cache), m_membership(membership), m_peerTimeout(peerTimeout),
-      m_nodeInfo(std::move(nodeInfo)), m_nodeStats(std::move(nodeStats)), m_recorder(recorder),
-      m_clusterKey(std::move(clusterKey))
+TargetApi::TargetApi(api::Snode self, ObjectStore& store, ShardService& shards, MetaCache& cache,
+                     Membership& membership, std::chrono::milliseconds peerTimeout,
+                     std::function<nlohmann::json()> nodeInfo, std::function<api::NodeStats()> nodeStats,
+                     stats::StatsRecorder& recorder, std::string clusterKey)
+    : m_self(std::move(self)), m_store(store), m_shards(shards), m_cache(cache), m_membership(membership),
+      m_peerTimeout(peerTimeout), m_nodeInfo(std::move(nodeInfo)), m_nodeStats(std::move(nodeStats)),
+      m_recorder(recorder), m_clusterKey(std::move(clusterKey))
 {
 }
 
@@ -171,21 +169,25 @@ void TargetApi::registerRoutes(net::Router& router)
 {
     const std::string obj = "/v1/objects/{bucket}/{name...}";
     using api::OpKind;
-    router.add(net::counted(Route{http::verb::put, obj, Exec::Inline, {}, [this](const Request& r) { return putObject(r); }},
-                            OpKind::Put));
+    router.add(net::counted(
+        Route{http::verb::put, obj, Exec::Inline, {}, [this](const Request& r) { return putObject(r); }}, OpKind::Put));
     // GET and HEAD run on the connection's strand (an open, an fstat and an
     // xattr read) and move to the worker pool only to hash a whole object or
     // to ask the peers for one that is missing here.
-    router.add(
-        net::counted(Route{http::verb::get, obj, Exec::InlineFirst, net::bind(this, &TargetApi::getObject), {}}, OpKind::Get));
-    router.add(
-        net::counted(Route{http::verb::head, obj, Exec::InlineFirst, net::bind(this, &TargetApi::headObject), {}}, OpKind::Head));
-    router.add(
-        net::counted(Route{http::verb::delete_, obj, Exec::Worker, net::bind(this, &TargetApi::deleteObject), {}}, OpKind::Delete));
-    router.add(net::counted(Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &TargetApi::listObjects), {}},
-                            OpKind::List));
-    router.add(
-        Route{http::verb::delete_, "/v1/internal/buckets/{bucket}", Exec::Worker, net::bind(this, &TargetApi::destroyBucket), {}});
+    router.add(net::counted(Route{http::verb::get, obj, Exec::InlineFirst, net::bind(this, &TargetApi::getObject), {}},
+                            OpKind::Get));
+    router.add(net::counted(
+        Route{http::verb::head, obj, Exec::InlineFirst, net::bind(this, &TargetApi::headObject), {}}, OpKind::Head));
+    router.add(net::counted(
+        Route{http::verb::delete_, obj, Exec::Worker, net::bind(this, &TargetApi::deleteObject), {}}, OpKind::Delete));
+    router.add(net::counted(
+        Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &TargetApi::listObjects), {}},
+        OpKind::List));
+    router.add(Route{http::verb::delete_,
+                     "/v1/internal/buckets/{bucket}",
+                     Exec::Worker,
+                     net::bind(this, &TargetApi::destroyBucket),
+                     {}});
     Route ms{http::verb::put, "/v1/metasync", Exec::Inline, net::bind(this, &TargetApi::metasync), {}};
     ms.maxBody = 16 << 20;
     router.add(std::move(ms));
@@ -203,9 +205,9 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
     }
     if (clientVersion->has_value() && **clientVersion > smap->version) {
         m_membership.requestRefresh();
-        return Response::error(api::Error::unavailable(
-            "cluster map v" + std::to_string(**clientVersion) + " is newer than this target's v" +
-            std::to_string(smap->version) + "; retry shortly"));
+        return Response::error(api::Error::unavailable("cluster map v" + std::to_string(**clientVersion) +
+                                                       " is newer than this target's v" +
+                                                       std::to_string(smap->version) + "; retry shortly"));
     }
     const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
     if (owner == nullptr) return Response::error(api::Error::unavailable("no targets in the cluster map"));
@@ -255,9 +257,8 @@ std::vector<api::Snode> TargetApi::peersHolding(const api_util::ObjectRef& ref)
 {
     const auto smap = m_cache.smap();
     client::HttpClient http(peerOptions(m_peerTimeout));
-    const auto target =
-        api_util::objectTarget(ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}},
-                               smap->version);
+    const auto target = api_util::objectTarget(
+        ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}}, smap->version);
     std::vector<api::Snode> out;
     for (const auto& [id, node] : smap->tmap) {
         if (id == m_self.id || node.away()) continue;
@@ -272,8 +273,7 @@ std::optional<api::Error> TargetApi::awayPeer() const
     const auto smap = m_cache.smap();
     for (const auto& [id, node] : smap->tmap) {
         if (id != m_self.id && node.away()) {
-            return api::Error::unavailable("not found on this target, and target " + id + " (" +
-                                           node.publicNet.url +
+            return api::Error::unavailable("not found on this target, and target " + id + " (" + node.publicNet.url +
                                            "), which may still hold it after a placement change, is away");
         }
     }
@@ -295,9 +295,8 @@ api::Status TargetApi::pullFromPeer(const api_util::ObjectRef& ref)
     // A whole shard comes over: a longer read timeout than a control call.
     client::HttpClient http(peerOptions(m_peerTimeout, std::max(m_peerTimeout, std::chrono::milliseconds(60000))));
     const auto smap = m_cache.smap();
-    const auto target =
-        api_util::objectTarget(ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}},
-                               smap->version);
+    const auto target = api_util::objectTarget(
+        ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}}, smap->version);
     auto head = http.send(client::Method::Head, url + target);
     if (!head || head->status != 200) return {};  // gone meanwhile (moved here by the rebalance)
     std::int64_t stamp = 0;
@@ -316,8 +315,9 @@ api::Status TargetApi::pullFromPeer(const api_util::ObjectRef& ref)
     auto& writer = **w;
     const client::Sink sink = [&writer](const char* p, std::size_t n) { return writer.write(p, n); };
     auto got = http.send(client::Method::Get, url + target, client::Body::none(), {}, &sink);
-    if (!got) return api::Error::unavailable("cannot copy " + ref.bucket + "/" + ref.name + " from " + url + ": " +
-                                             got.error().message);
+    if (!got)
+        return api::Error::unavailable("cannot copy " + ref.bucket + "/" + ref.name + " from " + url + ": " +
+                                       got.error().message);
     if (got->status != 200) return {};  // moved meanwhile
     auto meta = writer.commit();
     if (!meta && !writer.superseded()) return meta.error();
@@ -344,8 +344,8 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         params.transferStamp = stamp;
         params.transferVersion = std::string(req.header(api::kHdrVersion));
         if (params.transferVersion.empty() || params.transferVersion.size() > 32) {
-            return Response::error(api::Error::badRequest(std::string("a rebalance PUT needs ") +
-                                                          std::string(api::kHdrVersion)));
+            return Response::error(
+                api::Error::badRequest(std::string("a rebalance PUT needs ") + std::string(api::kHdrVersion)));
         }
     }
     const auto ctype = req.header(api::kHdrChecksumType);
@@ -367,10 +367,10 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         params.custom = std::move(parsed.value());
     }
     if (req.contentLength > m_store.options().maxObjectSize) {
-        return Response::error(api::Error{api::ErrorKind::TooLarge,
-                                          "object larger than the limit of " +
-                                              std::to_string(m_store.options().maxObjectSize) + " bytes",
-                                          {}});
+        return Response::error(
+            api::Error{api::ErrorKind::TooLarge,
+                       "object larger than the limit of " + std::to_string(m_store.options().maxObjectSize) + " bytes",
+                       {}});
     }
     auto writer = m_store.beginPut(ref->bucket, ref->name, std::move(params));
     if (!writer) return Response::error(writer.error());
@@ -471,8 +471,8 @@ Response TargetApi::getFromShard(const Request& req, const api_util::ObjectRef& 
         }
         payload = m_shards.readMember(ref.bucket, ref.name, obj, *format, archive::normalizeMemberName(path));
     } else {
-        auto matcher = archive::MemberMatcher::create(req.queryValue(api::kQpArchMode),
-                                                      req.queryValue(api::kQpArchRegx));
+        auto matcher =
+            archive::MemberMatcher::create(req.queryValue(api::kQpArchMode), req.queryValue(api::kQpArchRegx));
         if (!matcher) return Response::error(matcher.error());
         payload = m_shards.readMatches(ref.bucket, ref.name, obj, *format, *matcher);
     }
@@ -521,16 +521,16 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::appendToShar
     }
     const auto limit = m_shards.limits().maxMemberSize;
     if (req.contentLength > limit) {
-        return Response::error(api::Error{api::ErrorKind::TooLarge,
-                                          "member larger than the limit of " + std::to_string(limit) +
-                                              " bytes (archive_max_member_size)",
-                                          {}});
+        return Response::error(
+            api::Error{api::ErrorKind::TooLarge,
+                       "member larger than the limit of " + std::to_string(limit) + " bytes (archive_max_member_size)",
+                       {}});
     }
     auto body = m_store.openTempFile(ref.bucket, ref.name);
     if (!body) return Response::error(body.error());
-    return std::unique_ptr<net::UploadSink>(std::make_unique<AppendSink>(
-        m_shards, ref, *format, std::string(archive::normalizeMemberName(path)), std::move(body.value()), m_self.id,
-        [this, ref] { return pullFromPeer(ref); }));
+    return std::unique_ptr<net::UploadSink>(
+        std::make_unique<AppendSink>(m_shards, ref, *format, std::string(archive::normalizeMemberName(path)),
+                                     std::move(body.value()), m_self.id, [this, ref] { return pullFromPeer(ref); }));
 }
 
 Response TargetApi::headObject(const Request& req)
@@ -596,9 +596,9 @@ Response TargetApi::deleteObject(const Request& req)
     for (const auto& node : holders) {
         // A failure leaves a copy the tombstone already hides; its next
         // rebalance delivers it and is told it is superseded.
-        (void)http.send(client::Method::Delete,
-                        node.publicNet.url +
-                            api_util::objectTarget(*ref, {{std::string(kQpLocal), "true"}}, smapVersion));
+        (void)http.send(
+            client::Method::Delete,
+            node.publicNet.url + api_util::objectTarget(*ref, {{std::string(kQpLocal), "true"}}, smapVersion));
     }
     return Response::ok();
 }
@@ -631,10 +631,10 @@ Response TargetApi::metasync(const Request& req)
 {
     // Only the proxy (which holds the cluster key) may replace the maps.
     if (!meta::sameSecret(std::string(req.header(api::kHdrClusterKey)), m_clusterKey)) {
-        return Response::error(api::Error{api::ErrorKind::Forbidden,
-                                          "metasync needs the cluster key (header " +
-                                              std::string(api::kHdrClusterKey) + ")",
-                                          {}});
+        return Response::error(
+            api::Error{api::ErrorKind::Forbidden,
+                       "metasync needs the cluster key (header " + std::string(api::kHdrClusterKey) + ")",
+                       {}});
     }
     auto msg = api::parseMessage<api::Metasync>(req.body, "metasync");
     if (!msg) return Response::error(msg.error());
@@ -647,7 +647,8 @@ Response TargetApi::metasync(const Request& req)
 Response TargetApi::health(const Request&)
 {
     const bool joined = m_membership.joined() && !m_cache.smap()->tmap.empty();
-    const api::Health h{joined ? "ok" : "joining", std::string(api::kRoleTarget), m_self.id, m_cache.smap()->version, {}};
+    const api::Health h{
+        joined ? "ok" : "joining", std::string(api::kRoleTarget), m_self.id, m_cache.smap()->version, {}};
     return Response::json(nlohmann::json(h), joined ? 200 : 503);
 }
 
@@ -659,8 +660,8 @@ Response TargetApi::daemonInfo(const Request& req)
     if (what == "snode") return Response::json(nlohmann::json(m_self));
     if (what == "config") return Response::json(m_nodeInfo().value("config", nlohmann::json::object()));
     if (what == "node_stats" || what.empty()) return Response::json(m_nodeStats());
-    return Response::error(api::Error::badRequest("unknown what=\"" + what +
-                                                  "\" (expected smap, bmd, snode, config, node_stats)"));
+    return Response::error(
+        api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, snode, config, node_stats)"));
 }
 
 std::vector<api::MountpathStats> TargetApi::mountpathStats() const

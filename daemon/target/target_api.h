@@ -5,9 +5,9 @@
 
 #include "api/node_stats.h"
 #include "api/smap.h"
-#include "net/request_params.h"
 #include "membership.h"
 #include "meta_cache.h"
+#include "net/request_params.h"
 #include "net/router.h"
 #include "object_store.h"
 #include "shard_service.h"
@@ -63,7 +63,7 @@ private:
     net::Response getFromShard(const net::Request& req, const api_util::ObjectRef& ref, const OpenObject& obj);
     // PUT with archpath: the body becomes a member of the shard.
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> appendToShard(const net::Request& req,
-                                                                               const api_util::ObjectRef& ref);
+                                                                                const api_util::ObjectRef& ref);
     net::Response headObject(const net::Request& req);
     net::Response deleteObject(const net::Request& req);
     net::Response listObjects(const net::Request& req);

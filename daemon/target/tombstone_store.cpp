@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 std::int64_t fileMtimeNs(int fd)
 {
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd, &st) != 0) return 0;
     return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
 }
@@ -48,7 +48,7 @@ api::Status TombstoneStore::write(std::size_t mp, std::string_view bucket, std::
     // A name may be a directory of tombstones too ("a" and "a/b" both
     // deleted): the file of "a" then lives as "a/.tomb" below it.
     std::string file = path(mp, bucket, name);
-    struct stat st{};
+    struct stat st {};
     if (::lstat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file += "/.tomb";
     // Each parent that is a tombstone file ("a" deleted, now "a/b") becomes
     // a directory holding it as ".tomb".
@@ -126,9 +126,8 @@ std::size_t TombstoneStore::sweep() const
             if (it->last_write_time(fec) < cutoff && !fec && fs::remove(it->path(), fec)) ++removed;
         }
         // Deepest first: empty directories go too.
-        std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) {
-            return a.native().size() > b.native().size();
-        });
+        std::sort(dirs.begin(), dirs.end(),
+                  [](const fs::path& a, const fs::path& b) { return a.native().size() > b.native().size(); });
         for (const auto& d : dirs) ::rmdir(d.c_str());
     }
     return removed;

@@ -17,9 +17,9 @@ class VersionClock {
 public:
     std::int64_t next()
     {
-        const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                     std::chrono::system_clock::now().time_since_epoch())
-                                     .count();
+        const std::int64_t now =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
         std::int64_t last = m_last.load();
         while (true) {
             const std::int64_t stamp = std::max(now, last + 1);

@@ -27,8 +27,10 @@ void readFields(FieldReader& r, RemoveNode& v)
     for (const char* flag : {"rm_user_data", "skip_rebalance", "no_shutdown", "keep_initial_config"}) {
         bool set = false;
         r.optional(flag, set);
-        if (r.ok() && set && std::string_view(flag) != "no_shutdown" && std::string_view(flag) != "keep_initial_config") {
-            r.fail(r.pointerTo(flag), "not supported (an away target is removed from the map; its disks are not touched)");
+        if (r.ok() && set && std::string_view(flag) != "no_shutdown" &&
+            std::string_view(flag) != "keep_initial_config") {
+            r.fail(r.pointerTo(flag),
+                   "not supported (an away target is removed from the map; its disks are not touched)");
         }
     }
     if (r.ok() && v.daemonId.empty()) r.fail(r.pointerTo("sid"), "must not be empty");

@@ -25,8 +25,8 @@ inline constexpr const char* kDecommissionNode = "decommission-node";
 
 struct ActionMsg {
     std::string action;
-    std::string name;       // optional
-    nlohmann::json value;   // optional; null when absent
+    std::string name;      // optional
+    nlohmann::json value;  // optional; null when absent
     bool operator==(const ActionMsg&) const = default;
 };
 

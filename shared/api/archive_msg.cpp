@@ -9,9 +9,9 @@ namespace tessera::api {
 
 namespace {
 
-const std::set<std::string, std::less<>> kFields = {"archname", "mime", "to_bck", "objnames", "template",
-                                                    "append_to_arch", "include_src_bck", "continue_on_err",
-                                                    "src_bck", "bck"};
+const std::set<std::string, std::less<>> kFields = {
+    "archname",        "mime",    "to_bck", "objnames", "template", "append_to_arch", "include_src_bck",
+    "continue_on_err", "src_bck", "bck"};
 
 Error field(const std::string& pointer, const std::string& message)
 {

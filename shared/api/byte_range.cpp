@@ -77,10 +77,10 @@ Result<std::optional<ByteRange>> parseRange(std::string_view header, std::uint64
         }
     }
     if (a >= size) {
-        return Error{ErrorKind::RangeNotSatisfiable,
-                     "Range: first byte position " + std::to_string(a) + " is beyond the object size " +
-                         std::to_string(size),
-                     {}};
+        return Error{
+            ErrorKind::RangeNotSatisfiable,
+            "Range: first byte position " + std::to_string(a) + " is beyond the object size " + std::to_string(size),
+            {}};
     }
     if (last.empty() || b >= size) {
         b = size - 1;

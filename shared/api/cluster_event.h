@@ -12,9 +12,9 @@ namespace tessera::api {
 namespace event_kind {
 inline constexpr const char* kNodeJoined = "node_joined";
 inline constexpr const char* kNodeLeft = "node_left";
-inline constexpr const char* kNodeAway = "node_away";  // missed its keepalives; still owns its objects
-inline constexpr const char* kNodeBack = "node_back";  // an away target returned
-inline constexpr const char* kNodeStale = "node_stale";        // stopped reporting for 3 intervals
+inline constexpr const char* kNodeAway = "node_away";            // missed its keepalives; still owns its objects
+inline constexpr const char* kNodeBack = "node_back";            // an away target returned
+inline constexpr const char* kNodeStale = "node_stale";          // stopped reporting for 3 intervals
 inline constexpr const char* kNodeRecovered = "node_recovered";  // reports again after being stale
 inline constexpr const char* kMountpathNearlyFull = "mountpath_nearly_full";  // >= 85 % used
 inline constexpr const char* kMountpathFull = "mountpath_full";               // >= 95 % used
@@ -25,12 +25,12 @@ inline constexpr const char* kErrorBurst = "error_burst";
 }  // namespace event_kind
 
 struct ClusterEvent {
-    std::int64_t tsMs = 0;     // wall clock, Unix epoch ms
-    std::string severity;      // "info" | "warning" | "error"
-    std::string kind;          // one of event_kind
-    std::string node;          // daemon id, when the event is about one node
-    std::string mountpath;     // when about one mountpath
-    std::string message;       // for people
+    std::int64_t tsMs = 0;  // wall clock, Unix epoch ms
+    std::string severity;   // "info" | "warning" | "error"
+    std::string kind;       // one of event_kind
+    std::string node;       // daemon id, when the event is about one node
+    std::string mountpath;  // when about one mountpath
+    std::string message;    // for people
 };
 
 void to_json(nlohmann::json& j, const ClusterEvent& v);

@@ -98,7 +98,8 @@ Result<std::vector<DsortAssignment>> assignmentsFromJson(const nlohmann::json& j
                 return Error::badRequest("assign: " + at + "/records/" + std::to_string(k) + "/0: names target #" +
                                          std::to_string(owner) + " of " + std::to_string(peers));
             }
-            a.records.push_back({static_cast<std::uint32_t>(owner), r[1].get<std::uint64_t>(), r[2].get<std::uint64_t>()});
+            a.records.push_back(
+                {static_cast<std::uint32_t>(owner), r[1].get<std::uint64_t>(), r[2].get<std::uint64_t>()});
         }
         out.push_back(std::move(a));
     }

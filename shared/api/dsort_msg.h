@@ -32,12 +32,12 @@ struct DsortInput {
 
 // One target's part of a dSort job.
 struct DsortJobArgs {
-    nlohmann::json spec;            // the spec as the proxy completed it (a shuffle's seed is set)
-    std::vector<DsortPeer> peers;   // every target of the job, in one order
-    std::uint32_t self = 0;         // this target's index in peers
-    std::uint32_t sorter = 0;       // the index of the target that sorts
-    std::vector<DsortInput> inputs; // the input shards this target owns
-    std::string ekm;                // the external key map's text, when the spec names one
+    nlohmann::json spec;             // the spec as the proxy completed it (a shuffle's seed is set)
+    std::vector<DsortPeer> peers;    // every target of the job, in one order
+    std::uint32_t self = 0;          // this target's index in peers
+    std::uint32_t sorter = 0;        // the index of the target that sorts
+    std::vector<DsortInput> inputs;  // the input shards this target owns
+    std::string ekm;                 // the external key map's text, when the spec names one
     bool operator==(const DsortJobArgs&) const = default;
 };
 

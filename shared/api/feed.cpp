@@ -113,7 +113,7 @@ FeedPayload payloadFrom(const std::string& type, const json& data, std::int64_t 
     return UnknownFeedMessage{};
 }
 
-} // namespace
+}  // namespace
 
 void to_json(json& j, const BucketSummary& v)
 {
@@ -159,7 +159,10 @@ void to_json(json& j, const FeedRequest& v)
     if (v.intervalMs) j["interval_ms"] = *v.intervalMs;
 }
 
-void readFields(FieldReader& r, FeedRequest& v) { r.optional("subscribe", v.subscribe).optional("interval_ms", v.intervalMs); }
+void readFields(FieldReader& r, FeedRequest& v)
+{
+    r.optional("subscribe", v.subscribe).optional("interval_ms", v.intervalMs);
+}
 
 void appendFeedEnvelope(std::string& out, std::string_view type, std::int64_t seq, std::int64_t tsMs,
                         std::string_view dataJson)

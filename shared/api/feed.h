@@ -17,8 +17,8 @@
 #include "wire.h"
 
 #include <array>
-#include <nlohmann/json.hpp>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,9 +61,9 @@ struct FeedSnapshot {
     Smap smap;
     std::int64_t bmdVersion = 0;
     std::vector<BucketSummary> buckets;
-    std::vector<JobStatus> jobs;  // the running ones
+    std::vector<JobStatus> jobs;           // the running ones
     std::optional<MetricsUpdate> metrics;  // none before the proxy's first round
-    std::vector<ClusterEvent> events;  // oldest first
+    std::vector<ClusterEvent> events;      // oldest first
 };
 
 struct BmdUpdate {
@@ -83,8 +83,8 @@ struct FeedError {
 // A message type this console does not know (a newer proxy): skipped.
 struct UnknownFeedMessage {};
 
-using FeedPayload = std::variant<FeedSnapshot, MetricsUpdate, Smap, BmdUpdate, ClusterEvent,
-                                 JobStatus, Subscribed, FeedError, UnknownFeedMessage>;
+using FeedPayload = std::variant<FeedSnapshot, MetricsUpdate, Smap, BmdUpdate, ClusterEvent, JobStatus, Subscribed,
+                                 FeedError, UnknownFeedMessage>;
 
 struct FeedMessage {
     std::string type;

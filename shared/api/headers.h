@@ -13,8 +13,8 @@ inline constexpr std::string_view kHdrVersion = "ais-version";
 inline constexpr std::string_view kHdrAtime = "ais-atime";  // unix nanoseconds
 inline constexpr std::string_view kHdrSize = "ais-size";
 inline constexpr std::string_view kHdrName = "ais-name";
-inline constexpr std::string_view kHdrLocation = "ais-location";  // target id that served the request
-inline constexpr std::string_view kHdrCustomMd = "ais-custom-md";  // "k1=v1,k2=v2"
+inline constexpr std::string_view kHdrLocation = "ais-location";         // target id that served the request
+inline constexpr std::string_view kHdrCustomMd = "ais-custom-md";        // "k1=v1,k2=v2"
 inline constexpr std::string_view kHdrBucketProps = "ais-bucket-props";  // JSON
 inline constexpr std::string_view kHdrSmapVersion = "ais-smap-version";
 // Tessera: how a shard read found its .tar offset index ("memory", "file",

@@ -14,10 +14,7 @@ std::string objectUname(std::string_view bucket, std::string_view object)
     return s;
 }
 
-std::uint64_t hrwWeight(std::string_view id, std::string_view key)
-{
-    return xxhash64(key, xxhash64(id));
-}
+std::uint64_t hrwWeight(std::string_view id, std::string_view key) { return xxhash64(key, xxhash64(id)); }
 
 const Snode* hrwTarget(const Smap& smap, std::string_view uname)
 {

@@ -82,7 +82,8 @@ std::string errorBody(const Error& error)
 
 std::string firstLine(std::string_view text, std::size_t maxChars)
 {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\r' || text.front() == '\t')) {
+    while (!text.empty() &&
+           (text.front() == ' ' || text.front() == '\n' || text.front() == '\r' || text.front() == '\t')) {
         text.remove_prefix(1);
     }
     auto line = text.substr(0, text.find_first_of("\r\n"));

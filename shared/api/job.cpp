@@ -55,9 +55,8 @@ void from_json(const nlohmann::json& j, JobProgress& v)
 
 void to_json(nlohmann::json& j, const TargetJobStatus& v)
 {
-    j = {{"id", v.id},           {"kind", v.kind},         {"target", v.target},
-         {"state", jobStateName(v.state)}, {"phase", v.phase}, {"progress", v.progress},
-         {"started_ns", v.startNs}, {"ended_ns", v.endNs}};
+    j = {{"id", v.id},       {"kind", v.kind},         {"target", v.target},      {"state", jobStateName(v.state)},
+         {"phase", v.phase}, {"progress", v.progress}, {"started_ns", v.startNs}, {"ended_ns", v.endNs}};
     if (!v.error.empty()) j["error"] = v.error;
 }
 

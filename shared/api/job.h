@@ -10,8 +10,8 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,11 +27,11 @@ struct JobProgress {
     std::int64_t objectsTotal = -1;  // -1 while not known (a scan still running)
     std::uint64_t bytesDone = 0;
     std::int64_t bytesTotal = -1;
-    std::uint64_t errors = 0;        // items that failed; the job goes on
+    std::uint64_t errors = 0;  // items that failed; the job goes on
 };
 
 struct TargetJobStatus {
-    std::string id;      // the job's
+    std::string id;  // the job's
     std::string kind;
     std::string target;  // daemon id
     JobState state = JobState::Running;
@@ -46,7 +46,7 @@ struct JobStatus {
     std::string id;
     std::string kind;
     JobState state = JobState::Running;
-    std::string phase;  // the least advanced target's
+    std::string phase;     // the least advanced target's
     JobProgress progress;  // summed over targets (a total is -1 while any target's is)
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;

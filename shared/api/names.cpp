@@ -37,8 +37,8 @@ bool isValidUtf8(std::string_view s)
             cp = (cp << 6) | (cc & 0x3F);
         }
         // Overlong encodings, surrogates and out-of-range code points.
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+            (cp >= 0xD800 && cp <= 0xDFFF)) {
             return false;
         }
         i += len;

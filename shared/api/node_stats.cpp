@@ -3,8 +3,8 @@
 #include "json_util.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace tessera::api {
 
@@ -12,7 +12,10 @@ namespace {
 
 std::uint64_t sub(std::uint64_t a, std::uint64_t b) { return a >= b ? a - b : 0; }
 
-std::string counterName(std::string_view op, std::string_view what) { return std::string(op) + "." + std::string(what); }
+std::string counterName(std::string_view op, std::string_view what)
+{
+    return std::string(op) + "." + std::string(what);
+}
 
 void setPercentiles(OpRates& r)
 {
@@ -132,7 +135,8 @@ Result<ClusterStats> parseClusterStats(std::string_view text)
     ClusterStats out;
     for (const char* role : {"proxy", "target"}) {
         if (!j.contains(role)) continue;
-        if (!j[role].is_object()) return Error::badRequest(std::string("cluster stats: /") + role + ": must be an object");
+        if (!j[role].is_object())
+            return Error::badRequest(std::string("cluster stats: /") + role + ": must be an object");
         auto& into = std::string_view(role) == "proxy" ? out.proxies : out.targets;
         for (const auto& [id, doc] : j[role].items()) {
             if (doc.is_object() && doc.contains("error")) {
@@ -313,9 +317,9 @@ std::array<OpRates, kOpKinds> sumRates(const std::vector<NodeMetrics>& nodes)
 
 void to_json(nlohmann::json& j, const OpRates& v)
 {
-    j = {{"ops_s", v.opsPerSec},  {"bytes_s", v.bytesPerSec}, {"errors_s", v.errorsPerSec},
-         {"p50_ns", v.p50Ns},     {"p90_ns", v.p90Ns},        {"p99_ns", v.p99Ns},
-         {"n", v.totalN},         {"errors", v.totalErrors}};
+    j = {{"ops_s", v.opsPerSec}, {"bytes_s", v.bytesPerSec}, {"errors_s", v.errorsPerSec},
+         {"p50_ns", v.p50Ns},    {"p90_ns", v.p90Ns},        {"p99_ns", v.p99Ns},
+         {"n", v.totalN},        {"errors", v.totalErrors}};
 }
 
 void from_json(const nlohmann::json& j, OpRates& v)

@@ -33,8 +33,8 @@ std::optional<OpKind> opKindFromName(std::string_view name);
 // (percentiles are interpolated inside a bucket), but cheap, mergeable and
 // the same on every node.
 inline constexpr std::array<std::uint64_t, 19> kLatencyBounds = {
-    50'000,        100'000,       200'000,       500'000,        1'000'000,      2'000'000,     5'000'000,
-    10'000'000,    20'000'000,    50'000'000,    100'000'000,    200'000'000,    500'000'000,   1'000'000'000,
+    50'000,        100'000,       200'000,        500'000,        1'000'000,     2'000'000,   5'000'000,
+    10'000'000,    20'000'000,    50'000'000,     100'000'000,    200'000'000,   500'000'000, 1'000'000'000,
     2'000'000'000, 5'000'000'000, 10'000'000'000, 20'000'000'000, 50'000'000'000};
 inline constexpr std::size_t kLatencyBuckets = kLatencyBounds.size() + 1;
 using LatencyHistogram = std::array<std::uint64_t, kLatencyBuckets>;
@@ -47,12 +47,12 @@ std::uint64_t histogramQuantile(const LatencyHistogram& h, double q);
 
 // Cumulative counters of one operation kind since the node started.
 struct OpCounters {
-    std::uint64_t n = 0;          // successful operations (2xx)
-    std::uint64_t bytes = 0;      // payload bytes of successful operations (JSON: size)
-    std::uint64_t ns = 0;         // summed latency of successful operations
-    std::uint64_t errors = 0;     // 4xx/5xx answers and connections lost mid-answer
-    std::uint64_t redirects = 0;  // 3xx answers (the proxy's and the targets' 307s)
-    LatencyHistogram latency{};   // successful operations only
+    std::uint64_t n = 0;                          // successful operations (2xx)
+    std::uint64_t bytes = 0;                      // payload bytes of successful operations (JSON: size)
+    std::uint64_t ns = 0;                         // summed latency of successful operations
+    std::uint64_t errors = 0;                     // 4xx/5xx answers and connections lost mid-answer
+    std::uint64_t redirects = 0;                  // 3xx answers (the proxy's and the targets' 307s)
+    LatencyHistogram latency{};                   // successful operations only
     std::map<int, std::uint64_t> errorsByStatus;  // HTTP status -> count (499: client went away)
 };
 
@@ -69,12 +69,15 @@ struct MountpathStats {
     std::uint64_t used = 0;
     std::uint64_t available = 0;
     MountpathState state = MountpathState::Ok;
-    std::string error;  // why the state is Error
+    std::string error;          // why the state is Error
     std::int64_t objects = -1;  // at the last usage scan; -1: not known yet
     // The filesystem it lives on (the device number, "major:minor"): two
     // mountpaths with the same fs share their space. Empty when unknown.
     std::string fs;
-    double usedPercent() const { return total == 0 ? 0.0 : 100.0 * static_cast<double>(used) / static_cast<double>(total); }
+    double usedPercent() const
+    {
+        return total == 0 ? 0.0 : 100.0 * static_cast<double>(used) / static_cast<double>(total);
+    }
 };
 
 struct BucketUsage {
@@ -93,9 +96,9 @@ struct FeedStats {
 struct NodeStats {
     std::string id;
     std::string role;
-    std::int64_t tsNs = 0;       // wall clock (Unix epoch ns) when taken
+    std::int64_t tsNs = 0;  // wall clock (Unix epoch ns) when taken
     std::int64_t uptimeNs = 0;
-    std::uint64_t cpuNs = 0;     // process user + system CPU time, cumulative
+    std::uint64_t cpuNs = 0;  // process user + system CPU time, cumulative
     std::uint64_t rssBytes = 0;
     std::uint64_t connections = 0;  // open client connections (HTTP and WebSocket)
     std::uint64_t requests = 0;     // requests received since start
@@ -133,11 +136,11 @@ struct OpRates {
 struct NodeMetrics {
     std::string id;
     std::string role;
-    bool stale = false;          // the node has not reported for 3 intervals
-    std::int64_t ageMs = 0;      // since its last report
-    double intervalSec = 0;      // between the two snapshots
+    bool stale = false;      // the node has not reported for 3 intervals
+    std::int64_t ageMs = 0;  // since its last report
+    double intervalSec = 0;  // between the two snapshots
     std::array<OpRates, kOpKinds> ops{};
-    double cpuPercent = 0;       // of one core, over the interval
+    double cpuPercent = 0;  // of one core, over the interval
     std::uint64_t rssBytes = 0;
     std::uint64_t connections = 0;
     std::int64_t uptimeNs = 0;

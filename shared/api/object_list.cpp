@@ -360,7 +360,10 @@ private:
             else return fail("an entry's \"size\" must be an integer");
         } else if (m_key == "checksum" || m_key == "atime" || m_key == "version" || m_key == "error") {
             if (kind != Kind::String) return fail("an entry's \"" + m_key + "\" must be a string");
-            (m_key == "checksum" ? e.checksum : m_key == "atime" ? e.atime : m_key == "version" ? e.version : e.error)
+            (m_key == "checksum"  ? e.checksum
+             : m_key == "atime"   ? e.atime
+             : m_key == "version" ? e.version
+                                  : e.error)
                 .assign(s);
         } else if (m_key == "flags") {
             if (kind != Kind::Uint || u > 0xffffffffu) return fail("an entry's \"flags\" must be an unsigned integer");
@@ -384,8 +387,8 @@ Result<ObjectList> parseObjectList(std::string_view json)
 {
     ObjectList out;
     ObjectListSax sax(out, json.size());
-    const bool ok = nlohmann::json::sax_parse(json.begin(), json.end(), &sax, nlohmann::json::input_format_t::json,
-                                              true);
+    const bool ok =
+        nlohmann::json::sax_parse(json.begin(), json.end(), &sax, nlohmann::json::input_format_t::json, true);
     if (!ok || !sax.error.empty()) {
         return Error::badRequest(sax.error.empty() ? "malformed JSON in object list" : sax.error);
     }

@@ -36,17 +36,17 @@ constexpr std::uint32_t kEntryArchError = 1u << 12;
 
 struct ListRequest {
     std::string prefix;
-    std::uint32_t pageSize = kDefaultPageSize;  // JSON: pagesize; 0 means default
-    std::string continuationToken;              // JSON: continuation_token; names > token
-    std::uint32_t props = kPropName | kPropSize; // JSON: props, "name,size,..."
-    std::uint32_t flags = 0;                    // JSON/query: flags (kLsArchDir); query archive=true too
+    std::uint32_t pageSize = kDefaultPageSize;    // JSON: pagesize; 0 means default
+    std::string continuationToken;                // JSON: continuation_token; names > token
+    std::uint32_t props = kPropName | kPropSize;  // JSON: props, "name,size,..."
+    std::uint32_t flags = 0;                      // JSON/query: flags (kLsArchDir); query archive=true too
 };
 
 struct ObjEntry {
     std::string name;
     std::int64_t size = 0;  // -1 when the listing did not ask for sizes
-    std::string checksum;  // xxhash64 hex
-    std::string atime;     // RFC 3339, UTC
+    std::string checksum;   // xxhash64 hex
+    std::string atime;      // RFC 3339, UTC
     std::string version;
     std::uint32_t flags = 0;  // kEntry* bits
     std::string error;        // with kEntryArchError: why the members are not listed

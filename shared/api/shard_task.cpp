@@ -16,9 +16,12 @@ void to_json(nlohmann::json& j, const ShardTask& v)
         }
         shards.push_back({{"name", s.name}, {"members", std::move(members)}});
     }
-    j = nlohmann::json{{"src_bck", v.srcBck},   {"dst_bck", v.dstBck},
-                       {"mime", v.mime},        {"append", v.append},
-                       {"continue_on_err", v.continueOnErr}, {"mtime", v.mtime},
+    j = nlohmann::json{{"src_bck", v.srcBck},
+                       {"dst_bck", v.dstBck},
+                       {"mime", v.mime},
+                       {"append", v.append},
+                       {"continue_on_err", v.continueOnErr},
+                       {"mtime", v.mtime},
                        {"shards", std::move(shards)}};
 }
 

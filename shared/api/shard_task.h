@@ -35,10 +35,10 @@ struct ShardBuild {
 struct ShardTask {
     std::string srcBck;
     std::string dstBck;
-    std::string mime;           // "" = by each shard's name
-    bool append = false;        // add to an existing shard (archive's append_to_arch)
+    std::string mime;     // "" = by each shard's name
+    bool append = false;  // add to an existing shard (archive's append_to_arch)
     bool continueOnErr = false;
-    std::int64_t mtime = 0;     // seconds; every member's modification time
+    std::int64_t mtime = 0;  // seconds; every member's modification time
     std::vector<ShardBuild> shards;
 };
 

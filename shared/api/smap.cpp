@@ -46,8 +46,8 @@ void from_json(const nlohmann::json& j, Snode& v)
 
 void to_json(nlohmann::json& j, const Smap& v)
 {
-    j = nlohmann::json{{"version", v.version}, {"uuid", v.uuid}, {"primary", v.primary},
-                       {"pmap", v.pmap},       {"tmap", v.tmap}};
+    j = nlohmann::json{
+        {"version", v.version}, {"uuid", v.uuid}, {"primary", v.primary}, {"pmap", v.pmap}, {"tmap", v.tmap}};
 }
 
 void from_json(const nlohmann::json& j, Smap& v)

@@ -31,9 +31,9 @@ struct NetInfo {
 inline constexpr std::uint64_t kSnodeAway = std::uint64_t{1} << 16;
 
 struct Snode {
-    std::string id;    // JSON: daemon_id
-    std::string type;  // JSON: daemon_type, "proxy" | "target"
-    NetInfo publicNet; // JSON: public_net
+    std::string id;           // JSON: daemon_id
+    std::string type;         // JSON: daemon_type, "proxy" | "target"
+    NetInfo publicNet;        // JSON: public_net
     std::uint64_t flags = 0;  // JSON: flags (absent: 0)
     bool away() const { return (flags & kSnodeAway) != 0; }
     // The same node at the same address, whatever its flags.
@@ -44,9 +44,9 @@ struct Snode {
 struct Smap {
     std::int64_t version = 0;
     std::string uuid;
-    Snode primary;                     // JSON: primary
-    std::map<std::string, Snode> pmap; // id -> proxy
-    std::map<std::string, Snode> tmap; // id -> target
+    Snode primary;                      // JSON: primary
+    std::map<std::string, Snode> pmap;  // id -> proxy
+    std::map<std::string, Snode> tmap;  // id -> target
 
     const Snode* findTarget(std::string_view id) const;
     // Targets not marked away.

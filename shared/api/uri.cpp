@@ -147,8 +147,8 @@ Result<std::string> normalizeEndpoint(std::string_view text)
     }
     if (host.empty() || host == "[]") return bad("no host");
     for (char c : host) {
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '[' ||
-              c == ']' || c == ':')) {
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '[' || c == ']' ||
+              c == ':')) {
             return bad("bad character in the host");
         }
     }

@@ -30,22 +30,31 @@ namespace tessera::api {
 class FieldReader;
 
 template <typename T>
-concept WireMessage = requires(FieldReader& r, T& v) { readFields(r, v); };
+concept WireMessage = requires(FieldReader& r, T& v)
+{
+    readFields(r, v);
+};
 
 namespace wire_detail {
 
 template <typename T>
-struct IsOptional : std::false_type {};
+struct IsOptional : std::false_type {
+};
 template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
+struct IsOptional<std::optional<T>> : std::true_type {
+};
 template <typename T>
-struct IsVector : std::false_type {};
+struct IsVector : std::false_type {
+};
 template <typename T, typename A>
-struct IsVector<std::vector<T, A>> : std::true_type {};
+struct IsVector<std::vector<T, A>> : std::true_type {
+};
 template <typename T>
-struct IsStringMap : std::false_type {};
+struct IsStringMap : std::false_type {
+};
 template <typename T, typename C, typename A>
-struct IsStringMap<std::map<std::string, T, C, A>> : std::true_type {};
+struct IsStringMap<std::map<std::string, T, C, A>> : std::true_type {
+};
 
 std::string escapePointerToken(std::string_view key);
 
@@ -138,12 +147,14 @@ void FieldReader::read(const nlohmann::json& v, const std::string& ptr, T& out)
         if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) {
             return fail(ptr, "must be a non-negative whole number");
         }
-        const auto n = v.is_number_unsigned() ? v.get<std::uint64_t>() : static_cast<std::uint64_t>(v.get<std::int64_t>());
+        const auto n =
+            v.is_number_unsigned() ? v.get<std::uint64_t>() : static_cast<std::uint64_t>(v.get<std::int64_t>());
         if (n > std::numeric_limits<T>::max()) return fail(ptr, "is too large");
         out = static_cast<T>(n);
     } else if constexpr (std::is_integral_v<T>) {
         if (!v.is_number_integer()) return fail(ptr, "must be a whole number");
-        if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
+        if (v.is_number_unsigned() &&
+            v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
             return fail(ptr, "is too large");
         }
         const auto n = v.get<std::int64_t>();

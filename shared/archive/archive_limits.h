@@ -9,8 +9,8 @@ namespace tessera::archive {
 
 struct ArchiveLimits {
     std::uint64_t maxMembers = 1'000'000;                  // members (of any type) in one shard
-    std::uint64_t maxMemberSize = std::uint64_t{4} << 30;   // bytes of one member
-    std::uint64_t maxTotalSize = std::uint64_t{64} << 30;   // bytes of all members together
+    std::uint64_t maxMemberSize = std::uint64_t{4} << 30;  // bytes of one member
+    std::uint64_t maxTotalSize = std::uint64_t{64} << 30;  // bytes of all members together
     // Expanded bytes per byte of a compressed shard (.tgz, .tar.lz4, .zip);
     // a zip bomb breaks it. Checked against the declared sizes as headers
     // arrive and against the bytes actually produced.

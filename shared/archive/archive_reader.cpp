@@ -224,7 +224,8 @@ api::Result<std::optional<MemberInfo>> ArchiveReader::next()
         const auto name = normalizeMemberName(raw);
         const auto dataOffset = static_cast<std::uint64_t>(archive_filter_bytes(m_archive, 0));
         const std::int64_t declared = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
-        if (declared < 0) return fail(api::Error::corruption("shard member \"" + std::string(name) + "\" has a negative size"));
+        if (declared < 0)
+            return fail(api::Error::corruption("shard member \"" + std::string(name) + "\" has a negative size"));
         const auto size = static_cast<std::uint64_t>(declared);
         const auto padded = (size + 511) / 512 * 512;
         m_endOffset = std::max(m_endOffset, dataOffset + padded);
@@ -253,8 +254,7 @@ api::Result<std::optional<MemberInfo>> ArchiveReader::next()
         if (size > m_limits.maxMemberSize) {
             return fail(api::Error::corruption("shard member \"" + std::string(name) + "\" declares " +
                                                std::to_string(size) + " bytes, over the limit of " +
-                                               std::to_string(m_limits.maxMemberSize) +
-                                               " (archive_max_member_size)"));
+                                               std::to_string(m_limits.maxMemberSize) + " (archive_max_member_size)"));
         }
         m_declaredTotal += size;
         if (m_declaredTotal > m_limits.maxTotalSize) {

@@ -25,9 +25,9 @@ struct archive;  // libarchive's handle
 namespace tessera::archive {
 
 struct MemberInfo {
-    std::string name;              // normalized (no leading "./")
+    std::string name;  // normalized (no leading "./")
     std::uint64_t size = 0;
-    std::int64_t mtime = 0;        // seconds since the epoch
+    std::int64_t mtime = 0;  // seconds since the epoch
     // Offset of the member's data in the uncompressed stream; for .tar it is
     // the file offset (what the tar index records).
     std::uint64_t dataOffset = 0;

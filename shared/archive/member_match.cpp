@@ -25,8 +25,8 @@ api::Result<MemberMatcher> MemberMatcher::create(std::string_view mode, std::str
         try {
             m.m_regex = std::make_shared<const std::regex>(m.m_value, std::regex::ECMAScript);
         } catch (const std::regex_error& e) {
-            return api::Error::badRequest("archregx \"" + m.m_value + "\" is not a valid regular expression: " +
-                                          e.what());
+            return api::Error::badRequest("archregx \"" + m.m_value +
+                                          "\" is not a valid regular expression: " + e.what());
         }
     }
     return m;
@@ -40,9 +40,7 @@ bool MemberMatcher::matches(std::string_view name) const
         return name.size() >= m_value.size() && name.substr(name.size() - m_value.size()) == m_value;
     case MatchMode::Substr: return name.find(m_value) != std::string_view::npos;
     case MatchMode::WdsKey: return wdsKey(name) == m_value;
-    case MatchMode::Regexp:
-        try {
-            return std::regex_search(name.begin(), name.end(), *m_regex);
+    case MatchMode::Regexp: try { return std::regex_search(name.begin(), name.end(), *m_regex);
         } catch (const std::regex_error&) {
             return false;  // the engine's own limits (complexity, stack): no match
         }

@@ -50,9 +50,6 @@ std::string_view wdsKey(std::string_view name)
     return dot == std::string_view::npos ? name : name.substr(0, dot);
 }
 
-std::string_view wdsExtension(std::string_view name)
-{
-    return name.substr(wdsKey(name).size());
-}
+std::string_view wdsExtension(std::string_view name) { return name.substr(wdsKey(name).size()); }
 
 }  // namespace tessera::archive

@@ -1,12 +1,12 @@
 #include "api_client.h"
 
-#include "api/paths.h"
 #include "api/action_msg.h"
 #include "api/headers.h"
 #include "api/hrw.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
 #include "api/object_meta.h"
+#include "api/paths.h"
 #include "api/uri.h"
 
 #include <cstdio>
@@ -47,10 +47,7 @@ std::string Client::objectUrl(std::string_view bucket, std::string_view name) co
     return m_endpoint + api::path::object(bucket, name);
 }
 
-std::string Client::bucketUrl(std::string_view bucket) const
-{
-    return m_endpoint + api::path::bucket(bucket);
-}
+std::string Client::bucketUrl(std::string_view bucket) const { return m_endpoint + api::path::bucket(bucket); }
 
 api::Result<Response> Client::call(Method method, const std::string& url, const Body& body, const Headers& headers,
                                    const Sink* sink)
@@ -75,8 +72,8 @@ api::Result<Response> Client::objectCall(Method method, std::string_view bucket,
         // An away owner: the proxy says why the object is unavailable.
         if (owner != nullptr && !owner->away()) {
             const std::string url = owner->publicNet.url + api::path::object(bucket, name) + "?" +
-                                    std::string(api::kQpSmapVersion) + "=" +
-                                    std::to_string(m_smap->version) + (extra.empty() ? "" : "&" + extra);
+                                    std::string(api::kQpSmapVersion) + "=" + std::to_string(m_smap->version) +
+                                    (extra.empty() ? "" : "&" + extra);
             // Count what reaches the sink: a retry must not deliver bytes twice.
             std::uint64_t delivered = 0;
             Sink counting;
@@ -126,7 +123,8 @@ api::Result<nlohmann::json> Client::getJson(const std::string& url, const char* 
 api::Result<api::JobStatus> Client::startJob(std::string_view kind, const nlohmann::json& args)
 {
     const nlohmann::json body{{"kind", kind}, {"args", args}};
-    auto r = call(Method::Post, m_endpoint + std::string(api::path::kJobs), Body::string(body.dump()), {{"Content-Type", "application/json"}});
+    auto r = call(Method::Post, m_endpoint + std::string(api::path::kJobs), Body::string(body.dump()),
+                  {{"Content-Type", "application/json"}});
     if (!r) return r.error();
     return api::parseJobStatus(r->body);
 }
@@ -171,7 +169,8 @@ api::Result<api::JobStatus> Client::startArchive(const api::ArchiveMsg& msg)
 
 api::Result<std::string> Client::startDsort(const nlohmann::json& spec)
 {
-    auto r = call(Method::Post, m_endpoint + std::string(api::path::kSort), Body::string(spec.dump()), {{"Content-Type", "application/json"}});
+    auto r = call(Method::Post, m_endpoint + std::string(api::path::kSort), Body::string(spec.dump()),
+                  {{"Content-Type", "application/json"}});
     if (!r) return r.error();
     if (r->body.empty()) return api::Error::unavailable("dsort start: no job id in the answer");
     return std::move(r->body);
@@ -226,8 +225,8 @@ api::Result<api::JobStatus> Client::startIshard(const spec::IshardSpec& spec)
 
 api::Result<spec::IshardPlan> Client::ishardDryRun(const spec::IshardSpec& spec)
 {
-    auto r = call(Method::Post, m_endpoint + std::string(api::path::kIshard) + "?dry_run=true", Body::string(nlohmann::json(spec).dump()),
-                  {{"Content-Type", "application/json"}});
+    auto r = call(Method::Post, m_endpoint + std::string(api::path::kIshard) + "?dry_run=true",
+                  Body::string(nlohmann::json(spec).dump()), {{"Content-Type", "application/json"}});
     if (!r) return r.error();
     auto j = nlohmann::json::parse(r->body, nullptr, false);
     if (!j.is_object() || !j.contains("plan")) return api::Error::unavailable("ishard dry run: unreadable answer");
@@ -242,7 +241,8 @@ api::Result<nlohmann::json> Client::clusterInfo(std::string_view what)
 api::Status Client::decommissionNode(std::string_view targetId)
 {
     const api::ActionMsg msg{api::act::kDecommissionNode, "", nlohmann::json(api::RemoveNode{std::string(targetId)})};
-    auto r = call(Method::Put, m_endpoint + std::string(api::path::kCluster), Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
+    auto r = call(Method::Put, m_endpoint + std::string(api::path::kCluster),
+                  Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
     if (!r) return r.error();
     return {};
 }
@@ -290,7 +290,9 @@ api::Status Client::createBucket(std::string_view bucket)
 
 api::Status Client::destroyBucket(std::string_view bucket)
 {
-    auto r = call(Method::Delete, bucketUrl(bucket), Body::string(api::dumpJson(nlohmann::json(api::ActionMsg{api::act::kDestroyBck, "", nullptr}))), kJson);
+    auto r =
+        call(Method::Delete, bucketUrl(bucket),
+             Body::string(api::dumpJson(nlohmann::json(api::ActionMsg{api::act::kDestroyBck, "", nullptr}))), kJson);
     if (!r) return r.error();
     return {};
 }
@@ -323,7 +325,7 @@ api::Result<api::ObjectList> Client::listObjects(std::string_view bucket, const 
 }
 
 api::Result<std::vector<api::ObjEntry>> Client::listAll(std::string_view bucket, std::string_view prefix,
-                                                       std::uint32_t props)
+                                                        std::uint32_t props)
 {
     api::ListRequest req;
     req.prefix = std::string(prefix);
@@ -528,8 +530,8 @@ api::Result<std::vector<api::ObjEntry>> Client::listArchive(std::string_view buc
 api::Result<ObjectAttrs> Client::appendToArchive(std::string_view bucket, std::string_view shard,
                                                  std::string_view member, std::string data, std::string_view mime)
 {
-    auto r = objectCall(Method::Put, bucket, shard, Body::string(std::move(data)), {}, nullptr,
-                        appendQuery(member, mime));
+    auto r =
+        objectCall(Method::Put, bucket, shard, Body::string(std::move(data)), {}, nullptr, appendQuery(member, mime));
     if (!r) return r.error();
     return attrsFromHeaders(*r);
 }

@@ -6,22 +6,22 @@
 //
 // Thread safety: one Client per thread (it owns an HttpClient).
 
-#include "api/node_stats.h"
-#include "api/object_meta.h"
 #include "api/archive_msg.h"
 #include "api/bmd.h"
+#include "api/job.h"
+#include "api/node_stats.h"
 #include "api/object_list.h"
+#include "api/object_meta.h"
 #include "api/result.h"
 #include "api/smap.h"
 #include "http_client.h"
 #include "spec/ishard_plan.h"
 #include "spec/ishard_spec.h"
-#include "api/job.h"
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,15 +62,15 @@ public:
 
     // Cluster
     api::Result<nlohmann::json> health();
-    api::Result<api::Smap> smap();                                // GET /v1/cluster?what=smap
-    api::Result<api::Bmd> bmd();                                  // GET /v1/cluster?what=bmd
-    api::Result<api::ClusterStats> clusterStats();                // GET /v1/cluster?what=node_stats
+    api::Result<api::Smap> smap();                                   // GET /v1/cluster?what=smap
+    api::Result<api::Bmd> bmd();                                     // GET /v1/cluster?what=bmd
+    api::Result<api::ClusterStats> clusterStats();                   // GET /v1/cluster?what=node_stats
     api::Result<nlohmann::json> clusterInfo(std::string_view what);  // GET /v1/cluster?what=...
     // PUT /v1/cluster decommission-node: removes an away target from the
     // cluster map for good (Conflict for a present one, NotFound for an
     // unknown id).
     api::Status decommissionNode(std::string_view targetId);
-    api::Result<nlohmann::json> daemonInfo(std::string_view what);   // GET /v1/daemon?what=...
+    api::Result<nlohmann::json> daemonInfo(std::string_view what);  // GET /v1/daemon?what=...
 
     // Buckets
     api::Result<std::vector<api::BucketRef>> listBuckets();
@@ -103,10 +103,10 @@ public:
     // ("shard/member", kEntryInArch); a shard that cannot be read is a
     // Corruption error with the target's reason. appendToArchive adds a
     // member, creating the shard when it does not exist.
-    api::Result<std::string> getArchiveMember(std::string_view bucket, std::string_view shard,
-                                              std::string_view member, std::string_view mime = {});
-    api::Result<std::string> getArchiveMatches(std::string_view bucket, std::string_view shard,
-                                               std::string_view regex, std::string_view mode = "regexp");
+    api::Result<std::string> getArchiveMember(std::string_view bucket, std::string_view shard, std::string_view member,
+                                              std::string_view mime = {});
+    api::Result<std::string> getArchiveMatches(std::string_view bucket, std::string_view shard, std::string_view regex,
+                                               std::string_view mode = "regexp");
     api::Result<ObjectAttrs> getFromArchive(std::string_view bucket, std::string_view shard,
                                             const ArchiveSelect& select, const Sink& sink);
     api::Result<std::vector<api::ObjEntry>> listArchive(std::string_view bucket, std::string_view shard);

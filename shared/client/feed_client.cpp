@@ -79,8 +79,7 @@ api::Result<std::string> FeedClient::next()
     if (ec == websocket::error::closed) {
         const auto& r = m_impl->ws.reason();
         return api::Error::unavailable("feed closed by the proxy (code " + std::to_string(r.code) +
-                                       (r.reason.empty() ? std::string() : ": " + std::string(r.reason.c_str())) +
-                                       ")");
+                                       (r.reason.empty() ? std::string() : ": " + std::string(r.reason.c_str())) + ")");
     }
     if (ec) return api::Error{api::ErrorKind::IoError, "feed read failed: " + ec.message(), {}};
     return beast::buffers_to_string(m_impl->buffer.data());

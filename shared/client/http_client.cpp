@@ -3,20 +3,20 @@
 #include "api/headers.h"
 
 #include <boost/asio/connect.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <thread>
-#include <cctype>
 
 namespace tessera::client {
 
@@ -82,7 +82,10 @@ beast::error_code runOp(asio::io_context& ioc, Start&& start)
     return result;
 }
 
-bool isRedirect(int status) { return status == 301 || status == 302 || status == 303 || status == 307 || status == 308; }
+bool isRedirect(int status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
 
 }  // namespace
 
@@ -188,7 +191,8 @@ struct HttpClient::Impl {
                 ec = writeAll(false);
                 if (ec) return transportError(ec, "send request body");
                 parser = std::make_unique<http::response_parser<http::buffer_body>>();
-                parser->body_limit(std::numeric_limits<std::uint64_t>::max());  // Boost 1.74 treats boost::none as exceeded
+                parser->body_limit(
+                    std::numeric_limits<std::uint64_t>::max());  // Boost 1.74 treats boost::none as exceeded
                 if (isHead) parser->skip(true);
             } else {
                 bodySent = false;  // final answer before the body: the connection can't be reused
@@ -209,7 +213,8 @@ struct HttpClient::Impl {
         const auto& msg = parser->get();
         res.status = static_cast<int>(msg.result_int());
         for (const auto& f : msg) {
-            res.headers[lower(std::string_view(f.name_string().data(), f.name_string().size()))] = std::string(f.value());
+            res.headers[lower(std::string_view(f.name_string().data(), f.name_string().size()))] =
+                std::string(f.value());
         }
         const bool streamToSink = sink != nullptr && res.isSuccess();
         auto deliver = [&](const char* data, std::size_t n) -> api::Status {
@@ -309,8 +314,8 @@ HttpClient::HttpClient(Options options) : m_impl(std::make_unique<Impl>()), m_op
 
 HttpClient::~HttpClient() = default;
 
-api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, const Body& body,
-                                       const Headers& headers, const Sink* sink)
+api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, const Body& body, const Headers& headers,
+                                       const Sink* sink)
 {
     std::string url(urlIn);
     Method curMethod = method;
@@ -380,8 +385,7 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                     }
                     return {};
                 };
-                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, answered,
-                                          writeFile);
+                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, answered, writeFile);
             } else {
                 http::request<http::string_body> req;
                 setCommon(req);
@@ -418,8 +422,8 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
             }
             ++retries503;
             --redirects;  // the same hop again
-            std::this_thread::sleep_for(std::min(std::chrono::milliseconds(1000),
-                                                 std::chrono::milliseconds(std::max(seconds, 0) * 1000)));
+            std::this_thread::sleep_for(
+                std::min(std::chrono::milliseconds(1000), std::chrono::milliseconds(std::max(seconds, 0) * 1000)));
             continue;
         }
         if (!m_options.followRedirects || !isRedirect(res.status)) {

@@ -80,8 +80,8 @@ public:
     // failures (refused, reset, timeout, malformed response) are errors of
     // kind Unavailable or Timeout. When `sink` is given and the final status
     // is 2xx, the body goes to the sink instead of Response::body.
-    api::Result<Response> send(Method method, std::string_view url, const Body& body = {},
-                               const Headers& headers = {}, const Sink* sink = nullptr);
+    api::Result<Response> send(Method method, std::string_view url, const Body& body = {}, const Headers& headers = {},
+                               const Sink* sink = nullptr);
 
     const Options& options() const { return m_options; }
 

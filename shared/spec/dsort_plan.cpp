@@ -153,7 +153,8 @@ std::string numbered(const std::string& format, const Numbering& n, std::size_t 
 {
     if (n.pos == std::string::npos) return format;
     auto digits = std::to_string(i);
-    if (static_cast<int>(digits.size()) < n.width) digits.insert(0, static_cast<std::size_t>(n.width) - digits.size(), '0');
+    if (static_cast<int>(digits.size()) < n.width)
+        digits.insert(0, static_cast<std::size_t>(n.width) - digits.size(), '0');
     return format.substr(0, n.pos) + digits + format.substr(n.pos + n.len);
 }
 
@@ -162,9 +163,7 @@ std::string numbered(const std::string& format, const Numbering& n, std::size_t 
 api::Status orderRecords(std::vector<DsortRecord>& records, const DsortAlgorithm& a)
 {
     switch (a.kind) {
-    case DsortAlgorithmKind::None:
-        std::sort(records.begin(), records.end(), inputLess);
-        return {};
+    case DsortAlgorithmKind::None: std::sort(records.begin(), records.end(), inputLess); return {};
     case DsortAlgorithmKind::Alphanumeric:
         std::sort(records.begin(), records.end(), keyLess);
         if (a.decreasing) {
@@ -243,7 +242,8 @@ api::Result<std::vector<EkmEntry>> parseEkm(std::string_view json)
             return api::Error::badRequest(prefix + "\"" + format + "\": must map to a non-empty list of key regexes");
         }
         for (const auto& p : patterns) {
-            if (!p.is_string()) return api::Error::badRequest(prefix + "\"" + format + "\": every regex must be a string");
+            if (!p.is_string())
+                return api::Error::badRequest(prefix + "\"" + format + "\": every regex must be a string");
             try {
                 e.regexes.emplace_back(p.get<std::string>(), std::regex::ECMAScript);
             } catch (const std::regex_error& err) {
@@ -306,7 +306,8 @@ nlohmann::json recordsToJson(const std::vector<DsortRecord>& records)
 {
     auto out = nlohmann::json::array();
     for (const auto& r : records) {
-        out.push_back(nlohmann::json::array({r.key, r.contentKey, r.owner, r.index, r.shardIndex, r.seq, r.size, r.files}));
+        out.push_back(
+            nlohmann::json::array({r.key, r.contentKey, r.owner, r.index, r.shardIndex, r.seq, r.size, r.files}));
     }
     return out;
 }
@@ -321,7 +322,8 @@ api::Result<std::vector<DsortRecord>> recordsFromJson(const nlohmann::json& j)
             return api::Error::badRequest("a record must be [key, content_key, owner, index, shard, seq, size, files]");
         }
         for (std::size_t k = 2; k < 8; ++k) {
-            if (!e[k].is_number_unsigned()) return api::Error::badRequest("a record's numbers must be unsigned integers");
+            if (!e[k].is_number_unsigned())
+                return api::Error::badRequest("a record's numbers must be unsigned integers");
         }
         DsortRecord r;
         r.key = e[0].get<std::string>();

@@ -16,11 +16,22 @@ namespace {
 constexpr std::size_t kMaxExtBytes = 64;
 constexpr std::size_t kMaxObjnames = DsortSpec::kMaxInputShards;
 
-const std::set<std::string, std::less<>> kFields = {
-    "input_bck",        "input_format",   "input_extension",  "output_bck",
-    "output_format",    "output_extension", "output_shard_size", "algorithm",
-    "ekm_file",         "max_mem_usage",  "extract_concurrency_max_limit", "create_concurrency_max_limit",
-    "duplicated_records", "missing_shards", "dry_run",        "description"};
+const std::set<std::string, std::less<>> kFields = {"input_bck",
+                                                    "input_format",
+                                                    "input_extension",
+                                                    "output_bck",
+                                                    "output_format",
+                                                    "output_extension",
+                                                    "output_shard_size",
+                                                    "algorithm",
+                                                    "ekm_file",
+                                                    "max_mem_usage",
+                                                    "extract_concurrency_max_limit",
+                                                    "create_concurrency_max_limit",
+                                                    "duplicated_records",
+                                                    "missing_shards",
+                                                    "dry_run",
+                                                    "description"};
 const std::set<std::string, std::less<>> kAlgorithmFields = {"kind", "decreasing", "seed", "extension",
                                                              "content_key_type"};
 
@@ -141,7 +152,8 @@ private:
                                 std::to_string(DsortSpec::kMaxInputShards) + " in one dSort");
         }
         if (auto st = api::validateObjectName(t->at(0) + s.inputExtension); !st) {
-            return add(ptr, "\"" + t->at(0) + s.inputExtension + "\" is not a valid object name: " + st.error().message);
+            return add(ptr,
+                       "\"" + t->at(0) + s.inputExtension + "\" is not a valid object name: " + st.error().message);
         }
         s.inputTemplate = v.get<std::string>();
     }
@@ -149,12 +161,14 @@ private:
     void outputFormat(DsortSpec& s)
     {
         if (const auto* v = get("output_format")) {
-            if (!v->is_string()) return add("/output_format", "must be a brace template such as \"out-{00000..99999}\"");
+            if (!v->is_string())
+                return add("/output_format", "must be a brace template such as \"out-{00000..99999}\"");
             s.outputFormat = v->get<std::string>();
         }
         auto t = BraceTemplate::parse(s.outputFormat);
         if (!t) return add("/output_format", t.error().message);
-        if (!t->hasRanges()) return add("/output_format", "must have a range such as {00000..99999}: it names many shards");
+        if (!t->hasRanges())
+            return add("/output_format", "must have a range such as {00000..99999}: it names many shards");
         if (auto st = api::validateObjectName(t->at(0) + s.outputExtension); !st) {
             add("/output_format",
                 "\"" + t->at(0) + s.outputExtension + "\" is not a valid object name: " + st.error().message);
@@ -164,8 +178,9 @@ private:
     void shardSize(DsortSpec& s)
     {
         const auto* v = get("output_shard_size");
-        const std::string help = "must be a size such as \"100MB\" or \"256MiB\", a number of bytes, "
-                                 "or a count of records such as \"1000 records\"";
+        const std::string help =
+            "must be a size such as \"100MB\" or \"256MiB\", a number of bytes, "
+            "or a count of records such as \"1000 records\"";
         if (v == nullptr) return add("/output_shard_size", "required: " + help);
         if (auto n = asUnsigned(*v)) {
             s.outputShardSize = *n;
@@ -214,7 +229,8 @@ private:
         }
         if (const auto* d = getIn(*v, "decreasing")) {
             if (!d->is_boolean()) add("/algorithm/decreasing", "must be true or false");
-            else if (d->get<bool>() && a.kind != DsortAlgorithmKind::Alphanumeric && a.kind != DsortAlgorithmKind::Content) {
+            else if (d->get<bool>() && a.kind != DsortAlgorithmKind::Alphanumeric &&
+                     a.kind != DsortAlgorithmKind::Content) {
                 add("/algorithm/decreasing", "applies to the alphanumeric and content kinds only");
             } else {
                 a.decreasing = d->get<bool>();
@@ -231,7 +247,8 @@ private:
             } else {
                 add("/algorithm/seed", help);
             }
-            if (seed && a.kind != DsortAlgorithmKind::Shuffle) add("/algorithm/seed", "applies to the shuffle kind only");
+            if (seed && a.kind != DsortAlgorithmKind::Shuffle)
+                add("/algorithm/seed", "applies to the shuffle kind only");
             else a.seed = seed;
         }
         const auto* ext = getIn(*v, "extension");
@@ -241,12 +258,14 @@ private:
             if (type != nullptr) add("/algorithm/content_key_type", "applies to the content kind only");
             return;
         }
-        if (ext == nullptr) add("/algorithm/extension", "required with kind content: the file holding the key, e.g. \".cls\"");
+        if (ext == nullptr)
+            add("/algorithm/extension", "required with kind content: the file holding the key, e.g. \".cls\"");
         else if (!ext->is_string()) add("/algorithm/extension", "must be a string such as \".cls\"");
         else {
             const auto e = ext->get<std::string>();
             if (e.size() < 2 || e[0] != '.' || e.size() > kMaxExtBytes || e.find('/') != std::string::npos) {
-                add("/algorithm/extension", "\"" + e + "\" must start with '.', have a name after it, no '/', at most 64 bytes");
+                add("/algorithm/extension",
+                    "\"" + e + "\" must start with '.', have a name after it, no '/', at most 64 bytes");
             } else {
                 a.extension = e;
             }
@@ -319,8 +338,8 @@ private:
         const auto ptr = std::string("/") + key;
         const auto n = asUnsigned(*v);
         if (!n || *n > DsortSpec::kMaxConcurrency) {
-            return add(ptr, "must be a whole number 0.." + std::to_string(DsortSpec::kMaxConcurrency) + " (0: the default, " +
-                                std::to_string(DsortSpec::kDefaultConcurrency) + ")");
+            return add(ptr, "must be a whole number 0.." + std::to_string(DsortSpec::kMaxConcurrency) +
+                                " (0: the default, " + std::to_string(DsortSpec::kDefaultConcurrency) + ")");
         }
         out = *n == 0 ? DsortSpec::kDefaultConcurrency : static_cast<unsigned>(*n);
     }
@@ -348,7 +367,8 @@ api::Result<std::vector<std::string>> DsortSpec::inputNames() const
         auto t = BraceTemplate::parse(inputTemplate);
         if (!t) return api::Error::badRequest("invalid dsort spec: /input_format/template: " + t.error().message);
         auto names = t->expand(kMaxInputShards);
-        if (!names) return api::Error::badRequest("invalid dsort spec: /input_format/template: " + names.error().message);
+        if (!names)
+            return api::Error::badRequest("invalid dsort spec: /input_format/template: " + names.error().message);
         out = std::move(names.value());
     } else {
         out = inputObjnames;
@@ -366,7 +386,8 @@ std::pair<std::string, std::string> DsortSpec::ekmObject() const
 
 std::uint64_t DsortSpec::memoryBudget(std::uint64_t physicalBytes) const
 {
-    if (maxMemPercent > 0) return static_cast<std::uint64_t>(static_cast<double>(physicalBytes) * maxMemPercent / 100.0);
+    if (maxMemPercent > 0)
+        return static_cast<std::uint64_t>(static_cast<double>(physicalBytes) * maxMemPercent / 100.0);
     return maxMemBytes;
 }
 

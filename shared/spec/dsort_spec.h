@@ -46,9 +46,9 @@ enum class DsortPolicy { Ignore, Warn, Abort };
 
 struct DsortAlgorithm {
     DsortAlgorithmKind kind = DsortAlgorithmKind::Alphanumeric;
-    bool decreasing = false;                  // alphanumeric and content
-    std::optional<std::uint64_t> seed;        // shuffle; unset: the proxy picks one
-    std::string extension;                    // content: the file whose bytes are the key, e.g. ".cls"
+    bool decreasing = false;            // alphanumeric and content
+    std::optional<std::uint64_t> seed;  // shuffle; unset: the proxy picks one
+    std::string extension;              // content: the file whose bytes are the key, e.g. ".cls"
     ContentKeyType keyType = ContentKeyType::Int;
 };
 
@@ -61,18 +61,18 @@ struct DsortSpec {
     static constexpr std::size_t kMaxDescriptionBytes = 1024;
 
     std::string inputBck;
-    std::string outputBck;                  // filled with inputBck when absent
-    std::string inputTemplate;              // one of inputTemplate / inputObjnames
+    std::string outputBck;      // filled with inputBck when absent
+    std::string inputTemplate;  // one of inputTemplate / inputObjnames
     std::vector<std::string> inputObjnames;
     std::string inputExtension = ".tar";
     archive::ArchiveFormat inputFormat = archive::ArchiveFormat::Tar;
     std::string outputFormat = kDefaultOutputFormat;
-    std::string outputExtension;            // filled with inputExtension when absent
+    std::string outputExtension;  // filled with inputExtension when absent
     archive::ArchiveFormat outputArchiveFormat = archive::ArchiveFormat::Tar;
-    std::uint64_t outputShardSize = 0;      // bytes of a shard, estimated as .tar; 0 with outputShardRecords
-    std::uint64_t outputShardRecords = 0;   // records per shard; 0: cut by outputShardSize
+    std::uint64_t outputShardSize = 0;     // bytes of a shard, estimated as .tar; 0 with outputShardRecords
+    std::uint64_t outputShardRecords = 0;  // records per shard; 0: cut by outputShardSize
     DsortAlgorithm algorithm;
-    std::string ekmFile;                    // "bucket/object"; empty: none
+    std::string ekmFile;  // "bucket/object"; empty: none
     static constexpr double kDefaultMemPercent = 80;
     double maxMemPercent = kDefaultMemPercent;  // of the target's physical memory; 0: maxMemBytes applies
     std::uint64_t maxMemBytes = 0;              // with maxMemPercent 0 (0 bytes: every record spills)

@@ -31,8 +31,8 @@ struct Sample {
 // distribution's algorithm differs between standard libraries).
 std::uint64_t uniformBelow(std::mt19937_64& rng, std::uint64_t bound)
 {
-    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
-                                std::numeric_limits<std::uint64_t>::max() % bound;
+    const std::uint64_t limit =
+        std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
     std::uint64_t x;
     do x = rng();
     while (x >= limit);
@@ -113,9 +113,7 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
                 warn("sample \"" + s.key + "\" has no " + lacks);
                 kept.push_back(std::move(s));
                 break;
-            case MissingExtAction::Exclude:
-                ++plan.excludedSamples;
-                break;
+            case MissingExtAction::Exclude: ++plan.excludedSamples; break;
             case MissingExtAction::Ignore: break;
             }
         }
@@ -141,8 +139,8 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
         cur.bytes = archive::kTarEndBytes;
     };
     for (auto& s : samples) {
-        const bool full = spec.sampleCount > 0 ? cur.samples >= spec.sampleCount
-                                               : cur.bytes + s.tarBytes > spec.shardSize;
+        const bool full =
+            spec.sampleCount > 0 ? cur.samples >= spec.sampleCount : cur.bytes + s.tarBytes > spec.shardSize;
         if (full) cut();
         std::sort(s.members.begin(), s.members.end(), [&](const Member& a, const Member& b) {
             if (a.ext != b.ext) return a.ext < b.ext;
@@ -203,7 +201,8 @@ api::Result<IshardPlan> planFromJson(const nlohmann::json& j)
             s.objects = js.value("objects", std::uint64_t{0});
             s.bytes = js.at("bytes").get<std::uint64_t>();
             if (js.contains("members")) {
-                for (const auto& m : js["members"]) s.members.push_back({m.at(0).get<std::string>(), m.at(1).get<std::uint64_t>()});
+                for (const auto& m : js["members"])
+                    s.members.push_back({m.at(0).get<std::string>(), m.at(1).get<std::uint64_t>()});
             }
             p.shards.push_back(std::move(s));
         }

@@ -41,8 +41,8 @@ struct SourceObject {
 struct PlannedShard {
     std::string name;
     std::uint64_t samples = 0;
-    std::uint64_t objects = 0;  // = members.size() when the members are there
-    std::uint64_t bytes = 0;  // estimated size as .tar (exact for ustar names)
+    std::uint64_t objects = 0;          // = members.size() when the members are there
+    std::uint64_t bytes = 0;            // estimated size as .tar (exact for ustar names)
     std::vector<SourceObject> members;  // in shard order; member name = object name
 };
 

@@ -18,9 +18,12 @@ constexpr std::size_t kMaxPatternBytes = 1024;
 constexpr std::size_t kMaxExtBytes = 64;
 constexpr std::uint64_t kMaxSampleCount = 100'000'000;
 
-const std::set<std::string, std::less<>> kFields = {
-    "src_bck", "dst_bck", "prefix", "shard_size", "sample_count", "shard_template", "ext", "sample_key_pattern",
-    "sort", "missing_extension_action", "sample_exts", "dry_run"};
+const std::set<std::string, std::less<>> kFields = {"src_bck",      "dst_bck",
+                                                    "prefix",       "shard_size",
+                                                    "sample_count", "shard_template",
+                                                    "ext",          "sample_key_pattern",
+                                                    "sort",         "missing_extension_action",
+                                                    "sample_exts",  "dry_run"};
 
 // Collects errors while filling the spec: each check names its field.
 class Checker : public SpecChecker {
@@ -87,7 +90,8 @@ private:
                 const auto ext = v->get<std::string>();
                 auto f = archive::formatFromName("x" + ext);
                 const bool exact = f && (archive::formatExtension(*f) == ext || ext == ".tar.gz");
-                if (!exact) add("/ext", "\"" + ext + "\" is not a shard extension: .tar, .tgz, .tar.gz, .tar.lz4 or .zip");
+                if (!exact)
+                    add("/ext", "\"" + ext + "\" is not a shard extension: .tar, .tgz, .tar.gz, .tar.lz4 or .zip");
                 else {
                     s.ext = ext;
                     s.format = *f;
@@ -95,7 +99,8 @@ private:
             }
         }
         if (const auto* v = get("shard_template")) {
-            if (!v->is_string()) return add("/shard_template", "must be a brace template such as \"shard-{0000..9999}\"");
+            if (!v->is_string())
+                return add("/shard_template", "must be a brace template such as \"shard-{0000..9999}\"");
             s.shardTemplate = v->get<std::string>();
         }
         auto t = BraceTemplate::parse(s.shardTemplate);
@@ -177,7 +182,8 @@ private:
                     continue;
                 }
                 const auto ext = e.get<std::string>();
-                if (ext.size() < 2 || ext[0] != '.' || ext.size() > kMaxExtBytes || ext.find('/') != std::string::npos) {
+                if (ext.size() < 2 || ext[0] != '.' || ext.size() > kMaxExtBytes ||
+                    ext.find('/') != std::string::npos) {
                     add(ptr, "\"" + ext + "\" must start with '.', have a name after it, no '/', and at most 64 bytes");
                     continue;
                 }
@@ -190,7 +196,8 @@ private:
         }
         if (s.missingExt != MissingExtAction::Ignore && s.sampleExts.empty() && get("sample_exts") == nullptr) {
             add("/sample_exts", "required with missing_extension_action \"" +
-                                    std::string(missingExtActionName(s.missingExt)) + "\": the extensions every sample has");
+                                    std::string(missingExtActionName(s.missingExt)) +
+                                    "\": the extensions every sample has");
         }
     }
 };

@@ -47,13 +47,13 @@ struct IshardSpec {
     std::uint64_t shardSize = kDefaultShardSize;  // bytes of a shard (estimated as tar); 0 with sampleCount
     std::uint64_t sampleCount = 0;                // samples per shard; 0: cut by shardSize
     std::string shardTemplate = kDefaultTemplate;
-    std::string ext = ".tar";                     // appended to every shard name
+    std::string ext = ".tar";                                     // appended to every shard name
     archive::ArchiveFormat format = archive::ArchiveFormat::Tar;  // the one ext names
-    std::string sampleKeyPattern;                 // empty: WebDataset key
+    std::string sampleKeyPattern;                                 // empty: WebDataset key
     SampleOrder order = SampleOrder::Alpha;
-    std::optional<std::uint64_t> seed;            // shuffle; unset: the proxy picks one
+    std::optional<std::uint64_t> seed;  // shuffle; unset: the proxy picks one
     MissingExtAction missingExt = MissingExtAction::Ignore;
-    std::vector<std::string> sampleExts;          // with the dot, e.g. ".png"
+    std::vector<std::string> sampleExts;  // with the dot, e.g. ".png"
     bool dryRun = false;
 };
 

@@ -7,7 +7,8 @@ namespace tessera::spec {
 std::string describe(const std::vector<FieldError>& errors)
 {
     std::string out;
-    for (const auto& e : errors) out += (out.empty() ? "" : "; ") + (e.pointer.empty() ? "" : e.pointer + ": ") + e.message;
+    for (const auto& e : errors)
+        out += (out.empty() ? "" : "; ") + (e.pointer.empty() ? "" : e.pointer + ": ") + e.message;
     return out;
 }
 

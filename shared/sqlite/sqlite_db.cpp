@@ -43,10 +43,7 @@ api::Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, s
     return db;
 }
 
-SqliteDb::~SqliteDb()
-{
-    sqlite3_close_v2(m_db);
-}
+SqliteDb::~SqliteDb() { sqlite3_close_v2(m_db); }
 
 api::Status SqliteDb::exec(std::string_view sql)
 {

@@ -25,7 +25,7 @@ public:
     static api::Result<std::unique_ptr<SqliteDb>> open(const std::string& path, Sync sync = Sync::Normal);
     // The same, then runs `schema` (idempotent CREATE ... IF NOT EXISTS).
     static api::Result<std::unique_ptr<SqliteDb>> open(const std::string& path, std::string_view schema,
-                                                        Sync sync = Sync::Normal);
+                                                       Sync sync = Sync::Normal);
     ~SqliteDb();
     SqliteDb(const SqliteDb&) = delete;
     SqliteDb& operator=(const SqliteDb&) = delete;

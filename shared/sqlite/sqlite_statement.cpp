@@ -20,30 +20,18 @@ SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept
     return *this;
 }
 
-SqliteStatement::~SqliteStatement()
-{
-    sqlite3_finalize(m_stmt);
-}
+SqliteStatement::~SqliteStatement() { sqlite3_finalize(m_stmt); }
 
 void SqliteStatement::bind(int index, std::string_view text)
 {
     sqlite3_bind_text(m_stmt, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
 }
 
-void SqliteStatement::bind(int index, std::int64_t value)
-{
-    sqlite3_bind_int64(m_stmt, index, value);
-}
+void SqliteStatement::bind(int index, std::int64_t value) { sqlite3_bind_int64(m_stmt, index, value); }
 
-void SqliteStatement::bind(int index, double value)
-{
-    sqlite3_bind_double(m_stmt, index, value);
-}
+void SqliteStatement::bind(int index, double value) { sqlite3_bind_double(m_stmt, index, value); }
 
-void SqliteStatement::bindNull(int index)
-{
-    sqlite3_bind_null(m_stmt, index);
-}
+void SqliteStatement::bindNull(int index) { sqlite3_bind_null(m_stmt, index); }
 
 api::Result<bool> SqliteStatement::step()
 {
@@ -82,19 +70,10 @@ std::string SqliteStatement::text(int column) const
     return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column))) : std::string();
 }
 
-std::int64_t SqliteStatement::int64(int column) const
-{
-    return sqlite3_column_int64(m_stmt, column);
-}
+std::int64_t SqliteStatement::int64(int column) const { return sqlite3_column_int64(m_stmt, column); }
 
-double SqliteStatement::real(int column) const
-{
-    return sqlite3_column_double(m_stmt, column);
-}
+double SqliteStatement::real(int column) const { return sqlite3_column_double(m_stmt, column); }
 
-bool SqliteStatement::isNull(int column) const
-{
-    return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
-}
+bool SqliteStatement::isNull(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
 
 }  // namespace tessera::sqlite

@@ -10,12 +10,12 @@
 #include "models/object_model.h"
 
 #include <QApplication>
-#include <QHeaderView>
-#include <QScrollBar>
-#include <QTableView>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHeaderView>
 #include <QNetworkAccessManager>
+#include <QScrollBar>
+#include <QTableView>
 #include <QTimer>
 #include <cstdio>
 #include <memory>
@@ -60,7 +60,9 @@ int main(int argc, char** argv)
             folders = true;
         } else if (args[i] == "--view") {
         } else {
-            std::fprintf(stderr, "usage: console_list_measure --endpoint URL --bucket NAME [--pagesize N] [--folders] [--view]\n");
+            std::fprintf(
+                stderr,
+                "usage: console_list_measure --endpoint URL --bucket NAME [--pagesize N] [--folders] [--view]\n");
             return 2;
         }
     }
@@ -112,9 +114,7 @@ int main(int argc, char** argv)
     qint64 maxGapMs = 0;
     QTimer ticker;
     ticker.setInterval(10);
-    QObject::connect(&ticker, &QTimer::timeout, &app, [&] {
-        maxGapMs = std::max(maxGapMs, tick.restart());
-    });
+    QObject::connect(&ticker, &QTimer::timeout, &app, [&] { maxGapMs = std::max(maxGapMs, tick.restart()); });
     clock.start();
     tick.start();
     ticker.start();
@@ -123,9 +123,10 @@ int main(int argc, char** argv)
     const int rc = app.exec();
     const qint64 totalMs = clock.elapsed();
     const qint64 rssAfter = rssKiB();
-    std::printf("rows %d\npages %llu\nfirst_page_ms %lld\nall_pages_ms %lld\nrss_before_kib %lld\nrss_after_kib %lld\n"
-                "max_ui_gap_ms %lld\n",
-                model.rowCount(), static_cast<unsigned long long>(model.pagesRequested()), firstPageMs, totalMs,
-                rssBefore, rssAfter, maxGapMs);
+    std::printf(
+        "rows %d\npages %llu\nfirst_page_ms %lld\nall_pages_ms %lld\nrss_before_kib %lld\nrss_after_kib %lld\n"
+        "max_ui_gap_ms %lld\n",
+        model.rowCount(), static_cast<unsigned long long>(model.pagesRequested()), firstPageMs, totalMs, rssBefore,
+        rssAfter, maxGapMs);
     return rc;
 }

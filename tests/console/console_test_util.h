@@ -30,4 +30,4 @@ inline void saveScreenshot(QWidget* w, const QString& name)
     QVERIFY2(pixmap.save(path, "PNG"), qPrintable(QStringLiteral("cannot write ") + path));
 }
 
-} // namespace tessera::console::test
+}  // namespace tessera::console::test

@@ -11,4 +11,4 @@ inline constexpr const char* kGapEventSeq2 =
 inline constexpr const char* kGapEventSeq4 =
     R"({"type":"event","seq":4,"ts":4,"data":{"ts":4,"severity":"info","kind":"node_joined","node":"t2","message":"m"}})";
 
-} // namespace tessera::console::test
+}  // namespace tessera::console::test

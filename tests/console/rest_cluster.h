@@ -15,8 +15,8 @@ namespace tessera::console::test {
 
 // Starts `targets` targets and points `rest` at the proxy. False when the
 // cluster did not start (`cluster->error()` says why).
-inline bool startRestCluster(QNetworkAccessManager& network, int targets,
-                             std::unique_ptr<tests::LocalCluster>& cluster, std::unique_ptr<RestClient>& rest)
+inline bool startRestCluster(QNetworkAccessManager& network, int targets, std::unique_ptr<tests::LocalCluster>& cluster,
+                             std::unique_ptr<RestClient>& rest)
 {
     tests::LocalCluster::Options options;
     options.targets = targets;

@@ -20,9 +20,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-#include <functional>
 #include <QWebSocket>
 #include <QWebSocketServer>
+#include <functional>
 
 using namespace tessera;
 using namespace tessera::console;
@@ -39,12 +39,9 @@ ClusterConnection::Options fastOptions()
     return o;
 }
 
-QUrl endpointOf(const tests::LocalCluster& c)
-{
-    return QUrl(QString::fromStdString(c.proxyUrl()));
-}
+QUrl endpointOf(const tests::LocalCluster& c) { return QUrl(QString::fromStdString(c.proxyUrl())); }
 
-} // namespace
+}  // namespace
 
 class TestConsoleConnection : public QObject {
     Q_OBJECT
@@ -87,8 +84,7 @@ private slots:
         window.show();
         ClusterConnection* conn = session.connection();
         std::vector<ClusterConnection::State> states;
-        connect(conn, &ClusterConnection::stateChanged, this,
-                [&](ClusterConnection::State s) { states.push_back(s); });
+        connect(conn, &ClusterConnection::stateChanged, this, [&](ClusterConnection::State s) { states.push_back(s); });
         QSignalSpy snapshots(conn, &ClusterConnection::snapshotReceived);
         session.connectTo({QString(), endpointOf(m_cluster), QString()});
         ConnectionStatus* status = window.connectionStatus();
@@ -175,7 +171,8 @@ private slots:
         options.extraProxyArgs = {QStringLiteral("--ws-max-sessions"), QStringLiteral("1")};
         tests::LocalCluster cluster(options);
         QVERIFY2(cluster.start(), cluster.error().c_str());
-        QString wsUrl = QString::fromStdString(cluster.proxyUrl()).replace(QLatin1String("http://"), QLatin1String("ws://"));
+        QString wsUrl =
+            QString::fromStdString(cluster.proxyUrl()).replace(QLatin1String("http://"), QLatin1String("ws://"));
         auto blocker = std::make_unique<QWebSocket>();
         blocker->open(QUrl(wsUrl + QStringLiteral("/v1/ws")));
         QVERIFY(QTest::qWaitFor([&] { return blocker->state() == QAbstractSocket::ConnectedState; }, 5000));

@@ -3,10 +3,10 @@
 // summaries; every model under QAbstractItemModelTester.
 #include "core/rest_client.h"
 #include "local_cluster.h"
-#include "rest_cluster.h"
 #include "models/bucket_model.h"
 #include "models/object_model.h"
 #include "object_filler.h"
+#include "rest_cluster.h"
 
 #include <QAbstractItemModelTester>
 #include <QNetworkAccessManager>

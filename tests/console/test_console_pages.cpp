@@ -36,8 +36,8 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QTimer>
 #include <QTest>
+#include <QTimer>
 #include <atomic>
 #include <future>
 #include <thread>
@@ -105,7 +105,7 @@ void answerConfirmation(const QString& objectName, QMessageBox::StandardButton b
     });
 }
 
-} // namespace
+}  // namespace
 
 class TestConsolePages : public QObject {
     Q_OBJECT
@@ -134,8 +134,8 @@ private slots:
         m_window->resize(1280, 800);
         m_window->show();
         m_session->connectTo({QString(), QUrl(QString::fromStdString(m_cluster->proxyUrl())), QString()});
-        QVERIFY(QTest::qWaitFor(
-            [&] { return m_session->connection()->state() == ClusterConnection::State::Connected; }, 10000));
+        QVERIFY(QTest::qWaitFor([&] { return m_session->connection()->state() == ClusterConnection::State::Connected; },
+                                10000));
     }
 
     void dashboardChartsGrowUnderLoad()
@@ -152,8 +152,10 @@ private slots:
             }
             return n;
         };
-        QVERIFY2(QTest::qWaitFor([&] { return busyTicks() >= 6; }, 20000),
-                 qPrintable(QStringLiteral("%1 busy ticks, %2 PUTs, %3 GETs").arg(busyTicks()).arg(load.puts()).arg(load.gets())));
+        QVERIFY2(
+            QTest::qWaitFor([&] { return busyTicks() >= 6; }, 20000),
+            qPrintable(
+                QStringLiteral("%1 busy ticks, %2 PUTs, %3 GETs").arg(busyTicks()).arg(load.puts()).arg(load.gets())));
 
         // The series grows by one point per tick, and repaints stay at ~2 Hz.
         ThroughputChart* chart = dash->throughputChart();
@@ -165,8 +167,9 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return chart->shownPointCount(0) >= shownBefore + 4; }, 10000));
         const auto elapsed = timer.elapsed();
         QCOMPARE(chart->pointCount(0), static_cast<int>(history->rowCount()));
-        QVERIFY2(chart->repaints() - repaintsBefore <= elapsed / ThroughputChart::kRepaintInterval.count() + 1,
-                 qPrintable(QStringLiteral("%1 repaints in %2 ms").arg(chart->repaints() - repaintsBefore).arg(elapsed)));
+        QVERIFY2(
+            chart->repaints() - repaintsBefore <= elapsed / ThroughputChart::kRepaintInterval.count() + 1,
+            qPrintable(QStringLiteral("%1 repaints in %2 ms").arg(chart->repaints() - repaintsBefore).arg(elapsed)));
         QCOMPARE(dash->opsChart()->pointCount(1), chart->pointCount(1));
         QVERIFY(dash->latencyChart()->pointCount(0) > 0);
         QVERIFY(load.gets() > 0 && load.puts() > 0);
@@ -207,8 +210,8 @@ private slots:
     {
         // Double-clicking a node's card on the dashboard opens its details.
         const QString target = QString::fromStdString(m_cluster->targetId(0));
-        NodeCard* card = m_window->dashboard()->nodeCards().at(
-            static_cast<std::size_t>(m_session->nodes()->rowOf(target)));
+        NodeCard* card =
+            m_window->dashboard()->nodeCards().at(static_cast<std::size_t>(m_session->nodes()->rowOf(target)));
         QCOMPARE(card->nodeId(), target);
         QTest::mouseDClick(card, Qt::LeftButton);
         QCOMPARE(m_window->currentPage(), m_window->pageIndex(QStringLiteral("Nodes")));
@@ -259,12 +262,13 @@ private slots:
             raw[key + ".cls"] = std::to_string(i % 10);
         }
         auto put = std::async(std::launch::async, [&] { return tests::putAll(m_cluster->proxyUrl(), "raw", raw, 4); });
-        QVERIFY(QTest::qWaitFor([&] { return put.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
-                                60000));
+        QVERIFY(
+            QTest::qWaitFor([&] { return put.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }, 60000));
         QCOMPARE(put.get(), 0);
         QElapsedTimer sinceStart;
         sinceStart.start();
-        auto ishard = c.startJob("ishard", {{"src_bck", "raw"}, {"dst_bck", "shards"}, {"sample_count", 1}, {"ext", ".tgz"}});
+        auto ishard =
+            c.startJob("ishard", {{"src_bck", "raw"}, {"dst_bck", "shards"}, {"sample_count", 1}, {"ext", ".tgz"}});
         QVERIFY2(ishard, ishard ? "" : ishard.error().message.c_str());
         const QString ishardId = QString::fromStdString(ishard->id);
         // Abort once it is under way, as an operator would (its first progress report, after
@@ -293,13 +297,14 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return api::isFinal(jobs->job(jobs->rowOf(ishardId)).state); }, 30000));
         {
             const auto& j = jobs->job(jobs->rowOf(ishardId));
-            QVERIFY2(j.state == api::JobState::Aborted,
-                     qPrintable(QStringLiteral("%1 (%5) after %2 ms, %3 objects done, abort asked %4 ms after the start")
-                                    .arg(QString::fromUtf8(api::jobStateName(j.state).data()))
-                                    .arg((j.endNs - j.startNs) / 1'000'000)
-                                    .arg(j.progress.objectsDone)
-                                    .arg(abortAskedMs)
-                                    .arg(QString::fromStdString(j.error))));
+            QVERIFY2(
+                j.state == api::JobState::Aborted,
+                qPrintable(QStringLiteral("%1 (%5) after %2 ms, %3 objects done, abort asked %4 ms after the start")
+                               .arg(QString::fromUtf8(api::jobStateName(j.state).data()))
+                               .arg((j.endNs - j.startNs) / 1'000'000)
+                               .arg(j.progress.objectsDone)
+                               .arg(abortAskedMs)
+                               .arg(QString::fromStdString(j.error))));
         }
         const int ir = jobs->rowOf(ishardId);
         QCOMPARE(jobs->data(jobs->index(ir, JobModel::StateColumn)).toString(), QStringLiteral("aborted"));
@@ -330,7 +335,7 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return nodes->node(row).state != NodeState::Online; }, 10000));
         QVERIFY(QTest::qWaitFor([&] { return nodes->node(nodes->rowOf(victim)).state == NodeState::Away; }, 15000));
         QVERIFY(QTest::qWaitFor([&] { return eventCount("node_away") == 1; }, 5000));
-        QCOMPARE(nodes->rowCount(), 1 + m_cluster->targetCount());  // still listed, as away
+        QCOMPARE(nodes->rowCount(), 1 + m_cluster->targetCount());                     // still listed, as away
         QCOMPARE(m_session->connection()->nodeCount(), 1 + m_cluster->targetCount());  // it keeps its objects
         // The dashboard's card says so too.
         NodeCard* card = m_window->dashboard()->nodeCards().at(static_cast<std::size_t>(nodes->rowOf(victim)));

@@ -8,11 +8,11 @@
 #include "core/rest_client.h"
 #include "demo/fashion_mnist.h"
 #include "local_cluster.h"
-#include "rest_cluster.h"
 #include "models/bucket_model.h"
 #include "models/object_model.h"
 #include "models/preview_loader.h"
 #include "models/shard_model.h"
+#include "rest_cluster.h"
 #include "ui/buckets_page.h"
 #include "ui/preview_panel.h"
 
@@ -156,7 +156,8 @@ private slots:
         QCOMPARE(model.headerData(5, Qt::Horizontal).toString(), QStringLiteral("Flags"));
         QStringList keys;
         for (int r = 0; r < model.rowCount(); ++r) keys << model.keyAt(r);
-        QCOMPARE(keys, (QStringList{"train/s0", "train/s1", "train/s2", "train/s3", "train/s4", "train/s5", "v1.2/s6"}));
+        QCOMPARE(keys,
+                 (QStringList{"train/s0", "train/s1", "train/s2", "train/s3", "train/s4", "train/s5", "v1.2/s6"}));
         QCOMPARE(model.membersOf(0), (QStringList{"train/s0.bin", "train/s0.cls", "train/s0.json", "train/s0.png"}));
 
         // Contents are read when asked for (the tester asked for every cell).
@@ -179,11 +180,12 @@ private slots:
         QCOMPARE(model.data(model.index(6, 5)).toString(), QStringLiteral("dot in key"));
         QCOMPARE(model.data(model.index(0, 5)).toString(), QString());
         QCOMPARE(model.incompleteSamples(), 1);
-        QCOMPARE(model.statusText(), QStringLiteral("7 samples · 26 members · fields: png, cls, json, bin · 1 incomplete"));
+        QCOMPARE(model.statusText(),
+                 QStringLiteral("7 samples · 26 members · fields: png, cls, json, bin · 1 incomplete"));
 
         // The same samples in the compressed formats.
-        for (auto [name, format] : {std::pair{"gen.tgz", archive::ArchiveFormat::TarGz},
-                                    std::pair{"gen.zip", archive::ArchiveFormat::Zip}}) {
+        for (auto [name, format] :
+             {std::pair{"gen.tgz", archive::ArchiveFormat::TarGz}, std::pair{"gen.zip", archive::ArchiveFormat::Zip}}) {
             QVERIFY(m_client->putObject("preview", name, makeTar(members, format)).ok());
             model.setShard("preview", name);
             QVERIFY(loaded.wait(10000));
@@ -219,14 +221,16 @@ private slots:
             const auto& [name, bytes] = members[static_cast<std::size_t>(i)];
             QVERIFY(m_client->putObject("fashion-mnist", "loose/" + name, bytes).ok());
         }
-        QVERIFY(m_client->putObject("fashion-mnist", "README.json",
-                                    R"({"dataset":"Fashion-MNIST","samples":64,"fields":["png","cls","json"]})")
+        QVERIFY(m_client
+                    ->putObject("fashion-mnist", "README.json",
+                                R"({"dataset":"Fashion-MNIST","samples":64,"fields":["png","cls","json"]})")
                     .ok());
 
         BucketsPage page(m_rest.get());
         page.resize(1280, 800);
         page.show();
-        QVERIFY(QTest::qWaitFor([&] { return page.bucketModel()->rowCount() == 2 && !page.currentBucket().isEmpty(); }, 10000));
+        QVERIFY(QTest::qWaitFor([&] { return page.bucketModel()->rowCount() == 2 && !page.currentBucket().isEmpty(); },
+                                10000));
         page.selectBucket("fashion-mnist");
         ObjectModel* objects = page.objectModel();
         QVERIFY(QTest::qWaitFor([&] { return objects->bucket() == "fashion-mnist" && objects->isComplete(); }, 10000));
@@ -237,7 +241,13 @@ private slots:
         page.objectView()->selectRow(2);  // 000000.png
         QVERIFY(previewed.wait(10000));
         QCOMPARE(previewed.last().at(0).value<Preview>().kind, Preview::Kind::Image);
-        QVERIFY(QTest::qWaitFor([&] { return page.bucketModel()->data(page.bucketModel()->index(0, 1), BucketModel::ObjectCountRole).toLongLong() == 14; }, 10000));
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return page.bucketModel()
+                           ->data(page.bucketModel()->index(0, 1), BucketModel::ObjectCountRole)
+                           .toLongLong() == 14;
+            },
+            10000));
         test::saveScreenshot(&page, "console-object-preview");
 
         page.objectView()->selectRow(1);  // 000000.json
@@ -254,8 +264,13 @@ private slots:
         QCOMPARE(shard->fields(), (QStringList{"png", "cls", "json"}));
         QCOMPARE(shard->incompleteSamples(), 0);
         // The first rows on screen get their thumbnails and labels.
-        QVERIFY(QTest::qWaitFor([&] { return shard->pendingFetches() == 0 && shard->data(shard->index(0, 1), ShardModel::ImageRole).isValid(); }, 20000));
-        const auto cls = std::find_if(members.begin(), members.end(), [](const auto& m) { return m.first == "train/000000.cls"; });
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return shard->pendingFetches() == 0 && shard->data(shard->index(0, 1), ShardModel::ImageRole).isValid();
+            },
+            20000));
+        const auto cls =
+            std::find_if(members.begin(), members.end(), [](const auto& m) { return m.first == "train/000000.cls"; });
         QVERIFY(cls != members.end());
         QCOMPARE(shard->data(shard->index(0, 2)).toLongLong(), std::stoll(cls->second));
         QTest::qWait(50);

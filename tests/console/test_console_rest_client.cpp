@@ -26,7 +26,8 @@ api::Result<T> waitFor(const std::function<void(QObject*, std::function<void(api
     std::optional<api::Result<T>> out;
     QObject ctx;
     call(&ctx, [&](api::Result<T> r) { out.emplace(std::move(r)); });
-    if (!tessera::console::test::waitUntil([&] { return out.has_value(); }, 30000)) return api::Error::timeout("test wait");
+    if (!tessera::console::test::waitUntil([&] { return out.has_value(); }, 30000))
+        return api::Error::timeout("test wait");
     return std::move(*out);
 }
 
@@ -35,7 +36,8 @@ api::Status waitStatus(const std::function<void(QObject*, std::function<void(api
     std::optional<api::Status> out;
     QObject ctx;
     call(&ctx, [&](api::Status r) { out.emplace(std::move(r)); });
-    if (!tessera::console::test::waitUntil([&] { return out.has_value(); }, 30000)) return api::Error::timeout("test wait");
+    if (!tessera::console::test::waitUntil([&] { return out.has_value(); }, 30000))
+        return api::Error::timeout("test wait");
     return *out;
 }
 
@@ -104,7 +106,8 @@ private slots:
             body = PutBody::fromFile(f.fileName());
         }
         const QString sum = QString::fromStdString(api::xxhash64Hex(std::string_view(bytes.constData(), bytes.size())));
-        auto put = waitFor<ObjectInfo>([&](QObject* c, auto done) { m_rest->putObject("rcb", name, body, sum, c, done); });
+        auto put =
+            waitFor<ObjectInfo>([&](QObject* c, auto done) { m_rest->putObject("rcb", name, body, sum, c, done); });
         QVERIFY2(put.ok(), put.ok() ? "" : put.error().message.c_str());
         QCOMPARE(put->size, qint64(size));
         QCOMPARE(QString::fromStdString(put->checksumValue), sum);
@@ -134,8 +137,8 @@ private slots:
         int answered = 0;
         QObject ctx;
         for (int i = 0; i < kCalls; ++i) {
-            m_rest->putObject("rcb", QStringLiteral("many/%1").arg(i), PutBody::fromData(QByteArray::number(i)), {}, &ctx,
-                              [&, i](api::Result<ObjectInfo> r) {
+            m_rest->putObject("rcb", QStringLiteral("many/%1").arg(i), PutBody::fromData(QByteArray::number(i)), {},
+                              &ctx, [&, i](api::Result<ObjectInfo> r) {
                                   if (!r) return void(++answered);
                                   m_rest->headObject("rcb", QStringLiteral("many/%1").arg(i), &ctx,
                                                      [&](api::Result<ObjectInfo> h) {
@@ -152,24 +155,28 @@ private slots:
     {
         const QByteArray bytes = randomBytes(100000, 7);
         QVERIFY(m_client->putObject("rcb", "range.bin", bytes.toStdString()).ok());
-        auto head = waitFor<RangeData>([&](QObject* c, auto done) { m_rest->readHead("rcb", "range.bin", 4096, c, done); });
+        auto head =
+            waitFor<RangeData>([&](QObject* c, auto done) { m_rest->readHead("rcb", "range.bin", 4096, c, done); });
         QVERIFY(head.ok());
         QCOMPARE(head->bytes, bytes.left(4096));
         QCOMPARE(head->totalSize, qint64(bytes.size()));
         QVERIFY(head->truncated());
-        auto whole = waitFor<RangeData>([&](QObject* c, auto done) { m_rest->readHead("rcb", "range.bin", 1 << 20, c, done); });
+        auto whole =
+            waitFor<RangeData>([&](QObject* c, auto done) { m_rest->readHead("rcb", "range.bin", 1 << 20, c, done); });
         QVERIFY(whole.ok());
         QCOMPARE(whole->bytes, bytes);
         QVERIFY(!whole->truncated());
         QVERIFY(m_client->putObject("rcb", "empty", "").ok());
-        auto empty = waitFor<RangeData>([&](QObject* c, auto done) { m_rest->readHead("rcb", "empty", 4096, c, done); });
+        auto empty =
+            waitFor<RangeData>([&](QObject* c, auto done) { m_rest->readHead("rcb", "empty", 4096, c, done); });
         QVERIFY(empty.ok());
         QCOMPARE(empty->totalSize, 0);
         QVERIFY(empty->bytes.isEmpty());
 
         QTemporaryDir tmp;
         const QString path = tmp.filePath("out.bin");
-        auto n = waitFor<qint64>([&](QObject* c, auto done) { m_rest->download("rcb", "range.bin", {}, path, c, done); });
+        auto n =
+            waitFor<qint64>([&](QObject* c, auto done) { m_rest->download("rcb", "range.bin", {}, path, c, done); });
         QVERIFY(n.ok());
         QCOMPARE(*n, qint64(bytes.size()));
         QFile f(path);
@@ -177,7 +184,8 @@ private slots:
         QCOMPARE(f.readAll(), bytes);
         // A failed download writes nothing under the name.
         const QString missingPath = tmp.filePath("missing.bin");
-        auto miss = waitFor<qint64>([&](QObject* c, auto done) { m_rest->download("rcb", "nope", {}, missingPath, c, done); });
+        auto miss =
+            waitFor<qint64>([&](QObject* c, auto done) { m_rest->download("rcb", "nope", {}, missingPath, c, done); });
         QCOMPARE(miss.kind(), api::ErrorKind::NotFound);
         QVERIFY(!QFile::exists(missingPath));
 
@@ -231,7 +239,8 @@ private slots:
         // Downloads: two files, and one name that does not exist.
         QTemporaryDir dir;
         batch.download("rcb",
-                       {{"batch/a", {}, dir.filePath("a")}, {"batch/b", {}, dir.filePath("sub/b")},
+                       {{"batch/a", {}, dir.filePath("a")},
+                        {"batch/b", {}, dir.filePath("sub/b")},
                         {"batch/missing", {}, dir.filePath("m")}},
                        dir.path());
         QVERIFY(test::waitUntil([&] { return summaries.size() == 1; }, 30000));

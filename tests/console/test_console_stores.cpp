@@ -29,7 +29,8 @@ api::Snode snode(const std::string& id, const std::string& type, int port)
     return n;
 }
 
-api::ClusterEvent makeEvent(std::int64_t ts, const std::string& severity, const std::string& kind, const std::string& node)
+api::ClusterEvent makeEvent(std::int64_t ts, const std::string& severity, const std::string& kind,
+                            const std::string& node)
 {
     api::ClusterEvent e;
     e.tsMs = ts;
@@ -42,7 +43,7 @@ api::ClusterEvent makeEvent(std::int64_t ts, const std::string& severity, const 
 
 const QString kClusterA = QStringLiteral("http://127.0.0.1:8080");
 
-} // namespace
+}  // namespace
 
 class TestConsoleStores : public QObject {
     Q_OBJECT
@@ -55,8 +56,8 @@ private slots:
             auto store = ProfileStore::open(db);
             QVERIFY2(store, store ? "" : store.error().message.c_str());
             QVERIFY((*store)->save({QStringLiteral("lab"), QUrl(QStringLiteral("http://10.0.0.5:8080")), {}}));
-            QVERIFY((*store)->save({QStringLiteral("laptop"), QUrl(QStringLiteral("http://127.0.0.1:8080")),
-                                    QStringLiteral("s3cret")}));
+            QVERIFY((*store)->save(
+                {QStringLiteral("laptop"), QUrl(QStringLiteral("http://127.0.0.1:8080")), QStringLiteral("s3cret")}));
             QVERIFY((*store)->markUsed(QStringLiteral("laptop")));
             QVERIFY((*store)->markUsed(QStringLiteral("lab")));
             // Replacing keeps one row per name.
@@ -75,7 +76,8 @@ private slots:
         const auto all = (*store)->profiles();
         QVERIFY(all);
         QCOMPARE(all->size(), std::size_t{2});
-        QCOMPARE(all->at(0), (ConnectionProfile{QStringLiteral("lab"), QUrl(QStringLiteral("http://10.0.0.6:8080")), {}}));
+        QCOMPARE(all->at(0),
+                 (ConnectionProfile{QStringLiteral("lab"), QUrl(QStringLiteral("http://10.0.0.6:8080")), {}}));
         QCOMPARE(all->at(1), (ConnectionProfile{QStringLiteral("laptop"), QUrl(QStringLiteral("http://127.0.0.1:8080")),
                                                 QStringLiteral("s3cret")}));
         const auto last = (*store)->lastUsed();
@@ -211,7 +213,8 @@ private slots:
         QCOMPARE(model.node(1).opsPerSec, 120.0);
         QCOMPARE(model.data(model.index(1, NodeModel::StateColumn)).toString(), QStringLiteral("online"));
         QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("stale"));
-        QCOMPARE(model.data(model.index(1, NodeModel::CapacityColumn), NodeModel::CapacityFractionRole).toDouble(), 0.96);
+        QCOMPARE(model.data(model.index(1, NodeModel::CapacityColumn), NodeModel::CapacityFractionRole).toDouble(),
+                 0.96);
 
         smap.tmap.erase("tb");
         smap.version = 4;

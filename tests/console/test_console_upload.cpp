@@ -7,16 +7,16 @@
 #include "archive/member_name.h"
 #include "client/api_client.h"
 #include "console_test_util.h"
-#include "event_loop_wait.h"
 #include "core/folder_scanner.h"
 #include "core/rest_client.h"
 #include "core/shard_packer.h"
 #include "core/upload_queue.h"
+#include "event_loop_wait.h"
 #include "local_cluster.h"
-#include "rest_cluster.h"
 #include "models/bucket_model.h"
 #include "models/object_model.h"
 #include "models/upload_model.h"
+#include "rest_cluster.h"
 #include "ui/buckets_page.h"
 #include "ui/upload_dialog.h"
 #include "ui/upload_panel.h"
@@ -99,13 +99,15 @@ private slots:
             {"a/b/c/3.bin", randomBytes(1500 * 1024, 3)},
             {"name with spaces & #.txt", "odd name\n"},
         };
-        for (int i = 0; i < 20; ++i) files[QStringLiteral("many/%1.dat").arg(i, 3, 10, QChar('0'))] = randomBytes(1000 + i, 100 + i);
+        for (int i = 0; i < 20; ++i)
+            files[QStringLiteral("many/%1.dat").arg(i, 3, 10, QChar('0'))] = randomBytes(1000 + i, 100 + i);
         for (const auto& [rel, bytes] : files) QVERIFY(writeFile(root + '/' + rel, bytes));
 
         BucketsPage page(m_rest.get());
         page.resize(1280, 800);
         page.show();
-        QAbstractItemModelTester tester(page.uploadPanel()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(page.uploadPanel()->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(test::waitUntil([&] { return page.currentBucket() == "uploads"; }, 10000));
 
         dropOn(&page, {root});
@@ -140,7 +142,8 @@ private slots:
             QCOMPARE(QByteArray::fromStdString(*got), bytes);
         }
         // The listing shows the folder.
-        QVERIFY(test::waitUntil([&] { return page.objectModel()->isComplete() && page.objectModel()->rowCount() == 1; }, 10000));
+        QVERIFY(test::waitUntil([&] { return page.objectModel()->isComplete() && page.objectModel()->rowCount() == 1; },
+                                10000));
         QCOMPARE(page.objectModel()->fullName(0), QStringLiteral("dataset/"));
     }
 
@@ -180,7 +183,8 @@ private slots:
             QVERIFY2(entry.size <= kTarget, qPrintable(QString::number(entry.size)));
             auto bytes = m_client->getObject("uploads", entry.name);
             QVERIFY(bytes.ok());
-            auto reader = archive::ArchiveReader::openMemory(*bytes, archive::ArchiveFormat::Tar, archive::ArchiveLimits{});
+            auto reader =
+                archive::ArchiveReader::openMemory(*bytes, archive::ArchiveFormat::Tar, archive::ArchiveLimits{});
             QVERIFY(reader.ok());
             std::set<std::string> keys;
             for (;;) {
@@ -295,7 +299,8 @@ private slots:
         QVERIFY(test::waitUntil([&] { return queue->isIdle(); }, 60000));
         QCOMPARE(queue->totals().done, kFiles);
         for (int i = 0; i < kFiles; ++i) {
-            auto head = m_client->headObject("uploads", QStringLiteral("batch/part-%1.bin").arg(i, 2, 10, QChar('0')).toStdString());
+            auto head = m_client->headObject(
+                "uploads", QStringLiteral("batch/part-%1.bin").arg(i, 2, 10, QChar('0')).toStdString());
             QVERIFY(head.ok());
             QCOMPARE(head->size, kSize);
             QCOMPARE(QString::fromStdString(head->checksumValue), queue->item(i).checksum);
@@ -311,7 +316,8 @@ private slots:
         BucketsPage page(m_rest.get());
         page.resize(1280, 800);
         page.show();
-        QVERIFY(test::waitUntil([&] { return page.bucketModel()->rowOf("zz-target") >= 0 && !page.currentBucket().isEmpty(); }, 10000));
+        QVERIFY(test::waitUntil(
+            [&] { return page.bucketModel()->rowOf("zz-target") >= 0 && !page.currentBucket().isEmpty(); }, 10000));
         QVERIFY(page.currentBucket() != "zz-target");
         auto* list = page.findChild<QTableView*>("bucketView");
         QVERIFY(list != nullptr);
@@ -320,7 +326,8 @@ private slots:
         dropOn(&page, {tmp.filePath("row.txt")}, at);
         QCOMPARE(page.currentBucket(), QStringLiteral("zz-target"));
         QVERIFY(test::waitUntil([&] { return page.uploadDialog() != nullptr; }, 10000));
-        QVERIFY2(page.uploadDialog()->summaryText().contains("zz-target / "), qPrintable(page.uploadDialog()->summaryText()));
+        QVERIFY2(page.uploadDialog()->summaryText().contains("zz-target / "),
+                 qPrintable(page.uploadDialog()->summaryText()));
         page.uploadDialog()->accept();
         QVERIFY(test::waitUntil([&] { return page.uploadQueue()->isIdle(); }, 10000));
         auto got = m_client->getObject("zz-target", "row.txt");

@@ -80,15 +80,38 @@ private slots:
         QTest::addColumn<QString>("list");     // prints member names, one per line
         QTest::addColumn<QString>("extract");  // MEMBER replaced; prints its bytes
         QTest::addColumn<QString>("tool");
-        QTest::newRow("tar: GNU tar") << "s.tar" << "tar -tf F" << "tar -xOf F MEMBER" << "tar";
-        QTest::newRow("tar: bsdtar") << "s.tar" << "bsdtar -tf F" << "bsdtar -xOf F MEMBER" << "bsdtar";
-        QTest::newRow("tgz: GNU tar") << "s.tgz" << "tar -tzf F" << "tar -xzOf F MEMBER" << "tar";
-        QTest::newRow("tgz: bsdtar") << "s.tgz" << "bsdtar -tf F" << "bsdtar -xOf F MEMBER" << "bsdtar";
-        QTest::newRow("tar.lz4: GNU tar + lz4") << "s.tar.lz4" << "tar -I lz4 -tf F" << "tar -I lz4 -xOf F MEMBER"
+        QTest::newRow("tar: GNU tar") << "s.tar"
+                                      << "tar -tf F"
+                                      << "tar -xOf F MEMBER"
+                                      << "tar";
+        QTest::newRow("tar: bsdtar") << "s.tar"
+                                     << "bsdtar -tf F"
+                                     << "bsdtar -xOf F MEMBER"
+                                     << "bsdtar";
+        QTest::newRow("tgz: GNU tar") << "s.tgz"
+                                      << "tar -tzf F"
+                                      << "tar -xzOf F MEMBER"
+                                      << "tar";
+        QTest::newRow("tgz: bsdtar") << "s.tgz"
+                                     << "bsdtar -tf F"
+                                     << "bsdtar -xOf F MEMBER"
+                                     << "bsdtar";
+        QTest::newRow("tar.lz4: GNU tar + lz4") << "s.tar.lz4"
+                                                << "tar -I lz4 -tf F"
+                                                << "tar -I lz4 -xOf F MEMBER"
                                                 << "lz4";
-        QTest::newRow("tar.lz4: bsdtar") << "s.tar.lz4" << "bsdtar -tf F" << "bsdtar -xOf F MEMBER" << "bsdtar";
-        QTest::newRow("zip: unzip") << "s.zip" << "unzip -Z1 F" << "unzip -p F MEMBER" << "unzip";
-        QTest::newRow("zip: bsdtar") << "s.zip" << "bsdtar -tf F" << "bsdtar -xOf F MEMBER" << "bsdtar";
+        QTest::newRow("tar.lz4: bsdtar") << "s.tar.lz4"
+                                         << "bsdtar -tf F"
+                                         << "bsdtar -xOf F MEMBER"
+                                         << "bsdtar";
+        QTest::newRow("zip: unzip") << "s.zip"
+                                    << "unzip -Z1 F"
+                                    << "unzip -p F MEMBER"
+                                    << "unzip";
+        QTest::newRow("zip: bsdtar") << "s.zip"
+                                     << "bsdtar -tf F"
+                                     << "bsdtar -xOf F MEMBER"
+                                     << "bsdtar";
     }
     void readByTools()
     {

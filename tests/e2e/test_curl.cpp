@@ -14,8 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 
 using namespace tessera;
@@ -76,7 +76,8 @@ private:
     // Runs curl with `-w "\n%{http_code}"` appended and splits the answer.
     int curlStatus(QStringList args, QByteArray* body = nullptr)
     {
-        args << "-w" << "\n%{http_code}";
+        args << "-w"
+             << "\n%{http_code}";
         auto r = curl(args);
         if (r.exitCode != 0) {
             qWarning("curl %s: exit %d: %s", qPrintable(args.join(' ')), r.exitCode, r.err.constData());
@@ -256,8 +257,8 @@ private slots:
     {
         const auto data = writeRandom("c.bin", 4096, 7);
         const auto good = QString::fromStdString(api::xxhash64Hex(data.toStdString()));
-        QCOMPARE(curlStatus({"-L", "-T", "c.bin", "-H", "ais-checksum-type: xxhash", "-H", "ais-checksum-value: " + good,
-                             "-o", "/dev/null", obj("c.bin")}),
+        QCOMPARE(curlStatus({"-L", "-T", "c.bin", "-H", "ais-checksum-type: xxhash", "-H",
+                             "ais-checksum-value: " + good, "-o", "/dev/null", obj("c.bin")}),
                  200);
         QByteArray body;
         QCOMPARE(curlStatus({"-L", "-T", "c.bin", "-H", "ais-checksum-type: xxhash", "-H",
@@ -282,16 +283,16 @@ private slots:
         QCOMPARE(props["checksum"]["validate_warm_get"].get<bool>(), false);
 
         QByteArray body;
-        QCOMPARE(curlStatus({"-X", "PATCH", "-d",
-                             R"({"action":"set-bprops","value":{"checksum":{"validate_warm_get":true}}})",
-                             url("/v1/buckets/web")},
-                            &body),
+        QCOMPARE(curlStatus(
+                     {"-X", "PATCH", "-d", R"({"action":"set-bprops","value":{"checksum":{"validate_warm_get":true}}})",
+                      url("/v1/buckets/web")},
+                     &body),
                  200);
         QCOMPARE(nlohmann::json::parse(body.toStdString())["checksum"]["validate_warm_get"].get<bool>(), true);
         // GET still works (the stored checksum matches) with validation on.
         QCOMPARE(curlStatus({"-L", "-o", "/dev/null", obj("r.bin")}), 200);
-        QCOMPARE(curlStatus({"-X", "PATCH", "-d", R"({"action":"set-bprops","value":{"mirror":{}}})",
-                             url("/v1/buckets/web")}),
+        QCOMPARE(curlStatus(
+                     {"-X", "PATCH", "-d", R"({"action":"set-bprops","value":{"mirror":{}}})", url("/v1/buckets/web")}),
                  400);
         QCOMPARE(curlStatus({"-X", "PATCH", "-d",
                              R"({"action":"set-bprops","value":{"checksum":{"validate_warm_get":false}}})",

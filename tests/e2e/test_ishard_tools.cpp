@@ -80,10 +80,18 @@ private slots:
         QTest::addColumn<QString>("ext");
         QTest::addColumn<QString>("extract");  // F: the shard, D: the directory
         QTest::addColumn<QString>("tool");
-        QTest::newRow("tar: GNU tar") << ".tar" << "tar -xf {file} -C {dir}" << "tar";
-        QTest::newRow("tgz: bsdtar") << ".tgz" << "bsdtar -xf {file} -C {dir}" << "bsdtar";
-        QTest::newRow("tar.lz4: lz4 | GNU tar") << ".tar.lz4" << "lz4 -dc {file} | tar -xf - -C {dir}" << "lz4";
-        QTest::newRow("zip: unzip") << ".zip" << "unzip -q {file} -d {dir}" << "unzip";
+        QTest::newRow("tar: GNU tar") << ".tar"
+                                      << "tar -xf {file} -C {dir}"
+                                      << "tar";
+        QTest::newRow("tgz: bsdtar") << ".tgz"
+                                     << "bsdtar -xf {file} -C {dir}"
+                                     << "bsdtar";
+        QTest::newRow("tar.lz4: lz4 | GNU tar") << ".tar.lz4"
+                                                << "lz4 -dc {file} | tar -xf - -C {dir}"
+                                                << "lz4";
+        QTest::newRow("zip: unzip") << ".zip"
+                                    << "unzip -q {file} -d {dir}"
+                                    << "unzip";
     }
 
     void extractedByTools()
@@ -91,7 +99,8 @@ private slots:
         QFETCH(QString, ext);
         QFETCH(QString, extract);
         QFETCH(QString, tool);
-        if (QStandardPaths::findExecutable(tool).isEmpty()) QSKIP(qPrintable(tool + " is not installed (installers/deps.sh)"));
+        if (QStandardPaths::findExecutable(tool).isEmpty())
+            QSKIP(qPrintable(tool + " is not installed (installers/deps.sh)"));
         client::Client c(m_cluster.proxyUrl());
         const std::string dst = "tools-" + ext.mid(1).replace('.', '-').toStdString();
         QVERIFY(c.createBucket(dst));

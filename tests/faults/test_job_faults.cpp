@@ -72,10 +72,10 @@ private slots:
         }
         QCOMPARE(corrupt(m_cluster, "src", "s-5.jpg"), 1);
         // A plain GET with validation on says 422; the jobs must say so too.
-        auto r = m_cluster.http().send(client::Method::Patch, m_cluster.proxyUrl() + "/v1/buckets/src",
-                                       client::Body::string(json{{"action", "set-bprops"},
-                                                                 {"value", {{"checksum", {{"validate_warm_get", true}}}}}}
-                                                                .dump()));
+        auto r = m_cluster.http().send(
+            client::Method::Patch, m_cluster.proxyUrl() + "/v1/buckets/src",
+            client::Body::string(
+                json{{"action", "set-bprops"}, {"value", {{"checksum", {{"validate_warm_get", true}}}}}}.dump()));
         QCOMPARE(r->status, 200);
         auto g = m_cluster.http().send(client::Method::Get, m_cluster.proxyUrl() + "/v1/objects/src/s-5.jpg");
         QCOMPARE(g->status, 422);

@@ -99,7 +99,8 @@ private:
     }
     static void createBucket(HttpClient& http, const std::string& proxy, const std::string& bucket)
     {
-        auto r = http.send(Method::Post, proxy + "/v1/buckets/" + bucket, Body::string(json{{"action", "create-bck"}}.dump()));
+        auto r = http.send(Method::Post, proxy + "/v1/buckets/" + bucket,
+                           Body::string(json{{"action", "create-bck"}}.dump()));
         QVERIFY(r);
         QCOMPARE(r->status, 200);
     }
@@ -192,10 +193,12 @@ private slots:
         QCOMPARE(client::Client(c.proxyUrl()).decommissionNode(c.targetId(1)).kind(), api::ErrorKind::Conflict);
         r = http.send(Method::Put, c.proxyUrl() + "/v1/cluster", Body::string(body("nosuch")));
         QCOMPARE(r->status, 404);
-        r = http.send(Method::Put, c.proxyUrl() + "/v1/cluster", Body::string(json{{"action", "decommission-node"}}.dump()));
-        QCOMPARE(r->status, 400);
         r = http.send(Method::Put, c.proxyUrl() + "/v1/cluster",
-                      Body::string(json{{"action", "decommission-node"}, {"value", {{"sid", "x"}, {"colour", 1}}}}.dump()));
+                      Body::string(json{{"action", "decommission-node"}}.dump()));
+        QCOMPARE(r->status, 400);
+        r = http.send(
+            Method::Put, c.proxyUrl() + "/v1/cluster",
+            Body::string(json{{"action", "decommission-node"}, {"value", {{"sid", "x"}, {"colour", 1}}}}.dump()));
         QCOMPARE(r->status, 400);
         QVERIFY(r->body.find("colour") != std::string::npos);
         r = http.send(Method::Put, c.proxyUrl() + "/v1/cluster", Body::string(json{{"action", "explode"}}.dump()));
@@ -289,9 +292,9 @@ private slots:
         QCOMPARE(get->header("ais-version"), std::string("2"));
 
         // A delivery without a version stamp is refused outright.
-        auto forged = m_http.send(Method::Put, m_cluster.targetUrl(owner) + "/v1/objects/" + kBucket + "/" + name +
-                                                   "?rebalance=true",
-                                  Body::string("forged"));
+        auto forged = m_http.send(
+            Method::Put, m_cluster.targetUrl(owner) + "/v1/objects/" + kBucket + "/" + name + "?rebalance=true",
+            Body::string("forged"));
         QCOMPARE(forged->status, 400);
     }
 
@@ -365,7 +368,8 @@ private slots:
         const std::string rogue =
             json{{"daemon_id", "trogue"},
                  {"daemon_type", "target"},
-                 {"public_net", {{"node_ip_addr", "127.0.0.1"}, {"daemon_port", 9}, {"direct_url", "http://127.0.0.1:9"}}}}
+                 {"public_net",
+                  {{"node_ip_addr", "127.0.0.1"}, {"daemon_port", 9}, {"direct_url", "http://127.0.0.1:9"}}}}
                 .dump();
         const auto join = m_cluster.proxyUrl() + "/v1/cluster/join";
         auto r = m_http.send(Method::Post, join, Body::string(rogue));

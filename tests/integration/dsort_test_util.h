@@ -10,8 +10,8 @@
 #include "client/api_client.h"
 
 #include <QTest>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>

@@ -65,10 +65,23 @@ bool LocalCluster::launch(Proc& p)
 
 QStringList LocalCluster::targetArgs(int i, int port) const
 {
-    QStringList a{"--role", "target", "--port", QString::number(port), "--port-file",
-                  targetDataDir(i) + "/port", "--data-dir", targetDataDir(i), "--proxy-url",
-                  QString::fromStdString(proxyUrl()), "--keepalive-interval-ms", QString::number(m_options.keepaliveMs),
-                  "--fsync", m_options.fsync ? "true" : "false", "--peer-timeout-ms", "3000", "--cluster-key-file",
+    QStringList a{"--role",
+                  "target",
+                  "--port",
+                  QString::number(port),
+                  "--port-file",
+                  targetDataDir(i) + "/port",
+                  "--data-dir",
+                  targetDataDir(i),
+                  "--proxy-url",
+                  QString::fromStdString(proxyUrl()),
+                  "--keepalive-interval-ms",
+                  QString::number(m_options.keepaliveMs),
+                  "--fsync",
+                  m_options.fsync ? "true" : "false",
+                  "--peer-timeout-ms",
+                  "3000",
+                  "--cluster-key-file",
                   clusterKeyFile()};
     for (const auto& mp : targetMountpaths(i)) a << "--mountpath" << QString::fromStdString(mp);
     a << m_options.extraTargetArgs;
@@ -97,10 +110,20 @@ bool LocalCluster::start()
     QDir().mkpath(m_dir.path() + "/proxy");
     m_proxy.portFile = m_dir.path() + "/proxy/port";
     m_proxy.logFile = m_dir.path() + "/proxy.log";
-    m_proxy.args = QStringList{"--role", "proxy", "--port", "0", "--port-file", m_proxy.portFile, "--data-dir",
-                               m_dir.path() + "/proxy", "--keepalive-interval-ms",
-                               QString::number(m_options.keepaliveMs), "--keepalive-max-missed",
-                               QString::number(m_options.maxMissed), "--peer-timeout-ms", "3000"};
+    m_proxy.args = QStringList{"--role",
+                               "proxy",
+                               "--port",
+                               "0",
+                               "--port-file",
+                               m_proxy.portFile,
+                               "--data-dir",
+                               m_dir.path() + "/proxy",
+                               "--keepalive-interval-ms",
+                               QString::number(m_options.keepaliveMs),
+                               "--keepalive-max-missed",
+                               QString::number(m_options.maxMissed),
+                               "--peer-timeout-ms",
+                               "3000"};
     m_proxy.args << m_options.extraProxyArgs;
     if (!launch(m_proxy)) return false;
     // From now on the proxy keeps its port across restarts.
@@ -168,10 +191,7 @@ bool LocalCluster::waitForTargets(int n, std::chrono::milliseconds timeout)
                            static_cast<int>(timeout.count()));
 }
 
-qint64 LocalCluster::targetPid(int i) const
-{
-    return m_targets[static_cast<std::size_t>(i)].process->processId();
-}
+qint64 LocalCluster::targetPid(int i) const { return m_targets[static_cast<std::size_t>(i)].process->processId(); }
 
 void LocalCluster::killTarget(int i)
 {

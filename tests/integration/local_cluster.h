@@ -24,7 +24,7 @@ public:
         bool fsync = false;
         int keepaliveMs = 300;
         int maxMissed = 3;
-        QStringList extraProxyArgs;   // appended to the proxy's command line
+        QStringList extraProxyArgs;     // appended to the proxy's command line
         QStringList extraTargetArgs{};  // appended to every target's command line
     };
 

@@ -220,22 +220,30 @@ private slots:
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QStringList>("expected");
-        QTest::newRow("regexp") << "regexp" << "\\.cls$" << QStringList{"s/0001.cls", "s/0002.cls", "t/0001.cls"};
-        QTest::newRow("default is regexp") << "" << "^s/000[12]\\.jpg" << QStringList{"s/0001.jpg", "s/0002.jpg"};
-        QTest::newRow("prefix") << "prefix" << "s/0001" << QStringList{"s/0001.jpg", "s/0001.cls", "s/0001.seg.png"};
-        QTest::newRow("suffix") << "suffix" << ".jpg" << QStringList{"s/0001.jpg", "s/0002.jpg"};
-        QTest::newRow("substr") << "substr" << "0001" << QStringList{"s/0001.jpg", "s/0001.cls", "s/0001.seg.png",
-                                                                      "t/0001.cls"};
-        QTest::newRow("wdskey") << "wdskey" << "s/0001" << QStringList{"s/0001.jpg", "s/0001.cls", "s/0001.seg.png"};
+        QTest::newRow("regexp") << "regexp"
+                                << "\\.cls$" << QStringList{"s/0001.cls", "s/0002.cls", "t/0001.cls"};
+        QTest::newRow("default is regexp") << ""
+                                           << "^s/000[12]\\.jpg" << QStringList{"s/0001.jpg", "s/0002.jpg"};
+        QTest::newRow("prefix") << "prefix"
+                                << "s/0001" << QStringList{"s/0001.jpg", "s/0001.cls", "s/0001.seg.png"};
+        QTest::newRow("suffix") << "suffix"
+                                << ".jpg" << QStringList{"s/0001.jpg", "s/0002.jpg"};
+        QTest::newRow("substr") << "substr"
+                                << "0001" << QStringList{"s/0001.jpg", "s/0001.cls", "s/0001.seg.png", "t/0001.cls"};
+        QTest::newRow("wdskey") << "wdskey"
+                                << "s/0001" << QStringList{"s/0001.jpg", "s/0001.cls", "s/0001.seg.png"};
     }
     void selections()
     {
         QFETCH(QString, mode);
         QFETCH(QString, value);
         QFETCH(QStringList, expected);
-        const Members members{{"s/0001.jpg", randomBytes(3000, 1)}, {"s/0001.cls", "3"},
-                              {"s/0001.seg.png", randomBytes(500, 2)}, {"s/0002.jpg", randomBytes(2000, 3)},
-                              {"s/0002.cls", "7"},                    {"t/0001.cls", "1"},
+        const Members members{{"s/0001.jpg", randomBytes(3000, 1)},
+                              {"s/0001.cls", "3"},
+                              {"s/0001.seg.png", randomBytes(500, 2)},
+                              {"s/0002.jpg", randomBytes(2000, 3)},
+                              {"s/0002.cls", "7"},
+                              {"t/0001.cls", "1"},
                               {"other.txt", "x"}};
         std::map<std::string, std::string> byName(members.begin(), members.end());
         auto c = client();
@@ -302,14 +310,16 @@ private slots:
         for (int i = 0; i < 7; ++i) {
             Members m;
             for (int j = 0; j < i % 4 + 1; ++j) {
-                m.emplace_back("k" + std::to_string(9 - j) + ".txt", std::string(static_cast<std::size_t>(10 * j + i), 'x'));
+                m.emplace_back("k" + std::to_string(9 - j) + ".txt",
+                               std::string(static_cast<std::size_t>(10 * j + i), 'x'));
             }
             const auto ext = std::string(archive::formatExtension(ArchiveFormat(i % 4)));
             shards.emplace_back(p + "s" + std::to_string(i) + ext, m);
             QVERIFY(c.putObject(m_bucket, shards.back().first, buildShard(ArchiveFormat(i % 4), m)).ok());
         }
         // "s0.tar-x" sorts before "s0.tar/k9.txt" by full name.
-        for (const auto& plain : {"s0.tar-x", "a", "z", "s3.zipped"}) QVERIFY(c.putObject(m_bucket, p + plain, "p").ok());
+        for (const auto& plain : {"s0.tar-x", "a", "z", "s3.zipped"})
+            QVERIFY(c.putObject(m_bucket, p + plain, "p").ok());
         std::vector<std::pair<std::string, std::int64_t>> expected;
         std::map<std::string, Members> byName(shards.begin(), shards.end());
         std::vector<std::string> objects;
@@ -319,7 +329,8 @@ private slots:
         for (const auto& o : objects) {
             expected.emplace_back(o, -2);
             if (auto it = byName.find(o); it != byName.end()) {
-                for (const auto& [mn, data] : it->second) expected.emplace_back(o + "/" + mn, static_cast<std::int64_t>(data.size()));
+                for (const auto& [mn, data] : it->second)
+                    expected.emplace_back(o + "/" + mn, static_cast<std::int64_t>(data.size()));
             }
         }
         for (std::uint32_t pageSize : {2u, 1000u}) {
@@ -358,9 +369,10 @@ private slots:
         QVERIFY(plain.ok());
         QCOMPARE(plain->size(), std::size_t{1});
         // The JSON list message form.
-        auto r = m_cluster.http().send(client::Method::Get, m_cluster.proxyUrl() + "/v1/buckets/" + m_bucket,
-                                       client::Body::string(R"({"action":"list","value":{"prefix":"ls/s2","flags":8}})"),
-                                       {{"Content-Type", "application/json"}});
+        auto r =
+            m_cluster.http().send(client::Method::Get, m_cluster.proxyUrl() + "/v1/buckets/" + m_bucket,
+                                  client::Body::string(R"({"action":"list","value":{"prefix":"ls/s2","flags":8}})"),
+                                  {{"Content-Type", "application/json"}});
         QVERIFY(r.ok());
         QVERIFY2(r->body.find("\"ls/s2.tar.lz4/k8.txt\"") != std::string::npos, r->body.c_str());
         QCOMPARE(m_cluster.http()
@@ -507,10 +519,12 @@ private slots:
         QVERIFY(idx >= 0);
         QVERIFY(m_cluster.restartTarget(idx));
         client::Response again;
-        QVERIFY(QTest::qWaitFor([&] {
-            again = rawGet(shard, {{"archpath", "r.txt"}});
-            return again.status == 200;
-        }, 10000));
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                again = rawGet(shard, {{"archpath", "r.txt"}});
+                return again.status == 200;
+            },
+            10000));
         QCOMPARE(again.body, std::string("restart"));
         QCOMPARE(again.header(api::kHdrArchiveIndex), std::string("file"));
     }

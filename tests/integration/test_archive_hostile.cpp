@@ -83,17 +83,22 @@ class TestArchiveHostile : public QObject {
 private:
     // Small limits so that a test can break them cheaply.
     tests::LocalCluster m_cluster{tests::LocalCluster::Options{
-        2, 1, false, 300, 3, {},
-        {"--archive-max-member-size", "1048576", "--archive-max-members", "50", "--archive-max-compression-ratio",
-         "10", "--archive-max-total-size", "16777216"}}};
+        2,
+        1,
+        false,
+        300,
+        3,
+        {},
+        {"--archive-max-member-size", "1048576", "--archive-max-members", "50", "--archive-max-compression-ratio", "10",
+         "--archive-max-total-size", "16777216"}}};
     const std::string m_bucket = "hostile";
 
     client::Response send(client::Method m, const std::string& name, const api::QueryMap& q,
                           const client::Body& body = {})
     {
-        auto r = m_cluster.http().send(m, m_cluster.proxyUrl() + "/v1/objects/" + m_bucket + "/" +
-                                              api::percentEncode(name, true) +
-                                              (q.empty() ? "" : "?" + api::buildQuery(q)),
+        auto r = m_cluster.http().send(m,
+                                       m_cluster.proxyUrl() + "/v1/objects/" + m_bucket + "/" +
+                                           api::percentEncode(name, true) + (q.empty() ? "" : "?" + api::buildQuery(q)),
                                        body);
         return r ? r.value() : client::Response{};
     }
@@ -128,8 +133,8 @@ private slots:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QByteArray>("bytes");
-        QTest::addColumn<QString>("member");    // what archpath asks for
-        QTest::addColumn<QString>("reason");    // in the message
+        QTest::addColumn<QString>("member");  // what archpath asks for
+        QTest::addColumn<QString>("reason");  // in the message
         auto row = [](const char* tag, const char* name, const std::string& bytes, const char* member,
                       const char* reason) {
             QTest::newRow(tag) << name << QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size())) << member
@@ -218,7 +223,8 @@ private slots:
     void appendBeyondTheMemberCount()
     {
         client::Client c(m_cluster.proxyUrl());
-        for (int i = 0; i < 50; ++i) QVERIFY(c.appendToArchive(m_bucket, "full.tar", "m" + std::to_string(i), "m").ok());
+        for (int i = 0; i < 50; ++i)
+            QVERIFY(c.appendToArchive(m_bucket, "full.tar", "m" + std::to_string(i), "m").ok());
         auto r = c.appendToArchive(m_bucket, "full.tar", "one-too-many", "m");
         QCOMPARE(r.kind(), api::ErrorKind::BadRequest);
         QVERIFY(r.error().message.find("archive_max_members") != std::string::npos);

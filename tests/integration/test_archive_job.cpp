@@ -89,8 +89,8 @@ private slots:
 
     void byListExactBytes()
     {
-        const std::vector<std::string> names{"img-0003.jpg", "big.bin", "dir/nested.bin", "img-0000.jpg",
-                                             "img-0059.jpg", "img-0017.jpg"};
+        const std::vector<std::string> names{"img-0003.jpg", "big.bin",      "dir/nested.bin",
+                                             "img-0000.jpg", "img-0059.jpg", "img-0017.jpg"};
         // A shard owned by another target than big.bin's, so that big.bin
         // (over the 4 MiB a batch carries) is streamed from its owner.
         const auto smap = m_cluster.smap();
@@ -202,29 +202,34 @@ private slots:
         const QString v = "{\"action\":\"archive\",\"value\":%1}";
         QTest::newRow("no archname") << "arch-src" << v.arg("{\"objnames\":[\"a\"]}") << 400 << "/archname";
         QTest::newRow("list and template")
-            << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"a\"],\"template\":\"a{0..1}\"}") << 400 << "/objnames";
+            << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"a\"],\"template\":\"a{0..1}\"}") << 400
+            << "/objnames";
         QTest::newRow("neither") << "arch-src" << v.arg("{\"archname\":\"a.tar\"}") << 400 << "/objnames";
-        QTest::newRow("empty list") << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"objnames\":[]}") << 400 << "/objnames";
+        QTest::newRow("empty list") << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"objnames\":[]}") << 400
+                                    << "/objnames";
         QTest::newRow("bad name") << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"../x\"]}") << 400
                                   << "/objnames/0";
-        QTest::newRow("bad template")
-            << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"template\":\"a{5..1}\"}") << 400 << "/template";
+        QTest::newRow("bad template") << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"template\":\"a{5..1}\"}") << 400
+                                      << "/template";
         QTest::newRow("template over the limit")
             << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"template\":\"a{0..100000}\"}") << 400 << "/template";
-        QTest::newRow("unknown format")
-            << "arch-src" << v.arg("{\"archname\":\"a.rar\",\"objnames\":[\"a\"]}") << 400 << "/archname";
-        QTest::newRow("bad mime")
-            << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"mime\":\"rar\",\"objnames\":[\"a\"]}") << 400 << "/mime";
-        QTest::newRow("flag type")
-            << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"a\"],\"append_to_arch\":\"yes\"}") << 400
-            << "/append_to_arch";
-        QTest::newRow("unknown field")
-            << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"a\"],\"archnam\":\"x\"}") << 400 << "/archnam";
+        QTest::newRow("unknown format") << "arch-src" << v.arg("{\"archname\":\"a.rar\",\"objnames\":[\"a\"]}") << 400
+                                        << "/archname";
+        QTest::newRow("bad mime") << "arch-src"
+                                  << v.arg("{\"archname\":\"a.tar\",\"mime\":\"rar\",\"objnames\":[\"a\"]}") << 400
+                                  << "/mime";
+        QTest::newRow("flag type") << "arch-src"
+                                   << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"a\"],\"append_to_arch\":\"yes\"}")
+                                   << 400 << "/append_to_arch";
+        QTest::newRow("unknown field") << "arch-src"
+                                       << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"a\"],\"archnam\":\"x\"}")
+                                       << 400 << "/archnam";
         QTest::newRow("no destination bucket")
-            << "arch-src" << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"a\"],\"to_bck\":{\"name\":\"nope-bucket\"}}") << 404
+            << "arch-src"
+            << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"a\"],\"to_bck\":{\"name\":\"nope-bucket\"}}") << 404
             << "nope-bucket";
-        QTest::newRow("no source bucket") << "nope-bucket" << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"a\"]}") << 404
-                                          << "nope-bucket";
+        QTest::newRow("no source bucket")
+            << "nope-bucket" << v.arg("{\"archname\":\"a.tar\",\"objnames\":[\"a\"]}") << 404 << "nope-bucket";
         QTest::newRow("value not an object") << "arch-src" << v.arg("[1]") << 400 << "object";
     }
 

@@ -65,16 +65,16 @@ private slots:
 
     void putThroughTheProxy()
     {
-        auto r = bench({"put", "--bucket", "bench-put", "--prefix", "p/", "--count", "300", "--workers", "8",
-                        "--size", "2KiB", "--interval", "100ms"});
+        auto r = bench({"put", "--bucket", "bench-put", "--prefix", "p/", "--count", "300", "--workers", "8", "--size",
+                        "2KiB", "--interval", "100ms"});
         QVERIFY2(r.exit == 0, r.err.c_str());
         QCOMPARE(r.doc.at("errors").get<int>(), 0);
         QCOMPARE(ops(r.doc, "put"), std::uint64_t{300});
         QCOMPARE(r.doc.at("summary").at("put").at("bytes").get<std::uint64_t>(), std::uint64_t{300 * 2048});
         intervalsAddUp(r.doc, "put");
         // The names PUT wrote are what get reads back, checksums verified.
-        auto g = bench({"get", "--bucket", "bench-put", "--prefix", "p/", "--count", "300", "--workers", "8",
-                        "--verify"});
+        auto g =
+            bench({"get", "--bucket", "bench-put", "--prefix", "p/", "--count", "300", "--workers", "8", "--verify"});
         QVERIFY2(g.exit == 0, g.err.c_str());
         QCOMPARE(g.doc.at("setup").get<std::string>(), std::string("reading 300 existing objects under bench-put/p/"));
         QCOMPARE(ops(g.doc, "get"), std::uint64_t{300});
@@ -96,8 +96,8 @@ private slots:
 
     void mixedCountsAddUp()
     {
-        auto r = bench({"mixed", "--bucket", "bench-mixed", "--count-objects", "20", "--size", "100KiB",
-                        "--pct-put", "40", "--count", "300", "--workers", "8", "--verify"});
+        auto r = bench({"mixed", "--bucket", "bench-mixed", "--count-objects", "20", "--size", "100KiB", "--pct-put",
+                        "40", "--count", "300", "--workers", "8", "--verify"});
         QVERIFY2(r.exit == 0, r.err.c_str());
         QCOMPARE(r.doc.at("errors").get<int>(), 0);
         const auto gets = ops(r.doc, "get"), puts = ops(r.doc, "put");
@@ -146,8 +146,8 @@ private slots:
     {
         // Reading names that do not exist: every GET is a 404, counted.
         const auto url = m_cluster.proxyUrl() + "/v1/objects/bench-url/missing-{i}";
-        auto r = bench({"--url-get", QString::fromStdString(url), "--count-objects", "3", "--count", "20",
-                        "--workers", "2"});
+        auto r = bench(
+            {"--url-get", QString::fromStdString(url), "--count-objects", "3", "--count", "20", "--workers", "2"});
         QCOMPARE(r.exit, 1);
         QCOMPARE(r.doc.at("errors").get<int>(), 20);
         QCOMPARE(ops(r.doc, "get"), std::uint64_t{0});
@@ -185,15 +185,15 @@ private slots:
             QVERIFY(api.putObject("bench-shards", "tar/" + name, shard));
             std::ofstream(dir.filePath(QString::fromStdString(name)).toStdString(), std::ios::binary) << shard;
         }
-        auto r = bench({"shard-read", "--bucket", "bench-shards", "--prefix", "tar/", "--count", "30", "--workers",
-                        "3", "--direct", "--verify"});
+        auto r = bench({"shard-read", "--bucket", "bench-shards", "--prefix", "tar/", "--count", "30", "--workers", "3",
+                        "--direct", "--verify"});
         QVERIFY2(r.exit == 0, r.err.c_str());
         QCOMPARE(ops(r.doc, "get"), std::uint64_t{30});
         QCOMPARE(r.doc.at("summary").at("get").at("items").get<std::uint64_t>(), std::uint64_t{30 * 40});
         intervalsAddUp(r.doc, "get");
 
-        auto l = bench({"loose-read", "--bucket", "bench-shards", "--prefix", "loose/", "--count", "200",
-                        "--workers", "4"});
+        auto l =
+            bench({"loose-read", "--bucket", "bench-shards", "--prefix", "loose/", "--count", "200", "--workers", "4"});
         QVERIFY2(l.exit == 0, l.err.c_str());
         QCOMPARE(l.doc.at("setup").get<std::string>(),
                  std::string("reading 120 existing objects under bench-shards/loose/"));

@@ -3,11 +3,11 @@
 
 #include "api/checksum.h"
 
-#include <QTcpServer>
-#include <QTcpSocket>
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
@@ -237,7 +237,7 @@ private slots:
         auto r = cli({"--json", "show", "perf", "--count", "1", "--refresh", "200ms"});
         QCOMPARE(r.code, 0);
         const auto doc = nlohmann::json::parse(r.out.toStdString());
-        QCOMPARE(doc["nodes"].size(), std::size_t{4});  // the proxy and three targets
+        QCOMPARE(doc["nodes"].size(), std::size_t{4});                  // the proxy and three targets
         QVERIFY(doc["cluster"]["put"]["n"].get<std::uint64_t>() >= 1);  // earlier tests stored objects
         for (const auto& n : doc["nodes"]) QVERIFY(n["interval_s"].get<double>() > 0.1);
 

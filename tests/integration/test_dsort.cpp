@@ -17,8 +17,8 @@
 #include <set>
 
 using namespace tessera;
-using tests::DsortRecordData;
 using nlohmann::json;
+using tests::DsortRecordData;
 
 namespace {
 
@@ -32,9 +32,9 @@ class TestDsort : public QObject {
 
 private:
     tests::LocalCluster m_cluster;
-    std::vector<std::vector<DsortRecordData>> m_input;  // per input shard, in shard order
+    std::vector<std::vector<DsortRecordData>> m_input;                // per input shard, in shard order
     std::map<std::string, std::pair<std::int64_t, double>> m_labels;  // key -> (.cls, .val)
-    std::map<std::string, std::string> m_names;  // key -> .txt content (string keys)
+    std::map<std::string, std::string> m_names;                       // key -> .txt content (string keys)
 
     client::Client client() { return client::Client(m_cluster.proxyUrl()); }
 
@@ -55,12 +55,9 @@ private:
     {
         auto c = client();
         if (!c.bucketProps(out)) (void)c.createBucket(out);
-        return json{{"input_bck", "dsort-in"},
-                    {"input_format", {{"template", "in-{0..7}"}}},
-                    {"input_extension", ".tar"},
-                    {"output_bck", out},
-                    {"output_format", "out-{000..999}"},
-                    {"output_shard_size", "16KiB"}};
+        return json{{"input_bck", "dsort-in"},           {"input_format", {{"template", "in-{0..7}"}}},
+                    {"input_extension", ".tar"},         {"output_bck", out},
+                    {"output_format", "out-{000..999}"}, {"output_shard_size", "16KiB"}};
     }
 
     // Starts the dSort and waits for its end.
@@ -114,7 +111,8 @@ private slots:
                 DsortRecordData r{key, {}};
                 const auto cls = static_cast<std::int64_t>(rng() % 41) - 20;
                 const double val = static_cast<double>(rng() % 100000) / 1000.0 - 50.0;
-                const std::string txt = std::string(1, static_cast<char>('a' + rng() % 26)) + std::to_string(rng() % 1000);
+                const std::string txt =
+                    std::string(1, static_cast<char>('a' + rng() % 26)) + std::to_string(rng() % 1000);
                 r.files.emplace_back(r.key + ".bin", tests::randomBytes(100 + rng() % 6000, rng()));
                 r.files.emplace_back(r.key + ".cls", std::to_string(cls) + "\n");
                 char vbuf[32];
@@ -187,7 +185,9 @@ private slots:
         for (const auto* type : {"int", "float", "string"}) {
             const std::string bucket = std::string("out-content-") + type;
             auto spec = baseSpec(bucket);
-            const std::string ext = std::string(type) == "int" ? ".cls" : std::string(type) == "float" ? ".val" : ".txt";
+            const std::string ext = std::string(type) == "int"     ? ".cls"
+                                    : std::string(type) == "float" ? ".val"
+                                                                   : ".txt";
             spec["algorithm"] = {{"kind", "content"}, {"extension", ext}, {"content_key_type", type}};
             auto st = run(spec);
             QVERIFY2(st.job.state == api::JobState::Finished, st.job.error.c_str());
@@ -325,8 +325,9 @@ private slots:
         spec["missing_shards"] = "abort";
         auto st = run(spec);
         QVERIFY2(st.job.state == api::JobState::Failed, nlohmann::json(st.job).dump().c_str());
-        QVERIFY2(st.job.error.find("in-8.tar") != std::string::npos || st.job.error.find("in-9.tar") != std::string::npos,
-                 st.job.error.c_str());
+        QVERIFY2(
+            st.job.error.find("in-8.tar") != std::string::npos || st.job.error.find("in-9.tar") != std::string::npos,
+            st.job.error.c_str());
         QVERIFY(outputs("out-missing").empty());
         spec["missing_shards"] = "ignore";
         st = run(spec);

@@ -66,7 +66,8 @@ private slots:
             std::vector<DsortRecordData> shard;
             for (int k = 0; k < 10; ++k) {
                 const auto key = "item-" + std::to_string(rng() % 90000 + 10000);
-                shard.push_back({key, {{key + ".jpg", tests::randomBytes(200 + rng() % 800, rng())}, {key + ".cls", "1"}}});
+                shard.push_back(
+                    {key, {{key + ".jpg", tests::randomBytes(200 + rng() % 800, rng())}, {key + ".cls", "1"}}});
             }
             m_records.insert(m_records.end(), shard.begin(), shard.end());
             QVERIFY(c.putObject("cli-in", "part-" + std::to_string(s) + ".tar", tests::makeShard(shard)));

@@ -14,8 +14,8 @@
 #include <set>
 
 using namespace tessera;
-using tests::DsortRecordData;
 using nlohmann::json;
+using tests::DsortRecordData;
 
 namespace {
 

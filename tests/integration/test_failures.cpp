@@ -8,10 +8,10 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QTemporaryFile>
-#include <set>
 #include <QTest>
 #include <atomic>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 using namespace tessera;
@@ -219,8 +219,8 @@ private slots:
         std::set<std::string> names;
         std::string token;
         for (int page = 0; page < 100; ++page) {
-            r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/buckets/grow?pagesize=7&continuation_token=" +
-                                             token);
+            r = m_http.send(Method::Get,
+                            m_cluster.proxyUrl() + "/v1/buckets/grow?pagesize=7&continuation_token=" + token);
             auto j = nlohmann::json::parse(r->body);
             for (const auto& e : j["entries"]) QVERIFY(names.insert(e["name"].get<std::string>()).second);
             token = j["continuation_token"].get<std::string>();

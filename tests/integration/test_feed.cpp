@@ -51,7 +51,10 @@ public:
         m_ws.open(QUrl(url + "/v1/ws"));
     }
 
-    bool waitOpen() { return QTest::qWaitFor([this] { return m_ws.state() == QAbstractSocket::ConnectedState; }, 5000); }
+    bool waitOpen()
+    {
+        return QTest::qWaitFor([this] { return m_ws.state() == QAbstractSocket::ConnectedState; }, 5000);
+    }
     void send(const std::string& text) { m_ws.sendTextMessage(QString::fromStdString(text)); }
     void sendBinary(const QByteArray& b) { m_ws.sendBinaryMessage(b); }
     bool disconnected() const { return m_disconnected; }
@@ -135,11 +138,15 @@ class TestFeed : public QObject {
 
 private:
     // Stale after 3 x 500 ms; removed after 6 x 500 ms of missed keepalives.
-    tests::LocalCluster m_cluster{tests::LocalCluster::Options{
-        2, 1, false, 500, 6,
-        {"--stats-interval-ms", QString::number(kIntervalMs), "--ws-write-timeout-ms", "1000", "--ws-send-buffer",
-         "4096"},
-        {"--usage-scan-interval-ms", "1000"}}};
+    tests::LocalCluster m_cluster{
+        tests::LocalCluster::Options{2,
+                                     1,
+                                     false,
+                                     500,
+                                     6,
+                                     {"--stats-interval-ms", QString::number(kIntervalMs), "--ws-write-timeout-ms",
+                                      "1000", "--ws-send-buffer", "4096"},
+                                     {"--usage-scan-interval-ms", "1000"}}};
     client::HttpClient m_http;
 
     json proxyStats()
@@ -178,9 +185,10 @@ private slots:
         const int m = feed.waitFor("metrics", 1, 2 * kIntervalMs + 1000);
         QVERIFY(m > 0);
         const auto& rec = feed.messages()[static_cast<std::size_t>(m)];
-        QVERIFY2(rec.arrivedMs - feed.messages()[0].arrivedMs <= 2 * kIntervalMs,
-                 qPrintable(QString("first metrics %1 ms after the snapshot")
-                                .arg(rec.arrivedMs - feed.messages()[0].arrivedMs)));
+        QVERIFY2(
+            rec.arrivedMs - feed.messages()[0].arrivedMs <= 2 * kIntervalMs,
+            qPrintable(
+                QString("first metrics %1 ms after the snapshot").arg(rec.arrivedMs - feed.messages()[0].arrivedMs)));
         const auto& data = rec.msg["data"];
         QCOMPARE(data["interval_ms"].get<int>(), kIntervalMs);
         QCOMPARE(data["nodes"].size(), std::size_t{3});  // the proxy and two targets
@@ -453,7 +461,8 @@ private slots:
             p.write(QByteArray::fromStdString(r->body));
             p.closeWriteChannel();
             QVERIFY(p.waitForFinished(30000));
-            QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())));
+            QVERIFY2(p.exitCode() == 0,
+                     qPrintable(QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())));
         }
     }
 

@@ -90,7 +90,8 @@ private:
         std::size_t n = 0;
         for (int t = 0; t < m_cluster.targetCount(); ++t) {
             for (const auto& mp : m_cluster.targetMountpaths(t)) {
-                QDirIterator it(QString::fromStdString(mp + "/.tessera/work"), QDir::Files, QDirIterator::Subdirectories);
+                QDirIterator it(QString::fromStdString(mp + "/.tessera/work"), QDir::Files,
+                                QDirIterator::Subdirectories);
                 while (it.hasNext()) {
                     it.next();
                     ++n;
@@ -268,10 +269,12 @@ private slots:
         QTest::newRow("prefix") << "{" + b + ",\"prefix\":[\"a\"]}" << 400 << "/prefix";
         QTest::newRow("shard_size") << "{" + b + ",\"shard_size\":\"lots\"}" << 400 << "/shard_size";
         QTest::newRow("sample_count") << "{" + b + ",\"sample_count\":0}" << 400 << "/sample_count";
-        QTest::newRow("both sizes") << "{" + b + ",\"sample_count\":3,\"shard_size\":\"1MiB\"}" << 400 << "/sample_count";
+        QTest::newRow("both sizes") << "{" + b + ",\"sample_count\":3,\"shard_size\":\"1MiB\"}" << 400
+                                    << "/sample_count";
         QTest::newRow("shard_template") << "{" + b + ",\"shard_template\":\"s{3..1}\"}" << 400 << "/shard_template";
         QTest::newRow("ext") << "{" + b + ",\"ext\":\".7z\"}" << 400 << "/ext";
-        QTest::newRow("sample_key_pattern") << "{" + b + ",\"sample_key_pattern\":\"[(\"}" << 400 << "/sample_key_pattern";
+        QTest::newRow("sample_key_pattern")
+            << "{" + b + ",\"sample_key_pattern\":\"[(\"}" << 400 << "/sample_key_pattern";
         QTest::newRow("sort") << "{" + b + ",\"sort\":\"zigzag\"}" << 400 << "/sort";
         QTest::newRow("missing_extension_action")
             << "{" + b + ",\"missing_extension_action\":\"shrug\"}" << 400 << "/missing_extension_action";

@@ -48,8 +48,7 @@ private:
     {
         return m_cluster.proxyUrl() + "/v1/objects/" + bucket + "/" + api::percentEncode(name, true);
     }
-    int put(const std::string& bucket, const std::string& name, const std::string& data,
-            const client::Headers& h = {})
+    int put(const std::string& bucket, const std::string& name, const std::string& data, const client::Headers& h = {})
     {
         auto r = m_http.send(Method::Put, objUrl(bucket, name), Body::string(data), h);
         return r ? r->status : -1;
@@ -210,9 +209,9 @@ private slots:
                 for (int i = t; i < kCount; i += kThreads) {
                     const auto data = randomBytes(static_cast<std::size_t>(i % 3000), static_cast<std::uint64_t>(i));
                     const auto& n = names[static_cast<std::size_t>(i)];
-                    auto r = http.send(Method::Put, proxy + "/v1/objects/data/" + n, Body::string(data),
-                                       {{"ais-checksum-type", "xxhash"},
-                                        {"ais-checksum-value", api::xxhash64Hex(data)}});
+                    auto r =
+                        http.send(Method::Put, proxy + "/v1/objects/data/" + n, Body::string(data),
+                                  {{"ais-checksum-type", "xxhash"}, {"ais-checksum-value", api::xxhash64Hex(data)}});
                     if (!r || r->status != 200) ++failures;
                 }
             });
@@ -345,8 +344,8 @@ private slots:
         QCOMPARE(r.status, status);
         if (status == 206) {
             QVERIFY(r.body == data.substr(static_cast<std::size_t>(offset), static_cast<std::size_t>(length)));
-            QCOMPARE(r.header("content-range"), "bytes " + std::to_string(offset) + "-" +
-                                                    std::to_string(offset + length - 1) + "/100");
+            QCOMPARE(r.header("content-range"),
+                     "bytes " + std::to_string(offset) + "-" + std::to_string(offset + length - 1) + "/100");
         } else if (status == 416) {
             QCOMPARE(r.header("content-range"), std::string("bytes */100"));
         }
@@ -439,8 +438,9 @@ private slots:
     void checksumValidationOnGet()
     {
         QCOMPARE(put("data", "verify/obj", "good bytes"), 200);
-        auto r = m_http.send(Method::Patch, m_cluster.proxyUrl() + "/v1/buckets/data",
-                             Body::string(R"({"action":"set-bprops","value":{"checksum":{"validate_warm_get":true}}})"));
+        auto r =
+            m_http.send(Method::Patch, m_cluster.proxyUrl() + "/v1/buckets/data",
+                        Body::string(R"({"action":"set-bprops","value":{"checksum":{"validate_warm_get":true}}})"));
         QCOMPARE(r->status, 200);
         QCOMPARE(get("data", "verify/obj").body, std::string("good bytes"));
         // Flip bytes on disk behind the target's back.

@@ -177,8 +177,8 @@ private slots:
         QCOMPARE(st["progress"]["objects_done"].get<std::size_t>(), misplaced.size());
         QCOMPARE(st["progress"]["errors"].get<int>(), 0);
         QVERIFY(st["ended_ns"].get<std::int64_t>() >= st["started_ns"].get<std::int64_t>());
-        QVERIFY(QTest::qWaitFor(
-            [&] { return !jobMessages.empty() && jobMessages.back()["state"] == "finished"; }, 5000));
+        QVERIFY(
+            QTest::qWaitFor([&] { return !jobMessages.empty() && jobMessages.back()["state"] == "finished"; }, 5000));
         for (const auto& m : jobMessages) QCOMPARE(m["id"].get<std::string>(), id);
 
         // Every object once, at home, with its bytes and checksum.
@@ -273,10 +273,12 @@ private slots:
         tests::LocalCluster c{tests::LocalCluster::Options{2, 1, false, 300, 3, {"--rebalance-delay-ms", "300"}, {}}};
         QVERIFY2(c.start(), c.error().c_str());
         client::HttpClient http;
-        auto r = http.send(Method::Post, c.proxyUrl() + "/v1/buckets/auto", Body::string("{\"action\":\"create-bck\"}"));
+        auto r =
+            http.send(Method::Post, c.proxyUrl() + "/v1/buckets/auto", Body::string("{\"action\":\"create-bck\"}"));
         QCOMPARE(r->status, 200);
         for (int i = 0; i < 60; ++i) {
-            r = http.send(Method::Put, c.proxyUrl() + "/v1/objects/auto/a" + std::to_string(i), Body::string(content(i)));
+            r = http.send(Method::Put, c.proxyUrl() + "/v1/objects/auto/a" + std::to_string(i),
+                          Body::string(content(i)));
             QCOMPARE(r->status, 200);
         }
         auto rebalances = [&](bool finishedOnly) {

@@ -13,8 +13,8 @@ class TestServerLimits : public QObject {
     Q_OBJECT
 
 private:
-    tests::LocalCluster m_cluster{
-        tests::LocalCluster::Options{1, 1, false, 300, 3, {"--max-connections", "4", "--max-connections-per-address", "4"}}};
+    tests::LocalCluster m_cluster{tests::LocalCluster::Options{
+        1, 1, false, 300, 3, {"--max-connections", "4", "--max-connections-per-address", "4"}}};
     quint16 m_port = 0;
 
     std::unique_ptr<QTcpSocket> connectRaw()
@@ -75,12 +75,14 @@ private slots:
             nlohmann::json{{"action", "create-bck"}, {"name", std::string(std::size_t{1} << 20, 'n')}}.dump();
         auto r = http.send(client::Method::Post, url, client::Body::string(big));
         QCOMPARE(r->status, 413);
-        r = http.send(client::Method::Post, url, client::Body::string(nlohmann::json{{"action", "create-bck"}, {"colour", "blue"}}.dump()));
+        r = http.send(client::Method::Post, url,
+                      client::Body::string(nlohmann::json{{"action", "create-bck"}, {"colour", "blue"}}.dump()));
         QCOMPARE(r->status, 400);
         QVERIFY2(r->body.find("colour") != std::string::npos, r->body.c_str());
-        r = http.send(client::Method::Post, url,
-                      client::Body::string(
-                          nlohmann::json{{"action", "create-bck"}, {"value", {{"checksum", {{"type", "md5"}}}}}}.dump()));
+        r = http.send(
+            client::Method::Post, url,
+            client::Body::string(
+                nlohmann::json{{"action", "create-bck"}, {"value", {{"checksum", {{"type", "md5"}}}}}}.dump()));
         QCOMPARE(r->status, 400);
         r = http.send(client::Method::Head, url);
         QCOMPARE(r->status, 404);  // nothing was created

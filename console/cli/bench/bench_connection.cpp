@@ -135,7 +135,6 @@ asio::awaitable<beast::error_code> BenchConnection::readBody(SinkBody::value_typ
     co_return ec;
 }
 
-
 namespace {
 
 bool hasToken(std::string_view value, std::string_view token)

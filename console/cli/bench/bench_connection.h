@@ -13,8 +13,8 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <chrono>
@@ -86,7 +86,7 @@ private:
     std::string m_host;
     std::string m_port;
     std::string m_hostHeader;
-    std::string m_head;  // the request head, reused
+    std::string m_head;           // the request head, reused
     std::vector<char> m_scratch;  // large bodies are read into this (allocated on first use)
     static constexpr std::size_t kScratchBytes = 256 * 1024;
     boost::asio::ip::tcp::socket m_socket;

@@ -61,12 +61,11 @@ api::Result<BenchMode> parseMode(const std::string& s)
 
 api::Result<BenchOptions> parse(const std::vector<std::string>& words)
 {
-    const auto args = parseArgs(
-        words,
-        {"--workers", "--threads", "--duration", "--count", "--interval", "--size", "--min-size", "--max-size",
-         "--bucket", "--prefix", "--count-objects", "--pct-put", "--pagesize", "--url-get", "--url-put",
-         "--timeout", "--keepalive", "--dir"},
-        {"--direct", "--verify", "--no-keepalive"});
+    const auto args = parseArgs(words,
+                                {"--workers", "--threads", "--duration", "--count", "--interval", "--size",
+                                 "--min-size", "--max-size", "--bucket", "--prefix", "--count-objects", "--pct-put",
+                                 "--pagesize", "--url-get", "--url-put", "--timeout", "--keepalive", "--dir"},
+                                {"--direct", "--verify", "--no-keepalive"});
     BenchOptions o;
 
     const bool urlGet = args.options.count("--url-get") > 0;
@@ -77,8 +76,8 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
         o.mode = urlGet ? BenchMode::UrlGet : BenchMode::UrlPut;
         o.url = args.value(urlGet ? "--url-get" : "--url-put");
         auto u = client::parseUrl(o.url);
-        if (!u || o.url.rfind("http://", 0) != 0) return bad("--url-" + std::string(urlGet ? "get" : "put") +
-                                                             " needs an http:// URL, got \"" + o.url + "\"");
+        if (!u || o.url.rfind("http://", 0) != 0)
+            return bad("--url-" + std::string(urlGet ? "get" : "put") + " needs an http:// URL, got \"" + o.url + "\"");
         for (const char* opt : {"--bucket", "--prefix", "--pct-put", "--pagesize"}) {
             if (args.options.count(opt)) return bad(std::string(opt) + " does not apply to --url-get/--url-put");
         }

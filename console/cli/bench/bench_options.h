@@ -27,7 +27,7 @@ struct BenchOptions {
     std::uint64_t count = 0;
     std::chrono::milliseconds duration{10000};
     std::chrono::milliseconds interval{1000};  // one row per interval
-    std::uint64_t minSize = 1024;  // object size, uniform in [minSize, maxSize]
+    std::uint64_t minSize = 1024;              // object size, uniform in [minSize, maxSize]
     std::uint64_t maxSize = 1024;
     std::string bucket;
     std::string prefix;  // object names (put, get, mixed) or listing prefix (list)
@@ -35,13 +35,13 @@ struct BenchOptions {
     // them; 0 = read the objects that already exist under --prefix.
     // url-get: "{i}" in the URL takes the values 00000000..N-1.
     std::uint64_t countObjects = 0;
-    unsigned pctPut = 50;  // mixed: share of PUTs, 0..100
-    std::uint32_t pageSize = 0;  // list: names per page; 0 = the server's default
-    bool direct = false;     // compute HRW from the cluster map and go to the target
-    bool verify = false;     // GET: xxhash64 of the body vs ais-checksum-value
-    bool keepalive = true;   // off: a new connection per request
-    std::string url;         // url-get / url-put
-    std::string dir;         // shard-scan: the folder of shard files
+    unsigned pctPut = 50;                      // mixed: share of PUTs, 0..100
+    std::uint32_t pageSize = 0;                // list: names per page; 0 = the server's default
+    bool direct = false;                       // compute HRW from the cluster map and go to the target
+    bool verify = false;                       // GET: xxhash64 of the body vs ais-checksum-value
+    bool keepalive = true;                     // off: a new connection per request
+    std::string url;                           // url-get / url-put
+    std::string dir;                           // shard-scan: the folder of shard files
     std::chrono::milliseconds timeout{30000};  // per request (connect and each read/write)
 
     bool fixedSize() const { return minSize == maxSize; }

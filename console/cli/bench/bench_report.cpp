@@ -44,8 +44,9 @@ std::vector<std::string> row(const std::string& time, OpKind kind, const OpSumma
 // The items column: names for a listing, samples for the shard modes.
 std::vector<std::string> header(const BenchOptions& o)
 {
-    return {"time(s)", "op",      "ops/s",   "MB/s",    o.countsSamples() ? "samples/s" : "names/s", "min(ms)",
-            "avg(ms)", "p50(ms)", "p90(ms)", "p99(ms)", "max(ms)", "errors"};
+    return {"time(s)", "op",      "ops/s",   "MB/s",    o.countsSamples() ? "samples/s" : "names/s",
+            "min(ms)", "avg(ms)", "p50(ms)", "p90(ms)", "p99(ms)",
+            "max(ms)", "errors"};
 }
 
 bool showsItems(const BenchOptions& o, OpKind kind) { return kind == OpKind::List || o.countsSamples(); }
@@ -109,8 +110,8 @@ void BenchReport::begin(const std::string& target, const std::string& setup)
         if (o.mode == BenchMode::Mixed) m_doc["pct_put"] = o.pctPut;
         return;
     }
-    m_out << "bench " << benchModeName(o.mode) << " -> " << target << ": " << o.workers << " workers on "
-          << o.threads << " threads, ";
+    m_out << "bench " << benchModeName(o.mode) << " -> " << target << ": " << o.workers << " workers on " << o.threads
+          << " threads, ";
     if (o.count > 0) m_out << o.count << " operations";
     else m_out << static_cast<double>(o.duration.count()) / 1000.0 << " s";
     if (o.mode != BenchMode::List && o.mode != BenchMode::UrlGet && !o.countsSamples()) {

@@ -10,9 +10,9 @@
 #include "bench_workload.h"
 
 #include <atomic>
-#include <chrono>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,7 +68,7 @@ private:
     PlannedOp m_op;
     std::vector<std::unique_ptr<BenchConnection>> m_byEndpoint;  // index: workload endpoint
     std::vector<std::unique_ptr<BenchConnection>> m_others;      // redirect destinations
-    BenchConnection* m_active = nullptr;  // the exchange in progress, for checkTimeout
+    BenchConnection* m_active = nullptr;                         // the exchange in progress, for checkTimeout
     std::chrono::steady_clock::time_point m_deadline = std::chrono::steady_clock::time_point::max();
     api::Xxh64Stream m_hash;
     std::string m_body;  // a listing page or a shard (kept allocated between operations)

@@ -1,9 +1,9 @@
 #include "bench_workload.h"
 
-#include "api/paths.h"
-#include "api/hrw.h"
 #include "api/headers.h"
+#include "api/hrw.h"
 #include "api/object_list.h"
+#include "api/paths.h"
 #include "api/uri.h"
 #include "client/http_client.h"
 
@@ -105,8 +105,8 @@ BenchWorkload::BenchWorkload(const BenchOptions& options) : m_options(options)
     } else {
         m_urlBefore = u->target;
     }
-    m_payload = m_options.mode == BenchMode::UrlPut ? randomPayload(m_options.maxSize)
-                                                    : std::make_shared<std::string>();
+    m_payload =
+        m_options.mode == BenchMode::UrlPut ? randomPayload(m_options.maxSize) : std::make_shared<std::string>();
 }
 
 BenchWorkload::BenchWorkload(const BenchOptions& options, std::vector<LoadedShard> shards)
@@ -171,8 +171,7 @@ void BenchWorkload::next(WorkerState& w, PlannedOp& op) const
         req.props = api::kPropName;
         if (m_options.pageSize != 0) req.pageSize = m_options.pageSize;
         req.continuationToken = w.listToken;
-        op.target = api::path::bucket(m_options.bucket) + "?" +
-                    api::buildQuery(api::listRequestToQuery(req));
+        op.target = api::path::bucket(m_options.bucket) + "?" + api::buildQuery(api::listRequestToQuery(req));
         return;
     }
     case BenchMode::ShardScan: {

@@ -29,19 +29,19 @@ struct HostPort {
 struct WorkerState {
     unsigned index = 0;
     std::uint64_t rng = 0;
-    std::string listToken;  // list: continuation token of the page to ask next
+    std::string listToken;         // list: continuation token of the page to ask next
     std::uint64_t listPasses = 0;  // list: complete listings done
 };
 
 struct PlannedOp {
     OpKind kind = OpKind::Get;
     boost::beast::http::verb verb = boost::beast::http::verb::get;
-    std::uint32_t endpoint = 0;  // index into BenchWorkload::endpoints()
-    std::string target;          // reused between operations
-    std::uint64_t size = 0;      // PUT body bytes
-    bool mayRedirect = false;    // through the proxy: a 307 is expected
+    std::uint32_t endpoint = 0;                                   // index into BenchWorkload::endpoints()
+    std::string target;                                           // reused between operations
+    std::uint64_t size = 0;                                       // PUT body bytes
+    bool mayRedirect = false;                                     // through the proxy: a 307 is expected
     archive::ArchiveFormat format = archive::ArchiveFormat::Tar;  // shard-read: how to parse the body
-    std::size_t shard = 0;       // shard-scan: index into BenchWorkload::shards()
+    std::size_t shard = 0;                                        // shard-scan: index into BenchWorkload::shards()
 };
 
 class BenchWorkload {
@@ -81,8 +81,8 @@ private:
     std::uint64_t pickSize(WorkerState& worker) const;
 
     BenchOptions m_options;
-    std::vector<HostPort> m_endpoints;  // [0] the proxy or the URL's server, then targets
-    std::unique_ptr<api::Smap> m_smap;  // --direct only
+    std::vector<HostPort> m_endpoints;     // [0] the proxy or the URL's server, then targets
+    std::unique_ptr<api::Smap> m_smap;     // --direct only
     std::vector<std::string> m_targetIds;  // the targets, in endpoint order from 1
     std::vector<std::string> m_pool;
     std::vector<Target> m_poolTargets;

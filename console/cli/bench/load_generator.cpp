@@ -4,10 +4,10 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -42,8 +42,7 @@ RunTotals LoadGenerator::run(const IntervalCallback& onInterval)
     control.limit = m_options.count;
     for (unsigned w = 0; w < m_options.workers; ++w) {
         auto& lane = *lanes[w % threads];
-        lane.workers.push_back(
-            std::make_unique<BenchWorker>(lane.io, m_workload, m_options, control, lane.stats, w));
+        lane.workers.push_back(std::make_unique<BenchWorker>(lane.io, m_workload, m_options, control, lane.stats, w));
     }
 
     std::mutex mutex;

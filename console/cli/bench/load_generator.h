@@ -24,8 +24,8 @@ struct IntervalSample {
 struct RunTotals {
     double seconds = 0;  // from the start until the last operation ended
     OpCountersByKind counters;
-    std::uint64_t connects = 0;     // TCP connections opened
-    std::uint64_t listPasses = 0;   // list: complete listings
+    std::uint64_t connects = 0;    // TCP connections opened
+    std::uint64_t listPasses = 0;  // list: complete listings
     std::vector<std::string> errorSamples;
 };
 

@@ -44,10 +44,8 @@ api::Result<ConvertSummary> convertFashionMnist(const std::string& sourceDir, st
             std::snprintf(key, sizeof key, "%s/%06u", split.name, i);
             auto png = encodeGrayPng(images->image(i), images->cols, images->rows);
             if (!png) return png.error();
-            const nlohmann::json meta{{"label", label},
-                                      {"label_name", kFashionClasses[label]},
-                                      {"split", split.name},
-                                      {"index", i}};
+            const nlohmann::json meta{
+                {"label", label}, {"label_name", kFashionClasses[label]}, {"split", split.name}, {"index", i}};
             const std::pair<std::string, std::string> files[] = {{std::string(key) + ".png", std::move(*png)},
                                                                  {std::string(key) + ".cls", std::to_string(label)},
                                                                  {std::string(key) + ".json", meta.dump()}};

@@ -26,4 +26,4 @@ void Backoff::reset()
     m_attempts = 0;
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

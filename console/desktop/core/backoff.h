@@ -27,4 +27,4 @@ private:
     std::mt19937 m_random;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -25,19 +25,15 @@ QUrl feedUrl(const QUrl& endpoint)
     return url;
 }
 
-} // namespace
+}  // namespace
 
 QString stateName(ClusterConnection::State state)
 {
     switch (state) {
-    case ClusterConnection::State::Offline:
-        return QStringLiteral("offline");
-    case ClusterConnection::State::Connecting:
-        return QStringLiteral("connecting");
-    case ClusterConnection::State::Connected:
-        return QStringLiteral("connected");
-    case ClusterConnection::State::Reconnecting:
-        return QStringLiteral("reconnecting");
+    case ClusterConnection::State::Offline: return QStringLiteral("offline");
+    case ClusterConnection::State::Connecting: return QStringLiteral("connecting");
+    case ClusterConnection::State::Connected: return QStringLiteral("connected");
+    case ClusterConnection::State::Reconnecting: return QStringLiteral("reconnecting");
     }
     return {};
 }
@@ -64,9 +60,8 @@ ClusterConnection::ClusterConnection(Options options, QObject* parent)
     connect(m_socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
             [this](QAbstractSocket::SocketError) { onSocketLost(m_socket->errorString()); });
     connect(m_socket, &QWebSocket::textMessageReceived, this, &ClusterConnection::onTextMessage);
-    connect(m_openTimer, &QTimer::timeout, this, [this] {
-        onSocketLost(tr("the feed did not open within %1 ms").arg(m_options.openTimeout.count()));
-    });
+    connect(m_openTimer, &QTimer::timeout, this,
+            [this] { onSocketLost(tr("the feed did not open within %1 ms").arg(m_options.openTimeout.count())); });
     connect(m_reconnectTimer, &QTimer::timeout, this, &ClusterConnection::openSocket);
     connect(m_pollTimer, &QTimer::timeout, this, &ClusterConnection::poll);
 }
@@ -235,10 +230,7 @@ void ClusterConnection::probeHealth(const QString& wsReason)
     });
 }
 
-void ClusterConnection::scheduleReconnect()
-{
-    m_reconnectTimer->start(static_cast<int>(m_backoff.next().count()));
-}
+void ClusterConnection::scheduleReconnect() { m_reconnectTimer->start(static_cast<int>(m_backoff.next().count())); }
 
 void ClusterConnection::onTextMessage(const QString& text)
 {
@@ -390,4 +382,4 @@ void ClusterConnection::fetchSmap()
     });
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -1,10 +1,10 @@
 #pragma once
 
 #include "api/cluster_event.h"
+#include "api/feed.h"
 #include "api/job.h"
 #include "api/smap.h"
 #include "core/backoff.h"
-#include "api/feed.h"
 #include "core/node_stats_poll.h"
 
 #include <QAbstractSocket>
@@ -21,7 +21,8 @@ class QNetworkRequest;
 
 namespace tessera::console {
 class RestClient;
-}class QTimer;
+}
+class QTimer;
 class QWebSocket;
 
 namespace tessera::console {
@@ -51,10 +52,10 @@ public:
         std::chrono::milliseconds backoffInitial{500};
         std::chrono::milliseconds backoffMax{15000};
         double backoffJitter = 0.3;
-        std::chrono::milliseconds openTimeout{5000};      // WebSocket handshake
-        std::chrono::milliseconds requestTimeout{5000};   // every REST call made here
-        std::chrono::milliseconds pollInterval{1000};     // polling fallback cadence
-        int wsFailuresBeforePolling = 2;  // failed opens while HTTP answers
+        std::chrono::milliseconds openTimeout{5000};     // WebSocket handshake
+        std::chrono::milliseconds requestTimeout{5000};  // every REST call made here
+        std::chrono::milliseconds pollInterval{1000};    // polling fallback cadence
+        int wsFailuresBeforePolling = 2;                 // failed opens while HTTP answers
     };
 
     explicit ClusterConnection(QObject* parent = nullptr);
@@ -140,7 +141,7 @@ private:
     QString m_lastError;
     api::Smap m_smap;
     std::int64_t m_lastSeq = 0;
-    bool m_socketActive = false;   // a socket open attempt or session is ours to handle
+    bool m_socketActive = false;  // a socket open attempt or session is ours to handle
     bool m_everConnected = false;
     bool m_pollInFlight = false;
     int m_wsFailures = 0;
@@ -151,4 +152,4 @@ private:
 
 QString stateName(ClusterConnection::State state);
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -40,4 +40,4 @@ QUrl normalizeEndpoint(const QString& text)
     return url;
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -28,4 +28,4 @@ api::Status validateProfile(const ConnectionProfile& profile);
 // an invalid QUrl when `text` is no http(s) URL.
 QUrl normalizeEndpoint(const QString& text);
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -11,7 +11,8 @@ QString defaultDatabasePath()
     if (!overridden.isEmpty()) {
         return overridden;
     }
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("console.db"));
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+        .filePath(QStringLiteral("console.db"));
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

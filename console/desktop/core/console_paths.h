@@ -8,4 +8,4 @@ namespace tessera::console {
 // <AppDataLocation>/console.db, unless TESSERA_CONSOLE_DB names another file.
 QString defaultDatabasePath();
 
-} // namespace tessera::console
+}  // namespace tessera::console

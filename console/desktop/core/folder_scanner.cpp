@@ -74,7 +74,8 @@ ScanResult FolderScanner::walk(const QStringList& paths, const QString& destinat
             ++folders;
             result.folderName = top.fileName();
             const QDir base = top.dir();
-            QDirIterator it(top.absoluteFilePath(), QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
+            QDirIterator it(top.absoluteFilePath(),
+                            QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
                             QDirIterator::Subdirectories);
             while (it.hasNext()) {
                 it.next();
@@ -98,7 +99,8 @@ ScanResult FolderScanner::walk(const QStringList& paths, const QString& destinat
     // Two dropped items of the same name would write one object twice.
     for (std::size_t i = 1; i < result.files.size(); ++i) {
         if (result.files[i].relativeName == result.files[i - 1].relativeName) {
-            result.error = QStringLiteral("two dropped files would both be named \"%1\"").arg(result.files[i].relativeName);
+            result.error =
+                QStringLiteral("two dropped files would both be named \"%1\"").arg(result.files[i].relativeName);
             result.files.clear();
             result.totalBytes = 0;
             break;

@@ -13,4 +13,4 @@ void JobClient::abort(const QString& id)
     });
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

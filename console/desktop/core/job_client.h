@@ -27,4 +27,4 @@ private:
     RestClient* m_rest;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

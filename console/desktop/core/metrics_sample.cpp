@@ -24,4 +24,4 @@ MetricsSample sampleFromMetrics(const api::MetricsUpdate& update)
     return s;
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -22,7 +22,7 @@ CREATE INDEX IF NOT EXISTS metrics_samples_endpoint_ts ON metrics_samples (endpo
 CREATE INDEX IF NOT EXISTS metrics_samples_ts ON metrics_samples (ts_ms);
 )sql";
 
-} // namespace
+}  // namespace
 
 api::Result<std::unique_ptr<MetricsStore>> MetricsStore::open(const QString& databasePath)
 {
@@ -37,9 +37,10 @@ MetricsStore::~MetricsStore() = default;
 
 api::Status MetricsStore::append(const QString& endpoint, const MetricsSample& s)
 {
-    auto stmt = m_db->prepare("INSERT INTO metrics_samples (ts_ms, get_mbps, put_mbps, get_ops, put_ops, "
-                              "get_p99_ms, put_p99_ms, errors_per_sec, endpoint) "
-                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    auto stmt = m_db->prepare(
+        "INSERT INTO metrics_samples (ts_ms, get_mbps, put_mbps, get_ops, put_ops, "
+        "get_p99_ms, put_p99_ms, errors_per_sec, endpoint) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     if (!stmt) {
         return stmt.error();
     }
@@ -59,9 +60,10 @@ api::Result<std::vector<MetricsSample>> MetricsStore::load(const QString& endpoi
                                                            int limit) const
 {
     // The newest `limit` rows, returned oldest first.
-    auto stmt = m_db->prepare("SELECT * FROM (SELECT ts_ms, get_mbps, put_mbps, get_ops, put_ops, get_p99_ms, "
-                              "put_p99_ms, errors_per_sec FROM metrics_samples WHERE endpoint = ?3 AND ts_ms >= ?1 "
-                              "ORDER BY ts_ms DESC LIMIT ?2) ORDER BY ts_ms ASC");
+    auto stmt = m_db->prepare(
+        "SELECT * FROM (SELECT ts_ms, get_mbps, put_mbps, get_ops, put_ops, get_p99_ms, "
+        "put_p99_ms, errors_per_sec FROM metrics_samples WHERE endpoint = ?3 AND ts_ms >= ?1 "
+        "ORDER BY ts_ms DESC LIMIT ?2) ORDER BY ts_ms ASC");
     if (!stmt) {
         return stmt.error();
     }
@@ -93,4 +95,4 @@ api::Status MetricsStore::prune(std::int64_t beforeMs)
     return stmt->run();
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

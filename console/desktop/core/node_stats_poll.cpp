@@ -45,4 +45,4 @@ api::MetricsUpdate NodeStatsPoll::update(const api::ClusterStats& stats, std::in
     return out;
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

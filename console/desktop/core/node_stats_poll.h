@@ -1,8 +1,8 @@
 #pragma once
 
+#include "api/feed.h"
 #include "api/node_stats.h"
 #include "api/result.h"
-#include "api/feed.h"
 
 #include <cstdint>
 #include <map>
@@ -26,4 +26,4 @@ private:
     std::map<std::string, api::NodeStats> m_previous;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

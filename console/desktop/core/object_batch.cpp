@@ -20,7 +20,8 @@ QString ObjectBatch::Summary::text() const
     QString head;
     if (ok()) {
         if (del) return tr("deleted %n object(s) from %1", nullptr, done).arg(bucket);
-        return total == 1 ? tr("downloaded %1").arg(where) : tr("downloaded %n file(s) into %1", nullptr, done).arg(where);
+        return total == 1 ? tr("downloaded %1").arg(where)
+                          : tr("downloaded %n file(s) into %1", nullptr, done).arg(where);
     }
     head = del ? tr("deleted %1 of %2 object(s); %3 failed: ").arg(done).arg(total).arg(failures.size())
                : tr("downloaded %1 of %2 file(s); %3 failed: ").arg(done).arg(total).arg(failures.size());
@@ -74,10 +75,9 @@ void ObjectBatch::pump(const std::shared_ptr<Run>& run)
             m_rest->deleteObject(run->summary.bucket, item.name, this, answered);
         } else {
             QDir().mkpath(QFileInfo(item.path).path());
-            m_rest->download(run->summary.bucket, item.name, item.member, item.path, this,
-                             [answered](api::Result<qint64> r) {
-                                 answered(r ? api::Status{} : api::Status(r.error()));
-                             });
+            m_rest->download(
+                run->summary.bucket, item.name, item.member, item.path, this,
+                [answered](api::Result<qint64> r) { answered(r ? api::Status{} : api::Status(r.error())); });
         }
     }
 }

@@ -17,12 +17,9 @@ CREATE TABLE IF NOT EXISTS profiles (
 );
 )sql";
 
-std::string utf8(const QString& s)
-{
-    return s.toStdString();
-}
+std::string utf8(const QString& s) { return s.toStdString(); }
 
-} // namespace
+}  // namespace
 
 api::Result<std::unique_ptr<ProfileStore>> ProfileStore::open(const QString& databasePath)
 {
@@ -81,8 +78,9 @@ api::Status ProfileStore::save(const ConnectionProfile& profile)
     if (auto st = validateProfile(profile); !st) {
         return st;
     }
-    auto stmt = m_db->prepare("INSERT INTO profiles (name, endpoint, token) VALUES (?1, ?2, ?3) "
-                              "ON CONFLICT(name) DO UPDATE SET endpoint = excluded.endpoint, token = excluded.token");
+    auto stmt = m_db->prepare(
+        "INSERT INTO profiles (name, endpoint, token) VALUES (?1, ?2, ?3) "
+        "ON CONFLICT(name) DO UPDATE SET endpoint = excluded.endpoint, token = excluded.token");
     if (!stmt) {
         return stmt.error();
     }
@@ -119,8 +117,9 @@ api::Status ProfileStore::markUsed(const QString& name)
         return api::Error::notFound("no profile named '" + utf8(name) + "'");
     }
     // Strictly increasing, so that two marks within one millisecond still order.
-    auto stmt = m_db->prepare("UPDATE profiles SET last_used_ms = "
-                              "MAX(?2, (SELECT MAX(last_used_ms) + 1 FROM profiles)) WHERE name = ?1");
+    auto stmt = m_db->prepare(
+        "UPDATE profiles SET last_used_ms = "
+        "MAX(?2, (SELECT MAX(last_used_ms) + 1 FROM profiles)) WHERE name = ?1");
     if (!stmt) {
         return stmt.error();
     }
@@ -131,9 +130,10 @@ api::Status ProfileStore::markUsed(const QString& name)
 
 api::Result<std::optional<ConnectionProfile>> ProfileStore::lastUsed() const
 {
-    auto rows = query("SELECT name, endpoint, token FROM profiles WHERE last_used_ms > 0 "
-                      "ORDER BY last_used_ms DESC LIMIT 1",
-                      nullptr);
+    auto rows = query(
+        "SELECT name, endpoint, token FROM profiles WHERE last_used_ms > 0 "
+        "ORDER BY last_used_ms DESC LIMIT 1",
+        nullptr);
     if (!rows) {
         return rows.error();
     }
@@ -143,4 +143,4 @@ api::Result<std::optional<ConnectionProfile>> ProfileStore::lastUsed() const
     return std::optional<ConnectionProfile>(rows->front());
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -40,4 +40,4 @@ private:
     std::unique_ptr<sqlite::SqliteDb> m_db;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

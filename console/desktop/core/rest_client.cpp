@@ -100,8 +100,9 @@ struct RestClient::Response {
 
     ObjectInfo objectInfo() const
     {
-        return api::attrsFromHeaders(
-            [this](std::string_view name) { return header(QByteArray(name.data(), static_cast<qsizetype>(name.size()))).toStdString(); });
+        return api::attrsFromHeaders([this](std::string_view name) {
+            return header(QByteArray(name.data(), static_cast<qsizetype>(name.size()))).toStdString();
+        });
     }
 };
 
@@ -340,26 +341,31 @@ RestCall RestClient::getParsed(const QUrl& url, QObject* context, Callback<T> do
 
 RestCall RestClient::health(QObject* context, Callback<api::Health> done)
 {
-    return getParsed<api::Health>(controlUrl(QByteArray(api::path::kHealth.data(), api::path::kHealth.size())), context, std::move(done),
+    return getParsed<api::Health>(controlUrl(QByteArray(api::path::kHealth.data(), api::path::kHealth.size())), context,
+                                  std::move(done),
                                   [](std::string_view b) { return api::parseMessage<api::Health>(b, "health"); });
 }
 
 RestCall RestClient::clusterStats(QObject* context, Callback<api::ClusterStats> done)
 {
-    return getParsed<api::ClusterStats>(controlUrl(QByteArray(api::path::kCluster.data(), api::path::kCluster.size()), QStringLiteral("what=node_stats")), context,
-                                        std::move(done), [](std::string_view b) { return api::parseClusterStats(b); });
+    return getParsed<api::ClusterStats>(controlUrl(QByteArray(api::path::kCluster.data(), api::path::kCluster.size()),
+                                                   QStringLiteral("what=node_stats")),
+                                        context, std::move(done),
+                                        [](std::string_view b) { return api::parseClusterStats(b); });
 }
 
 RestCall RestClient::smap(QObject* context, Callback<api::Smap> done)
 {
-    return getParsed<api::Smap>(controlUrl(QByteArray(api::path::kCluster.data(), api::path::kCluster.size()), QStringLiteral("what=smap")), context, std::move(done),
-                                [](std::string_view b) { return api::parseSmap(b); });
+    return getParsed<api::Smap>(
+        controlUrl(QByteArray(api::path::kCluster.data(), api::path::kCluster.size()), QStringLiteral("what=smap")),
+        context, std::move(done), [](std::string_view b) { return api::parseSmap(b); });
 }
 
 RestCall RestClient::jobs(QObject* context, Callback<std::vector<api::JobStatus>> done)
 {
-    return getParsed<std::vector<api::JobStatus>>(controlUrl(QByteArray(api::path::kJobs.data(), api::path::kJobs.size())), context, std::move(done),
-                                                  [](std::string_view b) { return api::decodeJobList(b); });
+    return getParsed<std::vector<api::JobStatus>>(
+        controlUrl(QByteArray(api::path::kJobs.data(), api::path::kJobs.size())), context, std::move(done),
+        [](std::string_view b) { return api::decodeJobList(b); });
 }
 
 RestCall RestClient::abortJob(const QString& id, QObject* context, Callback<api::JobStatus> done)
@@ -393,7 +399,8 @@ RestCall RestClient::createBucket(const QString& bucket, QObject* context, Statu
 {
     auto req = newRequest("POST", bucketUrl(bucket), context);
     req->hasBody = true;
-    req->body.data = QByteArray::fromStdString(api::dumpJson(nlohmann::json(api::ActionMsg{api::act::kCreateBck, "", nullptr})));
+    req->body.data =
+        QByteArray::fromStdString(api::dumpJson(nlohmann::json(api::ActionMsg{api::act::kCreateBck, "", nullptr})));
     req->addHeader("Content-Type", "application/json");
     req->done = [done](Response r) { done(r.status2xx()); };
     return start(req);
@@ -421,8 +428,7 @@ RestCall RestClient::listObjects(const QString& bucket, const api::ListRequest& 
     return start(req);
 }
 
-RestCall RestClient::headObject(const QString& bucket, const QString& name, QObject* context,
-                                Callback<ObjectInfo> done)
+RestCall RestClient::headObject(const QString& bucket, const QString& name, QObject* context, Callback<ObjectInfo> done)
 {
     auto req = newRequest("HEAD", objectUrl(bucket, name), context);
     req->done = [done](Response r) {
@@ -467,9 +473,8 @@ RestCall RestClient::readArchiveMember(const QString& bucket, const QString& sha
     return start(req);
 }
 
-RestCall RestClient::putObject(const QString& bucket, const QString& name, const PutBody& body,
-                               const QString& checksum, QObject* context, Callback<ObjectInfo> done,
-                               ProgressCallback progress)
+RestCall RestClient::putObject(const QString& bucket, const QString& name, const PutBody& body, const QString& checksum,
+                               QObject* context, Callback<ObjectInfo> done, ProgressCallback progress)
 {
     auto req = newRequest("PUT", objectUrl(bucket, name), context);
     req->hasBody = true;
@@ -489,8 +494,7 @@ RestCall RestClient::putObject(const QString& bucket, const QString& name, const
     return start(req);
 }
 
-RestCall RestClient::deleteObject(const QString& bucket, const QString& name, QObject* context,
-                                  StatusCallback done)
+RestCall RestClient::deleteObject(const QString& bucket, const QString& name, QObject* context, StatusCallback done)
 {
     auto req = newRequest("DELETE", objectUrl(bucket, name), context);
     req->done = [done](Response r) { done(r.status2xx()); };
@@ -508,7 +512,8 @@ RestCall RestClient::download(const QString& bucket, const QString& name, const 
     req->sink = std::make_shared<QSaveFile>(filePath);
     req->downloadProgress = std::move(progress);
     if (!req->sink->open(QIODevice::WriteOnly)) {
-        const std::string why = "cannot write " + filePath.toStdString() + ": " + req->sink->errorString().toStdString();
+        const std::string why =
+            "cannot write " + filePath.toStdString() + ": " + req->sink->errorString().toStdString();
         auto state = std::make_shared<RestCall::State>();
         state->finished = true;
         QPointer<QObject> guard = context;

@@ -15,14 +15,14 @@
 // kMaxBodyThroughRedirect is not sent to the proxy at all: a HEAD of the same
 // URL (answered with the same 307) finds the owner, and the body goes there.
 
-#include "api/smap.h"
-#include "api/node_stats.h"
-#include "api/job.h"
-#include "api/cluster_msg.h"
-#include "api/object_meta.h"
 #include "api/bmd.h"
+#include "api/cluster_msg.h"
+#include "api/job.h"
+#include "api/node_stats.h"
 #include "api/object_list.h"
+#include "api/object_meta.h"
 #include "api/result.h"
+#include "api/smap.h"
 
 #include <QByteArray>
 #include <QList>

@@ -72,13 +72,14 @@ api::Result<PackResult> ShardPacker::pack(const UploadSources& files, const Pack
                                        out->errorString().toStdString());
         }
         QFile* sinkFile = out.get();
-        auto w = archive::ArchiveWriter::create(options.format, [sinkFile](const char* data, std::size_t size) -> api::Status {
-            if (sinkFile->write(data, static_cast<qint64>(size)) != static_cast<qint64>(size)) {
-                return api::Error::ioError("cannot write " + sinkFile->fileName().toStdString(),
-                                           sinkFile->errorString().toStdString());
-            }
-            return {};
-        });
+        auto w = archive::ArchiveWriter::create(
+            options.format, [sinkFile](const char* data, std::size_t size) -> api::Status {
+                if (sinkFile->write(data, static_cast<qint64>(size)) != static_cast<qint64>(size)) {
+                    return api::Error::ioError("cannot write " + sinkFile->fileName().toStdString(),
+                                               sinkFile->errorString().toStdString());
+                }
+                return {};
+            });
         if (!w) return w.error();
         writer = std::move(*w);
         result.shards.push_back(std::move(shard));
@@ -89,7 +90,8 @@ api::Result<PackResult> ShardPacker::pack(const UploadSources& files, const Pack
     std::vector<char> buffer(kReadChunk);
     for (auto& [key, sample] : samples) {
         if (cancel.load()) return api::Error::unavailable("cancelled");
-        if (writer && shardBytes > 0 && shardBytes + sample.bytes + static_cast<qint64>(archive::kTarEndBytes) > target) {
+        if (writer && shardBytes > 0 &&
+            shardBytes + sample.bytes + static_cast<qint64>(archive::kTarEndBytes) > target) {
             if (auto st = closeShard(); !st) return st.error();
         }
         if (!writer) {

@@ -27,13 +27,13 @@ struct PackOptions {
 
     qint64 targetShardBytes = kDefaultShardBytes;
     archive::ArchiveFormat format = archive::ArchiveFormat::Tar;
-    QString outputDir;       // local directory for the shard files
-    QString objectPrefix;    // shards are named objectPrefix + "000000" + extension
-    QString stripPrefix;     // removed from each relative name to make the member name ("photos/")
+    QString outputDir;     // local directory for the shard files
+    QString objectPrefix;  // shards are named objectPrefix + "000000" + extension
+    QString stripPrefix;   // removed from each relative name to make the member name ("photos/")
 };
 
 struct PackedShard {
-    UploadSource source;    // the local shard file and its object name
+    UploadSource source;  // the local shard file and its object name
     qint64 samples = 0;
     qint64 members = 0;
 };

@@ -132,22 +132,23 @@ void UploadQueue::enqueuePacked(const QString& bucket, const UploadSources& file
         const int first = count();
         enqueue(bucket, shards);
         for (int i = first; i < count(); ++i) m_items[static_cast<std::size_t>(i)]->holder = dir;
-        emit packingFinished(true, tr("packed %1 files in %2 samples into %3 shards")
-                                       .arg(r->members)
-                                       .arg(r->samples)
-                                       .arg(r->shards.size()));
+        emit packingFinished(
+            true,
+            tr("packed %1 files in %2 samples into %3 shards").arg(r->members).arg(r->samples).arg(r->shards.size()));
     });
     // Progress comes from the worker thread: posted to the application
     // object, and only there is the queue looked at (it may be gone).
     auto progress = [self](qint64 done, qint64 total) {
         if (done % 64 != 0 && done != total) return;
         QMetaObject::invokeMethod(
-            QCoreApplication::instance(), [self, done, total] { if (self) emit self->packingProgress(done, total); },
+            QCoreApplication::instance(),
+            [self, done, total] {
+                if (self) emit self->packingProgress(done, total);
+            },
             Qt::QueuedConnection);
     };
-    watcher->setFuture(QtConcurrent::run([files, options, cancel, progress] {
-        return ShardPacker::pack(files, options, *cancel, progress);
-    }));
+    watcher->setFuture(QtConcurrent::run(
+        [files, options, cancel, progress] { return ShardPacker::pack(files, options, *cancel, progress); }));
     emit totalsChanged();
 }
 
@@ -217,7 +218,7 @@ void UploadQueue::startPut(int index)
         e->item.bucket, e->item.objectName, PutBody::fromFile(e->item.localPath), e->item.checksum, this,
         [this, attempt](api::Result<ObjectInfo> r) {
             Entry* cur = entryFor(attempt);
-        if (cur == nullptr || cur->item.state != UploadState::Uploading) return;
+            if (cur == nullptr || cur->item.state != UploadState::Uploading) return;
             cur->call = {};
             if (!r) return fail(cur->index, QString::fromStdString(r.error().message));
             cur->item.sent = cur->item.size;
@@ -225,7 +226,7 @@ void UploadQueue::startPut(int index)
         },
         [this, attempt](qint64 done, qint64) {
             Entry* cur = entryFor(attempt);
-        if (cur == nullptr || cur->item.state != UploadState::Uploading) return;
+            if (cur == nullptr || cur->item.state != UploadState::Uploading) return;
             cur->item.sent = std::min(done, cur->item.size);
             changed(cur->index);
         });
@@ -243,11 +244,12 @@ void UploadQueue::startVerify(int index)
         cur->call = {};
         if (!r) return fail(cur->index, tr("verification: %1").arg(QString::fromStdString(r.error().message)));
         if (r->size != cur->item.size) {
-            return fail(cur->index, tr("verification: the object has %1 bytes, the file %2").arg(r->size).arg(cur->item.size));
+            return fail(cur->index,
+                        tr("verification: the object has %1 bytes, the file %2").arg(r->size).arg(cur->item.size));
         }
         if (QString::fromStdString(r->checksumValue) != cur->item.checksum) {
-            return fail(cur->index,
-                        tr("verification: checksum %1 on the cluster, %2 locally").arg(QString::fromStdString(r->checksumValue), cur->item.checksum));
+            return fail(cur->index, tr("verification: checksum %1 on the cluster, %2 locally")
+                                        .arg(QString::fromStdString(r->checksumValue), cur->item.checksum));
         }
         setState(*cur, UploadState::Done);
         m_attempts.erase(cur->attemptId);
@@ -352,7 +354,8 @@ void UploadQueue::sampleRate()
     const qint64 now = m_clock.elapsed();
     qint64 done = 0;
     for (const auto& e : m_items) {
-        if (e->item.state != UploadState::Canceled) done += e->item.state == UploadState::Done ? e->item.size : e->item.sent;
+        if (e->item.state != UploadState::Canceled)
+            done += e->item.state == UploadState::Done ? e->item.size : e->item.sent;
     }
     m_rateSamples.emplace_back(now, done);
     while (m_rateSamples.size() > 2 && now - m_rateSamples.front().first > kRateWindowMs) m_rateSamples.pop_front();

@@ -106,8 +106,8 @@ private:
     struct Entry {
         UploadItem item;
         RestCall call;
-        int index = 0;          // position in m_items
-        quint64 attemptId = 0;  // answers for an older attempt are ignored
+        int index = 0;                          // position in m_items
+        quint64 attemptId = 0;                  // answers for an older attempt are ignored
         std::shared_ptr<QTemporaryDir> holder;  // a packed shard's directory
     };
     void pump();
@@ -129,9 +129,9 @@ private:
     std::vector<std::unique_ptr<Entry>> m_items;
     quint64 m_nextAttempt = 1;
     std::unordered_map<quint64, Entry*> m_attempts;  // attempts in progress
-    int m_scanFrom = 0;  // no Queued item before this index
-    int m_active = 0;      // hashing, uploading or verifying
-    int m_unfinished = 0;  // not done, failed or cancelled
+    int m_scanFrom = 0;                              // no Queued item before this index
+    int m_active = 0;                                // hashing, uploading or verifying
+    int m_unfinished = 0;                            // not done, failed or cancelled
     int m_packing = 0;
     std::shared_ptr<std::atomic<bool>> m_cancelPacking = std::make_shared<std::atomic<bool>>(false);
     QTimer m_rateTimer;

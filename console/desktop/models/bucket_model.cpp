@@ -78,8 +78,8 @@ void BucketModel::summaryPage(Summary summary)
     req.continuationToken = summary.token;
     const quint64 generation = m_generation;
     const QString bucket = summary.bucket;
-    m_summaryCall = m_rest->listObjects(
-        bucket, req, this, [this, generation, summary](api::Result<api::ObjectList> page) mutable {
+    m_summaryCall =
+        m_rest->listObjects(bucket, req, this, [this, generation, summary](api::Result<api::ObjectList> page) mutable {
             if (generation != m_generation) return;
             m_summaryCall = {};
             const int row = rowOf(summary.bucket);
@@ -113,8 +113,8 @@ void BucketModel::summaryPage(Summary summary)
 void BucketModel::createBucket(const QString& name)
 {
     m_rest->createBucket(name, this, [this, name](api::Status st) {
-        emit operationFinished(st.ok(), st.ok() ? tr("created bucket %1").arg(name)
-                                                : QString::fromStdString(st.error().message));
+        emit operationFinished(
+            st.ok(), st.ok() ? tr("created bucket %1").arg(name) : QString::fromStdString(st.error().message));
         refresh();
     });
 }
@@ -122,8 +122,8 @@ void BucketModel::createBucket(const QString& name)
 void BucketModel::destroyBucket(const QString& name)
 {
     m_rest->destroyBucket(name, this, [this, name](api::Status st) {
-        emit operationFinished(st.ok(), st.ok() ? tr("destroyed bucket %1").arg(name)
-                                                : QString::fromStdString(st.error().message));
+        emit operationFinished(
+            st.ok(), st.ok() ? tr("destroyed bucket %1").arg(name) : QString::fromStdString(st.error().message));
         refresh();
     });
 }
@@ -167,8 +167,7 @@ QVariant BucketModel::data(const QModelIndex& index, int role) const
     case Qt::TextAlignmentRole:
         return index.column() == NameColumn ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
-        return r.capped ? tr("counted up to the first %1 objects").arg(QLocale().toString(m_summaryCap))
-                        : QVariant();
+        return r.capped ? tr("counted up to the first %1 objects").arg(QLocale().toString(m_summaryCap)) : QVariant();
     case NameRole: return r.name;
     case ObjectCountRole: return r.objects;
     case BytesRole: return r.bytes;

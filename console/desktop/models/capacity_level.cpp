@@ -17,4 +17,4 @@ CapacityLevel capacityLevel(std::uint64_t used, std::uint64_t total)
     return CapacityLevel::Normal;
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -84,4 +84,4 @@ std::optional<ConnectionProfile> ConsoleSession::startupProfile(const QUrl& comm
 
 RestClient* ConsoleSession::rest() const { return m_connection->rest(); }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -66,4 +66,4 @@ private:
     MetricsHistory* m_metrics;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

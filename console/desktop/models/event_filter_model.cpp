@@ -42,4 +42,4 @@ bool EventFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& source
     return false;
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -28,4 +28,4 @@ private:
     QString m_text;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -25,10 +25,7 @@ int EventModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : static_cast<int>(m_events.size());
 }
 
-int EventModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+int EventModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant EventModel::data(const QModelIndex& index, int role) const
 {
@@ -37,10 +34,8 @@ QVariant EventModel::data(const QModelIndex& index, int role) const
     }
     const api::ClusterEvent& e = m_events[static_cast<std::size_t>(index.row())];
     switch (role) {
-    case SeverityRankRole:
-        return severityRank(e.severity);
-    case KindRole:
-        return QString::fromStdString(e.kind);
+    case SeverityRankRole: return severityRank(e.severity);
+    case KindRole: return QString::fromStdString(e.kind);
     case Qt::ForegroundRole:
         if (index.column() == SeverityColumn) {
             const int rank = severityRank(e.severity);
@@ -52,26 +47,17 @@ QVariant EventModel::data(const QModelIndex& index, int role) const
             }
         }
         return {};
-    case Qt::ToolTipRole:
-        return index.column() == MessageColumn ? QString::fromStdString(e.message) : QVariant();
-    case Qt::DisplayRole:
-        break;
-    default:
-        return {};
+    case Qt::ToolTipRole: return index.column() == MessageColumn ? QString::fromStdString(e.message) : QVariant();
+    case Qt::DisplayRole: break;
+    default: return {};
     }
     switch (index.column()) {
-    case TimeColumn:
-        return QDateTime::fromMSecsSinceEpoch(e.tsMs).toString(QStringLiteral("HH:mm:ss"));
-    case SeverityColumn:
-        return QString::fromStdString(e.severity);
-    case KindColumn:
-        return QString::fromStdString(e.kind);
-    case NodeColumn:
-        return QString::fromStdString(e.mountpath.empty() ? e.node : e.node + " " + e.mountpath);
-    case MessageColumn:
-        return QString::fromStdString(e.message);
-    default:
-        return {};
+    case TimeColumn: return QDateTime::fromMSecsSinceEpoch(e.tsMs).toString(QStringLiteral("HH:mm:ss"));
+    case SeverityColumn: return QString::fromStdString(e.severity);
+    case KindColumn: return QString::fromStdString(e.kind);
+    case NodeColumn: return QString::fromStdString(e.mountpath.empty() ? e.node : e.node + " " + e.mountpath);
+    case MessageColumn: return QString::fromStdString(e.message);
+    default: return {};
     }
 }
 
@@ -81,26 +67,20 @@ QVariant EventModel::headerData(int section, Qt::Orientation orientation, int ro
         return QAbstractTableModel::headerData(section, orientation, role);
     }
     switch (section) {
-    case TimeColumn:
-        return tr("Time");
-    case SeverityColumn:
-        return tr("Severity");
-    case KindColumn:
-        return tr("Kind");
-    case NodeColumn:
-        return tr("Node");
-    case MessageColumn:
-        return tr("Message");
-    default:
-        return {};
+    case TimeColumn: return tr("Time");
+    case SeverityColumn: return tr("Severity");
+    case KindColumn: return tr("Kind");
+    case NodeColumn: return tr("Node");
+    case MessageColumn: return tr("Message");
+    default: return {};
     }
 }
 
 QString EventModel::keyOf(const api::ClusterEvent& e)
 {
     return QString::number(e.tsMs) + QLatin1Char('|') + QString::fromStdString(e.kind) + QLatin1Char('|') +
-           QString::fromStdString(e.node) + QLatin1Char('|') + QString::fromStdString(e.mountpath) +
-           QLatin1Char('|') + QString::fromStdString(e.message);
+           QString::fromStdString(e.node) + QLatin1Char('|') + QString::fromStdString(e.mountpath) + QLatin1Char('|') +
+           QString::fromStdString(e.message);
 }
 
 void EventModel::addEvent(const api::ClusterEvent& event)
@@ -144,4 +124,4 @@ void EventModel::clear()
     endResetModel();
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

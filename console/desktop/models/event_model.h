@@ -46,4 +46,4 @@ private:
     QSet<QString> m_keys;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

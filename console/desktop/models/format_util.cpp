@@ -23,7 +23,10 @@ QString formatDuration(double seconds)
     if (seconds < 0 || !std::isfinite(seconds)) return QStringLiteral("–");
     const auto s = static_cast<qint64>(std::llround(seconds));
     if (s >= 3600) {
-        return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'));
+        return QStringLiteral("%1:%2:%3")
+            .arg(s / 3600)
+            .arg((s / 60) % 60, 2, 10, QChar('0'))
+            .arg(s % 60, 2, 10, QChar('0'));
     }
     return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
 }

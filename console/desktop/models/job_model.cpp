@@ -26,10 +26,7 @@ int JobModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : static_cast<int>(m_jobs.size());
 }
 
-int JobModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+int JobModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 int JobModel::rowOf(const QString& id) const
 {
@@ -46,7 +43,8 @@ int JobModel::progressPercent(const api::JobStatus& job) const
 {
     const auto& p = job.progress;
     if (p.bytesTotal > 0) {
-        return static_cast<int>(std::min<std::uint64_t>(100, p.bytesDone * 100 / static_cast<std::uint64_t>(p.bytesTotal)));
+        return static_cast<int>(
+            std::min<std::uint64_t>(100, p.bytesDone * 100 / static_cast<std::uint64_t>(p.bytesTotal)));
     }
     if (p.objectsTotal > 0) {
         return static_cast<int>(
@@ -92,10 +90,8 @@ QVariant JobModel::data(const QModelIndex& index, int role) const
         return {};
     }
     switch (index.column()) {
-    case IdColumn:
-        return QString::fromStdString(j.id);
-    case KindColumn:
-        return QString::fromStdString(j.kind);
+    case IdColumn: return QString::fromStdString(j.id);
+    case KindColumn: return QString::fromStdString(j.kind);
     case StateColumn: {
         QString s = QString::fromUtf8(api::jobStateName(j.state).data(),
                                       static_cast<qsizetype>(api::jobStateName(j.state).size()));
@@ -104,8 +100,7 @@ QVariant JobModel::data(const QModelIndex& index, int role) const
         }
         return s;
     }
-    case PhaseColumn:
-        return QString::fromStdString(j.phase);
+    case PhaseColumn: return QString::fromStdString(j.phase);
     case ProgressColumn: {
         const auto& p = j.progress;
         QString objects = p.objectsTotal >= 0 ? tr("%1/%2 objects").arg(p.objectsDone).arg(p.objectsTotal)
@@ -128,10 +123,8 @@ QVariant JobModel::data(const QModelIndex& index, int role) const
         const std::int64_t end = j.endNs > 0 ? j.endNs : m_nowNs();
         return formatDuration(static_cast<double>(std::max<std::int64_t>(0, end - j.startNs)) / 1e9);
     }
-    case ErrorColumn:
-        return QString::fromStdString(j.error);
-    default:
-        return {};
+    case ErrorColumn: return QString::fromStdString(j.error);
+    default: return {};
     }
 }
 
@@ -141,22 +134,14 @@ QVariant JobModel::headerData(int section, Qt::Orientation orientation, int role
         return QAbstractTableModel::headerData(section, orientation, role);
     }
     switch (section) {
-    case IdColumn:
-        return tr("Job");
-    case KindColumn:
-        return tr("Kind");
-    case StateColumn:
-        return tr("State");
-    case PhaseColumn:
-        return tr("Phase");
-    case ProgressColumn:
-        return tr("Progress");
-    case ElapsedColumn:
-        return tr("Elapsed");
-    case ErrorColumn:
-        return tr("Error");
-    default:
-        return {};
+    case IdColumn: return tr("Job");
+    case KindColumn: return tr("Kind");
+    case StateColumn: return tr("State");
+    case PhaseColumn: return tr("Phase");
+    case ProgressColumn: return tr("Progress");
+    case ElapsedColumn: return tr("Elapsed");
+    case ErrorColumn: return tr("Error");
+    default: return {};
     }
 }
 
@@ -213,4 +198,4 @@ void JobModel::tick()
     }
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

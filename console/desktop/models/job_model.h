@@ -17,8 +17,16 @@ namespace tessera::console {
 class JobModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { IdColumn, KindColumn, StateColumn, PhaseColumn, ProgressColumn, ElapsedColumn, ErrorColumn,
-                  ColumnCount };
+    enum Column {
+        IdColumn,
+        KindColumn,
+        StateColumn,
+        PhaseColumn,
+        ProgressColumn,
+        ElapsedColumn,
+        ErrorColumn,
+        ColumnCount
+    };
     enum Role {
         ProgressRole = Qt::UserRole + 1,  // 0..100, or -1 while the totals are unknown
         JobIdRole,
@@ -51,4 +59,4 @@ private:
     QTimer* m_timer;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -31,10 +31,7 @@ int MetricsHistory::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : static_cast<int>(m_samples.size());
 }
 
-int MetricsHistory::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+int MetricsHistory::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant MetricsHistory::data(const QModelIndex& index, int role) const
 {
@@ -46,24 +43,15 @@ QVariant MetricsHistory::data(const QModelIndex& index, int role) const
     }
     const MetricsSample& s = m_samples[static_cast<std::size_t>(index.row())];
     switch (index.column()) {
-    case TimeColumn:
-        return QDateTime::fromMSecsSinceEpoch(s.tsMs);
-    case GetMBpsColumn:
-        return s.getMBps;
-    case PutMBpsColumn:
-        return s.putMBps;
-    case GetOpsColumn:
-        return s.getOps;
-    case PutOpsColumn:
-        return s.putOps;
-    case GetP99Column:
-        return s.getP99Ms;
-    case PutP99Column:
-        return s.putP99Ms;
-    case ErrorsColumn:
-        return s.errorsPerSec;
-    default:
-        return {};
+    case TimeColumn: return QDateTime::fromMSecsSinceEpoch(s.tsMs);
+    case GetMBpsColumn: return s.getMBps;
+    case PutMBpsColumn: return s.putMBps;
+    case GetOpsColumn: return s.getOps;
+    case PutOpsColumn: return s.putOps;
+    case GetP99Column: return s.getP99Ms;
+    case PutP99Column: return s.putP99Ms;
+    case ErrorsColumn: return s.errorsPerSec;
+    default: return {};
     }
 }
 
@@ -73,24 +61,15 @@ QVariant MetricsHistory::headerData(int section, Qt::Orientation orientation, in
         return QAbstractTableModel::headerData(section, orientation, role);
     }
     switch (section) {
-    case TimeColumn:
-        return tr("Time");
-    case GetMBpsColumn:
-        return tr("GET MB/s");
-    case PutMBpsColumn:
-        return tr("PUT MB/s");
-    case GetOpsColumn:
-        return tr("GET ops/s");
-    case PutOpsColumn:
-        return tr("PUT ops/s");
-    case GetP99Column:
-        return tr("GET p99 ms");
-    case PutP99Column:
-        return tr("PUT p99 ms");
-    case ErrorsColumn:
-        return tr("Errors/s");
-    default:
-        return {};
+    case TimeColumn: return tr("Time");
+    case GetMBpsColumn: return tr("GET MB/s");
+    case PutMBpsColumn: return tr("PUT MB/s");
+    case GetOpsColumn: return tr("GET ops/s");
+    case PutOpsColumn: return tr("PUT ops/s");
+    case GetP99Column: return tr("GET p99 ms");
+    case PutP99Column: return tr("PUT p99 ms");
+    case ErrorsColumn: return tr("Errors/s");
+    default: return {};
     }
 }
 
@@ -164,4 +143,4 @@ void MetricsHistory::dropOlderThan(std::int64_t cutoffMs)
     endRemoveRows();
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -31,8 +31,17 @@ struct NodeSample {
 class MetricsHistory : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { TimeColumn, GetMBpsColumn, PutMBpsColumn, GetOpsColumn, PutOpsColumn, GetP99Column, PutP99Column,
-                  ErrorsColumn, ColumnCount };
+    enum Column {
+        TimeColumn,
+        GetMBpsColumn,
+        PutMBpsColumn,
+        GetOpsColumn,
+        PutOpsColumn,
+        GetP99Column,
+        PutP99Column,
+        ErrorsColumn,
+        ColumnCount
+    };
     static constexpr std::chrono::milliseconds kWindow{10 * 60 * 1000};
     static constexpr int kMaxSamples = 2400;  // 10 minutes at the fastest cadence (250 ms)
     static constexpr int kPruneEvery = 60;    // samples between deletions of aged rows in the store
@@ -77,4 +86,4 @@ private:
     int m_sinceLastPrune = 0;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

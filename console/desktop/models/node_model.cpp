@@ -20,24 +20,17 @@ bool before(const NodeRow& a, const QString& role, const QString& id)
     return a.id < id;
 }
 
-QString percent(double v)
-{
-    return QString::number(v, 'f', 1) + QStringLiteral(" %");
-}
+QString percent(double v) { return QString::number(v, 'f', 1) + QStringLiteral(" %"); }
 
-} // namespace
+}  // namespace
 
 QString nodeStateName(NodeState state)
 {
     switch (state) {
-    case NodeState::Online:
-        return QStringLiteral("online");
-    case NodeState::Stale:
-        return QStringLiteral("stale");
-    case NodeState::Away:
-        return QStringLiteral("away");
-    case NodeState::Gone:
-        return QStringLiteral("gone");
+    case NodeState::Online: return QStringLiteral("online");
+    case NodeState::Stale: return QStringLiteral("stale");
+    case NodeState::Away: return QStringLiteral("away");
+    case NodeState::Gone: return QStringLiteral("gone");
     }
     return {};
 }
@@ -67,10 +60,7 @@ int NodeModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int NodeModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+int NodeModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 int NodeModel::rowOf(const QString& id) const
 {
@@ -117,18 +107,12 @@ QVariant NodeModel::data(const QModelIndex& index, int role) const
     }
     if (role == SortRole) {
         switch (index.column()) {
-        case UptimeColumn:
-            return static_cast<qlonglong>(n.uptimeNs);
-        case CpuColumn:
-            return n.cpuPercent;
-        case MemoryColumn:
-            return static_cast<qulonglong>(n.rssBytes);
-        case CapacityColumn:
-            return fraction;
-        case OpsColumn:
-            return n.opsPerSec;
-        default:
-            return data(index, Qt::DisplayRole);
+        case UptimeColumn: return static_cast<qlonglong>(n.uptimeNs);
+        case CpuColumn: return n.cpuPercent;
+        case MemoryColumn: return static_cast<qulonglong>(n.rssBytes);
+        case CapacityColumn: return fraction;
+        case OpsColumn: return n.opsPerSec;
+        default: return data(index, Qt::DisplayRole);
         }
     }
     if (role == Qt::TextAlignmentRole && index.column() >= UptimeColumn) {
@@ -139,18 +123,12 @@ QVariant NodeModel::data(const QModelIndex& index, int role) const
     }
     const bool figures = n.hasMetrics && n.state != NodeState::Gone;
     switch (index.column()) {
-    case IdColumn:
-        return n.id;
-    case RoleColumn:
-        return n.role;
-    case StateColumn:
-        return nodeStateName(n.state);
-    case UptimeColumn:
-        return figures ? formatDuration(static_cast<double>(n.uptimeNs) / 1e9) : QString();
-    case CpuColumn:
-        return figures ? percent(n.cpuPercent) : QString();
-    case MemoryColumn:
-        return figures ? formatBytes(static_cast<qint64>(n.rssBytes)) : QString();
+    case IdColumn: return n.id;
+    case RoleColumn: return n.role;
+    case StateColumn: return nodeStateName(n.state);
+    case UptimeColumn: return figures ? formatDuration(static_cast<double>(n.uptimeNs) / 1e9) : QString();
+    case CpuColumn: return figures ? percent(n.cpuPercent) : QString();
+    case MemoryColumn: return figures ? formatBytes(static_cast<qint64>(n.rssBytes)) : QString();
     case CapacityColumn:
         if (!target || n.totalBytes() == 0) {
             return QString();
@@ -158,10 +136,8 @@ QVariant NodeModel::data(const QModelIndex& index, int role) const
         return QStringLiteral("%1 / %2 (%3)")
             .arg(formatBytes(static_cast<qint64>(n.usedBytes())), formatBytes(static_cast<qint64>(n.totalBytes())),
                  percent(100.0 * fraction));
-    case OpsColumn:
-        return figures ? QString::number(n.opsPerSec, 'f', 1) : QString();
-    default:
-        return {};
+    case OpsColumn: return figures ? QString::number(n.opsPerSec, 'f', 1) : QString();
+    default: return {};
     }
 }
 
@@ -171,24 +147,15 @@ QVariant NodeModel::headerData(int section, Qt::Orientation orientation, int rol
         return QAbstractTableModel::headerData(section, orientation, role);
     }
     switch (section) {
-    case IdColumn:
-        return tr("Node");
-    case RoleColumn:
-        return tr("Role");
-    case StateColumn:
-        return tr("State");
-    case UptimeColumn:
-        return tr("Uptime");
-    case CpuColumn:
-        return tr("CPU");
-    case MemoryColumn:
-        return tr("Memory");
-    case CapacityColumn:
-        return tr("Capacity");
-    case OpsColumn:
-        return tr("Ops/s");
-    default:
-        return {};
+    case IdColumn: return tr("Node");
+    case RoleColumn: return tr("Role");
+    case StateColumn: return tr("State");
+    case UptimeColumn: return tr("Uptime");
+    case CpuColumn: return tr("CPU");
+    case MemoryColumn: return tr("Memory");
+    case CapacityColumn: return tr("Capacity");
+    case OpsColumn: return tr("Ops/s");
+    default: return {};
     }
 }
 
@@ -232,8 +199,8 @@ void NodeModel::upsertMember(const api::Snode& node)
     if (node.away()) row.state = NodeState::Away;
     row.role = QString::fromStdString(node.type);
     row.url = url;
-    const auto pos = std::find_if(m_rows.begin(), m_rows.end(),
-                                  [&](const NodeRow& r) { return !before(r, row.role, row.id); });
+    const auto pos =
+        std::find_if(m_rows.begin(), m_rows.end(), [&](const NodeRow& r) { return !before(r, row.role, row.id); });
     const int at = static_cast<int>(pos - m_rows.begin());
     beginInsertRows({}, at, at);
     m_rows.insert(pos, std::move(row));
@@ -273,9 +240,6 @@ void NodeModel::clear()
     endResetModel();
 }
 
-void NodeModel::emitRowChanged(int row)
-{
-    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
-}
+void NodeModel::emitRowChanged(int row) { emit dataChanged(index(row, 0), index(row, ColumnCount - 1)); }
 
-} // namespace tessera::console
+}  // namespace tessera::console

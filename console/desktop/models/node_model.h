@@ -1,8 +1,8 @@
 #pragma once
 
+#include "api/feed.h"
 #include "api/node_stats.h"
 #include "api/smap.h"
-#include "api/feed.h"
 
 #include <QAbstractTableModel>
 #include <QString>
@@ -41,8 +41,17 @@ struct NodeRow {
 class NodeModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { IdColumn, RoleColumn, StateColumn, UptimeColumn, CpuColumn, MemoryColumn, CapacityColumn,
-                  OpsColumn, ColumnCount };
+    enum Column {
+        IdColumn,
+        RoleColumn,
+        StateColumn,
+        UptimeColumn,
+        CpuColumn,
+        MemoryColumn,
+        CapacityColumn,
+        OpsColumn,
+        ColumnCount
+    };
     enum Role {
         NodeStateRole = Qt::UserRole + 1,  // NodeState as int
         CapacityFractionRole,              // used / total (double), targets only
@@ -72,4 +81,4 @@ private:
     std::vector<NodeRow> m_rows;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -106,18 +106,13 @@ QVariant ObjectModel::data(const QModelIndex& index, int role) const
             return QString::fromUtf8(rel.data(), static_cast<qsizetype>(rel.size()));
         }
         return r.folder ? tr("folder") : formatBytes(r.size);
-    case Qt::ToolTipRole:
-        return fullName(index.row());
+    case Qt::ToolTipRole: return fullName(index.row());
     case Qt::TextAlignmentRole:
         return index.column() == SizeColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
-    case FullNameRole:
-        return fullName(index.row());
-    case IsFolderRole:
-        return r.folder;
-    case SizeRole:
-        return r.size;
-    default:
-        return {};
+    case FullNameRole: return fullName(index.row());
+    case IsFolderRole: return r.folder;
+    case SizeRole: return r.size;
+    default: return {};
     }
 }
 

@@ -48,7 +48,7 @@ public:
     QString bucket() const { return m_bucket; }
     void setFolder(const QString& folder);  // "" or a prefix ending in '/'
     QString folder() const { return m_folder; }
-    void setSearch(const QString& text);    // a name prefix inside the folder
+    void setSearch(const QString& text);  // a name prefix inside the folder
     QString search() const { return m_search; }
     void setFoldersEnabled(bool on);
     void setPageSize(std::uint32_t pageSize);  // 1..api::kMaxPageSize

@@ -3,9 +3,9 @@
 #include "format_util.h"
 
 #include <QFutureWatcher>
-#include <nlohmann/json.hpp>
 #include <QStringDecoder>
 #include <QtConcurrent/QtConcurrentRun>
+#include <nlohmann/json.hpp>
 
 namespace tessera::console {
 
@@ -51,8 +51,10 @@ std::optional<QString> asText(const QByteArray& bytes, bool truncated)
     QByteArray data = bytes;
     if (truncated) {
         int cut = 0;
-        while (cut < 4 && cut < data.size() && (static_cast<unsigned char>(data[data.size() - 1 - cut]) & 0xC0) == 0x80) ++cut;
-        if (cut < data.size() && (static_cast<unsigned char>(data[data.size() - 1 - cut]) & 0xC0) == 0xC0) data.chop(cut + 1);
+        while (cut < 4 && cut < data.size() && (static_cast<unsigned char>(data[data.size() - 1 - cut]) & 0xC0) == 0x80)
+            ++cut;
+        if (cut < data.size() && (static_cast<unsigned char>(data[data.size() - 1 - cut]) & 0xC0) == 0xC0)
+            data.chop(cut + 1);
     }
     QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
     QString text = decoder(data);
@@ -79,30 +81,31 @@ void PreviewLoader::load(const QString& bucket, const QString& name)
     clear();
     const quint64 generation = m_generation;
     emit loading(bucket, name);
-    m_call = m_rest->readHead(bucket, name, m_maxBytes, this, [this, generation, bucket, name](api::Result<RangeData> r) {
-        if (generation != m_generation) return;
-        m_call = {};
-        if (!r) {
-            Preview p;
-            p.kind = Preview::Kind::Error;
-            p.bucket = bucket;
-            p.name = name;
-            p.text = QString::fromStdString(r.error().message);
-            p.summary = tr("cannot read: %1").arg(p.text);
-            emit ready(p);
-            return;
-        }
-        // Decoding (an image above all) happens on a worker thread.
-        auto* watcher = new QFutureWatcher<Preview>(this);
-        connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, bucket] {
-            watcher->deleteLater();
+    m_call =
+        m_rest->readHead(bucket, name, m_maxBytes, this, [this, generation, bucket, name](api::Result<RangeData> r) {
             if (generation != m_generation) return;
-            Preview p = watcher->result();
-            p.bucket = bucket;
-            emit ready(p);
+            m_call = {};
+            if (!r) {
+                Preview p;
+                p.kind = Preview::Kind::Error;
+                p.bucket = bucket;
+                p.name = name;
+                p.text = QString::fromStdString(r.error().message);
+                p.summary = tr("cannot read: %1").arg(p.text);
+                emit ready(p);
+                return;
+            }
+            // Decoding (an image above all) happens on a worker thread.
+            auto* watcher = new QFutureWatcher<Preview>(this);
+            connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, bucket] {
+                watcher->deleteLater();
+                if (generation != m_generation) return;
+                Preview p = watcher->result();
+                p.bucket = bucket;
+                emit ready(p);
+            });
+            watcher->setFuture(QtConcurrent::run(&PreviewLoader::build, name, r->bytes, r->totalSize));
         });
-        watcher->setFuture(QtConcurrent::run(&PreviewLoader::build, name, r->bytes, r->totalSize));
-    });
 }
 
 Preview PreviewLoader::build(const QString& name, const QByteArray& bytes, qint64 totalSize)
@@ -139,7 +142,8 @@ Preview PreviewLoader::build(const QString& name, const QByteArray& bytes, qint6
         const QString trimmed = text->trimmed();
         if (!truncated && (trimmed.startsWith('{') || trimmed.startsWith('[') || name.endsWith(".json"))) {
             // Generic pretty-printing (no schema): keys keep their order.
-            const auto doc = nlohmann::ordered_json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+            const auto doc =
+                nlohmann::ordered_json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
             if (!doc.is_discarded()) {
                 p.kind = Preview::Kind::Json;
                 p.text = QString::fromStdString(doc.dump(2)) + '\n';
@@ -154,8 +158,8 @@ Preview PreviewLoader::build(const QString& name, const QByteArray& bytes, qint6
     }
     p.kind = Preview::Kind::Hex;
     p.text = hexDump(bytes);
-    const QString hexCut = bytes.size() > kMaxHexBytes ? QObject::tr(" · hex of the first %1").arg(formatBytes(kMaxHexBytes))
-                                                       : QString();
+    const QString hexCut =
+        bytes.size() > kMaxHexBytes ? QObject::tr(" · hex of the first %1").arg(formatBytes(kMaxHexBytes)) : QString();
     p.summary = QObject::tr("binary · %1%2").arg(cut, hexCut);
     return p;
 }

@@ -18,7 +18,7 @@ struct Preview {
     QString bucket;
     QString name;
     QImage image;
-    QString text;        // Json, Text, Hex, Error
+    QString text;  // Json, Text, Hex, Error
     qint64 totalSize = -1;
     qint64 bytesRead = 0;
     bool truncated() const { return totalSize > bytesRead; }

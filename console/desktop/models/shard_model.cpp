@@ -189,20 +189,20 @@ QVariant ShardModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         if (cell->state == Cell::State::Failed) return tr("error");
-        if (!fetchable || cell->state != Cell::State::Ready) return kind == FieldKind::Image && fetchable ? QString() : formatBytes(cell->size);
+        if (!fetchable || cell->state != Cell::State::Ready)
+            return kind == FieldKind::Image && fetchable ? QString() : formatBytes(cell->size);
         if (kind == FieldKind::Image) return {};
         return cell->value;
     case Qt::DecorationRole:
         if (kind == FieldKind::Image && cell->state == Cell::State::Ready) return cell->value;
         return {};
-    case ImageRole:
-        return kind == FieldKind::Image && cell->state == Cell::State::Ready ? cell->value : QVariant();
+    case ImageRole: return kind == FieldKind::Image && cell->state == Cell::State::Ready ? cell->value : QVariant();
     case Qt::ToolTipRole:
         if (cell->state == Cell::State::Failed) return cell->error;
         return cell->member + QStringLiteral(" · ") + formatBytes(cell->size);
     case Qt::TextAlignmentRole:
         return kind == FieldKind::Class || kind == FieldKind::Other ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
-                                                                   : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+                                                                    : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case MemberRole: return cell->member;
     case MissingRole: return false;
     default: return {};
@@ -230,50 +230,49 @@ void ShardModel::pump()
         const quint64 generation = m_generation;
         const FieldKind kind = kindOf(m_fields[column - 1]);
         const qint64 cap = kind == FieldKind::Image ? kMaxImageBytes : kMaxTextBytes;
-        m_rest->readArchiveMember(m_bucket, m_shard, cell->member, cap, this,
-                                  [this, generation, row, column, kind](api::Result<QByteArray> r) {
-                                      if (generation != m_generation) return;
-                                      --m_inFlight;
-                                      Cell* c = cellAt(row, column);
-                                      if (!r) {
-                                          finishCell(row, column, *c, {}, QString::fromStdString(r.error().message));
-                                          return pump();
-                                      }
-                                      if (kind == FieldKind::Image) {
-                                          auto* watcher = new QFutureWatcher<QImage>(this);
-                                          ++m_inFlight;  // the decode holds the slot
-                                          connect(watcher, &QFutureWatcherBase::finished, this,
-                                                  [this, watcher, generation, row, column] {
-                                                      watcher->deleteLater();
-                                                      if (generation != m_generation) return;
-                                                      --m_inFlight;
-                                                      const QImage img = watcher->result();
-                                                      Cell* c2 = cellAt(row, column);
-                                                      finishCell(row, column, *c2, img.isNull() ? QVariant() : QVariant(img),
-                                                                 img.isNull() ? tr("not a readable image") : QString());
-                                                      pump();
-                                                  });
-                                          const QByteArray bytes = *r;
-                                          watcher->setFuture(QtConcurrent::run([bytes] {
-                                              QImage img;
-                                              if (!img.loadFromData(bytes)) return QImage();
-                                              return img.scaled(kThumbnailPx, kThumbnailPx, Qt::KeepAspectRatio,
-                                                                Qt::SmoothTransformation);
-                                          }));
-                                          return pump();
-                                      }
-                                      const QString text = QString::fromUtf8(*r).trimmed();
-                                      if (kind == FieldKind::Class) {
-                                          bool ok = false;
-                                          const qlonglong v = text.toLongLong(&ok);
-                                          finishCell(row, column, *c, ok ? QVariant(v) : QVariant(text.left(kTextChars)), {});
-                                      } else {
-                                          QString shown = text.simplified();
-                                          if (shown.size() > kTextChars) shown = shown.left(kTextChars - 1) + QChar(0x2026);
-                                          finishCell(row, column, *c, shown, {});
-                                      }
-                                      pump();
-                                  });
+        m_rest->readArchiveMember(
+            m_bucket, m_shard, cell->member, cap, this,
+            [this, generation, row, column, kind](api::Result<QByteArray> r) {
+                if (generation != m_generation) return;
+                --m_inFlight;
+                Cell* c = cellAt(row, column);
+                if (!r) {
+                    finishCell(row, column, *c, {}, QString::fromStdString(r.error().message));
+                    return pump();
+                }
+                if (kind == FieldKind::Image) {
+                    auto* watcher = new QFutureWatcher<QImage>(this);
+                    ++m_inFlight;  // the decode holds the slot
+                    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, row, column] {
+                        watcher->deleteLater();
+                        if (generation != m_generation) return;
+                        --m_inFlight;
+                        const QImage img = watcher->result();
+                        Cell* c2 = cellAt(row, column);
+                        finishCell(row, column, *c2, img.isNull() ? QVariant() : QVariant(img),
+                                   img.isNull() ? tr("not a readable image") : QString());
+                        pump();
+                    });
+                    const QByteArray bytes = *r;
+                    watcher->setFuture(QtConcurrent::run([bytes] {
+                        QImage img;
+                        if (!img.loadFromData(bytes)) return QImage();
+                        return img.scaled(kThumbnailPx, kThumbnailPx, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+                    }));
+                    return pump();
+                }
+                const QString text = QString::fromUtf8(*r).trimmed();
+                if (kind == FieldKind::Class) {
+                    bool ok = false;
+                    const qlonglong v = text.toLongLong(&ok);
+                    finishCell(row, column, *c, ok ? QVariant(v) : QVariant(text.left(kTextChars)), {});
+                } else {
+                    QString shown = text.simplified();
+                    if (shown.size() > kTextChars) shown = shown.left(kTextChars - 1) + QChar(0x2026);
+                    finishCell(row, column, *c, shown, {});
+                }
+                pump();
+            });
     }
 }
 

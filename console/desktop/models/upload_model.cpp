@@ -43,11 +43,11 @@ QVariant UploadModel::data(const QModelIndex& index, int role) const
         case NameColumn: return it.objectName;
         case SizeColumn: return formatBytes(it.size);
         case ProgressColumn: return QStringLiteral("%1%").arg(percent);
-        case StateColumn: return it.error.isEmpty() ? uploadStateName(it.state) : uploadStateName(it.state) + ": " + it.error;
+        case StateColumn:
+            return it.error.isEmpty() ? uploadStateName(it.state) : uploadStateName(it.state) + ": " + it.error;
         default: return {};
         }
-    case Qt::ToolTipRole:
-        return it.error.isEmpty() ? it.localPath : it.error;
+    case Qt::ToolTipRole: return it.error.isEmpty() ? it.localPath : it.error;
     case Qt::ForegroundRole:
         if (index.column() == StateColumn && it.state == UploadState::Failed) return QColor(0xc6, 0x28, 0x28);
         return {};

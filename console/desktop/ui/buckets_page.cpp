@@ -1,9 +1,9 @@
 #include "buckets_page.h"
 
-#include "core/rest_client.h"
-#include "models/bucket_model.h"
 #include "core/folder_scanner.h"
+#include "core/rest_client.h"
 #include "core/upload_queue.h"
+#include "models/bucket_model.h"
 #include "models/object_model.h"
 #include "preview_panel.h"
 #include "upload_dialog.h"
@@ -14,8 +14,6 @@
 #include <QClipboard>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QMimeData>
-#include <QToolButton>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -24,28 +22,26 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace tessera::console {
 
 BucketsPage::BucketsPage(RestClient* rest, QWidget* parent)
-    : QWidget(parent),
-      m_rest(rest),
-      m_batch(new ObjectBatch(rest, this)),
-      m_buckets(new BucketModel(rest, this)),
-      m_objects(new ObjectModel(rest, this)),
-      m_uploads(new UploadQueue(rest, this)),
-      m_scanner(new FolderScanner(this))
+    : QWidget(parent), m_rest(rest), m_batch(new ObjectBatch(rest, this)), m_buckets(new BucketModel(rest, this)),
+      m_objects(new ObjectModel(rest, this)), m_uploads(new UploadQueue(rest, this)), m_scanner(new FolderScanner(this))
 {
     setAcceptDrops(true);
     buildUi();
     connect(m_scanner, &FolderScanner::finished, this, &BucketsPage::onScanFinished);
     connect(m_batch, &ObjectBatch::finished, this, &BucketsPage::onBatchFinished);
-    connect(m_uploads, &UploadQueue::packingFinished, this, [this](bool, const QString& message) { emit statusMessage(message); });
+    connect(m_uploads, &UploadQueue::packingFinished, this,
+            [this](bool, const QString& message) { emit statusMessage(message); });
     connect(m_uploads, &UploadQueue::idle, this, [this] {
         const UploadTotals t = m_uploads->totals();
         emit statusMessage(tr("uploads finished: %1 done, %2 failed").arg(t.done).arg(t.failed));
@@ -62,7 +58,8 @@ BucketsPage::BucketsPage(RestClient* rest, QWidget* parent)
             m_objects->setBucket({});
         }
     });
-    connect(m_objects, &ObjectModel::statusChanged, this, [this] { m_listingStatus->setText(m_objects->statusText()); });
+    connect(m_objects, &ObjectModel::statusChanged, this,
+            [this] { m_listingStatus->setText(m_objects->statusText()); });
     connect(m_objects, &QAbstractItemModel::modelReset, this, &BucketsPage::updateLocation);
     connect(m_rest, &RestClient::endpointChanged, this, &BucketsPage::refresh);
     if (!m_rest->endpoint().isEmpty()) refresh();
@@ -267,8 +264,8 @@ void BucketsPage::updateLocation()
 void BucketsPage::createBucket()
 {
     bool ok = false;
-    const QString name = QInputDialog::getText(this, tr("New bucket"),
-                                               tr("Name (3–63 of a–z, 0–9, '.', '-'):"), QLineEdit::Normal, {}, &ok)
+    const QString name = QInputDialog::getText(this, tr("New bucket"), tr("Name (3–63 of a–z, 0–9, '.', '-'):"),
+                                               QLineEdit::Normal, {}, &ok)
                              .trimmed();
     if (!ok || name.isEmpty()) return;
     m_buckets->createBucket(name);
@@ -278,10 +275,10 @@ void BucketsPage::destroyBucket()
 {
     const QString bucket = currentBucket();
     if (bucket.isEmpty()) return;
-    const auto answer = QMessageBox::warning(
-        this, tr("Destroy bucket"),
-        tr("Destroy bucket \"%1\" and every object in it? This cannot be undone.").arg(bucket),
-        QMessageBox::Cancel | QMessageBox::Yes, QMessageBox::Cancel);
+    const auto answer =
+        QMessageBox::warning(this, tr("Destroy bucket"),
+                             tr("Destroy bucket \"%1\" and every object in it? This cannot be undone.").arg(bucket),
+                             QMessageBox::Cancel | QMessageBox::Yes, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes) return;
     m_buckets->destroyBucket(bucket);
 }
@@ -328,7 +325,8 @@ void BucketsPage::downloadSelected()
         m_batch->download(bucket, {{names.first(), {}, path}}, path);
         return;
     }
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Download %n objects into", nullptr, int(names.size())));
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Download %n objects into", nullptr, int(names.size())));
     if (dir.isEmpty()) return;
     QList<ObjectBatch::Download> items;
     for (const QString& name : names) items.push_back({name, {}, dir + '/' + name.section('/', -1)});
@@ -339,10 +337,11 @@ void BucketsPage::deleteSelected()
 {
     const QStringList names = selectedObjectNames();
     if (names.isEmpty()) return;
-    const QString what = names.size() == 1 ? tr("\"%1\"").arg(names.first()) : tr("%n objects", nullptr, int(names.size()));
-    const auto answer = QMessageBox::warning(this, tr("Delete"),
-                                             tr("Delete %1 from bucket \"%2\"?").arg(what, currentBucket()),
-                                             QMessageBox::Cancel | QMessageBox::Yes, QMessageBox::Cancel);
+    const QString what =
+        names.size() == 1 ? tr("\"%1\"").arg(names.first()) : tr("%n objects", nullptr, int(names.size()));
+    const auto answer =
+        QMessageBox::warning(this, tr("Delete"), tr("Delete %1 from bucket \"%2\"?").arg(what, currentBucket()),
+                             QMessageBox::Cancel | QMessageBox::Yes, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes) return;
     m_batch->removeObjects(currentBucket(), names);
 }

@@ -53,10 +53,10 @@ public:
     void selectBucket(const QString& bucket);
 
 public slots:
-    void refresh();          // F5
-    void focusSearch();      // Ctrl+F
-    void startUpload();      // Ctrl+U (opens the file/folder chooser)
-    void onBucketsChanged(); // the feed said buckets changed (bmd message)
+    void refresh();           // F5
+    void focusSearch();       // Ctrl+F
+    void startUpload();       // Ctrl+U (opens the file/folder chooser)
+    void onBucketsChanged();  // the feed said buckets changed (bmd message)
 
 signals:
     void statusMessage(const QString& text);

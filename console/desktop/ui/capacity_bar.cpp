@@ -34,10 +34,11 @@ void CapacityBar::setUsage(const QString& label, std::uint64_t used, std::uint64
         color = QStringLiteral("#2e7d32");
         break;
     }
-    setStyleSheet(QStringLiteral("QProgressBar { border: 1px solid palette(mid); border-radius: 3px; text-align: center;"
-                                 " background: palette(base); color: palette(text); }"
-                                 "QProgressBar::chunk { background-color: %1; }")
-                      .arg(color));
+    setStyleSheet(
+        QStringLiteral("QProgressBar { border: 1px solid palette(mid); border-radius: 3px; text-align: center;"
+                       " background: palette(base); color: palette(text); }"
+                       "QProgressBar::chunk { background-color: %1; }")
+            .arg(color));
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -19,4 +19,4 @@ private:
     QString m_level;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

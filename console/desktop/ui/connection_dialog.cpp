@@ -64,10 +64,7 @@ ConnectionDialog::ConnectionDialog(ProfileStore* store, const QString& currentNa
     reload(currentName);
 }
 
-QString ConnectionDialog::errorText() const
-{
-    return m_error->text();
-}
+QString ConnectionDialog::errorText() const { return m_error->text(); }
 
 void ConnectionDialog::setForm(const QString& name, const QString& endpoint, const QString& token)
 {
@@ -166,4 +163,4 @@ void ConnectionDialog::connectToProfile()
     accept();
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

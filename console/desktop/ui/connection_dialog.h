@@ -46,4 +46,4 @@ private:
     std::optional<ConnectionProfile> m_chosen;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

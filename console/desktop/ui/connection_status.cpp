@@ -24,20 +24,11 @@ ConnectionStatus::ConnectionStatus(ClusterConnection* connection, QWidget* paren
     update();
 }
 
-QString ConnectionStatus::stateText() const
-{
-    return m_state->text();
-}
+QString ConnectionStatus::stateText() const { return m_state->text(); }
 
-QString ConnectionStatus::smapText() const
-{
-    return m_smap->text();
-}
+QString ConnectionStatus::smapText() const { return m_smap->text(); }
 
-QString ConnectionStatus::nodesText() const
-{
-    return m_nodes->text();
-}
+QString ConnectionStatus::nodesText() const { return m_nodes->text(); }
 
 void ConnectionStatus::update()
 {
@@ -73,4 +64,4 @@ void ConnectionStatus::update()
     m_nodes->setText(known ? tr("%n node(s)", nullptr, m_connection->nodeCount()) : QString());
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

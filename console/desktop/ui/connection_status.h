@@ -29,4 +29,4 @@ private:
     QLabel* m_nodes;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

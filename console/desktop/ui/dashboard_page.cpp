@@ -25,7 +25,7 @@ constexpr int kCardColumns = 4;
 const QColor kGetColor(0x1e, 0x88, 0xe5);
 const QColor kPutColor(0x43, 0xa0, 0x47);
 const QColor kErrorColor(0xc6, 0x28, 0x28);
-} // namespace
+}  // namespace
 
 DashboardPage::DashboardPage(ClusterConnection* connection, MetricsHistory* history, NodeModel* nodes,
                              EventModel* events, QWidget* parent)
@@ -111,20 +111,16 @@ DashboardPage::DashboardPage(ClusterConnection* connection, MetricsHistory* hist
     connect(m_nodes, &QAbstractItemModel::rowsInserted, this, &DashboardPage::rebuildCards);
     connect(m_nodes, &QAbstractItemModel::rowsRemoved, this, &DashboardPage::rebuildCards);
     connect(m_nodes, &QAbstractItemModel::modelReset, this, &DashboardPage::rebuildCards);
-    connect(m_nodes, &QAbstractItemModel::dataChanged, this,
-            [this](const QModelIndex& from, const QModelIndex& to) {
-                for (int r = from.row(); r <= to.row(); ++r) {
-                    updateCard(r);
-                }
-            });
+    connect(m_nodes, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
+        for (int r = from.row(); r <= to.row(); ++r) {
+            updateCard(r);
+        }
+    });
     reloadHistory();
     rebuildCards();
 }
 
-void DashboardPage::refresh()
-{
-    m_connection->resync();
-}
+void DashboardPage::refresh() { m_connection->resync(); }
 
 void DashboardPage::focusSearch()
 {
@@ -175,4 +171,4 @@ void DashboardPage::updateCard(int row)
     }
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -64,4 +64,4 @@ private:
     QLineEdit* m_search;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -61,15 +61,9 @@ JobsPage::JobsPage(ClusterConnection* connection, JobModel* jobs, JobClient* cli
     updateButtons();
 }
 
-QString JobsPage::statusText() const
-{
-    return m_status->text();
-}
+QString JobsPage::statusText() const { return m_status->text(); }
 
-void JobsPage::refresh()
-{
-    m_connection->resync();
-}
+void JobsPage::refresh() { m_connection->resync(); }
 
 void JobsPage::focusSearch()
 {
@@ -112,10 +106,10 @@ void JobsPage::abortSelected()
         return;
     }
     const QString kind = m_jobs->data(m_jobs->index(row, JobModel::KindColumn)).toString();
-    QMessageBox confirm(QMessageBox::Warning, tr("Abort job"),
-                        tr("Abort the %1 job %2?\nEvery target stops it between objects; work done so far stays.")
-                            .arg(kind, id),
-                        QMessageBox::Yes | QMessageBox::Cancel, this);
+    QMessageBox confirm(
+        QMessageBox::Warning, tr("Abort job"),
+        tr("Abort the %1 job %2?\nEvery target stops it between objects; work done so far stays.").arg(kind, id),
+        QMessageBox::Yes | QMessageBox::Cancel, this);
     confirm.setObjectName(QStringLiteral("abortConfirmation"));
     confirm.setDefaultButton(QMessageBox::Cancel);
     if (confirm.exec() != QMessageBox::Yes) {
@@ -126,4 +120,4 @@ void JobsPage::abortSelected()
     m_client->abort(id);
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -49,4 +49,4 @@ private:
     QLabel* m_status;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

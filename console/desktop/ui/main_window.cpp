@@ -29,9 +29,9 @@ constexpr int kMaxPageShortcuts = 9;  // Ctrl+1 .. Ctrl+9
 }
 
 MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
-    : QMainWindow(parent), m_session(session), m_theme(theme),
-      m_rest(session->rest()), m_navigation(new QListWidget(this)),
-      m_pages(new QStackedWidget(this)), m_status(new ConnectionStatus(session->connection(), this))
+    : QMainWindow(parent), m_session(session), m_theme(theme), m_rest(session->rest()),
+      m_navigation(new QListWidget(this)), m_pages(new QStackedWidget(this)),
+      m_status(new ConnectionStatus(session->connection(), this))
 {
     setWindowTitle(tr("Tessera Console"));
     setObjectName(QStringLiteral("mainWindow"));
@@ -64,9 +64,8 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
     auto* buckets = new BucketsPage(m_rest, this);
     m_buckets = buckets;
     connect(connection, &ClusterConnection::bucketsChanged, buckets, &BucketsPage::onBucketsChanged);
-    connect(buckets, &BucketsPage::statusMessage, this, [this](const QString& text) {
-        statusBar()->showMessage(text, 8000);
-    });
+    connect(buckets, &BucketsPage::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(m_dashboard, &DashboardPage::nodeActivated, this, [this](const QString& id) {
         showPage(m_pages->indexOf(m_nodes));
         m_nodes->selectNode(id);
@@ -110,10 +109,7 @@ void MainWindow::showPage(int index)
     }
 }
 
-int MainWindow::currentPage() const
-{
-    return m_pages->currentIndex();
-}
+int MainWindow::currentPage() const { return m_pages->currentIndex(); }
 
 int MainWindow::pageIndex(const QString& title) const
 {
@@ -125,10 +121,7 @@ int MainWindow::pageIndex(const QString& title) const
     return -1;
 }
 
-QWidget* MainWindow::pageWidget(int index) const
-{
-    return m_pages->widget(index);
-}
+QWidget* MainWindow::pageWidget(int index) const { return m_pages->widget(index); }
 
 void MainWindow::buildMenus()
 {
@@ -151,7 +144,7 @@ void MainWindow::buildMenus()
     QMenu* themeMenu = view->addMenu(tr("&Theme"));
     m_themeGroup = new QActionGroup(this);
     for (ThemeChoice choice : {ThemeChoice::System, ThemeChoice::Light, ThemeChoice::Dark}) {
-        const QString label = choice == ThemeChoice::System ? tr("Follow the system")
+        const QString label = choice == ThemeChoice::System  ? tr("Follow the system")
                               : choice == ThemeChoice::Light ? tr("Light")
                                                              : tr("Dark");
         QAction* action = themeMenu->addAction(label);
@@ -162,15 +155,9 @@ void MainWindow::buildMenus()
     }
 }
 
-void MainWindow::refreshCurrent()
-{
-    invokeOnPage(m_pages->currentWidget(), "refresh");
-}
+void MainWindow::refreshCurrent() { invokeOnPage(m_pages->currentWidget(), "refresh"); }
 
-void MainWindow::focusSearch()
-{
-    invokeOnPage(m_pages->currentWidget(), "focusSearch");
-}
+void MainWindow::focusSearch() { invokeOnPage(m_pages->currentWidget(), "focusSearch"); }
 
 void MainWindow::startUpload()
 {
@@ -232,4 +219,4 @@ void MainWindow::closeEvent(QCloseEvent* event)
     QMainWindow::closeEvent(event);
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

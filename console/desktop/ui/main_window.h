@@ -76,4 +76,4 @@ private:
     std::vector<QAction*> m_pageActions;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

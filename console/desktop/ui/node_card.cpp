@@ -80,4 +80,4 @@ void NodeCard::setNode(const NodeRow& node)
     }
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -37,4 +37,4 @@ private:
     QString m_id;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

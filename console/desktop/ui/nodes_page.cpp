@@ -81,10 +81,7 @@ NodesPage::NodesPage(ClusterConnection* connection, NodeModel* nodes, MetricsHis
     m_detailTitle->setText(tr("Select a node to see its own charts."));
 }
 
-void NodesPage::refresh()
-{
-    m_connection->resync();
-}
+void NodesPage::refresh() { m_connection->resync(); }
 
 void NodesPage::focusSearch()
 {
@@ -153,4 +150,4 @@ void NodesPage::showDetails()
     }
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -55,4 +55,4 @@ private:
     QString m_selected;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

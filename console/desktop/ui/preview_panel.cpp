@@ -7,15 +7,15 @@
 
 #include <QComboBox>
 #include <QDir>
-#include <QHBoxLayout>
-#include <QSettings>
 #include <QFileDialog>
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -81,7 +81,8 @@ PreviewPanel::PreviewPanel(RestClient* rest, QWidget* parent)
     for (const qint64 bytes : {256LL << 10, 1LL << 20, 4LL << 20, 16LL << 20}) {
         limit->addItem(tr("up to %1").arg(QLocale().formattedDataSize(bytes, 0, QLocale::DataSizeIecFormat)), bytes);
     }
-    const qint64 saved = QSettings().value(QStringLiteral("preview/maxBytes"), PreviewLoader::kDefaultMaxBytes).toLongLong();
+    const qint64 saved =
+        QSettings().value(QStringLiteral("preview/maxBytes"), PreviewLoader::kDefaultMaxBytes).toLongLong();
     limit->setCurrentIndex(std::max(0, limit->findData(saved)));
     m_loader->setMaxBytes(limit->currentData().toLongLong());
     connect(limit, &QComboBox::currentIndexChanged, this, [this, limit] {
@@ -150,8 +151,8 @@ void PreviewPanel::updateImage()
     const QSize box = m_image->size().boundedTo(m_fullImage.size() * 8);
     // Small images (28×28 Fashion-MNIST) are scaled up without smoothing so pixels stay crisp.
     const bool upscale = box.width() > m_fullImage.width();
-    m_image->setPixmap(QPixmap::fromImage(m_fullImage.scaled(box, Qt::KeepAspectRatio,
-                                                              upscale ? Qt::FastTransformation : Qt::SmoothTransformation)));
+    m_image->setPixmap(QPixmap::fromImage(
+        m_fullImage.scaled(box, Qt::KeepAspectRatio, upscale ? Qt::FastTransformation : Qt::SmoothTransformation)));
 }
 
 void PreviewPanel::resizeEvent(QResizeEvent* event)
@@ -165,7 +166,8 @@ void PreviewPanel::downloadMembers()
     QStringList members;
     for (const QModelIndex& i : m_shardView->selectionModel()->selectedRows()) members << m_shards->membersOf(i.row());
     if (members.isEmpty()) return;
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Download %n member(s) into", nullptr, int(members.size())));
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Download %n member(s) into", nullptr, int(members.size())));
     if (dir.isEmpty()) return;
     QList<ObjectBatch::Download> items;
     for (const QString& m : members) items.push_back({m_shards->shard(), m, QDir(dir).filePath(m)});

@@ -6,7 +6,8 @@
 
 namespace tessera::console {
 
-ProgressDelegate::ProgressDelegate(int progressRole, QObject* parent) : QStyledItemDelegate(parent), m_role(progressRole)
+ProgressDelegate::ProgressDelegate(int progressRole, QObject* parent)
+    : QStyledItemDelegate(parent), m_role(progressRole)
 {
 }
 
@@ -28,4 +29,4 @@ void ProgressDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
     style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

@@ -16,4 +16,4 @@ private:
     int m_role;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

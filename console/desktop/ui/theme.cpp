@@ -35,17 +35,14 @@ QPalette darkPalette()
     return p;
 }
 
-} // namespace
+}  // namespace
 
 QString themeChoiceName(ThemeChoice choice)
 {
     switch (choice) {
-    case ThemeChoice::Light:
-        return QStringLiteral("light");
-    case ThemeChoice::Dark:
-        return QStringLiteral("dark");
-    case ThemeChoice::System:
-        break;
+    case ThemeChoice::Light: return QStringLiteral("light");
+    case ThemeChoice::Dark: return QStringLiteral("dark");
+    case ThemeChoice::System: break;
     }
     return QStringLiteral("system");
 }
@@ -61,10 +58,7 @@ ThemeChoice themeChoiceFromName(const QString& name)
     return ThemeChoice::System;
 }
 
-bool isDarkPalette(const QPalette& palette)
-{
-    return palette.color(QPalette::Window).lightness() < 128;
-}
+bool isDarkPalette(const QPalette& palette) { return palette.color(QPalette::Window).lightness() < 128; }
 
 Theme::Theme(QApplication* app)
     : m_app(app), m_systemPalette(QApplication::palette()), m_systemStyle(QApplication::style()->name())
@@ -90,9 +84,6 @@ void Theme::apply(ThemeChoice choice)
     }
 }
 
-bool Theme::isDark() const
-{
-    return isDarkPalette(QApplication::palette());
-}
+bool Theme::isDark() const { return isDarkPalette(QApplication::palette()); }
 
-} // namespace tessera::console
+}  // namespace tessera::console

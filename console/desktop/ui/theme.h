@@ -34,4 +34,4 @@ private:
     ThemeChoice m_choice = ThemeChoice::System;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

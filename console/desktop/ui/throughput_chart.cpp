@@ -160,4 +160,4 @@ void ThroughputChart::flush()
     m_valueAxis->setRange(0, top);
 }
 
-} // namespace tessera::console
+}  // namespace tessera::console

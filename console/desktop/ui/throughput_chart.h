@@ -26,7 +26,7 @@ namespace tessera::console {
 class ThroughputChart : public QWidget {
     Q_OBJECT
 public:
-    static constexpr std::chrono::milliseconds kRepaintInterval{500};  // ~2 Hz
+    static constexpr std::chrono::milliseconds kRepaintInterval{500};    // ~2 Hz
     static constexpr std::chrono::milliseconds kMinimumSpan{30 * 1000};  // of the time axis
 
     ThroughputChart(const QString& title, const QString& unit, QWidget* parent = nullptr);
@@ -66,4 +66,4 @@ private:
     int m_repaints = 0;
 };
 
-} // namespace tessera::console
+}  // namespace tessera::console

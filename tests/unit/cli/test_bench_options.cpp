@@ -38,10 +38,19 @@ private slots:
 
     void everyKnob()
     {
-        auto o = parse({"mixed", "--bucket=bench-b", "--prefix", "p/", "--workers", "64", "--threads", "2",
-                        "--count", "5000", "--min-size", "1KiB", "--max-size", "1MiB", "--pct-put", "30",
-                        "--count-objects", "100", "--direct", "--verify", "--keepalive", "off", "--interval",
-                        "500ms", "--timeout", "2s"});
+        auto o = parse({"mixed",           "--bucket=bench-b",
+                        "--prefix",        "p/",
+                        "--workers",       "64",
+                        "--threads",       "2",
+                        "--count",         "5000",
+                        "--min-size",      "1KiB",
+                        "--max-size",      "1MiB",
+                        "--pct-put",       "30",
+                        "--count-objects", "100",
+                        "--direct",        "--verify",
+                        "--keepalive",     "off",
+                        "--interval",      "500ms",
+                        "--timeout",       "2s"});
         QVERIFY2(o.ok(), o.ok() ? "" : o.error().message.c_str());
         QCOMPARE(o->mode, BenchMode::Mixed);
         QCOMPARE(o->bucket, std::string("bench-b"));
@@ -111,7 +120,8 @@ private slots:
             QTest::newRow(tag) << args << QString(message);
         };
         row("no mode", {"--bucket", "bbb"}, "missing MODE (put, get, mixed, list, shard-read, loose-read, shard-scan)");
-        row("bad mode", {"copy", "--bucket", "bbb"}, "unknown mode \"copy\" (put, get, mixed, list, shard-read, loose-read, shard-scan)");
+        row("bad mode", {"copy", "--bucket", "bbb"},
+            "unknown mode \"copy\" (put, get, mixed, list, shard-read, loose-read, shard-scan)");
         row("two modes", {"put", "get", "--bucket", "bbb"}, "unexpected argument \"get\"");
         row("no bucket", {"put"}, "--bucket is required");
         row("unknown option", {"put", "--bucket", "bbb", "--fast"}, "unknown option --fast");
@@ -136,8 +146,7 @@ private slots:
         row("size huge", {"put", "--bucket", "bbb", "--size", "5GiB"}, "--size must be at most 4GiB");
         row("size and min", {"put", "--bucket", "bbb", "--size", "1KiB", "--min-size", "1"},
             "--size excludes --min-size/--max-size");
-        row("min alone", {"put", "--bucket", "bbb", "--min-size", "1KiB"},
-            "--min-size and --max-size go together");
+        row("min alone", {"put", "--bucket", "bbb", "--min-size", "1KiB"}, "--min-size and --max-size go together");
         row("min > max", {"put", "--bucket", "bbb", "--min-size", "2KiB", "--max-size", "1KiB"},
             "--min-size is larger than --max-size");
         row("get nothing to read", {"get", "--bucket", "bbb"},

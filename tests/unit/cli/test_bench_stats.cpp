@@ -45,8 +45,7 @@ private slots:
         QCOMPARE(LatencyHistogram::slotOf(129), std::size_t{128});
         QCOMPARE(LatencyHistogram::slotLow(128), std::uint64_t{128});
         QCOMPARE(LatencyHistogram::slotHigh(128), std::uint64_t{129});
-        for (std::uint64_t v : {std::uint64_t{1000}, std::uint64_t{123456789}, std::uint64_t{1} << 40,
-                                UINT64_MAX}) {
+        for (std::uint64_t v : {std::uint64_t{1000}, std::uint64_t{123456789}, std::uint64_t{1} << 40, UINT64_MAX}) {
             const auto s = LatencyHistogram::slotOf(v);
             QVERIFY(s < LatencyHistogram::kSlots);
             QVERIFY(LatencyHistogram::slotLow(s) <= v);
@@ -121,9 +120,9 @@ private slots:
         }
         for (double q : {0.5, 0.9, 0.99, 0.999}) {
             const auto want = exactPercentile(values, q);
-            QVERIFY2(within(h.percentile(q), want, 1.0 / 64),
-                     (std::to_string(q) + ": " + std::to_string(h.percentile(q)) + " vs " + std::to_string(want))
-                         .c_str());
+            QVERIFY2(
+                within(h.percentile(q), want, 1.0 / 64),
+                (std::to_string(q) + ": " + std::to_string(h.percentile(q)) + " vs " + std::to_string(want)).c_str());
         }
         QCOMPARE(h.min(), *std::min_element(values.begin(), values.end()));
         QCOMPARE(h.max(), *std::max_element(values.begin(), values.end()));

@@ -137,16 +137,16 @@ private slots:
         const auto ok = QByteArray::fromStdString(images(2, 28));
         const auto okl = QByteArray::fromStdString(labels({1, 2}));
         QTest::newRow("bad image magic") << "m1" << QByteArray::fromStdString(images(2, 28, 0x801)) << okl
-                                          << int(api::ErrorKind::Corruption);
-        QTest::newRow("bad label magic") << "m2" << ok << QByteArray::fromStdString(labels({1, 2}, 0x803))
-                                          << int(api::ErrorKind::Corruption);
-        QTest::newRow("truncated images") << "m3" << ok.left(ok.size() - 100) << okl << int(api::ErrorKind::Corruption);
-        QTest::newRow("absurd dimensions") << "m4" << QByteArray::fromStdString(images(0, 5000)) << okl
-                                            << int(api::ErrorKind::Corruption);
-        QTest::newRow("count mismatch") << "m5" << ok << QByteArray::fromStdString(labels({1, 2, 3}))
                                          << int(api::ErrorKind::Corruption);
-        QTest::newRow("label out of range") << "m6" << ok << QByteArray::fromStdString(labels({1, 10}))
-                                             << int(api::ErrorKind::Corruption);
+        QTest::newRow("bad label magic") << "m2" << ok << QByteArray::fromStdString(labels({1, 2}, 0x803))
+                                         << int(api::ErrorKind::Corruption);
+        QTest::newRow("truncated images") << "m3" << ok.left(ok.size() - 100) << okl << int(api::ErrorKind::Corruption);
+        QTest::newRow("absurd dimensions")
+            << "m4" << QByteArray::fromStdString(images(0, 5000)) << okl << int(api::ErrorKind::Corruption);
+        QTest::newRow("count mismatch") << "m5" << ok << QByteArray::fromStdString(labels({1, 2, 3}))
+                                        << int(api::ErrorKind::Corruption);
+        QTest::newRow("label out of range")
+            << "m6" << ok << QByteArray::fromStdString(labels({1, 10})) << int(api::ErrorKind::Corruption);
     }
     void malformedSources()
     {
@@ -154,11 +154,10 @@ private slots:
         QFETCH(QByteArray, trainImages);
         QFETCH(QByteArray, trainLabels);
         QFETCH(int, kind);
-        const auto src = makeSource(name, trainImages.toStdString(), trainLabels.toStdString(), images(1, 28),
-                                    labels({0}));
-        auto sum = convertFashionMnist(src.toStdString(), 0, [](const std::string&, const std::string&) {
-            return api::Status{};
-        });
+        const auto src =
+            makeSource(name, trainImages.toStdString(), trainLabels.toStdString(), images(1, 28), labels({0}));
+        auto sum = convertFashionMnist(src.toStdString(), 0,
+                                       [](const std::string&, const std::string&) { return api::Status{}; });
         QVERIFY(!sum);
         QCOMPARE(int(sum.kind()), kind);
     }

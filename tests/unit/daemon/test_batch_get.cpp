@@ -87,7 +87,8 @@ private slots:
     {
         auto r = call("{\"bucket\":\"bkt\",\"names\":[\"a.png\"]}");
         api::BatchGet::Record rec;
-        for (std::size_t n = 0; n < r.body.size(); ++n) QCOMPARE(api::BatchGet::parseRecord(r.body.substr(0, n), rec), std::size_t{0});
+        for (std::size_t n = 0; n < r.body.size(); ++n)
+            QCOMPARE(api::BatchGet::parseRecord(r.body.substr(0, n), rec), std::size_t{0});
         QCOMPARE(api::BatchGet::parseRecord(r.body, rec), r.body.size());
     }
 

@@ -74,7 +74,8 @@ private slots:
         QCOMPARE(c->maxObjectSize, std::uint64_t{1} << 40);
 
         // A target without the cluster key cannot join: refused at start.
-        auto noKey = parse({"--role", "target", "--data-dir", "/tmp/x", "--mountpath", "/a", "--proxy-url", "http://p:1"});
+        auto noKey =
+            parse({"--role", "target", "--data-dir", "/tmp/x", "--mountpath", "/a", "--proxy-url", "http://p:1"});
         QCOMPARE(noKey.kind(), api::ErrorKind::BadRequest);
         QVERIFY(noKey.error().message.find("cluster-key-file") != std::string::npos);
         auto t = parse({"--role", "target", "--data-dir", "/tmp/x", "--mountpath", "/a", "--mountpath", "/b",
@@ -87,13 +88,46 @@ private slots:
 
     void everyFlag()
     {
-        auto c = parse({"--role", "target", "--host", "0.0.0.0", "--port", "0", "--port-file", "/tmp/pf",
-                        "--proxy-url", "http://p:1", "--data-dir", "/d", "--mountpath", "/m", "--fsync", "false",
-                        "--keepalive-interval-ms", "250", "--keepalive-max-missed", "5", "--io-threads", "3",
-                        "--worker-threads", "7", "--max-connections", "64", "--peer-timeout-ms", "900",
-                        "--max-object-size", "1000", "--log-level", "debug", "--cluster-key-file", "/k",
-                        "--tombstone-ttl-ms", "120000", "--max-connections-per-address", "8",
-                        "--header-timeout-ms", "2500"});
+        auto c = parse({"--role",
+                        "target",
+                        "--host",
+                        "0.0.0.0",
+                        "--port",
+                        "0",
+                        "--port-file",
+                        "/tmp/pf",
+                        "--proxy-url",
+                        "http://p:1",
+                        "--data-dir",
+                        "/d",
+                        "--mountpath",
+                        "/m",
+                        "--fsync",
+                        "false",
+                        "--keepalive-interval-ms",
+                        "250",
+                        "--keepalive-max-missed",
+                        "5",
+                        "--io-threads",
+                        "3",
+                        "--worker-threads",
+                        "7",
+                        "--max-connections",
+                        "64",
+                        "--peer-timeout-ms",
+                        "900",
+                        "--max-object-size",
+                        "1000",
+                        "--log-level",
+                        "debug",
+                        "--cluster-key-file",
+                        "/k",
+                        "--tombstone-ttl-ms",
+                        "120000",
+                        "--max-connections-per-address",
+                        "8",
+                        "--header-timeout-ms",
+                        "2500"});
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
         QCOMPARE(c->host, std::string("0.0.0.0"));
         QCOMPARE(c->port, 0);
@@ -112,8 +146,8 @@ private slots:
         QCOMPARE(c->tombstoneTtlMs, 120000);
         QCOMPARE(c->maxConnectionsPerAddress, std::size_t{8});
         QCOMPARE(c->headerTimeoutMs, 2500);
-        auto over = parse({"--role", "proxy", "--data-dir", "/d", "--max-connections", "4",
-                           "--max-connections-per-address", "5"});
+        auto over = parse(
+            {"--role", "proxy", "--data-dir", "/d", "--max-connections", "4", "--max-connections-per-address", "5"});
         QCOMPARE(over.kind(), api::ErrorKind::BadRequest);
         QCOMPARE(parse({"--role", "proxy", "--data-dir", "/d", "--header-timeout-ms", "50"}).kind(),
                  api::ErrorKind::BadRequest);
@@ -122,13 +156,14 @@ private slots:
     void everyFileKey()
     {
         // (no raw string literals in this file: moc 6.4 stops parsing at them)
-        const auto path = writeFile(
-            "all.json",
-            "{\"role\":\"target\",\"host\":\"10.0.0.5\",\"port\":9000,\"port_file\":\"/pf\",\"proxy_url\":\"http://p:2\","
-            "\"data_dir\":\"/d\",\"mountpaths\":[\"/m1\",\"/m2\"],\"log_level\":\"warn\",\"fsync\":false,"
-            "\"keepalive_interval_ms\":700,\"keepalive_max_missed\":9,\"io_threads\":2,\"worker_threads\":6,"
-            "\"max_connections\":10,\"idle_timeout_ms\":1500,\"io_timeout_ms\":2500,\"peer_timeout_ms\":3500,"
-            "\"max_object_size\":12345,\"cluster_key_file\":\"/key\",\"tombstone_ttl_ms\":90000}");
+        const auto path =
+            writeFile("all.json",
+                      "{\"role\":\"target\",\"host\":\"10.0.0.5\",\"port\":9000,\"port_file\":\"/"
+                      "pf\",\"proxy_url\":\"http://p:2\","
+                      "\"data_dir\":\"/d\",\"mountpaths\":[\"/m1\",\"/m2\"],\"log_level\":\"warn\",\"fsync\":false,"
+                      "\"keepalive_interval_ms\":700,\"keepalive_max_missed\":9,\"io_threads\":2,\"worker_threads\":6,"
+                      "\"max_connections\":10,\"idle_timeout_ms\":1500,\"io_timeout_ms\":2500,\"peer_timeout_ms\":3500,"
+                      "\"max_object_size\":12345,\"cluster_key_file\":\"/key\",\"tombstone_ttl_ms\":90000}");
         auto c = parse({"--config", path});
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
         QCOMPARE(c->role, std::string("target"));
@@ -155,20 +190,21 @@ private slots:
 
     void flagsOverrideFile()
     {
-        const auto path = writeFile("node.json",
-                                    "{\"role\":\"target\",\"port\":9000,\"data_dir\":\"/d\",\"mountpaths\":[\"/m1\",\"/m2\"],"
-                                    "\"proxy_url\":\"http://127.0.0.1:8080\",\"fsync\":false,\"keepalive_interval_ms\":500,"
-                                    "\"cluster_key_file\":\"/k\","
-                                    "\"log_level\":\"warn\"}");
-        auto c = parse({"--config", path, "--port", "0", "--fsync", "true", "--mountpath", "/only",
-                        "--log-level", "error"});
+        const auto path =
+            writeFile("node.json",
+                      "{\"role\":\"target\",\"port\":9000,\"data_dir\":\"/d\",\"mountpaths\":[\"/m1\",\"/m2\"],"
+                      "\"proxy_url\":\"http://127.0.0.1:8080\",\"fsync\":false,\"keepalive_interval_ms\":500,"
+                      "\"cluster_key_file\":\"/k\","
+                      "\"log_level\":\"warn\"}");
+        auto c =
+            parse({"--config", path, "--port", "0", "--fsync", "true", "--mountpath", "/only", "--log-level", "error"});
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
-        QCOMPARE(c->port, 0);                                             // flag wins
-        QVERIFY(c->fsync);                                                // flag wins
-        QCOMPARE(c->mountpaths, std::vector<std::string>{"/only"});      // flag list replaces the file's
-        QCOMPARE(c->logLevel, std::string("error"));                      // flag wins
-        QCOMPARE(c->keepaliveIntervalMs, 500);                            // from the file
-        QCOMPARE(c->proxyUrl, std::string("http://127.0.0.1:8080"));     // from the file
+        QCOMPARE(c->port, 0);                                         // flag wins
+        QVERIFY(c->fsync);                                            // flag wins
+        QCOMPARE(c->mountpaths, std::vector<std::string>{"/only"});   // flag list replaces the file's
+        QCOMPARE(c->logLevel, std::string("error"));                  // flag wins
+        QCOMPARE(c->keepaliveIntervalMs, 500);                        // from the file
+        QCOMPARE(c->proxyUrl, std::string("http://127.0.0.1:8080"));  // from the file
         // The flag order does not matter: --config last still loses to flags.
         auto d = parse({"--port", "0", "--config", path});
         QVERIFY(d.ok());
@@ -179,9 +215,9 @@ private slots:
     {
         // GET /v1/daemon?what=config shows to_json(Config); fed back as a
         // config file it must be accepted and mean the same thing.
-        auto c = parse({"--role", "target", "--data-dir", "/d", "--mountpath", "/m", "--proxy-url", "http://p:1",
-                        "--port", "0", "--keepalive-interval-ms", "300", "--max-object-size", "77",
-                        "--cluster-key-file", "/k"});
+        auto c =
+            parse({"--role", "target", "--data-dir", "/d", "--mountpath", "/m", "--proxy-url", "http://p:1", "--port",
+                   "0", "--keepalive-interval-ms", "300", "--max-object-size", "77", "--cluster-key-file", "/k"});
         QVERIFY(c.ok());
         const auto path = writeFile("dump.json", QByteArray::fromStdString(nlohmann::json(*c).dump()));
         auto again = parse({"--config", path});
@@ -195,12 +231,11 @@ private slots:
         QTest::addColumn<QString>("mentions");
         QTest::newRow("unknown field") << QByteArray("{\"role\":\"proxy\",\"data_dir\":\"/d\",\"colour\":\"blue\"}")
                                        << "colour";
-        QTest::newRow("wrong type") << QByteArray("{\"role\":\"proxy\",\"data_dir\":\"/d\",\"port\":\"8080\"}")
-                                    << "";
+        QTest::newRow("wrong type") << QByteArray("{\"role\":\"proxy\",\"data_dir\":\"/d\",\"port\":\"8080\"}") << "";
         QTest::newRow("not an object") << QByteArray("[1,2]") << "not a JSON object";
         QTest::newRow("not JSON") << QByteArray("role = proxy") << "not a JSON object";
-        QTest::newRow("file port out of range") << QByteArray("{\"role\":\"proxy\",\"data_dir\":\"/d\",\"port\":70000}")
-                                                << "port";
+        QTest::newRow("file port out of range")
+            << QByteArray("{\"role\":\"proxy\",\"data_dir\":\"/d\",\"port\":70000}") << "port";
     }
     void fileErrors()
     {
@@ -236,8 +271,8 @@ private slots:
             << QStringList{"--role", "proxy", "--data-dir", "/d", "--keepalive-interval-ms", "1"};
         QTest::newRow("keepalive too long")
             << QStringList{"--role", "proxy", "--data-dir", "/d", "--keepalive-interval-ms", "600001"};
-        QTest::newRow("max missed zero")
-            << QStringList{"--role", "proxy", "--data-dir", "/d", "--keepalive-max-missed", "0"};
+        QTest::newRow("max missed zero") << QStringList{"--role", "proxy", "--data-dir", "/d", "--keepalive-max-missed",
+                                                        "0"};
         QTest::newRow("max missed too many")
             << QStringList{"--role", "proxy", "--data-dir", "/d", "--keepalive-max-missed", "101"};
         QTest::newRow("peer timeout too short")
@@ -266,8 +301,7 @@ private slots:
             << (p + QStringList{"--archive-max-member-size", "1000", "--archive-max-total-size", "999"});
         QTest::newRow("archive ratio zero") << (p + QStringList{"--archive-max-compression-ratio", "0"});
         QTest::newRow("archive ratio too big") << (p + QStringList{"--archive-max-compression-ratio", "100001"});
-        QTest::newRow("archive index cache too big")
-            << (p + QStringList{"--archive-index-cache-bytes", "68719476737"});
+        QTest::newRow("archive index cache too big") << (p + QStringList{"--archive-index-cache-bytes", "68719476737"});
         QTest::newRow("archive index not a bool") << (p + QStringList{"--archive-index", "perhaps"});
         QTest::newRow("not a number") << QStringList{"--role", "proxy", "--data-dir", "/d", "--port", "http"};
         QTest::newRow("missing value") << QStringList{"--role", "proxy", "--data-dir"};

@@ -20,8 +20,9 @@ namespace {
 
 std::vector<RecordFile> sampleRecord(int i, std::size_t size)
 {
-    return {{"sample-" + std::to_string(i) + ".bin", 1700000000 + i, std::string(size, static_cast<char>('a' + i % 26))},
-            {"sample-" + std::to_string(i) + ".cls", 1700000000, std::to_string(i % 10)}};
+    return {
+        {"sample-" + std::to_string(i) + ".bin", 1700000000 + i, std::string(size, static_cast<char>('a' + i % 26))},
+        {"sample-" + std::to_string(i) + ".cls", 1700000000, std::to_string(i % 10)}};
 }
 
 }  // namespace

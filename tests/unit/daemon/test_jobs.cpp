@@ -233,7 +233,9 @@ private slots:
         std::filesystem::create_directories(mp1);
         std::filesystem::create_directories(mp2);
         constexpr int kN = 60;
-        auto data = [](int i) { return "payload-" + std::to_string(i) + std::string(static_cast<std::size_t>(i * 13), 'z'); };
+        auto data = [](int i) {
+            return "payload-" + std::to_string(i) + std::string(static_cast<std::size_t>(i * 13), 'z');
+        };
         {
             target::ObjectStore::Options o;
             o.mountpaths = {mp1};
@@ -275,11 +277,11 @@ private slots:
         bmd.buckets["bk"] = api::BucketProps{};
         cache.applyBmd(bmd);
 
-        jobs::JobRunner runner("t1", [&](const std::string&, const nlohmann::json&)
-                                         -> api::Result<std::unique_ptr<jobs::JobWork>> {
-            return std::unique_ptr<jobs::JobWork>(
-                std::make_unique<jobs::RebalanceJob>(**store, cache, "t1", std::chrono::milliseconds(1000)));
-        });
+        jobs::JobRunner runner(
+            "t1", [&](const std::string&, const nlohmann::json&) -> api::Result<std::unique_ptr<jobs::JobWork>> {
+                return std::unique_ptr<jobs::JobWork>(
+                    std::make_unique<jobs::RebalanceJob>(**store, cache, "t1", std::chrono::milliseconds(1000)));
+            });
         QVERIFY(runner.start("r", "rebalance", {}));
         api::TargetJobStatus fin;
         QVERIFY(waitFinal(runner, "r", fin));

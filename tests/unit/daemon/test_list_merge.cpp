@@ -60,8 +60,8 @@ private slots:
         auto t1 = page({obj("a.tar"), member("a.tar/m1"), member("a.tar/m0"), obj("c.tar"), member("c.tar/z")});
         auto t2 = page({obj("a.tar-x"), obj("b")});
         auto out = mergeListPages({t1, t2}, 10);
-        QCOMPARE(names(out), (std::vector<std::string>{"a.tar", "a.tar/m1", "a.tar/m0", "a.tar-x", "b", "c.tar",
-                                                       "c.tar/z"}));
+        QCOMPARE(names(out),
+                 (std::vector<std::string>{"a.tar", "a.tar/m1", "a.tar/m0", "a.tar-x", "b", "c.tar", "c.tar/z"}));
         QCOMPARE(out.entries[1].flags, api::kEntryInArch);
         QCOMPARE(out.entries[0].flags, 0u);
     }
@@ -109,7 +109,7 @@ private slots:
     {
         QCOMPARE(perTargetPageSize(10000, 3), 4183u);  // ceil(10000 * 1.25 / 3) + 16
         QCOMPARE(perTargetPageSize(10000, 1), 10000u);
-        QCOMPARE(perTargetPageSize(3, 3), 3u);  // never more than the page
+        QCOMPARE(perTargetPageSize(3, 3), 3u);    // never more than the page
         QCOMPARE(perTargetPageSize(0, 2), 641u);  // the default page of 1000
         QCOMPARE(perTargetPageSize(10000, 100), 141u);
     }

@@ -87,8 +87,9 @@ private:
     {
         int n = 0;
         for (const auto& mp : mountpaths()) {
-            n += static_cast<int>(
-                QDir(QString::fromStdString(mp + sub)).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot).size());
+            n += static_cast<int>(QDir(QString::fromStdString(mp + sub))
+                                      .entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)
+                                      .size());
         }
         return n;
     }
@@ -290,7 +291,7 @@ private slots:
         QCOMPARE(m_store->remove("b", "x/y/z/obj").kind(), api::ErrorKind::NotFound);
         QCOMPARE(m_store->stat("b", "x/y/z/obj").kind(), api::ErrorKind::NotFound);
         QVERIFY(!QFileInfo::exists(path));
-        QVERIFY(!QFileInfo::exists(QFileInfo(path).path()));         // x/y/z pruned
+        QVERIFY(!QFileInfo::exists(QFileInfo(path).path()));                   // x/y/z pruned
         QVERIFY(QFileInfo(QFileInfo(QFileInfo(path).path()).path()).isDir());  // x/y kept: it holds the sibling
         QVERIFY(m_store->remove("b", sibling).ok());
         // Everything up to the bucket directory is gone; the bucket directory stays.
@@ -309,9 +310,10 @@ private slots:
         // objects. Byte order: '-' (0x2d) < '.' (0x2e) < '/' (0x2f) < '0' (0x30).
         const auto aChild = childOn("a", mountpathOf("a"), false);
         QVERIFY(!aChild.empty());
-        std::vector<std::string> names{"a",     "a-c",   aChild,  "a0",      "a.txt",       "a-b/z", "b/c/d",
-                                       "b/c/e", "b/cc",  "b.txt", "z",       "A",           "~",     "m/n/o/p/q",
-                                       "\xc3\xa9t\xc3\xa9", "1", "b/c0"};
+        std::vector<std::string> names{"a",     "a-c",   aChild,  "a0",        "a.txt",
+                                       "a-b/z", "b/c/d", "b/c/e", "b/cc",      "b.txt",
+                                       "z",     "A",     "~",     "m/n/o/p/q", "\xc3\xa9t\xc3\xa9",
+                                       "1",     "b/c0"};
         for (const auto& n : names) QVERIFY2(put(n, n).ok(), n.c_str());
         QVERIFY(mountpathOf("a") != mountpathOf(aChild));
         auto sorted = names;
@@ -409,9 +411,8 @@ private slots:
                 if (n.rfind(prefix, 0) == 0) want.push_back(n);
             }
             for (std::uint32_t ps : {1u, 3u, 1000u}) {
-                QVERIFY2(listAll(ps, prefix) == want, qPrintable(QString("prefix %1 page size %2")
-                                                                     .arg(QString::fromStdString(prefix))
-                                                                     .arg(ps)));
+                QVERIFY2(listAll(ps, prefix) == want,
+                         qPrintable(QString("prefix %1 page size %2").arg(QString::fromStdString(prefix)).arg(ps)));
             }
         }
     }

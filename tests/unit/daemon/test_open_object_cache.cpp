@@ -30,7 +30,7 @@ private:
         f.close();
         OpenObject o;
         o.fd = std::make_shared<UniqueFd>(::open(path.toLocal8Bit().constData(), O_RDONLY | O_CLOEXEC));
-        struct stat st{};
+        struct stat st {};
         ::fstat(o.fd->get(), &st);
         o.meta.size = st.st_size;
         o.ctimeNs = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;

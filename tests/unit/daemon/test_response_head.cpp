@@ -17,8 +17,9 @@ private slots:
         r.header("ais-checksum-type", "xxhash").header("Content-Type", "application/octet-stream");
         std::string out = "leftover";
         writeResponseHead(out, 11, r, true, 1024);
-        QCOMPARE(out, std::string("HTTP/1.1 200 OK\r\nais-checksum-type: xxhash\r\nContent-Type: application/octet-stream\r\n"
-                                  "Server: tessera\r\nContent-Length: 1024\r\n\r\n"));
+        QCOMPARE(out, std::string(
+                          "HTTP/1.1 200 OK\r\nais-checksum-type: xxhash\r\nContent-Type: application/octet-stream\r\n"
+                          "Server: tessera\r\nContent-Length: 1024\r\n\r\n"));
     }
 
     void redirectClosing()

@@ -15,7 +15,10 @@ using Params = std::map<std::string, std::string, std::less<>>;
 // the router picked, not only which pattern.
 Route route(http::verb v, std::string pattern, int marker)
 {
-    return Route{v, std::move(pattern), Exec::Inline, [marker](const Request&) {
+    return Route{v,
+                 std::move(pattern),
+                 Exec::Inline,
+                 [marker](const Request&) {
                      Response r;
                      r.status = marker;
                      return r;

@@ -61,8 +61,8 @@ private slots:
     void prometheusTextOfAKnownSnapshot()
     {
         StatsRecorder r;
-        r.record(api::OpKind::Get, 200, 100, 70'000);      // (50us, 100us]
-        r.record(api::OpKind::Get, 200, 100, 3'000'000);   // (2ms, 5ms]
+        r.record(api::OpKind::Get, 200, 100, 70'000);     // (50us, 100us]
+        r.record(api::OpKind::Get, 200, 100, 3'000'000);  // (2ms, 5ms]
         r.record(api::OpKind::Get, 404, 0, 1);
         api::NodeStats s;
         s.id = "t\"x";  // escaped in labels

@@ -134,7 +134,8 @@ private slots:
         std::mt19937_64 rng(42);
         std::vector<Member> members;
         for (int i = 0; i < 60; ++i) {
-            std::string name = "dir" + std::to_string(i % 3) + "/sample_" + std::to_string(i) + (i % 2 ? ".jpg" : ".cls");
+            std::string name =
+                "dir" + std::to_string(i % 3) + "/sample_" + std::to_string(i) + (i % 2 ? ".jpg" : ".cls");
             members.push_back({name, randomBytes(rng, rng() % 70000)});
         }
         members.push_back({"empty.txt", ""});
@@ -259,10 +260,8 @@ private slots:
 
     void limits()
     {
-        const auto shard = writeShard(ArchiveFormat::Tar, {{"a", std::string(100, 'a')},
-                                                           {"b", std::string(2000, 'b')},
-                                                           {"c", "c"},
-                                                           {"d", "d"}});
+        const auto shard = writeShard(
+            ArchiveFormat::Tar, {{"a", std::string(100, 'a')}, {"b", std::string(2000, 'b')}, {"c", "c"}, {"d", "d"}});
         ArchiveLimits l;
         l.maxMemberSize = 1000;
         auto r = readShard(shard, ArchiveFormat::Tar, l);

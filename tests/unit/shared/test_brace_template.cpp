@@ -98,20 +98,34 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("says");
-        QTest::newRow("empty") << "" << "empty";
-        QTest::newRow("open brace") << "a-{0..3" << "'{' without '}'";
-        QTest::newRow("close brace") << "a}b" << "'}' without '{'";
-        QTest::newRow("nested") << "{{0..1}}" << "nested";
-        QTest::newRow("start > end") << "s-{5..1}" << "greater than its end";
-        QTest::newRow("step 0") << "{0..5..0}" << "step";
-        QTest::newRow("step garbage") << "{0..5..x}" << "step";
-        QTest::newRow("not a number") << "{a..b}" << "not a decimal number";
-        QTest::newRow("negative") << "{-1..3}" << "not a decimal number";
-        QTest::newRow("no dots") << "{0-5}" << "{A..B}";
-        QTest::newRow("too many dots") << "{0..1..2..3}" << "too many '..'";
-        QTest::newRow("empty range") << "{}" << "{A..B}";
-        QTest::newRow("nine ranges") << "{0..1}{0..1}{0..1}{0..1}{0..1}{0..1}{0..1}{0..1}{0..1}" << "more than 8 ranges";
-        QTest::newRow("too many names") << "{0..99999}{0..99999}" << "more than 100000000 names";
+        QTest::newRow("empty") << ""
+                               << "empty";
+        QTest::newRow("open brace") << "a-{0..3"
+                                    << "'{' without '}'";
+        QTest::newRow("close brace") << "a}b"
+                                     << "'}' without '{'";
+        QTest::newRow("nested") << "{{0..1}}"
+                                << "nested";
+        QTest::newRow("start > end") << "s-{5..1}"
+                                     << "greater than its end";
+        QTest::newRow("step 0") << "{0..5..0}"
+                                << "step";
+        QTest::newRow("step garbage") << "{0..5..x}"
+                                      << "step";
+        QTest::newRow("not a number") << "{a..b}"
+                                      << "not a decimal number";
+        QTest::newRow("negative") << "{-1..3}"
+                                  << "not a decimal number";
+        QTest::newRow("no dots") << "{0-5}"
+                                 << "{A..B}";
+        QTest::newRow("too many dots") << "{0..1..2..3}"
+                                       << "too many '..'";
+        QTest::newRow("empty range") << "{}"
+                                     << "{A..B}";
+        QTest::newRow("nine ranges") << "{0..1}{0..1}{0..1}{0..1}{0..1}{0..1}{0..1}{0..1}{0..1}"
+                                     << "more than 8 ranges";
+        QTest::newRow("too many names") << "{0..99999}{0..99999}"
+                                        << "more than 100000000 names";
         QTest::newRow("too long") << QString(1025, 'a') << "longer than 1024";
     }
 

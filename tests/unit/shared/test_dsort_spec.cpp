@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 using namespace tessera;
-using spec::DsortSpec;
 using nlohmann::json;
+using spec::DsortSpec;
 
 namespace {
 
@@ -88,15 +88,13 @@ private slots:
         QCOMPARE(s->extractConcurrency, DsortSpec::kDefaultConcurrency);
         QCOMPARE(*s->inputNames(), (std::vector<std::string>{"a.zip", "b.zip"}));
         // Content with every part; 0 bytes of memory spills everything.
-        auto c = spec::parseDsortSpec(json{{"input_bck", "bkt"},
-                                           {"input_format", {{"template", "s-{0..1}"}}},
-                                           {"output_shard_size", 4096},
-                                           {"max_mem_usage", "0"},
-                                           {"algorithm",
-                                            {{"kind", "content"},
-                                             {"extension", ".cls"},
-                                             {"content_key_type", "float"},
-                                             {"decreasing", true}}}});
+        auto c = spec::parseDsortSpec(
+            json{{"input_bck", "bkt"},
+                 {"input_format", {{"template", "s-{0..1}"}}},
+                 {"output_shard_size", 4096},
+                 {"max_mem_usage", "0"},
+                 {"algorithm",
+                  {{"kind", "content"}, {"extension", ".cls"}, {"content_key_type", "float"}, {"decreasing", true}}}});
         QVERIFY2(c.ok(), c ? "" : c.error().message.c_str());
         QCOMPARE(c->algorithm.keyType, spec::ContentKeyType::Float);
         QVERIFY(c->algorithm.decreasing);
@@ -108,38 +106,93 @@ private slots:
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("pointer");
-        QTest::newRow("input_bck") << "input_bck" << R"("bad name!")" << "/input_bck";
-        QTest::newRow("output_bck") << "output_bck" << "7" << "/output_bck";
-        QTest::newRow("input_format") << "input_format" << "[]" << "/input_format";
-        QTest::newRow("input_template") << "input_format" << R"({"template":"s-{9..1}"})" << "/input_format/template";
-        QTest::newRow("input_objnames") << "input_format" << R"({"objnames":["a",5]})" << "/input_format/objnames/1";
-        QTest::newRow("input_both") << "input_format" << R"({"objnames":["a"],"template":"x"})" << "/input_format";
-        QTest::newRow("input_extension") << "input_extension" << R"(".rar")" << "/input_extension";
-        QTest::newRow("output_extension") << "output_extension" << R"("tar")" << "/output_extension";
-        QTest::newRow("output_format") << "output_format" << "\"out-{1..\"" << "/output_format";
-        QTest::newRow("output_format_plain") << "output_format" << R"("out")" << "/output_format";
-        QTest::newRow("output_shard_size") << "output_shard_size" << R"("10 parsecs")" << "/output_shard_size";
-        QTest::newRow("output_shard_records") << "output_shard_size" << R"("0 records")" << "/output_shard_size";
-        QTest::newRow("algorithm") << "algorithm" << R"("shuffle")" << "/algorithm";
-        QTest::newRow("algorithm_kind") << "algorithm" << R"({"kind":"random"})" << "/algorithm/kind";
-        QTest::newRow("algorithm_seed") << "algorithm" << R"({"kind":"shuffle","seed":"x1"})" << "/algorithm/seed";
-        QTest::newRow("algorithm_decreasing") << "algorithm" << R"({"kind":"shuffle","decreasing":true})"
+        QTest::newRow("input_bck") << "input_bck"
+                                   << R"("bad name!")"
+                                   << "/input_bck";
+        QTest::newRow("output_bck") << "output_bck"
+                                    << "7"
+                                    << "/output_bck";
+        QTest::newRow("input_format") << "input_format"
+                                      << "[]"
+                                      << "/input_format";
+        QTest::newRow("input_template") << "input_format"
+                                        << R"({"template":"s-{9..1}"})"
+                                        << "/input_format/template";
+        QTest::newRow("input_objnames") << "input_format"
+                                        << R"({"objnames":["a",5]})"
+                                        << "/input_format/objnames/1";
+        QTest::newRow("input_both") << "input_format"
+                                    << R"({"objnames":["a"],"template":"x"})"
+                                    << "/input_format";
+        QTest::newRow("input_extension") << "input_extension"
+                                         << R"(".rar")"
+                                         << "/input_extension";
+        QTest::newRow("output_extension") << "output_extension"
+                                          << R"("tar")"
+                                          << "/output_extension";
+        QTest::newRow("output_format") << "output_format"
+                                       << "\"out-{1..\""
+                                       << "/output_format";
+        QTest::newRow("output_format_plain") << "output_format"
+                                             << R"("out")"
+                                             << "/output_format";
+        QTest::newRow("output_shard_size") << "output_shard_size"
+                                           << R"("10 parsecs")"
+                                           << "/output_shard_size";
+        QTest::newRow("output_shard_records") << "output_shard_size"
+                                              << R"("0 records")"
+                                              << "/output_shard_size";
+        QTest::newRow("algorithm") << "algorithm"
+                                   << R"("shuffle")"
+                                   << "/algorithm";
+        QTest::newRow("algorithm_kind") << "algorithm"
+                                        << R"({"kind":"random"})"
+                                        << "/algorithm/kind";
+        QTest::newRow("algorithm_seed") << "algorithm"
+                                        << R"({"kind":"shuffle","seed":"x1"})"
+                                        << "/algorithm/seed";
+        QTest::newRow("algorithm_decreasing") << "algorithm"
+                                              << R"({"kind":"shuffle","decreasing":true})"
                                               << "/algorithm/decreasing";
-        QTest::newRow("algorithm_extension") << "algorithm" << R"({"kind":"content","content_key_type":"int"})"
+        QTest::newRow("algorithm_extension") << "algorithm"
+                                             << R"({"kind":"content","content_key_type":"int"})"
                                              << "/algorithm/extension";
-        QTest::newRow("algorithm_key_type") << "algorithm" << R"({"kind":"content","extension":".cls","content_key_type":"date"})"
+        QTest::newRow("algorithm_key_type") << "algorithm"
+                                            << R"({"kind":"content","extension":".cls","content_key_type":"date"})"
                                             << "/algorithm/content_key_type";
-        QTest::newRow("algorithm_unknown") << "algorithm" << R"({"kind":"none","order":1})" << "/algorithm/order";
-        QTest::newRow("ekm_file") << "ekm_file" << R"("no-slash")" << "/ekm_file";
-        QTest::newRow("max_mem_usage") << "max_mem_usage" << R"("150%")" << "/max_mem_usage";
-        QTest::newRow("max_mem_usage_size") << "max_mem_usage" << R"("lots")" << "/max_mem_usage";
-        QTest::newRow("extract_concurrency") << "extract_concurrency_max_limit" << "-1" << "/extract_concurrency_max_limit";
-        QTest::newRow("create_concurrency") << "create_concurrency_max_limit" << "1000" << "/create_concurrency_max_limit";
-        QTest::newRow("duplicated_records") << "duplicated_records" << R"("panic")" << "/duplicated_records";
-        QTest::newRow("missing_shards") << "missing_shards" << "true" << "/missing_shards";
-        QTest::newRow("dry_run") << "dry_run" << R"("yes")" << "/dry_run";
-        QTest::newRow("description") << "description" << "1" << "/description";
-        QTest::newRow("unknown") << "output_shards" << "1" << "/output_shards";
+        QTest::newRow("algorithm_unknown") << "algorithm"
+                                           << R"({"kind":"none","order":1})"
+                                           << "/algorithm/order";
+        QTest::newRow("ekm_file") << "ekm_file"
+                                  << R"("no-slash")"
+                                  << "/ekm_file";
+        QTest::newRow("max_mem_usage") << "max_mem_usage"
+                                       << R"("150%")"
+                                       << "/max_mem_usage";
+        QTest::newRow("max_mem_usage_size") << "max_mem_usage"
+                                            << R"("lots")"
+                                            << "/max_mem_usage";
+        QTest::newRow("extract_concurrency") << "extract_concurrency_max_limit"
+                                             << "-1"
+                                             << "/extract_concurrency_max_limit";
+        QTest::newRow("create_concurrency") << "create_concurrency_max_limit"
+                                            << "1000"
+                                            << "/create_concurrency_max_limit";
+        QTest::newRow("duplicated_records") << "duplicated_records"
+                                            << R"("panic")"
+                                            << "/duplicated_records";
+        QTest::newRow("missing_shards") << "missing_shards"
+                                        << "true"
+                                        << "/missing_shards";
+        QTest::newRow("dry_run") << "dry_run"
+                                 << R"("yes")"
+                                 << "/dry_run";
+        QTest::newRow("description") << "description"
+                                     << "1"
+                                     << "/description";
+        QTest::newRow("unknown") << "output_shards"
+                                 << "1"
+                                 << "/output_shards";
     }
 
     void eachFieldWrongNamesIt()

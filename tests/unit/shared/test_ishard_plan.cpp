@@ -134,14 +134,14 @@ private slots:
     void sampleFilesTogetherByExtension()
     {
         // Listing order scatters a sample's files; the shard keeps them together.
-        std::vector<SourceObject> objects{{"x/b.png", 1}, {"x/a.json", 1}, {"x/a.png", 1}, {"x/b.cls", 1},
-                                          {"x/a.cls", 1}, {"x/a.seg.png", 1}};
+        std::vector<SourceObject> objects{{"x/b.png", 1}, {"x/a.json", 1}, {"x/a.png", 1},
+                                          {"x/b.cls", 1}, {"x/a.cls", 1},  {"x/a.seg.png", 1}};
         auto p = spec::planIshard(objects, specWith(1 << 20));
         QVERIFY(p);
         std::vector<std::string> names;
         for (const auto& m : p->shards.at(0).members) names.push_back(m.name);
-        QCOMPARE(names, (std::vector<std::string>{"x/a.cls", "x/a.json", "x/a.png", "x/a.seg.png", "x/b.cls",
-                                                   "x/b.png"}));
+        QCOMPARE(names,
+                 (std::vector<std::string>{"x/a.cls", "x/a.json", "x/a.png", "x/a.seg.png", "x/b.cls", "x/b.png"}));
         QCOMPARE(p->samples, std::uint64_t{2});
     }
 
@@ -252,7 +252,8 @@ private slots:
 
     void regexKey()
     {
-        std::vector<SourceObject> objects{{"img1_rgb.png", 1}, {"img1_depth.png", 1}, {"img2_rgb.png", 1}, {"README", 1}};
+        std::vector<SourceObject> objects{
+            {"img1_rgb.png", 1}, {"img1_depth.png", 1}, {"img2_rgb.png", 1}, {"README", 1}};
         auto s = specWith(1 << 20);
         s.sampleKeyPattern = "^(img[0-9]+)_";
         auto p = spec::planIshard(objects, s);
@@ -285,32 +286,58 @@ private slots:
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("pointer");
         const QString base = "\"src_bck\":\"raw\",\"dst_bck\":\"shards\"";
-        QTest::newRow("no src") << "{\"dst_bck\":\"shards\"}" << "/src_bck";
-        QTest::newRow("bad src") << "{\"src_bck\":\"x\",\"dst_bck\":\"shards\"}" << "/src_bck";
-        QTest::newRow("no dst") << "{\"src_bck\":\"raw\"}" << "/dst_bck";
-        QTest::newRow("dst not a name") << "{\"src_bck\":\"raw\",\"dst_bck\":7}" << "/dst_bck";
-        QTest::newRow("prefix") << "{" + base + ",\"prefix\":3}" << "/prefix";
-        QTest::newRow("size junk") << "{" + base + ",\"shard_size\":\"12x\"}" << "/shard_size";
-        QTest::newRow("size zero") << "{" + base + ",\"shard_size\":0}" << "/shard_size";
-        QTest::newRow("size type") << "{" + base + ",\"shard_size\":true}" << "/shard_size";
-        QTest::newRow("both") << "{" + base + ",\"shard_size\":\"1MiB\",\"sample_count\":5}" << "/sample_count";
-        QTest::newRow("count zero") << "{" + base + ",\"sample_count\":0}" << "/sample_count";
-        QTest::newRow("count negative") << "{" + base + ",\"sample_count\":-3}" << "/sample_count";
-        QTest::newRow("template") << "{" + base + ",\"shard_template\":\"s-{9..1}\"}" << "/shard_template";
-        QTest::newRow("template name") << "{" + base + ",\"shard_template\":\"../{0..9}\"}" << "/shard_template";
-        QTest::newRow("ext") << "{" + base + ",\"ext\":\".rar\"}" << "/ext";
-        QTest::newRow("key regex") << "{" + base + ",\"sample_key_pattern\":\"(\"}" << "/sample_key_pattern";
-        QTest::newRow("key groups") << "{" + base + ",\"sample_key_pattern\":\"abc\"}" << "/sample_key_pattern";
-        QTest::newRow("sort") << "{" + base + ",\"sort\":\"random\"}" << "/sort";
-        QTest::newRow("seed") << "{" + base + ",\"sort\":\"shuffle:x1\"}" << "/sort";
-        QTest::newRow("action") << "{" + base + ",\"missing_extension_action\":\"drop\"}" << "/missing_extension_action";
-        QTest::newRow("exts needed") << "{" + base + ",\"missing_extension_action\":\"abort\"}" << "/sample_exts";
-        QTest::newRow("ext no dot") << "{" + base + ",\"sample_exts\":[\"png\"]}" << "/sample_exts/0";
-        QTest::newRow("ext twice") << "{" + base + ",\"sample_exts\":[\".png\",\".png\"]}" << "/sample_exts/1";
-        QTest::newRow("exts type") << "{" + base + ",\"sample_exts\":\".png\"}" << "/sample_exts";
-        QTest::newRow("dry run") << "{" + base + ",\"dry_run\":\"yes\"}" << "/dry_run";
-        QTest::newRow("unknown") << "{" + base + ",\"shardsize\":\"1MiB\"}" << "/shardsize";
-        QTest::newRow("not an object") << "[1]" << "";
+        QTest::newRow("no src") << "{\"dst_bck\":\"shards\"}"
+                                << "/src_bck";
+        QTest::newRow("bad src") << "{\"src_bck\":\"x\",\"dst_bck\":\"shards\"}"
+                                 << "/src_bck";
+        QTest::newRow("no dst") << "{\"src_bck\":\"raw\"}"
+                                << "/dst_bck";
+        QTest::newRow("dst not a name") << "{\"src_bck\":\"raw\",\"dst_bck\":7}"
+                                        << "/dst_bck";
+        QTest::newRow("prefix") << "{" + base + ",\"prefix\":3}"
+                                << "/prefix";
+        QTest::newRow("size junk") << "{" + base + ",\"shard_size\":\"12x\"}"
+                                   << "/shard_size";
+        QTest::newRow("size zero") << "{" + base + ",\"shard_size\":0}"
+                                   << "/shard_size";
+        QTest::newRow("size type") << "{" + base + ",\"shard_size\":true}"
+                                   << "/shard_size";
+        QTest::newRow("both") << "{" + base + ",\"shard_size\":\"1MiB\",\"sample_count\":5}"
+                              << "/sample_count";
+        QTest::newRow("count zero") << "{" + base + ",\"sample_count\":0}"
+                                    << "/sample_count";
+        QTest::newRow("count negative") << "{" + base + ",\"sample_count\":-3}"
+                                        << "/sample_count";
+        QTest::newRow("template") << "{" + base + ",\"shard_template\":\"s-{9..1}\"}"
+                                  << "/shard_template";
+        QTest::newRow("template name") << "{" + base + ",\"shard_template\":\"../{0..9}\"}"
+                                       << "/shard_template";
+        QTest::newRow("ext") << "{" + base + ",\"ext\":\".rar\"}"
+                             << "/ext";
+        QTest::newRow("key regex") << "{" + base + ",\"sample_key_pattern\":\"(\"}"
+                                   << "/sample_key_pattern";
+        QTest::newRow("key groups") << "{" + base + ",\"sample_key_pattern\":\"abc\"}"
+                                    << "/sample_key_pattern";
+        QTest::newRow("sort") << "{" + base + ",\"sort\":\"random\"}"
+                              << "/sort";
+        QTest::newRow("seed") << "{" + base + ",\"sort\":\"shuffle:x1\"}"
+                              << "/sort";
+        QTest::newRow("action") << "{" + base + ",\"missing_extension_action\":\"drop\"}"
+                                << "/missing_extension_action";
+        QTest::newRow("exts needed") << "{" + base + ",\"missing_extension_action\":\"abort\"}"
+                                     << "/sample_exts";
+        QTest::newRow("ext no dot") << "{" + base + ",\"sample_exts\":[\"png\"]}"
+                                    << "/sample_exts/0";
+        QTest::newRow("ext twice") << "{" + base + ",\"sample_exts\":[\".png\",\".png\"]}"
+                                   << "/sample_exts/1";
+        QTest::newRow("exts type") << "{" + base + ",\"sample_exts\":\".png\"}"
+                                   << "/sample_exts";
+        QTest::newRow("dry run") << "{" + base + ",\"dry_run\":\"yes\"}"
+                                 << "/dry_run";
+        QTest::newRow("unknown") << "{" + base + ",\"shardsize\":\"1MiB\"}"
+                                 << "/shardsize";
+        QTest::newRow("not an object") << "[1]"
+                                       << "";
     }
 
     void specFieldErrors()
@@ -329,7 +356,8 @@ private slots:
     void specDefaultsAndCanonicalJson()
     {
         auto s = spec::parseIshardSpec(nlohmann::json::parse(
-            "{\"src_bck\":{\"name\":\"raw\"},\"dst_bck\":\"shards\",\"shard_size\":\"16MiB\",\"sort\":\"shuffle:9\",\n                \"ext\":\".tar.lz4\",\"missing_extension_action\":\"warn\",\"sample_exts\":[\".png\"]}"));
+            "{\"src_bck\":{\"name\":\"raw\"},\"dst_bck\":\"shards\",\"shard_size\":\"16MiB\",\"sort\":\"shuffle:9\",\n "
+            "               \"ext\":\".tar.lz4\",\"missing_extension_action\":\"warn\",\"sample_exts\":[\".png\"]}"));
         QVERIFY2(s, s ? "" : s.error().message.c_str());
         QCOMPARE(s->srcBck, std::string("raw"));
         QCOMPARE(s->shardSize, std::uint64_t{16} << 20);

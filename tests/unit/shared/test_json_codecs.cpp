@@ -1,10 +1,10 @@
 // Wire types round-trip through JSON; malformed input is a BadRequest.
+#include "api/action_msg.h"
 #include "api/bmd.h"
 #include "api/http_error.h"
+#include "api/json_shape.h"
 #include "api/object_list.h"
 #include "api/object_meta.h"
-#include "api/action_msg.h"
-#include "api/json_shape.h"
 #include "api/smap.h"
 #include "api/uri.h"
 
@@ -46,7 +46,8 @@ private slots:
         QVERIFY(back->tmap.at("t2").away());
         QVERIFY(!back->tmap.at("t1").away());
         QCOMPARE(back->activeTargetCount(), std::size_t{1});
-        QVERIFY(back->tmap.at("t2").sameIdentity(Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
+        QVERIFY(back->tmap.at("t2").sameIdentity(
+            Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
         QVERIFY(!(back->tmap.at("t2") == Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
         // A map without flags (an older node's) reads as all present.
         auto noFlags = nlohmann::json::parse(text);
@@ -103,12 +104,15 @@ private slots:
         // AIStore's own fields are read; the draining ones must be off.
         QVERIFY(parseRemoveNode(nlohmann::json{{"sid", "t1"}, {"rm_user_data", false}, {"no_shutdown", true}}).ok());
         QCOMPARE(parseRemoveNode(nlohmann::json{{"sid", "t1"}, {"rm_user_data", true}}).kind(), ErrorKind::BadRequest);
-        QCOMPARE(parseRemoveNode(nlohmann::json{{"sid", 1}}).error().message, std::string("/value/sid: must be a string"));
+        QCOMPARE(parseRemoveNode(nlohmann::json{{"sid", 1}}).error().message,
+                 std::string("/value/sid: must be a string"));
         QCOMPARE(parseRemoveNode(nlohmann::json::object()).error().message, std::string("/value/sid: required"));
         QVERIFY(parseRemoveNode(nlohmann::json{{"sid", "t"}, {"x", 1}}).error().message.find("/value/x") == 0);
         QCOMPARE(parseActionMsg(R"({"value":1})").error().message, std::string("action message: /action: required"));
-        QCOMPARE(parseActionMsg(R"({"action":5})").error().message, std::string("action message: /action: must be a string"));
-        QVERIFY(parseActionMsg(R"({"action":"a","extra":1})").error().message == "action message: /extra: unknown field");
+        QCOMPARE(parseActionMsg(R"({"action":5})").error().message,
+                 std::string("action message: /action: must be a string"));
+        QVERIFY(parseActionMsg(R"({"action":"a","extra":1})").error().message ==
+                "action message: /extra: unknown field");
         QCOMPARE(parseActionMsg("[1]").kind(), ErrorKind::BadRequest);
         QCOMPARE(parseActionMsg("{").kind(), ErrorKind::BadRequest);
         ActionMsg named{"create-bck", "b1", nullptr};
@@ -511,11 +515,19 @@ private slots:
     void httpErrors()
     {
         const std::pair<ErrorKind, int> table[] = {
-            {ErrorKind::BadRequest, 400},  {ErrorKind::NotFound, 404}, {ErrorKind::MethodNotAllowed, 405},
+            {ErrorKind::BadRequest, 400},
+            {ErrorKind::NotFound, 404},
+            {ErrorKind::MethodNotAllowed, 405},
             {ErrorKind::Forbidden, 403},
-            {ErrorKind::Conflict, 409},    {ErrorKind::TooLarge, 413}, {ErrorKind::RangeNotSatisfiable, 416},
-            {ErrorKind::Corruption, 422},  {ErrorKind::IoError, 500},  {ErrorKind::Internal, 500},
-            {ErrorKind::Unavailable, 503}, {ErrorKind::Timeout, 504},  {ErrorKind::NoSpace, 507},
+            {ErrorKind::Conflict, 409},
+            {ErrorKind::TooLarge, 413},
+            {ErrorKind::RangeNotSatisfiable, 416},
+            {ErrorKind::Corruption, 422},
+            {ErrorKind::IoError, 500},
+            {ErrorKind::Internal, 500},
+            {ErrorKind::Unavailable, 503},
+            {ErrorKind::Timeout, 504},
+            {ErrorKind::NoSpace, 507},
         };
         for (const auto& [kind, status] : table) {
             QCOMPARE(httpStatusFor(kind), status);

@@ -97,11 +97,16 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
-        QTest::newRow("garbage") << "{\"continuation_token\":" << "malformed JSON in object list";
-        QTest::newRow("trailing") << "{\"continuation_token\":\"\"} x" << "malformed JSON in object list";
-        QTest::newRow("array") << "[]" << "invalid object list: not an object";
-        QTest::newRow("scalar") << "\"x\"" << "invalid object list: not an object";
-        QTest::newRow("no token") << "{\"entries\":[]}" << "invalid object list: \"continuation_token\" is missing";
+        QTest::newRow("garbage") << "{\"continuation_token\":"
+                                 << "malformed JSON in object list";
+        QTest::newRow("trailing") << "{\"continuation_token\":\"\"} x"
+                                  << "malformed JSON in object list";
+        QTest::newRow("array") << "[]"
+                               << "invalid object list: not an object";
+        QTest::newRow("scalar") << "\"x\""
+                                << "invalid object list: not an object";
+        QTest::newRow("no token") << "{\"entries\":[]}"
+                                  << "invalid object list: \"continuation_token\" is missing";
         QTest::newRow("token type") << "{\"continuation_token\":5}"
                                     << "invalid object list: \"continuation_token\" must be a string";
         QTest::newRow("entries type") << "{\"continuation_token\":\"\",\"entries\":{}}"

@@ -57,19 +57,32 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("says");
-        QTest::newRow("empty") << "" << "must start with a number";
-        QTest::newRow("unit only") << "MiB" << "must start with a number";
-        QTest::newRow("negative") << "-1" << "must start with a number";
-        QTest::newRow("unknown unit") << "12x" << "unknown unit";
-        QTest::newRow("trailing junk") << "16MiB!" << "unknown unit";
-        QTest::newRow("exponent") << "1e3" << "unknown unit";
-        QTest::newRow("two units") << "1KiBMiB" << "unknown unit";
-        QTest::newRow("fraction of bytes") << "1.5" << "a fraction needs a unit";
-        QTest::newRow("dot without digits") << "1.MiB" << "followed by digits";
-        QTest::newRow("too many decimals") << "1.0000000001GiB" << "too many decimals";
-        QTest::newRow("too many digits") << "1234567890123456789" << "too many digits";
-        QTest::newRow("2^62") << "4194304TiB" << "too large";
-        QTest::newRow("overflow") << "99999999999TiB" << "too large";
+        QTest::newRow("empty") << ""
+                               << "must start with a number";
+        QTest::newRow("unit only") << "MiB"
+                                   << "must start with a number";
+        QTest::newRow("negative") << "-1"
+                                  << "must start with a number";
+        QTest::newRow("unknown unit") << "12x"
+                                      << "unknown unit";
+        QTest::newRow("trailing junk") << "16MiB!"
+                                       << "unknown unit";
+        QTest::newRow("exponent") << "1e3"
+                                  << "unknown unit";
+        QTest::newRow("two units") << "1KiBMiB"
+                                   << "unknown unit";
+        QTest::newRow("fraction of bytes") << "1.5"
+                                           << "a fraction needs a unit";
+        QTest::newRow("dot without digits") << "1.MiB"
+                                            << "followed by digits";
+        QTest::newRow("too many decimals") << "1.0000000001GiB"
+                                           << "too many decimals";
+        QTest::newRow("too many digits") << "1234567890123456789"
+                                         << "too many digits";
+        QTest::newRow("2^62") << "4194304TiB"
+                              << "too large";
+        QTest::newRow("overflow") << "99999999999TiB"
+                                  << "too large";
     }
 
     void errors()

@@ -70,7 +70,8 @@ private slots:
         for (int i = 0; i < 200; ++i) {
             std::string d(rng() % 5000, '\0');
             for (auto& c : d) c = static_cast<char>(rng());
-            ms.emplace_back((i % 7 == 0 ? std::string(120, 'L') + "/" : std::string("s/")) + std::to_string(i) + ".bin", d);
+            ms.emplace_back((i % 7 == 0 ? std::string(120, 'L') + "/" : std::string("s/")) + std::to_string(i) + ".bin",
+                            d);
         }
         const auto bytes = makeTar(ms);
         TempFile f(bytes);
@@ -99,7 +100,9 @@ private slots:
                                                  {"sub/" + std::string(130, 'd') + "/long.bin", "long"}};
         for (const auto& [n, d] : files) std::ofstream((root + "/" + QString::fromStdString(n)).toStdString()) << d;
         for (const char* fmt : {"gnu", "pax", "ustar"}) {
-            if (QString(fmt) == "ustar") files.erase("sub/" + std::string(130, 'd') + "/long.bin"), QDir(root + "/sub/" + QString(130, 'd')).removeRecursively();
+            if (QString(fmt) == "ustar")
+                files.erase("sub/" + std::string(130, 'd') + "/long.bin"),
+                    QDir(root + "/sub/" + QString(130, 'd')).removeRecursively();
             const QString out = dir.filePath(QString("x-%1.tar").arg(fmt));
             QCOMPARE(QProcess::execute(tar, {"-C", root, QString("--format=%1").arg(fmt), "-cf", out, "."}), 0);
             const int fd = ::open(out.toStdString().c_str(), O_RDONLY);

@@ -104,7 +104,8 @@ private slots:
         QCOMPARE(json(k).dump(), std::string(R"({"bmd_version":9,"daemon_id":"t1","smap_version":7})"));
         QCOMPARE(errorOf<Keepalive>(json{{"daemon_id", 5}}), std::string("msg: /daemon_id: must be a string"));
         QCOMPARE(errorOf<Keepalive>(json{{"smap_version", 1}}), std::string("msg: /daemon_id: required"));
-        QCOMPARE(errorOf<Keepalive>(json{{"daemon_id", "t"}, {"colour", 1}}), std::string("msg: /colour: unknown field"));
+        QCOMPARE(errorOf<Keepalive>(json{{"daemon_id", "t"}, {"colour", 1}}),
+                 std::string("msg: /colour: unknown field"));
         const MetaVersions v{3, 4};
         QVERIFY(roundTrip(v, "versions") == v);
         QCOMPARE(errorOf<MetaVersions>(json{{"smap_version", "3"}, {"bmd_version", 4}}),
@@ -137,8 +138,8 @@ private slots:
         const Health t{"joining", "target", "t1", 0, std::nullopt};
         QVERIFY(roundTrip(t, "health") == t);
         QVERIFY(!json(t).contains("targets"));
-        QCOMPARE(errorOf<Health>(json{{"status", "ok"}, {"role", "proxy"}, {"daemon_id", "p"}, {"smap_version", 1},
-                                      {"targets", -1}}),
+        QCOMPARE(errorOf<Health>(json{
+                     {"status", "ok"}, {"role", "proxy"}, {"daemon_id", "p"}, {"smap_version", 1}, {"targets", -1}}),
                  std::string("msg: /targets: must be a non-negative whole number"));
     }
 
@@ -157,8 +158,10 @@ private slots:
         QCOMPARE(sb.kind, s.kind);
         QVERIFY(sb.args == s.args);
         QVERIFY(parseMessage<JobStart>(json{{"kind", "rebalance"}}.dump(), "job")->args == json::object());
-        QCOMPARE(errorOf<JobStart>(json{{"kind", "k"}, {"args", {1, 2}}}), std::string("msg: /args: must be a JSON object"));
-        QCOMPARE(errorOf<JobStart>(json{{"kind", "k"}, {"arg", json::object()}}), std::string("msg: /arg: unknown field"));
+        QCOMPARE(errorOf<JobStart>(json{{"kind", "k"}, {"args", {1, 2}}}),
+                 std::string("msg: /args: must be a JSON object"));
+        QCOMPARE(errorOf<JobStart>(json{{"kind", "k"}, {"arg", json::object()}}),
+                 std::string("msg: /arg: unknown field"));
         const JobEnvelope e{"ishard-1", "ishard", json{{"shards", json::array()}}};
         const auto eb = roundTrip(e, "job");
         QCOMPARE(eb.id, e.id);
@@ -208,7 +211,8 @@ private slots:
         QVERIFY(roundTrip(r, "batch-get") == r);
         QCOMPARE(errorOf<BatchGetRequest>(json{{"bucket", "imgs"}, {"names", {"a", 1}}}),
                  std::string("msg: /names/1: must be a string"));
-        QVERIFY(errorOf<BatchGetRequest>(json{{"bucket", "Bad Name!"}, {"names", json::array()}}).rfind("msg: /bucket: ", 0) == 0);
+        QVERIFY(errorOf<BatchGetRequest>(json{{"bucket", "Bad Name!"}, {"names", json::array()}})
+                    .rfind("msg: /bucket: ", 0) == 0);
         json many{{"bucket", "imgs"}, {"names", std::vector<std::string>(BatchGet::kMaxNames + 1, "x")}};
         QCOMPARE(errorOf<BatchGetRequest>(many), std::string("msg: /names: more than 1024 names"));
 
@@ -311,7 +315,8 @@ private slots:
 
         const FeedRequest req{std::vector<std::string>{"metrics", "event"}, 250};
         QVERIFY(roundTrip(req, "feed request") == req);
-        QCOMPARE(errorOf<FeedRequest>(json{{"subscribe", "metrics"}}), std::string("msg: /subscribe: must be an array"));
+        QCOMPARE(errorOf<FeedRequest>(json{{"subscribe", "metrics"}}),
+                 std::string("msg: /subscribe: must be an array"));
         QCOMPARE(errorOf<FeedRequest>(json{{"intervalms", 5}}), std::string("msg: /intervalms: unknown field"));
     }
 
