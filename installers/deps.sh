@@ -5,7 +5,7 @@
 set -euo pipefail
 
 BUILD_PACKAGES=(
-  cmake ninja-build g++ ccache pkg-config
+  cmake ninja-build g++ ccache pkg-config clang-format-14
   libboost-dev libboost-program-options-dev libboost-system-dev
   # Qt Charts' development package is qt6-charts-dev on Debian 12; its CMake
   # config needs Qt6OpenGL's, which only libqt6opengl6-dev ships.

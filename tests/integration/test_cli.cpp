@@ -169,6 +169,21 @@ private slots:
         QVERIFY(r.err.contains("error:"));
     }
 
+    void clusterShowCountsADiskOnce()
+    {
+        // Every mountpath of the test cluster is on one filesystem.
+        auto r = cli({"cluster", "show"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("2 on 1 fs"), r.out.constData());
+        QVERIFY2(r.out.contains("on 1 filesystem(s)"), r.out.constData());
+        r = cli({"--json", "cluster", "show"});
+        QCOMPARE(r.code, 0);
+        const auto doc = nlohmann::json::parse(r.out.toStdString());
+        for (const auto& [id, t] : doc["node_stats"]["target"].items()) {
+            QVERIFY(!t["mountpaths"][0]["fs"].get<std::string>().empty());
+        }
+    }
+
     void endpointForms()
     {
         // host:port as the console takes it; a trailing slash is fine.

@@ -141,6 +141,19 @@ private slots:
         QVERIFY2(p == m_store->options().mountpaths[mountpathOf("x/y.jpg")] + "/buckets/b/x/y.jpg", p.c_str());
     }
 
+    void mountpathsOnOneFilesystem()
+    {
+        // Both mountpaths of this test live in one temporary folder: one
+        // filesystem, which the capacity figures say (and count once).
+        const auto info = m_store->mountpathInfo();
+        QCOMPARE(info.size(), std::size_t{2});
+        QVERIFY(!info[0].fs.empty());
+        QCOMPARE(info[0].fs, info[1].fs);
+        QCOMPARE(info[0].fs, filesystemOf(m_dir.path().toStdString()));
+        QVERIFY(filesystemOf(m_dir.path().toStdString() + "/no-such-dir").empty());
+        QVERIFY(filesystemOf("/proc") != info[0].fs);
+    }
+
     void createRefusesBadMountpaths()
     {
         ObjectStore::Options none;
