@@ -13,12 +13,6 @@
 
 namespace tessera::daemon::proxy {
 
-namespace http = boost::beast::http;
-using net::Exec;
-using net::Request;
-using net::Response;
-using net::Route;
-
 namespace {
 
 std::int64_t wallNs()

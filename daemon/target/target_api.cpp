@@ -38,7 +38,7 @@ constexpr std::string_view kQpRelocated = "relocated";
 // leaves it out (one header less on the hot path).
 void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& selfId, bool withStamp = true)
 {
-    for (auto& [name, value] : api::metaHeaders(m, selfId, withStamp)) r.header(std::move(name), std::move(value));
+    api::appendMetaHeaders(r.headers, m, selfId, withStamp);
 }
 
 // The answer to a peer's delivered copy (rebalance) that is not needed: the

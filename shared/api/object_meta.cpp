@@ -82,10 +82,8 @@ std::string formatCustomMd(const std::map<std::string, std::string>& md)
     return s;
 }
 
-HeaderPairs metaHeaders(const ObjectMeta& m, std::string_view location, bool withStamp)
+void appendMetaHeaders(HeaderPairs& h, const ObjectMeta& m, std::string_view location, bool withStamp)
 {
-    HeaderPairs h;
-    h.reserve(8);
     h.emplace_back(std::string(kHdrSize), std::to_string(m.size));
     if (!m.checksumValue.empty()) {
         h.emplace_back(std::string(kHdrChecksumType), m.checksumType);
@@ -96,7 +94,6 @@ HeaderPairs metaHeaders(const ObjectMeta& m, std::string_view location, bool wit
     if (!m.custom.empty()) h.emplace_back(std::string(kHdrCustomMd), formatCustomMd(m.custom));
     if (withStamp && m.stamp != 0) h.emplace_back(std::string(kHdrVersionStamp), std::to_string(m.stamp));
     if (!location.empty()) h.emplace_back(std::string(kHdrLocation), std::string(location));
-    return h;
 }
 
 namespace {

@@ -51,7 +51,9 @@ struct ObjectAttrs : ObjectMeta {
 // for peers, tessera-version-stamp), used by the targets, the C++ client
 // and the console.
 using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
-HeaderPairs metaHeaders(const ObjectMeta& m, std::string_view location, bool withStamp);
+// Appends them to `out` (a response's header list: no list of its own on
+// the GET path).
+void appendMetaHeaders(HeaderPairs& out, const ObjectMeta& m, std::string_view location, bool withStamp);
 // `header(name)` returns a header's value ("" when absent; names are the
 // lowercase ones above). Unreadable numbers are left at their defaults;
 // without ais-size, Content-Length gives the size.

@@ -7,6 +7,7 @@
 // Dashboard, Nodes and Jobs pages go to docs/images/.
 #include "console_test_util.h"
 #include "core/cluster_connection.h"
+#include "core/rest_client.h"
 #include "local_cluster.h"
 #include "models/console_session.h"
 #include "models/event_model.h"
@@ -14,6 +15,7 @@
 #include "models/metrics_history.h"
 #include "models/node_model.h"
 #include "shard_test_util.h"
+#include "ui/buckets_page.h"
 #include "ui/capacity_bar.h"
 #include "ui/dashboard_page.h"
 #include "ui/jobs_page.h"
@@ -136,6 +138,18 @@ private slots:
         m_session->connectTo({QString(), QUrl(QString::fromStdString(m_cluster->proxyUrl())), QString()});
         QVERIFY(QTest::qWaitFor([&] { return m_session->connection()->state() == ClusterConnection::State::Connected; },
                                 10000));
+    }
+
+    void pagesShowTheSessionsModels()
+    {
+        // One REST client and one set of bucket models, the session's.
+        auto* buckets = m_window->findChild<BucketsPage*>();
+        QVERIFY(buckets != nullptr);
+        QCOMPARE(buckets->bucketModel(), m_session->bucketsModels().buckets);
+        QCOMPARE(buckets->objectModel(), m_session->bucketsModels().objects);
+        QCOMPARE(buckets->uploadQueue(), m_session->bucketsModels().uploads);
+        QCOMPARE(m_session->rest(), m_session->connection()->rest());
+        QCOMPARE(m_session->rest()->endpoint(), QUrl(QString::fromStdString(m_cluster->proxyUrl())));
     }
 
     void dashboardChartsGrowUnderLoad()

@@ -204,7 +204,10 @@ private slots:
         mp.path = "/d1";
         mp.total = 1000;
         mp.used = 960;
-        ta.mountpaths = {mp};
+        mp.fs = "8:1";
+        api::MountpathStats sameDisk = mp;  // a second mountpath on the same filesystem
+        sameDisk.path = "/d2";
+        ta.mountpaths = {mp, sameDisk};
         api::NodeMetrics tb = ta;
         tb.id = "tb";
         tb.stale = true;
@@ -215,6 +218,9 @@ private slots:
         QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("stale"));
         QCOMPARE(model.data(model.index(1, NodeModel::CapacityColumn), NodeModel::CapacityFractionRole).toDouble(),
                  0.96);
+        // The shared disk counts once.
+        QCOMPARE(model.node(1).totalBytes(), std::uint64_t{1000});
+        QCOMPARE(model.node(1).usedBytes(), std::uint64_t{960});
 
         smap.tmap.erase("tb");
         smap.version = 4;

@@ -32,6 +32,7 @@ ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent) : Q
     m_jobs = new JobModel(this);
     m_events = new EventModel(this);
     m_metrics = new MetricsHistory(m_metricsStore.get(), this);
+    m_bucketsModels = BucketsModels::create(m_connection->rest(), this);
 
     connect(m_connection, &ClusterConnection::endpointChanged, this, [this](const QUrl& endpoint) {
         m_metrics->setSource(endpoint.toString(), QDateTime::currentMSecsSinceEpoch());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/connection_profile.h"
+#include "models/buckets_models.h"
 
 #include <QObject>
 #include <QString>
@@ -40,6 +41,7 @@ public:
     JobModel* jobs() const { return m_jobs; }
     EventModel* events() const { return m_events; }
     MetricsHistory* metrics() const { return m_metrics; }
+    const BucketsModels& bucketsModels() const { return m_bucketsModels; }
     ProfileStore* profiles() const { return m_profileStore.get(); }  // null when storage failed
     QString storageError() const { return m_storageError; }
 
@@ -64,6 +66,7 @@ private:
     JobModel* m_jobs;
     EventModel* m_events;
     MetricsHistory* m_metrics;
+    BucketsModels m_bucketsModels;
 };
 
 }  // namespace tessera::console

@@ -35,22 +35,23 @@ QString nodeStateName(NodeState state)
     return {};
 }
 
+// A filesystem shared by several mountpaths is counted once (api::CapacitySum).
 std::uint64_t NodeRow::usedBytes() const
 {
-    std::uint64_t sum = 0;
+    api::CapacitySum sum;
     for (const auto& m : mountpaths) {
-        sum += m.used;
+        sum.add({}, m);
     }
-    return sum;
+    return sum.total().used;
 }
 
 std::uint64_t NodeRow::totalBytes() const
 {
-    std::uint64_t sum = 0;
+    api::CapacitySum sum;
     for (const auto& m : mountpaths) {
-        sum += m.total;
+        sum.add({}, m);
     }
-    return sum;
+    return sum.total().total;
 }
 
 NodeModel::NodeModel(QObject* parent) : QAbstractTableModel(parent) {}

@@ -32,9 +32,14 @@
 
 namespace tessera::console {
 
-BucketsPage::BucketsPage(RestClient* rest, QWidget* parent)
-    : QWidget(parent), m_rest(rest), m_batch(new ObjectBatch(rest, this)), m_buckets(new BucketModel(rest, this)),
-      m_objects(new ObjectModel(rest, this)), m_uploads(new UploadQueue(rest, this)), m_scanner(new FolderScanner(this))
+BucketsPage::BucketsPage(RestClient* rest, QWidget* parent) : BucketsPage(rest, BucketsModels{}, parent) {}
+
+// A part of `models` that is missing is made here, owned by the page.
+BucketsPage::BucketsPage(RestClient* rest, const BucketsModels& models, QWidget* parent)
+    : QWidget(parent), m_rest(rest), m_batch(models.batch ? models.batch : new ObjectBatch(rest, this)),
+      m_buckets(models.buckets ? models.buckets : new BucketModel(rest, this)),
+      m_objects(models.objects ? models.objects : new ObjectModel(rest, this)),
+      m_uploads(models.uploads ? models.uploads : new UploadQueue(rest, this)), m_scanner(new FolderScanner(this))
 {
     setAcceptDrops(true);
     buildUi();

@@ -6,6 +6,7 @@
 // intents; the REST calls are RestClient's, batches of them ObjectBatch's.
 
 #include "core/object_batch.h"
+#include "models/buckets_models.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -35,6 +36,10 @@ class BucketsPage : public QWidget {
 public:
     static constexpr int kSearchDebounceMs = 300;
 
+    // Shows and drives `models` (the session's).
+    BucketsPage(RestClient* rest, const BucketsModels& models, QWidget* parent = nullptr);
+    // The same with a set of its own (tests, a page on its own); so is any
+    // part of `models` left null.
     explicit BucketsPage(RestClient* rest, QWidget* parent = nullptr);
     ~BucketsPage() override;
 

@@ -61,7 +61,7 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
     m_dashboard = new DashboardPage(connection, session->metrics(), session->nodes(), session->events(), this);
     m_nodes = new NodesPage(connection, session->nodes(), session->metrics(), this);
     m_jobs = new JobsPage(connection, session->jobs(), session->jobClient(), this);
-    auto* buckets = new BucketsPage(m_rest, this);
+    auto* buckets = new BucketsPage(m_rest, session->bucketsModels(), this);
     m_buckets = buckets;
     connect(connection, &ClusterConnection::bucketsChanged, buckets, &BucketsPage::onBucketsChanged);
     connect(buckets, &BucketsPage::statusMessage, this,
