@@ -16,6 +16,20 @@ int Config::effectivePort() const
     return role == "proxy" ? 8080 : 8081;
 }
 
+std::vector<std::string> Config::effectiveEtlBinDirs() const
+{
+    if (!etlBinDirs.empty()) return etlBinDirs;
+    std::vector<std::string> out;
+#ifdef TESSERA_ETL_SAMPLES_DIR
+    out.emplace_back(TESSERA_ETL_SAMPLES_DIR);
+#endif
+#ifdef TESSERA_ETL_INSTALL_DIR
+    out.emplace_back(TESSERA_ETL_INSTALL_DIR);
+#endif
+    if (!dataDir.empty()) out.push_back(dataDir + "/etl-bin");
+    return out;
+}
+
 void to_json(nlohmann::json& j, const Config& c)
 {
     j = nlohmann::json{{"role", c.role},
@@ -49,6 +63,7 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"ws_write_timeout_ms", c.wsWriteTimeoutMs},
                        {"ws_send_buffer", c.wsSendBuffer},
                        {"ws_allowed_origins", c.wsAllowedOrigins},
+                       {"etl_bin_dirs", c.effectiveEtlBinDirs()},
                        {"error_burst_per_sec", c.errorBurstPerSec},
                        {"archive_max_members", c.archiveMaxMembers},
                        {"archive_max_member_size", c.archiveMaxMemberSize},
@@ -103,6 +118,7 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "ws_write_timeout_ms") v.get_to(c.wsWriteTimeoutMs);
             else if (k == "ws_send_buffer") v.get_to(c.wsSendBuffer);
             else if (k == "ws_allowed_origins") v.get_to(c.wsAllowedOrigins);
+            else if (k == "etl_bin_dirs") v.get_to(c.etlBinDirs);
             else if (k == "error_burst_per_sec") v.get_to(c.errorBurstPerSec);
             else if (k == "archive_max_members") v.get_to(c.archiveMaxMembers);
             else if (k == "archive_max_member_size") v.get_to(c.archiveMaxMemberSize);
@@ -167,6 +183,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("archive-index", po::value<bool>(), "target: use .tar offset indexes (default true; off only to measure them)")
         ("open-object-cache", po::value<std::uint64_t>(), "target: objects kept open for the next read, 0..1000000 (default 4096; 0: off)")
         ("open-object-cache-ttl-ms", po::value<std::uint64_t>(), "target: longest an object stays open unused by a change, 1..3600000 ms (default 5000)")
+        ("etl-bin-dir", po::value<std::vector<std::string>>(), "target: a directory ETL transformers may run from (repeatable; default: the sample transformers and <data-dir>/etl-bin)")
         ("log-level", po::value<std::string>(), "debug | info | warn | error");
     // clang-format on
     po::variables_map vm;
@@ -219,6 +236,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("ws-queue-max")) c.wsQueueMax = vm["ws-queue-max"].as<std::size_t>();
     if (vm.count("ws-write-timeout-ms")) c.wsWriteTimeoutMs = vm["ws-write-timeout-ms"].as<std::int64_t>();
     if (vm.count("ws-send-buffer")) c.wsSendBuffer = vm["ws-send-buffer"].as<int>();
+    if (vm.count("etl-bin-dir")) c.etlBinDirs = vm["etl-bin-dir"].as<std::vector<std::string>>();
     if (vm.count("ws-allowed-origin")) c.wsAllowedOrigins = vm["ws-allowed-origin"].as<std::vector<std::string>>();
     if (vm.count("error-burst-per-sec")) c.errorBurstPerSec = vm["error-burst-per-sec"].as<double>();
     if (vm.count("archive-max-members")) c.archiveMaxMembers = vm["archive-max-members"].as<std::uint64_t>();

@@ -84,7 +84,14 @@ struct Config {
     std::uint64_t openObjectCache = 4096;
     std::uint64_t openObjectCacheTtlMs = 5000;
 
+    // Targets: the directories ETL transformers may be run from (each
+    // command[0] must resolve inside one of them). Empty: the sample
+    // transformers shipped with Tessera and <data_dir>/etl-bin.
+    std::vector<std::string> etlBinDirs;
+
     int effectivePort() const;
+    // etl_bin_dirs, or the defaults when it is empty.
+    std::vector<std::string> effectiveEtlBinDirs() const;
 };
 
 void to_json(nlohmann::json& j, const Config& c);

@@ -56,9 +56,19 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_dsorts = std::make_unique<dsort::DsortProxyApi>(*m_state, *m_jobs, m_self.publicNet.url,
                                                       std::chrono::milliseconds(c.peerTimeoutMs));
     m_dsorts->registerWith(*m_jobs, m_router);
-    m_api->addBucketAction("archive", [this](const std::string& bucket, const nlohmann::json& value) {
-        return m_shardJobs->archiveAction(bucket, value);
+    m_api->addBucketAction("archive", [this](const std::string& bucket, const api::ActionMsg& msg) {
+        return m_shardJobs->archiveAction(bucket, msg.value);
     });
+    m_etl =
+        std::make_unique<proxy::EtlProxyApi>(*m_state, *m_peers, *m_jobs, std::chrono::milliseconds(c.peerTimeoutMs));
+    m_etl->attach(m_feed);
+    m_etl->registerRoutes(m_router);
+    m_etl->registerWith(*m_jobs);
+    for (const char* action : {"etl-bck", "etl-listrange"}) {
+        m_api->addBucketAction(action, [this](const std::string& bucket, const api::ActionMsg& msg) {
+            return m_etl->bucketAction(bucket, msg);
+        });
+    }
     m_monitor->setJobsSource([this] { return m_jobs->running(); });
     m_state->setObserver({[this](const api::Smap& before, const api::Smap& after) {
                               m_monitor->onSmapPublished(before, after);
@@ -105,7 +115,9 @@ int ProxyNode::run()
     std::thread monitor([this] { monitorKeepalives(); });
     m_monitor->start();
     m_jobs->start();
+    m_etl->start();
     waitForSignal();
+    m_etl->stop();
     m_jobs->stop();
     m_monitor->stop();
     {

@@ -11,6 +11,7 @@
 #include "node.h"
 #include "node_common.h"
 #include "proxy/cluster_monitor.h"
+#include "proxy/etl_proxy_api.h"
 #include "proxy/feed_hub.h"
 #include "proxy/job_coordinator.h"
 #include "proxy/peer_calls.h"
@@ -50,6 +51,7 @@ private:
     std::unique_ptr<proxy::JobCoordinator> m_jobs;
     std::unique_ptr<proxy::ShardJobPlanner> m_shardJobs;
     std::unique_ptr<dsort::DsortProxyApi> m_dsorts;
+    std::unique_ptr<proxy::EtlProxyApi> m_etl;
     std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_stopping = false;

@@ -2,10 +2,12 @@
 
 #include "common/log.h"
 #include "dsort/dsort_job.h"
+#include "etl/etl_job.h"
 #include "jobs/rebalance_job.h"
 #include "jobs/shard_build_job.h"
 #include "meta/node_identity.h"
 
+#include <thread>
 #include <unistd.h>
 
 namespace tessera::daemon {
@@ -43,6 +45,17 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
         m_server->stats(), clusterKey);
     m_api->registerRoutes(m_router);
+    etl::EtlManager::Options eo;
+    eo.binDirs = c.effectiveEtlBinDirs();
+    eo.workRoot = c.dataDir + "/etl-work";
+    eo.host = c.host;
+    eo.selfUrl = m_self.publicNet.url;
+    eo.targetId = m_id;
+    eo.cores = std::max(1u, std::thread::hardware_concurrency());
+    m_etl = std::make_unique<etl::EtlManager>(eo);
+    m_etl->registerRoutes(m_router);
+    m_api->setEtl(m_etl.get());
+    m_cache.setEtlListener([this](const api::EtlMd& md) { m_etl->apply(md); });
     addMetricsRoute(m_router, [this] { return nodeStats(); });
     m_dsorts = std::make_unique<dsort::DsortRegistry>(c.mountpaths);
     m_dsortApi = std::make_unique<dsort::DsortTargetApi>(*m_dsorts);
@@ -65,8 +78,14 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                 return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, args);
             }
             if (kind == dsort::kKindDsort) return dsort::DsortJob::create(*m_store, *m_dsorts, dsortOptions, args);
+            if (kind == etl::kKindEtlBucket) {
+                return etl::EtlJob::create(
+                    etl::EtlJob::Env{*m_store, m_cache, *m_etl, m_id, peerTimeout, dsortOptions.limits,
+                                     std::max(1u, std::thread::hardware_concurrency())},
+                    args);
+            }
             return api::Error::badRequest("unknown job kind \"" + kind +
-                                          "\" (known: rebalance, archive, ishard, dsort)");
+                                          "\" (known: rebalance, archive, ishard, dsort, etl-bck)");
         });
     m_jobApi = std::make_unique<jobs::TargetJobApi>(*m_jobs);
     m_jobApi->registerRoutes(m_router);
@@ -105,6 +124,7 @@ int TargetNode::run()
     m_server->stop();
     m_server->wait();
     m_jobs.reset();  // aborts running jobs and waits for them
+    m_etl.reset();   // kills and reaps every transformer
     return 0;
 }
 

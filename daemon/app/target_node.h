@@ -6,6 +6,7 @@
 #include "config.h"
 #include "dsort/dsort_registry.h"
 #include "dsort/dsort_target_api.h"
+#include "etl/etl_manager.h"
 #include "jobs/batch_get_api.h"
 #include "jobs/job_runner.h"
 #include "jobs/target_job_api.h"
@@ -48,6 +49,7 @@ private:
     std::unique_ptr<target::Membership> m_membership;
     std::unique_ptr<target::TargetApi> m_api;
     std::unique_ptr<target::UsageScanner> m_usage;
+    std::unique_ptr<etl::EtlManager> m_etl;  // before m_jobs: ETL jobs use its transformers
     std::unique_ptr<jobs::JobRunner> m_jobs;
     std::unique_ptr<jobs::TargetJobApi> m_jobApi;
     std::unique_ptr<jobs::BatchGetApi> m_batchGet;   // peers building shards read sources through it

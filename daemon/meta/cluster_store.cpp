@@ -67,6 +67,21 @@ api::Result<std::optional<api::Bmd>> ClusterStore::loadBmd()
     return std::optional<api::Bmd>{std::move(b.value())};
 }
 
+api::Result<std::optional<api::EtlMd>> ClusterStore::loadEtl()
+{
+    auto v = get("etl");
+    if (!v) return v.error();
+    if (!v->has_value()) return std::optional<api::EtlMd>{};
+    auto e = api::parseMessage<api::EtlMd>(**v, "etl registry");
+    if (!e) return api::Error::corruption("stored ETL registry is unreadable: " + e.error().message);
+    return std::optional<api::EtlMd>{std::move(e.value())};
+}
+
+api::Status ClusterStore::saveEtl(const api::EtlMd& etl)
+{
+    return put("etl", api::dumpJson(nlohmann::json(etl)), etl.version);
+}
+
 api::Status ClusterStore::saveSmap(const api::Smap& smap)
 {
     return put("smap", api::dumpJson(nlohmann::json(smap)), smap.version);

@@ -1,11 +1,12 @@
 #pragma once
 // The proxy's persistent control-plane state in SQLite: the cluster map and
-// the bucket metadata, each stored as its JSON document with its version.
+// the bucket metadata and the ETL registry, each stored as its JSON document with its version.
 // All SQL of the daemon lives in this class (on the shared SQLite wrapper).
 //
 // Thread safety: calls are serialized by an internal mutex.
 
 #include "api/bmd.h"
+#include "api/etl_msg.h"
 #include "api/result.h"
 #include "api/smap.h"
 #include "sqlite/sqlite_db.h"
@@ -28,6 +29,8 @@ public:
     api::Result<std::optional<api::Bmd>> loadBmd();
     api::Status saveSmap(const api::Smap& smap);
     api::Status saveBmd(const api::Bmd& bmd);
+    api::Result<std::optional<api::EtlMd>> loadEtl();
+    api::Status saveEtl(const api::EtlMd& etl);
 
 private:
     explicit ClusterStore(std::unique_ptr<sqlite::SqliteDb> db) : m_db(std::move(db)) {}

@@ -79,9 +79,9 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOutEach(
 }
 
 void PeerCalls::pushMeta(const api::Smap& smap, const std::optional<api::Smap>& newSmap,
-                         const std::optional<api::Bmd>& newBmd) const
+                         const std::optional<api::Bmd>& newBmd, const std::optional<api::EtlMd>& newEtl) const
 {
-    const api::Metasync msg{newSmap, newBmd};
+    const api::Metasync msg{newSmap, newBmd, newEtl};
     auto results =
         fanOut(smap, client::Method::Put, std::string(api::path::kMetasync), api::dumpJson(nlohmann::json(msg)));
     for (const auto& [id, r] : results) {

@@ -3,6 +3,7 @@
 // parallel with the peer timeout. Called from worker threads only.
 
 #include "api/bmd.h"
+#include "api/etl_msg.h"
 #include "api/result.h"
 #include "api/smap.h"
 #include "client/http_client.h"
@@ -40,8 +41,8 @@ public:
 
     // PUT /v1/metasync to every target; failures are logged (the target
     // catches up through its keepalive).
-    void pushMeta(const api::Smap& smap, const std::optional<api::Smap>& newSmap,
-                  const std::optional<api::Bmd>& newBmd) const;
+    void pushMeta(const api::Smap& smap, const std::optional<api::Smap>& newSmap, const std::optional<api::Bmd>& newBmd,
+                  const std::optional<api::EtlMd>& newEtl = std::nullopt) const;
 
 private:
     api::Result<client::Response> call(client::Method method, const std::string& url, const std::string* body,

@@ -134,7 +134,7 @@ Response ProxyApi::join(const Request& req)
         m_peers.pushMeta(r->smap, r->smap, r->bmd);
         m_state.publishSmap(r->smap);
     }
-    return Response::json(api::JoinReply{r->smap, r->bmd});
+    return Response::json(api::JoinReply{r->smap, r->bmd, *m_state.etl()});
 }
 
 Response ProxyApi::keepalive(const Request& req)
@@ -144,7 +144,7 @@ Response ProxyApi::keepalive(const Request& req)
     if (!msg) return Response::error(msg.error());
     auto r = m_state.keepalive(msg->daemonId);
     if (!r.known) return Response::error(api::Error::notFound("unknown node; join first"));
-    return Response::json(api::MetaVersions{r.smapVersion, r.bmdVersion});
+    return Response::json(api::MetaVersions{r.smapVersion, r.bmdVersion, r.etlVersion});
 }
 
 Response ProxyApi::listBuckets(const Request&)
@@ -163,7 +163,7 @@ Response ProxyApi::createBucket(const Request& req)
         auto msg = api::parseActionMsg(req.body);
         if (!msg) return Response::error(msg.error());
         if (auto other = m_bucketActions.find(msg->action); other != m_bucketActions.end()) {
-            return other->second(*bucket, msg->value);
+            return other->second(*bucket, *msg);
         }
         if (msg->action != api::act::kCreateBck) {
             return Response::error(api::Error::badRequest("unsupported bucket action \"" + msg->action + "\""));
@@ -299,6 +299,7 @@ Response ProxyApi::clusterInfo(const Request& req)
     const auto what = req.queryValue("what");
     if (what == "smap") return Response::json(nlohmann::json(*m_state.smap()));
     if (what == "bmd") return Response::json(nlohmann::json(*m_state.bmd()));
+    if (what == "etl") return Response::json(nlohmann::json(*m_state.etl()));
     if (what == "node_stats") {
         api::ClusterStats out;
         out.proxies.emplace(m_self.id, m_nodeStats());
@@ -314,7 +315,8 @@ Response ProxyApi::clusterInfo(const Request& req)
         }
         return Response::json(out);
     }
-    return Response::error(api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, node_stats)"));
+    return Response::error(
+        api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, etl, node_stats)"));
 }
 
 Response ProxyApi::clusterAction(const Request& req)

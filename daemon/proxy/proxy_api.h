@@ -3,6 +3,7 @@
 // (create, destroy, list, props), object redirects (307 to the HRW owner),
 // merged object listing, cluster information.
 
+#include "api/action_msg.h"
 #include "api/node_stats.h"
 #include "api/smap.h"
 #include "net/router.h"
@@ -28,7 +29,7 @@ public:
     // Bucket actions other than create-bck (POST /v1/buckets/B with
     // {"action":NAME,"value":...}), such as "archive", answered by another
     // component. Set before the node serves requests.
-    using BucketAction = std::function<net::Response(const std::string& bucket, const nlohmann::json& value)>;
+    using BucketAction = std::function<net::Response(const std::string& bucket, const api::ActionMsg& msg)>;
     void addBucketAction(const std::string& action, BucketAction handler)
     {
         m_bucketActions[action] = std::move(handler);

@@ -15,9 +15,9 @@ std::int64_t nowNs()
 }
 }  // namespace
 
-ProxyState::ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd)
+ProxyState::ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd, api::EtlMd etl)
     : m_store(store), m_smap(std::make_shared<const api::Smap>(std::move(smap))),
-      m_bmd(std::make_shared<const api::Bmd>(std::move(bmd)))
+      m_bmd(std::make_shared<const api::Bmd>(std::move(bmd))), m_etl(std::make_shared<const api::EtlMd>(std::move(etl)))
 {
     // Targets from the persisted map get a full keepalive window to report in.
     const auto now = Clock::now();
@@ -54,7 +54,10 @@ api::Result<std::unique_ptr<ProxyState>> ProxyState::create(meta::ClusterStore& 
         auto st = store.saveBmd(b);
         if (!st) return st.error();
     }
-    return std::unique_ptr<ProxyState>(new ProxyState(store, std::move(s), std::move(b)));
+    auto etl = store.loadEtl();
+    if (!etl) return etl.error();
+    api::EtlMd e = etl->has_value() ? std::move(**etl) : api::EtlMd{};
+    return std::unique_ptr<ProxyState>(new ProxyState(store, std::move(s), std::move(b), std::move(e)));
 }
 
 std::shared_ptr<const api::Smap> ProxyState::smap() const
@@ -67,6 +70,23 @@ std::shared_ptr<const api::Bmd> ProxyState::bmd() const
 {
     std::lock_guard lock(m_mutex);
     return m_bmd;
+}
+
+std::shared_ptr<const api::EtlMd> ProxyState::etl() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_etl;
+}
+
+api::Result<api::EtlMd> ProxyState::updateEtl(const std::function<api::Status(api::EtlMd&)>& change)
+{
+    std::lock_guard lock(m_mutex);
+    api::EtlMd next = *m_etl;
+    if (auto st = change(next); !st) return st.error();
+    next.version = m_etl->version + 1;
+    if (auto st = m_store.saveEtl(next); !st) return st.error();
+    m_etl = std::make_shared<const api::EtlMd>(next);
+    return next;
 }
 
 api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& node)
@@ -127,6 +147,7 @@ ProxyState::KeepaliveResult ProxyState::keepalive(const std::string& id)
     KeepaliveResult r;
     r.smapVersion = m_smap->version;
     r.bmdVersion = m_bmd->version;
+    r.etlVersion = m_etl->version;
     auto it = m_smap->tmap.find(id);
     // An away target rejoins (a join clears the flag and pushes the map).
     if (it == m_smap->tmap.end() || it->second.away()) return r;

@@ -1,11 +1,12 @@
 #pragma once
 // The proxy's control-plane state: the cluster map (Smap) and the bucket
-// metadata (BMD), each versioned and persisted in the ClusterStore before a
+// metadata (BMD) and the ETL registry, each versioned and persisted in the ClusterStore before a
 // change is acknowledged; plus the last keepalive time of every target.
 //
 // Thread safety: all methods may be called concurrently (one mutex).
 
 #include "api/bmd.h"
+#include "api/etl_msg.h"
 #include "api/result.h"
 #include "api/smap.h"
 #include "meta/cluster_store.h"
@@ -31,6 +32,11 @@ public:
     // Immutable snapshots: cheap to take on every request.
     std::shared_ptr<const api::Smap> smap() const;
     std::shared_ptr<const api::Bmd> bmd() const;
+    std::shared_ptr<const api::EtlMd> etl() const;
+
+    // Changes the ETL registry: `change` edits a copy (an error leaves it
+    // as it was); the new version is persisted before it is served.
+    api::Result<api::EtlMd> updateEtl(const std::function<api::Status(api::EtlMd&)>& change);
 
     struct JoinResult {
         api::Smap smap;
@@ -52,6 +58,7 @@ public:
         bool known = false;  // false: not in the map, or away (the target rejoins)
         std::int64_t smapVersion = 0;
         std::int64_t bmdVersion = 0;
+        std::int64_t etlVersion = 0;
     };
     KeepaliveResult keepalive(const std::string& id);
 
@@ -84,7 +91,7 @@ public:
                                                                       const nlohmann::json& update);
 
 private:
-    ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd);
+    ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd, api::EtlMd etl);
     void notifyBmd(const api::Bmd& bmd) const;
     api::Result<api::Bmd> createBucketLocked(const std::string& name);
     api::Result<api::Bmd> destroyBucketLocked(const std::string& name);
@@ -96,6 +103,7 @@ private:
     std::mutex m_membershipMutex;
     std::shared_ptr<const api::Smap> m_smap;
     std::shared_ptr<const api::Bmd> m_bmd;
+    std::shared_ptr<const api::EtlMd> m_etl;
     std::map<std::string, Clock::time_point> m_lastSeen;
     Observer m_observer;
 };

@@ -105,6 +105,7 @@ bool Membership::tryJoin()
     // Buckets first: once the map names this target it may be asked for data.
     m_cache.applyBmd(std::move(reply->bmd));
     m_cache.applySmap(std::move(reply->smap));
+    m_cache.applyEtl(std::move(reply->etl));
     logInfo("joined cluster at ", m_proxyUrl, " as ", m_self.id, " (smap v", m_cache.smap()->version, ")");
     return true;
 }
@@ -112,7 +113,7 @@ bool Membership::tryJoin()
 void Membership::keepalive()
 {
     client::HttpClient http(peerOptions(m_peerTimeout));
-    const api::Keepalive body{m_self.id, m_cache.smap()->version, m_cache.bmd()->version};
+    const api::Keepalive body{m_self.id, m_cache.smap()->version, m_cache.bmd()->version, m_cache.etl()->version};
     auto res = http.send(client::Method::Post, m_proxyUrl + std::string(api::path::kKeepalive),
                          client::Body::string(api::dumpJson(nlohmann::json(body))),
                          {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}});
@@ -137,6 +138,13 @@ void Membership::keepalive()
     const bool smapBehind = sv > m_cache.smap()->version;
     const bool bmdBehind = bv != m_cache.bmd()->version;
     if (smapBehind || bmdBehind) pullMeta(smapBehind, bmdBehind);
+    if (versions->etlVersion > m_cache.etl()->version) {
+        auto etl = http.send(client::Method::Get, m_proxyUrl + api::path::clusterWhat("etl"));
+        if (etl && etl->isSuccess()) {
+            auto md = api::parseMessage<api::EtlMd>(etl->body, "etl registry");
+            if (md) m_cache.applyEtl(std::move(md.value()));
+        }
+    }
 }
 
 void Membership::pullMeta(bool smap, bool bmd)

@@ -1,12 +1,14 @@
 #pragma once
-// A target's copies of the cluster map and bucket metadata. Readers get
+// A target's copies of the cluster map, bucket metadata and ETL registry. Readers get
 // immutable snapshots; newer versions replace older ones, never the reverse.
 //
 // Thread safety: all methods may be called concurrently.
 
 #include "api/bmd.h"
+#include "api/etl_msg.h"
 #include "api/smap.h"
 
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -14,7 +16,11 @@ namespace tessera::daemon::target {
 
 class MetaCache {
 public:
-    MetaCache() : m_smap(std::make_shared<api::Smap>()), m_bmd(std::make_shared<api::Bmd>()) {}
+    MetaCache()
+        : m_smap(std::make_shared<api::Smap>()), m_bmd(std::make_shared<api::Bmd>()),
+          m_etl(std::make_shared<api::EtlMd>())
+    {
+    }
 
     std::shared_ptr<const api::Smap> smap() const
     {
@@ -42,10 +48,36 @@ public:
         return true;
     }
 
+    std::shared_ptr<const api::EtlMd> etl() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_etl;
+    }
+    // A newer ETL registry becomes current and the listener is told (on
+    // the calling thread, outside the lock).
+    bool applyEtl(api::EtlMd etl)
+    {
+        std::shared_ptr<const api::EtlMd> now;
+        std::function<void(const api::EtlMd&)> listener;
+        {
+            std::lock_guard lock(m_mutex);
+            if (etl.version <= m_etl->version) return false;
+            m_etl = std::make_shared<api::EtlMd>(std::move(etl));
+            now = m_etl;
+            listener = m_etlListener;
+        }
+        if (listener) listener(*now);
+        return true;
+    }
+    // Set before the node serves requests.
+    void setEtlListener(std::function<void(const api::EtlMd&)> f) { m_etlListener = std::move(f); }
+
 private:
     mutable std::mutex m_mutex;
     std::shared_ptr<const api::Smap> m_smap;
     std::shared_ptr<const api::Bmd> m_bmd;
+    std::shared_ptr<const api::EtlMd> m_etl;
+    std::function<void(const api::EtlMd&)> m_etlListener;
 };
 
 }  // namespace tessera::daemon::target

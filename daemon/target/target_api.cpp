@@ -413,7 +413,8 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
     const auto* props = m_cache.bmd()->find(ref.bucket);
     const bool verify = props != nullptr && props->checksum.validateWarmGet;
     const bool shard = isShardRead(req);
-    if ((verify || shard) && !onWorker) {
+    const bool etl = req.hasQuery(api::kQpEtlName);
+    if ((verify || shard || etl) && !onWorker) {
         // Reads the whole object, or reads (maybe indexes) the shard.
         return Response::continueOnWorker(
             [this, &req, ref, obj = std::move(obj)] { return serveObject(req, ref, obj, true); });
@@ -425,6 +426,7 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
             return Response::error(st.error());
         }
     }
+    if (etl) return serveTransformed(req, ref, obj);
     if (shard) return getFromShard(req, ref, obj);
     const auto size = static_cast<std::uint64_t>(obj.meta.size);
     auto range = api::parseRange(req.header("Range"), size);
@@ -451,6 +453,89 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
     } else {
         r.file->offset = 0;
         r.file->length = size;
+    }
+    return r;
+}
+
+Response TargetApi::serveTransformed(const Request& req, const api_util::ObjectRef& ref, const OpenObject& obj)
+{
+    if (m_etl == nullptr) return Response::error(api::Error::notFound("ETL is not available on this node"));
+    auto pipeline = etl::parsePipeline(req.queryValue(api::kQpEtlName), req.queryValue(api::kQpEtlPipeline));
+    if (!pipeline) return Response::error(pipeline.error());
+    const auto args = req.queryValue(api::kQpEtlArgs);
+    if (args.size() > api::etl_limits::kMaxArgsParam) {
+        return Response::error(api::Error::badRequest("etl_args longer than " +
+                                                      std::to_string(api::etl_limits::kMaxArgsParam) + " bytes"));
+    }
+    if (req.hasQuery(api::kQpArchRegx)) {
+        return Response::error(api::Error::badRequest("etl_name with archregx: transform one member (archpath)"));
+    }
+    const bool member = req.hasQuery(api::kQpArchPath);
+    auto first = m_etl->find(pipeline->front());
+    if (!first) return Response::error(first.error());
+    if ((*first)->spec().communication == api::EtlComm::HPull && pipeline->size() == 1) {
+        // The client reads the result from the transformer, which reads the
+        // object from this target (the same query, without the ETL).
+        auto query = req.query;
+        query.erase(std::string(api::kQpEtlName));
+        query.erase(std::string(api::kQpEtlPipeline));
+        query.erase(std::string(api::kQpSmapVersion));
+        auto url = (*first)->pullUrl(ref.bucket, ref.name, api::buildQuery(query));
+        if (!url) return Response::error(url.error());
+        return Response::redirect(*url);
+    }
+    etl::EtlInput in;
+    in.bucket = ref.bucket;
+    in.name = ref.name;
+    std::optional<ShardPayload> payload;
+    if (member) {
+        auto format = archive::resolveFormat(ref.name, req.queryValue(api::kQpArchMime));
+        if (!format) return Response::error(format.error());
+        const auto path = req.queryValue(api::kQpArchPath);
+        if (auto st = archive::validateMemberName(path, m_shards.limits().maxNameBytes); !st) {
+            return Response::error(api::Error::badRequest("archpath: " + st.error().message));
+        }
+        auto got = m_shards.readMember(ref.bucket, ref.name, obj, *format, archive::normalizeMemberName(path));
+        if (!got) return Response::error(got.error());
+        payload = std::move(got.value());
+        in.wholeObject = false;
+        if (payload->file) {
+            in.fd = payload->file->fd->get();
+            in.offset = payload->file->offset;
+            in.length = payload->file->length;
+        } else {
+            in.bytes = payload->bytes;
+        }
+    } else {
+        in.fd = obj.fd->get();
+        in.offset = 0;
+        in.length = static_cast<std::uint64_t>(obj.meta.size);
+    }
+    auto out = m_etl->transform(*pipeline, in, args);
+    if (!out) return Response::error(out.error());
+    const auto size = out->size;
+    auto range = api::parseRange(req.header("Range"), size);
+    if (!range) {
+        auto e = Response::error(range.error());
+        if (range.kind() == api::ErrorKind::RangeNotSatisfiable) {
+            e.header("Content-Range", "bytes */" + std::to_string(size));
+        }
+        return e;
+    }
+    Response r;
+    r.header("Content-Type", "application/octet-stream");
+    r.header(std::string(api::kHdrLocation), m_self.id);
+    r.file = std::make_unique<net::FileRegion>();
+    r.file->fd = out->fd;
+    r.file->offset = 0;
+    r.file->length = size;
+    if (range->has_value()) {
+        const auto& br = **range;
+        r.status = 206;
+        r.header("Content-Range", "bytes " + std::to_string(br.offset) + "-" +
+                                      std::to_string(br.offset + br.length - 1) + "/" + std::to_string(size));
+        r.file->offset = br.offset;
+        r.file->length = br.length;
     }
     return r;
 }
@@ -641,7 +726,8 @@ Response TargetApi::metasync(const Request& req)
     // Buckets first: once the map names a target it may be asked for data.
     if (msg->bmd) m_cache.applyBmd(std::move(*msg->bmd));
     if (msg->smap) m_cache.applySmap(std::move(*msg->smap));
-    return Response::json(api::MetaVersions{m_cache.smap()->version, m_cache.bmd()->version});
+    if (msg->etl) m_cache.applyEtl(std::move(*msg->etl));
+    return Response::json(api::MetaVersions{m_cache.smap()->version, m_cache.bmd()->version, m_cache.etl()->version});
 }
 
 Response TargetApi::health(const Request&)

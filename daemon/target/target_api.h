@@ -5,6 +5,7 @@
 
 #include "api/node_stats.h"
 #include "api/smap.h"
+#include "etl/etl_manager.h"
 #include "membership.h"
 #include "meta_cache.h"
 #include "net/request_params.h"
@@ -29,6 +30,8 @@ public:
     std::vector<api::MountpathStats> mountpathStats() const;
 
     void registerRoutes(net::Router& router);
+    // ETL on GET (etl_name); set before the node serves requests.
+    void setEtl(etl::EtlManager* etl) { m_etl = etl; }
 
 private:
     // Ownership check for a data request: nullopt when this target serves
@@ -64,6 +67,9 @@ private:
     // PUT with archpath: the body becomes a member of the shard.
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> appendToShard(const net::Request& req,
                                                                                 const api_util::ObjectRef& ref);
+    // GET with etl_name: the object or the archpath member through the ETL
+    // (or pipeline); on the worker pool.
+    net::Response serveTransformed(const net::Request& req, const api_util::ObjectRef& ref, const OpenObject& obj);
     net::Response headObject(const net::Request& req);
     net::Response deleteObject(const net::Request& req);
     net::Response listObjects(const net::Request& req);
@@ -82,6 +88,7 @@ private:
     std::function<api::NodeStats()> m_nodeStats;
     stats::StatsRecorder& m_recorder;
     std::string m_clusterKey;
+    etl::EtlManager* m_etl = nullptr;
 };
 
 }  // namespace tessera::daemon::target

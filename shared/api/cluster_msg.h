@@ -8,6 +8,7 @@
 //   GET  /v1/health                                   answer Health
 
 #include "bmd.h"
+#include "etl_msg.h"
 #include "smap.h"
 #include "wire.h"
 
@@ -22,6 +23,7 @@ struct Keepalive {
     std::string daemonId;  // JSON: daemon_id
     std::int64_t smapVersion = 0;
     std::int64_t bmdVersion = 0;
+    std::int64_t etlVersion = 0;
     bool operator==(const Keepalive&) const = default;
 };
 
@@ -30,19 +32,22 @@ struct Keepalive {
 struct MetaVersions {
     std::int64_t smapVersion = 0;
     std::int64_t bmdVersion = 0;
+    std::int64_t etlVersion = 0;  // the ETL registry's
     bool operator==(const MetaVersions&) const = default;
 };
 
-// New cluster metadata pushed by the proxy; either part may be absent.
+// New cluster metadata pushed by the proxy; any part may be absent.
 struct Metasync {
     std::optional<Smap> smap;
     std::optional<Bmd> bmd;
+    std::optional<EtlMd> etl;
 };
 
 // What a joining target receives: the maps it needs before serving.
 struct JoinReply {
     Smap smap;
     Bmd bmd;
+    EtlMd etl;
 };
 
 // GET /v1/health. A target answers 503 with status "joining" until it is in

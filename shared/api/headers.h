@@ -64,5 +64,10 @@ inline constexpr std::string_view kQpArchMime = "archmime";
 // kHdrVersionStamp and kHdrVersion: the owner keeps whichever copy is newer,
 // and answers 200 with `tessera-transfer: superseded` when it keeps its own.
 inline constexpr std::string_view kQpRebalance = "rebalance";
+// GET: the object (or the archpath member) through an ETL, or a pipeline of
+// ETLs (etl_name first, then each of etl_pipeline, comma-separated).
+inline constexpr std::string_view kQpEtlName = "etl_name";
+inline constexpr std::string_view kQpEtlArgs = "etl_args";
+inline constexpr std::string_view kQpEtlPipeline = "etl_pipeline";
 
 }  // namespace tessera::api

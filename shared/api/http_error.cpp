@@ -20,6 +20,7 @@ const char* errorKindName(ErrorKind kind)
     case ErrorKind::HeaderTooLarge: return "HeaderTooLarge";
     case ErrorKind::MethodNotAllowed: return "MethodNotAllowed";
     case ErrorKind::Forbidden: return "Forbidden";
+    case ErrorKind::BadGateway: return "BadGateway";
     case ErrorKind::Internal: return "Internal";
     }
     return "Internal";
@@ -40,6 +41,7 @@ int httpStatusFor(ErrorKind kind)
     case ErrorKind::NoSpace: return 507;
     case ErrorKind::Unavailable: return 503;
     case ErrorKind::Timeout: return 504;
+    case ErrorKind::BadGateway: return 502;
     case ErrorKind::IoError: return 500;
     case ErrorKind::Internal: return 500;
     }
@@ -58,6 +60,7 @@ ErrorKind errorKindForStatus(int status)
     case 431: return ErrorKind::HeaderTooLarge;
     case 416: return ErrorKind::RangeNotSatisfiable;
     case 422: return ErrorKind::Corruption;
+    case 502: return ErrorKind::BadGateway;
     case 503: return ErrorKind::Unavailable;
     case 504: return ErrorKind::Timeout;
     case 507: return ErrorKind::NoSpace;

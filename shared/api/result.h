@@ -24,6 +24,7 @@ enum class ErrorKind {
     HeaderTooLarge,  // the request head is over the limit (431)
     MethodNotAllowed,
     Forbidden,
+    BadGateway,  // a process the node relies on (an ETL transformer) failed (502)
     Internal,
 };
 
@@ -46,6 +47,10 @@ struct Error {
     static Error unavailable(std::string m) { return {ErrorKind::Unavailable, std::move(m), {}}; }
     static Error timeout(std::string m) { return {ErrorKind::Timeout, std::move(m), {}}; }
     static Error internal(std::string m) { return {ErrorKind::Internal, std::move(m), {}}; }
+    static Error badGateway(std::string m, std::string cause = {})
+    {
+        return {ErrorKind::BadGateway, std::move(m), std::move(cause)};
+    }
 };
 
 template <typename T>
