@@ -220,6 +220,45 @@ const std::vector<Command>& commands()
          "",
          cmdDsortAbort},
         {{"dsort", "rm"}, "dsort rm ID", "forget a finished dSort job", "", cmdDsortRemove},
+        {{"etl", "init"},
+         "etl init (-f SPEC.json | --name NAME [--comm io|hpush|hpull] [options] -- COMMAND [ARG...])",
+         "start a transformer on every target (PUT /v1/etl)",
+         "The spec (docs/etl.md) from a file, or from the options, which override it:\n"
+         "  --name NAME           2 to 32 of a-z 0-9 - _\n"
+         "  --comm C              io (default; one process per object), hpush, hpull\n"
+         "  --obj-timeout D       one object's limit, e.g. 30s (default 1m)\n"
+         "  --init-timeout D      hpush/hpull: until GET /health answers (default 30s)\n"
+         "  --max-output S        largest result, e.g. 64MiB (default 256MiB)\n"
+         "  --pool N              io: processes at once per target (default 2 x cores)\n"
+         "  --env NAME=VALUE      added to the transformer's environment (repeatable)\n"
+         "  -- COMMAND [ARG...]   the executable (inside the targets' etl_bin_dirs) and its argv;\n"
+         "                        {port} and {args} are replaced (no shell runs it)\n",
+         cmdEtlInit},
+        {{"etl", "ls"}, "etl ls", "every ETL: stage, objects and bytes in/out, errors", "", cmdEtlList},
+        {{"etl", "show"}, "etl show NAME", "an ETL's spec and its state on each target", "", cmdEtlShow},
+        {{"etl", "logs"}, "etl logs NAME [--target ID]", "each transformer's recent stderr", "", cmdEtlLogs},
+        {{"etl", "start"}, "etl start NAME", "start a stopped ETL on every target", "", cmdEtlStart},
+        {{"etl", "stop"}, "etl stop NAME", "stop an ETL's transformers (kept in the registry)", "", cmdEtlStop},
+        {{"etl", "rm"}, "etl rm NAME", "stop an ETL and remove it", "", cmdEtlRemove},
+        {{"etl", "object"},
+         "etl object NAME BUCKET/OBJECT [FILE|-] [--args A] [--pipeline N2,N3] [--archpath MEMBER]",
+         "read one object (or shard member) through the ETL",
+         "Writes to stdout by default; a FILE appears only when the transform succeeded.\n",
+         cmdEtlObject},
+        {{"etl", "bucket"},
+         "etl bucket NAME SRC DST [--prefix P | --template T | --list A,B] [--ext png:jpg] [--per-sample "
+         "[--sample-ext png]] [--dry-run] [--continue-on-error] [--workers N] [--wait]",
+         "transform a bucket's objects into another bucket (an etl-bck job)",
+         "Each target transforms the objects it holds and writes each result to the\n"
+         "target that owns the destination name. DST is created when missing.\n"
+         "  --ext FROM:TO        rename the destination (repeatable); with --per-sample,\n"
+         "                       the members' extensions\n"
+         "  --per-sample         each shard becomes a shard of the same name whose members\n"
+         "                       (those of --sample-ext, or all) went through the ETL\n"
+         "  --dry-run            transform and count, write nothing\n"
+         "  --continue-on-error  skip failing objects (listed in the job) instead of failing\n"
+         "  --wait               wait for the job and print its final status\n",
+         cmdEtlBucket},
         {{"job", "start"},
          "job start KIND",
          "start a job on every target (kinds: rebalance)",

@@ -37,5 +37,14 @@ int cmdDsortShow(CliContext& ctx);
 int cmdDsortWait(CliContext& ctx);
 int cmdDsortAbort(CliContext& ctx);
 int cmdDsortRemove(CliContext& ctx);
+int cmdEtlInit(CliContext& ctx);
+int cmdEtlList(CliContext& ctx);
+int cmdEtlShow(CliContext& ctx);
+int cmdEtlLogs(CliContext& ctx);
+int cmdEtlStart(CliContext& ctx);
+int cmdEtlStop(CliContext& ctx);
+int cmdEtlRemove(CliContext& ctx);
+int cmdEtlObject(CliContext& ctx);
+int cmdEtlBucket(CliContext& ctx);
 
 }  // namespace tessera::cli

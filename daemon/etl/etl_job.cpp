@@ -54,8 +54,9 @@ api::Result<std::unique_ptr<jobs::JobWork>> EtlJob::create(Env env, const nlohma
     auto t = job->m_env.etl.find(job->m_args.msg.id);
     if (!t) return t.error();
     if ((*t)->spec().communication == api::EtlComm::HPull && job->m_args.msg.perSample) {
-        return api::Error::badRequest("per-sample shard ETL needs an io:// or hpush:// transformer (hpull:// reads "
-                                      "whole objects by name)");
+        return api::Error::badRequest(
+            "per-sample shard ETL needs an io:// or hpush:// transformer (hpull:// reads "
+            "whole objects by name)");
     }
     return std::unique_ptr<jobs::JobWork>(std::move(job));
 }

@@ -247,7 +247,8 @@ Response EtlManager::logsRoute(const Request& req)
     {
         std::lock_guard lock(m_mutex);
         if (auto it = m_etls.find(name); it != m_etls.end()) t = it->second;
-        else if (!m_wanted->etls.count(name)) return Response::error(api::Error::notFound("no ETL named \"" + name + "\""));
+        else if (!m_wanted->etls.count(name))
+            return Response::error(api::Error::notFound("no ETL named \"" + name + "\""));
     }
     return Response::json(api::EtlLog{m_options.targetId, t ? t->logs() : std::string()});
 }

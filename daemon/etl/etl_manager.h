@@ -74,7 +74,7 @@ private:
     mutable std::mutex m_mutex;
     std::map<std::string, std::shared_ptr<Transformer>> m_etls;
     std::map<std::string, std::string> m_startErrors;  // wanted running but could not be made so
-    std::shared_ptr<const api::EtlMd> m_wanted;         // the registry last applied
+    std::shared_ptr<const api::EtlMd> m_wanted;        // the registry last applied
 
     std::mutex m_queueMutex;
     std::condition_variable m_queueCv;

@@ -124,7 +124,7 @@ std::string describeExit(int status)
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
         const char* name = ::strsignal(sig);
-        return "killed by signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")";
+        return "was killed by signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")";
     }
     return "ended (status " + std::to_string(status) + ")";
 }
@@ -180,8 +180,9 @@ api::Result<std::string> resolveExecutable(const std::string& command0, const st
         if (ec) continue;
         const auto s = real.string();
         bool inside = false;
-        for (const auto& r : roots) inside = inside || (s.size() > r.size() && s.compare(0, r.size(), r) == 0 &&
-                                                        (r == "/" || s[r.size()] == '/'));
+        for (const auto& r : roots)
+            inside =
+                inside || (s.size() > r.size() && s.compare(0, r.size(), r) == 0 && (r == "/" || s[r.size()] == '/'));
         if (!inside) {
             return api::Error{api::ErrorKind::Forbidden,
                               "\"" + command0 + "\" resolves to " + s + ", outside the allowed directories: " + rule(),

@@ -121,8 +121,8 @@ api::Status Transformer::startServer()
     const std::string portText = std::to_string(*port);
     SpawnSpec sp;
     sp.path = m_options.binPath;
-    for (const auto& a : m_spec.command) sp.argv.push_back(replaceAll(replaceAll(a, "{port}", portText), "{host}",
-                                                                      m_options.host));
+    for (const auto& a : m_spec.command)
+        sp.argv.push_back(replaceAll(replaceAll(a, "{port}", portText), "{host}", m_options.host));
     sp.env = baseEnvironment(m_options.workDir);
     for (const auto& [k, v] : m_spec.env) sp.env[k] = v;
     sp.env["TESSERA_ETL_NAME"] = m_spec.name;
@@ -620,8 +620,8 @@ api::Result<EtlOutput> Transformer::callServer(const EtlInput& in, const std::st
     }
     giveClient(std::move(http));
     if (!r->isSuccess()) {
-        return failure("the transformer answered HTTP " + std::to_string(r->status) + ": " + api::firstLine(r->body, 300),
-                       {});
+        return failure(
+            "the transformer answered HTTP " + std::to_string(r->status) + ": " + api::firstLine(r->body, 300), {});
     }
     return EtlOutput{std::make_shared<UniqueFd>(std::move(output.fd)), output.size};
 }

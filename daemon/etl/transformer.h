@@ -60,10 +60,10 @@ struct EtlOutput {
 class Transformer {
 public:
     struct Options {
-        std::string binPath;   // resolved command[0]
-        std::string workDir;   // the ETL's own scratch directory
-        std::string host;      // where hpush/hpull servers listen (the target's address)
-        std::string selfUrl;   // this target's public URL (hpull servers read from it)
+        std::string binPath;  // resolved command[0]
+        std::string workDir;  // the ETL's own scratch directory
+        std::string host;     // where hpush/hpull servers listen (the target's address)
+        std::string selfUrl;  // this target's public URL (hpull servers read from it)
         std::string targetId;
         unsigned cores = 2;
         std::size_t logBytes = 64 << 10;  // stderr kept per transformer
@@ -91,7 +91,8 @@ public:
     api::Result<EtlOutput> transform(const EtlInput& in, const std::string& args);
 
     // hpull inline: where to send the client for bucket/name (with `query`).
-    api::Result<std::string> pullUrl(const std::string& bucket, const std::string& name, const std::string& query) const;
+    api::Result<std::string> pullUrl(const std::string& bucket, const std::string& name,
+                                     const std::string& query) const;
 
     const api::EtlSpec& spec() const { return m_spec; }
     api::EtlTargetState state() const;

@@ -189,9 +189,8 @@ Response EtlProxyApi::init(const Request& req)
     std::lock_guard change(m_changeMutex);
     const auto current = m_state.etl();
     if (auto it = current->etls.find(spec->name); it != current->etls.end()) {
-        return Response::error(api::Error::conflict("etl \"" + spec->name +
-                                                    "\" already exists: delete it first (DELETE /v1/etl/" +
-                                                    spec->name + ")"));
+        return Response::error(api::Error::conflict(
+            "etl \"" + spec->name + "\" already exists: delete it first (DELETE /v1/etl/" + spec->name + ")"));
     }
     const auto smap = m_state.smap();
     if (smap->tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
@@ -228,9 +227,9 @@ Response EtlProxyApi::init(const Request& req)
     return Response::json(summarize(md->etls.at(spec->name), collect(), true));
 }
 
-api::EtlInfo EtlProxyApi::summarize(
-    const api::EtlEntry& entry, const std::map<std::string, api::Result<std::vector<api::EtlTargetState>>>& states,
-    bool detail) const
+api::EtlInfo EtlProxyApi::summarize(const api::EtlEntry& entry,
+                                    const std::map<std::string, api::Result<std::vector<api::EtlTargetState>>>& states,
+                                    bool detail) const
 {
     api::EtlInfo info;
     info.name = entry.spec.name;
@@ -296,8 +295,8 @@ Response EtlProxyApi::logs(const Request& req)
         smap = std::move(one);
     }
     std::vector<api::EtlLog> out;
-    for (auto& [tid, r] : m_peers.fanOut(smap, client::Method::Get, std::string(kInternalEtl) + "/" +
-                                                                        api::percentEncode(name) + "/logs")) {
+    for (auto& [tid, r] : m_peers.fanOut(smap, client::Method::Get,
+                                         std::string(kInternalEtl) + "/" + api::percentEncode(name) + "/logs")) {
         if (!r) {
             out.push_back({tid, "(no answer: " + r.error().message + ")"});
             continue;

@@ -185,8 +185,9 @@ Status validateEtlSpec(const EtlSpec& s)
     }
     if (s.command[0].empty()) return bad("command/0", "must not be empty");
     if (s.command[0].find(' ') != std::string::npos && s.command.size() == 1) {
-        return bad("command/0", "is one string with spaces: give the program and its arguments as separate items "
-                                "(no shell runs it)");
+        return bad("command/0",
+                   "is one string with spaces: give the program and its arguments as separate items "
+                   "(no shell runs it)");
     }
     if (s.env.size() > etl_limits::kMaxEnv) return bad("env", "more than 64 variables");
     for (const auto& [k, val] : s.env) {
@@ -237,10 +238,10 @@ void readFields(FieldReader& r, EtlMd& v) { r.required("version", v.version).opt
 
 void to_json(nlohmann::json& j, const EtlTargetState& v)
 {
-    j = nlohmann::json{{"name", v.name},           {"target", v.target},         {"stage", v.stage},
-                       {"pid", v.pid},             {"port", v.port},             {"objects_in", v.objectsIn},
-                       {"bytes_in", v.bytesIn},    {"bytes_out", v.bytesOut},    {"errors", v.errors},
-                       {"restarts", v.restarts},   {"last_errors", v.lastErrors}};
+    j = nlohmann::json{
+        {"name", v.name},     {"target", v.target},        {"stage", v.stage},           {"pid", v.pid},
+        {"port", v.port},     {"objects_in", v.objectsIn}, {"bytes_in", v.bytesIn},      {"bytes_out", v.bytesOut},
+        {"errors", v.errors}, {"restarts", v.restarts},    {"last_errors", v.lastErrors}};
     if (!v.error.empty()) j["error"] = v.error;
 }
 
@@ -262,9 +263,9 @@ void readFields(FieldReader& r, EtlTargetState& v)
 
 void to_json(nlohmann::json& j, const EtlInfo& v)
 {
-    j = nlohmann::json{{"name", v.name},         {"communication", v.communication}, {"stage", v.stage},
-                       {"objects_in", v.objectsIn}, {"bytes_in", v.bytesIn},          {"bytes_out", v.bytesOut},
-                       {"errors", v.errors}};
+    j = nlohmann::json{
+        {"name", v.name},        {"communication", v.communication}, {"stage", v.stage},  {"objects_in", v.objectsIn},
+        {"bytes_in", v.bytesIn}, {"bytes_out", v.bytesOut},          {"errors", v.errors}};
     if (v.spec) j["spec"] = *v.spec;
     if (!v.targets.empty()) j["targets"] = v.targets;
     if (!v.unreachable.empty()) j["unreachable"] = v.unreachable;

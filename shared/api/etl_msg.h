@@ -124,9 +124,9 @@ struct EtlInfo {
     std::uint64_t bytesIn = 0;
     std::uint64_t bytesOut = 0;
     std::uint64_t errors = 0;
-    std::optional<EtlSpec> spec;                      // GET /v1/etl/NAME only
-    std::map<std::string, EtlTargetState> targets;    // GET /v1/etl/NAME only
-    std::map<std::string, std::string> unreachable;   // targets that did not answer, and why
+    std::optional<EtlSpec> spec;                     // GET /v1/etl/NAME only
+    std::map<std::string, EtlTargetState> targets;   // GET /v1/etl/NAME only
+    std::map<std::string, std::string> unreachable;  // targets that did not answer, and why
     bool operator==(const EtlInfo&) const = default;
 };
 

@@ -546,3 +546,108 @@ api::Result<ObjectAttrs> Client::appendFileToArchive(std::string_view bucket, st
 }
 
 }  // namespace tessera::client
+
+namespace tessera::client {
+
+namespace {
+
+template <typename T>
+api::Result<std::vector<T>> readList(const nlohmann::json& j, const char* what)
+{
+    if (!j.is_array()) return api::Error::unavailable(std::string(what) + ": not an array");
+    std::vector<T> out;
+    for (const auto& e : j) {
+        auto v = api::readMessage<T>(e, what);
+        if (!v) return v.error();
+        out.push_back(std::move(v.value()));
+    }
+    return out;
+}
+
+std::string etlPath(std::string_view name, std::string_view rest = {})
+{
+    return "/v1/etl/" + api::percentEncode(name) + std::string(rest);
+}
+
+}  // namespace
+
+api::Result<api::EtlInfo> Client::etlInit(const api::EtlSpec& spec)
+{
+    auto r = call(Method::Put, m_endpoint + "/v1/etl", Body::string(api::dumpJson(nlohmann::json(spec))),
+                  {{"Content-Type", "application/json"}});
+    if (!r) return r.error();
+    return api::parseMessage<api::EtlInfo>(r->body, "etl");
+}
+
+api::Result<std::vector<api::EtlInfo>> Client::etlList()
+{
+    auto j = getJson(m_endpoint + "/v1/etl", "etl list");
+    if (!j) return j.error();
+    return readList<api::EtlInfo>(*j, "etl list");
+}
+
+api::Result<api::EtlInfo> Client::etlShow(std::string_view name)
+{
+    auto r = call(Method::Get, m_endpoint + etlPath(name));
+    if (!r) return r.error();
+    return api::parseMessage<api::EtlInfo>(r->body, "etl");
+}
+
+api::Result<std::vector<api::EtlLog>> Client::etlLogs(std::string_view name, std::string_view target)
+{
+    std::string url = m_endpoint + etlPath(name, "/logs");
+    if (!target.empty()) url += "?target=" + api::percentEncode(target);
+    auto j = getJson(url, "etl logs");
+    if (!j) return j.error();
+    return readList<api::EtlLog>(*j, "etl logs");
+}
+
+api::Result<api::EtlInfo> Client::etlStart(std::string_view name)
+{
+    auto r = call(Method::Post, m_endpoint + etlPath(name, "/start"));
+    if (!r) return r.error();
+    return api::parseMessage<api::EtlInfo>(r->body, "etl");
+}
+
+api::Result<api::EtlInfo> Client::etlStop(std::string_view name)
+{
+    auto r = call(Method::Post, m_endpoint + etlPath(name, "/stop"));
+    if (!r) return r.error();
+    return api::parseMessage<api::EtlInfo>(r->body, "etl");
+}
+
+api::Status Client::etlRemove(std::string_view name)
+{
+    auto r = call(Method::Delete, m_endpoint + etlPath(name));
+    if (!r) return r.error();
+    return {};
+}
+
+api::Result<ObjectAttrs> Client::getTransformed(std::string_view bucket, std::string_view name,
+                                                const std::vector<std::string>& pipeline, std::string_view args,
+                                                const Sink& sink, std::string_view archpath)
+{
+    if (pipeline.empty()) return api::Error::badRequest("no ETL named");
+    api::QueryMap q;
+    q[std::string(api::kQpEtlName)] = pipeline.front();
+    std::string rest;
+    for (std::size_t i = 1; i < pipeline.size(); ++i) rest += (rest.empty() ? "" : ",") + pipeline[i];
+    if (!rest.empty()) q[std::string(api::kQpEtlPipeline)] = rest;
+    if (!args.empty()) q[std::string(api::kQpEtlArgs)] = std::string(args);
+    if (!archpath.empty()) q[std::string(api::kQpArchPath)] = std::string(archpath);
+    auto r = objectCall(Method::Get, bucket, name, {}, {}, &sink, q);
+    if (!r) return r.error();
+    return attrsFromHeaders(*r);
+}
+
+api::Result<api::JobStatus> Client::etlBucket(std::string_view src, std::string_view dst, const api::EtlBucketMsg& msg)
+{
+    const bool listRange = !msg.objnames.empty() || !msg.templ.empty();
+    const api::ActionMsg body{listRange ? "etl-listrange" : "etl-bck", std::string(dst), nlohmann::json(msg)};
+    auto r = call(Method::Post, bucketUrl(src), Body::string(api::dumpJson(nlohmann::json(body))),
+                  {{"Content-Type", "application/json"}});
+    if (!r) return r.error();
+    return api::parseJobStatus(r->body);
+}
+
+}  // namespace tessera::client

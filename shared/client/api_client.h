@@ -8,6 +8,7 @@
 
 #include "api/archive_msg.h"
 #include "api/bmd.h"
+#include "api/etl_msg.h"
 #include "api/job.h"
 #include "api/node_stats.h"
 #include "api/object_list.h"
@@ -143,6 +144,21 @@ public:
     api::Result<std::vector<api::JobStatus>> listDsorts();
     api::Result<api::JobStatus> abortDsort(std::string_view id);
     api::Status removeDsort(std::string_view id);
+
+    // ETL (docs/etl.md).
+    api::Result<api::EtlInfo> etlInit(const api::EtlSpec& spec);  // PUT /v1/etl
+    api::Result<std::vector<api::EtlInfo>> etlList();
+    api::Result<api::EtlInfo> etlShow(std::string_view name);
+    api::Result<std::vector<api::EtlLog>> etlLogs(std::string_view name, std::string_view target = {});
+    api::Result<api::EtlInfo> etlStart(std::string_view name);
+    api::Result<api::EtlInfo> etlStop(std::string_view name);
+    api::Status etlRemove(std::string_view name);
+    // The object through an ETL (pipeline: more ETL names after it) into `sink`.
+    api::Result<ObjectAttrs> getTransformed(std::string_view bucket, std::string_view name,
+                                            const std::vector<std::string>& pipeline, std::string_view args,
+                                            const Sink& sink, std::string_view archpath = {});
+    // etl-bck (prefix) or, with names or a template, etl-listrange.
+    api::Result<api::JobStatus> etlBucket(std::string_view src, std::string_view dst, const api::EtlBucketMsg& msg);
 
     std::string objectUrl(std::string_view bucket, std::string_view name) const;
     std::string bucketUrl(std::string_view bucket) const;
