@@ -145,7 +145,7 @@ api::Status EtlJob::process(const Item& item, jobs::JobContext& ctx) const
     api::Result<EtlOutput> out = api::Error::internal("unset");
     std::string dstName;
     if (m_args.msg.perSample) {
-        out = transformShard(item, *obj);
+        out = transformShard(item, *obj, ctx);
         dstName = item.name;
     } else {
         EtlInput in;
@@ -154,6 +154,7 @@ api::Status EtlJob::process(const Item& item, jobs::JobContext& ctx) const
         in.length = size;
         in.bucket = m_args.srcBucket;
         in.name = item.name;
+        in.cancelled = [&ctx] { return ctx.aborted(); };
         out = m_env.etl.transform(m_pipeline, in, {});
         dstName = api::mapExtension(item.name, m_args.msg.ext);
     }
@@ -165,7 +166,8 @@ api::Status EtlJob::process(const Item& item, jobs::JobContext& ctx) const
     return {};
 }
 
-api::Result<EtlOutput> EtlJob::transformShard(const Item& item, const target::OpenObject& obj) const
+api::Result<EtlOutput> EtlJob::transformShard(const Item& item, const target::OpenObject& obj,
+                                              jobs::JobContext& ctx) const
 {
     const auto format = archive::formatFromName(item.name);
     if (!format) {
@@ -200,6 +202,7 @@ api::Result<EtlOutput> EtlJob::transformShard(const Item& item, const target::Op
         in.bucket = m_args.srcBucket;
         in.name = item.name + "/" + info.name;
         in.wholeObject = false;
+        in.cancelled = [&ctx] { return ctx.aborted(); };
         auto out = m_env.etl.transform(m_pipeline, in, {});
         if (!out) return api::Error{out.error().kind, info.name + ": " + out.error().message, out.error().causedBy};
         const auto bytes = readAllFd(out->fd->get(), out->size);

@@ -48,7 +48,7 @@ private:
     std::vector<Item> scan(jobs::JobContext& ctx) const;
     // One object: transformed (or each of its members), then stored.
     api::Status process(const Item& item, jobs::JobContext& ctx) const;
-    api::Result<EtlOutput> transformShard(const Item& item, const target::OpenObject& obj) const;
+    api::Result<EtlOutput> transformShard(const Item& item, const target::OpenObject& obj, jobs::JobContext& ctx) const;
     api::Status store(const std::string& name, const EtlOutput& out) const;
 
     Env m_env;

@@ -467,7 +467,12 @@ api::Result<EtlOutput> Transformer::runProcess(const EtlInput& in, const std::st
         }
         // Exited but a pipe is still open (something it started holds it):
         // a short grace, then the group is killed.
-        const int wait = exited ? std::min(left, 200) : left;
+        int wait = exited ? std::min(left, 200) : left;
+        if (in.cancelled) {
+            if (in.cancelled())
+                return api::Error::unavailable("etl " + m_spec.name + ": cancelled (the job was aborted)");
+            wait = std::min(wait, 100);
+        }
         const int n = ::poll(fds, 4, wait);
         if (n < 0) {
             if (errno == EINTR) continue;

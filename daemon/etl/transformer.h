@@ -49,6 +49,8 @@ struct EtlInput {
     std::string bucket;
     std::string name;
     bool wholeObject = true;
+    // Polled while an io:// process runs: true ends it at once (an aborted job).
+    std::function<bool()> cancelled;
 };
 
 // The complete result, in an in-memory file.

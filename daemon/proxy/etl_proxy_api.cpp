@@ -390,12 +390,14 @@ void EtlProxyApi::watch()
                     for (auto& s : *r) now[s.name + "/" + tid] = s;
                 }
                 for (const auto& [key, s] : now) {
+                    // Not seen before: compared with a fresh start.
                     auto was = m_seen.find(key);
-                    if (was == m_seen.end()) continue;
-                    if (s.restarts > was->second.restarts) {
+                    const api::EtlTargetState fresh;
+                    const auto& before = was == m_seen.end() ? fresh : was->second;
+                    if (s.restarts > before.restarts) {
                         publish("warning", "etl_restarted", s.target,
                                 "etl " + s.name + " on " + s.target + ": " + s.error);
-                    } else if (s.stage != was->second.stage && s.stage == api::etl_stage::kError) {
+                    } else if (s.stage != before.stage && s.stage == api::etl_stage::kError) {
                         publish("error", "etl_error", s.target, "etl " + s.name + " on " + s.target + ": " + s.error);
                     }
                 }

@@ -2,6 +2,7 @@
 // snapshot and the metrics cadence, exact counters after a burst, control
 // messages, origin checks, a client that never reads, a killed target, and
 // Prometheus /metrics checked by promtool.
+#include "feed_recorder.h"
 #include "local_cluster.h"
 
 #include <QElapsedTimer>
@@ -21,70 +22,12 @@ using client::Body;
 using client::Method;
 using nlohmann::json;
 
+using tests::FeedRecorder;
+using tests::wallMs;
+
 namespace {
 
 constexpr int kIntervalMs = 500;  // the proxy's --stats-interval-ms here
-
-std::int64_t wallMs()
-{
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-// A feed client as the console uses it (QWebSocket), recording every
-// message with its arrival time.
-class FeedRecorder : public QObject {
-public:
-    struct Received {
-        json msg;
-        std::int64_t arrivedMs = 0;
-    };
-
-    explicit FeedRecorder(const std::string& proxyUrl, const QString& origin = {}) : m_ws(origin)
-    {
-        connect(&m_ws, &QWebSocket::textMessageReceived, this, [this](const QString& text) {
-            m_messages.push_back({json::parse(text.toStdString(), nullptr, false), wallMs()});
-        });
-        connect(&m_ws, &QWebSocket::disconnected, this, [this] { m_disconnected = true; });
-        QString url = QString::fromStdString(proxyUrl);
-        url.replace("http://", "ws://");
-        m_ws.open(QUrl(url + "/v1/ws"));
-    }
-
-    bool waitOpen()
-    {
-        return QTest::qWaitFor([this] { return m_ws.state() == QAbstractSocket::ConnectedState; }, 5000);
-    }
-    void send(const std::string& text) { m_ws.sendTextMessage(QString::fromStdString(text)); }
-    void sendBinary(const QByteArray& b) { m_ws.sendBinaryMessage(b); }
-    bool disconnected() const { return m_disconnected; }
-    const std::vector<Received>& messages() const { return m_messages; }
-
-    // Waits for a message of `type` at or after index `from`; returns its index or -1.
-    int waitFor(const std::string& type, std::size_t from, int timeoutMs,
-                const std::function<bool(const json&)>& pred = {})
-    {
-        int found = -1;
-        (void)QTest::qWaitFor(
-            [&] {
-                for (std::size_t i = from; i < m_messages.size(); ++i) {
-                    const auto& m = m_messages[i].msg;
-                    if (m.is_object() && m.value("type", "") == type && (!pred || pred(m))) {
-                        found = static_cast<int>(i);
-                        return true;
-                    }
-                }
-                return false;
-            },
-            timeoutMs);
-        return found;
-    }
-
-private:
-    QWebSocket m_ws;
-    std::vector<Received> m_messages;
-    bool m_disconnected = false;
-};
 
 std::uint64_t sumTargets(const json& metrics, const char* op)
 {
