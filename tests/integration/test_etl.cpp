@@ -19,6 +19,7 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -155,6 +156,8 @@ private:
 private slots:
     void initTestCase()
     {
+        // A secret in the nodes' environment that no transformer may see.
+        qputenv("TESSERA_TEST_SECRET", "s3cr3t-value");
         QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
         auto c = client();
         QVERIFY(c.createBucket("src"));
@@ -458,9 +461,9 @@ private slots:
             call(Method::Post, "/v1/buckets/src", R"({"action":"etl-bck","name":"dst-x","value":{"id":"md5","ext":5}})")
                 .first,
             400);
-        QCOMPARE(
-            call(Method::Post, "/v1/buckets/nosuch", R"({"action":"etl-bck","name":"dst-x","value":{"id":"md5"}})").first,
-            404);
+        QCOMPARE(call(Method::Post, "/v1/buckets/nosuch", R"({"action":"etl-bck","name":"dst-x","value":{"id":"md5"}})")
+                     .first,
+                 404);
     }
 
     void abortOffline()
@@ -630,11 +633,75 @@ private slots:
         QCOMPARE(c.listAll("many-out")->size(), many.size());
     }
 
+    void fence()
+    {
+        init({{"name", "env"}, {"command", {"print_env"}}, {"memory_limit", "512MiB"}, {"env", {{"MODE", "x"}}}});
+        auto [s, out] = call(Method::Get, "/v1/objects/src/txt/06.txt?etl_name=env");
+        QCOMPARE(s, 200);
+        QVERIFY2(out.find("s3cr3t-value") == std::string::npos, out.c_str());
+        QVERIFY2(out.find("PATH=/usr/local/bin:/usr/bin:/bin\n") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("TESSERA_ETL_NAME=env\n") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("TESSERA_OBJECT=src/txt/06.txt\n") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("MODE=x\n") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("ulimit_v=524288\n") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("ulimit_n=1024\n") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("/etl-work/env\n") != std::string::npos, out.c_str());
+        // Its own process group (killed as one).
+        const auto pid = out.substr(out.find("pid=") + 4, out.find('\n', out.find("pid=")) - out.find("pid=") - 4);
+        QVERIFY2(out.find("pgid=" + pid + "\n") != std::string::npos, out.c_str());
+        QVERIFY(client().etlRemove("env"));
+    }
+
+    void cli()
+    {
+        const auto run = [&](const QStringList& args, int* code = nullptr) {
+            QProcess p;
+            p.start(TESSERA_CLI_BINARY, QStringList{"--endpoint", QString::fromStdString(m_cluster.proxyUrl())} + args);
+            p.waitForFinished(60000);
+            if (code) *code = p.exitCode();
+            return p.readAllStandardOutput().toStdString() + p.readAllStandardError().toStdString();
+        };
+        int code = -1;
+        auto out = run({"etl", "init", "--name", "cli-md5", "--obj-timeout", "5s", "--", "md5"}, &code);
+        QVERIFY2(code == 0 && out.find("cli-md5 (io://): running") != std::string::npos, out.c_str());
+        out = run({"etl", "object", "cli-md5", "src/txt/01.txt", "-"}, &code);
+        QCOMPARE(code, 0);
+        QCOMPARE(out, md5Hex(m_text.at("txt/01.txt")));
+        out = run({"etl", "bucket", "cli-md5", "src", "cli-out", "--prefix", "txt/1", "--ext", "txt:md5", "--wait"},
+                  &code);
+        QVERIFY2(code == 0 && out.find("finished") != std::string::npos, out.c_str());
+        QCOMPARE(*client().getObject("cli-out", "txt/12.md5"), md5Hex(m_text.at("txt/12.txt")));
+        out = run({"etl", "ls"}, &code);
+        QVERIFY2(code == 0 && out.find("cli-md5") != std::string::npos, out.c_str());
+        // A failing transform: exit 1, the error on stderr, no file written.
+        QTemporaryDir dir;
+        const auto file = dir.filePath("out.bin");
+        out = run({"etl", "object", "cli-md5", "src/no-such-object", file}, &code);
+        QCOMPARE(code, 1);
+        QVERIFY(!QFile::exists(file) && !QFile::exists(file + ".part"));
+        out = run({"etl", "init", "--name", "cli-bad", "--", "/bin/sh"}, &code);
+        QVERIFY2(code == 1 && out.find("etl_bin_dirs") != std::string::npos, out.c_str());
+        out = run({"etl", "rm", "cli-md5"}, &code);
+        QCOMPARE(code, 0);
+    }
+
+    void newTargetStartsEtls()
+    {
+        QVERIFY(m_cluster.addTarget());
+        const auto id = m_cluster.targetId(m_cluster.targetCount() - 1);
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                auto show = client().etlShow("upper-push");
+                return show && show->targets.count(id) && show->targets.at(id).stage == "running";
+            },
+            20000));
+    }
+
     void survivesProxyRestart()
     {
         m_cluster.killProxy();
         QVERIFY(m_cluster.restartProxy());
-        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(20)));
+        QVERIFY(m_cluster.waitForTargets(m_cluster.targetCount(), std::chrono::seconds(20)));
         auto list = client().etlList();
         QVERIFY(list);
         std::set<std::string> names;

@@ -5,6 +5,7 @@
 #include "api/batch_get.h"
 #include "api/cluster_msg.h"
 #include "api/dsort_msg.h"
+#include "api/etl_msg.h"
 #include "api/feed.h"
 #include "api/job.h"
 #include "api/node_stats.h"
@@ -99,9 +100,9 @@ private slots:
 
     void keepaliveAndVersions()
     {
-        const Keepalive k{"t1", 7, 9};
+        const Keepalive k{"t1", 7, 9, 2};
         QVERIFY(roundTrip(k, "keepalive") == k);
-        QCOMPARE(json(k).dump(), std::string(R"({"bmd_version":9,"daemon_id":"t1","smap_version":7})"));
+        QCOMPARE(json(k).dump(), std::string(R"({"bmd_version":9,"daemon_id":"t1","etl_version":2,"smap_version":7})"));
         QCOMPARE(errorOf<Keepalive>(json{{"daemon_id", 5}}), std::string("msg: /daemon_id: must be a string"));
         QCOMPARE(errorOf<Keepalive>(json{{"smap_version", 1}}), std::string("msg: /daemon_id: required"));
         QCOMPARE(errorOf<Keepalive>(json{{"daemon_id", "t"}, {"colour", 1}}),
@@ -114,21 +115,117 @@ private slots:
 
     void metasyncAndJoin()
     {
-        Metasync m{sampleSmap(), std::nullopt};
+        Metasync m{sampleSmap(), std::nullopt, std::nullopt};
         auto back = roundTrip(m, "metasync");
         QVERIFY(back.smap && !back.bmd);
         QCOMPARE(json(*back.smap).dump(), json(*m.smap).dump());
-        m = Metasync{std::nullopt, sampleBmd()};
+        m = Metasync{std::nullopt, sampleBmd(), std::nullopt};
         back = roundTrip(m, "metasync");
         QVERIFY(!back.smap && back.bmd);
         QCOMPARE(json(*back.bmd).dump(), json(*m.bmd).dump());
         QVERIFY(errorOf<Metasync>(json{{"smap", {{"version", "x"}}}}).rfind("msg: /smap: ", 0) == 0);
         QCOMPARE(errorOf<Metasync>(json{{"smapp", 1}}), std::string("msg: /smapp: unknown field"));
 
-        const JoinReply j{sampleSmap(), sampleBmd()};
+        const JoinReply j{sampleSmap(), sampleBmd(), {}};
         const auto jb = roundTrip(j, "join reply");
         QCOMPARE(json(jb).dump(), json(j).dump());
         QCOMPARE(errorOf<JoinReply>(json{{"smap", json(sampleSmap())}}), std::string("msg: /bmd: required"));
+    }
+
+    void etlMessages()
+    {
+        EtlSpec spec;
+        spec.name = "resize";
+        spec.communication = EtlComm::HPush;
+        spec.command = {"http_server.py", "--port", "{port}"};
+        spec.env = {{"MODE", "fast"}};
+        spec.initTimeoutMs = 90'000;
+        spec.objTimeoutMs = 1500;
+        spec.maxOutputSize = 64 << 20;
+        spec.poolSize = 3;
+        QVERIFY(roundTrip(spec, "etl") == spec);
+        QVERIFY(validateEtlSpec(spec));
+        // AIStore's way of writing durations and sizes.
+        auto parsed = parseEtlSpec(
+            R"({"name":"x1","communication":"hpull","command":["a"],"init_timeout":"1m30s","obj_timeout":"250ms",)"
+            R"("max_output_size":"16MiB"})");
+        QVERIFY(parsed);
+        QCOMPARE(parsed->communication, EtlComm::HPull);
+        QCOMPARE(parsed->initTimeoutMs, std::int64_t(90'000));
+        QCOMPARE(parsed->objTimeoutMs, std::int64_t(250));
+        QCOMPARE(parsed->maxOutputSize, std::uint64_t(16) << 20);
+        QCOMPARE(parseEtlSpec(R"({"name":"x1","command":["a"],"obj_timeout":30})").error().message,
+                 std::string("etl: /obj_timeout: must be a duration string such as \"30s\""));
+        QCOMPARE(parseEtlSpec(R"({"name":"x1","command":[]})").error().message,
+                 std::string("etl: /command: must name the executable (argv, not a shell string)"));
+        QCOMPARE(parseEtlSpec(R"({"name":"x1","command":["a",7]})").error().message,
+                 std::string("etl: /command/1: must be a string"));
+        QVERIFY(!parseEtlSpec(R"({"name":"x1","command":["a"],"pool_size":-1})"));
+        QVERIFY(!parseEtlSpec(R"({"name":"x1","command":["a"],"max_output_size":0})"));
+        QCOMPARE(formatDurationMs(90'000), std::string("90s"));
+        QCOMPARE(formatDurationMs(120'000), std::string("2m"));
+        QCOMPARE(*parseDurationMs("2h"), std::int64_t(7'200'000));
+        QVERIFY(!parseDurationMs("5 minutes"));
+        QVERIFY(!parseDurationMs(""));
+
+        EtlMd md;
+        md.version = 7;
+        md.etls["resize"] = EtlEntry{spec, etl_stage::kStopped, 123};
+        QVERIFY(roundTrip(md, "etl registry") == md);
+        QCOMPARE(errorOf<EtlMd>(json{{"version", 1}, {"etls", {{"a", {{"spec", json(spec)}, {"stage", "odd"}}}}}}),
+                 std::string("msg: /etls/a/stage: must be running or stopped"));
+        const Metasync withEtl{std::nullopt, std::nullopt, md};
+        QVERIFY(roundTrip(withEtl, "metasync").etl == md);
+        const MetaVersions v{3, 4, 7};
+        QVERIFY(roundTrip(v, "versions") == v);
+        // An older peer's answer without etl_version still reads.
+        QCOMPARE(readMessage<MetaVersions>(json{{"smap_version", 1}, {"bmd_version", 2}}, "v")->etlVersion,
+                 std::int64_t(0));
+
+        EtlTargetState ts;
+        ts.name = "resize";
+        ts.target = "t1";
+        ts.stage = etl_stage::kRunning;
+        ts.pid = 42;
+        ts.port = 4242;
+        ts.objectsIn = 5;
+        ts.bytesIn = 500;
+        ts.bytesOut = 50;
+        ts.errors = 1;
+        ts.restarts = 2;
+        ts.lastErrors = {"b/o: etl resize: exited with status 1"};
+        QVERIFY(roundTrip(ts, "etl state") == ts);
+        EtlInfo info;
+        info.name = "resize";
+        info.communication = "hpush://";
+        info.stage = "running";
+        info.spec = spec;
+        info.targets["t1"] = ts;
+        info.unreachable["t2"] = "connection refused";
+        QVERIFY(roundTrip(info, "etl info") == info);
+        const EtlLog log{"t1", "line\n"};
+        QVERIFY(roundTrip(log, "etl log") == log);
+
+        EtlBucketMsg b;
+        b.id = "resize";
+        b.templ = "img-{0..9}.png";
+        b.ext = {{"png", "jpg"}};
+        b.dryRun = true;
+        b.numWorkers = 4;
+        b.perSample = true;
+        b.sampleExt = {"png"};
+        QVERIFY(roundTrip(b, "etl-bck") == b);
+        // AIStore's TCBMsg fields with no meaning here are accepted.
+        QVERIFY(readMessage<EtlBucketMsg>(json{{"id", "x"}, {"force", true}, {"request_timeout", "1m"}}, "v"));
+        QCOMPARE(errorOf<EtlBucketMsg>(json{{"id", "x"}, {"num_workers", 65}}),
+                 std::string("msg: /num_workers: must be at most 64"));
+        const EtlJobArgs args{"src", "dst", b};
+        QVERIFY(roundTrip(args, "etl job") == args);
+
+        QCOMPARE(mapExtension("a/b.png", {{"png", "jpg"}}), std::string("a/b.jpg"));
+        QCOMPARE(mapExtension("a.png/b", {{"png", "jpg"}}), std::string("a.png/b"));
+        QCOMPARE(mapExtension("x.seg.png", {{".png", ".jpg"}}), std::string("x.seg.jpg"));
+        QCOMPARE(mapExtension("x.txt", {{"png", "jpg"}}), std::string("x.txt"));
     }
 
     void health()
