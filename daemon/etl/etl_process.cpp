@@ -29,6 +29,70 @@ namespace {
     ::_exit(127);
 }
 
+// What the child needs, prepared before vfork.
+struct ChildArgs {
+    const char* path;
+    char* const* argv;
+    char* const* envp;
+    const char* cwd;
+    int in, out, err;
+    int errFd;
+    pid_t parent;
+    std::uint64_t memoryLimit, cpuSeconds, maxOpenFiles;
+};
+
+// The child between vfork and execve: system calls only, on its own locals.
+[[noreturn]] void runChild(const ChildArgs& c)
+{
+    const int ef = c.errFd;
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != c.parent) ::_exit(127);  // the node died meanwhile
+    // Default dispositions before any signal is let through (a handler
+    // of the node must never run in the child).
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; ++sig) {
+        if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
+    }
+    // dup2 onto 0..2 (a source already at 0..2 would be closed by an
+    // earlier dup2: move them out of the way first).
+    int fds[3] = {c.in, c.out, c.err};
+    for (int& f : fds) {
+        if (f <= 2) {
+            const int moved = ::fcntl(f, F_DUPFD_CLOEXEC, 3);
+            if (moved < 0) childFail(ef, errno);
+            f = moved;
+        }
+    }
+    for (int i = 0; i < 3; ++i) {
+        if (::dup2(fds[i], i) < 0) childFail(ef, errno);
+    }
+    if (c.cwd[0] != '\0' && ::chdir(c.cwd) != 0) childFail(ef, errno);
+    if (c.memoryLimit > 0) {
+        const rlimit r{c.memoryLimit, c.memoryLimit};
+        ::setrlimit(RLIMIT_AS, &r);
+    }
+    if (c.cpuSeconds > 0) {
+        const rlimit r{c.cpuSeconds, c.cpuSeconds + 1};
+        ::setrlimit(RLIMIT_CPU, &r);
+    }
+    if (c.maxOpenFiles > 0) {
+        const rlimit r{c.maxOpenFiles, c.maxOpenFiles};
+        ::setrlimit(RLIMIT_NOFILE, &r);
+    }
+    // Nothing of the node's beyond 0..2 and the error pipe (close-on-exec).
+    if (ef > 3) ::syscall(SYS_close_range, 3U, static_cast<unsigned>(ef - 1), 0U);
+    if (::syscall(SYS_close_range, static_cast<unsigned>(ef + 1), ~0U, 0U) != 0) {
+        for (int fd = ef + 1; fd < 4096; ++fd) ::close(fd);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execve(c.path, c.argv, c.envp);
+    childFail(ef, errno);
+}
+
 }  // namespace
 
 api::Result<pid_t> spawn(const SpawnSpec& spec)
@@ -53,51 +117,24 @@ api::Result<pid_t> spawn(const SpawnSpec& spec)
     const int err = spec.stderrFd >= 0 ? spec.stderrFd : devNull;
     const pid_t parent = ::getpid();
 
-    const pid_t pid = ::fork();
-    if (pid < 0) return errnoError(errno, "cannot fork");
-    if (pid == 0) {
-        const int ef = errWrite.get();
-        ::setpgid(0, 0);
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent) ::_exit(127);  // the node died meanwhile
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
-        for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) ::signal(s, SIG_DFL);
-        // dup2 onto 0..2 (a source already at 0..2 would be closed by an
-        // earlier dup2: move them out of the way first).
-        int fds[3] = {in, out, err};
-        for (int& f : fds) {
-            if (f <= 2) {
-                const int moved = ::fcntl(f, F_DUPFD_CLOEXEC, 3);
-                if (moved < 0) childFail(ef, errno);
-                f = moved;
-            }
-        }
-        for (int i = 0; i < 3; ++i) {
-            if (::dup2(fds[i], i) < 0) childFail(ef, errno);
-        }
-        if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0) childFail(ef, errno);
-        if (spec.memoryLimit > 0) {
-            const rlimit r{spec.memoryLimit, spec.memoryLimit};
-            ::setrlimit(RLIMIT_AS, &r);
-        }
-        if (spec.cpuSeconds > 0) {
-            const rlimit r{spec.cpuSeconds, spec.cpuSeconds + 1};
-            ::setrlimit(RLIMIT_CPU, &r);
-        }
-        if (spec.maxOpenFiles > 0) {
-            const rlimit r{spec.maxOpenFiles, spec.maxOpenFiles};
-            ::setrlimit(RLIMIT_NOFILE, &r);
-        }
-        // Nothing of the node's beyond 0..2 and the error pipe (close-on-exec).
-        if (ef > 3) ::syscall(SYS_close_range, 3U, static_cast<unsigned>(ef - 1), 0U);
-        if (::syscall(SYS_close_range, static_cast<unsigned>(ef + 1), ~0U, 0U) != 0) {
-            for (int fd = ef + 1; fd < 4096; ++fd) ::close(fd);
-        }
-        ::execve(spec.path.c_str(), argv.data(), envp.data());
-        childFail(ef, errno);
+    // vfork: the child borrows the node's memory until execve instead of
+    // copying its page tables (fork of a large, many-threaded node costs
+    // milliseconds per transformer). The child touches nothing of the
+    // parent's but its own locals and only makes system calls.
+    const ChildArgs child{
+        spec.path.c_str(), argv.data(),     envp.data(),      spec.cwd.c_str(), in, out, err, errWrite.get(), parent,
+        spec.memoryLimit,  spec.cpuSeconds, spec.maxOpenFiles};
+    sigset_t all, old;
+    sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &old);
+    const pid_t pid = ::vfork();
+    if (pid < 0) {
+        const int e = errno;
+        ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+        return errnoError(e, "cannot start a process");
     }
+    if (pid == 0) runChild(child);
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
     errWrite.reset();
     int childErr = 0;
     ssize_t n;

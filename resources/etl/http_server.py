@@ -35,6 +35,8 @@ def transform(op, data, size):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Small answers go out at once (no Nagle delay waiting for an ACK).
+    disable_nagle_algorithm = True
     op = "identity"
     size = 64
 
@@ -42,11 +44,13 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def reply(self, status, body, ctype="application/octet-stream"):
+        # The head is buffered by send_header; head and body leave in one write.
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self._headers_buffer.append(b"\r\n")
+        self._headers_buffer.append(body)
+        self.flush_headers()
 
     def do_GET(self):
         path = urllib.parse.urlsplit(self.path)
