@@ -111,7 +111,8 @@ api::Status EtlJob::run(jobs::JobContext& ctx)
     ctx.setPhase("transform");
     auto t = m_env.etl.find(m_args.msg.id);
     const unsigned pool = t ? ((*t)->spec().poolSize != 0 ? (*t)->spec().poolSize : 2 * m_env.cores) : 1;
-    const unsigned workers = std::clamp<unsigned>(m_args.msg.numWorkers != 0 ? m_args.msg.numWorkers : pool, 1, 64);
+    // Twice the transformers: while one object is stored, the next is transformed.
+    const unsigned workers = std::clamp<unsigned>(m_args.msg.numWorkers != 0 ? m_args.msg.numWorkers : 2 * pool, 1, 64);
     std::atomic<std::size_t> next{0};
     std::atomic<bool> failed{false};
     auto work = [&] {

@@ -197,7 +197,7 @@ api::Result<EtlOutput> EtlManager::transform(const std::vector<std::string>& pip
         out = stage->transform(next, args);
         if (!out) return out;
         held = out->fd;
-        next = EtlInput{held->get(), 0, out->size, {}, in.bucket, in.name, false};
+        next = EtlInput{held->get(), 0, out->size, {}, in.bucket, in.name, false, in.cancelled};
     }
     return out;
 }

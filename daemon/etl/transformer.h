@@ -104,8 +104,16 @@ public:
 private:
     api::Result<EtlOutput> runProcess(const EtlInput& in, const std::string& args);
     api::Result<EtlOutput> callServer(const EtlInput& in, const std::string& args);
-    api::Status startServer();  // spawn + health check; under m_serverMutex
-    void supervise();           // the server's watcher thread
+    // io:// with "framing":"length": one object through a long-lived worker.
+    api::Result<EtlOutput> runFramed(const EtlInput& in, const std::string& args);
+    struct Worker {
+        pid_t pid = 0;
+        UniqueFd in, out, err, pidfd;
+    };
+    api::Result<std::unique_ptr<Worker>> startWorker();
+    void dropWorker(std::unique_ptr<Worker> w);  // killed, reaped, its slot freed
+    api::Status startServer();                   // spawn + health check; under m_serverMutex
+    void supervise();                            // the server's watcher thread
     void appendLog(std::string_view text);
     void recordError(const std::string& what);
     api::Error failure(const std::string& what, const std::string& stderrTail) const;
@@ -129,6 +137,20 @@ private:
     std::atomic<bool> m_stopping{false};
     std::mutex m_childrenMutex;
     std::set<pid_t> m_children;  // io:// processes running now
+
+    // framed io:// workers (m_children holds their pids too)
+    std::mutex m_workersMutex;
+    std::condition_variable m_workersCv;
+    std::vector<std::unique_ptr<Worker>> m_idle;
+    unsigned m_workerCount = 0;
+    // Workers outlive the call that needed them, but PR_SET_PDEATHSIG fires
+    // when the *thread* that started a process ends: they are started by
+    // this thread, which lives as long as the transformer.
+    std::mutex m_spawnMutex;
+    std::condition_variable m_spawnCv;
+    std::deque<std::function<void()>> m_spawnQueue;
+    bool m_spawnStop = false;
+    std::thread m_spawner;
 
     // hpush/hpull server
     std::mutex m_serverMutex;

@@ -133,13 +133,15 @@ void to_json(nlohmann::json& j, const EtlSpec& v)
                        {"obj_timeout", formatDurationMs(v.objTimeoutMs)},
                        {"max_output_size", v.maxOutputSize},
                        {"pool_size", v.poolSize},
-                       {"memory_limit", v.memoryLimit}};
+                       {"memory_limit", v.memoryLimit},
+                       {"framing", v.framed ? "length" : "none"}};
 }
 
 void readFields(FieldReader& r, EtlSpec& v)
 {
     std::string comm = std::string(etlCommName(v.communication));
     std::optional<nlohmann::json> initTimeout, objTimeout, maxOutput, memLimit;
+    std::string framing = v.framed ? "length" : "none";
     r.required("name", v.name)
         .optional("communication", comm)
         .required("command", v.command)
@@ -148,8 +150,12 @@ void readFields(FieldReader& r, EtlSpec& v)
         .optional("init_timeout", initTimeout)
         .optional("obj_timeout", objTimeout)
         .optional("max_output_size", maxOutput)
-        .optional("memory_limit", memLimit);
+        .optional("memory_limit", memLimit)
+        .optional("framing", framing);
     if (!r.ok()) return;
+    if (framing == "length") v.framed = true;
+    else if (framing == "none") v.framed = false;
+    else return r.fail(r.pointerTo("framing"), "must be \"none\" (a process per object) or \"length\"");
     if (auto c = etlCommFromName(comm)) v.communication = *c;
     else r.fail(r.pointerTo("communication"), "must be io://, hpush:// or hpull://");
     nlohmann::json raw = nlohmann::json::object();
@@ -208,6 +214,7 @@ Status validateEtlSpec(const EtlSpec& s)
     }
     if (s.poolSize > etl_limits::kMaxPoolSize) return bad("pool_size", "must be at most 256");
     if (s.memoryLimit < (std::uint64_t{16} << 20)) return bad("memory_limit", "must be at least 16MiB");
+    if (s.framed && s.communication != EtlComm::Io) return bad("framing", "applies to io:// transformers only");
     return {};
 }
 

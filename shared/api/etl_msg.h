@@ -52,6 +52,10 @@ struct EtlSpec {
     std::uint64_t maxOutputSize = std::uint64_t{256} << 20;
     std::uint32_t poolSize = 0;                          // io: processes at once per target; 0: 2 x cores
     std::uint64_t memoryLimit = std::uint64_t{4} << 30;  // RLIMIT_AS of each transformer process
+    // io:// only. false: one process per object. true ("framing":"length"):
+    // up to pool_size long-lived processes, each object sent as an 8-byte
+    // big-endian length and the bytes, the result read back the same way.
+    bool framed = false;
     bool operator==(const EtlSpec&) const = default;
 };
 

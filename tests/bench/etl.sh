@@ -7,8 +7,10 @@
 #        on the same local files, once per file, with the same parallelism
 #        (the ETL's pool_size) — tests/bench/etl_local_runner.py. Goal >= 0.8.
 #   P8b  offline ETL of the demo's 70,000 Fashion-MNIST PNGs (resize to
-#        64x64 JPEG) with the hpush:// server (resources/etl/http_server.py),
-#        written back as 70,000 objects; reference: `xargs -P <cores>` over
+#        64x64 JPEG) with long-lived io:// workers (framing "length",
+#        resources/etl/resize_image.py, one per target), written back as
+#        70,000 objects; again with the hpush:// server
+#        (resources/etl/http_server.py); reference: `xargs -P <cores>` over
 #        the same local files running tests/bench/etl_resize_files.py (the
 #        same PIL calls) in batches of 500, writing JPEG files. Goal >= 0.8.
 #        In the same run: per-sample ETL of the demo's 23 shards (every PNG
@@ -107,14 +109,19 @@ for kind in md5 md5-push; do
 done
 
 # --- P8b: offline, every PNG of the demo -----------------------------------
-"${T[@]}" etl init --name thumbs --comm hpush -- http_server.py --port '{port}' --op resize --size 64 >/dev/null
+"${T[@]}" etl init --name thumbs-push --comm hpush -- http_server.py --port '{port}' --op resize --size 64 >/dev/null
+# framing "length": long-lived io:// workers, one per target (2 targets: as
+# many workers as xargs runs processes).
+curl -sf -X PUT "$PROXY_URL/v1/etl" -d '{"name":"thumbs","command":["resize_image.py","64"],"framing":"length","pool_size":1}' >/dev/null
 (cd "$WORK/fm" && find . -name '*.png' | sed 's|^\./||' | sort) >"$WORK/pngs.txt"
-python3 - "$WORK/pngs.txt" "$WORK/p8b.json" <<'PY'
+for etl in thumbs thumbs-push; do
+  python3 - "$WORK/pngs.txt" "$WORK/p8b-$etl.json" "$etl" <<'PY'
 import json, sys
 names = [l.strip() for l in open(sys.argv[1]) if l.strip()]
 json.dump({"action": "etl-listrange", "name": "fm-thumbs",
-           "value": {"id": "thumbs", "objnames": names, "ext": {"png": "jpg"}}}, open(sys.argv[2], "w"))
+           "value": {"id": sys.argv[3], "objnames": names, "ext": {"png": "jpg"}}}, open(sys.argv[2], "w"))
 PY
+done
 job_seconds() {  # JOB-STATUS-JSON: the job's wall time
   python3 -c "import json,sys; d=json.load(sys.stdin); print((d['ended_ns']-d['started_ns'])/1e9)"
 }
@@ -124,9 +131,14 @@ wait_job() {  # ID: waits, prints the final status JSON; fails unless finished
 }
 for r in $(seq 1 "$ROUNDS"); do
   sync
-  id=$(curl -sf -X POST "$PROXY_URL/v1/buckets/fm-raw" -H 'Content-Type: application/json' --data-binary @"$WORK/p8b.json" |
+  id=$(curl -sf -X POST "$PROXY_URL/v1/buckets/fm-raw" -H 'Content-Type: application/json' --data-binary @"$WORK/p8b-thumbs.json" |
     python3 -c "import json,sys; print(json.load(sys.stdin)['id'])")
   t=$(wait_job "$id" | job_seconds)
+  "${T[@]}" bucket rm fm-thumbs --yes >/dev/null
+  sync
+  id=$(curl -sf -X POST "$PROXY_URL/v1/buckets/fm-raw" -H 'Content-Type: application/json' --data-binary @"$WORK/p8b-thumbs-push.json" |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['id'])")
+  h=$(wait_job "$id" | job_seconds)
   rm -rf "$WORK/ref-out"
   sync
   s=$(date +%s.%N)
@@ -137,17 +149,21 @@ for r in $(seq 1 "$ROUNDS"); do
     python3 -c "import json,sys; print(json.load(sys.stdin)['id'])")
   p=$(wait_job "$id" | job_seconds)
   RES[p8b]="${RES[p8b]:-} $t"
+  RES[p8b-push]="${RES[p8b-push]:-} $h"
   RES[p8b-local]="${RES[p8b-local]:-} $l"
   RES[p8b-shards]="${RES[p8b-shards]:-} $p"
-  echo "round $r: offline $PNGS PNGs $t s, xargs -P $CORES $l s, per-sample over the shards $p s" >&2
+  echo "round $r: offline $PNGS PNGs $t s (io:// framed), $h s (hpush://), xargs -P $CORES $l s, per-sample over the shards $p s" >&2
   "${T[@]}" bucket rm fm-thumbs --yes >/dev/null
   "${T[@]}" bucket rm fm-64 --yes >/dev/null
 done
 t=$(echo "${RES[p8b]}" | median)
+h=$(echo "${RES[p8b-push]}" | median)
 l=$(echo "${RES[p8b-local]}" | median)
 p=$(echo "${RES[p8b-shards]}" | median)
 rate() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.0f} images/s')" "$PNGS" "$1"; }
-result P8b "offline ETL, $PNGS PNGs -> 64x64 JPEG objects (hpush://)" "$(rate "$t") ($(printf '%.1f' "$t") s)" \
+result P8b "offline ETL, $PNGS PNGs -> 64x64 JPEG objects (io://, framed workers)" "$(rate "$t") ($(printf '%.1f' "$t") s)" \
   "xargs -P $CORES $(rate "$l")" "$(ratio "$l" "$t")" 0.8
+result P8b-hpush "the same through the hpush:// Python server" "$(rate "$h") ($(printf '%.1f' "$h") s)" \
+  "xargs -P $CORES $(rate "$l")" "$(ratio "$l" "$h")" 0.8
 result P8b-shards "per-sample ETL of the demo shards (same images, new shards)" "$(rate "$p") ($(printf '%.1f' "$p") s)" \
   "xargs -P $CORES $(rate "$l")" "$(ratio "$l" "$p")" 0.8

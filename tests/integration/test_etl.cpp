@@ -391,6 +391,60 @@ private slots:
         QVERIFY(client().etlRemove(name));
     }
 
+    void framedWorkers()
+    {
+        std::map<int, std::set<int>> before;
+        for (int i = 0; i < m_cluster.targetCount(); ++i) before[i] = childrenOf(m_cluster.targetPid(i));
+        init({{"name", "framed"}, {"command", {"framed_upper"}}, {"framing", "length"}, {"pool_size", 2}});
+        // Many objects through at most 2 long-lived workers per target.
+        for (int round = 0; round < 3; ++round) {
+            for (const auto& [name, data] : m_text) {
+                auto [s, body] = call(Method::Get, "/v1/objects/src/" + name + "?etl_name=framed");
+                QCOMPARE(s, 200);
+                QCOMPARE(body, upper(data));
+            }
+        }
+        for (int i = 0; i < m_cluster.targetCount(); ++i) {
+            const auto now = childrenOf(m_cluster.targetPid(i));
+            QVERIFY2(now.size() <= before[i].size() + 2, "at most pool_size workers");
+        }
+        // A worker that dies: a 502 naming its exit, and the next object works.
+        QVERIFY(client().putObject("src", "die.txt", "die"));
+        auto [d, dbody] = call(Method::Get, "/v1/objects/src/die.txt?etl_name=framed");
+        QCOMPARE(d, 502);
+        QVERIFY2(dbody.find("exited with status 3") != std::string::npos, dbody.c_str());
+        QVERIFY2(dbody.find("framed_upper: told to die") != std::string::npos, dbody.c_str());
+        auto [a, abody] = call(Method::Get, "/v1/objects/src/txt/09.txt?etl_name=framed");
+        QCOMPARE(a, 200);
+        QCOMPARE(abody, upper(m_text.at("txt/09.txt")));
+        // Offline through the workers; then per-request args are refused.
+        api::EtlBucketMsg msg;
+        msg.id = "framed";
+        msg.prefix = "txt/";
+        const auto st = runEtlBucket("src", "framed-out", msg);
+        QVERIFY2(st.state == api::JobState::Finished, st.error.c_str());
+        QCOMPARE(*client().getObject("framed-out", "txt/13.txt"), upper(m_text.at("txt/13.txt")));
+        QCOMPARE(call(Method::Get, "/v1/objects/src/txt/09.txt?etl_name=framed&etl_args=x").first, 400);
+        // The framed resize sample gives what the per-object one gives.
+        init({{"name", "resize-framed"}, {"command", {"resize_image.py", "32"}}, {"framing", "length"}});
+        auto [r, rbody] = call(Method::Get, "/v1/objects/src/img/04.png?etl_name=resize-framed");
+        QCOMPARE(r, 200);
+        QImage img;
+        QVERIFY(img.loadFromData(QByteArray::fromStdString(rbody), "JPEG"));
+        QCOMPARE(img.size(), QSize(32, 32));
+        // Removing the ETLs ends their workers.
+        QVERIFY(client().etlRemove("framed"));
+        QVERIFY(client().etlRemove("resize-framed"));
+        for (int i = 0; i < m_cluster.targetCount(); ++i) {
+            QVERIFY(QTest::qWaitFor([&] { return childrenOf(m_cluster.targetPid(i)) == before[i]; }, 5000));
+        }
+        QCOMPARE(
+            call(Method::Put, "/v1/etl",
+                 json{{"name", "x1"}, {"communication", "hpush"}, {"command", {"md5"}}, {"framing", "length"}}.dump())
+                .first,
+            400);
+    }
+
     void leftoverChildren()
     {
         init({{"name", "leaves-child"}, {"command", {"leaves_child"}}});
