@@ -291,7 +291,7 @@ private slots:
         QVERIFY(r.out.startsWith("started rebalance-"));
         const auto id = r.out.split(' ')[1];
         r = cli({"job", "wait", QString::fromUtf8(id), "--timeout", "60"});
-        QCOMPARE(r.code, 0);
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
         QVERIFY(r.out.contains("finished"));
         r = cli({"--json", "job", "show", QString::fromUtf8(id)});
         QCOMPARE(r.code, 0);

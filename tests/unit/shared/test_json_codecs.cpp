@@ -528,6 +528,7 @@ private slots:
             {ErrorKind::Unavailable, 503},
             {ErrorKind::Timeout, 504},
             {ErrorKind::NoSpace, 507},
+            {ErrorKind::BadGateway, 502},
         };
         for (const auto& [kind, status] : table) {
             QCOMPARE(httpStatusFor(kind), status);
@@ -537,7 +538,7 @@ private slots:
         QCOMPARE(errorKindForStatus(401), ErrorKind::BadRequest);
         QCOMPARE(errorKindForStatus(429), ErrorKind::BadRequest);
         QCOMPARE(errorKindForStatus(500), ErrorKind::Internal);
-        QCOMPARE(errorKindForStatus(502), ErrorKind::Internal);
+        QCOMPARE(errorKindForStatus(501), ErrorKind::Internal);
         QCOMPARE(errorKindForStatus(0), ErrorKind::Internal);  // no response at all
     }
 
@@ -576,7 +577,7 @@ private slots:
         QCOMPARE(e.causedBy, original.causedBy);
         // Not the JSON error shape: the status and the body's first line.
         e = errorFromResponse(502, "Bad Gateway");
-        QCOMPARE(e.kind, ErrorKind::Internal);
+        QCOMPARE(e.kind, ErrorKind::BadGateway);
         QCOMPARE(e.message, std::string("HTTP 502: Bad Gateway"));
         e = errorFromResponse(404, R"({"error":"no such thing"})");
         QCOMPARE(e.kind, ErrorKind::NotFound);
