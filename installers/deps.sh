@@ -11,6 +11,8 @@ BUILD_PACKAGES=(
   # config needs Qt6OpenGL's, which only libqt6opengl6-dev ships.
   qt6-base-dev qt6-websockets-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
   libarchive-dev nlohmann-json3-dev libxxhash-dev libsqlite3-dev zlib1g-dev libpng-dev
+  # dSort, ishard and ETL specs in YAML (shared/spec/spec_text).
+  libyaml-cpp-dev
   curl
 )
 # promtool (package prometheus) checks /metrics; bsdtar, unzip and lz4 read

@@ -161,13 +161,15 @@ const std::vector<Command>& commands()
          "At most 100000 objects per shard. Without --wait, prints the job id.\n",
          cmdArchiveBucket},
         {{"ishard"},
-         "ishard SRC[/PREFIX] DST [--shard-size 16MiB | --sample-count N] [--template T] [--ext .tar] "
+         "ishard (SRC[/PREFIX] DST | -f SPEC) [--shard-size 16MiB | --sample-count N] [--template T] [--ext .tar] "
          "[--sort alpha|shuffle:SEED|none] [--missing-ext abort|warn|ignore|exclude --expect .png,.cls] "
          "[--dry-run] [--wait]",
          "turn loose files into WebDataset shards (an ishard job)",
          "Groups SRC's objects (under PREFIX) into samples by WebDataset key (the name up\n"
          "to the first dot of its last component) and writes them to shards in DST. A\n"
          "sample is never split; its files stay together, ordered by extension.\n"
+         "  -f SPEC            the spec from a file (.json, .yaml/.yml; - for stdin);\n"
+         "                     SRC DST and the options override its fields\n"
          "  --shard-size S     cut a shard before the next sample would pass S (as .tar):\n"
          "                     16MiB (default), 100MB, 1GiB; or\n"
          "  --sample-count N   N samples per shard\n"
@@ -184,11 +186,13 @@ const std::vector<Command>& commands()
          "At most 1000000 objects per job.\n",
          cmdIshard},
         {{"dsort", "start"},
-         "dsort start [SRC DST] [-f SPEC.json | -f -] [--input T] [--shard-size S] [--algorithm K] [--seed N] "
+         "dsort start [SRC DST] [-f SPEC.json|SPEC.yaml | -f -] [--input T] [--shard-size S] [--algorithm K] [--seed "
+         "N] "
          "[--output T] [--output-ext E] [--dry-run] [--wait]",
          "distributed shuffle/sort of shards into new shards (a dSort job)",
-         "Starts a dSort (POST /v1/sort) from a spec file (-f FILE, or -f - for stdin),\n"
-         "and/or these shortcuts, which override the spec's fields:\n"
+         "Starts a dSort (POST /v1/sort) from a spec file (-f FILE: JSON, or YAML when it\n"
+         "ends in .yaml/.yml; -f - for stdin), and/or these shortcuts, which override\n"
+         "the spec's fields:\n"
          "  SRC DST            input_bck and output_bck\n"
          "  --input T          input_format template: shard-{0000..0099}\n"
          "  --input-ext E      input_extension: .tar (default), .tgz, .tar.lz4, .zip\n"
@@ -221,7 +225,7 @@ const std::vector<Command>& commands()
          cmdDsortAbort},
         {{"dsort", "rm"}, "dsort rm ID", "forget a finished dSort job", "", cmdDsortRemove},
         {{"etl", "init"},
-         "etl init (-f SPEC.json | --name NAME [--comm io|hpush|hpull] [options] -- COMMAND [ARG...])",
+         "etl init (-f SPEC.json|SPEC.yaml | --name NAME [--comm io|hpush|hpull] [options] -- COMMAND [ARG...])",
          "start a transformer on every target (PUT /v1/etl)",
          "The spec (docs/etl.md) from a file, or from the options, which override it:\n"
          "  --name NAME           2 to 32 of a-z 0-9 - _\n"
@@ -230,6 +234,8 @@ const std::vector<Command>& commands()
          "  --init-timeout D      hpush/hpull: until GET /health answers (default 30s)\n"
          "  --max-output S        largest result, e.g. 64MiB (default 256MiB)\n"
          "  --pool N              io: processes at once per target (default 2 x cores)\n"
+         "  --framing length      io: keep the processes alive, one object per frame\n"
+         "                        (8-byte big-endian length + bytes; default none)\n"
          "  --env NAME=VALUE      added to the transformer's environment (repeatable)\n"
          "  -- COMMAND [ARG...]   the executable (inside the targets' etl_bin_dirs) and its argv;\n"
          "                        {port} and {args} are replaced (no shell runs it)\n",

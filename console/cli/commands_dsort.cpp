@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "output.h"
 #include "spec/dsort_spec.h"
+#include "spec_file.h"
 
 #include <chrono>
 #include <fstream>
@@ -22,21 +23,6 @@ namespace tessera::cli {
 namespace {
 
 constexpr std::size_t kMaxSpecBytes = 1 << 20;
-
-std::string readSpecText(const std::string& path)
-{
-    std::ostringstream buf;
-    if (path == "-") {
-        buf << std::cin.rdbuf();
-    } else {
-        std::ifstream f(path, std::ios::binary);
-        if (!f) throw UsageError("cannot read the spec file " + path);
-        buf << f.rdbuf();
-    }
-    auto text = buf.str();
-    if (text.size() > kMaxSpecBytes) throw UsageError("the spec is larger than 1 MiB");
-    return text;
-}
 
 std::string seconds(std::int64_t startNs, std::int64_t endNs)
 {
@@ -136,8 +122,7 @@ int cmdDsortStart(CliContext& ctx)
     const std::string file = args.value("--spec");
     nlohmann::json j = nlohmann::json::object();
     if (!file.empty()) {
-        j = nlohmann::json::parse(readSpecText(file), nullptr, false);
-        if (!j.is_object()) throw UsageError("the spec must be a JSON object");
+        j = readSpecFile(file, "dsort", kMaxSpecBytes);
     }
     if (args.positional.size() == 2) {
         j["input_bck"] = args.positional[0];
@@ -152,7 +137,8 @@ int cmdDsortStart(CliContext& ctx)
     if (!args.value("--seed").empty()) j["algorithm"]["seed"] = args.value("--seed");
     if (!args.value("--description").empty()) j["description"] = args.value("--description");
     if (args.has("--dry-run")) j["dry_run"] = true;
-    if (file.empty() && args.positional.empty()) throw UsageError("give -f SPEC.json (or -) or SRC DST with --input");
+    if (file.empty() && args.positional.empty())
+        throw UsageError("give -f SPEC.json|SPEC.yaml (or -) or SRC DST with --input");
     // The same validation as the proxy's, before anything is sent.
     auto s = spec::parseDsortSpec(j);
     if (!s) throw UsageError(s.error().message);

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "job_wait.h"
 #include "output.h"
+#include "spec_file.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -43,7 +44,8 @@ void printInfo(CliContext& ctx, const api::EtlInfo& info)
         *ctx.out << "obj_timeout " << api::formatDurationMs(info.spec->objTimeoutMs) << ", init_timeout "
                  << api::formatDurationMs(info.spec->initTimeoutMs) << ", max_output_size "
                  << formatBytes(info.spec->maxOutputSize) << ", pool_size "
-                 << (info.spec->poolSize == 0 ? std::string("auto") : std::to_string(info.spec->poolSize)) << "\n";
+                 << (info.spec->poolSize == 0 ? std::string("auto") : std::to_string(info.spec->poolSize))
+                 << (info.spec->framed ? ", framing length (long-lived processes)" : "") << "\n";
     }
     if (!info.targets.empty()) {
         Table t({"TARGET", "STAGE", "OBJECTS", "IN", "OUT", "ERRORS", "RESTARTS", "LAST ERROR"});
@@ -55,21 +57,6 @@ void printInfo(CliContext& ctx, const api::EtlInfo& info)
         *ctx.out << t.render();
     }
     for (const auto& [id, why] : info.unreachable) *ctx.out << "target " << id << " did not answer: " << why << "\n";
-}
-
-std::string readText(const std::string& path)
-{
-    std::ostringstream buf;
-    if (path == "-") {
-        buf << std::cin.rdbuf();
-    } else {
-        std::ifstream f(path, std::ios::binary);
-        if (!f) throw UsageError("cannot read the spec file " + path);
-        buf << f.rdbuf();
-    }
-    auto text = buf.str();
-    if (text.size() > kMaxSpecBytes) throw UsageError("the spec is larger than 64 KiB");
-    return text;
 }
 
 }  // namespace
@@ -86,14 +73,15 @@ int cmdEtlInit(CliContext& ctx)
         }
         (rest ? command : own).push_back(a == "-f" && !rest ? "--spec" : a);
     }
-    auto args = parseArgs(
-        own, {"--spec", "--name", "--comm", "--obj-timeout", "--init-timeout", "--max-output", "--pool", "--env"}, {});
+    auto args = parseArgs(own,
+                          {"--spec", "--name", "--comm", "--obj-timeout", "--init-timeout", "--max-output", "--pool",
+                           "--env", "--framing"},
+                          {});
     if (!args.positional.empty())
         throw UsageError("unexpected " + args.positional.front() + " (the command goes after --)");
     nlohmann::json j = nlohmann::json::object();
     if (!args.value("--spec").empty()) {
-        j = nlohmann::json::parse(readText(args.value("--spec")), nullptr, false);
-        if (!j.is_object()) throw UsageError("the spec must be a JSON object");
+        j = readSpecFile(args.value("--spec"), "etl", kMaxSpecBytes);
     }
     if (!args.value("--name").empty()) j["name"] = args.value("--name");
     if (!args.value("--comm").empty()) j["communication"] = args.value("--comm");
@@ -101,6 +89,7 @@ int cmdEtlInit(CliContext& ctx)
     if (!args.value("--init-timeout").empty()) j["init_timeout"] = args.value("--init-timeout");
     if (!args.value("--max-output").empty()) j["max_output_size"] = args.value("--max-output");
     if (!args.value("--pool").empty()) j["pool_size"] = args.number("--pool", 0);
+    if (!args.value("--framing").empty()) j["framing"] = args.value("--framing");
     if (auto it = args.options.find("--env"); it != args.options.end()) {
         for (const auto& kv : it->second) {
             const auto eq = kv.find('=');
@@ -113,7 +102,7 @@ int cmdEtlInit(CliContext& ctx)
         throw UsageError("give -f SPEC.json, or --name NAME -- COMMAND [ARG...]");
     }
     // The same checks as the proxy's, before anything is sent.
-    auto spec = api::parseEtlSpec(j.dump());
+    auto spec = api::readEtlSpec(j);
     if (!spec) throw UsageError(spec.error().message);
     auto client = ctx.makeClient();
     auto info = client.etlInit(*spec);

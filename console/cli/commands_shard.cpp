@@ -9,6 +9,7 @@
 #include "job_wait.h"
 #include "output.h"
 #include "spec/ishard_spec.h"
+#include "spec_file.h"
 
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -16,6 +17,8 @@
 namespace tessera::cli {
 
 namespace {
+
+constexpr std::size_t kMaxSpecBytes = 1 << 20;
 
 std::vector<std::string> splitCsv(const std::string& s)
 {
@@ -72,14 +75,25 @@ int cmdArchiveBucket(CliContext& ctx)
 
 int cmdIshard(CliContext& ctx)
 {
-    auto args = parseArgs(ctx.args,
-                          {"--shard-size", "--sample-count", "--template", "--ext", "--sort", "--missing-ext",
+    auto argv = ctx.args;
+    for (auto& a : argv) {
+        if (a == "-f") a = "--spec";
+    }
+    auto args = parseArgs(argv,
+                          {"--spec", "--shard-size", "--sample-count", "--template", "--ext", "--sort", "--missing-ext",
                            "--expect", "--key-pattern"},
                           {"--dry-run", "--wait"});
-    if (args.positional.size() != 2) throw UsageError("expected SRC[/PREFIX] and DST");
-    const auto [src, prefix] = splitBucketPath(args.positional[0]);
-    nlohmann::json j{{"src_bck", src}, {"dst_bck", args.positional[1]}};
-    if (!prefix.empty()) j["prefix"] = prefix;
+    // A spec file (JSON or YAML), which SRC DST and the options override.
+    nlohmann::json j = nlohmann::json::object();
+    if (!args.value("--spec").empty()) j = readSpecFile(args.value("--spec"), "ishard", kMaxSpecBytes);
+    if (args.positional.size() == 2) {
+        const auto [src, prefix] = splitBucketPath(args.positional[0]);
+        j["src_bck"] = src;
+        j["dst_bck"] = args.positional[1];
+        if (!prefix.empty()) j["prefix"] = prefix;
+    } else if (!args.positional.empty() || args.value("--spec").empty()) {
+        throw UsageError("expected SRC[/PREFIX] and DST (or -f SPEC)");
+    }
     if (!args.value("--shard-size").empty()) j["shard_size"] = args.value("--shard-size");
     if (!args.value("--sample-count").empty()) j["sample_count"] = args.number("--sample-count", 0);
     if (!args.value("--template").empty()) j["shard_template"] = args.value("--template");

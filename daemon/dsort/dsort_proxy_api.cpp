@@ -4,15 +4,19 @@
 #include "api/hrw.h"
 #include "api/json_util.h"
 #include "api/paths.h"
+#include "archive/archive_reader.h"
 #include "client/api_client.h"
 #include "common/log.h"
+#include "net/request_params.h"
 #include "proxy/peer_calls.h"
 #include "spec/dsort_plan.h"
+#include "spec/dsort_preview.h"
 
 #include "spec/brace_template.h"
 
 #include <random>
 #include <set>
+#include <unordered_map>
 
 namespace tessera::daemon::dsort {
 
@@ -130,12 +134,147 @@ api::Result<std::map<std::string, nlohmann::json>> DsortProxyApi::prepare(const 
     return out;
 }
 
+namespace {
+
+std::string commonPrefix(const std::vector<std::string>& names)
+{
+    if (names.empty()) return {};
+    std::string_view p = names.front();
+    for (const auto& n : names) {
+        std::size_t i = 0;
+        while (i < p.size() && i < n.size() && p[i] == n[i]) ++i;
+        p = p.substr(0, i);
+    }
+    return std::string(p);
+}
+
+}  // namespace
+
+api::Result<nlohmann::json> DsortProxyApi::dryRun(spec::DsortSpec s) const
+{
+    const auto bmd = m_state.bmd();
+    if (bmd->find(s.inputBck) == nullptr) {
+        return api::Error::notFound("invalid dsort spec: /input_bck: bucket \"" + s.inputBck + "\" does not exist");
+    }
+    if (bmd->find(s.outputBck) == nullptr) {
+        return api::Error::notFound("invalid dsort spec: /output_bck: bucket \"" + s.outputBck + "\" does not exist");
+    }
+    if (s.algorithm.kind == spec::DsortAlgorithmKind::Shuffle && !s.algorithm.seed) {
+        // Returned with the plan: starting that spec gives this plan's order.
+        s.algorithm.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
+    }
+    auto names = s.inputNames();
+    if (!names) return names.error();
+    if (s.outputBck == s.inputBck) {
+        if (auto st = checkNoOverwrite(s, *names); !st) return st.error();
+    }
+    auto ekm = readEkm(s);
+    if (!ekm) return ekm.error();
+    const auto smap = m_state.smap();
+    std::vector<std::string> ids;
+    for (const auto& [id, node] : smap->tmap) ids.push_back(id);
+
+    std::vector<spec::DsortPreviewInput> inputs(names->size());
+    std::unordered_map<std::string, std::size_t> position;
+    for (std::size_t i = 0; i < names->size(); ++i) {
+        inputs[i].name = (*names)[i];
+        position.emplace((*names)[i], i);
+    }
+    // One walk of the input bucket under the names' common prefix: which
+    // inputs exist and, while the member budget lasts, their members in
+    // archive order (each shard arrives whole, with its members).
+    client::HttpClient::Options o;
+    o.connectTimeout = m_peerTimeout;
+    client::Client self(m_selfUrl, o);
+    api::ListRequest req;
+    req.prefix = commonPrefix(*names);
+    req.pageSize = 64;
+    req.flags = api::kLsArchDir;
+    req.props = api::kPropName | api::kPropSize;
+    std::size_t members = 0;
+    std::size_t seen = 0;
+    spec::DsortPreviewInput* current = nullptr;
+    while (seen < inputs.size()) {
+        auto page = self.listObjects(s.inputBck, req);
+        if (!page) {
+            return api::Error{page.kind(), "cannot list " + s.inputBck + ": " + page.error().message, {}};
+        }
+        for (auto& e : page->entries) {
+            if (e.flags & api::kEntryInArch) {
+                if (current != nullptr && current->read) {
+                    current->members.push_back({e.name.substr(current->name.size() + 1),
+                                                static_cast<std::uint64_t>(std::max<std::int64_t>(e.size, 0)),
+                                                std::nullopt});
+                    ++members;
+                }
+                continue;
+            }
+            const auto it = position.find(e.name);
+            current = it == position.end() ? nullptr : &inputs[it->second];
+            if (current == nullptr) continue;
+            ++seen;
+            current->found = true;
+            if (!(req.flags & api::kLsArchDir)) continue;
+            current->read = true;
+            if (e.flags & api::kEntryArchError) current->error = e.error;
+            else if (!(e.flags & api::kEntryIsArchive)) current->error = "not a shard";
+        }
+        if (page->continuationToken.empty()) break;
+        req.continuationToken = page->continuationToken;
+        if ((req.flags & api::kLsArchDir) && members >= spec::DsortPreview::kMaxMembers) {
+            req.flags = 0;  // names only from here: which inputs exist
+            req.pageSize = api::kMaxPageSize;
+        }
+    }
+    // The content algorithm sorts by a file's bytes: read those files (one
+    // call per shard: the members with that extension, as a .tar).
+    if (s.algorithm.kind == spec::DsortAlgorithmKind::Content) {
+        for (auto& in : inputs) {
+            if (!in.read || !in.error.empty()) continue;
+            auto tar = self.getArchiveMatches(s.inputBck, in.name, s.algorithm.extension, "suffix");
+            if (!tar) {
+                in.error = "cannot read its " + s.algorithm.extension + " files: " + tar.error().message;
+                continue;
+            }
+            auto reader = archive::ArchiveReader::openMemory(*tar, archive::ArchiveFormat::Tar, {});
+            if (!reader) {
+                in.error = reader.error().message;
+                continue;
+            }
+            std::unordered_map<std::string, std::string> keys;  // member name -> bytes
+            while (true) {
+                auto m = (*reader)->next();
+                if (!m || !m->has_value()) break;
+                auto data = (*reader)->readAll();
+                if (!data) break;
+                keys.emplace((**m).name, std::move(data.value()));
+            }
+            for (auto& mem : in.members) {
+                if (auto it = keys.find(mem.name); it != keys.end()) mem.content = std::move(it->second);
+            }
+        }
+    }
+    auto plan = spec::previewDsort(s, inputs, *ekm, ids);
+    logInfo("dsort dry run ", s.inputBck, " -> ", s.outputBck, ": ", plan.records, " records from ", plan.read, " of ",
+            plan.found, " shard(s) into ", plan.outputShards, " shard(s)");
+    return nlohmann::json{{"dry_run", true}, {"spec", s}, {"plan", plan}};
+}
+
 Response DsortProxyApi::start(const Request& req)
 {
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (j.is_discarded()) return Response::error(api::Error::badRequest("invalid dsort spec: malformed JSON"));
-    auto s = spec::parseDsortSpec(j);
+    auto j = api_util::specBody(req, "dsort");
+    if (!j) return Response::error(j.error());
+    const auto dry = req.queryValue("dry_run");
+    if (!dry.empty() && dry != "true" && dry != "false") {
+        return Response::error(api::Error::badRequest("dry_run must be true or false"));
+    }
+    auto s = spec::parseDsortSpec(*j);
     if (!s) return Response::error(s.error());
+    if (dry == "true") {
+        auto plan = dryRun(*s);
+        if (!plan) return Response::error(plan.error());
+        return Response::json(*plan);
+    }
     if (s->algorithm.kind == spec::DsortAlgorithmKind::Shuffle && !s->algorithm.seed) {
         // Picked here so the job's args (and its log line) carry it.
         s->algorithm.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);

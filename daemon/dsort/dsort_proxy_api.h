@@ -2,7 +2,8 @@
 // The proxy's side of dSort: the REST front end (AIStore's /v1/sort) and the
 // preparation of the "dsort" job kind for the JobCoordinator, so dSort jobs
 // are listed, watched (feed `job` messages) and aborted like every job.
-//   POST   /v1/sort               body: the spec (spec/dsort_spec.h) -> the job id (text)
+//   POST   /v1/sort               body: the spec (spec/dsort_spec.h), JSON or YAML -> the job id (text)
+//   POST   /v1/sort?dry_run=true  the plan, nothing started (spec/dsort_preview.h)
 //   GET    /v1/sort?uuid=ID       the job's status and every target's metrics
 //   GET    /v1/sort               every dSort job, oldest first
 //   DELETE /v1/sort/abort?uuid=ID abort (every target stops and removes what it created)
@@ -54,6 +55,8 @@ private:
     net::Response abort(const net::Request& req);
     net::Response remove(const net::Request& req);
     api::Result<std::string> readEkm(const spec::DsortSpec& spec) const;
+    // The checks prepare() makes, then the plan: {"dry_run", "spec", "plan"}.
+    api::Result<nlohmann::json> dryRun(spec::DsortSpec spec) const;
     static api::Status checkNoOverwrite(const spec::DsortSpec& spec, const std::vector<std::string>& inputs);
     api::Result<api::JobStatus> dsortJob(const std::string& id) const;
 

@@ -1,5 +1,7 @@
 #include "request_params.h"
 
+#include "spec/spec_text.h"
+
 #include "api/headers.h"
 #include "api/names.h"
 #include "api/paths.h"
@@ -7,6 +9,23 @@
 #include <charconv>
 
 namespace tessera::daemon::api_util {
+
+api::Result<nlohmann::json> specBody(const net::Request& req, std::string_view what)
+{
+    const auto type = req.header("Content-Type");
+    const auto format = spec::specFormatForContentType(type);
+    if (!format) {
+        return api::Error::badRequest("invalid " + std::string(what) + " spec: Content-Type " + type +
+                                      " (give application/json or application/yaml)");
+    }
+    auto j = spec::parseSpecText(req.body, *format, what);
+    if (!j) return j.error();
+    if (!j->is_object()) {
+        return api::Error::badRequest("invalid " + std::string(what) + " spec: the document must be a " +
+                                      (*format == spec::SpecFormat::Yaml ? "mapping" : "JSON object"));
+    }
+    return j;
+}
 
 api::Result<ObjectRef> objectRef(const net::Request& req)
 {

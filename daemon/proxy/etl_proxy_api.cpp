@@ -184,7 +184,9 @@ api::Status EtlProxyApi::pushAndWait(const api::EtlMd& md, const std::string& na
 
 Response EtlProxyApi::init(const Request& req)
 {
-    auto spec = api::parseEtlSpec(req.body);
+    auto body = api_util::specBody(req, "etl");
+    if (!body) return Response::error(body.error());
+    auto spec = api::readEtlSpec(*body);
     if (!spec) return Response::error(spec.error());
     std::lock_guard change(m_changeMutex);
     const auto current = m_state.etl();

@@ -8,6 +8,7 @@
 #include "archive/archive_format.h"
 #include "client/api_client.h"
 #include "common/log.h"
+#include "net/request_params.h"
 #include "spec/brace_template.h"
 
 #include <chrono>
@@ -192,13 +193,13 @@ api::Result<std::map<std::string, nlohmann::json>> ShardJobPlanner::prepareIshar
 
 Response ShardJobPlanner::ishard(const Request& req)
 {
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (j.is_discarded()) return Response::error(api::Error::badRequest("invalid ishard spec: malformed JSON"));
+    auto j = api_util::specBody(req, "ishard");
+    if (!j) return Response::error(j.error());
     const auto dry = req.queryValue("dry_run");
     if (!dry.empty() && dry != "true" && dry != "false") {
         return Response::error(api::Error::badRequest("dry_run must be true or false"));
     }
-    auto s = spec::parseIshardSpec(j);
+    auto s = spec::parseIshardSpec(*j);
     if (!s) return Response::error(s.error());
     if (dry == "true") s->dryRun = true;
     if (s->dryRun) {

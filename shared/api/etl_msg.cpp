@@ -226,6 +226,14 @@ Result<EtlSpec> parseEtlSpec(std::string_view body)
     return spec;
 }
 
+Result<EtlSpec> readEtlSpec(const nlohmann::json& j)
+{
+    auto spec = readMessage<EtlSpec>(j, "etl");
+    if (!spec) return spec.error();
+    if (auto st = validateEtlSpec(*spec); !st) return st.error();
+    return spec;
+}
+
 void to_json(nlohmann::json& j, const EtlEntry& v)
 {
     j = nlohmann::json{{"spec", v.spec}, {"stage", v.stage}, {"created_ns", v.createdNs}};

@@ -66,6 +66,8 @@ void readFields(FieldReader& r, EtlSpec& v);
 Status validateEtlSpec(const EtlSpec& spec);
 // A spec from a request body: parsed, then validated.
 Result<EtlSpec> parseEtlSpec(std::string_view body);
+// The same for a document already parsed (a YAML spec, say).
+Result<EtlSpec> readEtlSpec(const nlohmann::json& j);
 
 // "250ms", "30s", "1m30s", "2h"; BadRequest otherwise.
 Result<std::int64_t> parseDurationMs(std::string_view text);

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs the benchmark suite (P1, P2, P3, P4, P5, P6 (dSort), P7 and the client check) one
+# Runs the benchmark suite (P1, P2, P3, P4, P5, P6 (dSort), P7, P8 (ETL) and the client check) one
 # script after the other and writes docs/benchmarks.md: the machine, the
 # versions, the date, the command, and every ratio against its goal.
 # About 9 minutes with the defaults (most of it filling the 1M-name bucket).
 # Usage: tests/bench/run_all.sh [--quick] [--names N] [--out FILE]
-#   --quick    2 s measurements, 1 round, 100,000 names (about 2 minutes)
+#   --quick    2 s measurements, 1 round, 100,000 names, 5,000 ETL samples
 #   --names N  names in the P7 bucket (default 1,000,000)
 #   --out F    the report (default docs/benchmarks.md; "-" = stdout only)
 # Needs: a release build (installers/build.sh release, or TESSERA_BUILD=...)
@@ -17,10 +17,11 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 DURATION=5
 ROUNDS=3
 NAMES=1000000
+ETL_LIMIT=""
 OUT="$ROOT/docs/benchmarks.md"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) DURATION=2; ROUNDS=1; NAMES=100000; shift ;;
+    --quick) DURATION=2; ROUNDS=1; NAMES=100000; ETL_LIMIT="--limit 5000"; shift ;;
     --names) NAMES="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     *) echo "usage: $0 [--quick] [--names N] [--out FILE]" >&2; exit 2 ;;
@@ -46,6 +47,7 @@ run "$HERE/put.sh" --duration "$DURATION" --rounds "$ROUNDS"
 run "$HERE/shard_read.sh" --duration "$DURATION" --rounds "$ROUNDS"
 run "$HERE/dsort.sh" --rounds "$ROUNDS"
 run "$HERE/list.sh" --names "$NAMES" --duration $((DURATION * 2))
+run "$HERE/etl.sh" --duration "$DURATION" --rounds "$ROUNDS" $ETL_LIMIT
 elapsed=$((SECONDS - t0))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -66,13 +68,26 @@ report() {
   echo
   echo "| id | measure | Tessera | reference | ratio | goal | met |"
   echo "|---|---|---|---|---|---|---|"
-  sed 's/^RESULT /| /; s/$/ |/' "$RESULTS"
+  grep '^RESULT ' "$RESULTS" | sed 's/^RESULT /| /; s/$/ |/'
+
   echo
   echo "CLIENT is the check that \`tessera bench\` drives nginx at least as hard as \`wrk\`"
   echo "with the same connections and threads. P5b is P5's second reference: libarchive"
   echo "reading the same shards from memory (\`tessera bench shard-scan\`). P6 is dSort's goal"
   echo "(at most 2 x the time of \`cp -r\` of the same bytes) as a ratio where higher is better:"
   echo "the copy's time over dSort's, goal >= 0.5."
+  echo
+  echo "## ETL"
+  echo
+  echo "P8a reads 1,000 PNGs (about 0.4 KiB each) through an \`io://\` ETL started per object,"
+  echo "64 connections through the proxy, against the same transformer run directly on the"
+  echo "same local files with the same parallelism (\`tests/bench/etl_local_runner.py\`)."
+  echo "P8b passes the demo's Fashion-MNIST PNGs through a 64x64 JPEG resize into a new"
+  echo "bucket (one object each) and, per sample, the demo's shards into new shards, against"
+  echo "\`xargs -P <cores>\` running the same PIL calls over the same local files."
+  echo "The cost of one object through each mode, one connection at a time:"
+  echo
+  grep '^INFO ' "$RESULTS" | sed 's/^INFO /- /' || true
   echo
   cat "$HERE/perf_pass.md"
   echo

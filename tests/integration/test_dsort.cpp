@@ -10,7 +10,11 @@
 #include "dsort_test_util.h"
 #include "local_cluster.h"
 
+#include "api/hrw.h"
+#include "api/wire.h"
 #include "archive/archive_writer.h"
+#include "spec/dsort_preview.h"
+#include "spec/spec_text.h"
 
 #include <QTest>
 #include <algorithm>
@@ -83,6 +87,57 @@ private:
         if (!r) return {0, r.error().message};
         auto j = json::parse(r->body, nullptr, false);
         return {r->status, j.is_object() ? j.value("message", std::string()) : r->body};
+    }
+
+    // POST /v1/sort with a body of the given type; the status and the JSON answer.
+    std::pair<int, json> postAs(const std::string& query, const std::string& body, const std::string& contentType)
+    {
+        auto r = m_cluster.http().send(client::Method::Post, m_cluster.proxyUrl() + "/v1/sort" + query,
+                                       client::Body::string(body), {{"Content-Type", contentType}});
+        if (!r) return {0, json(r.error().message)};
+        auto j = json::parse(r->body, nullptr, false);
+        return {r->status, j.is_discarded() ? json(r->body) : j};
+    }
+
+    // The dry run's plan, then the job started with the spec the dry run
+    // answered: the same output shards (names, owners, record counts) and
+    // the same first records, and nothing written by the dry run itself.
+    void planMatchesJob(const json& spec, const std::string& bucket)
+    {
+        auto [status, answer] = postAs("?dry_run=true", spec.dump(), "application/json");
+        QVERIFY2(status == 200, answer.dump().c_str());
+        QVERIFY(answer["dry_run"] == true);
+        auto plan = api::readMessage<spec::DsortPreview>(answer["plan"], "plan");
+        QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+        QVERIFY2(!plan->willFail, answer.dump().c_str());
+        QVERIFY(!plan->sampled);
+        QCOMPARE(plan->inputShards, std::uint64_t{kShards});
+        QCOMPARE(plan->found, std::uint64_t{kShards});
+        QCOMPARE(plan->records, std::uint64_t{kShards * kPerShard});
+        QVERIFY(outputs(bucket).empty());
+        auto st = run(answer["spec"]);
+        QVERIFY2(st.job.state == api::JobState::Finished, st.job.error.c_str());
+        const auto outs = outputs(bucket);
+        QCOMPARE(plan->outputShards, std::uint64_t{outs.size()});
+        QCOMPARE(plan->shards.size(), outs.size());
+        auto smap = client().smap();
+        QVERIFY(smap);
+        std::uint64_t bytes = 0;
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+            QCOMPARE(plan->shards[i].name, outs[i].name);
+            QCOMPARE(plan->shards[i].records, std::uint64_t{outs[i].records.size()});
+            QCOMPARE(plan->shards[i].target, api::hrwTarget(*smap, api::objectUname(bucket, outs[i].name))->id);
+            bytes += outs[i].size;
+        }
+        // The estimate is the .tar size; a written .tar may be padded to its 10 KiB record.
+        QVERIFY2(plan->outputBytes <= bytes && bytes - plan->outputBytes <= outs.size() * 10240,
+                 (std::to_string(plan->outputBytes) + " vs " + std::to_string(bytes)).c_str());
+        const auto got = tests::allRecords(outs);
+        QCOMPARE(plan->firstRecords.size(), spec::DsortPreview::kMaxFirstRecords);
+        for (std::size_t i = 0; i < plan->firstRecords.size(); ++i) {
+            QCOMPARE(plan->firstRecords[i].key, got[i].key);
+            QCOMPARE(plan->firstRecords[i].files, static_cast<std::uint32_t>(got[i].files.size()));
+        }
     }
 
     // Same records, files together, nothing lost or duplicated.
@@ -418,6 +473,92 @@ private slots:
         QVERIFY(message.find("nowhere") != std::string::npos);
         QCOMPARE(c.listDsorts()->size(), jobsBefore);  // nothing started
         QCOMPARE(client().dsortStatus("dsort-nope").kind(), api::ErrorKind::NotFound);
+    }
+
+    void dryRunPlansWhatTheJobDoes()
+    {
+        planMatchesJob(baseSpec("out-plan-alpha"), "out-plan-alpha");
+        auto spec = baseSpec("out-plan-shuffle");
+        spec["algorithm"] = {{"kind", "shuffle"}};  // the dry run picks the seed and returns it
+        planMatchesJob(spec, "out-plan-shuffle");
+        spec = baseSpec("out-plan-content");
+        spec["algorithm"] = {{"kind", "content"}, {"extension", ".cls"}, {"content_key_type", "int"}};
+        planMatchesJob(spec, "out-plan-content");
+        spec = baseSpec("out-plan-none");
+        spec["algorithm"] = {{"kind", "none"}};
+        spec["output_shard_size"] = "7 records";
+        planMatchesJob(spec, "out-plan-none");
+    }
+
+    void dryRunWarns()
+    {
+        // Missing shards: named, and the job's fate by the policy.
+        auto spec = baseSpec("out-plan-warn");
+        spec["input_format"] = {{"template", "in-{0..9}"}};
+        spec["missing_shards"] = "abort";
+        spec["output_shard_size"] = "1KiB";  // smaller than most records
+        auto [status, answer] = postAs("?dry_run=true", spec.dump(), "application/json");
+        QVERIFY2(status == 200, answer.dump().c_str());
+        const auto& plan = answer["plan"];
+        QVERIFY(plan["will_fail"] == true);
+        QVERIFY(plan["missing"] == json::array({"in-8.tar", "in-9.tar"}));
+        QCOMPARE(plan["missing_count"].get<int>(), 2);
+        const auto warnings = plan["warnings"].dump();
+        QVERIFY2(warnings.find("the job will fail: 2 input shard(s) do not exist (first: dsort-in/in-8.tar); "
+                               "missing_shards is abort") != std::string::npos,
+                 warnings.c_str());
+        QVERIFY2(warnings.find("are larger than output_shard_size (1.0 KiB)") != std::string::npos, warnings.c_str());
+        // Half the records have a .bin: not a majority rule, no warning; every record has .cls.
+        QVERIFY2(warnings.find("have no .cls") == std::string::npos, warnings.c_str());
+        // The same missing shards with "ignore": a plan without failure.
+        spec["missing_shards"] = "ignore";
+        std::tie(status, answer) = postAs("?dry_run=true", spec.dump(), "application/json");
+        QVERIFY(answer["plan"]["will_fail"] == false);
+        // Errors a job would get at once are the dry run's errors too.
+        spec["input_bck"] = "no-such-bucket";
+        std::tie(status, answer) = postAs("?dry_run=true", spec.dump(), "application/json");
+        QCOMPARE(status, 404);
+        std::tie(status, answer) = postAs("?dry_run=maybe", baseSpec("out-x").dump(), "application/json");
+        QCOMPARE(status, 400);
+        QVERIFY(answer["message"] == "dry_run must be true or false");
+    }
+
+    void yamlSpecs()
+    {
+        // The same spec as YAML starts the same job.
+        auto spec = baseSpec("out-yaml");
+        spec["algorithm"] = {{"kind", "shuffle"}, {"seed", "42"}};
+        auto [status, answer] = postAs("", spec::toYaml(spec), "application/yaml");
+        QVERIFY2(status == 200, answer.dump().c_str());
+        auto c = client();
+        const auto st = tests::waitDsort(c, answer.is_string() ? answer.get<std::string>() : answer.dump());
+        QVERIFY2(st.job.state == api::JobState::Finished, st.job.error.c_str());
+        const auto viaYaml = outputs("out-yaml");
+        const auto viaJson = outputs("out-shuf-a");  // seed 42 by JSON (shuffleSeeded)
+        QCOMPARE(viaYaml.size(), viaJson.size());
+        for (std::size_t i = 0; i < viaYaml.size(); ++i) QVERIFY(viaYaml[i].records == viaJson[i].records);
+        // A YAML error names its line and column, and nothing starts.
+        std::tie(status, answer) = postAs("", "input_bck: dsort-in\noutput_bck: [x\n", "text/yaml");
+        QCOMPARE(status, 400);
+        QVERIFY2(answer["message"].get<std::string>().rfind("invalid dsort spec: YAML line 3, column 1: ", 0) == 0,
+                 answer.dump().c_str());
+        // A field error is the checker's, as for JSON.
+        std::tie(status, answer) = postAs("",
+                                          "input_bck: dsort-in\ninput_format: {template: 'in-{0..7}'}\n"
+                                          "output_shard_size: -5\n",
+                                          "application/x-yaml");
+        QCOMPARE(status, 400);
+        QVERIFY2(answer["message"].get<std::string>().find("/output_shard_size") != std::string::npos,
+                 answer.dump().c_str());
+        std::tie(status, answer) = postAs("", spec.dump(), "image/png");
+        QCOMPARE(status, 400);
+        QVERIFY2(answer["message"] ==
+                     "invalid dsort spec: Content-Type image/png (give application/json or application/yaml)",
+                 answer.dump().c_str());
+        // A dry run takes YAML too.
+        std::tie(status, answer) = postAs("?dry_run=true", spec::toYaml(baseSpec("out-yaml-plan")), "application/yaml");
+        QVERIFY2(status == 200, answer.dump().c_str());
+        QCOMPARE(answer["plan"]["records"].get<int>(), kShards * kPerShard);
     }
 
     void removeFinished()
