@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "common/unique_fd.h"
 #include "meta/node_identity.h"
+#include "store_files.h"
 
 #include <cerrno>
 #include <charconv>
@@ -147,10 +148,13 @@ void ArchiveIndexStore::persist(const std::string& path, const std::string& byte
 {
     // Best effort: without the file the next cold read rebuilds the index.
     namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::create_directories(fs::path(path).parent_path(), ec);
-    if (ec) {
-        logDebug("shard index: cannot create the directory of ", path, ": ", ec.message());
+    // Below the mountpath's archidx directory only: a mountpath whose root
+    // is gone is not re-created here.
+    const auto root = path.find("/.tessera/archidx/");
+    const auto dir = fs::path(path).parent_path().string();
+    if (root == std::string::npos) return;
+    if (const int e = store_detail::makeDirsUnder(path.substr(0, root + 17), dir)) {
+        logDebug("shard index: cannot create ", dir, ": ", std::strerror(e));
         return;
     }
     const std::string tmp = path + ".tmp-" + meta::randomId(8);

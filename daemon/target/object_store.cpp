@@ -146,9 +146,9 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
     w->m_indexPath = archiveIndexPath(bucket, name);
     w->m_params = std::move(params);
     w->m_hash = std::make_unique<HashState>();
-    std::error_code ec;
-    fs::create_directories(w->m_bucketRoot, ec);
-    if (ec) return mountpathError(mp, ec.value(), "cannot create bucket directory");
+    if (const int e = makeDirsUnder(m_options.mountpaths[mp], w->m_bucketRoot)) {
+        return mountpathError(mp, e, "cannot create bucket directory");
+    }
     w->m_fd.reset(::open(w->m_workPath.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
     if (!w->m_fd.valid()) {
         const int e = errno;

@@ -85,6 +85,20 @@ api::Status makeParents(const std::string& root, const std::string& path)
     }
 }
 
+int makeDirsUnder(const std::string& root, const std::string& dir)
+{
+    if (dir.size() <= root.size() || dir.compare(0, root.size(), root) != 0 || dir[root.size()] != '/') return EINVAL;
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0) return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    for (std::size_t pos = root.size() + 1;;) {
+        const auto slash = dir.find('/', pos);
+        const std::string part = dir.substr(0, slash);
+        if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return errno;
+        if (slash == std::string::npos) return 0;
+        pos = slash + 1;
+    }
+}
+
 api::Status fsyncDir(const std::string& dir)
 {
     UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

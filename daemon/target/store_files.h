@@ -34,6 +34,10 @@ std::int64_t fileMtimeNs(int fd);
 // Creates every missing directory from `root` (which exists) down to the
 // parent of `path`. An existing regular file in the way is a Conflict.
 api::Status makeParents(const std::string& root, const std::string& path);
+// Creates `dir` and its missing parents below `root`, never `root` itself:
+// when a mountpath's root is gone (a disk unmounted or failed), nothing is
+// written to the directory that stands in its place. 0 or the errno.
+int makeDirsUnder(const std::string& root, const std::string& dir);
 api::Status fsyncDir(const std::string& dir);
 // Removes now-empty parent directories of `path` up to (not including) root.
 void pruneEmptyParents(const std::string& root, std::string path);

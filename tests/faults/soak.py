@@ -107,7 +107,15 @@ class Cluster:
         for t in self.targets:
             t.start()
         if not self.wait_ready(30):
-            raise SystemExit("soak: the cluster did not come up; logs in " + self.root)
+            # The data directory goes when the run ends: show the logs' tails now.
+            for n in [self.proxy] + self.targets:
+                try:
+                    with open(n.log, errors="replace") as f:
+                        tail = f.readlines()[-8:]
+                except OSError as e:
+                    tail = [f"(no log: {e})\n"]
+                print(f"--- {n.name}: {n.log}\n" + "".join(tail), end="", file=sys.stderr)
+            raise SystemExit("soak: the cluster did not come up within 30 s")
 
     def smap(self):
         try:

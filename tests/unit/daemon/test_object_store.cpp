@@ -753,6 +753,28 @@ private slots:
         QVERIFY(reopen());
         QCOMPARE(read(onSecond), std::string("2"));
     }
+
+    // A mountpath whose root vanishes (a disk unmounted: nothing in its
+    // place) is never re-created by a write: the PUT fails Unavailable and
+    // no directory appears where the disk was.
+    void vanishedMountpathIsNotRecreated()
+    {
+        QVERIFY(reopen());
+        std::vector<std::string> onSecond;
+        for (int i = 0; onSecond.size() < 2; ++i) {
+            const auto n = "v/o" + std::to_string(i);
+            if (m_store->mountpathFor("b", n) == 1) onSecond.push_back(n);
+        }
+        QVERIFY(put(onSecond[0], "2").ok());
+        const auto second = QString::fromStdString(m_store->options().mountpaths[1]);
+        QVERIFY(QDir().rename(second, second + ".gone"));
+        QCOMPARE(put(onSecond[1], "x").kind(), api::ErrorKind::Unavailable);
+        QCOMPARE(put(onSecond[0], "x").kind(), api::ErrorKind::Unavailable);
+        QVERIFY(!QFileInfo::exists(second));
+        QVERIFY(QDir().rename(second + ".gone", second));
+        QVERIFY(reopen());
+        QCOMPARE(read(onSecond[0]), std::string("2"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestObjectStore)
