@@ -257,7 +257,7 @@ api::Result<nlohmann::json> DsortProxyApi::dryRun(spec::DsortSpec s) const
     auto plan = spec::previewDsort(s, inputs, *ekm, ids);
     logInfo("dsort dry run ", s.inputBck, " -> ", s.outputBck, ": ", plan.records, " records from ", plan.read, " of ",
             plan.found, " shard(s) into ", plan.outputShards, " shard(s)");
-    return nlohmann::json{{"dry_run", true}, {"spec", s}, {"plan", plan}};
+    return nlohmann::json(spec::DsortDryRun{s, std::move(plan)});
 }
 
 Response DsortProxyApi::start(const Request& req)

@@ -94,6 +94,23 @@ void readFields(api::FieldReader& r, DsortPreview& v)
         .required("will_fail", v.willFail);
 }
 
+void to_json(nlohmann::json& j, const DsortDryRun& v)
+{
+    j = nlohmann::json{{"dry_run", true}, {"spec", v.spec}, {"plan", v.plan}};
+}
+
+void readFields(api::FieldReader& r, DsortDryRun& v)
+{
+    bool dry = false;
+    nlohmann::json spec;
+    r.required("dry_run", dry).required("spec", spec).required("plan", v.plan);
+    if (!r.ok()) return;
+    if (!dry) return r.fail(r.pointerTo("dry_run"), "must be true");
+    auto parsed = parseDsortSpec(spec);
+    if (!parsed) return r.fail(r.pointerTo("spec"), parsed.error().message);
+    v.spec = std::move(*parsed);
+}
+
 DsortPreview previewDsort(const DsortSpec& spec, const std::vector<DsortPreviewInput>& inputs, const std::string& ekm,
                           const std::vector<std::string>& targetIds)
 {
@@ -157,8 +174,9 @@ DsortPreview previewDsort(const DsortSpec& spec, const std::vector<DsortPreviewI
                              std::to_string(DsortPreview::kMaxMembers) + " members); the job reads them all");
     }
     if (p.missingCount > 0) {
-        const std::string what = std::to_string(p.missingCount) + " input shard(s) do not exist (first: " +
-                                 spec.inputBck + "/" + p.missing.front() + ")";
+        const std::string what = std::to_string(p.missingCount) +
+                                 " input shard(s) do not exist (first: " + spec.inputBck + "/" + p.missing.front() +
+                                 ")";
         switch (spec.missingShards) {
         case DsortPolicy::Abort: fail(p, what + "; missing_shards is abort"); break;
         case DsortPolicy::Warn: p.warnings.push_back(what + "; the job skips them (missing_shards: warn)"); break;

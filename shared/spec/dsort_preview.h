@@ -70,13 +70,13 @@ struct DsortPreview {
 
     std::uint64_t inputShards = 0;  // names the spec gives
     std::uint64_t found = 0;
-    std::uint64_t read = 0;  // found shards whose members were read
+    std::uint64_t read = 0;            // found shards whose members were read
     std::vector<std::string> missing;  // the first kMaxNames
     std::uint64_t missingCount = 0;
     bool sampled = false;
     std::uint64_t inputBytes = 0;  // the records read, as .tar members
     std::uint64_t records = 0;
-    std::uint64_t duplicates = 0;  // keys held by more than one record
+    std::uint64_t duplicates = 0;                  // keys held by more than one record
     std::vector<DsortPreviewRecord> firstRecords;  // in output order
     std::uint64_t outputShards = 0;
     std::uint64_t outputBytes = 0;
@@ -92,6 +92,15 @@ void to_json(nlohmann::json& j, const DsortPreviewShard& v);
 void readFields(api::FieldReader& r, DsortPreviewShard& v);
 void to_json(nlohmann::json& j, const DsortPreview& v);
 void readFields(api::FieldReader& r, DsortPreview& v);
+
+// The answer of POST /v1/sort?dry_run=true: the spec as it would run (a
+// shuffle's seed filled in: starting this spec gives this plan) and the plan.
+struct DsortDryRun {
+    DsortSpec spec;
+    DsortPreview plan;
+};
+void to_json(nlohmann::json& j, const DsortDryRun& v);
+void readFields(api::FieldReader& r, DsortDryRun& v);
 
 // The plan for `spec` (its seed set when it shuffles) over `inputs` (in the
 // spec's input order), placed on `targetIds` (the cluster map's targets in

@@ -123,12 +123,13 @@ nlohmann::json resolveTagged(const std::string& tag, const std::string& s, const
         throw TextError{mark, "!!int with the value \"" + s + "\""};
     }
     if (kind == "float") {
-        if (auto i = intWord(s, mark)) return static_cast<double>(i->is_number_unsigned() ? i->get<std::uint64_t>()
-                                                                                           : i->get<std::int64_t>());
+        if (auto i = intWord(s, mark))
+            return static_cast<double>(i->is_number_unsigned() ? i->get<std::uint64_t>() : i->get<std::int64_t>());
         if (auto f = floatWord(s, mark)) return *f;
         throw TextError{mark, "!!float with the value \"" + s + "\""};
     }
-    throw TextError{mark, "the tag " + tag + " is not supported in a spec (only !!str, !!int, !!float, !!bool, !!null)"};
+    throw TextError{mark,
+                    "the tag " + tag + " is not supported in a spec (only !!str, !!int, !!float, !!bool, !!null)"};
 }
 
 // Builds the JSON value from the parser's events.
@@ -353,7 +354,10 @@ SpecFormat specFormatForPath(std::string_view path)
     return ends(".yaml") || ends(".yml") ? SpecFormat::Yaml : SpecFormat::Json;
 }
 
-std::string_view contentTypeFor(SpecFormat f) { return f == SpecFormat::Yaml ? "application/yaml" : "application/json"; }
+std::string_view contentTypeFor(SpecFormat f)
+{
+    return f == SpecFormat::Yaml ? "application/yaml" : "application/json";
+}
 
 api::Result<nlohmann::json> parseSpecText(std::string_view text, SpecFormat format, std::string_view what)
 {

@@ -379,6 +379,79 @@ RestCall RestClient::abortJob(const QString& id, QObject* context, Callback<api:
     return start(req);
 }
 
+namespace {
+
+std::string_view bodyView(const QByteArray& b) { return {b.constData(), static_cast<std::size_t>(b.size())}; }
+
+}  // namespace
+
+RestCall RestClient::dsortDryRun(const QByteArray& spec, bool yaml, QObject* context, Callback<spec::DsortDryRun> done)
+{
+    auto req = newRequest(
+        "POST",
+        controlUrl(QByteArray(api::path::kSort.data(), api::path::kSort.size()), QStringLiteral("dry_run=true")),
+        context);
+    req->timeoutMs = m_transferTimeoutMs;  // the proxy reads every input shard's members
+    req->hasBody = true;
+    req->body.data = spec;
+    req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
+    req->done = [done = std::move(done)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(api::parseMessage<spec::DsortDryRun>(bodyView(r.body), "dsort dry run"));
+    };
+    return start(req);
+}
+
+RestCall RestClient::startDsort(const QByteArray& spec, bool yaml, QObject* context, Callback<QString> done)
+{
+    auto req = newRequest("POST", controlUrl(QByteArray(api::path::kSort.data(), api::path::kSort.size())), context);
+    req->timeoutMs = m_transferTimeoutMs;
+    req->hasBody = true;
+    req->body.data = spec;
+    req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
+    req->done = [done = std::move(done)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        // The answer is the job id as text (AIStore's), possibly JSON-quoted.
+        QString id = QString::fromUtf8(r.body).trimmed();
+        if (id.size() >= 2 && id.startsWith(QLatin1Char('"')) && id.endsWith(QLatin1Char('"')))
+            id = id.mid(1, id.size() - 2);
+        if (id.isEmpty()) return done(api::Error::corruption("the proxy answered no dsort job id"));
+        done(id);
+    };
+    return start(req);
+}
+
+RestCall RestClient::dsortStatus(const QString& id, QObject* context, Callback<api::JobStatus> done)
+{
+    return getParsed<api::JobStatus>(
+        controlUrl(QByteArray(api::path::kSort.data(), api::path::kSort.size()),
+                   QStringLiteral("uuid=") + QString::fromUtf8(QUrl::toPercentEncoding(id))),
+        context, std::move(done), [](std::string_view b) -> api::Result<api::JobStatus> {
+            // The job status plus per-target `metrics`, which the console does not show.
+            auto j = nlohmann::json::parse(b, nullptr, false);
+            if (j.is_discarded() || !j.is_object()) return api::Error::corruption("unreadable dsort status");
+            j.erase("metrics");
+            return api::parseJobStatus(j.dump());
+        });
+}
+
+RestCall RestClient::abortDsort(const QString& id, QObject* context, Callback<api::JobStatus> done)
+{
+    auto req = newRequest("DELETE",
+                          controlUrl(QByteArray(api::path::kSortAbort.data(), api::path::kSortAbort.size()),
+                                     QStringLiteral("uuid=") + QString::fromUtf8(QUrl::toPercentEncoding(id))),
+                          context);
+    req->timeoutMs = m_controlTimeoutMs;
+    req->done = [done = std::move(done)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        auto j = nlohmann::json::parse(bodyView(r.body), nullptr, false);
+        if (j.is_discarded() || !j.is_object()) return done(api::Error::corruption("unreadable dsort status"));
+        j.erase("metrics");
+        done(api::parseJobStatus(j.dump()));
+    };
+    return start(req);
+}
+
 RestCall RestClient::listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done)
 {
     auto req =

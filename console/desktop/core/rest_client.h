@@ -23,6 +23,7 @@
 #include "api/object_meta.h"
 #include "api/result.h"
 #include "api/smap.h"
+#include "spec/dsort_preview.h"
 
 #include <QByteArray>
 #include <QList>
@@ -108,6 +109,15 @@ public:
     // Jobs: every job the proxy knows (oldest first), and aborting one.
     RestCall jobs(QObject* context, Callback<std::vector<api::JobStatus>> done);
     RestCall abortJob(const QString& id, QObject* context, Callback<api::JobStatus> done);
+
+    // dSort (docs/dsort.md). The spec goes as the user wrote it: `yaml` sends
+    // it as application/yaml, else as JSON. dsortDryRun: the plan, nothing
+    // started; startDsort: the new job's id; dsortStatus: the job with every
+    // target's phase and progress.
+    RestCall dsortDryRun(const QByteArray& spec, bool yaml, QObject* context, Callback<spec::DsortDryRun> done);
+    RestCall startDsort(const QByteArray& spec, bool yaml, QObject* context, Callback<QString> done);
+    RestCall dsortStatus(const QString& id, QObject* context, Callback<api::JobStatus> done);
+    RestCall abortDsort(const QString& id, QObject* context, Callback<api::JobStatus> done);
 
     // Buckets.
     RestCall listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done);

@@ -4,6 +4,7 @@
 #include "core/job_client.h"
 #include "core/metrics_store.h"
 #include "core/profile_store.h"
+#include "core/spec_store.h"
 #include "models/event_model.h"
 #include "models/job_model.h"
 #include "models/metrics_history.h"
@@ -22,6 +23,12 @@ ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent) : Q
     }
     if (auto store = MetricsStore::open(databasePath)) {
         m_metricsStore = std::move(*store);
+    } else if (m_storageError.isEmpty()) {
+        m_storageError = QString::fromStdString(store.error().message + ": " + store.error().causedBy);
+    }
+
+    if (auto store = SpecStore::open(databasePath)) {
+        m_specStore = std::move(*store);
     } else if (m_storageError.isEmpty()) {
         m_storageError = QString::fromStdString(store.error().message + ": " + store.error().causedBy);
     }

@@ -19,6 +19,7 @@ class MetricsStore;
 class NodeModel;
 class ProfileStore;
 class RestClient;
+class SpecStore;
 
 // What one running console holds: the connection to a cluster, the cluster-side
 // models fed from it, and the local stores. It only wires the connection's
@@ -43,6 +44,7 @@ public:
     MetricsHistory* metrics() const { return m_metrics; }
     const BucketsModels& bucketsModels() const { return m_bucketsModels; }
     ProfileStore* profiles() const { return m_profileStore.get(); }  // null when storage failed
+    SpecStore* specs() const { return m_specStore.get(); }           // null when storage failed
     QString storageError() const { return m_storageError; }
 
     // Connects to `profile` (and records it as the last used when it is saved).
@@ -58,6 +60,7 @@ signals:
 private:
     std::unique_ptr<ProfileStore> m_profileStore;
     std::unique_ptr<MetricsStore> m_metricsStore;
+    std::unique_ptr<SpecStore> m_specStore;
     QString m_storageError;
     QString m_profileName;
     ClusterConnection* m_connection;

@@ -16,6 +16,7 @@ class BucketsPage;
 class ConnectionStatus;
 class ConsoleSession;
 class DashboardPage;
+class DsortPage;
 class JobsPage;
 class NodesPage;
 class RestClient;
@@ -44,6 +45,7 @@ public:
     NodesPage* nodesPage() const { return m_nodes; }
     JobsPage* jobsPage() const { return m_jobs; }
     BucketsPage* bucketsPage() const { return m_buckets; }
+    DsortPage* dsortPage() const { return m_dsort; }
     ConnectionStatus* connectionStatus() const { return m_status; }
 
 public slots:
@@ -71,6 +73,7 @@ private:
     NodesPage* m_nodes;
     JobsPage* m_jobs;
     BucketsPage* m_buckets = nullptr;
+    DsortPage* m_dsort = nullptr;
     QMenu* m_goMenu = nullptr;
     QActionGroup* m_themeGroup = nullptr;
     std::vector<QAction*> m_pageActions;

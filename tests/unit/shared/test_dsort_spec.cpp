@@ -2,7 +2,10 @@
 // canonical JSON; each field made wrong in turn gives exactly its JSON
 // pointer; defaults follow AIStore's (output_bck = input_bck, output
 // extension = input extension).
+#include "spec/dsort_preview.h"
 #include "spec/dsort_spec.h"
+
+#include "api/wire.h"
 
 #include <QTest>
 #include <nlohmann/json.hpp>
@@ -226,6 +229,44 @@ private slots:
         QCOMPARE(pointers(j), std::vector<std::string>{});
         auto s = spec::parseDsortSpec(j);
         QCOMPARE(s->ekmObject(), (std::pair<std::string, std::string>{"maps", "ekm.json"}));
+    }
+
+    // The dry run's answer (POST /v1/sort?dry_run=true) reads back to the
+    // same spec and plan; a wrong field is named.
+    void dryRunAnswerRoundTrips()
+    {
+        spec::DsortDryRun a;
+        a.spec = *spec::parseDsortSpec(goodSpec());
+        a.plan.inputShards = 10;
+        a.plan.found = 9;
+        a.plan.read = 9;
+        a.plan.missing = {"shard-0009.tar"};
+        a.plan.missingCount = 1;
+        a.plan.inputBytes = 123456;
+        a.plan.records = 40;
+        a.plan.duplicates = 2;
+        a.plan.firstRecords = {{"k1", "shard-0001.tar", 1536, 3}, {"k0", "shard-0000.tar", 1024, 2}};
+        a.plan.outputShards = 2;
+        a.plan.outputBytes = 130000;
+        a.plan.shards = {{"out-000.tgz", "t1", 70000, 21}, {"out-001.tgz", "t2", 60000, 19}};
+        a.plan.warnings = {"1 of 10 input shards missing"};
+        const std::string body = json(a).dump();
+        auto b = api::parseMessage<spec::DsortDryRun>(body, "dsort dry run");
+        QVERIFY2(b.ok(), b.ok() ? "" : b.error().message.c_str());
+        QVERIFY(b->plan == a.plan);
+        QVERIFY(json(b->spec) == json(a.spec));
+        QCOMPARE(b->spec.algorithm.seed, std::optional<std::uint64_t>(42));
+
+        auto bad = json::parse(body);
+        bad["plan"]["shards"][1]["records"] = "many";
+        auto e = api::parseMessage<spec::DsortDryRun>(bad.dump(), "dsort dry run");
+        QVERIFY(!e.ok());
+        QVERIFY2(e.error().message.find("/plan/shards/1/records") != std::string::npos, e.error().message.c_str());
+        bad = json::parse(body);
+        bad["spec"]["output_shard_size"] = "lots";
+        e = api::parseMessage<spec::DsortDryRun>(bad.dump(), "dsort dry run");
+        QVERIFY(!e.ok());
+        QVERIFY2(e.error().message.find("/spec") != std::string::npos, e.error().message.c_str());
     }
 };
 

@@ -75,7 +75,8 @@ private slots:
     {
         const json j = yaml(
             "a: 12\nb: -7\nc: 0x1f\nd: 0o17\ne: 1.5\nf: 2e3\ng: true\nh: False\ni: ~\nj: null\nk:\n"
-            "l: '12'\nm: \"true\"\nn: yes\no: 1.2.3\np: !!str 5\nq: !!int \"6\"\nr: !!float 7\ns: 18446744073709551615\n"
+            "l: '12'\nm: \"true\"\nn: yes\no: 1.2.3\np: !!str 5\nq: !!int \"6\"\nr: !!float 7\ns: "
+            "18446744073709551615\n"
             "t: -9223372036854775808\nu: [1, two, \"3\"]\nv: {w: x}\n");
         QCOMPARE(j["a"].get<std::int64_t>(), 12);
         QVERIFY(j["a"].is_number_integer());
@@ -171,7 +172,8 @@ private slots:
         QTest::newRow("infinity") << "a: .inf\n"
                                   << "invalid dsort spec: YAML line 1, column 4: .inf: a spec has no infinite or NaN "
                                      "numbers";
-        QTest::newRow("empty") << "# nothing\n" << "invalid dsort spec: the YAML document is empty";
+        QTest::newRow("empty") << "# nothing\n"
+                               << "invalid dsort spec: the YAML document is empty";
     }
 
     void errorsNameLineAndColumn()
@@ -186,7 +188,8 @@ private slots:
         std::string deep;
         for (int i = 0; i < 100; ++i) deep += "[";
         for (int i = 0; i < 100; ++i) deep += "]";
-        QCOMPARE(yamlError(deep), std::string("invalid dsort spec: YAML line 1, column 65: nested deeper than 64 levels"));
+        QCOMPARE(yamlError(deep),
+                 std::string("invalid dsort spec: YAML line 1, column 65: nested deeper than 64 levels"));
         std::string many = "[";
         for (int i = 0; i < 1'000'001; ++i) many += "1,";
         many += "1]";
