@@ -205,7 +205,7 @@ Response ShardJobPlanner::ishard(const Request& req)
     if (s->dryRun) {
         auto p = plan(*s);
         if (!p) return Response::error(p.error());
-        return Response::json({{"dry_run", true}, {"spec", *s}, {"plan", spec::planToJson(*p, false)}});
+        return Response::json(nlohmann::json(spec::IshardDryRun{*s, std::move(*p)}));
     }
     if (s->order == spec::SampleOrder::Shuffle && !s->seed) {
         // Pick the seed here so the job's args (and the log) carry it.

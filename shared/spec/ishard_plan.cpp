@@ -132,6 +132,7 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
 
     PlannedShard cur;
     cur.bytes = archive::kTarEndBytes;
+    std::vector<std::size_t> firstShard;  // the shard index of each first sample
     auto cut = [&] {
         if (cur.samples == 0) return;
         plan.shards.push_back(std::move(cur));
@@ -146,9 +147,18 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
             if (a.ext != b.ext) return a.ext < b.ext;
             return objects[a.index].name < objects[b.index].name;
         });
+        const bool listed = plan.firstSamples.size() < IshardPlan::kMaxFirstSamples;
+        if (listed) {
+            plan.firstSamples.push_back({s.key, {}, {}, 0});
+            firstShard.push_back(plan.shards.size());
+        }
         for (const auto& m : s.members) {
             cur.members.push_back(objects[m.index]);
             plan.inputBytes += objects[m.index].size;
+            if (listed) {
+                plan.firstSamples.back().files.push_back(objects[m.index].name);
+                plan.firstSamples.back().bytes += objects[m.index].size;
+            }
         }
         plan.objects += s.members.size();
         cur.objects += s.members.size();
@@ -164,6 +174,8 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
                                       std::to_string(plan.shards.size()) + " shards");
     }
     for (std::size_t i = 0; i < plan.shards.size(); ++i) plan.shards[i].name = tmpl->at(i) + spec.ext;
+    for (std::size_t i = 0; i < plan.firstSamples.size(); ++i)
+        plan.firstSamples[i].shard = plan.shards[firstShard[i]].name;
     return plan;
 }
 
@@ -187,6 +199,11 @@ nlohmann::json planToJson(const IshardPlan& plan, bool withMembers)
                      {"warning_count", plan.warningCount},
                      {"warnings", plan.warnings}};
     if (plan.seed) j["seed"] = *plan.seed;
+    auto first = nlohmann::json::array();
+    for (const auto& f : plan.firstSamples) {
+        first.push_back({{"key", f.key}, {"shard", f.shard}, {"files", f.files}, {"bytes", f.bytes}});
+    }
+    j["first_samples"] = std::move(first);
     return j;
 }
 
@@ -213,10 +230,36 @@ api::Result<IshardPlan> planFromJson(const nlohmann::json& j)
         p.warningCount = j.value("warning_count", std::uint64_t{0});
         p.warnings = j.value("warnings", std::vector<std::string>{});
         if (j.contains("seed")) p.seed = j["seed"].get<std::uint64_t>();
+        if (j.contains("first_samples")) {
+            for (const auto& f : j["first_samples"]) {
+                p.firstSamples.push_back({f.at("key").get<std::string>(), f.at("shard").get<std::string>(),
+                                          f.at("files").get<std::vector<std::string>>(),
+                                          f.at("bytes").get<std::uint64_t>()});
+            }
+        }
         return p;
     } catch (const nlohmann::json::exception& e) {
         return api::Error::badRequest(std::string("unreadable ishard plan: ") + e.what());
     }
+}
+
+void to_json(nlohmann::json& j, const IshardDryRun& v)
+{
+    j = nlohmann::json{{"dry_run", true}, {"spec", v.spec}, {"plan", planToJson(v.plan, false)}};
+}
+
+api::Result<IshardDryRun> parseIshardDryRun(std::string_view body)
+{
+    const auto j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return api::Error::badRequest("ishard dry run: not a JSON object");
+    if (j.value("dry_run", false) != true) return api::Error::badRequest("ishard dry run: /dry_run must be true");
+    if (!j.contains("spec") || !j.contains("plan"))
+        return api::Error::badRequest("ishard dry run: spec and plan required");
+    auto s = parseIshardSpec(j["spec"]);
+    if (!s) return api::Error::badRequest("ishard dry run: /spec: " + s.error().message);
+    auto p = planFromJson(j["plan"]);
+    if (!p) return api::Error::badRequest("ishard dry run: /plan: " + p.error().message);
+    return IshardDryRun{std::move(*s), std::move(*p)};
 }
 
 }  // namespace tessera::spec

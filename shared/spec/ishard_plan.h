@@ -46,8 +46,18 @@ struct PlannedShard {
     std::vector<SourceObject> members;  // in shard order; member name = object name
 };
 
+// A sample as the plan groups it: its key, the shard it goes to, its files
+// in shard order and their bytes.
+struct PlannedSample {
+    std::string key;
+    std::string shard;
+    std::vector<std::string> files;
+    std::uint64_t bytes = 0;
+    bool operator==(const PlannedSample&) const = default;
+};
 struct IshardPlan {
     static constexpr std::size_t kMaxWarnings = 100;  // listed; warningCount counts all
+    static constexpr std::size_t kMaxFirstSamples = 50;
 
     std::vector<PlannedShard> shards;
     std::uint64_t samples = 0;          // in the shards
@@ -55,8 +65,9 @@ struct IshardPlan {
     std::uint64_t inputBytes = 0;       // of those objects
     std::uint64_t excludedSamples = 0;  // dropped by missing_extension_action exclude
     std::uint64_t warningCount = 0;
-    std::vector<std::string> warnings;  // the first kMaxWarnings
-    std::optional<std::uint64_t> seed;  // the shuffle's
+    std::vector<std::string> warnings;        // the first kMaxWarnings
+    std::optional<std::uint64_t> seed;        // the shuffle's
+    std::vector<PlannedSample> firstSamples;  // the first kMaxFirstSamples, in shard order
 };
 
 // `objects` are the source objects under the prefix, in listing order.
@@ -67,5 +78,14 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
 // leaves them out (a dry run's summary).
 nlohmann::json planToJson(const IshardPlan& plan, bool withMembers);
 api::Result<IshardPlan> planFromJson(const nlohmann::json& j);
+
+// The answer of POST /v1/ishard?dry_run=true: the spec as it would run (a
+// shuffle's seed filled in) and the plan without members.
+struct IshardDryRun {
+    IshardSpec spec;
+    IshardPlan plan;
+};
+void to_json(nlohmann::json& j, const IshardDryRun& v);
+api::Result<IshardDryRun> parseIshardDryRun(std::string_view body);
 
 }  // namespace tessera::spec

@@ -14,7 +14,7 @@
 #include "dsort_test_util.h"
 #include "local_cluster.h"
 #include "models/console_session.h"
-#include "models/dsort_composer.h"
+#include "models/spec_composer.h"
 #include "spec/spec_text.h"
 #include "ui/dsort_page.h"
 #include "ui/main_window.h"
@@ -348,11 +348,11 @@ private slots:
         QVERIFY2(!api::isFinal(p->lastStatus()->state), "the job ended before it could be aborted");
         QVERIFY(p->abortButton()->isEnabled());
         QString question;
-        answerConfirmation(QStringLiteral("abortDsortConfirmation"), QMessageBox::No, &question);
+        answerConfirmation(QStringLiteral("abortJobConfirmation"), QMessageBox::No, &question);
         p->abortJob();
         QVERIFY(question.contains(p->jobId()));
         QVERIFY(!p->lastStatus()->abortRequested);
-        answerConfirmation(QStringLiteral("abortDsortConfirmation"), QMessageBox::Yes, &question);
+        answerConfirmation(QStringLiteral("abortJobConfirmation"), QMessageBox::Yes, &question);
         p->abortJob();
         QTRY_VERIFY_WITH_TIMEOUT(p->lastStatus() && api::isFinal(p->lastStatus()->state), 30000);
         QCOMPARE(p->lastStatus()->state, api::JobState::Aborted);

@@ -421,33 +421,41 @@ RestCall RestClient::startDsort(const QByteArray& spec, bool yaml, QObject* cont
     return start(req);
 }
 
-RestCall RestClient::dsortStatus(const QString& id, QObject* context, Callback<api::JobStatus> done)
+RestCall RestClient::job(const QString& id, QObject* context, Callback<api::JobStatus> done)
 {
-    return getParsed<api::JobStatus>(
-        controlUrl(QByteArray(api::path::kSort.data(), api::path::kSort.size()),
-                   QStringLiteral("uuid=") + QString::fromUtf8(QUrl::toPercentEncoding(id))),
-        context, std::move(done), [](std::string_view b) -> api::Result<api::JobStatus> {
-            // The job status plus per-target `metrics`, which the console does not show.
-            auto j = nlohmann::json::parse(b, nullptr, false);
-            if (j.is_discarded() || !j.is_object()) return api::Error::corruption("unreadable dsort status");
-            j.erase("metrics");
-            return api::parseJobStatus(j.dump());
-        });
+    return getParsed<api::JobStatus>(controlUrl(QByteArray::fromStdString(api::path::job(id.toStdString()))), context,
+                                     std::move(done), [](std::string_view b) { return api::parseJobStatus(b); });
 }
 
-RestCall RestClient::abortDsort(const QString& id, QObject* context, Callback<api::JobStatus> done)
+RestCall RestClient::ishardDryRun(const QByteArray& spec, bool yaml, QObject* context,
+                                  Callback<spec::IshardDryRun> done)
 {
-    auto req = newRequest("DELETE",
-                          controlUrl(QByteArray(api::path::kSortAbort.data(), api::path::kSortAbort.size()),
-                                     QStringLiteral("uuid=") + QString::fromUtf8(QUrl::toPercentEncoding(id))),
-                          context);
-    req->timeoutMs = m_controlTimeoutMs;
+    auto req = newRequest(
+        "POST",
+        controlUrl(QByteArray(api::path::kIshard.data(), api::path::kIshard.size()), QStringLiteral("dry_run=true")),
+        context);
+    req->timeoutMs = m_transferTimeoutMs;  // the proxy lists the source
+    req->hasBody = true;
+    req->body.data = spec;
+    req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
     req->done = [done = std::move(done)](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
-        auto j = nlohmann::json::parse(bodyView(r.body), nullptr, false);
-        if (j.is_discarded() || !j.is_object()) return done(api::Error::corruption("unreadable dsort status"));
-        j.erase("metrics");
-        done(api::parseJobStatus(j.dump()));
+        done(spec::parseIshardDryRun(bodyView(r.body)));
+    };
+    return start(req);
+}
+
+RestCall RestClient::startIshard(const QByteArray& spec, bool yaml, QObject* context, Callback<api::JobStatus> done)
+{
+    auto req =
+        newRequest("POST", controlUrl(QByteArray(api::path::kIshard.data(), api::path::kIshard.size())), context);
+    req->timeoutMs = m_transferTimeoutMs;
+    req->hasBody = true;
+    req->body.data = spec;
+    req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
+    req->done = [done = std::move(done)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(api::parseJobStatus(bodyView(r.body)));
     };
     return start(req);
 }

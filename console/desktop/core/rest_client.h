@@ -24,6 +24,7 @@
 #include "api/result.h"
 #include "api/smap.h"
 #include "spec/dsort_preview.h"
+#include "spec/ishard_plan.h"
 
 #include <QByteArray>
 #include <QList>
@@ -110,14 +111,17 @@ public:
     RestCall jobs(QObject* context, Callback<std::vector<api::JobStatus>> done);
     RestCall abortJob(const QString& id, QObject* context, Callback<api::JobStatus> done);
 
-    // dSort (docs/dsort.md). The spec goes as the user wrote it: `yaml` sends
-    // it as application/yaml, else as JSON. dsortDryRun: the plan, nothing
-    // started; startDsort: the new job's id; dsortStatus: the job with every
-    // target's phase and progress.
+    // One job with every target's phase and progress (GET /v1/jobs/<id>).
+    RestCall job(const QString& id, QObject* context, Callback<api::JobStatus> done);
+
+    // Job specs go as the user wrote them: `yaml` sends the body as
+    // application/yaml, else as JSON. dSort (docs/dsort.md): the plan,
+    // nothing started; a new job's id. ishard (docs/api.md): the plan; a new
+    // job's status.
     RestCall dsortDryRun(const QByteArray& spec, bool yaml, QObject* context, Callback<spec::DsortDryRun> done);
     RestCall startDsort(const QByteArray& spec, bool yaml, QObject* context, Callback<QString> done);
-    RestCall dsortStatus(const QString& id, QObject* context, Callback<api::JobStatus> done);
-    RestCall abortDsort(const QString& id, QObject* context, Callback<api::JobStatus> done);
+    RestCall ishardDryRun(const QByteArray& spec, bool yaml, QObject* context, Callback<spec::IshardDryRun> done);
+    RestCall startIshard(const QByteArray& spec, bool yaml, QObject* context, Callback<api::JobStatus> done);
 
     // Buckets.
     RestCall listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done);

@@ -279,6 +279,40 @@ private slots:
         QVERIFY(summary);
         QVERIFY(summary->shards[0].members.empty());
         QCOMPARE(summary->shards[0].objects, std::uint64_t{4});
+        // The first samples: grouped as the shards hold them, and read back equal.
+        QCOMPARE(p->firstSamples.size(), std::size_t{5});
+        QCOMPARE(p->firstSamples[0].shard, p->shards[0].name);
+        QCOMPARE(p->firstSamples[0].files.size(), std::size_t{2});
+        QCOMPARE(p->firstSamples[0].files[0], p->shards[0].members[0].name);
+        QCOMPARE(p->firstSamples[0].bytes, p->shards[0].members[0].size + p->shards[0].members[1].size);
+        QVERIFY(summary->firstSamples == p->firstSamples);
+    }
+
+    // The dry run's answer (POST /v1/ishard?dry_run=true) reads back to the
+    // same spec and plan; a wrong field is named.
+    void dryRunAnswerRoundTrips()
+    {
+        auto s = specWith(1024 + 2 * 2560);
+        s.order = spec::SampleOrder::Shuffle;
+        s.seed = 99;
+        auto p = spec::planIshard(pngClsSamples(7), s);
+        QVERIFY(p);
+        const std::string body = nlohmann::json(spec::IshardDryRun{s, *p}).dump();
+        auto back = spec::parseIshardDryRun(body);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QVERIFY(nlohmann::json(back->spec) == nlohmann::json(s));
+        QCOMPARE(back->plan.seed, std::optional<std::uint64_t>(99));
+        QVERIFY(back->plan.firstSamples == p->firstSamples);
+        QCOMPARE(back->plan.shards.size(), p->shards.size());
+        QCOMPARE(back->plan.samples, p->samples);
+        auto bad = nlohmann::json::parse(body);
+        bad["spec"]["shard_size"] = "lots";
+        auto e = spec::parseIshardDryRun(bad.dump());
+        QVERIFY(!e.ok());
+        QVERIFY2(e.error().message.find("/spec") != std::string::npos, e.error().message.c_str());
+        bad = nlohmann::json::parse(body);
+        bad["plan"]["first_samples"][0]["bytes"] = "many";
+        QVERIFY(!spec::parseIshardDryRun(bad.dump()).ok());
     }
 
     void specFieldErrors_data()

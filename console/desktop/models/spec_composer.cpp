@@ -1,6 +1,5 @@
-#include "models/dsort_composer.h"
+#include "models/spec_composer.h"
 
-#include "spec/dsort_spec.h"
 #include "spec/spec_text.h"
 
 #include <QRegularExpression>
@@ -33,9 +32,9 @@ std::string toStd(const QString& s) { return s.toStdString(); }
 }  // namespace
 
 // One change of the document: both sides before and after.
-class DsortDocumentCommand : public QUndoCommand {
+class SpecDocumentCommand : public QUndoCommand {
 public:
-    DsortDocumentCommand(DsortComposer* c, Snapshot before, Snapshot after, bool rewriteText, int mergeId)
+    SpecDocumentCommand(SpecComposer* c, Snapshot before, Snapshot after, bool rewriteText, int mergeId)
         : m_c(c), m_before(std::move(before)), m_after(std::move(after)), m_rewriteFirst(rewriteText), m_id(mergeId)
     {
         setText(QObject::tr("Edit the spec"));
@@ -50,12 +49,12 @@ public:
     bool mergeWith(const QUndoCommand* other) override
     {
         if (other->id() != m_id || m_id < 0) return false;
-        m_after = static_cast<const DsortDocumentCommand*>(other)->m_after;
+        m_after = static_cast<const SpecDocumentCommand*>(other)->m_after;
         return true;
     }
 
 private:
-    DsortComposer* m_c;
+    SpecComposer* m_c;
     Snapshot m_before;
     Snapshot m_after;
     bool m_rewriteFirst;
@@ -63,21 +62,22 @@ private:
     int m_id;
 };
 
-DsortComposer::DsortComposer(QObject* parent) : QObject(parent), m_undo(new QUndoStack(this))
+SpecComposer::SpecComposer(QString what, Checker checker, QObject* parent)
+    : QObject(parent), m_what(std::move(what)), m_checker(std::move(checker)), m_undo(new QUndoStack(this))
 {
     m_text = render(m_doc);
     static_cast<void>(check());
 }
 
-DsortComposer::~DsortComposer() = default;
+SpecComposer::~SpecComposer() = default;
 
-QString DsortComposer::render(const nlohmann::json& doc) const
+QString SpecComposer::render(const nlohmann::json& doc) const
 {
     if (m_yaml) return QString::fromStdString(spec::toYaml(doc));
     return QString::fromStdString(doc.dump(2)) + QLatin1Char('\n');
 }
 
-void DsortComposer::apply(const nlohmann::json& doc, const QString& text, bool rewriteText)
+void SpecComposer::apply(const nlohmann::json& doc, const QString& text, bool rewriteText)
 {
     m_doc = doc;
     m_text = text;
@@ -87,30 +87,30 @@ void DsortComposer::apply(const nlohmann::json& doc, const QString& text, bool r
     if (validity) emit validityChanged();
 }
 
-void DsortComposer::push(const nlohmann::json& doc, const QString& text, bool rewriteText, int mergeId)
+void SpecComposer::push(const nlohmann::json& doc, const QString& text, bool rewriteText, int mergeId)
 {
-    m_undo->push(new DsortDocumentCommand(this, {m_doc, m_text}, {doc, text}, rewriteText, mergeId));
+    m_undo->push(new SpecDocumentCommand(this, {m_doc, m_text}, {doc, text}, rewriteText, mergeId));
 }
 
-bool DsortComposer::check()
+bool SpecComposer::check()
 {
     const auto before = std::make_pair(m_parseError, m_errors);
     m_parseError.clear();
     m_parseErrorLine = 0;
-    const auto parsed =
-        spec::parseSpecText(toStd(m_text), m_yaml ? spec::SpecFormat::Yaml : spec::SpecFormat::Json, "dsort");
+    const auto parsed = spec::parseSpecText(toStd(m_text), m_yaml ? spec::SpecFormat::Yaml : spec::SpecFormat::Json,
+                                            m_what.toStdString());
     if (!parsed) {
         m_parseError = QString::fromStdString(parsed.error().message);
         static const QRegularExpression line(QStringLiteral("line (\\d+)"));
         if (const auto m = line.match(m_parseError); m.hasMatch()) m_parseErrorLine = m.captured(1).toInt();
         m_errors.clear();
     } else {
-        m_errors = spec::validateDsortSpec(m_doc);
+        m_errors = m_checker(m_doc);
     }
     return before != std::make_pair(m_parseError, m_errors);
 }
 
-void DsortComposer::setField(const QString& pointer, const nlohmann::json& value)
+void SpecComposer::setField(const QString& pointer, const nlohmann::json& value)
 {
     const auto path = tokens(pointer);
     if (path.isEmpty()) return;
@@ -145,7 +145,7 @@ void DsortComposer::setField(const QString& pointer, const nlohmann::json& value
     push(doc, render(doc), true, kTextMergeId + 1 + id);
 }
 
-nlohmann::json DsortComposer::field(const QString& pointer) const
+nlohmann::json SpecComposer::field(const QString& pointer) const
 {
     const nlohmann::json* cur = &m_doc;
     for (const auto& t : tokens(pointer)) {
@@ -157,16 +157,16 @@ nlohmann::json DsortComposer::field(const QString& pointer) const
     return *cur;
 }
 
-void DsortComposer::setText(const QString& text)
+void SpecComposer::setText(const QString& text)
 {
     if (text == m_text) return;
-    const auto parsed =
-        spec::parseSpecText(toStd(text), m_yaml ? spec::SpecFormat::Yaml : spec::SpecFormat::Json, "dsort");
+    const auto parsed = spec::parseSpecText(toStd(text), m_yaml ? spec::SpecFormat::Yaml : spec::SpecFormat::Json,
+                                            m_what.toStdString());
     const nlohmann::json doc = parsed && parsed->is_object() ? *parsed : m_doc;
     push(doc, text, false, kTextMergeId);
 }
 
-void DsortComposer::setYaml(bool yaml)
+void SpecComposer::setYaml(bool yaml)
 {
     if (yaml == m_yaml) return;
     m_yaml = yaml;
@@ -175,21 +175,21 @@ void DsortComposer::setYaml(bool yaml)
     apply(m_doc, render(m_doc), true);
 }
 
-void DsortComposer::load(const QString& text, bool yaml)
+void SpecComposer::load(const QString& text, bool yaml)
 {
     m_yaml = yaml;
     const auto parsed =
-        spec::parseSpecText(toStd(text), yaml ? spec::SpecFormat::Yaml : spec::SpecFormat::Json, "dsort");
+        spec::parseSpecText(toStd(text), yaml ? spec::SpecFormat::Yaml : spec::SpecFormat::Json, m_what.toStdString());
     push(parsed && parsed->is_object() ? *parsed : nlohmann::json::object(), text, true, -1);
 }
 
-void DsortComposer::clear()
+void SpecComposer::clear()
 {
     const nlohmann::json doc = nlohmann::json::object();
     push(doc, render(doc), true, -1);
 }
 
-QString DsortComposer::fieldError(const QString& pointer) const
+QString SpecComposer::fieldError(const QString& pointer) const
 {
     QStringList out;
     const auto p = toStd(pointer);
@@ -202,7 +202,7 @@ QString DsortComposer::fieldError(const QString& pointer) const
     return out.join(QStringLiteral("; "));
 }
 
-int DsortComposer::lineOf(const QString& pointer) const
+int SpecComposer::lineOf(const QString& pointer) const
 {
     const auto path = tokens(pointer);
     if (path.isEmpty()) return 1;
@@ -226,50 +226,6 @@ int DsortComposer::lineOf(const QString& pointer) const
         from = found;
     }
     return from + 1;
-}
-
-QStringList DsortComposer::inputNames(int max, qint64* total, QString* error) const
-{
-    *total = 0;
-    error->clear();
-    // Only the fields the names depend on: the rest may still be wrong.
-    nlohmann::json j{{"input_bck", "input"}, {"output_shard_size", 1}};
-    for (const char* key : {"input_format", "input_extension"}) {
-        if (m_doc.is_object() && m_doc.contains(key)) j[key] = m_doc[key];
-    }
-    if (!j.contains("input_format")) {
-        *error = tr("no input template");
-        return {};
-    }
-    auto s = spec::parseDsortSpec(j);
-    if (!s) {
-        QString m = QString::fromStdString(s.error().message);
-        if (const int colon = m.indexOf(QStringLiteral(": /")); colon >= 0) m = m.mid(colon + 2);
-        *error = m;
-        return {};
-    }
-    auto names = s->inputNames();
-    if (!names) {
-        *error = QString::fromStdString(names.error().message);
-        return {};
-    }
-    *total = static_cast<qint64>(names->size());
-    QStringList out;
-    for (std::size_t i = 0; i < names->size() && out.size() < max; ++i) out << QString::fromStdString((*names)[i]);
-    if (names->size() > static_cast<std::size_t>(max) && max > 0) out.back() = QString::fromStdString(names->back());
-    return out;
-}
-
-QString DsortComposer::inputSummary() const
-{
-    qint64 total = 0;
-    QString error;
-    const QStringList names = inputNames(2, &total, &error);
-    if (!error.isEmpty()) return error;
-    if (total == 0) return tr("no input shards");
-    if (total == 1) return tr("1 shard: %1").arg(names.front());
-    if (total == 2) return tr("2 shards: %1, %2").arg(names.front(), names.back());
-    return tr("%L1 shards: %2 … %3").arg(total).arg(names.front(), names.back());
 }
 
 }  // namespace tessera::console

@@ -1,10 +1,10 @@
 #pragma once
-// The spec a dSort composer edits: one JSON document shown two ways, as a
-// form and as text (JSON or YAML), kept in step. The form sets fields by
+// The spec a composer page edits (dSort, ishard): one JSON document shown
+// two ways, as a form and as text (JSON or YAML), kept in step. The form sets fields by
 // JSON pointer; the text is parsed with the proxy's reader (spec_text.h), so
 // a YAML or JSON syntax error names the same line and column the proxy would.
-// Every document is checked with the proxy's own checker
-// (spec::validateDsortSpec): the field errors name the same JSON pointers the
+// Every document is checked with the proxy's own checker (the Checker
+// given: spec::validateDsortSpec, spec::validateIshardSpec): the field errors name the same JSON pointers the
 // proxy's 400 does, and lineOf() finds a field's line in the text.
 //
 // Every change of the document — from the form, from the text, or loading a
@@ -18,6 +18,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -25,13 +26,14 @@ class QUndoStack;
 
 namespace tessera::console {
 
-class DsortComposer : public QObject {
+class SpecComposer : public QObject {
     Q_OBJECT
 public:
-    static constexpr int kMaxListedNames = 3;  // in the input expansion's summary
+    using Checker = std::function<std::vector<spec::FieldError>(const nlohmann::json&)>;
 
-    explicit DsortComposer(QObject* parent = nullptr);
-    ~DsortComposer() override;
+    // `what` names the spec in syntax errors ("dsort": "invalid dsort spec: ...").
+    SpecComposer(QString what, Checker checker, QObject* parent = nullptr);
+    ~SpecComposer() override;
 
     // The spec as the form shows it (an object; possibly not a valid spec).
     const nlohmann::json& document() const { return m_doc; }
@@ -70,13 +72,6 @@ public:
     // found; the root ("") is line 1.
     int lineOf(const QString& pointer) const;
 
-    // The input shards the spec names: the template expanded with the input
-    // extension. `total` is their number; `error` is set when the template
-    // is bad. At most `max` names are returned.
-    QStringList inputNames(int max, qint64* total, QString* error) const;
-    // "23 shards: shard-000000.tar … shard-000022.tar" (or the error).
-    QString inputSummary() const;
-
     QUndoStack* undoStack() const { return m_undo; }
 
 signals:
@@ -88,7 +83,7 @@ signals:
     void validityChanged();
 
 private:
-    friend class DsortDocumentCommand;
+    friend class SpecDocumentCommand;
     // Applies a document (undo/redo and the first application of a change).
     void apply(const nlohmann::json& doc, const QString& text, bool rewriteText);
     void push(const nlohmann::json& doc, const QString& text, bool rewriteText, int mergeId);
@@ -96,6 +91,8 @@ private:
     // Parses the text and checks the document; true when the errors changed.
     bool check();
 
+    QString m_what;
+    Checker m_checker;
     nlohmann::json m_doc = nlohmann::json::object();
     QString m_text;
     bool m_yaml = false;
