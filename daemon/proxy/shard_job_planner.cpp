@@ -205,6 +205,7 @@ Response ShardJobPlanner::ishard(const Request& req)
     if (s->dryRun) {
         auto p = plan(*s);
         if (!p) return Response::error(p.error());
+        s->dryRun = false;  // the spec as it would run: starting it gives this plan
         return Response::json(nlohmann::json(spec::IshardDryRun{*s, std::move(*p)}));
     }
     if (s->order == spec::SampleOrder::Shuffle && !s->seed) {

@@ -8,6 +8,7 @@
 #include "ui/connection_status.h"
 #include "ui/dashboard_page.h"
 #include "ui/dsort_page.h"
+#include "ui/ishard_page.h"
 #include "ui/jobs_page.h"
 #include "ui/nodes_page.h"
 #include "ui/theme.h"
@@ -75,14 +76,19 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
     addPage(tr("Nodes"), m_nodes);
     addPage(tr("Buckets"), buckets);
     addPage(tr("Jobs"), m_jobs);
+    // The job composers: their status line and "Open output bucket".
     m_dsort = new DsortPage(m_rest, session->specs(), this);
-    connect(m_dsort, &DsortPage::statusMessage, this,
-            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-    connect(m_dsort, &DsortPage::openBucket, this, [this](const QString& bucket) {
-        showPage(m_pages->indexOf(m_buckets));
-        m_buckets->selectBucket(bucket);
-    });
+    m_ishard = new IshardPage(m_rest, session->specs(), this);
+    for (SpecComposerPage* composer : std::initializer_list<SpecComposerPage*>{m_dsort, m_ishard}) {
+        connect(composer, &SpecComposerPage::statusMessage, this,
+                [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+        connect(composer, &SpecComposerPage::openBucket, this, [this](const QString& bucket) {
+            showPage(m_pages->indexOf(m_buckets));
+            m_buckets->selectBucket(bucket);
+        });
+    }
     addPage(tr("dSort"), m_dsort);
+    addPage(tr("ishard"), m_ishard);
 
     if (!session->storageError().isEmpty()) {
         statusBar()->showMessage(tr("Local database unavailable, nothing is saved: %1").arg(session->storageError()));

@@ -17,6 +17,7 @@ class ConnectionStatus;
 class ConsoleSession;
 class DashboardPage;
 class DsortPage;
+class IshardPage;
 class JobsPage;
 class NodesPage;
 class RestClient;
@@ -46,6 +47,7 @@ public:
     JobsPage* jobsPage() const { return m_jobs; }
     BucketsPage* bucketsPage() const { return m_buckets; }
     DsortPage* dsortPage() const { return m_dsort; }
+    IshardPage* ishardPage() const { return m_ishard; }
     ConnectionStatus* connectionStatus() const { return m_status; }
 
 public slots:
@@ -74,6 +76,7 @@ private:
     JobsPage* m_jobs;
     BucketsPage* m_buckets = nullptr;
     DsortPage* m_dsort = nullptr;
+    IshardPage* m_ishard = nullptr;
     QMenu* m_goMenu = nullptr;
     QActionGroup* m_themeGroup = nullptr;
     std::vector<QAction*> m_pageActions;

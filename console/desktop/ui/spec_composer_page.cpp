@@ -80,7 +80,7 @@ QTableView* SpecComposerPage::tableFor(QStandardItemModel* model, QWidget* paren
     view->setSelectionBehavior(QAbstractItemView::SelectRows);
     view->verticalHeader()->hide();
     view->horizontalHeader()->setStretchLastSection(true);
-    view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view->setAlternatingRowColors(true);
     return view;
 }
@@ -90,8 +90,8 @@ QColor SpecComposerPage::errorColor() const
     return isDarkPalette(palette()) ? QColor(0xef, 0x9a, 0x9a) : QColor(0xc6, 0x28, 0x28);
 }
 
-SpecComposerPage::SpecComposerPage(const QString& kind, const QString& title, SpecComposer* composer,
-                                   RestClient* rest, SpecStore* specs, QWidget* parent)
+SpecComposerPage::SpecComposerPage(const QString& kind, const QString& title, SpecComposer* composer, RestClient* rest,
+                                   SpecStore* specs, QWidget* parent)
     : QWidget(parent), m_rest(rest), m_composer(composer), m_kind(kind), m_title(title), m_specs(specs),
       m_pollTimer(new QTimer(this)), m_draftTimer(new QTimer(this))
 {
@@ -166,8 +166,8 @@ void SpecComposerPage::buildUi()
     specMenu->addSeparator();
     specMenu->addAction(tr("Save as…"), this, [this] {
         bool ok = false;
-        const QString name = QInputDialog::getText(this, tr("Save spec"), tr("Name:"), QLineEdit::Normal,
-                                                   m_saved->currentText(), &ok);
+        const QString name =
+            QInputDialog::getText(this, tr("Save spec"), tr("Name:"), QLineEdit::Normal, m_saved->currentText(), &ok);
         if (ok) saveAs(name);
     });
     specMenu->addAction(tr("Delete the saved spec"), this, [this] {
@@ -258,6 +258,7 @@ void SpecComposerPage::buildUi()
     editors->addWidget(textPanel);
     editors->setStretchFactor(0, 1);
     editors->setStretchFactor(1, 1);
+    editors->setSizes({600, 600});  // half and half (scaled to the width)
 
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("composerTabs"));
@@ -434,9 +435,9 @@ void SpecComposerPage::onValidityChanged()
         r.error->setStyleSheet(redCss);
         r.error->setVisible(!e.isEmpty());
         r.editor->setProperty("invalid", !e.isEmpty());
-        r.editor->setStyleSheet(e.isEmpty() ? QString()
-                                            : QStringLiteral("QLineEdit, QComboBox, QSpinBox { border: 1px solid %1; }")
-                                                  .arg(red.name()));
+        r.editor->setStyleSheet(
+            e.isEmpty() ? QString()
+                        : QStringLiteral("QLineEdit, QComboBox, QSpinBox { border: 1px solid %1; }").arg(red.name()));
     }
     // The text: every error at its line.
     QList<QTextEdit::ExtraSelection> marks;
@@ -572,8 +573,8 @@ void SpecComposerPage::showStatus(const api::JobStatus& s)
         text += tr(" · output in bucket %1").arg(m_jobOutputBucket);
     }
     m_jobState->setText(text);
-    m_jobState->setStyleSheet(
-        s.state == api::JobState::Failed ? QStringLiteral("color: %1;").arg(errorColor().name()) : QString());
+    m_jobState->setStyleSheet(s.state == api::JobState::Failed ? QStringLiteral("color: %1;").arg(errorColor().name())
+                                                               : QString());
     // One row per target, kept in place as the status repeats.
     int row = 0;
     for (const auto& [id, t] : s.targets) {

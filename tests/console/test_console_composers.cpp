@@ -1,12 +1,14 @@
-// The dSort composer page against a real local cluster, driven as a user
-// drives it: typing in the form changes the spec text and editing the text
+// The job composer pages against a real local cluster, driven as a user
+// drives them. dSort: typing in the form changes the spec text and editing the text
 // changes the form; the input template's expansion says which shards exist;
 // an invalid value marks its field and its line and blocks Start; undo;
 // JSON and YAML round-trip; Preview's plan (output shard names, owners,
 // record counts, first records) is what the started job then writes; the
 // job runs to finished on the page and opens its output bucket; abort
 // through the confirmation; saved specs and the draft survive a restart of
-// the console; specs as files. Screenshots (light and dark) to docs/images/.
+// the console; specs as files. ishard: the form's list field, the plan's
+// shards and sample grouping, and the job writing exactly those shards.
+// Screenshots (light and dark) to docs/images/.
 #include "console_test_util.h"
 #include "core/cluster_connection.h"
 #include "core/rest_client.h"
@@ -17,6 +19,7 @@
 #include "models/spec_composer.h"
 #include "spec/spec_text.h"
 #include "ui/dsort_page.h"
+#include "ui/ishard_page.h"
 #include "ui/main_window.h"
 #include "ui/theme.h"
 
@@ -78,21 +81,27 @@ json parse(const QString& text, bool yaml)
 
 }  // namespace
 
-class TestConsoleDsort : public QObject {
+class TestConsoleComposers : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("tessera-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("test_console_dsort"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_console_composers"));
         QSettings().clear();
         tests::LocalCluster::Options o;
         o.targets = 2;
         m_cluster = std::make_unique<tests::LocalCluster>(o);
         QVERIFY2(m_cluster->start(), m_cluster->error().c_str());
         client::Client c(m_cluster->proxyUrl());
-        for (const char* b : {"raw", "sorted", "big", "big-out"}) QVERIFY(c.createBucket(b));
+        for (const char* b : {"raw", "sorted", "big", "big-out", "loose", "loose-shards"}) QVERIFY(c.createBucket(b));
+        // loose: 30 samples of an image and a class as objects; sample 7 has no class.
+        for (int i = 0; i < 30; ++i) {
+            const std::string key = "img/" + std::to_string(1000 + i);
+            QVERIFY(c.putObject("loose", key + ".png", tests::randomBytes(700 + i * 13, 500 + i)));
+            if (i != 7) QVERIFY(c.putObject("loose", key + ".cls", std::to_string(i % 10)));
+        }
         // raw: 8 shards of 20 WebDataset samples (an image and a class) of varied sizes.
         std::mt19937 rng(11);
         for (int s = 0; s < kShards; ++s) {
@@ -414,6 +423,90 @@ private slots:
         QCOMPARE(p->savedSpecs()->findText(QStringLiteral("first half")), -1);
     }
 
+    void ishardPlanIsWhatTheJobBuilds()
+    {
+        m_window->showPage(m_window->pageIndex(QStringLiteral("ishard")));
+        IshardPage* p = m_window->ishardPage();
+        QVERIFY(p);
+        p->refresh();
+        p->newSpec();
+        auto* src = qobject_cast<QComboBox*>(p->fieldEditor(QStringLiteral("/src_bck")));
+        auto* dst = qobject_cast<QComboBox*>(p->fieldEditor(QStringLiteral("/dst_bck")));
+        auto* count = qobject_cast<QLineEdit*>(p->fieldEditor(QStringLiteral("/sample_count")));
+        auto* exts = qobject_cast<QLineEdit*>(p->fieldEditor(QStringLiteral("/sample_exts")));
+        auto* missing = qobject_cast<QComboBox*>(p->fieldEditor(QStringLiteral("/missing_extension_action")));
+        QVERIFY(src && dst && count && exts && missing);
+        QTRY_VERIFY_WITH_TIMEOUT(src->findText(QStringLiteral("loose")) >= 0, 5000);
+        src->lineEdit()->clear();
+        QTest::keyClicks(src->lineEdit(), QStringLiteral("loose"));
+        dst->lineEdit()->clear();
+        QTest::keyClicks(dst->lineEdit(), QStringLiteral("loose-shards"));
+        QTest::keyClicks(count, QStringLiteral("7"));
+        exts->setFocus();
+        QTest::keyClicks(exts, QStringLiteral(".png, .cls"));
+        missing->setCurrentText(QStringLiteral("warn"));
+        const json doc = parse(p->textEdit()->toPlainText(), false);
+        QVERIFY2(doc == (json{{"src_bck", "loose"},
+                              {"dst_bck", "loose-shards"},
+                              {"sample_count", 7},
+                              {"sample_exts", {".png", ".cls"}},
+                              {"missing_extension_action", "warn"}}),
+                 doc.dump().c_str());
+        // The text's list shows in the form field.
+        json edited = doc;
+        edited["sample_exts"] = {".png"};
+        p->setFocus();
+        p->textEdit()->setPlainText(QString::fromStdString(edited.dump(2)));
+        QCOMPARE(exts->text(), QStringLiteral(".png"));
+        p->textEdit()->setPlainText(QString::fromStdString(doc.dump(2)));
+        QCOMPARE(exts->text(), QStringLiteral(".png, .cls"));
+        // A bad value is marked on its field.
+        count->clear();
+        QTest::keyClicks(count, QStringLiteral("-3"));
+        QVERIFY(p->fieldErrorLabel(QStringLiteral("/sample_count"))->isVisibleTo(p));
+        QVERIFY(!p->startButton()->isEnabled());
+        p->composer()->undoStack()->undo();
+        QVERIFY(p->composer()->field(QStringLiteral("/sample_count")) == json(7));
+        QVERIFY(p->composer()->isValid());
+
+        Tester t1(p->shardsModel(), Tester::FailureReportingMode::QtTest);
+        Tester t2(p->samplesModel(), Tester::FailureReportingMode::QtTest);
+        QTest::mouseClick(p->previewButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(p->lastPlan().has_value(), 10000);
+        const auto plan = p->lastPlan()->plan;
+        QCOMPARE(plan.samples, std::uint64_t{30});
+        QCOMPARE(plan.shards.size(), std::size_t{5});  // 7 + 7 + 7 + 7 + 2
+        QCOMPARE(p->shardsModel()->rowCount(), 5);
+        QCOMPARE(plan.warningCount, std::uint64_t{1});
+        QCOMPARE(p->warningsList()->count(), 1);
+        QVERIFY(p->warningsList()->item(0)->text().contains(QStringLiteral("img/1007")));
+        // The sample grouping: an image and its class in one sample, in order.
+        QCOMPARE(p->samplesModel()->item(0, 0)->text(), QStringLiteral("img/1000"));
+        QCOMPARE(p->samplesModel()->item(0, 2)->text(), QStringLiteral("img/1000.cls, img/1000.png"));
+        QCOMPARE(p->samplesModel()->item(0, 1)->text(), QStringLiteral("shard-000000.tar"));
+        QCOMPARE(p->samplesModel()->item(7, 2)->text(), QStringLiteral("img/1007.png"));
+        QCOMPARE(p->samplesModel()->item(7, 1)->text(), QStringLiteral("shard-000001.tar"));
+        test::saveScreenshot(m_window.get(), QStringLiteral("console-ishard"));
+
+        QTest::mouseClick(p->startButton(), Qt::LeftButton);
+        QVERIFY2(QTest::qWaitFor([&] { return p->lastStatus() && api::isFinal(p->lastStatus()->state); }, 60000),
+                 qPrintable(p->jobState()->text() + QLatin1Char(' ') + p->messageLabel()->text()));
+        QCOMPARE(p->lastStatus()->state, api::JobState::Finished);
+        QVERIFY(p->openOutputButton()->isEnabled());
+        client::Client c(m_cluster->proxyUrl());
+        auto list = c.listAll("loose-shards", "");
+        QVERIFY(list);
+        QCOMPARE(static_cast<int>(list->size()), p->shardsModel()->rowCount());
+        for (int r = 0; r < p->shardsModel()->rowCount(); ++r) {
+            QCOMPARE((*list)[static_cast<std::size_t>(r)].name, p->shardsModel()->item(r, 0)->text().toStdString());
+            auto bytes = c.getObject("loose-shards", (*list)[static_cast<std::size_t>(r)].name);
+            QVERIFY(bytes);
+            const auto members = tests::readShard(*bytes, archive::ArchiveFormat::Tar);
+            QCOMPARE(static_cast<qulonglong>(members.size()),
+                     p->shardsModel()->item(r, 2)->data(Qt::UserRole).toULongLong());
+        }
+    }
+
 private:
     void openConsole()
     {
@@ -438,5 +531,5 @@ private:
     std::unique_ptr<MainWindow> m_window;
 };
 
-QTEST_MAIN(TestConsoleDsort)
-#include "test_console_dsort.moc"
+QTEST_MAIN(TestConsoleComposers)
+#include "test_console_composers.moc"
