@@ -20,6 +20,7 @@
 #include <QHBoxLayout>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -204,10 +205,25 @@ void MainWindow::openConnectionDialog()
     }
 }
 
+QRect MainWindow::defaultGeometry(const QRect& available)
+{
+    const QSize fraction(qRound(available.width() * kDefaultScreenFraction),
+                         qRound(available.height() * kDefaultScreenFraction));
+    const QSize size = fraction.expandedTo(kDefaultSize).boundedTo(available.size());
+    return {available.left() + (available.width() - size.width()) / 2,
+            available.top() + (available.height() - size.height()) / 2, size.width(), size.height()};
+}
+
 void MainWindow::restoreSettings()
 {
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    // Qt's own default (the layouts' size hint) opened the window at 915x600,
+    // too small for the dashboard's charts; the saved geometry still wins.
+    const QScreen* shownOn = screen() != nullptr ? screen() : QGuiApplication::primaryScreen();
+    const QRect available = shownOn != nullptr ? shownOn->availableGeometry() : QRect(QPoint(), kDefaultSize);
+    setMinimumSize(kMinimumSize.boundedTo(available.size()));
+    const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
+    if (geometry.isEmpty() || !restoreGeometry(geometry)) setGeometry(defaultGeometry(available));
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     showPage(settings.value(QStringLiteral("window/page"), 0).toInt());
     const ThemeChoice choice = themeChoiceFromName(settings.value(QStringLiteral("view/theme")).toString());

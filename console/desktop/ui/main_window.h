@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QRect>
+#include <QSize>
 #include <QString>
 #include <vector>
 
@@ -31,6 +33,19 @@ class Theme;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    // Without a saved geometry the window opens centred at this fraction of the
+    // screen's available area, but at least kDefaultSize where the screen has
+    // room for it (never larger than the screen).
+    static constexpr double kDefaultScreenFraction = 0.8;
+    static constexpr QSize kDefaultSize{1280, 800};
+    // The smallest the window can be made (or the screen, if smaller); the
+    // pages are laid out to be readable down to it.
+    static constexpr QSize kMinimumSize{960, 600};
+
+    // Where a window with no saved geometry opens on a screen whose available
+    // area is `available`.
+    static QRect defaultGeometry(const QRect& available);
+
     // `session` and `theme` must outlive the window.
     MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent = nullptr);
     ~MainWindow() override;
