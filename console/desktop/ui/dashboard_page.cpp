@@ -25,17 +25,18 @@ constexpr int kCardColumns = 4;
 const QColor kGetColor(0x1e, 0x88, 0xe5);
 const QColor kPutColor(0x43, 0xa0, 0x47);
 const QColor kErrorColor(0xc6, 0x28, 0x28);
+constexpr double kBytesPerMB = 1e6;
 }  // namespace
 
 DashboardPage::DashboardPage(ClusterConnection* connection, MetricsHistory* history, NodeModel* nodes,
                              EventModel* events, QWidget* parent)
     : QWidget(parent), m_connection(connection), m_history(history), m_nodes(nodes),
-      m_throughput(new ThroughputChart(tr("Throughput"), tr("MB/s"), this)),
-      m_ops(new ThroughputChart(tr("Operations"), tr("ops/s"), this)),
-      m_latency(new ThroughputChart(tr("Latency p99"), tr("ms"), this)),
-      m_errors(new ThroughputChart(tr("Errors"), tr("errors/s"), this)), m_cardsLayout(new QGridLayout),
-      m_eventFilter(new EventFilterModel(this)), m_eventsView(new QTableView(this)), m_severity(new QComboBox(this)),
-      m_search(new QLineEdit(this))
+      m_throughput(new ThroughputChart(tr("Throughput"), ChartUnit::BytesPerSecond, this)),
+      m_ops(new ThroughputChart(tr("Operations (ops/s)"), ChartUnit::PerSecond, this)),
+      m_latency(new ThroughputChart(tr("Latency p99"), ChartUnit::Milliseconds, this)),
+      m_errors(new ThroughputChart(tr("Errors (per second)"), ChartUnit::PerSecond, this)),
+      m_cardsLayout(new QGridLayout), m_eventFilter(new EventFilterModel(this)), m_eventsView(new QTableView(this)),
+      m_severity(new QComboBox(this)), m_search(new QLineEdit(this))
 {
     m_throughput->addSeries(tr("GET"), kGetColor);
     m_throughput->addSeries(tr("PUT"), kPutColor);
@@ -130,8 +131,8 @@ void DashboardPage::focusSearch()
 
 void DashboardPage::addSample(const MetricsSample& s)
 {
-    m_throughput->append(0, s.tsMs, s.getMBps);
-    m_throughput->append(1, s.tsMs, s.putMBps);
+    m_throughput->append(0, s.tsMs, s.getMBps * kBytesPerMB);
+    m_throughput->append(1, s.tsMs, s.putMBps * kBytesPerMB);
     m_ops->append(0, s.tsMs, s.getOps);
     m_ops->append(1, s.tsMs, s.putOps);
     m_latency->append(0, s.tsMs, s.getP99Ms);

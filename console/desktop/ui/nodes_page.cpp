@@ -21,8 +21,9 @@ namespace tessera::console {
 NodesPage::NodesPage(ClusterConnection* connection, NodeModel* nodes, MetricsHistory* history, QWidget* parent)
     : QWidget(parent), m_connection(connection), m_nodes(nodes), m_history(history),
       m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView(this)), m_search(new QLineEdit(this)),
-      m_detailTitle(new QLabel(this)), m_nodeThroughput(new ThroughputChart(tr("Node throughput"), tr("MB/s"), this)),
-      m_nodeOps(new ThroughputChart(tr("Node operations and CPU"), tr("ops/s · %"), this)),
+      m_detailTitle(new QLabel(this)),
+      m_nodeThroughput(new ThroughputChart(tr("Node throughput"), ChartUnit::BytesPerSecond, this)),
+      m_nodeOps(new ThroughputChart(tr("Node operations (ops/s) and CPU"), ChartUnit::PerSecond, this)),
       m_barsLayout(new QVBoxLayout)
 {
     m_proxy->setSourceModel(nodes);
@@ -44,8 +45,11 @@ NodesPage::NodesPage(ClusterConnection* connection, NodeModel* nodes, MetricsHis
 
     m_nodeThroughput->addSeries(tr("GET"), QColor(0x1e, 0x88, 0xe5));
     m_nodeThroughput->addSeries(tr("PUT"), QColor(0x43, 0xa0, 0x47));
+    // CPU on an axis of its own: % of one core next to thousands of ops/s
+    // would be a flat line at the bottom.
+    m_nodeOps->addRightAxis(ChartUnit::Percent);
     m_nodeOps->addSeries(tr("ops/s"), QColor(0x8e, 0x24, 0xaa));
-    m_nodeOps->addSeries(tr("CPU %"), QColor(0xef, 0x6c, 0x00));
+    m_nodeOps->addSeries(tr("CPU %"), QColor(0xef, 0x6c, 0x00), ThroughputChart::Side::Right);
 
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
@@ -121,8 +125,9 @@ void NodesPage::onNodeSample(const QString& id, const NodeSample& s)
     if (id != m_selected) {
         return;
     }
-    m_nodeThroughput->append(0, s.tsMs, s.getMBps);
-    m_nodeThroughput->append(1, s.tsMs, s.putMBps);
+    constexpr double kBytesPerMB = 1e6;
+    m_nodeThroughput->append(0, s.tsMs, s.getMBps * kBytesPerMB);
+    m_nodeThroughput->append(1, s.tsMs, s.putMBps * kBytesPerMB);
     m_nodeOps->append(0, s.tsMs, s.opsPerSec);
     m_nodeOps->append(1, s.tsMs, s.cpuPercent);
 }

@@ -30,6 +30,7 @@ public:
     QTableView* table() const { return m_table; }
     QString selectedNode() const { return m_selected; }
     ThroughputChart* nodeThroughputChart() const { return m_nodeThroughput; }
+    ThroughputChart* nodeOpsChart() const { return m_nodeOps; }
     void selectNode(const QString& id);
 
 public slots:
