@@ -36,6 +36,7 @@ constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;      // yield to other c
 constexpr std::uint64_t kDrainLimit = api::kSmallBodyBytes;  // unread bodies up to this size are drained
 constexpr std::uint64_t kInlineFileBytes = 16 * 1024;        // file regions up to this size are read, not sendfile'd
 constexpr std::size_t kKeepBodyCapacity = 64 * 1024;         // a response buffer kept for the next request
+constexpr int kClientAbort = stats::StatsRecorder::kClientAbort;  // counted apart from errors
 
 // Discards a body and then answers with a response decided before it.
 class DrainSink : public UploadSink {
@@ -275,7 +276,7 @@ void HttpSession::readRawBody()
                          if (ec) {
                              // Client gone or too slow mid-body: nothing is stored.
                              self->m_sink.reset();
-                             self->recordOp(499);
+                             self->recordOp(kClientAbort);
                              self->closeConnection();
                              return;
                          }
@@ -314,12 +315,12 @@ void HttpSession::onBodyChunk(beast::error_code ec)
     if (ec) {
         // The client went away or sent garbage mid-body: nothing is stored.
         m_sink.reset();
-        recordOp(499);
         if (ec == beast::error::timeout || ec == http::error::partial_message || ec == asio::error::eof ||
             ec == asio::error::connection_reset) {
+            recordOp(kClientAbort);
             closeConnection();
         } else {
-            fail(api::Error::badRequest("malformed request body: " + ec.message()), true);
+            fail(api::Error::badRequest("malformed request body: " + ec.message()), true);  // counted as its 400
         }
         return;
     }
@@ -543,7 +544,7 @@ void HttpSession::sendFileChunk()
             sock.async_wait(tcp::socket::wait_write, [self = shared_from_this()](boost::system::error_code wec) {
                 self->m_sendTimer.cancel();
                 if (wec) {
-                    self->recordOp(499);
+                    self->recordOp(kClientAbort);
                     self->closeConnection();
                     return;
                 }
@@ -552,10 +553,14 @@ void HttpSession::sendFileChunk()
             return;
         }
         if (n < 0 && errno == EINTR) continue;
+        // The client closed its end: its abort, not this node's failure.
+        const bool clientGone = n < 0 && (errno == EPIPE || errno == ECONNRESET);
         // n == 0 (file shrank underneath) or a hard error: the response is
         // already promised with a length, so the only honest move is to close.
-        logWarn("sendfile failed for ", m_req.path, ": ", n == 0 ? "unexpected end of file" : std::strerror(errno));
-        recordOp(499);
+        if (!clientGone) {
+            logWarn("sendfile failed for ", m_req.path, ": ", n == 0 ? "unexpected end of file" : std::strerror(errno));
+        }
+        recordOp(clientGone ? kClientAbort : 500);
         closeConnection();
         return;
     }
@@ -566,7 +571,7 @@ void HttpSession::sendFileChunk()
 void HttpSession::onWritten(beast::error_code ec)
 {
     if (m_body.capacity() > kKeepBodyCapacity) std::string().swap(m_body);  // a big answer's memory goes
-    recordOp(ec ? 499 : m_status);
+    recordOp(ec ? kClientAbort : m_status);
     if (ec || m_closeAfter) {
         closeConnection();
         return;

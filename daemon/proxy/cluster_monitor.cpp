@@ -122,7 +122,7 @@ void ClusterMonitor::collect(std::chrono::milliseconds interval)
             if (m.stale) {
                 // Old figures: keep the totals, not the rates.
                 for (auto& r : m.ops) {
-                    r.opsPerSec = r.bytesPerSec = r.errorsPerSec = 0;
+                    r.opsPerSec = r.bytesPerSec = r.errorsPerSec = r.abortsPerSec = 0;
                     r.interval = {};
                 }
                 m.cpuPercent = 0;

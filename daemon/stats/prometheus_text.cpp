@@ -72,11 +72,16 @@ std::string renderPrometheus(const api::NodeStats& s)
         w.sample("tessera_op_redirects_total", opLabel(i), s.ops[i].redirects);
     }
     w.family("tessera_op_errors_total", "counter",
-             "Operations answered with an error, by kind and HTTP status (499: client went away, 0: other).");
+             "Operations answered with an error, by kind and HTTP status (0: other); client aborts are apart.");
     for (std::size_t i = 0; i < api::kOpKinds; ++i) {
         for (const auto& [status, n] : s.ops[i].errorsByStatus) {
             w.sample("tessera_op_errors_total", opLabel(i) + ",status=\"" + std::to_string(status) + "\"", n);
         }
+    }
+    w.family("tessera_op_client_aborts_total", "counter",
+             "Operations the client abandoned before the answer was complete (closed or stalled), by kind.");
+    for (std::size_t i = 0; i < api::kOpKinds; ++i) {
+        w.sample("tessera_op_client_aborts_total", opLabel(i), s.ops[i].aborts);
     }
     w.family("tessera_op_duration_seconds", "histogram",
              "Latency of successful operations, from request header to the end of the answer.");

@@ -11,6 +11,10 @@ constexpr auto kRelaxed = std::memory_order_relaxed;
 void StatsRecorder::record(api::OpKind op, int status, std::uint64_t bytes, std::uint64_t ns)
 {
     auto& s = m_slots[static_cast<std::size_t>(op)];
+    if (status == kClientAbort) {
+        s.aborts.fetch_add(1, kRelaxed);
+        return;
+    }
     if (status >= 300 && status < 400) {
         s.redirects.fetch_add(1, kRelaxed);
         return;
@@ -38,6 +42,7 @@ std::array<api::OpCounters, api::kOpKinds> StatsRecorder::snapshot() const
         c.ns = s.ns.load(kRelaxed);
         c.errors = s.errors.load(kRelaxed);
         c.redirects = s.redirects.load(kRelaxed);
+        c.aborts = s.aborts.load(kRelaxed);
         for (std::size_t b = 0; b < api::kLatencyBuckets; ++b) c.latency[b] = s.latency[b].load(kRelaxed);
         for (std::size_t k = 0; k < s.errorsByStatus.size(); ++k) {
             const auto v = s.errorsByStatus[k].load(kRelaxed);

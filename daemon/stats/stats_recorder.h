@@ -16,19 +16,23 @@ namespace tessera::daemon::stats {
 
 class StatsRecorder {
 public:
-    // One finished request: `status` is the HTTP status sent (499 when the
-    // client went away before the answer was complete), `bytes` the payload
-    // moved (request body + response body), `ns` the time from the end of the
-    // request header to the end of the answer.
+    // One finished request: `status` is the HTTP status sent, or kClientAbort
+    // when the client went away (or stalled) before the answer was complete;
+    // `bytes` the payload moved (request body + response body), `ns` the time
+    // from the end of the request header to the end of the answer. Client
+    // aborts are counted apart from errors: a console that abandons a
+    // listing it no longer needs is not a failing node.
     void record(api::OpKind op, int status, std::uint64_t bytes, std::uint64_t ns);
     void addChecksumError() { m_checksumErrors.fetch_add(1, std::memory_order_relaxed); }
 
     std::array<api::OpCounters, api::kOpKinds> snapshot() const;
     std::uint64_t checksumErrors() const { return m_checksumErrors.load(std::memory_order_relaxed); }
 
+    // The status of a request the client abandoned (nginx's "client closed request").
+    static constexpr int kClientAbort = 499;
     // The error statuses counted individually; others are counted under 0.
-    static constexpr std::array<int, 19> kTrackedStatuses = {400, 401, 403, 404, 405, 408, 409, 411, 413, 416,
-                                                             422, 426, 429, 499, 500, 502, 503, 504, 507};
+    static constexpr std::array<int, 18> kTrackedStatuses = {400, 401, 403, 404, 405, 408, 409, 411, 413,
+                                                             416, 422, 426, 429, 500, 502, 503, 504, 507};
 
 private:
     using Counter = std::atomic<std::uint64_t>;
@@ -38,6 +42,7 @@ private:
         Counter ns{0};
         Counter errors{0};
         Counter redirects{0};
+        Counter aborts{0};
         std::array<Counter, api::kLatencyBuckets> latency{};
         std::array<Counter, kTrackedStatuses.size() + 1> errorsByStatus{};  // last: any other status
     };

@@ -166,6 +166,7 @@ void to_json(nlohmann::json& j, const NodeStats& v)
         counters[counterName(name, "ns")] = c.ns;
         counters["err." + counterName(name, "n")] = c.errors;
         counters[counterName(name, "redir.n")] = c.redirects;
+        counters[counterName(name, "abort.n")] = c.aborts;
         latency[std::string(name)] = c.latency;
         if (!c.errorsByStatus.empty()) {
             nlohmann::json s = nlohmann::json::object();
@@ -229,6 +230,7 @@ void from_json(const nlohmann::json& j, NodeStats& v)
         c.ns = counters.value(counterName(name, "ns"), std::uint64_t{0});
         c.errors = counters.value("err." + counterName(name, "n"), std::uint64_t{0});
         c.redirects = counters.value(counterName(name, "redir.n"), std::uint64_t{0});
+        c.aborts = counters.value(counterName(name, "abort.n"), std::uint64_t{0});
         if (latency.contains(name)) latency.at(name).get_to(c.latency);
         c.errorsByStatus.clear();
         if (byStatus != nullptr && byStatus->contains(name)) {
@@ -282,11 +284,13 @@ NodeMetrics deriveMetrics(const std::optional<NodeStats>& prev, const NodeStats&
         const auto& c = cur.ops[i];
         r.totalN = c.n;
         r.totalErrors = c.errors;
+        r.totalAborts = c.aborts;
         if (!usable) continue;
         const auto& p = prev->ops[i];
         r.opsPerSec = static_cast<double>(sub(c.n, p.n)) / m.intervalSec;
         r.bytesPerSec = static_cast<double>(sub(c.bytes, p.bytes)) / m.intervalSec;
         r.errorsPerSec = static_cast<double>(sub(c.errors, p.errors)) / m.intervalSec;
+        r.abortsPerSec = static_cast<double>(sub(c.aborts, p.aborts)) / m.intervalSec;
         for (std::size_t b = 0; b < kLatencyBuckets; ++b) r.interval[b] = sub(c.latency[b], p.latency[b]);
         setPercentiles(r);
     }
@@ -306,8 +310,10 @@ std::array<OpRates, kOpKinds> sumRates(const std::vector<NodeMetrics>& nodes)
             o.opsPerSec += r.opsPerSec;
             o.bytesPerSec += r.bytesPerSec;
             o.errorsPerSec += r.errorsPerSec;
+            o.abortsPerSec += r.abortsPerSec;
             o.totalN += r.totalN;
             o.totalErrors += r.totalErrors;
+            o.totalAborts += r.totalAborts;
             for (std::size_t b = 0; b < kLatencyBuckets; ++b) o.interval[b] += r.interval[b];
         }
     }
@@ -317,9 +323,11 @@ std::array<OpRates, kOpKinds> sumRates(const std::vector<NodeMetrics>& nodes)
 
 void to_json(nlohmann::json& j, const OpRates& v)
 {
-    j = {{"ops_s", v.opsPerSec}, {"bytes_s", v.bytesPerSec}, {"errors_s", v.errorsPerSec},
-         {"p50_ns", v.p50Ns},    {"p90_ns", v.p90Ns},        {"p99_ns", v.p99Ns},
-         {"n", v.totalN},        {"errors", v.totalErrors}};
+    j = {{"ops_s", v.opsPerSec},       {"bytes_s", v.bytesPerSec},
+         {"errors_s", v.errorsPerSec}, {"aborts_s", v.abortsPerSec},
+         {"p50_ns", v.p50Ns},          {"p90_ns", v.p90Ns},
+         {"p99_ns", v.p99Ns},          {"n", v.totalN},
+         {"errors", v.totalErrors},    {"aborts", v.totalAborts}};
 }
 
 void from_json(const nlohmann::json& j, OpRates& v)
@@ -327,11 +335,13 @@ void from_json(const nlohmann::json& j, OpRates& v)
     v.opsPerSec = j.value("ops_s", 0.0);
     v.bytesPerSec = j.value("bytes_s", 0.0);
     v.errorsPerSec = j.value("errors_s", 0.0);
+    v.abortsPerSec = j.value("aborts_s", 0.0);
     v.p50Ns = j.value("p50_ns", std::uint64_t{0});
     v.p90Ns = j.value("p90_ns", std::uint64_t{0});
     v.p99Ns = j.value("p99_ns", std::uint64_t{0});
     v.totalN = j.value("n", std::uint64_t{0});
     v.totalErrors = j.value("errors", std::uint64_t{0});
+    v.totalAborts = j.value("aborts", std::uint64_t{0});
 }
 
 void to_json(nlohmann::json& j, const NodeMetrics& v)

@@ -47,13 +47,17 @@ std::uint64_t histogramQuantile(const LatencyHistogram& h, double q);
 
 // Cumulative counters of one operation kind since the node started.
 struct OpCounters {
-    std::uint64_t n = 0;                          // successful operations (2xx)
-    std::uint64_t bytes = 0;                      // payload bytes of successful operations (JSON: size)
-    std::uint64_t ns = 0;                         // summed latency of successful operations
-    std::uint64_t errors = 0;                     // 4xx/5xx answers and connections lost mid-answer
-    std::uint64_t redirects = 0;                  // 3xx answers (the proxy's and the targets' 307s)
+    std::uint64_t n = 0;          // successful operations (2xx)
+    std::uint64_t bytes = 0;      // payload bytes of successful operations (JSON: size)
+    std::uint64_t ns = 0;         // summed latency of successful operations
+    std::uint64_t errors = 0;     // 4xx/5xx answers (the server's; client aborts are apart)
+    std::uint64_t redirects = 0;  // 3xx answers (the proxy's and the targets' 307s)
+    // Requests the client abandoned before the answer was complete (it
+    // closed the connection, or stalled past the I/O timeout): HTTP 499 in
+    // the access log, never an error of the node's (JSON: <kind>.abort.n).
+    std::uint64_t aborts = 0;
     LatencyHistogram latency{};                   // successful operations only
-    std::map<int, std::uint64_t> errorsByStatus;  // HTTP status -> count (499: client went away)
+    std::map<int, std::uint64_t> errorsByStatus;  // HTTP status -> count of `errors`
 };
 
 enum class MountpathState { Ok, NearlyFull, Full, Error };
@@ -125,11 +129,13 @@ struct OpRates {
     double opsPerSec = 0;
     double bytesPerSec = 0;
     double errorsPerSec = 0;
+    double abortsPerSec = 0;  // client aborts, not in errorsPerSec
     std::uint64_t p50Ns = 0;  // of the operations in the interval; 0 when none
     std::uint64_t p90Ns = 0;
     std::uint64_t p99Ns = 0;
     std::uint64_t totalN = 0;       // cumulative, from the newer snapshot
     std::uint64_t totalErrors = 0;  // cumulative
+    std::uint64_t totalAborts = 0;  // cumulative
     LatencyHistogram interval{};    // latency counts in the interval (for merging across nodes)
 };
 

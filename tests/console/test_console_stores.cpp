@@ -10,6 +10,7 @@
 #include "models/job_model.h"
 #include "models/metrics_history.h"
 #include "models/node_model.h"
+#include "sqlite/sqlite_db.h"
 
 #include <QAbstractItemModelTester>
 #include <QTemporaryDir>
@@ -141,6 +142,36 @@ private slots:
         QCOMPARE(later.rowCount(), 600);
     }
 
+    void historyFromBeforeClientAbortsStillOpens()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("console.db"));
+        {
+            // The table as an older console wrote it: no aborts_per_sec.
+            auto db = sqlite::SqliteDb::open(path.toStdString());
+            QVERIFY(db);
+            QVERIFY(
+                (*db)->exec("CREATE TABLE metrics_samples (endpoint TEXT NOT NULL, ts_ms INTEGER NOT NULL, "
+                            "get_mbps REAL NOT NULL, put_mbps REAL NOT NULL, get_ops REAL NOT NULL, "
+                            "put_ops REAL NOT NULL, get_p99_ms REAL NOT NULL, put_p99_ms REAL NOT NULL, "
+                            "errors_per_sec REAL NOT NULL)"));
+            QVERIFY((*db)->exec("INSERT INTO metrics_samples VALUES ('http://a:1', 1000, 1, 2, 3, 4, 5, 6, 0.5)"));
+        }
+        auto store = MetricsStore::open(path);
+        QVERIFY2(store, store ? "" : store.error().message.c_str());
+        QVERIFY((*store)->append(QStringLiteral("http://a:1"), {2000, 1, 2, 3, 4, 5, 6, 0.25, 1.5}));
+        auto rows = (*store)->load(QStringLiteral("http://a:1"), 0, 10);
+        QVERIFY(rows);
+        QCOMPARE(rows->size(), std::size_t{2});
+        QCOMPARE((*rows)[0], (MetricsSample{1000, 1, 2, 3, 4, 5, 6, 0.5, 0}));
+        QCOMPARE((*rows)[1], (MetricsSample{2000, 1, 2, 3, 4, 5, 6, 0.25, 1.5}));
+        // Opened again: the column is there once.
+        store->reset();
+        auto again = MetricsStore::open(path);
+        QVERIFY(again);
+        QCOMPARE((*again)->load(QStringLiteral("http://a:1"), 0, 10)->size(), std::size_t{2});
+    }
+
     void onlyNewTicksEnterTheHistory()
     {
         MetricsHistory history;
@@ -150,7 +181,8 @@ private slots:
             "{\"daemon_id\":\"t1\",\"role\":\"target\",\"cpu_percent\":3.5,"
             "\"ops\":{\"get\":{\"ops_s\":10,\"bytes_s\":2000000}}}],"
             "\"cluster\":{\"nodes\":1,\"stale\":0,\"ops\":{\"get\":{\"ops_s\":10,\"bytes_s\":2000000,"
-            "\"p99_ns\":3000000,\"errors_s\":0.5},\"put\":{\"errors_s\":0.25}}}}}");
+            "\"p99_ns\":3000000,\"errors_s\":0.5},\"put\":{\"errors_s\":0.25},"
+            "\"lst\":{\"aborts_s\":2}}}}}");
         QVERIFY2(decoded, decoded ? "" : decoded.error().message.c_str());
         QCOMPARE(decoded->seq, std::int64_t{3});
         const auto& update = std::get<api::MetricsUpdate>(decoded->payload);
@@ -162,6 +194,8 @@ private slots:
         QCOMPARE(s.getOps, 10.0);
         QCOMPARE(s.getP99Ms, 3.0);
         QCOMPARE(s.errorsPerSec, 0.75);
+        QCOMPARE(s.abortsPerSec, 2.0);  // the client's aborts are not errors
+        QCOMPARE(history.data(history.index(0, MetricsHistory::AbortsColumn)).toDouble(), 2.0);
         QCOMPARE(history.nodeSeries(QStringLiteral("t1")).size(), std::size_t{1});
         QCOMPARE(history.nodeSeries(QStringLiteral("t1")).back().cpuPercent, 3.5);
         // The same round again, and a snapshot's copy of a later one: no new tick.

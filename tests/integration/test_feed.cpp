@@ -74,6 +74,31 @@ int openStuckClient(int port)
 
 int portOf(const std::string& url) { return std::stoi(url.substr(url.rfind(':') + 1)); }
 
+// Sends a GET of `target` (path and query) to 127.0.0.1:`port`, reads the
+// answer's head only, and hangs up with a reset (SO_LINGER 0), as a client
+// that gives up mid-download does. Returns the head.
+std::string getHeadThenHangUp(int port, const std::string& target)
+{
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return {};
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string head;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+        const std::string req = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n\r\n";
+        if (::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
+            char c = 0;
+            while (head.find("\r\n\r\n") == std::string::npos && ::read(fd, &c, 1) == 1) head += c;
+        }
+    }
+    const linger reset{1, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+    ::close(fd);
+    return head;
+}
+
 }  // namespace
 
 class TestFeed : public QObject {
@@ -384,6 +409,79 @@ private slots:
         }
         QVERIFY(count >= 2);
         QVERIFY(!good.disconnected());
+    }
+
+    void clientAbortsAreCountedApartFromErrors()
+    {
+        // A 32 MiB object, far more than the sockets buffer, on the target that owns it.
+        client::HttpClient::Options noFollow;
+        noFollow.followRedirects = false;
+        client::HttpClient direct(noFollow);
+        auto r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/buckets/aborts",
+                             Body::string("{\"action\":\"create-bck\"}"));
+        QVERIFY(r && r->status == 200);
+        auto redirect = direct.send(Method::Put, m_cluster.proxyUrl() + "/v1/objects/aborts/big");
+        QVERIFY(redirect && redirect->status == 307);
+        r = m_http.send(Method::Put, redirect->header("location"), Body::string(std::string(32 << 20, 'a')));
+        QVERIFY(r && r->status == 200);
+        redirect = direct.send(Method::Get, m_cluster.proxyUrl() + "/v1/objects/aborts/big");
+        QVERIFY(redirect && redirect->status == 307);
+        const auto owner = client::parseUrl(redirect->header("location"));
+        QVERIFY(owner);
+        std::string ownerId;
+        for (int i = 0; i < m_cluster.targetCount(); ++i) {
+            if (portOf(m_cluster.targetUrl(i)) == std::stoi(owner->port)) ownerId = m_cluster.targetId(i);
+        }
+        QVERIFY(!ownerId.empty());
+        auto counters = [&] {
+            auto st = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/cluster?what=node_stats");
+            return st && st->status == 200 ? json::parse(st->body)["target"][ownerId]["counters"] : json();
+        };
+        const json before = counters();
+        QVERIFY(before.contains("get.abort.n"));
+
+        FeedRecorder feed(m_cluster.proxyUrl());
+        QVERIFY(feed.waitOpen());
+        QVERIFY(feed.waitFor("metrics", 0, 5000) >= 0);
+        // The client reads the head of the answer, then gives up.
+        const std::string head = getHeadThenHangUp(std::stoi(owner->port), owner->target);
+        QVERIFY2(head.rfind("HTTP/1.1 200", 0) == 0, head.c_str());
+
+        json after;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                after = counters();
+                return after.value("get.abort.n", 0) > before["get.abort.n"].get<int>();
+            },
+            10000));
+        QCOMPARE(after["get.abort.n"].get<int>(), before["get.abort.n"].get<int>() + 1);
+        QCOMPARE(after["err.get.n"].get<int>(), before["err.get.n"].get<int>());
+        QCOMPARE(after["get.n"].get<int>(), before["get.n"].get<int>());  // not a success either
+
+        // The feed carries it apart too: the node's and the cluster's get
+        // aborts, errors unchanged.
+        const int m = feed.waitFor("metrics", 0, 5000, [&](const json& msg) {
+            for (const auto& n : msg["data"]["nodes"]) {
+                if (n["daemon_id"] == ownerId) return n["ops"]["get"].value("aborts", 0) == after["get.abort.n"];
+            }
+            return false;
+        });
+        QVERIFY(m >= 0);
+        const auto& data = feed.messages()[static_cast<std::size_t>(m)].msg["data"];
+        for (const auto& n : data["nodes"]) {
+            if (n["daemon_id"] == ownerId)
+                QCOMPARE(n["ops"]["get"]["errors"].get<int>(), after["err.get.n"].get<int>());
+        }
+        QVERIFY(data["cluster"]["ops"]["get"]["aborts"].get<int>() >= after["get.abort.n"].get<int>());
+
+        // And Prometheus: a counter of its own, no 499 among the errors.
+        auto text = m_http.send(Method::Get, "http://" + owner->host + ":" + owner->port + "/metrics");
+        QVERIFY(text && text->status == 200);
+        const std::string line = "tessera_op_client_aborts_total{node_id=\"" + ownerId +
+                                 "\",role=\"target\",op=\"get\"} " + std::to_string(after["get.abort.n"].get<int>()) +
+                                 "\n";
+        QVERIFY2(text->body.find(line) != std::string::npos, line.c_str());
+        QVERIFY(text->body.find("status=\"499\"") == std::string::npos);
     }
 
     void promtoolAcceptsEveryNodesMetrics()

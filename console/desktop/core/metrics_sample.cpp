@@ -20,6 +20,7 @@ MetricsSample sampleFromMetrics(const api::MetricsUpdate& update)
     s.putP99Ms = static_cast<double>(put.p99Ns) / kNsPerMs;
     for (const auto& rates : update.cluster.ops) {
         s.errorsPerSec += rates.errorsPerSec;
+        s.abortsPerSec += rates.abortsPerSec;
     }
     return s;
 }

@@ -14,7 +14,8 @@ struct MetricsSample {
     double putOps = 0;
     double getP99Ms = 0;  // p99 latency of the interval's operations, ms (0: none)
     double putP99Ms = 0;
-    double errorsPerSec = 0;  // all operation kinds together
+    double errorsPerSec = 0;  // the nodes' error answers, all operation kinds together
+    double abortsPerSec = 0;  // requests their clients abandoned (not errors), all kinds
 
     bool operator==(const MetricsSample&) const = default;
 };

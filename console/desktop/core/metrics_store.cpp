@@ -16,11 +16,24 @@ CREATE TABLE IF NOT EXISTS metrics_samples (
     put_ops REAL NOT NULL,
     get_p99_ms REAL NOT NULL,
     put_p99_ms REAL NOT NULL,
-    errors_per_sec REAL NOT NULL
+    errors_per_sec REAL NOT NULL,
+    aborts_per_sec REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS metrics_samples_endpoint_ts ON metrics_samples (endpoint, ts_ms);
 CREATE INDEX IF NOT EXISTS metrics_samples_ts ON metrics_samples (ts_ms);
 )sql";
+
+// A database written before client aborts were charted apart has no
+// aborts_per_sec column; its rows read as 0 aborts.
+api::Status addAbortsColumn(sqlite::SqliteDb& db)
+{
+    auto stmt = db.prepare("SELECT 1 FROM pragma_table_info('metrics_samples') WHERE name = 'aborts_per_sec'");
+    if (!stmt) return stmt.error();
+    auto row = stmt->step();
+    if (!row) return row.error();
+    if (*row) return {};
+    return db.exec("ALTER TABLE metrics_samples ADD COLUMN aborts_per_sec REAL NOT NULL DEFAULT 0");
+}
 
 }  // namespace
 
@@ -28,6 +41,7 @@ api::Result<std::unique_ptr<MetricsStore>> MetricsStore::open(const QString& dat
 {
     auto db = sqlite::SqliteDb::open(databasePath.toStdString(), kSchema);
     if (!db) return db.error();
+    if (auto st = addAbortsColumn(**db); !st) return st.error();
     return std::unique_ptr<MetricsStore>(new MetricsStore(std::move(*db)));
 }
 
@@ -39,8 +53,8 @@ api::Status MetricsStore::append(const QString& endpoint, const MetricsSample& s
 {
     auto stmt = m_db->prepare(
         "INSERT INTO metrics_samples (ts_ms, get_mbps, put_mbps, get_ops, put_ops, "
-        "get_p99_ms, put_p99_ms, errors_per_sec, endpoint) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        "get_p99_ms, put_p99_ms, errors_per_sec, endpoint, aborts_per_sec) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
     if (!stmt) {
         return stmt.error();
     }
@@ -53,6 +67,7 @@ api::Status MetricsStore::append(const QString& endpoint, const MetricsSample& s
     stmt->bind(7, s.putP99Ms);
     stmt->bind(8, s.errorsPerSec);
     stmt->bind(9, endpoint.toStdString());
+    stmt->bind(10, s.abortsPerSec);
     return stmt->run();
 }
 
@@ -62,7 +77,7 @@ api::Result<std::vector<MetricsSample>> MetricsStore::load(const QString& endpoi
     // The newest `limit` rows, returned oldest first.
     auto stmt = m_db->prepare(
         "SELECT * FROM (SELECT ts_ms, get_mbps, put_mbps, get_ops, put_ops, get_p99_ms, "
-        "put_p99_ms, errors_per_sec FROM metrics_samples WHERE endpoint = ?3 AND ts_ms >= ?1 "
+        "put_p99_ms, errors_per_sec, aborts_per_sec FROM metrics_samples WHERE endpoint = ?3 AND ts_ms >= ?1 "
         "ORDER BY ts_ms DESC LIMIT ?2) ORDER BY ts_ms ASC");
     if (!stmt) {
         return stmt.error();
@@ -80,7 +95,7 @@ api::Result<std::vector<MetricsSample>> MetricsStore::load(const QString& endpoi
             break;
         }
         out.push_back({stmt->int64(0), stmt->real(1), stmt->real(2), stmt->real(3), stmt->real(4), stmt->real(5),
-                       stmt->real(6), stmt->real(7)});
+                       stmt->real(6), stmt->real(7), stmt->real(8)});
     }
     return out;
 }

@@ -51,6 +51,7 @@ QVariant MetricsHistory::data(const QModelIndex& index, int role) const
     case GetP99Column: return s.getP99Ms;
     case PutP99Column: return s.putP99Ms;
     case ErrorsColumn: return s.errorsPerSec;
+    case AbortsColumn: return s.abortsPerSec;
     default: return {};
     }
 }
@@ -69,6 +70,7 @@ QVariant MetricsHistory::headerData(int section, Qt::Orientation orientation, in
     case GetP99Column: return tr("GET p99 ms");
     case PutP99Column: return tr("PUT p99 ms");
     case ErrorsColumn: return tr("Errors/s");
+    case AbortsColumn: return tr("Client aborts/s");
     default: return {};
     }
 }

@@ -40,6 +40,7 @@ public:
         GetP99Column,
         PutP99Column,
         ErrorsColumn,
+        AbortsColumn,  // client aborts per second, not errors
         ColumnCount
     };
     static constexpr std::chrono::milliseconds kWindow{10 * 60 * 1000};

@@ -25,6 +25,7 @@ constexpr int kCardColumns = 4;
 const QColor kGetColor(0x1e, 0x88, 0xe5);
 const QColor kPutColor(0x43, 0xa0, 0x47);
 const QColor kErrorColor(0xc6, 0x28, 0x28);
+const QColor kAbortColor(0x9e, 0x9e, 0x9e);
 constexpr double kBytesPerMB = 1e6;
 }  // namespace
 
@@ -44,7 +45,10 @@ DashboardPage::DashboardPage(ClusterConnection* connection, MetricsHistory* hist
     m_ops->addSeries(tr("PUT"), kPutColor);
     m_latency->addSeries(tr("GET"), kGetColor);
     m_latency->addSeries(tr("PUT"), kPutColor);
-    m_errors->addSeries(tr("all kinds"), kErrorColor);
+    m_errors->addSeries(tr("errors"), kErrorColor);
+    // Requests a client gave up on are not the cluster's errors; shown beside
+    // them, grey, so that a client that times out is still seen.
+    m_errors->addSeries(tr("client aborts"), kAbortColor);
 
     auto* charts = new QWidget(this);
     auto* chartGrid = new QGridLayout(charts);
@@ -138,6 +142,7 @@ void DashboardPage::addSample(const MetricsSample& s)
     m_latency->append(0, s.tsMs, s.getP99Ms);
     m_latency->append(1, s.tsMs, s.putP99Ms);
     m_errors->append(0, s.tsMs, s.errorsPerSec);
+    m_errors->append(1, s.tsMs, s.abortsPerSec);
 }
 
 void DashboardPage::reloadHistory()

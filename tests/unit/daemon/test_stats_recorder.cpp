@@ -36,25 +36,33 @@ private slots:
         QCOMPARE(s[static_cast<std::size_t>(api::OpKind::Put)].n, std::uint64_t{0});
     }
 
-    void redirectsAndErrorsAreNotSuccesses()
+    void redirectsErrorsAndClientAbortsAreNotSuccesses()
     {
         StatsRecorder r;
         r.record(api::OpKind::Put, 307, 0, 1000);
         r.record(api::OpKind::Put, 404, 0, 1000);
         r.record(api::OpKind::Put, 404, 0, 1000);
-        r.record(api::OpKind::Put, 499, 0, 1000);
+        r.record(api::OpKind::Put, StatsRecorder::kClientAbort, 0, 1000);
+        r.record(api::OpKind::Put, StatsRecorder::kClientAbort, 4096, 1000);
         r.record(api::OpKind::Put, 418, 0, 1000);  // untracked status: counted under 0
         r.record(api::OpKind::Put, 201, 10, 1000);
+        r.record(api::OpKind::List, StatsRecorder::kClientAbort, 0, 1000);
         r.addChecksumError();
         const auto p = r.snapshot()[static_cast<std::size_t>(api::OpKind::Put)];
         QCOMPARE(p.n, std::uint64_t{1});
         QCOMPARE(p.bytes, std::uint64_t{10});
         QCOMPARE(p.redirects, std::uint64_t{1});
-        QCOMPARE(p.errors, std::uint64_t{4});
+        // The client's aborts are not the node's errors.
+        QCOMPARE(p.errors, std::uint64_t{3});
+        QCOMPARE(p.aborts, std::uint64_t{2});
         QCOMPARE(p.errorsByStatus.at(404), std::uint64_t{2});
-        QCOMPARE(p.errorsByStatus.at(499), std::uint64_t{1});
         QCOMPARE(p.errorsByStatus.at(0), std::uint64_t{1});
-        QCOMPARE(p.errorsByStatus.size(), std::size_t{3});
+        QCOMPARE(p.errorsByStatus.size(), std::size_t{2});
+        QCOMPARE(p.latency[api::latencyBucket(1000)], std::uint64_t{1});  // the one success
+        const auto l = r.snapshot()[static_cast<std::size_t>(api::OpKind::List)];
+        QCOMPARE(l.aborts, std::uint64_t{1});
+        QCOMPARE(l.errors, std::uint64_t{0});
+        QVERIFY(l.errorsByStatus.empty());
         QCOMPARE(r.checksumErrors(), std::uint64_t{1});
     }
 
@@ -64,6 +72,7 @@ private slots:
         r.record(api::OpKind::Get, 200, 100, 70'000);     // (50us, 100us]
         r.record(api::OpKind::Get, 200, 100, 3'000'000);  // (2ms, 5ms]
         r.record(api::OpKind::Get, 404, 0, 1);
+        r.record(api::OpKind::Get, StatsRecorder::kClientAbort, 0, 1);
         api::NodeStats s;
         s.id = "t\"x";  // escaped in labels
         s.role = "target";
@@ -76,6 +85,11 @@ private slots:
         QVERIFY(has("tessera_ops_total{" + base + ",op=\"get\"} 2"));
         QVERIFY(has("tessera_op_bytes_total{" + base + ",op=\"get\"} 200"));
         QVERIFY(has("tessera_op_errors_total{" + base + ",op=\"get\",status=\"404\"} 1"));
+        // The client's abort is its own counter, not an error status.
+        QVERIFY(has("# TYPE tessera_op_client_aborts_total counter"));
+        QVERIFY(has("tessera_op_client_aborts_total{" + base + ",op=\"get\"} 1"));
+        QVERIFY(has("tessera_op_client_aborts_total{" + base + ",op=\"put\"} 0"));
+        QVERIFY(text.find("status=\"499\"") == std::string::npos);
         QVERIFY(has("# TYPE tessera_op_duration_seconds histogram"));
         QVERIFY(has("tessera_op_duration_seconds_bucket{" + base + ",op=\"get\",le=\"5e-05\"} 0"));
         QVERIFY(has("tessera_op_duration_seconds_bucket{" + base + ",op=\"get\",le=\"0.0001\"} 1"));

@@ -72,10 +72,12 @@ private slots:
         a.op(OpKind::Get).n = 100;
         a.op(OpKind::Get).bytes = 100 * 1024;
         a.op(OpKind::Get).errors = 1;
+        a.op(OpKind::Get).aborts = 2;
         a.op(OpKind::Get).latency[latencyBucket(150'000)] = 100;
         b.op(OpKind::Get).n = 300;
         b.op(OpKind::Get).bytes = 300 * 1024;
         b.op(OpKind::Get).errors = 5;
+        b.op(OpKind::Get).aborts = 8;
         b.op(OpKind::Get).latency[latencyBucket(150'000)] = 100;
         b.op(OpKind::Get).latency[latencyBucket(3'000'000)] = 200;  // all new ones are slow
         a.cpuNs = 1'000'000'000;
@@ -85,9 +87,11 @@ private slots:
         const auto& g = m.op(OpKind::Get);
         QCOMPARE(g.opsPerSec, 100.0);
         QCOMPARE(g.bytesPerSec, 100.0 * 1024);
-        QCOMPARE(g.errorsPerSec, 2.0);
+        QCOMPARE(g.errorsPerSec, 2.0);  // client aborts are not in it
+        QCOMPARE(g.abortsPerSec, 3.0);
         QCOMPARE(g.totalN, std::uint64_t{300});
         QCOMPARE(g.totalErrors, std::uint64_t{5});
+        QCOMPARE(g.totalAborts, std::uint64_t{8});
         // Interval percentiles see only the 200 new, slow operations.
         QVERIFY(g.p50Ns > 2'000'000 && g.p50Ns <= 5'000'000);
         QCOMPARE(g.p99Ns, histogramQuantile(g.interval, 0.99));
@@ -119,8 +123,14 @@ private slots:
         y.ops[0].opsPerSec = 5;
         y.ops[0].totalN = 50;
         y.ops[0].interval[latencyBucket(70'000'000)] = 1;
+        x.ops[0].errorsPerSec = 1;
+        y.ops[0].abortsPerSec = 0.5;
+        y.ops[0].totalAborts = 7;
         const auto s = sumRates({x, y});
         QCOMPARE(s[0].opsPerSec, 15.0);
+        QCOMPARE(s[0].errorsPerSec, 1.0);
+        QCOMPARE(s[0].abortsPerSec, 0.5);
+        QCOMPARE(s[0].totalAborts, std::uint64_t{7});
         QCOMPARE(s[0].totalN, std::uint64_t{150});
         QCOMPARE(s[0].p50Ns, histogramQuantile(s[0].interval, 0.5));
         QCOMPARE(s[0].p99Ns, std::uint64_t{200'000});  // 99 of 100 are fast
@@ -143,7 +153,8 @@ private slots:
         s.op(OpKind::Get).errors = 2;
         s.op(OpKind::Get).redirects = 9;
         s.op(OpKind::Get).latency[3] = 5;
-        s.op(OpKind::Get).errorsByStatus = {{404, 1}, {499, 1}};
+        s.op(OpKind::Get).aborts = 3;
+        s.op(OpKind::Get).errorsByStatus = {{404, 1}, {503, 1}};
         s.op(OpKind::Delete).n = 1;
         s.mountpaths.push_back({"/mp1", 1000, 900, 100, MountpathState::NearlyFull, {}, -1, {}});
         s.feed = FeedStats{1, 2, 3, 4};
@@ -153,6 +164,8 @@ private slots:
         QCOMPARE(j["counters"]["get.ns"].get<int>(), 777);
         QCOMPARE(j["counters"]["err.get.n"].get<int>(), 2);
         QCOMPARE(j["counters"]["get.redir.n"].get<int>(), 9);
+        QCOMPARE(j["counters"]["get.abort.n"].get<int>(), 3);
+        QCOMPARE(j["counters"]["put.abort.n"].get<int>(), 0);
         QCOMPARE(j["counters"]["del.n"].get<int>(), 1);
         QCOMPARE(j["counters"]["err.cksum.n"].get<int>(), 1);
         QCOMPARE(j["errors_by_status"]["get"]["404"].get<int>(), 1);
@@ -161,6 +174,39 @@ private slots:
         auto back = parseNodeStats(j.dump());
         QVERIFY(back);
         QVERIFY(nlohmann::json(*back) == j);
+        QCOMPARE(back->op(OpKind::Get).aborts, std::uint64_t{3});
+        QCOMPARE(back->op(OpKind::Get).errors, std::uint64_t{2});
+        // A node from before client aborts were counted apart: none.
+        auto older = j;
+        for (const auto* kind : {"get", "put", "head", "del", "lst"})
+            older["counters"].erase(std::string(kind) + ".abort.n");
+        auto old = parseNodeStats(older.dump());
+        QVERIFY(old);
+        QCOMPARE(old->op(OpKind::Get).aborts, std::uint64_t{0});
+    }
+
+    void ratesRoundTripWithClientAborts()
+    {
+        NodeMetrics m;
+        m.id = "t1";
+        m.role = "target";
+        auto& g = m.ops[static_cast<std::size_t>(OpKind::Get)];
+        g.opsPerSec = 10;
+        g.errorsPerSec = 0.5;
+        g.abortsPerSec = 1.5;
+        g.totalErrors = 4;
+        g.totalAborts = 9;
+        const nlohmann::json j = m;
+        QCOMPARE(j["ops"]["get"]["aborts_s"].get<double>(), 1.5);
+        QCOMPARE(j["ops"]["get"]["aborts"].get<int>(), 9);
+        QCOMPARE(j["ops"]["get"]["errors_s"].get<double>(), 0.5);
+        const auto back = j.get<NodeMetrics>();
+        const auto& b = back.op(OpKind::Get);
+        QCOMPARE(b.abortsPerSec, 1.5);
+        QCOMPARE(b.totalAborts, std::uint64_t{9});
+        QCOMPARE(b.errorsPerSec, 0.5);
+        QCOMPARE(b.totalErrors, std::uint64_t{4});
+        QVERIFY(nlohmann::json(back) == j);
     }
 
     void malformedStatsAreBadRequest()

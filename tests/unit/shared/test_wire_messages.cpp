@@ -333,10 +333,14 @@ private slots:
         t.id = "t1";
         t.role = "target";
         t.ops[0].opsPerSec = 10;
+        t.ops[0].errorsPerSec = 1;
+        t.ops[0].abortsPerSec = 2;
+        t.ops[0].totalAborts = 6;
         NodeMetrics p;
         p.id = "p1";
         p.role = "proxy";
         p.ops[static_cast<std::size_t>(OpKind::List)].opsPerSec = 4;
+        p.ops[static_cast<std::size_t>(OpKind::List)].abortsPerSec = 3;
         MetricsUpdate m;
         m.intervalMs = 1000;
         m.nodes = {t, p};
@@ -356,6 +360,12 @@ private slots:
         QCOMPARE(mb.nodes.size(), std::size_t{2});
         QCOMPARE(mb.cluster.op(OpKind::List).opsPerSec, 4.0);
         QCOMPARE(mb.tsMs, std::int64_t{1700});
+        // Client aborts cross apart from errors, per node and in the totals.
+        QCOMPARE(mb.cluster.op(OpKind::List).abortsPerSec, 3.0);
+        QCOMPARE(mb.cluster.op(OpKind::Get).errorsPerSec, 1.0);
+        QCOMPARE(mb.cluster.op(OpKind::Get).abortsPerSec, 2.0);
+        QCOMPARE(mb.nodes[0].op(OpKind::Get).totalAborts, std::uint64_t{6});
+        QVERIFY(json(mb) == json(m));
 
         FeedSnapshot s;
         s.smap = sampleSmap();
