@@ -1,6 +1,7 @@
 // ObjectModel and BucketModel against a real local cluster: 20k objects paged
 // exactly once and in order, stale pages dropped, virtual folders, bucket
 // summaries; every model under QAbstractItemModelTester.
+#include "client/api_client.h"
 #include "core/rest_client.h"
 #include "local_cluster.h"
 #include "models/bucket_model.h"
@@ -12,6 +13,7 @@
 #include <QNetworkAccessManager>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 using namespace tessera;
 using namespace tessera::console;
@@ -33,6 +35,28 @@ bool createBucket(RestClient& rest, const QString& name)
         done = true;
     });
     return QTest::qWaitFor([&] { return done; }, 10000) && ok;
+}
+
+// Client aborts and errors over every kind, summed over the cluster's nodes.
+struct Refusals {
+    std::uint64_t aborts = 0;
+    std::uint64_t errors = 0;
+};
+Refusals refusals(const std::string& proxy)
+{
+    client::Client c(proxy);
+    const auto stats = c.clusterStats();
+    if (!stats) qFatal("cluster stats: %s", stats.error().message.c_str());
+    Refusals r;
+    for (const auto* nodes : {&stats->proxies, &stats->targets}) {
+        for (const auto& [id, node] : *nodes) {
+            for (const auto& op : node.ops) {
+                r.aborts += op.aborts;
+                r.errors += op.errors;
+            }
+        }
+    }
+    return r;
 }
 
 bool waitComplete(ObjectModel& model, int timeoutMs = 60000)
@@ -193,6 +217,39 @@ private slots:
         QCOMPARE(op.last().at(0).toBool(), true);
         QVERIFY(done.wait(30000));
         QCOMPARE(model.rowOf("fresh"), -1);
+    }
+
+    void refreshWhileCountingAbandonsNothing()
+    {
+        // The feed's snapshot and every bmd message refresh the bucket list,
+        // often while the console is still counting a bucket: that count must
+        // go on, not be abandoned (each abandoned listing is a client abort at
+        // the proxy, which an idle cluster's charts showed as errors).
+        const Refusals before = refusals(m_cluster->proxyUrl());
+        BucketModel model(m_rest.get());
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy done(&model, &BucketModel::summariesDone);
+        int refreshes = 0;
+        bool countedMidway = false;
+        connect(&model, &BucketModel::refreshed, &model, [&] {
+            if (++refreshes > 3) return;
+            // On the next turn "big" (2 pages of 10,000) is being counted.
+            QTimer::singleShot(0, &model, [&] {
+                countedMidway = countedMidway || model.isSummarizing();
+                model.refresh();
+                model.refresh();  // two at once read the list once more, not twice
+            });
+        });
+        model.refresh();
+        QVERIFY(QTest::qWaitFor([&] { return refreshes >= 4 && !model.isSummarizing(); }, 30000));
+        QVERIFY(countedMidway);
+        QCOMPARE(refreshes, 4);  // the first, then one per pair
+        QCOMPARE(model.data(model.index(0, 0), BucketModel::ObjectCountRole).toLongLong(), qint64(kObjects));
+        QCOMPARE(model.data(model.index(1, 0), BucketModel::ObjectCountRole).toLongLong(), 7);
+        QVERIFY(!done.isEmpty());
+        const Refusals after = refusals(m_cluster->proxyUrl());
+        QCOMPARE(after.aborts, before.aborts);
+        QCOMPARE(after.errors, before.errors);
     }
 
 private:

@@ -11,12 +11,34 @@ BucketModel::BucketModel(RestClient* rest, QObject* parent) : QAbstractTableMode
 
 void BucketModel::refresh()
 {
-    const quint64 generation = ++m_generation;
-    m_listCall.abort();
-    m_summaryCall.abort();
-    m_summaryQueue.clear();
+    if (m_rest->endpoint() != m_endpoint) {
+        // Another cluster: what is in flight is of no use.
+        m_endpoint = m_rest->endpoint();
+        ++m_generation;
+        m_listCall.abort();
+        m_summaryCall.abort();
+        m_summaryCall = {};
+        m_counting.clear();
+        m_summaryQueue.clear();
+        m_listAgain = false;
+    } else if (m_listCall.isRunning()) {
+        m_listAgain = true;  // the answer on its way may predate the change
+        return;
+    }
+    listBuckets();
+}
+
+void BucketModel::listBuckets()
+{
+    const quint64 generation = m_generation;
     m_listCall = m_rest->listBuckets(this, [this, generation](api::Result<std::vector<api::BucketRef>> list) {
         if (generation != m_generation) return;
+        m_listCall = {};
+        if (m_listAgain) {
+            m_listAgain = false;
+            listBuckets();
+            return;
+        }
         if (!list) {
             m_error = QString::fromStdString(list.error().message);
             emit refreshed();
@@ -42,7 +64,11 @@ void BucketModel::refresh()
             m_rows = std::move(rows);
             endResetModel();
         }
-        for (const Row& r : m_rows) m_summaryQueue.push_back(r.name);
+        // Every bucket is counted again, but the one being counted now.
+        m_summaryQueue.clear();
+        for (const Row& r : m_rows) {
+            if (r.name != m_counting) m_summaryQueue.push_back(r.name);
+        }
         emit refreshed();
         nextSummary();
     });
@@ -51,6 +77,8 @@ void BucketModel::refresh()
 void BucketModel::refreshSummary(const QString& bucket)
 {
     if (rowOf(bucket) < 0) return;
+    // A bucket being counted is counted again after: the count in flight may
+    // have passed the objects that just changed.
     if (std::find(m_summaryQueue.begin(), m_summaryQueue.end(), bucket) == m_summaryQueue.end()) {
         m_summaryQueue.push_back(bucket);
     }
@@ -67,6 +95,7 @@ void BucketModel::nextSummary()
     Summary s;
     s.bucket = m_summaryQueue.front();
     m_summaryQueue.pop_front();
+    m_counting = s.bucket;
     summaryPage(std::move(s));
 }
 
@@ -83,12 +112,16 @@ void BucketModel::summaryPage(Summary summary)
             if (generation != m_generation) return;
             m_summaryCall = {};
             const int row = rowOf(summary.bucket);
-            if (row < 0) return nextSummary();
+            if (row < 0) {
+                m_counting.clear();
+                return nextSummary();  // destroyed meanwhile
+            }
             Row& r = m_rows[static_cast<std::size_t>(row)];
             if (!page) {
                 // A bucket destroyed meanwhile, or a target down: unknown figures.
                 r.objects = -1;
                 r.bytes = -1;
+                m_counting.clear();
                 emit dataChanged(index(row, ObjectsColumn), index(row, SizeColumn));
                 return nextSummary();
             }
@@ -105,6 +138,7 @@ void BucketModel::summaryPage(Summary summary)
             r.objects = summary.objects;
             r.bytes = summary.bytes;
             r.capped = more;
+            m_counting.clear();
             emit dataChanged(index(row, ObjectsColumn), index(row, SizeColumn));
             nextSummary();
         });

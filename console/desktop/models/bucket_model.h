@@ -33,7 +33,10 @@ public:
 
     void setSummaryCap(qint64 objects) { m_summaryCap = std::max<qint64>(objects, 1); }
 
-    // Re-reads the bucket list, then the summaries.
+    // Re-reads the bucket list, then the summaries. A refresh while the list
+    // is being read reads it once more when it answers, and a count in flight
+    // goes on: nothing is abandoned (the nodes would count each abandoned
+    // request as a client abort), except on a switch to another cluster.
     void refresh();
     // Re-counts one bucket (after an upload or a delete).
     void refreshSummary(const QString& bucket);
@@ -69,17 +72,21 @@ private:
         qint64 bytes = 0;
         std::string token;
     };
+    void listBuckets();
     void nextSummary();
     void summaryPage(Summary summary);
 
     RestClient* m_rest;
+    QUrl m_endpoint;           // the cluster the calls in flight are for
+    bool m_listAgain = false;  // a refresh came while the list was being read
     std::vector<Row> m_rows;
     QString m_error;
     qint64 m_summaryCap = kDefaultSummaryCap;
     std::deque<QString> m_summaryQueue;
     RestCall m_listCall;
     RestCall m_summaryCall;
-    quint64 m_generation = 0;
+    QString m_counting;        // the bucket m_summaryCall counts
+    quint64 m_generation = 0;  // the cluster's: answers from a previous one are dropped
 };
 
 }  // namespace tessera::console
