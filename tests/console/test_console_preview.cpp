@@ -1,7 +1,8 @@
 // Object preview and shard sample preview against a real local cluster:
 // text, JSON, hex, images, the truncation cap; ShardModel keys, fields,
 // values, thumbnails and flags for a generated shard; a Fashion-MNIST shard
-// on the Buckets page (screenshots).
+// on the Buckets page (screenshots); the preview cleared when the bucket or
+// folder changes under it.
 #include "archive/archive_writer.h"
 #include "client/api_client.h"
 #include "console_test_util.h"
@@ -293,6 +294,90 @@ private slots:
         QCOMPARE(objects->generation(), generation + 1);  // one listing for three keys
         QCOMPARE(objects->rowCount(), 1);
         QCOMPARE(objects->fullName(0), QStringLiteral("shards/"));
+    }
+
+    // After the Fashion-MNIST page test, which expects its two buckets only.
+    void switchingBucketsClearsThePreview()
+    {
+        // Bucket "switch-a": a shard of 3 samples and a folder; "switch-b": one text.
+        QVERIFY(m_client->createBucket("switch-a").ok());
+        QVERIFY(m_client->createBucket("switch-b").ok());
+        std::vector<std::pair<std::string, std::string>> members;
+        for (int i = 0; i < 3; ++i) {
+            const std::string key = "s" + std::to_string(i);
+            members.push_back({key + ".png", pngBytes(8, 8, qRgb(0, 0, 255))});
+            members.push_back({key + ".cls", std::to_string(i)});
+        }
+        QVERIFY(m_client->putObject("switch-a", "a.tar", makeTar(members)).ok());
+        QVERIFY(m_client->putObject("switch-a", "dir/x.txt", "in a folder").ok());
+        QVERIFY(m_client->putObject("switch-b", "b.txt", "bucket b").ok());
+
+        BucketsPage page(m_rest.get());
+        page.resize(1280, 800);
+        page.show();
+        BucketModel* buckets = page.bucketModel();
+        ObjectModel* objects = page.objectModel();
+        PreviewPanel* preview = page.previewPanel();
+        ShardModel* shard = preview->shardModel();
+        const QString placeholder = preview->summaryText();
+        QVERIFY(
+            QTest::qWaitFor([&] { return buckets->rowOf("switch-b") >= 0 && !page.currentBucket().isEmpty(); }, 10000));
+        auto open = [&](const QString& bucket) {
+            page.selectBucket(bucket);
+            return QTest::qWaitFor([&] { return objects->bucket() == bucket && objects->isComplete(); }, 10000);
+        };
+        auto selectName = [&](const QString& fullName) {
+            for (int r = 0; r < objects->rowCount(); ++r) {
+                if (objects->fullName(r) == fullName) {
+                    page.objectView()->selectRow(r);
+                    return true;
+                }
+            }
+            return false;
+        };
+
+        // A's shard on screen.
+        QVERIFY(open("switch-a"));
+        QSignalSpy shardLoaded(shard, &ShardModel::loaded);
+        QVERIFY(selectName("a.tar"));
+        QVERIFY(shardLoaded.wait(10000));
+        QCOMPARE(shard->rowCount(), 3);
+        QCOMPARE(preview->shownName(), QStringLiteral("a.tar"));
+        // A new search in the same folder keeps it.
+        objects->setSearch("a");
+        QCOMPARE(preview->shownName(), QStringLiteral("a.tar"));
+        QCOMPARE(shard->rowCount(), 3);
+
+        // Another bucket: the panel is empty at once, not A's shard.
+        page.selectBucket("switch-b");
+        QCOMPARE(objects->bucket(), QStringLiteral("switch-b"));
+        QVERIFY(preview->shownBucket().isEmpty());
+        QVERIFY(preview->shownName().isEmpty());
+        QCOMPARE(shard->rowCount(), 0);
+        QCOMPARE(shard->shard(), QString());
+        QCOMPARE(preview->summaryText(), placeholder);
+        QVERIFY(QTest::qWaitFor([&] { return objects->isComplete(); }, 10000));
+
+        // B's text, then back to A while it is still being read: its answer is
+        // dropped and only A's object is shown.
+        QSignalSpy ready(preview->loader(), &PreviewLoader::ready);
+        QVERIFY(selectName("b.txt"));
+        QCOMPARE(preview->shownName(), QStringLiteral("b.txt"));
+        QVERIFY(open("switch-a"));
+        QVERIFY(preview->shownName().isEmpty());
+        objects->setFolder("dir/");
+        QVERIFY(QTest::qWaitFor([&] { return objects->isComplete() && objects->rowCount() == 1; }, 10000));
+        QVERIFY(selectName("dir/x.txt"));
+        QVERIFY(ready.wait(10000));
+        QCOMPARE(ready.size(), 1);
+        QCOMPARE(ready.last().at(0).value<Preview>().name, QStringLiteral("dir/x.txt"));
+        QCOMPARE(ready.last().at(0).value<Preview>().text, QStringLiteral("in a folder"));
+        QCOMPARE(preview->summaryText(), ready.last().at(0).value<Preview>().summary);
+
+        // Up a folder: the object is not in the listing any more, nor in the panel.
+        objects->setFolder({});
+        QVERIFY(preview->shownName().isEmpty());
+        QCOMPARE(preview->summaryText(), placeholder);
     }
 
 private:

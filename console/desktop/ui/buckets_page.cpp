@@ -66,6 +66,7 @@ BucketsPage::BucketsPage(RestClient* rest, const BucketsModels& models, QWidget*
     connect(m_objects, &ObjectModel::statusChanged, this,
             [this] { m_listingStatus->setText(m_objects->statusText()); });
     connect(m_objects, &QAbstractItemModel::modelReset, this, &BucketsPage::updateLocation);
+    connect(m_objects, &QAbstractItemModel::modelReset, this, &BucketsPage::onListingReset);
     connect(m_rest, &RestClient::endpointChanged, this, &BucketsPage::refresh);
     if (!m_rest->endpoint().isEmpty()) refresh();
 }
@@ -244,7 +245,18 @@ void BucketsPage::onObjectSelected()
         if (rows.isEmpty()) m_preview->clear();
         return;
     }
+    m_previewFolder = m_objects->folder();
     m_preview->showObject(currentBucket(), m_objects->fullName(rows.first().row()));
+}
+
+void BucketsPage::onListingReset()
+{
+    // The reset cleared the selection without a signal. Another bucket or
+    // folder: the preview's object is no longer in view (the previous
+    // bucket's shard stayed on screen). A new search or a reload of the same
+    // folder (after an upload) keeps it.
+    if (m_preview->shownBucket().isEmpty()) return;
+    if (m_preview->shownBucket() != m_objects->bucket() || m_previewFolder != m_objects->folder()) m_preview->clear();
 }
 
 void BucketsPage::goUp()

@@ -77,6 +77,7 @@ private:
     void onBucketSelected();
     void onObjectActivated(const QModelIndex& index);
     void onObjectSelected();
+    void onListingReset();
     void goUp();
     void updateLocation();
     void createBucket();
@@ -99,6 +100,7 @@ private:
     QPointer<UploadDialog> m_dialog;
     QString m_scanBucket;  // where the walk in progress will upload
     QString m_scanFolder;
+    QString m_previewFolder;  // the folder the previewed object was selected in
 
     QTableView* m_bucketView = nullptr;
     QTableView* m_objectView = nullptr;

@@ -105,6 +105,8 @@ PreviewPanel::PreviewPanel(RestClient* rest, QWidget* parent)
 
 void PreviewPanel::clear()
 {
+    m_shownBucket.clear();
+    m_shownName.clear();
     m_loader->clear();
     m_shards->clear();
     m_title->setText(tr("<b>Preview</b>"));
@@ -119,6 +121,8 @@ QString PreviewPanel::summaryText() const { return m_summary->text(); }
 
 void PreviewPanel::showObject(const QString& bucket, const QString& name)
 {
+    m_shownBucket = bucket;
+    m_shownName = name;
     m_title->setText(QStringLiteral("<b>%1</b>").arg(name.toHtmlEscaped()));
     if (archive::formatFromName(name.toStdString())) {
         m_loader->clear();

@@ -27,7 +27,11 @@ public:
 
     // Shows `name` of `bucket`: a shard's samples when the name is a shard's.
     void showObject(const QString& bucket, const QString& name);
+    // Back to the empty panel; a read still in flight is dropped when it answers.
     void clear();
+    // What the panel shows (empty after clear()).
+    QString shownBucket() const { return m_shownBucket; }
+    QString shownName() const { return m_shownName; }
 
     PreviewLoader* loader() const { return m_loader; }
     ShardModel* shardModel() const { return m_shards; }
@@ -54,6 +58,8 @@ private:
     QPlainTextEdit* m_text;
     QTableView* m_shardView;
     QImage m_fullImage;
+    QString m_shownBucket;
+    QString m_shownName;
 };
 
 }  // namespace tessera::console
