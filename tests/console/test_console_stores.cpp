@@ -13,6 +13,7 @@
 #include "sqlite/sqlite_db.h"
 
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -266,6 +267,76 @@ private slots:
         QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("online"));
         model.clear();
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    void goneNodesAgeOut()
+    {
+        using namespace std::chrono_literals;
+        auto now = std::chrono::steady_clock::time_point{} + 1h;
+        NodeModel model(nullptr, [&] { return now; });
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        api::Smap smap;
+        smap.version = 3;
+        smap.pmap["p1"] = snode("p1", "proxy", 8080);
+        for (const char* id : {"ta", "tb", "tc"}) smap.tmap[id] = snode(id, "target", 8081);
+        model.setSmap(smap);
+        QCOMPARE(model.rowCount(), 4);
+
+        // tb leaves; 4 minutes later tc does.
+        smap.tmap.erase("tb");
+        model.setSmap(smap);
+        QCOMPARE(model.node(2).state, NodeState::Gone);
+        now += 4min;
+        smap.tmap.erase("tc");
+        model.setSmap(smap);
+        QCOMPARE(model.node(3).state, NodeState::Gone);
+
+        // A second short of the limit, tb is still listed...
+        now += NodeModel::kGoneRetention - 4min - 1s;
+        model.removeExpired();
+        QCOMPARE(model.rowCount(), 4);
+        QVERIFY(removed.isEmpty());
+        // ...and at the limit the next metrics round drops it, and only it.
+        now += 1s;
+        model.setMetrics(api::MetricsUpdate{});
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(removed.size(), 1);
+        QCOMPARE(removed.last().at(1).toInt(), 2);
+        QCOMPARE(model.rowOf(QStringLiteral("tb")), -1);
+        QCOMPARE(model.node(2).id, QStringLiteral("tc"));
+        QCOMPARE(model.node(2).state, NodeState::Gone);
+        now += 4min;
+        model.removeExpired();
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.rowOf(QStringLiteral("tc")), -1);
+
+        // A node that comes back is online again and does not age; when it
+        // leaves again its ten minutes start over.
+        smap.tmap.erase("ta");
+        model.setSmap(smap);
+        QCOMPARE(model.node(1).state, NodeState::Gone);
+        now += 9min;
+        smap.tmap["ta"] = snode("ta", "target", 8081);
+        model.setSmap(smap);
+        QCOMPARE(model.node(1).state, NodeState::Online);
+        now += 20min;
+        model.removeExpired();
+        QCOMPARE(model.rowCount(), 2);
+        smap.tmap.erase("ta");
+        model.setSmap(smap);
+        now += 9min;
+        model.removeExpired();
+        QCOMPARE(model.node(1).state, NodeState::Gone);
+        now += 1min;
+        model.removeExpired();
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.node(0).id, QStringLiteral("p1"));
+        // Gone for good, then back after all: a row again, online.
+        smap.tmap["ta"] = snode("ta", "target", 8081);
+        model.setSmap(smap);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.node(1).state, NodeState::Online);
     }
 
     void jobModelOrdersNewestFirstAndUpdatesInPlace()

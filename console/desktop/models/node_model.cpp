@@ -5,6 +5,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QTimer>
 #include <algorithm>
 #include <set>
 
@@ -54,7 +55,15 @@ std::uint64_t NodeRow::totalBytes() const
     return sum.total().total;
 }
 
-NodeModel::NodeModel(QObject* parent) : QAbstractTableModel(parent) {}
+NodeModel::NodeModel(QObject* parent, Clock now)
+    : QAbstractTableModel(parent), m_now(now ? std::move(now) : Clock(&std::chrono::steady_clock::now)),
+      m_expiry(new QTimer(this))
+{
+    // Without a map or metrics (the connection is down) gone nodes still age out.
+    m_expiry->setInterval(std::chrono::duration_cast<std::chrono::milliseconds>(kExpiryCheck));
+    connect(m_expiry, &QTimer::timeout, this, &NodeModel::removeExpired);
+    m_expiry->start();
+}
 
 int NodeModel::rowCount(const QModelIndex& parent) const
 {
@@ -169,11 +178,27 @@ void NodeModel::setSmap(const api::Smap& smap)
             upsertMember(node);
         }
     }
+    const auto now = m_now();
     for (std::size_t i = 0; i < m_rows.size(); ++i) {
         if (!members.count(m_rows[i].id) && m_rows[i].state != NodeState::Gone) {
             m_rows[i].state = NodeState::Gone;
+            m_rows[i].goneSince = now;
             emitRowChanged(static_cast<int>(i));
         }
+    }
+    removeExpired();
+}
+
+void NodeModel::removeExpired()
+{
+    const auto now = m_now();
+    // From the end, so that the rows before keep their numbers.
+    for (int r = rowCount() - 1; r >= 0; --r) {
+        const NodeRow& row = m_rows[static_cast<std::size_t>(r)];
+        if (row.state != NodeState::Gone || now - row.goneSince < kGoneRetention) continue;
+        beginRemoveRows({}, r, r);
+        m_rows.erase(m_rows.begin() + r);
+        endRemoveRows();
     }
 }
 
@@ -232,6 +257,7 @@ void NodeModel::setMetrics(const api::MetricsUpdate& update)
         row.mountpaths = m.mountpaths;
         emitRowChanged(r);
     }
+    removeExpired();
 }
 
 void NodeModel::clear()

@@ -6,7 +6,11 @@
 
 #include <QAbstractTableModel>
 #include <QString>
+#include <chrono>
+#include <functional>
 #include <vector>
+
+class QTimer;
 
 namespace tessera::console {
 
@@ -22,6 +26,7 @@ struct NodeRow {
     QString role;  // "proxy" | "target"
     QString url;
     NodeState state = NodeState::Online;
+    std::chrono::steady_clock::time_point goneSince;  // when it left the map (state Gone)
     bool hasMetrics = false;
     std::int64_t uptimeNs = 0;
     double cpuPercent = 0;
@@ -37,10 +42,18 @@ struct NodeRow {
 
 // Every node of the cluster, proxies first, then targets, by id. A node that
 // leaves the cluster map stays as Gone (so an operator sees what went away)
-// until it rejoins or the connection moves to another cluster. UI thread.
+// for kGoneRetention, then its row is removed; it comes back as a new row if
+// it rejoins. Another cluster forgets every node. UI thread.
 class NodeModel : public QAbstractTableModel {
     Q_OBJECT
 public:
+    using Clock = std::function<std::chrono::steady_clock::time_point()>;
+    // How long a node that left the map stays listed as gone.
+    static constexpr std::chrono::minutes kGoneRetention{10};
+    // How often gone nodes are looked at when nothing else (a map or a
+    // metrics round) makes the model do it.
+    static constexpr std::chrono::seconds kExpiryCheck{15};
+
     enum Column {
         IdColumn,
         RoleColumn,
@@ -58,7 +71,8 @@ public:
         SortRole,                          // raw value for sorting
     };
 
-    explicit NodeModel(QObject* parent = nullptr);
+    // `now` gives the monotonic time gone nodes age by; tests may drive it.
+    explicit NodeModel(QObject* parent = nullptr, Clock now = {});
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -73,12 +87,17 @@ public slots:
     void setMetrics(const tessera::api::MetricsUpdate& update);
     // Another cluster: forget every node.
     void clear();
+    // Removes the nodes gone for kGoneRetention or longer (also done on every
+    // map and metrics round, and every kExpiryCheck).
+    void removeExpired();
 
 private:
     void upsertMember(const api::Snode& node);
     void emitRowChanged(int row);
 
     std::vector<NodeRow> m_rows;
+    Clock m_now;
+    QTimer* m_expiry;
 };
 
 }  // namespace tessera::console
