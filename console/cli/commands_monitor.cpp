@@ -133,6 +133,15 @@ std::string summarize(const api::FeedMessage& msg)
                 os << "cluster map v" << d.version << ": " << d.tmap.size() << " target(s)";
             } else if constexpr (std::is_same_v<T, api::BmdUpdate>) {
                 os << "bucket metadata v" << d.version << ": " << d.buckets.size() << " bucket(s)";
+            } else if constexpr (std::is_same_v<T, api::BucketsUpdate>) {
+                std::uint64_t objects = 0;
+                std::uint64_t bytes = 0;
+                for (const auto& b : d.buckets) {
+                    objects += b.objects.value_or(0);
+                    bytes += b.bytes.value_or(0);
+                }
+                os << "bucket usage: " << d.buckets.size() << " bucket(s), " << objects << " object(s), "
+                   << formatBytes(bytes);
             } else if constexpr (std::is_same_v<T, api::ClusterEvent>) {
                 os << d.severity << " " << d.kind << ": " << d.message;
             } else if constexpr (std::is_same_v<T, api::JobStatus>) {

@@ -67,6 +67,7 @@ void ClusterMonitor::run()
 void ClusterMonitor::collect(std::chrono::milliseconds interval)
 {
     const auto smap = m_state.smap();
+    const auto bmd = m_state.bmd();
     PeerCalls peers(std::min(interval, m_options.peerTimeout));
     auto results = peers.fanOut(*smap, client::Method::Get, api::path::daemonWhat("node_stats"));
     auto self = m_selfStats();
@@ -74,6 +75,7 @@ void ClusterMonitor::collect(std::chrono::milliseconds interval)
 
     std::vector<api::ClusterEvent> events;
     api::MetricsUpdate data;
+    std::optional<api::BucketsUpdate> usage;
     {
         std::lock_guard lock(m_mutex);
         auto accept = [&](const std::string& id, const std::string& role, std::optional<api::NodeStats> stats) {
@@ -136,9 +138,22 @@ void ClusterMonitor::collect(std::chrono::milliseconds interval)
         data.nodes = nodes;
         m_latest = std::move(nodes);
         m_latestMetrics = data;
+
+        // New usage figures (a target finished a scan): tell the feed, so that
+        // bucket counts stay current between bucket changes.
+        auto buckets = bucketSummaries(*bmd, *smap);
+        decltype(m_usagePublished) figures;
+        for (const auto& b : buckets) {
+            if (b.objects && b.bytes) figures.emplace_back(b.name, *b.objects, *b.bytes, b.usageScannedNs);
+        }
+        if (!figures.empty() && figures != m_usagePublished) {
+            m_usagePublished = std::move(figures);
+            usage = api::BucketsUpdate{std::move(buckets)};
+        }
     }
     if (!m_hub) return;
     m_hub->publishMetrics(data);
+    if (usage) m_hub->publish(Topic::Bmd, api::feed_type::kBuckets, *usage);
     for (const auto& e : events) m_hub->publish(Topic::Event, api::feed_type::kEvent, e);
 }
 

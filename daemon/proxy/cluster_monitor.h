@@ -3,9 +3,10 @@
 // `node_stats` from every target (in parallel, bounded by the interval), adds
 // its own, derives rates, marks nodes that have not reported for 3
 // intervals as stale, detects events, and publishes `metrics` and `event`
-// messages on the feed. It also turns cluster map and bucket changes into
-// `smap` / `bmd` messages and node joined/left events, and builds the
-// snapshot a new feed session starts with.
+// messages on the feed, and a `buckets` message when the buckets' usage
+// figures (summed over the targets' usage scans) change. It also turns
+// cluster map and bucket changes into `smap` / `bmd` messages and node
+// joined/left events, and builds the snapshot a new feed session starts with.
 //
 // Thread safety: public members may be called from any thread. Runs its
 // collection loop on its own thread between start() and stop().
@@ -27,6 +28,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace tessera::daemon::proxy {
@@ -90,6 +92,8 @@ private:
     EventDetector m_detector;
     std::int64_t m_smapVersionSeen = 0;
     std::int64_t m_bmdVersionSeen = 0;
+    // The usage figures of the last `buckets` message (name, objects, bytes, scan).
+    std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t, std::int64_t>> m_usagePublished;
 
     std::mutex m_runMutex;
     std::condition_variable m_cv;

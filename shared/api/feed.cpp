@@ -98,6 +98,9 @@ FeedPayload payloadFrom(const std::string& type, const json& data, std::int64_t 
     if (type == "bmd") {
         return BmdUpdate{data.value("version", std::int64_t{0}), bucketsFrom(data.value("buckets", json::array()))};
     }
+    if (type == "buckets") {
+        return BucketsUpdate{bucketsFrom(data.at("buckets"))};
+    }
     if (type == "event") {
         return data.get<ClusterEvent>();
     }
@@ -147,6 +150,8 @@ void to_json(json& j, const FeedSnapshot& v)
 }
 
 void to_json(json& j, const BmdUpdate& v) { j = json{{"version", v.version}, {"buckets", v.buckets}}; }
+
+void to_json(json& j, const BucketsUpdate& v) { j = json{{"buckets", v.buckets}}; }
 
 void to_json(json& j, const Subscribed& v) { j = json{{"topics", v.topics}, {"interval_ms", v.intervalMs}}; }
 

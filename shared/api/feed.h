@@ -5,8 +5,8 @@
 // feed's JSON by hand.
 //
 // Every message is an envelope {"type", "seq", "ts", "data"}; `data` is one
-// of the payloads below, by type: snapshot, metrics, smap, bmd, event, job,
-// subscribed, error.
+// of the payloads below, by type: snapshot, metrics, smap, bmd, buckets,
+// event, job, subscribed, error.
 
 #include "bmd.h"
 #include "cluster_event.h"
@@ -71,6 +71,12 @@ struct BmdUpdate {
     std::vector<BucketSummary> buckets;
 };
 
+// The buckets' usage figures changed (a usage scan finished on the targets):
+// every bucket, as in the snapshot, figures summed over the targets.
+struct BucketsUpdate {
+    std::vector<BucketSummary> buckets;
+};
+
 struct Subscribed {
     std::vector<std::string> topics;
     int intervalMs = 0;
@@ -83,8 +89,8 @@ struct FeedError {
 // A message type this console does not know (a newer proxy): skipped.
 struct UnknownFeedMessage {};
 
-using FeedPayload = std::variant<FeedSnapshot, MetricsUpdate, Smap, BmdUpdate, ClusterEvent, JobStatus, Subscribed,
-                                 FeedError, UnknownFeedMessage>;
+using FeedPayload = std::variant<FeedSnapshot, MetricsUpdate, Smap, BmdUpdate, BucketsUpdate, ClusterEvent, JobStatus,
+                                 Subscribed, FeedError, UnknownFeedMessage>;
 
 struct FeedMessage {
     std::string type;
@@ -109,6 +115,7 @@ inline constexpr const char* kSnapshot = "snapshot";
 inline constexpr const char* kMetrics = "metrics";
 inline constexpr const char* kSmap = "smap";
 inline constexpr const char* kBmd = "bmd";
+inline constexpr const char* kBuckets = "buckets";
 inline constexpr const char* kEvent = "event";
 inline constexpr const char* kJob = "job";
 inline constexpr const char* kSubscribed = "subscribed";
@@ -121,6 +128,7 @@ void to_json(nlohmann::json& j, const ClusterTotals& v);
 void to_json(nlohmann::json& j, const MetricsUpdate& v);  // tsMs and fromSnapshot are not part of it
 void to_json(nlohmann::json& j, const FeedSnapshot& v);
 void to_json(nlohmann::json& j, const BmdUpdate& v);
+void to_json(nlohmann::json& j, const BucketsUpdate& v);
 void to_json(nlohmann::json& j, const Subscribed& v);
 void to_json(nlohmann::json& j, const FeedError& v);
 // A whole message {"type","seq","ts","data"} appended to `out`, with `data`

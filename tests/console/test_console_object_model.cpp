@@ -219,6 +219,45 @@ private slots:
         QCOMPARE(model.rowOf("fresh"), -1);
     }
 
+    void serverFiguresReplaceCounting()
+    {
+        BucketModel model(m_rest.get());
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy done(&model, &BucketModel::summariesDone);
+        model.setSummaryCap(5000);
+        // The feed's figures for "big" (as of a scan), none for "tree".
+        const std::int64_t scannedNs = 1'800'000'000'000'000'000;
+        model.setServerSummaries({api::BucketSummary{"big", "ais", std::nullopt, 123456, 7'000'000, scannedNs},
+                                  api::BucketSummary{"tree", "ais", std::nullopt, std::nullopt, std::nullopt, 0}});
+        model.refresh();
+        QVERIFY(done.wait(30000));
+        const QModelIndex big = model.index(model.rowOf("big"), BucketModel::ObjectsColumn);
+        const QModelIndex tree = model.index(model.rowOf("tree"), BucketModel::ObjectsColumn);
+        QCOMPARE(model.data(big, BucketModel::ObjectCountRole).toLongLong(), 123456);  // not the listing's 20,000
+        QCOMPARE(model.data(big, BucketModel::BytesRole).toLongLong(), 7'000'000);
+        QCOMPARE(model.data(big, BucketModel::CappedRole).toBool(), false);  // beyond the cap of 5,000: exact
+        QCOMPARE(model.data(big).toString(), QStringLiteral("123,456"));
+        QVERIFY(model.data(big, BucketModel::FromScanRole).toBool());
+        QCOMPARE(model.data(big, BucketModel::ScannedAtRole).toDateTime().toMSecsSinceEpoch(), scannedNs / 1'000'000);
+        QVERIFY(model.data(big, Qt::ToolTipRole).toString().contains("usage scan at"));
+        // "tree" has no server figures: counted from its listing.
+        QCOMPARE(model.data(tree, BucketModel::ObjectCountRole).toLongLong(), 7);
+        QVERIFY(!model.data(tree, BucketModel::FromScanRole).toBool());
+        QCOMPARE(model.data(tree, Qt::ToolTipRole).toString(), QStringLiteral("counted from the listing"));
+        // An upload into "big" waits for the next scan: nothing to count now.
+        model.refreshSummary("big");
+        QVERIFY(!model.isSummarizing());
+
+        // The server has no figures any more (a new target has not scanned):
+        // "big" is counted from the listing again, up to the cap.
+        model.setServerSummaries({});
+        QVERIFY(model.isSummarizing());
+        QVERIFY(done.wait(30000));
+        QCOMPARE(model.data(big, BucketModel::ObjectCountRole).toLongLong(), 5000);
+        QVERIFY(model.data(big, BucketModel::CappedRole).toBool());
+        QVERIFY(!model.data(big, BucketModel::FromScanRole).toBool());
+    }
+
     void refreshWhileCountingAbandonsNothing()
     {
         // The feed's snapshot and every bmd message refresh the bucket list,

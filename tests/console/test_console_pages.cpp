@@ -9,6 +9,7 @@
 #include "core/cluster_connection.h"
 #include "core/rest_client.h"
 #include "local_cluster.h"
+#include "models/bucket_model.h"
 #include "models/console_session.h"
 #include "models/event_model.h"
 #include "models/job_model.h"
@@ -121,6 +122,7 @@ private slots:
         tests::LocalCluster::Options o;
         o.targets = 3;
         o.extraProxyArgs = {QStringLiteral("--stats-interval-ms"), QStringLiteral("500")};
+        o.extraTargetArgs = {QStringLiteral("--usage-scan-interval-ms"), QStringLiteral("1000")};
         m_cluster = std::make_unique<tests::LocalCluster>(o);
         QVERIFY2(m_cluster->start(), m_cluster->error().c_str());
         client::Client c(m_cluster->proxyUrl());
@@ -150,6 +152,39 @@ private slots:
         QCOMPARE(buckets->uploadQueue(), m_session->bucketsModels().uploads);
         QCOMPARE(m_session->rest(), m_session->connection()->rest());
         QCOMPARE(m_session->rest()->endpoint(), QUrl(QString::fromStdString(m_cluster->proxyUrl())));
+    }
+
+    void bucketListShowsTheServersCounts()
+    {
+        // 25 objects; were the listing counted, a cap of 10 would show "≥ 10".
+        client::Client c(m_cluster->proxyUrl());
+        QVERIFY(c.createBucket("counted"));
+        qint64 bytes = 0;
+        for (int i = 0; i < 25; ++i) {
+            QVERIFY(c.putObject("counted", "o" + std::to_string(i), std::string(100 + i, 'c')));
+            bytes += 100 + i;
+        }
+        BucketModel* model = m_session->bucketsModels().buckets;
+        model->setSummaryCap(10);
+        auto figure = [&](int role) {
+            const int r = model->rowOf(QStringLiteral("counted"));
+            return r < 0 ? QVariant() : model->data(model->index(r, BucketModel::ObjectsColumn), role);
+        };
+        // The feed's figures, from the targets' next usage scans (every second here).
+        QVERIFY2(QTest::qWaitFor(
+                     [&] {
+                         return figure(BucketModel::FromScanRole).toBool() &&
+                                figure(BucketModel::ObjectCountRole).toLongLong() == 25;
+                     },
+                     15000),
+                 qPrintable(figure(Qt::DisplayRole).toString()));
+        QCOMPARE(figure(BucketModel::BytesRole).toLongLong(), bytes);
+        QCOMPARE(figure(BucketModel::CappedRole).toBool(), false);
+        QCOMPARE(figure(Qt::DisplayRole).toString(), QStringLiteral("25"));
+        QVERIFY(figure(BucketModel::ScannedAtRole).toDateTime().isValid());
+        QVERIFY2(figure(Qt::ToolTipRole).toString().contains(QLatin1String("usage scan at")),
+                 qPrintable(figure(Qt::ToolTipRole).toString()));
+        model->setSummaryCap(BucketModel::kDefaultSummaryCap);
     }
 
     void dashboardChartsGrowUnderLoad()

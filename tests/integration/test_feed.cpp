@@ -268,6 +268,51 @@ private slots:
         QVERIFY(bucket["usage_scanned_ns"].get<std::int64_t>() > 0);
     }
 
+    // Between bucket changes, new usage figures come as `buckets` messages.
+    void bucketUsageIsPushedWhenItChanges()
+    {
+        FeedRecorder feed(m_cluster.proxyUrl());
+        QVERIFY(feed.waitOpen());
+        QCOMPARE(feed.waitFor("snapshot", 0, 5000), 0);
+        auto r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/buckets/pushed",
+                             Body::string("{\"action\":\"create-bck\"}"));
+        QVERIFY(r && r->status == 200);
+        std::uint64_t bytes = 0;
+        for (int i = 0; i < 5; ++i) {
+            r = m_http.send(Method::Put, m_cluster.proxyUrl() + "/v1/objects/pushed/o" + std::to_string(i),
+                            Body::string(std::string(1000 + i, 'p')));
+            QVERIFY(r && r->status == 200);
+            bytes += 1000 + static_cast<std::uint64_t>(i);
+        }
+        const auto figuresOf = [](const json& msg, const char* bucket) {
+            for (const auto& b : msg["data"]["buckets"]) {
+                if (b["name"] == bucket) return b;
+            }
+            return json();
+        };
+        // The targets rescan every second here: the next scans count the five.
+        const int five = feed.waitFor("buckets", 1, 10000,
+                                      [&](const json& m) { return figuresOf(m, "pushed").value("objects", 0) == 5; });
+        QVERIFY(five > 0);
+        const json b = figuresOf(feed.messages()[static_cast<std::size_t>(five)].msg, "pushed");
+        QCOMPARE(b["bytes"].get<std::uint64_t>(), bytes);
+        QVERIFY(b["usage_scanned_ns"].get<std::int64_t>() > 0);
+        QVERIFY(b.contains("props"));
+        // Every bucket is in it, "feed" with its 37.
+        QCOMPARE(figuresOf(feed.messages()[static_cast<std::size_t>(five)].msg, "feed")["objects"].get<int>(), 37);
+        // Two deleted: three, at the next scans.
+        for (int i = 0; i < 2; ++i) {
+            r = m_http.send(Method::Delete, m_cluster.proxyUrl() + "/v1/objects/pushed/o" + std::to_string(i));
+            QVERIFY(r && r->status == 200);
+        }
+        const int three = feed.waitFor("buckets", static_cast<std::size_t>(five) + 1, 10000,
+                                       [&](const json& m) { return figuresOf(m, "pushed").value("objects", 0) == 3; });
+        QVERIFY(three > five);
+        QCOMPARE(
+            figuresOf(feed.messages()[static_cast<std::size_t>(three)].msg, "pushed")["bytes"].get<std::uint64_t>(),
+            std::uint64_t{1002 + 1003 + 1004});
+    }
+
     void controlMessagesAreValidated()
     {
         FeedRecorder feed(m_cluster.proxyUrl());

@@ -278,6 +278,8 @@ void ClusterConnection::handle(api::FeedMessage&& message)
             } else if constexpr (std::is_same_v<T, api::BmdUpdate>) {
                 emit bucketSummariesChanged(payload.buckets);
                 emit bucketsChanged();
+            } else if constexpr (std::is_same_v<T, api::BucketsUpdate>) {
+                emit bucketSummariesChanged(payload.buckets);  // new figures, the same buckets
             } else if constexpr (std::is_same_v<T, api::ClusterEvent>) {
                 emit eventReceived(payload);
             } else if constexpr (std::is_same_v<T, api::JobStatus>) {

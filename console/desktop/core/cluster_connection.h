@@ -100,6 +100,7 @@ signals:
     void smapChanged(const tessera::api::Smap& smap);
     // Buckets changed (snapshot or bmd message): bucket views re-read.
     void bucketsChanged();
+    // The buckets' usage figures (snapshot, bmd and buckets messages).
     void bucketSummariesChanged(const std::vector<tessera::api::BucketSummary>& buckets);
     void jobUpdated(const tessera::api::JobStatus& job);
     // The full job list (REST), after a snapshot or while polling.

@@ -2,6 +2,7 @@
 
 #include "format_util.h"
 
+#include <QDateTime>
 #include <QLocale>
 #include <algorithm>
 
@@ -12,15 +13,18 @@ BucketModel::BucketModel(RestClient* rest, QObject* parent) : QAbstractTableMode
 void BucketModel::refresh()
 {
     if (m_rest->endpoint() != m_endpoint) {
-        // Another cluster: what is in flight is of no use.
+        if (!m_endpoint.isEmpty()) {
+            // Another cluster: what is in flight, and its figures, are of no use.
+            ++m_generation;
+            m_listCall.abort();
+            m_summaryCall.abort();
+            m_summaryCall = {};
+            m_counting.clear();
+            m_summaryQueue.clear();
+            m_scans.clear();
+            m_listAgain = false;
+        }
         m_endpoint = m_rest->endpoint();
-        ++m_generation;
-        m_listCall.abort();
-        m_summaryCall.abort();
-        m_summaryCall = {};
-        m_counting.clear();
-        m_summaryQueue.clear();
-        m_listAgain = false;
     } else if (m_listCall.isRunning()) {
         m_listAgain = true;  // the answer on its way may predate the change
         return;
@@ -64,10 +68,11 @@ void BucketModel::listBuckets()
             m_rows = std::move(rows);
             endResetModel();
         }
-        // Every bucket is counted again, but the one being counted now.
+        // Every bucket is counted again, but the one being counted now and
+        // those the server counts.
         m_summaryQueue.clear();
         for (const Row& r : m_rows) {
-            if (r.name != m_counting) m_summaryQueue.push_back(r.name);
+            if (r.name != m_counting && scanOf(r.name) == nullptr) m_summaryQueue.push_back(r.name);
         }
         emit refreshed();
         nextSummary();
@@ -76,13 +81,43 @@ void BucketModel::listBuckets()
 
 void BucketModel::refreshSummary(const QString& bucket)
 {
-    if (rowOf(bucket) < 0) return;
+    if (rowOf(bucket) < 0 || scanOf(bucket) != nullptr) return;
     // A bucket being counted is counted again after: the count in flight may
     // have passed the objects that just changed.
     if (std::find(m_summaryQueue.begin(), m_summaryQueue.end(), bucket) == m_summaryQueue.end()) {
         m_summaryQueue.push_back(bucket);
     }
     if (!m_summaryCall.isRunning()) nextSummary();
+}
+
+const BucketModel::Scan* BucketModel::scanOf(const QString& bucket) const
+{
+    const auto it = m_scans.find(bucket);
+    return it == m_scans.end() ? nullptr : &it->second;
+}
+
+void BucketModel::setServerSummaries(const std::vector<api::BucketSummary>& buckets)
+{
+    std::map<QString, Scan> scans;
+    for (const api::BucketSummary& b : buckets) {
+        if (!b.objects || !b.bytes) continue;  // not every target has scanned yet
+        scans[QString::fromStdString(b.name)] = {static_cast<qint64>(*b.objects), static_cast<qint64>(*b.bytes),
+                                                 b.usageScannedNs / 1'000'000};
+    }
+    m_scans = std::move(scans);
+    // Counted by the server now: no listing for them (a count in flight finishes).
+    std::erase_if(m_summaryQueue, [this](const QString& name) { return scanOf(name) != nullptr; });
+    bool queued = false;
+    for (const Row& r : m_rows) {
+        // Figures the server no longer has (a new target not scanned yet): counted again.
+        if (scanOf(r.name) == nullptr && r.objects < 0 && r.name != m_counting &&
+            std::find(m_summaryQueue.begin(), m_summaryQueue.end(), r.name) == m_summaryQueue.end()) {
+            m_summaryQueue.push_back(r.name);
+            queued = true;
+        }
+    }
+    if (!m_rows.empty()) emit dataChanged(index(0, ObjectsColumn), index(rowCount() - 1, SizeColumn));
+    if (queued && !m_summaryCall.isRunning()) nextSummary();
 }
 
 void BucketModel::nextSummary()
@@ -186,26 +221,38 @@ QVariant BucketModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
     const Row& r = m_rows[static_cast<std::size_t>(index.row())];
+    const Scan* scan = scanOf(r.name);
+    const qint64 objects = scan ? scan->objects : r.objects;
+    const qint64 bytes = scan ? scan->bytes : r.bytes;
+    const bool capped = !scan && r.capped;
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
         case NameColumn: return r.name;
         case ObjectsColumn:
-            if (r.objects < 0) return QStringLiteral("…");
-            return (r.capped ? QStringLiteral("≥ ") : QString()) + QLocale().toString(r.objects);
+            if (objects < 0) return QStringLiteral("…");
+            return (capped ? QStringLiteral("≥ ") : QString()) + QLocale().toString(objects);
         case SizeColumn:
-            if (r.bytes < 0) return QStringLiteral("…");
-            return (r.capped ? QStringLiteral("≥ ") : QString()) + formatBytes(r.bytes);
+            if (bytes < 0) return QStringLiteral("…");
+            return (capped ? QStringLiteral("≥ ") : QString()) + formatBytes(bytes);
         default: return {};
         }
     case Qt::TextAlignmentRole:
         return index.column() == NameColumn ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
-        return r.capped ? tr("counted up to the first %1 objects").arg(QLocale().toString(m_summaryCap)) : QVariant();
+        if (index.column() == NameColumn) return {};
+        if (scan) {
+            return tr("as of the targets' usage scan at %1; objects written since are counted at the next scan")
+                .arg(QDateTime::fromMSecsSinceEpoch(scan->scannedMs).toString(QStringLiteral("HH:mm:ss")));
+        }
+        return capped ? tr("counted from the listing, up to the first %1 objects").arg(QLocale().toString(m_summaryCap))
+                      : tr("counted from the listing");
     case NameRole: return r.name;
-    case ObjectCountRole: return r.objects;
-    case BytesRole: return r.bytes;
-    case CappedRole: return r.capped;
+    case ObjectCountRole: return objects;
+    case BytesRole: return bytes;
+    case CappedRole: return capped;
+    case FromScanRole: return scan != nullptr;
+    case ScannedAtRole: return scan ? QVariant(QDateTime::fromMSecsSinceEpoch(scan->scannedMs)) : QVariant();
     default: return {};
     }
 }

@@ -1,18 +1,24 @@
 #pragma once
 // The cluster's buckets with their object count and total size.
 //
-// The REST API has no bucket summary call, so the model adds the sizes up
-// itself from the listing (pages of api::kMaxPageSize names and sizes), one
-// bucket at a time after each refresh. A bucket with more than the summary
-// cap of objects shows "≥ N" (the count and size of the first N); the cap is
-// explicit and settable, so a million-object bucket costs a bounded number of
-// pages, not a full walk.
+// The figures come from the server when it has them: the targets count every
+// bucket's objects and bytes in their usage scans (at start and every
+// usage_scan_interval_ms, 60 s by default) and the proxy sends the sums on
+// the feed (snapshot, bmd and buckets messages), exact whatever the bucket's
+// size, as of the scan. Until every target has scanned, without the feed
+// (polling), or for a bucket the scans do not cover yet, the model adds the
+// sizes up itself from the listing (pages of api::kMaxPageSize names and
+// sizes), one bucket at a time after each refresh; a bucket with more than
+// the summary cap of objects then shows "≥ N" (the count and size of the
+// first N), so a million-object bucket costs a bounded number of pages.
 
+#include "api/feed.h"
 #include "core/rest_client.h"
 
 #include <QAbstractTableModel>
 #include <QString>
 #include <deque>
+#include <map>
 #include <vector>
 
 namespace tessera::console {
@@ -26,6 +32,8 @@ public:
         ObjectCountRole,              // qint64, -1 while unknown
         BytesRole,                    // qint64, -1 while unknown
         CappedRole,                   // bool: more objects than the summary cap
+        FromScanRole,                 // bool: the figures are the server's (the targets' usage scans)
+        ScannedAtRole,                // QDateTime of the scan the figures come from (FromScanRole)
     };
     static constexpr qint64 kDefaultSummaryCap = 100000;
 
@@ -38,8 +46,12 @@ public:
     // goes on: nothing is abandoned (the nodes would count each abandoned
     // request as a client abort), except on a switch to another cluster.
     void refresh();
-    // Re-counts one bucket (after an upload or a delete).
+    // Re-counts one bucket (after an upload or a delete); a bucket with the
+    // server's figures waits for the next scan instead.
     void refreshSummary(const QString& bucket);
+    // The server's figures (the feed's bucket summaries): used for the buckets
+    // that have them, in place of counting the listing.
+    void setServerSummaries(const std::vector<api::BucketSummary>& buckets);
     // Intents; the answer comes as operationFinished(ok, message), then a refresh.
     void createBucket(const QString& name);
     void destroyBucket(const QString& name);
@@ -62,10 +74,16 @@ signals:
 private:
     struct Row {
         QString name;
-        qint64 objects = -1;
+        qint64 objects = -1;  // counted from the listing
         qint64 bytes = -1;
         bool capped = false;
     };
+    struct Scan {
+        qint64 objects = 0;
+        qint64 bytes = 0;
+        qint64 scannedMs = 0;
+    };
+    const Scan* scanOf(const QString& bucket) const;
     struct Summary {
         QString bucket;
         qint64 objects = 0;
@@ -80,6 +98,7 @@ private:
     QUrl m_endpoint;           // the cluster the calls in flight are for
     bool m_listAgain = false;  // a refresh came while the list was being read
     std::vector<Row> m_rows;
+    std::map<QString, Scan> m_scans;  // the server's figures, by bucket
     QString m_error;
     qint64 m_summaryCap = kDefaultSummaryCap;
     std::deque<QString> m_summaryQueue;

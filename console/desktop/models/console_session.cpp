@@ -5,6 +5,7 @@
 #include "core/metrics_store.h"
 #include "core/profile_store.h"
 #include "core/spec_store.h"
+#include "models/bucket_model.h"
 #include "models/event_model.h"
 #include "models/job_model.h"
 #include "models/metrics_history.h"
@@ -57,6 +58,8 @@ ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent) : Q
     connect(m_connection, &ClusterConnection::jobUpdated, m_jobs, &JobModel::updateJob);
     connect(m_connection, &ClusterConnection::jobsListed, m_jobs, &JobModel::setJobs);
     connect(m_connection, &ClusterConnection::eventReceived, m_events, &EventModel::addEvent);
+    connect(m_connection, &ClusterConnection::bucketSummariesChanged, m_bucketsModels.buckets,
+            &BucketModel::setServerSummaries);
 }
 
 ConsoleSession::~ConsoleSession() = default;

@@ -398,6 +398,27 @@ private slots:
         QVERIFY(early.ok());
         QVERIFY(!std::get<FeedSnapshot>(early->payload).metrics);
 
+        // New usage figures: every bucket, figures summed over the targets.
+        const BucketsUpdate usage{{BucketSummary{"imgs", "ais", sampleBmd().buckets["imgs"], 120000, 7 << 20, 1234},
+                                   BucketSummary{"empty", "ais", std::nullopt, 0, 0, 1234}}};
+        text.clear();
+        appendFeedEnvelope(text, feed_type::kBuckets, 9, 77, json(usage).dump());
+        const auto umsg = decodeFeedMessage(text);
+        QVERIFY2(umsg.ok(), umsg.ok() ? "" : umsg.error().message.c_str());
+        QCOMPARE(umsg->type, std::string("buckets"));
+        const auto& ub = std::get<BucketsUpdate>(umsg->payload);
+        QCOMPARE(ub.buckets.size(), std::size_t{2});
+        QCOMPARE(ub.buckets[0].name, std::string("imgs"));
+        QCOMPARE(*ub.buckets[0].objects, std::uint64_t{120000});
+        QCOMPARE(*ub.buckets[0].bytes, std::uint64_t{7 << 20});
+        QCOMPARE(ub.buckets[0].usageScannedNs, std::int64_t{1234});
+        QVERIFY(ub.buckets[0].props.has_value());
+        QCOMPARE(*ub.buckets[1].objects, std::uint64_t{0});
+        QVERIFY(json(ub) == json(usage));
+        text.clear();
+        appendFeedEnvelope(text, feed_type::kBuckets, 10, 0, "{}");
+        QCOMPARE(decodeFeedMessage(text).kind(), ErrorKind::BadRequest);
+
         const BmdUpdate b{7, {BucketSummary{"x", "ais", std::nullopt, std::nullopt, std::nullopt, 0}}};
         text.clear();
         appendFeedEnvelope(text, feed_type::kBmd, 2, 0, json(b).dump());
