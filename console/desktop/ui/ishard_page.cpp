@@ -40,10 +40,7 @@ IshardPage::IshardPage(RestClient* rest, SpecStore* specs, QWidget* parent)
     finishSetup(buildPlanTab());
 }
 
-QString IshardPage::emptySpec() const
-{
-    return QStringLiteral("{\n  \"src_bck\": \"\",\n  \"dst_bck\": \"\"\n}\n");
-}
+QString IshardPage::emptySpec() const { return QStringLiteral("{\n  \"src_bck\": \"\",\n  \"dst_bck\": \"\"\n}\n"); }
 
 void IshardPage::buildForm()
 {
@@ -73,8 +70,8 @@ void IshardPage::buildForm()
     addRow(tr("Shard names"), QStringLiteral("/shard_template"), tmpl);
     connectLineEdit(tmpl, QStringLiteral("/shard_template"));
     auto* ext = new QComboBox(inner);
-    ext->addItems({QStringLiteral(".tar"), QStringLiteral(".tgz"), QStringLiteral(".tar.gz"), QStringLiteral(".tar.lz4"),
-                   QStringLiteral(".zip")});
+    ext->addItems({QStringLiteral(".tar"), QStringLiteral(".tgz"), QStringLiteral(".tar.gz"),
+                   QStringLiteral(".tar.lz4"), QStringLiteral(".zip")});
     ext->setPlaceholderText(QStringLiteral(".tar"));
     addRow(tr("Format"), QStringLiteral("/ext"), ext);
     connectCombo(ext, QStringLiteral("/ext"));
@@ -100,8 +97,8 @@ void IshardPage::buildForm()
         m_composer->setField(QStringLiteral("/sample_exts"), list.empty() ? nlohmann::json(nullptr) : list);
     });
     auto* missing = new QComboBox(inner);
-    missing->addItems({QStringLiteral("ignore"), QStringLiteral("warn"), QStringLiteral("exclude"),
-                       QStringLiteral("abort")});
+    missing->addItems(
+        {QStringLiteral("ignore"), QStringLiteral("warn"), QStringLiteral("exclude"), QStringLiteral("abort")});
     missing->setPlaceholderText(QStringLiteral("ignore"));
     addRow(tr("When one is missing"), QStringLiteral("/missing_extension_action"), missing);
     connectCombo(missing, QStringLiteral("/missing_extension_action"));
@@ -137,7 +134,8 @@ void IshardPage::documentChanged()
     const nlohmann::json exts = m_composer->field(QStringLiteral("/sample_exts"));
     QStringList items;
     if (exts.is_array()) {
-        for (const auto& e : exts) items << (e.is_string() ? QString::fromStdString(e.get<std::string>()) : QString::fromStdString(e.dump()));
+        for (const auto& e : exts)
+            items << (e.is_string() ? QString::fromStdString(e.get<std::string>()) : QString::fromStdString(e.dump()));
     }
     // Only when the list differs from the field's: "a, " is the list "a" being typed.
     if (listItems(m_sampleExts->text()) != items) m_sampleExts->setText(items.join(QStringLiteral(", ")));
@@ -193,12 +191,11 @@ void IshardPage::showPlan(const spec::IshardDryRun& answer)
     m_warnings->setVisible(!p.warnings.empty());
     m_shardsModel->removeRows(0, m_shardsModel->rowCount());
     for (const auto& s : p.shards) {
-        m_shardsModel->appendRow({item(QString::fromStdString(s.name)),
-                                  item(QLocale().toString(static_cast<qulonglong>(s.samples)),
-                                       static_cast<qulonglong>(s.samples)),
-                                  item(QLocale().toString(static_cast<qulonglong>(s.objects)),
-                                       static_cast<qulonglong>(s.objects)),
-                                  item(formatBytes(static_cast<qint64>(s.bytes)), static_cast<qulonglong>(s.bytes))});
+        m_shardsModel->appendRow(
+            {item(QString::fromStdString(s.name)),
+             item(QLocale().toString(static_cast<qulonglong>(s.samples)), static_cast<qulonglong>(s.samples)),
+             item(QLocale().toString(static_cast<qulonglong>(s.objects)), static_cast<qulonglong>(s.objects)),
+             item(formatBytes(static_cast<qint64>(s.bytes)), static_cast<qulonglong>(s.bytes))});
     }
     m_samplesModel->removeRows(0, m_samplesModel->rowCount());
     for (const auto& s : p.firstSamples) {
