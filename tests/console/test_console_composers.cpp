@@ -8,17 +8,23 @@
 // through the confirmation; saved specs and the draft survive a restart of
 // the console; specs as files. ishard: the form's list field, the plan's
 // shards and sample grouping, and the job writing exactly those shards.
+// ETL: a bad spec's field, a real transformer (PIL resize) initialized from
+// the page, a Fashion-MNIST image before and after, etl_args re-run, a shard
+// member, a transformer failing with its stderr, an offline run into a new
+// bucket, removal through the confirmation.
 // Screenshots (light and dark) to docs/images/.
 #include "console_test_util.h"
 #include "core/cluster_connection.h"
 #include "core/rest_client.h"
 #include "core/spec_store.h"
+#include "demo/fashion_mnist.h"
 #include "dsort_test_util.h"
 #include "local_cluster.h"
 #include "models/console_session.h"
 #include "models/spec_composer.h"
 #include "spec/spec_text.h"
 #include "ui/dsort_page.h"
+#include "ui/etl_page.h"
 #include "ui/ishard_page.h"
 #include "ui/main_window.h"
 #include "ui/theme.h"
@@ -40,6 +46,7 @@
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBlock>
@@ -505,6 +512,112 @@ private slots:
             QCOMPARE(static_cast<qulonglong>(members.size()),
                      p->shardsModel()->item(r, 2)->data(Qt::UserRole).toULongLong());
         }
+    }
+
+    void etlBeforeAndAfterOnFashionMnist()
+    {
+        std::vector<std::pair<std::string, std::string>> members;
+        auto converted = cli::demo::convertFashionMnist(
+            cli::demo::kFashionMnistDir, 6, [&](const std::string& name, const std::string& bytes) -> api::Status {
+                members.push_back({name, bytes});
+                return {};
+            });
+        if (!converted) QSKIP(qPrintable(QString::fromStdString("Fashion-MNIST: " + converted.error().message)));
+        client::Client c(m_cluster->proxyUrl());
+        for (const char* b : {"fmnist", "fmnist-small"}) QVERIFY(c.createBucket(b));
+        std::string firstPng, firstCls;
+        for (const auto& [name, bytes] : members) {
+            const bool png = name.size() > 4 && name.compare(name.size() - 4, 4, ".png") == 0;
+            if (png && firstPng.empty()) firstPng = name;
+            if (!png && firstCls.empty() && name.find(".cls") != std::string::npos) firstCls = name;
+            QVERIFY(c.putObject("fmnist", (png ? "img/" : "meta/") + name, bytes));
+        }
+        QVERIFY(c.putObject("fmnist", "fm-shard.tar", tests::makeShard(tests::toRecords(members))));
+
+        m_window->showPage(m_window->pageIndex(QStringLiteral("ETL")));
+        EtlPage* p = m_window->etlPage();
+        QVERIFY(p);
+        Tester tester(p->transformersModel(), Tester::FailureReportingMode::QtTest);
+        p->refresh();
+        // A spec without a command: the proxy's 400 names the field.
+        p->specEdit()->setPlainText(QStringLiteral("{\"name\": \"thumbs\", \"communication\": \"io://\"}"));
+        QTest::mouseClick(p->initButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(p->specMessage()->text().startsWith(QStringLiteral("Init failed")), 10000);
+        QVERIFY2(p->specMessage()->text().contains(QStringLiteral("/command")), qPrintable(p->specMessage()->text()));
+        // The real thing, in YAML: PIL's resize to 32x32 JPEG.
+        p->specFormat()->setCurrentIndex(1);
+        p->specEdit()->setPlainText(
+            QStringLiteral("name: thumbs\ncommunication: io://\ncommand: [resize_image.py, \"32\"]\n"));
+        QTest::mouseClick(p->initButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(p->etlBox()->findText(QStringLiteral("thumbs")) >= 0, 30000);
+        QCOMPARE(p->etlBox()->currentText(), QStringLiteral("thumbs"));
+        QCOMPARE(p->transformersModel()->item(0, 0)->text(), QStringLiteral("thumbs"));
+
+        // Before and after on one sample.
+        p->bucketBox()->setEditText(QStringLiteral("fmnist"));
+        p->objectEdit()->setText(QString::fromStdString("img/" + firstPng));
+        QTest::mouseClick(p->transformButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(p->transformsDone() == 1 && p->before()->kind() != Preview::Kind::Empty, 15000);
+        QCOMPARE(p->before()->kind(), Preview::Kind::Image);
+        QVERIFY2(p->before()->summary()->text().contains(QStringLiteral("image 28×28")),
+                 qPrintable(p->before()->summary()->text()));
+        QCOMPARE(p->after()->kind(), Preview::Kind::Image);
+        QVERIFY2(p->after()->summary()->text().contains(QStringLiteral("image 32×32")),
+                 qPrintable(p->after()->summary()->text()));
+        QVERIFY(p->after()->summary()->text().contains(QStringLiteral("thumbs in %1 ms").arg(p->lastTransformMs())));
+        test::saveScreenshot(m_window.get(), QStringLiteral("console-etl"));
+        // etl_args: typed, the transform runs again by itself.
+        QTest::keyClicks(p->argsEdit(), QStringLiteral("16x16"));
+        QTRY_VERIFY_WITH_TIMEOUT(p->transformsDone() == 2, 15000);
+        QVERIFY2(p->after()->summary()->text().contains(QStringLiteral("image 16×16")),
+                 qPrintable(p->after()->summary()->text()));
+        p->argsEdit()->clear();
+        // A member of a shard.
+        p->objectEdit()->setText(QStringLiteral("fm-shard.tar"));
+        p->memberEdit()->setText(QString::fromStdString(firstPng));
+        QTest::mouseClick(p->transformButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(p->transformsDone() == 3, 15000);
+        QCOMPARE(p->before()->kind(), Preview::Kind::Image);
+        QVERIFY(p->after()->summary()->text().contains(QStringLiteral("image 32×32")));
+        // Not an image: the transformer fails, and the page says why with its stderr.
+        p->objectEdit()->setText(QString::fromStdString("meta/" + firstCls));
+        p->memberEdit()->clear();
+        QTest::mouseClick(p->transformButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(p->transformsDone() == 4, 15000);
+        QCOMPARE(p->after()->kind(), Preview::Kind::Error);
+        QVERIFY2(p->after()->text().contains(QStringLiteral("thumbs")), qPrintable(p->after()->text()));
+        Theme theme(qApp);
+        theme.apply(ThemeChoice::Dark);
+        test::saveScreenshot(m_window.get(), QStringLiteral("console-etl-dark"));
+        theme.apply(ThemeChoice::System);
+
+        // Run on bucket: every image under img/ into fmnist-small as .jpg.
+        p->refresh();
+        p->destinationBox()->setEditText(QStringLiteral("fmnist-small"));
+        p->prefixEdit()->setText(QStringLiteral("img/"));
+        p->extEdit()->setText(QStringLiteral("png:jpg"));
+        QTest::mouseClick(p->runButton(), Qt::LeftButton);
+        QVERIFY2(QTest::qWaitFor([&] { return p->lastStatus() && api::isFinal(p->lastStatus()->state); }, 60000),
+                 qPrintable(p->jobState()->text()));
+        QCOMPARE(p->lastStatus()->state, api::JobState::Finished);
+        QVERIFY(p->openOutputButton()->isEnabled());
+        auto out = c.listAll("fmnist-small", "img/");
+        QVERIFY(out);
+        QCOMPARE(static_cast<int>(out->size()), 6);
+        for (const auto& e : *out)
+            QVERIFY2(e.name.size() > 4 && e.name.substr(e.name.size() - 4) == ".jpg", e.name.c_str());
+
+        // Remove, after the confirmation.
+        p->refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(p->transformersModel()->rowCount() == 1, 5000);
+        auto* table = p->findChild<QTableView*>(QStringLiteral("etlTable"));
+        table->setCurrentIndex(p->transformersModel()->index(0, 0));
+        QString question;
+        answerConfirmation(QStringLiteral("removeEtlConfirmation"), QMessageBox::Yes, &question);
+        p->removeSelected();
+        QVERIFY(question.contains(QStringLiteral("thumbs")));
+        QTRY_VERIFY_WITH_TIMEOUT(p->transformersModel()->rowCount() == 0, 10000);
+        QVERIFY(c.etlList() && c.etlList()->empty());
     }
 
 private:

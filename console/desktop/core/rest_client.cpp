@@ -2,6 +2,7 @@
 
 #include "api/action_msg.h"
 #include "api/feed.h"
+#include "api/headers.h"
 #include "api/http_error.h"
 #include "api/json_util.h"
 #include "api/paths.h"
@@ -456,6 +457,80 @@ RestCall RestClient::startIshard(const QByteArray& spec, bool yaml, QObject* con
     req->done = [done = std::move(done)](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         done(api::parseJobStatus(bodyView(r.body)));
+    };
+    return start(req);
+}
+
+RestCall RestClient::etlList(QObject* context, Callback<std::vector<api::EtlInfo>> done)
+{
+    return getParsed<std::vector<api::EtlInfo>>(controlUrl(QByteArrayLiteral("/v1/etl")), context, std::move(done),
+                                                [](std::string_view b) -> api::Result<std::vector<api::EtlInfo>> {
+                                                    const auto j = nlohmann::json::parse(b, nullptr, false);
+                                                    if (!j.is_array())
+                                                        return api::Error::corruption("unreadable etl list");
+                                                    std::vector<api::EtlInfo> out;
+                                                    for (const auto& e : j) {
+                                                        auto info = api::readMessage<api::EtlInfo>(e, "etl");
+                                                        if (!info) return info.error();
+                                                        out.push_back(std::move(*info));
+                                                    }
+                                                    return out;
+                                                });
+}
+
+RestCall RestClient::etlInit(const QByteArray& spec, bool yaml, QObject* context, Callback<api::EtlInfo> done)
+{
+    auto req = newRequest("PUT", controlUrl(QByteArrayLiteral("/v1/etl")), context);
+    req->timeoutMs = m_transferTimeoutMs;  // every target starts the transformer first
+    req->hasBody = true;
+    req->body.data = spec;
+    req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
+    req->done = [done = std::move(done)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(api::parseMessage<api::EtlInfo>(bodyView(r.body), "etl"));
+    };
+    return start(req);
+}
+
+RestCall RestClient::etlRemove(const QString& name, QObject* context, StatusCallback done)
+{
+    auto req = newRequest("DELETE", controlUrl("/v1/etl/" + QUrl::toPercentEncoding(name)), context);
+    req->timeoutMs = m_transferTimeoutMs;
+    req->done = [done = std::move(done)](Response r) { done(r.status2xx()); };
+    return start(req);
+}
+
+RestCall RestClient::etlBucket(const QString& src, const QString& dst, const api::EtlBucketMsg& msg, QObject* context,
+                               Callback<api::JobStatus> done)
+{
+    const bool listRange = !msg.objnames.empty() || !msg.templ.empty();
+    const api::ActionMsg action{listRange ? "etl-listrange" : "etl-bck", dst.toStdString(), nlohmann::json(msg)};
+    auto req = newRequest("POST", bucketUrl(src), context);
+    req->hasBody = true;
+    req->body.data = QByteArray::fromStdString(api::dumpJson(nlohmann::json(action)));
+    req->addHeader("Content-Type", "application/json");
+    req->done = [done = std::move(done)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(api::parseJobStatus(bodyView(r.body)));
+    };
+    return start(req);
+}
+
+RestCall RestClient::readTransformed(const QString& bucket, const QString& name, const QString& member,
+                                     const QString& etl, const QString& args, qint64 maxBytes, QObject* context,
+                                     Callback<QByteArray> done)
+{
+    QList<std::pair<QByteArray, QString>> query;
+    if (!member.isEmpty()) query.append({QByteArrayLiteral("archpath"), member});
+    if (!etl.isEmpty()) {
+        query.append({QByteArray(api::kQpEtlName.data(), api::kQpEtlName.size()), etl});
+        if (!args.isEmpty()) query.append({QByteArray(api::kQpEtlArgs.data(), api::kQpEtlArgs.size()), args});
+    }
+    auto req = newRequest("GET", QUrl::fromEncoded(objectUrl(bucket, name).toEncoded() + encodeQuery(query)), context);
+    req->maxBody = maxBytes;
+    req->done = [done = std::move(done)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(std::move(r.body));
     };
     return start(req);
 }

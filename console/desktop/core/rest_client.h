@@ -17,6 +17,7 @@
 
 #include "api/bmd.h"
 #include "api/cluster_msg.h"
+#include "api/etl_msg.h"
 #include "api/job.h"
 #include "api/node_stats.h"
 #include "api/object_list.h"
@@ -122,6 +123,20 @@ public:
     RestCall startDsort(const QByteArray& spec, bool yaml, QObject* context, Callback<QString> done);
     RestCall ishardDryRun(const QByteArray& spec, bool yaml, QObject* context, Callback<spec::IshardDryRun> done);
     RestCall startIshard(const QByteArray& spec, bool yaml, QObject* context, Callback<api::JobStatus> done);
+
+    // ETL (docs/etl.md): the registered transformers, initializing one from
+    // a spec as written (`yaml`: application/yaml), removing one, and an
+    // offline job (etl-bck by prefix; etl-listrange with a template or names).
+    RestCall etlList(QObject* context, Callback<std::vector<api::EtlInfo>> done);
+    RestCall etlInit(const QByteArray& spec, bool yaml, QObject* context, Callback<api::EtlInfo> done);
+    RestCall etlRemove(const QString& name, QObject* context, StatusCallback done);
+    RestCall etlBucket(const QString& src, const QString& dst, const api::EtlBucketMsg& msg, QObject* context,
+                       Callback<api::JobStatus> done);
+    // An object, or the shard member `member` when not empty, whole, through
+    // the ETL `etl` with `args` (`etl` empty: as stored); more than maxBytes
+    // is TooLarge.
+    RestCall readTransformed(const QString& bucket, const QString& name, const QString& member, const QString& etl,
+                             const QString& args, qint64 maxBytes, QObject* context, Callback<QByteArray> done);
 
     // Buckets.
     RestCall listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done);

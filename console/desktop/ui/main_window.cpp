@@ -8,6 +8,7 @@
 #include "ui/connection_status.h"
 #include "ui/dashboard_page.h"
 #include "ui/dsort_page.h"
+#include "ui/etl_page.h"
 #include "ui/ishard_page.h"
 #include "ui/jobs_page.h"
 #include "ui/nodes_page.h"
@@ -90,6 +91,14 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
     }
     addPage(tr("dSort"), m_dsort);
     addPage(tr("ishard"), m_ishard);
+    m_etl = new EtlPage(m_rest, this);
+    connect(m_etl, &EtlPage::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    connect(m_etl, &EtlPage::openBucket, this, [this](const QString& bucket) {
+        showPage(m_pages->indexOf(m_buckets));
+        m_buckets->selectBucket(bucket);
+    });
+    addPage(tr("ETL"), m_etl);
 
     if (!session->storageError().isEmpty()) {
         statusBar()->showMessage(tr("Local database unavailable, nothing is saved: %1").arg(session->storageError()));

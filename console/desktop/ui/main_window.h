@@ -19,6 +19,7 @@ class ConnectionStatus;
 class ConsoleSession;
 class DashboardPage;
 class DsortPage;
+class EtlPage;
 class IshardPage;
 class JobsPage;
 class NodesPage;
@@ -63,6 +64,7 @@ public:
     BucketsPage* bucketsPage() const { return m_buckets; }
     DsortPage* dsortPage() const { return m_dsort; }
     IshardPage* ishardPage() const { return m_ishard; }
+    EtlPage* etlPage() const { return m_etl; }
     ConnectionStatus* connectionStatus() const { return m_status; }
 
 public slots:
@@ -92,6 +94,7 @@ private:
     BucketsPage* m_buckets = nullptr;
     DsortPage* m_dsort = nullptr;
     IshardPage* m_ishard = nullptr;
+    EtlPage* m_etl = nullptr;
     QMenu* m_goMenu = nullptr;
     QActionGroup* m_themeGroup = nullptr;
     std::vector<QAction*> m_pageActions;
