@@ -21,12 +21,15 @@
 #include "dsort_test_util.h"
 #include "local_cluster.h"
 #include "models/console_session.h"
+#include "models/shard_model.h"
 #include "models/spec_composer.h"
 #include "spec/spec_text.h"
+#include "ui/buckets_page.h"
 #include "ui/dsort_page.h"
 #include "ui/etl_page.h"
 #include "ui/ishard_page.h"
 #include "ui/main_window.h"
+#include "ui/preview_panel.h"
 #include "ui/theme.h"
 
 #include <QAbstractItemModelTester>
@@ -591,11 +594,37 @@ private slots:
         test::saveScreenshot(m_window.get(), QStringLiteral("console-etl-dark"));
         theme.apply(ThemeChoice::System);
 
+        // From the Buckets page's shard preview: a sample sent to the page.
+        PreviewPanel* panel = m_window->bucketsPage()->previewPanel();
+        panel->showObject(QStringLiteral("fmnist"), QStringLiteral("fm-shard.tar"));
+        QTRY_VERIFY_WITH_TIMEOUT(panel->shardModel()->rowCount() == 6, 10000);
+        panel->shardView()->selectRow(2);
+        const int done = p->transformsDone();
+        panel->transformSelected();
+        QCOMPARE(m_window->currentPage(), m_window->pageIndex(QStringLiteral("ETL")));
+        QCOMPARE(p->objectEdit()->text(), QStringLiteral("fm-shard.tar"));
+        QVERIFY2(p->memberEdit()->text().endsWith(QStringLiteral(".png")), qPrintable(p->memberEdit()->text()));
+        QTRY_VERIFY_WITH_TIMEOUT(p->transformsDone() == done + 1, 15000);
+        QVERIFY(p->after()->summary()->text().contains(QStringLiteral("image 32×32")));
+
         // Run on bucket: every image under img/ into fmnist-small as .jpg.
         p->refresh();
         p->destinationBox()->setEditText(QStringLiteral("fmnist-small"));
         p->prefixEdit()->setText(QStringLiteral("img/"));
         p->extEdit()->setText(QStringLiteral("png:jpg"));
+        // A dry run first, of three names by template: transformed and counted, nothing written.
+        p->dryRunBox()->setChecked(true);
+        p->prefixEdit()->setText(QString::fromStdString("img/" + firstPng.substr(0, firstPng.size() - 10)) +
+                                 QStringLiteral("{000000..000002}.png"));
+        QTest::mouseClick(p->runButton(), Qt::LeftButton);
+        QVERIFY2(QTest::qWaitFor([&] { return p->lastStatus() && api::isFinal(p->lastStatus()->state); }, 60000),
+                 qPrintable(p->jobState()->text()));
+        QCOMPARE(p->lastStatus()->state, api::JobState::Finished);
+        QCOMPARE(p->lastStatus()->progress.objectsDone, std::uint64_t{3});
+        QVERIFY(!p->openOutputButton()->isEnabled());
+        QVERIFY(c.listAll("fmnist-small", "") && c.listAll("fmnist-small", "")->empty());
+        p->dryRunBox()->setChecked(false);
+        p->prefixEdit()->setText(QStringLiteral("img/"));
         QTest::mouseClick(p->runButton(), Qt::LeftButton);
         QVERIFY2(QTest::qWaitFor([&] { return p->lastStatus() && api::isFinal(p->lastStatus()->state); }, 60000),
                  qPrintable(p->jobState()->text()));

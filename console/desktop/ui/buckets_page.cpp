@@ -171,6 +171,7 @@ void BucketsPage::buildUi()
 
     m_preview = new PreviewPanel(m_rest);
     connect(m_preview, &PreviewPanel::statusMessage, this, &BucketsPage::statusMessage);
+    connect(m_preview, &PreviewPanel::transformRequested, this, &BucketsPage::transformRequested);
     connect(m_objectView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &BucketsPage::onObjectSelected);
 
@@ -316,6 +317,10 @@ void BucketsPage::showObjectMenu(const QPoint& pos)
     menu.addAction(tr("Download…"), this, &BucketsPage::downloadSelected)->setEnabled(any);
     menu.addAction(tr("Copy name"), this, [this] { copySelected(false); })->setEnabled(any);
     menu.addAction(tr("Copy URL"), this, [this] { copySelected(true); })->setEnabled(any);
+    const QStringList names = selectedObjectNames();
+    menu.addAction(tr("Transform with ETL…"), this,
+                   [this, names] { emit transformRequested(currentBucket(), names.front(), {}); })
+        ->setEnabled(names.size() == 1);
     menu.addSeparator();
     menu.addAction(tr("Delete…"), this, &BucketsPage::deleteSelected)->setEnabled(any);
     menu.exec(m_objectView->viewport()->mapToGlobal(pos));

@@ -65,6 +65,8 @@ public slots:
 
 signals:
     void statusMessage(const QString& text);
+    // "Transform with ETL…" on an object or a shard's sample.
+    void transformRequested(const QString& bucket, const QString& object, const QString& member);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;

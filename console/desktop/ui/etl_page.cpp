@@ -16,6 +16,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStandardItemModel>
@@ -38,8 +39,8 @@ QStandardItem* cell(const QString& text)
 
 QString errorCss(const QWidget* w)
 {
-    return QStringLiteral("color: %1;").arg(isDarkPalette(w->palette()) ? QStringLiteral("#ef9a9a")
-                                                                        : QStringLiteral("#c62828"));
+    return QStringLiteral("color: %1;")
+        .arg(isDarkPalette(w->palette()) ? QStringLiteral("#ef9a9a") : QStringLiteral("#c62828"));
 }
 
 }  // namespace
@@ -152,8 +153,9 @@ QWidget* EtlPage::buildLeft()
     m_spec = new QPlainTextEdit(box);
     m_spec->setObjectName(QStringLiteral("etlSpec"));
     m_spec->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_spec->setPlainText(QStringLiteral("{\n  \"name\": \"thumbs\",\n  \"communication\": \"io://\",\n"
-                                        "  \"command\": [\"resize_image.py\", \"64\"],\n  \"obj_timeout\": \"30s\"\n}\n"));
+    m_spec->setPlainText(
+        QStringLiteral("{\n  \"name\": \"thumbs\",\n  \"communication\": \"io://\",\n"
+                       "  \"command\": [\"resize_image.py\", \"64\"],\n  \"obj_timeout\": \"30s\"\n}\n"));
     bv->addWidget(m_spec, 1);
     m_specMessage = new QLabel(box);
     m_specMessage->setObjectName(QStringLiteral("etlSpecMessage"));
@@ -229,12 +231,15 @@ QWidget* EtlPage::buildRight()
     m_destination->setInsertPolicy(QComboBox::NoInsert);
     m_prefix = new QLineEdit(box);
     m_prefix->setObjectName(QStringLiteral("etlPrefix"));
-    m_prefix->setPlaceholderText(tr("every object of the sample's bucket (or e.g. train/)"));
+    m_prefix->setPlaceholderText(tr("prefix (e.g. train/) or template (shard-{000..099}.tar); empty: every object"));
     m_ext = new QLineEdit(box);
     m_ext->setObjectName(QStringLiteral("etlExt"));
     m_ext->setPlaceholderText(tr("rename extensions, e.g. png:jpg"));
     m_perSample = new QCheckBox(tr("Per sample: each shard into a new shard"), box);
     m_perSample->setObjectName(QStringLiteral("etlPerSample"));
+    m_dryRun = new QCheckBox(tr("Dry run"), box);
+    m_dryRun->setObjectName(QStringLiteral("etlDryRun"));
+    m_dryRun->setToolTip(tr("Transform and count, write nothing"));
     auto* dest = new QHBoxLayout;
     dest->addWidget(m_destination, 1);
     dest->addWidget(m_prefix, 1);
@@ -242,6 +247,7 @@ QWidget* EtlPage::buildRight()
     auto* opts = new QHBoxLayout;
     opts->addWidget(m_ext, 1);
     opts->addWidget(m_perSample);
+    opts->addWidget(m_dryRun);
     bf->addRow(tr("Options"), opts);
     auto* runRow = new QHBoxLayout;
     m_jobState = new QLabel(tr("No job started from this page."), box);
@@ -323,7 +329,8 @@ void EtlPage::initTransformer()
             return;
         }
         const QString name = QString::fromStdString(got->name);
-        showMessage(m_specMessage, tr("Transformer %1 runs on every target (%2).").arg(name, QString::fromStdString(got->stage)),
+        showMessage(m_specMessage,
+                    tr("Transformer %1 runs on every target (%2).").arg(name, QString::fromStdString(got->stage)),
                     false);
         m_rest->etlList(this, [this, name](api::Result<std::vector<api::EtlInfo>> list) {
             if (!list) return;
@@ -378,15 +385,27 @@ void EtlPage::transform()
             m_before->showBytes(shown, *got, {});
         });
     m_clock.start();
-    m_afterCall = m_rest->readTransformed(
-        bucket, object, member, etl, m_args->text().trimmed(), kMaxPreviewBytes, this,
-        [this, generation, shown, etl](api::Result<QByteArray> got) {
-            if (generation != m_generation) return;
-            m_lastMs = m_clock.elapsed();
-            ++m_transformsDone;
-            if (!got) return m_after->showError(QString::fromStdString(got.error().message));
-            m_after->showBytes(shown, *got, tr(" · %1 in %2 ms").arg(etl).arg(m_lastMs));
-        });
+    m_afterCall =
+        m_rest->readTransformed(bucket, object, member, etl, m_args->text().trimmed(), kMaxPreviewBytes, this,
+                                [this, generation, shown, etl](api::Result<QByteArray> got) {
+                                    if (generation != m_generation) return;
+                                    m_lastMs = m_clock.elapsed();
+                                    ++m_transformsDone;
+                                    if (!got) return m_after->showError(QString::fromStdString(got.error().message));
+                                    m_after->showBytes(shown, *got, tr(" · %1 in %2 ms").arg(etl).arg(m_lastMs));
+                                });
+}
+
+void EtlPage::showSample(const QString& bucket, const QString& object, const QString& member)
+{
+    m_bucket->setEditText(bucket);
+    m_object->setText(object);
+    m_member->setText(member);
+    if (m_etl->count() > 0) {
+        transform();
+    } else {
+        m_after->showError(tr("No transformer on the cluster yet: init one on the left."));
+    }
 }
 
 void EtlPage::runOnBucket()
@@ -400,7 +419,15 @@ void EtlPage::runOnBucket()
     }
     api::EtlBucketMsg msg;
     msg.id = etl.toStdString();
-    msg.prefix = m_prefix->text().trimmed().toStdString();
+    // A brace range is a template of names (etl-listrange), anything else a prefix.
+    const QString where = m_prefix->text().trimmed();
+    static const QRegularExpression range(QStringLiteral("\\{[^}]*\\.\\.[^}]*\\}"));
+    if (range.match(where).hasMatch()) {
+        msg.templ = where.toStdString();
+    } else {
+        msg.prefix = where.toStdString();
+    }
+    msg.dryRun = m_dryRun->isChecked();
     msg.perSample = m_perSample->isChecked();
     for (const auto& pair : m_ext->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const auto parts = pair.trimmed().split(QLatin1Char(':'));
@@ -414,6 +441,7 @@ void EtlPage::runOnBucket()
     m_openOutput->setEnabled(false);
     m_status.reset();
     m_jobOutput = dst;
+    m_dryRunning = msg.dryRun;
     showMessage(m_jobState, tr("Starting…"), false);
     m_rest->etlBucket(src, dst, msg, this, [this](api::Result<api::JobStatus> got) {
         if (!got) {
@@ -448,7 +476,7 @@ void EtlPage::poll()
         if (api::isFinal(s.state)) {
             m_pollTimer->stop();
             m_run->setEnabled(true);
-            m_openOutput->setEnabled(s.state == api::JobState::Finished);
+            m_openOutput->setEnabled(s.state == api::JobState::Finished && !m_dryRunning);
         }
     });
 }

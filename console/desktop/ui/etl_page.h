@@ -81,6 +81,7 @@ public:
     QLineEdit* prefixEdit() const { return m_prefix; }
     QLineEdit* extEdit() const { return m_ext; }
     QCheckBox* perSampleBox() const { return m_perSample; }
+    QCheckBox* dryRunBox() const { return m_dryRun; }
     QPushButton* runButton() const { return m_run; }
     QPushButton* openOutputButton() const { return m_openOutput; }
     QLabel* jobState() const { return m_jobState; }
@@ -92,6 +93,9 @@ public slots:
     void removeSelected();  // asks first (QMessageBox "removeEtlConfirmation")
     void transform();
     void runOnBucket();
+    // An object (or a shard's member) from the Buckets page: shown before
+    // and after the selected transformer at once.
+    void showSample(const QString& bucket, const QString& object, const QString& member);
 
 signals:
     void openBucket(const QString& bucket);
@@ -124,6 +128,7 @@ private:
     QLineEdit* m_prefix = nullptr;
     QLineEdit* m_ext = nullptr;
     QCheckBox* m_perSample = nullptr;
+    QCheckBox* m_dryRun = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_openOutput = nullptr;
     QLabel* m_jobState = nullptr;
@@ -137,6 +142,7 @@ private:
     int m_generation = 0;
     QString m_jobId;
     QString m_jobOutput;
+    bool m_dryRunning = false;  // the job started is a dry run: nothing to open
     std::optional<api::JobStatus> m_status;
 };
 

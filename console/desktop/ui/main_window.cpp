@@ -99,6 +99,11 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
         m_buckets->selectBucket(bucket);
     });
     addPage(tr("ETL"), m_etl);
+    connect(buckets, &BucketsPage::transformRequested, this,
+            [this](const QString& bucket, const QString& object, const QString& member) {
+                showPage(m_pages->indexOf(m_etl));
+                m_etl->showSample(bucket, object, member);
+            });
 
     if (!session->storageError().isEmpty()) {
         statusBar()->showMessage(tr("Local database unavailable, nothing is saved: %1").arg(session->storageError()));

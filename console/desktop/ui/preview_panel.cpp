@@ -19,6 +19,7 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace tessera::console {
 
@@ -58,6 +59,8 @@ PreviewPanel::PreviewPanel(RestClient* rest, QWidget* parent)
         QMenu menu(this);
         menu.addAction(tr("Download members of the selected samples…"), this, &PreviewPanel::downloadMembers)
             ->setEnabled(m_shardView->selectionModel()->hasSelection());
+        menu.addAction(tr("Transform with ETL…"), this, &PreviewPanel::transformSelected)
+            ->setEnabled(m_shardView->selectionModel()->selectedRows().size() == 1);
         menu.exec(m_shardView->viewport()->mapToGlobal(pos));
     });
     connect(m_shards, &QAbstractItemModel::modelReset, this, [this] {
@@ -163,6 +166,25 @@ void PreviewPanel::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
     if (m_stack->currentWidget() == m_image) updateImage();
+}
+
+void PreviewPanel::transformSelected()
+{
+    const auto rows = m_shardView->selectionModel()->selectedRows();
+    if (rows.size() != 1) return;
+    const QStringList members = m_shards->membersOf(rows.front().row());
+    if (members.isEmpty()) return;
+    QString chosen = members.front();
+    static const QStringList images{QStringLiteral(".png"), QStringLiteral(".jpg"), QStringLiteral(".jpeg"),
+                                    QStringLiteral(".webp"), QStringLiteral(".bmp")};
+    for (const QString& m : members) {
+        if (std::any_of(images.begin(), images.end(),
+                        [&](const QString& e) { return m.endsWith(e, Qt::CaseInsensitive); })) {
+            chosen = m;
+            break;
+        }
+    }
+    emit transformRequested(m_shards->bucket(), m_shards->shard(), chosen);
 }
 
 void PreviewPanel::downloadMembers()

@@ -38,8 +38,15 @@ public:
     QTableView* shardView() const { return m_shardView; }
     QString summaryText() const;
 
+public slots:
+    // The selected sample of the shard shown, to the ETL page: its first
+    // image member (or its first member).
+    void transformSelected();
+
 signals:
     void statusMessage(const QString& text);
+    // "Transform with ETL…": a shard member (or, with `member` empty, an object).
+    void transformRequested(const QString& bucket, const QString& object, const QString& member);
 
 private:
     void onReady(const Preview& preview);
