@@ -497,6 +497,12 @@ private slots:
         QCOMPARE(p->samplesModel()->item(7, 2)->text(), QStringLiteral("img/1007.png"));
         QCOMPARE(p->samplesModel()->item(7, 1)->text(), QStringLiteral("shard-000001.tar"));
         test::saveScreenshot(m_window.get(), QStringLiteral("console-ishard"));
+        {
+            Theme theme(qApp);
+            theme.apply(ThemeChoice::Dark);
+            test::saveScreenshot(m_window.get(), QStringLiteral("console-ishard-dark"));
+            theme.apply(ThemeChoice::System);
+        }
 
         QTest::mouseClick(p->startButton(), Qt::LeftButton);
         QVERIFY2(QTest::qWaitFor([&] { return p->lastStatus() && api::isFinal(p->lastStatus()->state); }, 60000),
