@@ -218,6 +218,30 @@ Result<T> parseMessage(std::string_view body, std::string_view what)
     return readMessage<T>(j, what);
 }
 
+// A JSON array of messages (a list answer such as GET /v1/etl); the first
+// bad element is named by its index.
+template <WireMessage T>
+Result<std::vector<T>> readMessageList(const nlohmann::json& j, std::string_view what)
+{
+    if (!j.is_array()) return Error::badRequest(std::string(what) + ": must be a JSON array");
+    std::vector<T> out;
+    out.reserve(j.size());
+    for (std::size_t i = 0; i < j.size(); ++i) {
+        auto v = readMessage<T>(j[i], std::string(what) + " [" + std::to_string(i) + "]");
+        if (!v) return v.error();
+        out.push_back(std::move(*v));
+    }
+    return out;
+}
+
+template <WireMessage T>
+Result<std::vector<T>> parseMessageList(std::string_view body, std::string_view what)
+{
+    const auto j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_discarded()) return Error::badRequest(std::string(what) + ": malformed JSON");
+    return readMessageList<T>(j, what);
+}
+
 // nlohmann's `j.get<T>()` for a message (inside a type that is still read
 // with from_json): throws nlohmann::json::other_error naming the field.
 void throwIfBad(const Status& st);

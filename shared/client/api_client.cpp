@@ -551,19 +551,6 @@ namespace tessera::client {
 
 namespace {
 
-template <typename T>
-api::Result<std::vector<T>> readList(const nlohmann::json& j, const char* what)
-{
-    if (!j.is_array()) return api::Error::unavailable(std::string(what) + ": not an array");
-    std::vector<T> out;
-    for (const auto& e : j) {
-        auto v = api::readMessage<T>(e, what);
-        if (!v) return v.error();
-        out.push_back(std::move(v.value()));
-    }
-    return out;
-}
-
 std::string etlPath(std::string_view name, std::string_view rest = {})
 {
     return "/v1/etl/" + api::percentEncode(name) + std::string(rest);
@@ -583,7 +570,7 @@ api::Result<std::vector<api::EtlInfo>> Client::etlList()
 {
     auto j = getJson(m_endpoint + "/v1/etl", "etl list");
     if (!j) return j.error();
-    return readList<api::EtlInfo>(*j, "etl list");
+    return api::readMessageList<api::EtlInfo>(*j, "etl list");
 }
 
 api::Result<api::EtlInfo> Client::etlShow(std::string_view name)
@@ -599,7 +586,7 @@ api::Result<std::vector<api::EtlLog>> Client::etlLogs(std::string_view name, std
     if (!target.empty()) url += "?target=" + api::percentEncode(target);
     auto j = getJson(url, "etl logs");
     if (!j) return j.error();
-    return readList<api::EtlLog>(*j, "etl logs");
+    return api::readMessageList<api::EtlLog>(*j, "etl logs");
 }
 
 api::Result<api::EtlInfo> Client::etlStart(std::string_view name)

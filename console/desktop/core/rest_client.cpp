@@ -386,16 +386,23 @@ std::string_view bodyView(const QByteArray& b) { return {b.constData(), static_c
 
 }  // namespace
 
-RestCall RestClient::dsortDryRun(const QByteArray& spec, bool yaml, QObject* context, Callback<spec::DsortDryRun> done)
+std::shared_ptr<RestClient::Request> RestClient::specRequest(const char* method, const QUrl& url,
+                                                             const QByteArray& spec, bool yaml, QObject* context) const
 {
-    auto req = newRequest(
-        "POST",
-        controlUrl(QByteArray(api::path::kSort.data(), api::path::kSort.size()), QStringLiteral("dry_run=true")),
-        context);
-    req->timeoutMs = m_transferTimeoutMs;  // the proxy reads every input shard's members
+    auto req = newRequest(method, url, context);
+    req->timeoutMs = m_transferTimeoutMs;  // the proxy reads inputs or starts processes first
     req->hasBody = true;
     req->body.data = spec;
     req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
+    return req;
+}
+
+RestCall RestClient::dsortDryRun(const QByteArray& spec, bool yaml, QObject* context, Callback<spec::DsortDryRun> done)
+{
+    auto req = specRequest(
+        "POST",
+        controlUrl(QByteArray(api::path::kSort.data(), api::path::kSort.size()), QStringLiteral("dry_run=true")), spec,
+        yaml, context);
     req->done = [done = std::move(done)](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         done(api::parseMessage<spec::DsortDryRun>(bodyView(r.body), "dsort dry run"));
@@ -405,11 +412,8 @@ RestCall RestClient::dsortDryRun(const QByteArray& spec, bool yaml, QObject* con
 
 RestCall RestClient::startDsort(const QByteArray& spec, bool yaml, QObject* context, Callback<QString> done)
 {
-    auto req = newRequest("POST", controlUrl(QByteArray(api::path::kSort.data(), api::path::kSort.size())), context);
-    req->timeoutMs = m_transferTimeoutMs;
-    req->hasBody = true;
-    req->body.data = spec;
-    req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
+    auto req = specRequest("POST", controlUrl(QByteArray(api::path::kSort.data(), api::path::kSort.size())), spec, yaml,
+                           context);
     req->done = [done = std::move(done)](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         // The answer is the job id as text (AIStore's), possibly JSON-quoted.
@@ -431,14 +435,10 @@ RestCall RestClient::job(const QString& id, QObject* context, Callback<api::JobS
 RestCall RestClient::ishardDryRun(const QByteArray& spec, bool yaml, QObject* context,
                                   Callback<spec::IshardDryRun> done)
 {
-    auto req = newRequest(
+    auto req = specRequest(
         "POST",
         controlUrl(QByteArray(api::path::kIshard.data(), api::path::kIshard.size()), QStringLiteral("dry_run=true")),
-        context);
-    req->timeoutMs = m_transferTimeoutMs;  // the proxy lists the source
-    req->hasBody = true;
-    req->body.data = spec;
-    req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
+        spec, yaml, context);
     req->done = [done = std::move(done)](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         done(spec::parseIshardDryRun(bodyView(r.body)));
@@ -448,12 +448,8 @@ RestCall RestClient::ishardDryRun(const QByteArray& spec, bool yaml, QObject* co
 
 RestCall RestClient::startIshard(const QByteArray& spec, bool yaml, QObject* context, Callback<api::JobStatus> done)
 {
-    auto req =
-        newRequest("POST", controlUrl(QByteArray(api::path::kIshard.data(), api::path::kIshard.size())), context);
-    req->timeoutMs = m_transferTimeoutMs;
-    req->hasBody = true;
-    req->body.data = spec;
-    req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
+    auto req = specRequest("POST", controlUrl(QByteArray(api::path::kIshard.data(), api::path::kIshard.size())), spec,
+                           yaml, context);
     req->done = [done = std::move(done)](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         done(api::parseJobStatus(bodyView(r.body)));
@@ -463,28 +459,14 @@ RestCall RestClient::startIshard(const QByteArray& spec, bool yaml, QObject* con
 
 RestCall RestClient::etlList(QObject* context, Callback<std::vector<api::EtlInfo>> done)
 {
-    return getParsed<std::vector<api::EtlInfo>>(controlUrl(QByteArrayLiteral("/v1/etl")), context, std::move(done),
-                                                [](std::string_view b) -> api::Result<std::vector<api::EtlInfo>> {
-                                                    const auto j = nlohmann::json::parse(b, nullptr, false);
-                                                    if (!j.is_array())
-                                                        return api::Error::corruption("unreadable etl list");
-                                                    std::vector<api::EtlInfo> out;
-                                                    for (const auto& e : j) {
-                                                        auto info = api::readMessage<api::EtlInfo>(e, "etl");
-                                                        if (!info) return info.error();
-                                                        out.push_back(std::move(*info));
-                                                    }
-                                                    return out;
-                                                });
+    return getParsed<std::vector<api::EtlInfo>>(
+        controlUrl(QByteArrayLiteral("/v1/etl")), context, std::move(done),
+        [](std::string_view b) { return api::parseMessageList<api::EtlInfo>(b, "etl list"); });
 }
 
 RestCall RestClient::etlInit(const QByteArray& spec, bool yaml, QObject* context, Callback<api::EtlInfo> done)
 {
-    auto req = newRequest("PUT", controlUrl(QByteArrayLiteral("/v1/etl")), context);
-    req->timeoutMs = m_transferTimeoutMs;  // every target starts the transformer first
-    req->hasBody = true;
-    req->body.data = spec;
-    req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
+    auto req = specRequest("PUT", controlUrl(QByteArrayLiteral("/v1/etl")), spec, yaml, context);
     req->done = [done = std::move(done)](Response r) {
         if (auto st = r.status2xx(); !st) return done(st.error());
         done(api::parseMessage<api::EtlInfo>(bodyView(r.body), "etl"));

@@ -180,6 +180,9 @@ private:
     // (when given) is destroyed.
     static std::shared_ptr<Request> newRequest(const char* method, QUrl url, QObject* context);
     RestCall start(std::shared_ptr<Request> request);
+    // A request whose body is a job spec as written (JSON, or YAML when `yaml`).
+    std::shared_ptr<Request> specRequest(const char* method, const QUrl& url, const QByteArray& spec, bool yaml,
+                                         QObject* context) const;
     void send(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state);
     void resolve(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state);
     QUrl bucketUrl(const QString& bucket) const;

@@ -12,12 +12,10 @@
 #include <QListWidget>
 #include <QLocale>
 #include <QSpinBox>
-#include <QSplitter>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
-#include <QVBoxLayout>
 #include <set>
 
 namespace tessera::console {
@@ -54,7 +52,9 @@ DsortPage::DsortPage(RestClient* rest, SpecStore* specs, QWidget* parent)
     m_presenceTimer->setInterval(kPresenceDelayMs);
     connect(m_presenceTimer, &QTimer::timeout, this, &DsortPage::checkPresence);
     buildForm();
-    finishSetup(buildPlanTab());
+    finishSetup(tr("Preview shows what the job will do, without running it."),
+                {tr("Output shard"), tr("Target"), tr("Size"), tr("Records")},
+                {tr("Key"), tr("From shard"), tr("Size"), tr("Files")});
 }
 
 QString DsortPage::emptySpec() const
@@ -176,30 +176,6 @@ void DsortPage::buildForm()
     auto* description = new QLineEdit(inner);
     addRow(tr("Description"), QStringLiteral("/description"), description);
     connectLineEdit(description, QStringLiteral("/description"));
-}
-
-QWidget* DsortPage::buildPlanTab()
-{
-    auto* w = new QWidget(this);
-    auto* v = new QVBoxLayout(w);
-    m_planSummary = new QLabel(tr("Preview shows what the job will do, without running it."), w);
-    m_planSummary->setObjectName(QStringLiteral("planSummary"));
-    m_planSummary->setWordWrap(true);
-    v->addWidget(m_planSummary);
-    m_warnings = new QListWidget(w);
-    m_warnings->setObjectName(QStringLiteral("planWarnings"));
-    m_warnings->setMaximumHeight(60);
-    m_warnings->hide();
-    v->addWidget(m_warnings);
-    m_shardsModel = new QStandardItemModel(0, 4, this);
-    m_shardsModel->setHorizontalHeaderLabels({tr("Output shard"), tr("Target"), tr("Size"), tr("Records")});
-    m_recordsModel = new QStandardItemModel(0, 4, this);
-    m_recordsModel->setHorizontalHeaderLabels({tr("Key"), tr("From shard"), tr("Size"), tr("Files")});
-    auto* split = new QSplitter(Qt::Horizontal, w);
-    split->addWidget(tableFor(m_shardsModel, split, QStringLiteral("planShards")));
-    split->addWidget(tableFor(m_recordsModel, split, QStringLiteral("planRecords")));
-    v->addWidget(split, 1);
-    return w;
 }
 
 void DsortPage::documentChanged()
@@ -353,28 +329,21 @@ void DsortPage::listForPresence(const QString& bucket, const QStringList& names,
 void DsortPage::runPreview()
 {
     if (!m_composer->isValid()) return;
-    showMessage({}, false);
-    m_planSummary->setText(tr("Asking the proxy for the plan…"));
-    m_tabs->setCurrentIndex(0);
+    previewStarted();
     const nlohmann::json doc = m_composer->document();
-    setPreviewCall(m_rest->dsortDryRun(
-        m_composer->text().toUtf8(), m_composer->yaml(), this, [this, doc](api::Result<spec::DsortDryRun> got) {
-            setPreviewCall({});
-            if (!got) {
-                m_plan.reset();
-                m_shardsModel->removeRows(0, m_shardsModel->rowCount());
-                m_recordsModel->removeRows(0, m_recordsModel->rowCount());
-                m_warnings->clear();
-                m_warnings->hide();
-                m_planSummary->setText(tr("No plan."));
-                showMessage(tr("Preview failed: %1").arg(QString::fromStdString(got.error().message)), true);
-            } else {
-                m_plan = *got;
-                m_planDocument = doc;
-                showPlan(*got);
-            }
-            updateButtons();
-        }));
+    setPreviewCall(m_rest->dsortDryRun(m_composer->text().toUtf8(), m_composer->yaml(), this,
+                                       [this, doc](api::Result<spec::DsortDryRun> got) {
+                                           setPreviewCall({});
+                                           if (!got) {
+                                               m_plan.reset();
+                                               previewFailed(got.error());
+                                           } else {
+                                               m_plan = *got;
+                                               m_planDocument = doc;
+                                               showPlan(*got);
+                                           }
+                                           updateButtons();
+                                       }));
     updateButtons();
 }
 
@@ -402,22 +371,20 @@ void DsortPage::showPlan(const spec::DsortDryRun& answer)
     if (p.willFail) summary = tr("The job would fail. ") + summary;
     m_planSummary->setText(summary);
     m_planSummary->setStyleSheet(p.willFail ? QStringLiteral("color: %1;").arg(errorColor().name()) : QString());
-    m_warnings->clear();
-    for (const auto& w : p.warnings) m_warnings->addItem(QString::fromStdString(w));
-    m_warnings->setVisible(!p.warnings.empty());
+    showWarnings(p.warnings);
 
-    m_shardsModel->removeRows(0, m_shardsModel->rowCount());
+    m_outputModel->removeRows(0, m_outputModel->rowCount());
     for (const auto& s : p.shards) {
-        m_shardsModel->appendRow(
+        m_outputModel->appendRow(
             {item(QString::fromStdString(s.name)), item(QString::fromStdString(s.target)),
              item(formatBytes(static_cast<qint64>(s.bytes)), static_cast<qulonglong>(s.bytes)),
              item(QLocale().toString(static_cast<qulonglong>(s.records)), static_cast<qulonglong>(s.records))});
     }
-    m_recordsModel->removeRows(0, m_recordsModel->rowCount());
+    m_firstModel->removeRows(0, m_firstModel->rowCount());
     for (const auto& r : p.firstRecords) {
-        m_recordsModel->appendRow({item(QString::fromStdString(r.key)), item(QString::fromStdString(r.shard)),
-                                   item(formatBytes(static_cast<qint64>(r.size)), static_cast<qulonglong>(r.size)),
-                                   item(QString::number(r.files), r.files)});
+        m_firstModel->appendRow({item(QString::fromStdString(r.key)), item(QString::fromStdString(r.shard)),
+                                 item(formatBytes(static_cast<qint64>(r.size)), static_cast<qulonglong>(r.size)),
+                                 item(QString::number(r.files), r.files)});
     }
 }
 

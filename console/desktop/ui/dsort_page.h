@@ -17,8 +17,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-class QListWidget;
-
 namespace tessera::console {
 
 class DsortPage : public SpecComposerPage {
@@ -32,10 +30,8 @@ public:
     DsortPage(RestClient* rest, SpecStore* specs, QWidget* parent = nullptr);
 
     QLabel* inputExpansion() const { return m_expansion; }
-    QStandardItemModel* shardsModel() const { return m_shardsModel; }
-    QStandardItemModel* recordsModel() const { return m_recordsModel; }
-    QListWidget* warningsList() const { return m_warnings; }
-    QLabel* planSummary() const { return m_planSummary; }
+    QStandardItemModel* shardsModel() const { return m_outputModel; }
+    QStandardItemModel* recordsModel() const { return m_firstModel; }
     std::optional<spec::DsortDryRun> lastPlan() const { return m_plan; }
 
     // The input shards the spec names (template expanded, extension
@@ -57,17 +53,12 @@ protected:
 
 private:
     void buildForm();
-    QWidget* buildPlanTab();
     void checkPresence();
     void listForPresence(const QString& bucket, const QStringList& names, const QString& token, int listed,
                          std::shared_ptr<std::vector<QString>> seen);
     void showPlan(const spec::DsortDryRun& plan);
 
     QLabel* m_expansion = nullptr;
-    QLabel* m_planSummary = nullptr;
-    QListWidget* m_warnings = nullptr;
-    QStandardItemModel* m_shardsModel = nullptr;
-    QStandardItemModel* m_recordsModel = nullptr;
     QTimer* m_presenceTimer;
     RestCall m_presenceCall;
     int m_presenceGeneration = 0;

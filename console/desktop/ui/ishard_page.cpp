@@ -10,11 +10,9 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QLocale>
-#include <QSplitter>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
-#include <QVBoxLayout>
 
 namespace tessera::console {
 
@@ -37,7 +35,9 @@ IshardPage::IshardPage(RestClient* rest, SpecStore* specs, QWidget* parent)
                        new SpecComposer(QStringLiteral("ishard"), &spec::validateIshardSpec), rest, specs, parent)
 {
     buildForm();
-    finishSetup(buildPlanTab());
+    finishSetup(tr("Preview shows the shards the job will build, without running it."),
+                {tr("Shard"), tr("Samples"), tr("Objects"), tr("Size")},
+                {tr("Sample"), tr("Shard"), tr("Files"), tr("Size")});
 }
 
 QString IshardPage::emptySpec() const { return QStringLiteral("{\n  \"src_bck\": \"\",\n  \"dst_bck\": \"\"\n}\n"); }
@@ -104,30 +104,6 @@ void IshardPage::buildForm()
     connectCombo(missing, QStringLiteral("/missing_extension_action"));
 }
 
-QWidget* IshardPage::buildPlanTab()
-{
-    auto* w = new QWidget(this);
-    auto* v = new QVBoxLayout(w);
-    m_planSummary = new QLabel(tr("Preview shows the shards the job will build, without running it."), w);
-    m_planSummary->setObjectName(QStringLiteral("planSummary"));
-    m_planSummary->setWordWrap(true);
-    v->addWidget(m_planSummary);
-    m_warnings = new QListWidget(w);
-    m_warnings->setObjectName(QStringLiteral("planWarnings"));
-    m_warnings->setMaximumHeight(60);
-    m_warnings->hide();
-    v->addWidget(m_warnings);
-    m_shardsModel = new QStandardItemModel(0, 4, this);
-    m_shardsModel->setHorizontalHeaderLabels({tr("Shard"), tr("Samples"), tr("Objects"), tr("Size")});
-    m_samplesModel = new QStandardItemModel(0, 4, this);
-    m_samplesModel->setHorizontalHeaderLabels({tr("Sample"), tr("Shard"), tr("Files"), tr("Size")});
-    auto* split = new QSplitter(Qt::Horizontal, w);
-    split->addWidget(tableFor(m_shardsModel, split, QStringLiteral("planShards")));
-    split->addWidget(tableFor(m_samplesModel, split, QStringLiteral("planSamples")));
-    v->addWidget(split, 1);
-    return w;
-}
-
 void IshardPage::documentChanged()
 {
     // The list field shows the list.
@@ -147,28 +123,21 @@ void IshardPage::documentChanged()
 void IshardPage::runPreview()
 {
     if (!m_composer->isValid()) return;
-    showMessage({}, false);
-    m_planSummary->setText(tr("Asking the proxy for the plan…"));
-    m_tabs->setCurrentIndex(0);
+    previewStarted();
     const nlohmann::json doc = m_composer->document();
-    setPreviewCall(m_rest->ishardDryRun(
-        m_composer->text().toUtf8(), m_composer->yaml(), this, [this, doc](api::Result<spec::IshardDryRun> got) {
-            setPreviewCall({});
-            if (!got) {
-                m_plan.reset();
-                m_shardsModel->removeRows(0, m_shardsModel->rowCount());
-                m_samplesModel->removeRows(0, m_samplesModel->rowCount());
-                m_warnings->clear();
-                m_warnings->hide();
-                m_planSummary->setText(tr("No plan."));
-                showMessage(tr("Preview failed: %1").arg(QString::fromStdString(got.error().message)), true);
-            } else {
-                m_plan = *got;
-                m_planDocument = doc;
-                showPlan(*got);
-            }
-            updateButtons();
-        }));
+    setPreviewCall(m_rest->ishardDryRun(m_composer->text().toUtf8(), m_composer->yaml(), this,
+                                        [this, doc](api::Result<spec::IshardDryRun> got) {
+                                            setPreviewCall({});
+                                            if (!got) {
+                                                m_plan.reset();
+                                                previewFailed(got.error());
+                                            } else {
+                                                m_plan = *got;
+                                                m_planDocument = doc;
+                                                showPlan(*got);
+                                            }
+                                            updateButtons();
+                                        }));
     updateButtons();
 }
 
@@ -186,24 +155,22 @@ void IshardPage::showPlan(const spec::IshardDryRun& answer)
     }
     if (p.seed) summary += tr(" · seed %1").arg(*p.seed);
     m_planSummary->setText(summary);
-    m_warnings->clear();
-    for (const auto& w : p.warnings) m_warnings->addItem(QString::fromStdString(w));
-    m_warnings->setVisible(!p.warnings.empty());
-    m_shardsModel->removeRows(0, m_shardsModel->rowCount());
+    showWarnings(p.warnings);
+    m_outputModel->removeRows(0, m_outputModel->rowCount());
     for (const auto& s : p.shards) {
-        m_shardsModel->appendRow(
+        m_outputModel->appendRow(
             {item(QString::fromStdString(s.name)),
              item(QLocale().toString(static_cast<qulonglong>(s.samples)), static_cast<qulonglong>(s.samples)),
              item(QLocale().toString(static_cast<qulonglong>(s.objects)), static_cast<qulonglong>(s.objects)),
              item(formatBytes(static_cast<qint64>(s.bytes)), static_cast<qulonglong>(s.bytes))});
     }
-    m_samplesModel->removeRows(0, m_samplesModel->rowCount());
+    m_firstModel->removeRows(0, m_firstModel->rowCount());
     for (const auto& s : p.firstSamples) {
         QStringList files;
         for (const auto& f : s.files) files << QString::fromStdString(f);
-        m_samplesModel->appendRow({item(QString::fromStdString(s.key)), item(QString::fromStdString(s.shard)),
-                                   item(files.join(QStringLiteral(", "))),
-                                   item(formatBytes(static_cast<qint64>(s.bytes)), static_cast<qulonglong>(s.bytes))});
+        m_firstModel->appendRow({item(QString::fromStdString(s.key)), item(QString::fromStdString(s.shard)),
+                                 item(files.join(QStringLiteral(", "))),
+                                 item(formatBytes(static_cast<qint64>(s.bytes)), static_cast<qulonglong>(s.bytes))});
     }
 }
 

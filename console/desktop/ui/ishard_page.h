@@ -14,8 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-class QListWidget;
-
 namespace tessera::console {
 
 class IshardPage : public SpecComposerPage {
@@ -24,10 +22,8 @@ public:
     // `specs` may be null (no database): nothing is saved.
     IshardPage(RestClient* rest, SpecStore* specs, QWidget* parent = nullptr);
 
-    QStandardItemModel* shardsModel() const { return m_shardsModel; }
-    QStandardItemModel* samplesModel() const { return m_samplesModel; }
-    QListWidget* warningsList() const { return m_warnings; }
-    QLabel* planSummary() const { return m_planSummary; }
+    QStandardItemModel* shardsModel() const { return m_outputModel; }
+    QStandardItemModel* samplesModel() const { return m_firstModel; }
     std::optional<spec::IshardDryRun> lastPlan() const { return m_plan; }
 
 public slots:
@@ -41,14 +37,9 @@ protected:
 
 private:
     void buildForm();
-    QWidget* buildPlanTab();
     void showPlan(const spec::IshardDryRun& plan);
 
     QLineEdit* m_sampleExts = nullptr;
-    QLabel* m_planSummary = nullptr;
-    QListWidget* m_warnings = nullptr;
-    QStandardItemModel* m_shardsModel = nullptr;
-    QStandardItemModel* m_samplesModel = nullptr;
     std::optional<spec::IshardDryRun> m_plan;
     nlohmann::json m_planDocument;
 };

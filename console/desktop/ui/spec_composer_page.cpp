@@ -19,6 +19,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
@@ -104,8 +105,28 @@ SpecComposerPage::SpecComposerPage(const QString& kind, const QString& title, Sp
     connect(m_draftTimer, &QTimer::timeout, this, &SpecComposerPage::saveDraft);
 }
 
-void SpecComposerPage::finishSetup(QWidget* planTab)
+void SpecComposerPage::finishSetup(const QString& intro, const QStringList& outputColumns,
+                                   const QStringList& firstColumns)
 {
+    auto* planTab = new QWidget(this);
+    auto* v = new QVBoxLayout(planTab);
+    m_planSummary = new QLabel(intro, planTab);
+    m_planSummary->setObjectName(QStringLiteral("planSummary"));
+    m_planSummary->setWordWrap(true);
+    v->addWidget(m_planSummary);
+    m_warnings = new QListWidget(planTab);
+    m_warnings->setObjectName(QStringLiteral("planWarnings"));
+    m_warnings->setMaximumHeight(60);
+    m_warnings->hide();
+    v->addWidget(m_warnings);
+    m_outputModel = new QStandardItemModel(0, static_cast<int>(outputColumns.size()), this);
+    m_outputModel->setHorizontalHeaderLabels(outputColumns);
+    m_firstModel = new QStandardItemModel(0, static_cast<int>(firstColumns.size()), this);
+    m_firstModel->setHorizontalHeaderLabels(firstColumns);
+    auto* split = new QSplitter(Qt::Horizontal, planTab);
+    split->addWidget(tableFor(m_outputModel, split, QStringLiteral("planOutput")));
+    split->addWidget(tableFor(m_firstModel, split, QStringLiteral("planFirst")));
+    v->addWidget(split, 1);
     m_tabs->insertTab(0, planTab, tr("Plan"));
     m_tabs->setCurrentIndex(0);
     connect(m_composer, &SpecComposer::documentChanged, this, &SpecComposerPage::onDocumentChanged);
@@ -477,6 +498,30 @@ void SpecComposerPage::updateButtons()
     m_start->setEnabled(valid && !running && !starting);
     m_start->setToolTip(valid ? tr("Start the %1 job").arg(m_title) : tr("Fix the fields marked in red first"));
     m_abort->setEnabled(running);
+}
+
+void SpecComposerPage::previewStarted()
+{
+    showMessage({}, false);
+    m_planSummary->setText(tr("Asking the proxy for the plan…"));
+    m_planSummary->setStyleSheet({});
+    m_tabs->setCurrentIndex(0);
+}
+
+void SpecComposerPage::previewFailed(const api::Error& error)
+{
+    m_outputModel->removeRows(0, m_outputModel->rowCount());
+    m_firstModel->removeRows(0, m_firstModel->rowCount());
+    showWarnings({});
+    m_planSummary->setText(tr("No plan."));
+    showMessage(tr("Preview failed: %1").arg(QString::fromStdString(error.message)), true);
+}
+
+void SpecComposerPage::showWarnings(const std::vector<std::string>& warnings)
+{
+    m_warnings->clear();
+    for (const auto& w : warnings) m_warnings->addItem(QString::fromStdString(w));
+    m_warnings->setVisible(!warnings.empty());
 }
 
 void SpecComposerPage::showMessage(const QString& text, bool error)

@@ -26,6 +26,7 @@
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QListWidget;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
@@ -61,6 +62,10 @@ public:
     QLabel* jobState() const { return m_jobState; }
     QComboBox* savedSpecs() const { return m_saved; }
     QTabWidget* tabs() const { return m_tabs; }
+    // The Plan tab: its summary line, its warnings, and its two tables (the
+    // output on the left, the first items in output order on the right).
+    QLabel* planSummary() const { return m_planSummary; }
+    QListWidget* warningsList() const { return m_warnings; }
     // The form's editor of the field at `pointer` and the label that shows its error.
     QWidget* fieldEditor(const QString& pointer) const;
     QLabel* fieldErrorLabel(const QString& pointer) const;
@@ -93,7 +98,19 @@ protected:
     // rows and its Plan tab in its constructor, then calls finishSetup().
     SpecComposerPage(const QString& kind, const QString& title, SpecComposer* composer, RestClient* rest,
                      SpecStore* specs, QWidget* parent);
-    void finishSetup(QWidget* planTab);
+    // After the form: the Plan tab (`intro` until the first Preview; the
+    // tables' column titles), the draft loaded.
+    void finishSetup(const QString& intro, const QStringList& outputColumns, const QStringList& firstColumns);
+
+    // Preview's steps: before the call; a failed one (the plan cleared, the
+    // proxy's message shown); the warnings of a plan.
+    void previewStarted();
+    void previewFailed(const api::Error& error);
+    void showWarnings(const std::vector<std::string>& warnings);
+    QStandardItemModel* m_outputModel = nullptr;  // the Plan tab's left table
+    QStandardItemModel* m_firstModel = nullptr;   // its right table
+    QLabel* m_planSummary = nullptr;
+    QListWidget* m_warnings = nullptr;
 
     // The form.
     QFormLayout* form() const { return m_formLayout; }

@@ -205,6 +205,20 @@ private slots:
         QVERIFY(roundTrip(info, "etl info") == info);
         const EtlLog log{"t1", "line\n"};
         QVERIFY(roundTrip(log, "etl log") == log);
+        // A list answer (GET /v1/etl): back to the same list; a bad element is named.
+        EtlInfo other;
+        other.name = "md5";
+        other.communication = "io://";
+        other.stage = "stopped";
+        const std::vector<EtlInfo> list{info, other};
+        auto back = parseMessageList<EtlInfo>(json(list).dump(), "etl list");
+        QVERIFY(back && *back == list);
+        auto badList = json(list);
+        badList[1]["objects_in"] = "many";
+        const auto bad = parseMessageList<EtlInfo>(badList.dump(), "etl list");
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().message.rfind("etl list [1]: /objects_in", 0) == 0, bad.error().message.c_str());
+        QVERIFY(!parseMessageList<EtlInfo>("{}", "etl list"));
 
         EtlBucketMsg b;
         b.id = "resize";
