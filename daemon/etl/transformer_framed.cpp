@@ -9,9 +9,9 @@
 
 #include <cerrno>
 #include <future>
-#include <thread>
 #include <poll.h>
 #include <sys/wait.h>
+#include <thread>
 
 namespace tessera::daemon::etl {
 
