@@ -93,23 +93,31 @@ api::Status Transformer::start()
     return {};
 }
 
+SpawnSpec Transformer::baseSpawn(const std::vector<std::pair<std::string, std::string>>& substitutions) const
+{
+    SpawnSpec sp;
+    sp.path = m_options.binPath;
+    for (auto a : m_spec.command) {
+        for (const auto& [from, to] : substitutions) a = replaceAll(std::move(a), from, to);
+        sp.argv.push_back(std::move(a));
+    }
+    sp.env = baseEnvironment(m_options.workDir);
+    for (const auto& [k, v] : m_spec.env) sp.env[k] = v;
+    sp.env["TESSERA_ETL_NAME"] = m_spec.name;
+    sp.env["TESSERA_TARGET_URL"] = m_options.selfUrl;
+    sp.cwd = m_options.workDir;
+    sp.memoryLimit = m_spec.memoryLimit;
+    return sp;
+}
+
 api::Status Transformer::startServer()
 {
     auto port = freePort(m_options.host);
     if (!port) return port.error();
     const std::string portText = std::to_string(*port);
-    SpawnSpec sp;
-    sp.path = m_options.binPath;
-    for (const auto& a : m_spec.command)
-        sp.argv.push_back(replaceAll(replaceAll(a, "{port}", portText), "{host}", m_options.host));
-    sp.env = baseEnvironment(m_options.workDir);
-    for (const auto& [k, v] : m_spec.env) sp.env[k] = v;
-    sp.env["TESSERA_ETL_NAME"] = m_spec.name;
+    SpawnSpec sp = baseSpawn({{"{port}", portText}, {"{host}", m_options.host}});
     sp.env["TESSERA_ETL_PORT"] = portText;
     sp.env["TESSERA_ETL_HOST"] = m_options.host;
-    sp.env["TESSERA_TARGET_URL"] = m_options.selfUrl;
-    sp.cwd = m_options.workDir;
-    sp.memoryLimit = m_spec.memoryLimit;
     int errPipe[2];
     if (::pipe2(errPipe, O_CLOEXEC) != 0) return errnoError(errno, "cannot create a pipe");
     UniqueFd errRead(errPipe[0]), errWrite(errPipe[1]);
@@ -376,25 +384,13 @@ api::Result<EtlOutput> Transformer::runProcess(const EtlInput& in, const std::st
         }
     } release{this};
 
-    int inP[2], outP[2], errP[2];
-    if (::pipe2(inP, O_CLOEXEC) != 0) return errnoError(errno, "cannot create a pipe");
-    UniqueFd inR(inP[0]), inW(inP[1]);
-    if (::pipe2(outP, O_CLOEXEC) != 0) return errnoError(errno, "cannot create a pipe");
-    UniqueFd outR(outP[0]), outW(outP[1]);
-    if (::pipe2(errP, O_CLOEXEC) != 0) return errnoError(errno, "cannot create a pipe");
-    UniqueFd errR(errP[0]), errW(errP[1]);
+    auto pipes = childPipes();
+    if (!pipes) return pipes.error();
+    auto& [inR, inW, outR, outW, errR, errW] = *pipes;
 
-    SpawnSpec sp;
-    sp.path = m_options.binPath;
-    for (const auto& a : m_spec.command) sp.argv.push_back(replaceAll(a, "{args}", args));
-    sp.env = baseEnvironment(m_options.workDir);
-    for (const auto& [k, v] : m_spec.env) sp.env[k] = v;
-    sp.env["TESSERA_ETL_NAME"] = m_spec.name;
+    SpawnSpec sp = baseSpawn({{"{args}", args}});
     sp.env["TESSERA_ETL_ARGS"] = args;
-    sp.env["TESSERA_TARGET_URL"] = m_options.selfUrl;
     if (!in.bucket.empty()) sp.env["TESSERA_OBJECT"] = in.bucket + "/" + in.name;
-    sp.cwd = m_options.workDir;
-    sp.memoryLimit = m_spec.memoryLimit;
     sp.cpuSeconds = static_cast<std::uint64_t>(m_spec.objTimeoutMs / 1000 + 1);
     sp.stdinFd = inR.get();
     sp.stdoutFd = outW.get();

@@ -14,6 +14,8 @@
 //
 // Thread safety: every public member may be called from any thread.
 
+#include "etl_process.h"
+
 #include "api/etl_msg.h"
 #include "api/result.h"
 #include "common/unique_fd.h"
@@ -102,6 +104,11 @@ public:
     bool running() const;
 
 private:
+    // The spawn every mode starts from: the executable, the command with
+    // each `substitutions` key ("{port}", "{args}") replaced, the scrubbed
+    // environment with the spec's env, TESSERA_ETL_NAME and
+    // TESSERA_TARGET_URL, the scratch dir and the memory limit.
+    SpawnSpec baseSpawn(const std::vector<std::pair<std::string, std::string>>& substitutions) const;
     api::Result<EtlOutput> runProcess(const EtlInput& in, const std::string& args);
     api::Result<EtlOutput> callServer(const EtlInput& in, const std::string& args);
     // io:// with "framing":"length": one object through a long-lived worker.

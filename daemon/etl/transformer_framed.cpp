@@ -19,23 +19,11 @@ using namespace transformer_detail;
 
 api::Result<std::unique_ptr<Transformer::Worker>> Transformer::startWorker()
 {
-    int inP[2], outP[2], errP[2];
-    if (::pipe2(inP, O_CLOEXEC) != 0) return errnoError(errno, "cannot create a pipe");
-    UniqueFd inR(inP[0]), inW(inP[1]);
-    if (::pipe2(outP, O_CLOEXEC) != 0) return errnoError(errno, "cannot create a pipe");
-    UniqueFd outR(outP[0]), outW(outP[1]);
-    if (::pipe2(errP, O_CLOEXEC) != 0) return errnoError(errno, "cannot create a pipe");
-    UniqueFd errR(errP[0]), errW(errP[1]);
-    SpawnSpec sp;
-    sp.path = m_options.binPath;
-    for (const auto& a : m_spec.command) sp.argv.push_back(replaceAll(a, "{args}", ""));
-    sp.env = baseEnvironment(m_options.workDir);
-    for (const auto& [k, v] : m_spec.env) sp.env[k] = v;
-    sp.env["TESSERA_ETL_NAME"] = m_spec.name;
+    auto pipes = childPipes();
+    if (!pipes) return pipes.error();
+    auto& [inR, inW, outR, outW, errR, errW] = *pipes;
+    SpawnSpec sp = baseSpawn({{"{args}", ""}});  // a worker's arguments come with each object
     sp.env["TESSERA_ETL_FRAMING"] = "length";
-    sp.env["TESSERA_TARGET_URL"] = m_options.selfUrl;
-    sp.cwd = m_options.workDir;
-    sp.memoryLimit = m_spec.memoryLimit;
     sp.stdinFd = inR.get();
     sp.stdoutFd = outW.get();
     sp.stderrFd = errW.get();

@@ -8,10 +8,13 @@
 #include "common/fd_io.h"
 #include "common/unique_fd.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <fcntl.h>
 #include <string>
+#include <unistd.h>
+#include <utility>
 
 namespace tessera::daemon::etl::transformer_detail {
 
@@ -36,6 +39,23 @@ inline std::string replaceAll(std::string s, const std::string& from, const std:
 }
 
 inline std::string tailOf(const std::string& s, std::size_t n) { return s.size() <= n ? s : s.substr(s.size() - n); }
+
+// A child's stdin, stdout and stderr pipes (close-on-exec; the spawn
+// dup2s the child's ends).
+struct ChildPipes {
+    UniqueFd inR, inW, outR, outW, errR, errW;
+};
+inline api::Result<ChildPipes> childPipes()
+{
+    ChildPipes c;
+    for (auto [r, w] : {std::pair{&c.inR, &c.inW}, std::pair{&c.outR, &c.outW}, std::pair{&c.errR, &c.errW}}) {
+        int p[2];
+        if (::pipe2(p, O_CLOEXEC) != 0) return errnoError(errno, "cannot create a pipe");
+        r->reset(p[0]);
+        w->reset(p[1]);
+    }
+    return c;
+}
 
 // The output file with a size cap.
 struct OutputBuffer {

@@ -1,9 +1,13 @@
 #pragma once
 
+#include <QAbstractButton>
+#include <QApplication>
 #include <QDir>
+#include <QMessageBox>
 #include <QPixmap>
 #include <QString>
 #include <QTest>
+#include <QTimer>
 #include <QWidget>
 
 #ifndef TESSERA_DOCS_IMAGES_DIR
@@ -28,6 +32,24 @@ inline void saveScreenshot(QWidget* w, const QString& name)
     const QPixmap pixmap = w->grab();
     QVERIFY2(!pixmap.isNull(), "grab() returned an empty pixmap");
     QVERIFY2(pixmap.save(path, "PNG"), qPrintable(QStringLiteral("cannot write ") + path));
+}
+
+// Clicks `button` on the message box named `objectName` as soon as it is
+// open (it is modal: called before the action that opens it), recording
+// its text in `*text`.
+inline void answerConfirmation(const QString& objectName, QMessageBox::StandardButton button, QString* text)
+{
+    QTimer::singleShot(0, [=] {
+        for (QWidget* w : QApplication::topLevelWidgets()) {
+            auto* box = qobject_cast<QMessageBox*>(w);
+            if (box && box->objectName() == objectName && box->isVisible()) {
+                *text = box->text();
+                box->button(button)->click();
+                return;
+            }
+        }
+        answerConfirmation(objectName, button, text);  // not open yet: try on the next turn
+    });
 }
 
 }  // namespace tessera::console::test

@@ -66,22 +66,6 @@ namespace {
 constexpr int kShards = 8;
 constexpr int kRecordsPerShard = 20;
 
-// Clicks `button` on the message box named `objectName` as soon as it is open.
-void answerConfirmation(const QString& objectName, QMessageBox::StandardButton button, QString* text)
-{
-    QTimer::singleShot(0, [=] {
-        for (QWidget* w : QApplication::topLevelWidgets()) {
-            auto* box = qobject_cast<QMessageBox*>(w);
-            if (box && box->objectName() == objectName && box->isVisible()) {
-                *text = box->text();
-                box->button(button)->click();
-                return;
-            }
-        }
-        answerConfirmation(objectName, button, text);
-    });
-}
-
 json parse(const QString& text, bool yaml)
 {
     auto j = spec::parseSpecText(text.toStdString(), yaml ? spec::SpecFormat::Yaml : spec::SpecFormat::Json, "test");
@@ -367,11 +351,11 @@ private slots:
         QVERIFY2(!api::isFinal(p->lastStatus()->state), "the job ended before it could be aborted");
         QVERIFY(p->abortButton()->isEnabled());
         QString question;
-        answerConfirmation(QStringLiteral("abortJobConfirmation"), QMessageBox::No, &question);
+        test::answerConfirmation(QStringLiteral("abortJobConfirmation"), QMessageBox::No, &question);
         p->abortJob();
         QVERIFY(question.contains(p->jobId()));
         QVERIFY(!p->lastStatus()->abortRequested);
-        answerConfirmation(QStringLiteral("abortJobConfirmation"), QMessageBox::Yes, &question);
+        test::answerConfirmation(QStringLiteral("abortJobConfirmation"), QMessageBox::Yes, &question);
         p->abortJob();
         QTRY_VERIFY_WITH_TIMEOUT(p->lastStatus() && api::isFinal(p->lastStatus()->state), 30000);
         QCOMPARE(p->lastStatus()->state, api::JobState::Aborted);
@@ -649,7 +633,7 @@ private slots:
         auto* table = p->findChild<QTableView*>(QStringLiteral("etlTable"));
         table->setCurrentIndex(p->transformersModel()->index(0, 0));
         QString question;
-        answerConfirmation(QStringLiteral("removeEtlConfirmation"), QMessageBox::Yes, &question);
+        test::answerConfirmation(QStringLiteral("removeEtlConfirmation"), QMessageBox::Yes, &question);
         p->removeSelected();
         QVERIFY(question.contains(QStringLiteral("thumbs")));
         QTRY_VERIFY_WITH_TIMEOUT(p->transformersModel()->rowCount() == 0, 10000);

@@ -91,23 +91,6 @@ private:
     std::thread m_thread;
 };
 
-// Clicks `button` on the confirmation box named `objectName` as soon as it is open,
-// recording its text.
-void answerConfirmation(const QString& objectName, QMessageBox::StandardButton button, QString* text)
-{
-    QTimer::singleShot(0, [=] {
-        for (QWidget* w : QApplication::topLevelWidgets()) {
-            auto* box = qobject_cast<QMessageBox*>(w);
-            if (box && box->objectName() == objectName && box->isVisible()) {
-                *text = box->text();
-                box->button(button)->click();
-                return;
-            }
-        }
-        answerConfirmation(objectName, button, text);  // not open yet: try on the next turn
-    });
-}
-
 }  // namespace
 
 class TestConsolePages : public QObject {
@@ -334,12 +317,12 @@ private slots:
 
         // Cancel first: nothing happens.
         QString question;
-        answerConfirmation(QStringLiteral("abortConfirmation"), QMessageBox::Cancel, &question);
+        test::answerConfirmation(QStringLiteral("abortConfirmation"), QMessageBox::Cancel, &question);
         page->abortSelected();
         QVERIFY2(question.contains(ishardId), qPrintable(question));
         QVERIFY(page->statusText().contains(QLatin1String("left running")));
         // Then yes.
-        answerConfirmation(QStringLiteral("abortConfirmation"), QMessageBox::Yes, &question);
+        test::answerConfirmation(QStringLiteral("abortConfirmation"), QMessageBox::Yes, &question);
         const qint64 abortAskedMs = sinceStart.elapsed();
         page->abortSelected();
         QVERIFY(QTest::qWaitFor([&] { return page->statusText().contains(QLatin1String("requested")); }, 10000));

@@ -210,9 +210,6 @@ void DsortPage::documentChanged()
         m_expansion->setText(inputSummary());
         if (error.isEmpty() && total > 0 && !bucket.isEmpty()) m_presenceTimer->start();
     }
-    if (m_plan && m_planDocument != m_composer->document()) {
-        m_planSummary->setText(tr("The spec changed since this plan: Preview again."));
-    }
 }
 
 void DsortPage::refresh()
@@ -328,23 +325,11 @@ void DsortPage::listForPresence(const QString& bucket, const QStringList& names,
 
 void DsortPage::runPreview()
 {
-    if (!m_composer->isValid()) return;
-    previewStarted();
-    const nlohmann::json doc = m_composer->document();
-    setPreviewCall(m_rest->dsortDryRun(m_composer->text().toUtf8(), m_composer->yaml(), this,
-                                       [this, doc](api::Result<spec::DsortDryRun> got) {
-                                           setPreviewCall({});
-                                           if (!got) {
-                                               m_plan.reset();
-                                               previewFailed(got.error());
-                                           } else {
-                                               m_plan = *got;
-                                               m_planDocument = doc;
-                                               showPlan(*got);
-                                           }
-                                           updateButtons();
-                                       }));
-    updateButtons();
+    preview(
+        [this](const QByteArray& text, bool yaml, RestClient::Callback<spec::DsortDryRun> done) {
+            return m_rest->dsortDryRun(text, yaml, this, std::move(done));
+        },
+        m_plan, [this](const spec::DsortDryRun& answer) { showPlan(answer); });
 }
 
 void DsortPage::showPlan(const spec::DsortDryRun& answer)
@@ -391,7 +376,7 @@ void DsortPage::showPlan(const spec::DsortDryRun& answer)
 QByteArray DsortPage::startBody(bool* yaml, QString* outputBucket) const
 {
     // The previewed spec when it is the same document: its seed makes the plan shown.
-    if (m_plan && m_planDocument == m_composer->document()) {
+    if (m_plan && planIsCurrent()) {
         *yaml = false;
         *outputBucket = QString::fromStdString(m_plan->spec.outputBck);
         return QByteArray::fromStdString(nlohmann::json(m_plan->spec).dump());

@@ -64,7 +64,6 @@ private:
     int m_presenceGeneration = 0;
     QString m_presenceKey;  // bucket and names last checked
     std::optional<spec::DsortDryRun> m_plan;
-    nlohmann::json m_planDocument;  // the document the plan is for
 };
 
 }  // namespace tessera::console

@@ -115,30 +115,15 @@ void IshardPage::documentChanged()
     }
     // Only when the list differs from the field's: "a, " is the list "a" being typed.
     if (listItems(m_sampleExts->text()) != items) m_sampleExts->setText(items.join(QStringLiteral(", ")));
-    if (m_plan && m_planDocument != m_composer->document()) {
-        m_planSummary->setText(tr("The spec changed since this plan: Preview again."));
-    }
 }
 
 void IshardPage::runPreview()
 {
-    if (!m_composer->isValid()) return;
-    previewStarted();
-    const nlohmann::json doc = m_composer->document();
-    setPreviewCall(m_rest->ishardDryRun(m_composer->text().toUtf8(), m_composer->yaml(), this,
-                                        [this, doc](api::Result<spec::IshardDryRun> got) {
-                                            setPreviewCall({});
-                                            if (!got) {
-                                                m_plan.reset();
-                                                previewFailed(got.error());
-                                            } else {
-                                                m_plan = *got;
-                                                m_planDocument = doc;
-                                                showPlan(*got);
-                                            }
-                                            updateButtons();
-                                        }));
-    updateButtons();
+    preview(
+        [this](const QByteArray& text, bool yaml, RestClient::Callback<spec::IshardDryRun> done) {
+            return m_rest->ishardDryRun(text, yaml, this, std::move(done));
+        },
+        m_plan, [this](const spec::IshardDryRun& answer) { showPlan(answer); });
 }
 
 void IshardPage::showPlan(const spec::IshardDryRun& answer)
@@ -177,7 +162,7 @@ void IshardPage::showPlan(const spec::IshardDryRun& answer)
 QByteArray IshardPage::startBody(bool* yaml, QString* outputBucket) const
 {
     // The previewed spec when it is the same document: its seed makes the plan shown.
-    if (m_plan && m_planDocument == m_composer->document()) {
+    if (m_plan && planIsCurrent()) {
         *yaml = false;
         *outputBucket = QString::fromStdString(m_plan->spec.dstBck);
         spec::IshardSpec s = m_plan->spec;

@@ -41,7 +41,6 @@ private:
 
     QLineEdit* m_sampleExts = nullptr;
     std::optional<spec::IshardDryRun> m_plan;
-    nlohmann::json m_planDocument;
 };
 
 }  // namespace tessera::console

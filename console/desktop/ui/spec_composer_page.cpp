@@ -441,6 +441,9 @@ void SpecComposerPage::onDocumentChanged()
         }
     }
     m_updatingForm = false;
+    if (!m_planDocument.is_null() && !planIsCurrent()) {
+        m_planSummary->setText(tr("The spec changed since this plan: Preview again."));
+    }
     documentChanged();
     updateButtons();
     m_draftTimer->start();
@@ -499,6 +502,16 @@ void SpecComposerPage::updateButtons()
     m_start->setToolTip(valid ? tr("Start the %1 job").arg(m_title) : tr("Fix the fields marked in red first"));
     m_abort->setEnabled(running);
 }
+
+bool SpecComposerPage::planIsCurrent() const
+{
+    return !m_planDocument.is_null() && m_planDocument == m_composer->document();
+}
+
+bool SpecComposerPage::specValid() const { return m_composer->isValid(); }
+QByteArray SpecComposerPage::specText() const { return m_composer->text().toUtf8(); }
+bool SpecComposerPage::specYaml() const { return m_composer->yaml(); }
+nlohmann::json SpecComposerPage::currentDocument() const { return m_composer->document(); }
 
 void SpecComposerPage::previewStarted()
 {

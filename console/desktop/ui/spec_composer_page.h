@@ -17,6 +17,8 @@
 
 #include "core/rest_client.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QString>
 #include <QWidget>
 #include <functional>
@@ -107,6 +109,36 @@ protected:
     void previewStarted();
     void previewFailed(const api::Error& error);
     void showWarnings(const std::vector<std::string>& warnings);
+
+    // Preview: `call(text, yaml, done)` asks the proxy for the plan of the
+    // spec as written; the answer goes to `plan` and `show`, a failure to
+    // previewFailed. planIsCurrent() says whether the document is still the
+    // one the last plan is for (then Start sends the plan's spec).
+    template <typename Answer, typename Call, typename Show>
+    void preview(Call call, std::optional<Answer>& plan, Show show)
+    {
+        if (!specValid()) return;
+        previewStarted();
+        const nlohmann::json doc = currentDocument();
+        setPreviewCall(call(specText(), specYaml(), [this, doc, &plan, show](api::Result<Answer> got) {
+            setPreviewCall({});
+            m_planDocument = got ? doc : nlohmann::json();
+            if (!got) {
+                plan.reset();
+                previewFailed(got.error());
+            } else {
+                plan = *got;
+                show(*got);
+            }
+            updateButtons();
+        }));
+        updateButtons();
+    }
+    bool planIsCurrent() const;
+    bool specValid() const;
+    QByteArray specText() const;
+    bool specYaml() const;
+    nlohmann::json currentDocument() const;
     QStandardItemModel* m_outputModel = nullptr;  // the Plan tab's left table
     QStandardItemModel* m_firstModel = nullptr;   // its right table
     QLabel* m_planSummary = nullptr;
@@ -190,6 +222,7 @@ private:
     QString m_jobId;
     QString m_jobOutputBucket;
     std::optional<api::JobStatus> m_status;
+    nlohmann::json m_planDocument;  // the document the last plan is for (null: none)
 };
 
 }  // namespace tessera::console
