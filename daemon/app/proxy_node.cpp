@@ -69,6 +69,13 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
             return m_etl->bucketAction(bucket, msg);
         });
     }
+    m_protection =
+        std::make_unique<proxy::Protection>(*m_state, *m_peers, *m_jobs, std::chrono::milliseconds(c.scrubIntervalMs));
+    m_protection->registerWith(*m_jobs);
+    m_api->setPropsObserver(
+        [this](const std::string& bucket, const api::BucketProps& before, const api::BucketProps& after) {
+            m_protection->propsChanged(bucket, before, after);
+        });
     m_monitor->setJobsSource([this] { return m_jobs->running(); });
     m_state->setObserver({[this](const api::Smap& before, const api::Smap& after) {
                               m_monitor->onSmapPublished(before, after);
@@ -116,7 +123,9 @@ int ProxyNode::run()
     m_monitor->start();
     m_jobs->start();
     m_etl->start();
+    m_protection->start();
     waitForSignal();
+    m_protection->stop();
     m_etl->stop();
     m_jobs->stop();
     m_monitor->stop();
