@@ -12,6 +12,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QProcess>
 #include <QTest>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -269,7 +270,14 @@ private slots:
             QVERIFY(props(c, "later").mirror == api::MirrorConf{});
         }
 
-        QCOMPARE(setProps(c, "later", mirror(3)).status, 200);
+        // The CLI sets the props as a user does.
+        QProcess cli;
+        cli.start(TESSERA_CLI_BINARY,
+                  {"--endpoint", QString::fromStdString(c.proxyUrl()), "bucket", "props", "later", "--set",
+                   "mirror.enabled=true", "--set", "mirror.copies=3", "--set", "mirror.across_targets=true"});
+        QVERIFY(cli.waitForFinished(20000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        QVERIFY(cli.readAllStandardOutput().contains("\"copies\": 3"));
         const auto job = waitForJobs(c, "reprotect");
         QVERIFY2(job["state"] == "finished", job.dump().c_str());
         QCOMPARE(job["progress"]["counters"]["copies_sent"].get<int>(), 40);
@@ -368,7 +376,22 @@ private slots:
         QVERIFY(repaired.open(QIODevice::ReadOnly));
         QVERIFY(repaired.readAll().toStdString() == bytes);
 
-        st = runJob(c, "scrub", json{{"bucket", "single"}});
+        // The CLI starts it and waits, as an operator does.
+        QProcess cli;
+        cli.start(TESSERA_CLI_BINARY,
+                  {"--endpoint", QString::fromStdString(c.proxyUrl()), "job", "start", "scrub", "--bucket", "single"});
+        QVERIFY(cli.waitForFinished(20000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const auto out = cli.readAllStandardOutput().toStdString();
+        QVERIFY2(out.rfind("started scrub-", 0) == 0, out.c_str());
+        const auto id = out.substr(8, out.find(' ', 8) - 8);
+        st = json{};
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                st = json::parse(m_http.send(Method::Get, c.proxyUrl() + "/v1/jobs/" + id)->body);
+                return st["state"] != "running";
+            },
+            20000));
         QVERIFY2(st["state"] == "failed", st.dump().c_str());
         QCOMPARE(st["progress"]["counters"]["unrepairable"].get<int>(), 1);
         QVERIFY2(st["error"].get<std::string>().find("single/victim") != std::string::npos, st.dump().c_str());
