@@ -1,5 +1,7 @@
 #include "http_server.h"
 
+#include <algorithm>
+
 #include "common/log.h"
 #include "http_session.h"
 
@@ -39,11 +41,13 @@ void ServerContext::releaseAddress(const asio::ip::address& a)
 }
 
 HttpServer::HttpServer(ServerOptions options, const Router& router)
-    : m_acceptor(m_ioc), m_workers(options.workerThreads), m_ctx(std::make_shared<ServerContext>())
+    : m_acceptor(m_ioc), m_workers(options.workerThreads),
+      m_internalWorkers(std::max<std::size_t>(2, options.workerThreads / 2)), m_ctx(std::make_shared<ServerContext>())
 {
     m_ctx->options = std::move(options);
     m_ctx->router = &router;
     m_ctx->workers = &m_workers;
+    m_ctx->internalWorkers = &m_internalWorkers;
     m_ctx->stats = m_ctx->options.countOps ? &m_stats : nullptr;
 }
 
@@ -110,6 +114,7 @@ void HttpServer::wait()
     }
     m_threads.clear();
     m_workers.join();
+    m_internalWorkers.join();
 }
 
 void HttpServer::doAccept()

@@ -75,11 +75,13 @@ using AfterCommit = std::function<api::Status(const api::ObjectMeta&, int fd)>;
 
 class PutSink : public net::UploadSink {
 public:
-    PutSink(std::unique_ptr<PutWriter> w, std::string selfId, AfterCommit after = {})
-        : m_writer(std::move(w)), m_selfId(std::move(selfId)), m_after(std::move(after))
+    // `fromPeer`: a copy a peer sends (stored here, nothing asked of others).
+    PutSink(std::unique_ptr<PutWriter> w, std::string selfId, AfterCommit after = {}, bool fromPeer = false)
+        : m_writer(std::move(w)), m_selfId(std::move(selfId)), m_after(std::move(after)), m_fromPeer(fromPeer)
     {
     }
     api::Status write(const char* data, std::size_t size) override { return m_writer->write(data, size); }
+    bool receivesFromPeer() const override { return m_fromPeer; }
     Response finish() override
     {
         auto meta = m_writer->commit();
@@ -103,6 +105,7 @@ private:
     std::unique_ptr<PutWriter> m_writer;
     std::string m_selfId;
     AfterCommit m_after;
+    bool m_fromPeer = false;
 };
 
 // The body of a PUT with archpath, kept in an unnamed temporary file until
@@ -508,7 +511,7 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         };
     }
     return std::unique_ptr<net::UploadSink>(
-        std::make_unique<PutSink>(std::move(writer.value()), m_self.id, std::move(after)));
+        std::make_unique<PutSink>(std::move(writer.value()), m_self.id, std::move(after), how == Serve::Copy));
 }
 
 api::Status TargetApi::sendCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
