@@ -252,11 +252,13 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
         if (how != nullptr) *how = Serve::Copy;
         return std::nullopt;
     }
-    const auto holders = api::copyTargets(*smap, props, ref.bucket, ref.name);
-    if (holders.empty()) return Response::error(api::Error::unavailable("no targets in the cluster map"));
-    const auto* owner = holders.front();
+    // The hot path (a read at its owner) allocates nothing: the holders of
+    // copies are looked up only when the owner is away.
+    const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
+    if (owner == nullptr) return Response::error(api::Error::unavailable("no targets in the cluster map"));
     if (owner->away() && owner->id != m_self.id && !req.hasQuery(kQpLocal)) {
-        if (read && holders.size() > 1 && props != nullptr) {
+        const auto holders = api::copyTargets(*smap, props, ref.bucket, ref.name);
+        if (read && holders.size() > 1) {
             // A mirrored object: the first present holder reads its copy.
             for (const auto* h : holders) {
                 if (h->away()) continue;
@@ -287,10 +289,12 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
 
 api::Result<std::vector<api::Snode>> TargetApi::copyHolders(const api_util::ObjectRef& ref, bool allPresent) const
 {
-    const auto smap = m_cache.smap();
     const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
     std::vector<api::Snode> out;
-    for (const auto* h : api::copyTargets(*smap, bmd->find(ref.bucket), ref.bucket, ref.name)) {
+    if (props == nullptr || props->mirror.targetCopies() <= 1) return out;
+    const auto smap = m_cache.smap();
+    for (const auto* h : api::copyTargets(*smap, props, ref.bucket, ref.name)) {
         if (h->id == m_self.id) continue;
         if (h->away()) {
             if (allPresent) {
