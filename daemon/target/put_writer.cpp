@@ -53,7 +53,24 @@ api::Status PutWriter::rollback()
         } else {
             return {};  // deleted since
         }
+        // What is put back gets a fresh stamp: newer than the version taken
+        // back, so that a copy of that version a holder may have committed
+        // (its answer lost) is older than the owner's state and gets
+        // replaced or dropped by the next rebalance or reprotect.
         if (!m_undoPath.empty()) {
+            UniqueFd prev(::open(m_undoPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+            auto meta =
+                prev.valid() ? readMetaFd(prev.get()) : api::Result<std::optional<api::ObjectMeta>>(std::nullopt);
+            if (!prev.valid() || !meta || !meta->has_value()) {
+                return m_store->mountpathError(m_mp, prev.valid() ? EIO : errno, "cannot read the replaced version");
+            }
+            auto restored = std::move(**meta);
+            restored.stamp = m_store->nextStamp();
+            const std::string json = api::dumpJson(nlohmann::json(restored));
+            if (::fsetxattr(prev.get(), kMetaXattr, json.data(), json.size(), 0) != 0 ||
+                (m_store->options().fsync && ::fsync(prev.get()) != 0)) {
+                return m_store->mountpathError(m_mp, errno, "cannot restamp the replaced version");
+            }
             if (::rename(m_undoPath.c_str(), m_finalPath.c_str()) != 0) {
                 return m_store->mountpathError(m_mp, errno, "cannot restore the replaced version");
             }
@@ -62,6 +79,7 @@ api::Status PutWriter::rollback()
             return m_store->mountpathError(m_mp, errno, "cannot remove a version that was not acknowledged");
         } else {
             pruneEmptyParents(m_bucketRoot, m_finalPath);
+            if (auto ts = m_store->m_tombstones.write(m_mp, m_bucket, m_name, m_store->nextStamp()); !ts) return ts;
         }
         m_committed = false;
     }

@@ -322,6 +322,12 @@ std::optional<Response> TargetApi::readElsewhere(const Request& req, const api_u
 
 Response TargetApi::copyMissing(const api_util::ObjectRef& ref, const api::Error& notFound, Serve how) const
 {
+    if (how == Serve::Copy) {
+        auto r = Response::error(notFound);
+        if (auto tomb = m_store.tombstone(ref.bucket, ref.name))
+            r.header(std::string(api::kHdrTombstone), std::to_string(*tomb));
+        return r;
+    }
     const auto* props = m_cache.bmd()->find(ref.bucket);
     if (how == Serve::StandIn && props != nullptr && props->mirror.pending) {
         return Response::error(api::Error::unavailable(
