@@ -416,6 +416,8 @@ private slots:
         const auto path = filePath(c, owner, "lost", "gone-here");
         QVERIFY(!path.empty());
         QVERIFY(QFile::remove(QString::fromStdString(path)));  // no tombstone: lost, not deleted
+        auto read = m_http.send(Method::Get, objUrl(c, "lost", "gone-here"));
+        QVERIFY(read->status == 200 && read->body == bytes);
 
         const auto st = runJob(c, "reprotect", json{{"bucket", "lost"}});
         QVERIFY2(st["state"] == "finished", st.dump().c_str());
