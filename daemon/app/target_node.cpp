@@ -1,5 +1,6 @@
 #include "target_node.h"
 
+#include "api/hrw.h"
 #include "common/log.h"
 #include "dsort/dsort_job.h"
 #include "etl/etl_job.h"
@@ -103,8 +104,20 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     m_jobApi->registerRoutes(m_router);
     m_batchGet = std::make_unique<jobs::BatchGetApi>(*m_store);
     m_batchGet->registerRoutes(m_router);
+    // A bucket with copies on several targets: each object counted by its owner only.
+    target::CountRule rule;
+    rule.ownedOnly = [this](const std::string& bucket) {
+        const auto bmd = m_cache.bmd();
+        const auto* props = bmd->find(bucket);
+        return props != nullptr && props->mirror.targetCopies() > 1;
+    };
+    rule.owns = [this](const std::string& bucket, const std::string& name) {
+        const auto smap = m_cache.smap();
+        const auto* owner = api::hrwTarget(*smap, api::objectUname(bucket, name));
+        return owner == nullptr || owner->id == m_id;
+    };
     m_usage = std::make_unique<target::UsageScanner>(m_store->options().mountpaths,
-                                                     std::chrono::milliseconds(c.usageScanIntervalMs));
+                                                     std::chrono::milliseconds(c.usageScanIntervalMs), std::move(rule));
 }
 
 api::NodeStats TargetNode::nodeStats()

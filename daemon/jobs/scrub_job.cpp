@@ -95,7 +95,8 @@ api::Status ScrubJob::run(JobContext& ctx)
         ctx.addCount("corrupt");
         // A good copy of the same version from another holder replaces it.
         const auto smap = m_cache.smap();
-        const auto* props = m_cache.bmd()->find(it.bucket);
+        const auto bmdNow = m_cache.bmd();
+        const auto* props = bmdNow->find(it.bucket);
         std::vector<target::CopyPeer> holders;
         for (const auto* h : api::copyTargets(*smap, props, it.bucket, it.name)) {
             if (h->id != m_selfId && !h->away()) holders.push_back({h->id, h->publicNet.url});

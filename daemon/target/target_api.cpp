@@ -328,7 +328,8 @@ Response TargetApi::copyMissing(const api_util::ObjectRef& ref, const api::Error
             r.header(std::string(api::kHdrTombstone), std::to_string(*tomb));
         return r;
     }
-    const auto* props = m_cache.bmd()->find(ref.bucket);
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
     if (how == Serve::StandIn && props != nullptr && props->mirror.pending) {
         return Response::error(api::Error::unavailable(
             "the owner of \"" + ref.bucket + "/" + ref.name +
@@ -589,7 +590,8 @@ Response TargetApi::getMissing(const Request& req, const api_util::ObjectRef& re
 Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& ref, OpenObject obj, bool onWorker,
                                 Serve how)
 {
-    const auto* props = m_cache.bmd()->find(ref.bucket);
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
     const bool verify = props != nullptr && props->checksum.validateWarmGet;
     const bool shard = isShardRead(req);
     const bool etl = req.hasQuery(api::kQpEtlName);

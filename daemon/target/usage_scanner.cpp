@@ -16,8 +16,8 @@ std::int64_t wallNs()
 }
 }  // namespace
 
-UsageScanner::UsageScanner(std::vector<std::string> mountpaths, std::chrono::milliseconds interval)
-    : m_mountpaths(std::move(mountpaths)), m_interval(interval)
+UsageScanner::UsageScanner(std::vector<std::string> mountpaths, std::chrono::milliseconds interval, CountRule rule)
+    : m_mountpaths(std::move(mountpaths)), m_interval(interval), m_rule(std::move(rule))
 {
 }
 
@@ -45,7 +45,8 @@ std::optional<UsageReport> UsageScanner::latest() const
     return m_latest;
 }
 
-UsageReport UsageScanner::scan(const std::vector<std::string>& mountpaths, const std::atomic<bool>* stop)
+UsageReport UsageScanner::scan(const std::vector<std::string>& mountpaths, const std::atomic<bool>* stop,
+                               const CountRule& rule)
 {
     const auto started = std::chrono::steady_clock::now();
     UsageReport r;
@@ -56,7 +57,9 @@ UsageReport UsageScanner::scan(const std::vector<std::string>& mountpaths, const
         for (fs::directory_iterator b(mountpaths[i] + "/buckets", ec), end; !ec && b != end; b.increment(ec)) {
             std::error_code bec;
             if (!b->is_directory(bec)) continue;
-            auto& usage = r.buckets[b->path().filename().string()];
+            const auto bucket = b->path().filename().string();
+            auto& usage = r.buckets[bucket];
+            const bool ownedOnly = rule.ownedOnly && rule.owns && rule.ownedOnly(bucket);
             for (fs::recursive_directory_iterator it(b->path(), fs::directory_options::skip_permission_denied, bec), e;
                  !bec && it != e; it.increment(bec)) {
                 if (stop != nullptr && stop->load(std::memory_order_relaxed)) return r;
@@ -64,9 +67,11 @@ UsageReport UsageScanner::scan(const std::vector<std::string>& mountpaths, const
                 if (!it->is_regular_file(fec)) continue;
                 const auto size = it->file_size(fec);
                 if (fec) continue;  // removed while walking
+                ++r.mountpathObjects[i];
+                if (ownedOnly && !rule.owns(bucket, it->path().lexically_relative(b->path()).generic_string()))
+                    continue;
                 ++usage.objects;
                 usage.bytes += size;
-                ++r.mountpathObjects[i];
             }
         }
     }
@@ -81,7 +86,7 @@ void UsageScanner::run()
     std::unique_lock lock(m_mutex);
     while (!m_stop) {
         lock.unlock();
-        auto report = scan(m_mountpaths, &m_stopFlag);
+        auto report = scan(m_mountpaths, &m_stopFlag, m_rule);
         logDebug("usage scan: ", report.buckets.size(), " bucket(s) in ", report.durationNs / 1'000'000, " ms");
         lock.lock();
         m_latest = std::move(report);

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -28,10 +29,18 @@ struct UsageReport {
     std::map<std::string, api::BucketUsage> buckets;
 };
 
+// Which files of a bucket count as its objects: every file, unless the
+// bucket keeps copies on several targets; then only those this target owns
+// (each object is counted once in the cluster, by its owner). Unset: every file.
+struct CountRule {
+    std::function<bool(const std::string& bucket)> ownedOnly;
+    std::function<bool(const std::string& bucket, const std::string& name)> owns;
+};
+
 class UsageScanner {
 public:
     // `interval` 0: one walk at start only.
-    UsageScanner(std::vector<std::string> mountpaths, std::chrono::milliseconds interval);
+    UsageScanner(std::vector<std::string> mountpaths, std::chrono::milliseconds interval, CountRule rule = {});
     ~UsageScanner();
     UsageScanner(const UsageScanner&) = delete;
     UsageScanner& operator=(const UsageScanner&) = delete;
@@ -42,13 +51,16 @@ public:
 
     // One walk, synchronously (also what the thread runs); gives up early,
     // with partial figures, when `stop` becomes true.
-    static UsageReport scan(const std::vector<std::string>& mountpaths, const std::atomic<bool>* stop = nullptr);
+    // Bucket figures follow `rule`; mountpath figures count every file.
+    static UsageReport scan(const std::vector<std::string>& mountpaths, const std::atomic<bool>* stop = nullptr,
+                            const CountRule& rule = {});
 
 private:
     void run();
 
     std::vector<std::string> m_mountpaths;
     std::chrono::milliseconds m_interval;
+    CountRule m_rule;
     mutable std::mutex m_mutex;
     std::optional<UsageReport> m_latest;
     std::condition_variable m_cv;

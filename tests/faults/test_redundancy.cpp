@@ -253,7 +253,8 @@ private slots:
     // them; bad props are 400s that change nothing.
     void copiesFollowTheBucketProps()
     {
-        tests::LocalCluster c{tests::LocalCluster::Options{3, 2, false, 200, 3, {"--rebalance-auto", "false"}, {}}};
+        tests::LocalCluster c{tests::LocalCluster::Options{
+            3, 2, false, 200, 3, {"--rebalance-auto", "false"}, {"--usage-scan-interval-ms", "1000"}}};
         QVERIFY2(c.start(), c.error().c_str());
         createBucket(c, "later");
         for (int i = 0; i < 20; ++i) {
@@ -283,6 +284,30 @@ private slots:
         QCOMPARE(job["progress"]["counters"]["copies_sent"].get<int>(), 40);
         QVERIFY(!props(c, "later").mirror.pending);
         for (int i = 0; i < 20; ++i) QCOMPARE(holders(c, "later", "o-" + std::to_string(i)).size(), std::size_t{3});
+        // Each object is counted once in the bucket's usage (by its owner), not once per copy.
+        std::uint64_t objects = 0;
+        std::uint64_t files = 0;
+        const bool counted = QTest::qWaitFor(
+            [&] {
+                auto r = m_http.send(Method::Get, c.proxyUrl() + "/v1/cluster?what=node_stats");
+                if (!r || r->status != 200) return false;
+                objects = 0;
+                files = 0;
+                const auto stats = json::parse(r->body, nullptr, false);
+                if (!stats.is_object() || !stats.contains("target")) return false;
+                for (const auto& [id, t] : stats.at("target").items()) {
+                    const auto later = t.value("buckets", json::object()).value("later", json::object());
+                    objects += later.value("objects", std::uint64_t{0});
+                    for (const auto& mp : t.value("mountpaths", json::array())) {
+                        files += static_cast<std::uint64_t>(
+                            std::max<std::int64_t>(0, mp.value("objects", std::int64_t{-1})));
+                    }
+                }
+                return files >= 60;  // a scan after the copies were made
+            },
+            10000);
+        QVERIFY(counted);
+        QCOMPARE(objects, std::uint64_t{20});
 
         QCOMPARE(setProps(c, "later", mirror(1)).status, 200);
         (void)QTest::qWaitFor(
