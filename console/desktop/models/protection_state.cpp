@@ -45,7 +45,7 @@ QString ProtectionState::explanation() const
     }
     QStringList out;
     if (level == ProtectionLevel::Protected) {
-        out << tr("Each object is on %1 different targets; reads go on while up to %2 of them are away.")
+        out << tr("Each object is on %1 different targets; it stays readable with up to %2 of them away.")
                    .arg(copies)
                    .arg(copies - 1);
     }
