@@ -13,4 +13,18 @@ void JobClient::abort(const QString& id)
     });
 }
 
+void JobClient::startBucketJob(const QString& kind, const QString& bucket)
+{
+    api::BucketJobArgs args;
+    if (!bucket.isEmpty()) args.bucket = bucket.toStdString();
+    const api::JobStart start{kind.toStdString(), nlohmann::json(args)};
+    m_rest->startJob(start, this, [this, kind, bucket](api::Result<api::JobStatus> st) {
+        if (!st) {
+            emit startFailed(kind, bucket, QString::fromStdString(st.error().message));
+            return;
+        }
+        emit started(*st, bucket);
+    });
+}
+
 }  // namespace tessera::console

@@ -432,6 +432,20 @@ RestCall RestClient::job(const QString& id, QObject* context, Callback<api::JobS
                                      std::move(done), [](std::string_view b) { return api::parseJobStatus(b); });
 }
 
+RestCall RestClient::startJob(const api::JobStart& job, QObject* context, Callback<api::JobStatus> done)
+{
+    auto req = newRequest("POST", controlUrl(QByteArray(api::path::kJobs.data(), api::path::kJobs.size())), context);
+    req->timeoutMs = m_transferTimeoutMs;  // the proxy starts the job on every target before it answers
+    req->hasBody = true;
+    req->body.data = QByteArray::fromStdString(api::dumpJson(nlohmann::json(job)));
+    req->addHeader("Content-Type", "application/json");
+    req->done = [done = std::move(done)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(api::parseJobStatus(bodyView(r.body)));
+    };
+    return start(req);
+}
+
 RestCall RestClient::ishardDryRun(const QByteArray& spec, bool yaml, QObject* context,
                                   Callback<spec::IshardDryRun> done)
 {
@@ -548,6 +562,32 @@ RestCall RestClient::destroyBucket(const QString& bucket, QObject* context, Stat
 {
     auto req = newRequest("DELETE", bucketUrl(bucket), context);
     req->done = [done](Response r) { done(r.status2xx()); };
+    return start(req);
+}
+
+RestCall RestClient::bucketMetadata(QObject* context, Callback<api::Bmd> done)
+{
+    return getParsed<api::Bmd>(
+        controlUrl(QByteArray(api::path::kCluster.data(), api::path::kCluster.size()), QStringLiteral("what=bmd")),
+        context, std::move(done), [](std::string_view b) { return api::parseBmd(b); });
+}
+
+RestCall RestClient::setMirror(const QString& bucket, const api::MirrorConf& mirror, QObject* context,
+                               Callback<api::BucketProps> done)
+{
+    // The shared codec names the fields; `pending` is read-only on the cluster.
+    nlohmann::json conf = mirror;
+    conf.erase("pending");
+    const api::ActionMsg action{api::act::kSetBprops, "", nlohmann::json{{"mirror", std::move(conf)}}};
+    auto req = newRequest("PATCH", bucketUrl(bucket), context);
+    req->timeoutMs = m_transferTimeoutMs;  // the proxy pushes the metadata to every target first
+    req->hasBody = true;
+    req->body.data = QByteArray::fromStdString(api::dumpJson(nlohmann::json(action)));
+    req->addHeader("Content-Type", "application/json");
+    req->done = [done = std::move(done)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(api::parseBucketProps(bodyView(r.body)));
+    };
     return start(req);
 }
 

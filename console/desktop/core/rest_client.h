@@ -114,6 +114,9 @@ public:
 
     // One job with every target's phase and progress (GET /v1/jobs/<id>).
     RestCall job(const QString& id, QObject* context, Callback<api::JobStatus> done);
+    // POST /v1/jobs: a job of `job.kind` with its args; the new job's status.
+    // A kind that runs one at a time and is running already is Conflict.
+    RestCall startJob(const api::JobStart& job, QObject* context, Callback<api::JobStatus> done);
 
     // Job specs go as the user wrote them: `yaml` sends the body as
     // application/yaml, else as JSON. dSort (docs/dsort.md): the plan,
@@ -142,6 +145,15 @@ public:
     RestCall listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done);
     RestCall createBucket(const QString& bucket, QObject* context, StatusCallback done);
     RestCall destroyBucket(const QString& bucket, QObject* context, StatusCallback done);
+    // Every bucket's properties with the metadata's version (GET /v1/cluster?what=bmd).
+    RestCall bucketMetadata(QObject* context, Callback<api::Bmd> done);
+    // PATCH /v1/buckets/<b> set-bprops with `mirror` (enabled, copies,
+    // across_targets; `pending` is the cluster's and is not sent); the
+    // bucket's properties after the change. A value the cluster refuses is
+    // BadRequest with its message (and nothing changed); a missing bucket
+    // NotFound. Changing the copies starts a reprotect job on the cluster.
+    RestCall setMirror(const QString& bucket, const api::MirrorConf& mirror, QObject* context,
+                       Callback<api::BucketProps> done);
 
     // One page of GET /v1/buckets/<b> (prefix, pagesize, continuation_token,
     // props, flags as in `request`).

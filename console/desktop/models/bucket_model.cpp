@@ -1,7 +1,10 @@
 #include "bucket_model.h"
 
 #include "format_util.h"
+#include "protection_state.h"
 
+#include <QBrush>
+#include <QColor>
 #include <QDateTime>
 #include <QLocale>
 #include <algorithm>
@@ -23,13 +26,90 @@ void BucketModel::refresh()
             m_summaryQueue.clear();
             m_scans.clear();
             m_listAgain = false;
+            m_propsCall.abort();
+            m_propsCall = {};
+            m_propsAgain = false;
+            m_props.clear();
+            m_bmdVersion = 0;
+            m_propsError.clear();
+            m_smap = {};
         }
         m_endpoint = m_rest->endpoint();
-    } else if (m_listCall.isRunning()) {
+        refreshProps();
+        listBuckets();
+        return;
+    }
+    refreshProps();
+    if (m_listCall.isRunning()) {
         m_listAgain = true;  // the answer on its way may predate the change
         return;
     }
     listBuckets();
+}
+
+void BucketModel::refreshProps()
+{
+    if (m_propsCall.isRunning()) {
+        m_propsAgain = true;  // the answer on its way may predate the change
+        return;
+    }
+    const quint64 generation = m_generation;
+    m_propsCall = m_rest->bucketMetadata(this, [this, generation](api::Result<api::Bmd> bmd) {
+        if (generation != m_generation) return;
+        m_propsCall = {};
+        if (m_propsAgain) {
+            m_propsAgain = false;
+            refreshProps();
+            return;
+        }
+        if (!bmd) {
+            // The last known properties stay; the tooltip says they could not be read again.
+            m_propsError = QString::fromStdString(bmd.error().message);
+            emitProtectionChanged();
+            emit propsRefreshed();
+            return;
+        }
+        m_propsError.clear();
+        if (bmd->version >= m_bmdVersion) {
+            m_bmdVersion = bmd->version;
+            m_props.clear();
+            for (auto& [name, props] : bmd->buckets) m_props[QString::fromStdString(name)] = std::move(props);
+        }
+        emitProtectionChanged();
+        figuresSourceChanged();
+        emit propsRefreshed();
+    });
+}
+
+void BucketModel::applyProps(const QString& bucket, const api::BucketProps& props)
+{
+    m_props[bucket] = props;
+    emitProtectionChanged();
+    figuresSourceChanged();
+    emit propsRefreshed();
+}
+
+std::optional<api::BucketProps> BucketModel::props(const QString& bucket) const
+{
+    const auto it = m_props.find(bucket);
+    if (it == m_props.end()) return std::nullopt;
+    return it->second;
+}
+
+void BucketModel::setSmap(const api::Smap& smap)
+{
+    // A target that joined or left changes placement: the cluster marks
+    // mirrored buckets pending; re-read (the feed's bmd message says so too,
+    // but a console polling the cluster has no feed).
+    const bool newMap = m_smap.version != 0 && smap.version != m_smap.version;
+    m_smap = smap;
+    emitProtectionChanged();
+    if (newMap && !m_endpoint.isEmpty()) refreshProps();
+}
+
+void BucketModel::emitProtectionChanged()
+{
+    if (!m_rows.empty()) emit dataChanged(index(0, ProtectionColumn), index(rowCount() - 1, ProtectionColumn));
 }
 
 void BucketModel::listBuckets()
@@ -90,8 +170,19 @@ void BucketModel::refreshSummary(const QString& bucket)
     if (!m_summaryCall.isRunning()) nextSummary();
 }
 
+bool BucketModel::isMirrored(const QString& bucket) const
+{
+    const auto it = m_props.find(bucket);
+    return it != m_props.end() && it->second.mirror.targetCopies() > 1;
+}
+
 const BucketModel::Scan* BucketModel::scanOf(const QString& bucket) const
 {
+    // A target's usage scan counts every file it holds, copies included: a
+    // mirrored bucket's sums count each object once per copy (and a copy
+    // being made or dropped may or may not be counted), so its figures come
+    // from the listing, which lists each object once.
+    if (isMirrored(bucket)) return nullptr;
     const auto it = m_scans.find(bucket);
     return it == m_scans.end() ? nullptr : &it->second;
 }
@@ -105,11 +196,17 @@ void BucketModel::setServerSummaries(const std::vector<api::BucketSummary>& buck
                                                  b.usageScannedNs / 1'000'000};
     }
     m_scans = std::move(scans);
+    figuresSourceChanged();
+}
+
+void BucketModel::figuresSourceChanged()
+{
     // Counted by the server now: no listing for them (a count in flight finishes).
     std::erase_if(m_summaryQueue, [this](const QString& name) { return scanOf(name) != nullptr; });
     bool queued = false;
     for (const Row& r : m_rows) {
-        // Figures the server no longer has (a new target not scanned yet): counted again.
+        // Figures the server no longer has (a new target not scanned yet, a
+        // bucket mirrored now): counted again.
         if (scanOf(r.name) == nullptr && r.objects < 0 && r.name != m_counting &&
             std::find(m_summaryQueue.begin(), m_summaryQueue.end(), r.name) == m_summaryQueue.end()) {
             m_summaryQueue.push_back(r.name);
@@ -225,6 +322,7 @@ QVariant BucketModel::data(const QModelIndex& index, int role) const
     const qint64 objects = scan ? scan->objects : r.objects;
     const qint64 bytes = scan ? scan->bytes : r.bytes;
     const bool capped = !scan && r.capped;
+    if (index.column() == ProtectionColumn) return protectionData(r.name, role);
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -245,14 +343,58 @@ QVariant BucketModel::data(const QModelIndex& index, int role) const
             return tr("as of the targets' usage scan at %1; objects written since are counted at the next scan")
                 .arg(QDateTime::fromMSecsSinceEpoch(scan->scannedMs).toString(QStringLiteral("HH:mm:ss")));
         }
-        return capped ? tr("counted from the listing, up to the first %1 objects").arg(QLocale().toString(m_summaryCap))
-                      : tr("counted from the listing");
+        {
+            QString tip =
+                capped
+                    ? tr("counted from the listing, up to the first %1 objects").arg(QLocale().toString(m_summaryCap))
+                    : tr("counted from the listing");
+            if (isMirrored(r.name)) {
+                tip += QLatin1Char(' ') + tr("(each object once: the targets' usage scans count every copy)");
+            }
+            return tip;
+        }
     case NameRole: return r.name;
     case ObjectCountRole: return objects;
     case BytesRole: return bytes;
     case CappedRole: return capped;
     case FromScanRole: return scan != nullptr;
     case ScannedAtRole: return scan ? QVariant(QDateTime::fromMSecsSinceEpoch(scan->scannedMs)) : QVariant();
+    default: return {};
+    }
+}
+
+QVariant BucketModel::protectionData(const QString& bucket, int role) const
+{
+    const auto it = m_props.find(bucket);
+    if (it == m_props.end()) {
+        if (role == Qt::DisplayRole) return QStringLiteral("…");
+        if (role == Qt::ToolTipRole) {
+            return m_propsError.isEmpty() ? tr("reading the bucket's properties")
+                                          : tr("properties unknown: %1").arg(m_propsError);
+        }
+        if (role == NameRole) return bucket;
+        return {};
+    }
+    const ProtectionState state = protectionState(it->second.mirror, m_smap);
+    switch (role) {
+    case Qt::DisplayRole: return state.text();
+    case Qt::ToolTipRole: {
+        QString tip = state.explanation();
+        if (!m_propsError.isEmpty())
+            tip += QStringLiteral("\n") + tr("(properties could not be read again: %1)").arg(m_propsError);
+        return tip;
+    }
+    case Qt::ForegroundRole:
+        // Mid tones, readable on the light and the dark palette.
+        switch (state.level) {
+        case ProtectionLevel::Protected: return QBrush(QColor(0x3a, 0x9a, 0x4a));
+        case ProtectionLevel::AtRisk:
+            return QBrush(state.awayTargets.isEmpty() ? QColor(0xd9, 0x8a, 0x00) : QColor(0xd8, 0x3a, 0x3a));
+        case ProtectionLevel::Unprotected: return {};
+        }
+        return {};
+    case NameRole: return bucket;
+    case ProtectionLevelRole: return static_cast<int>(state.level);
     default: return {};
     }
 }
@@ -264,6 +406,7 @@ QVariant BucketModel::headerData(int section, Qt::Orientation orientation, int r
     case NameColumn: return tr("Bucket");
     case ObjectsColumn: return tr("Objects");
     case SizeColumn: return tr("Size");
+    case ProtectionColumn: return tr("Protection");
     default: return {};
     }
 }

@@ -8,17 +8,28 @@
 // size, as of the scan. Until every target has scanned, without the feed
 // (polling), or for a bucket the scans do not cover yet, the model adds the
 // sizes up itself from the listing (pages of api::kMaxPageSize names and
-// sizes), one bucket at a time after each refresh; a bucket with more than
+// sizes), one bucket at a time after each refresh — and always for a
+// mirrored bucket, whose scans count every copy; a bucket with more than
 // the summary cap of objects then shows "≥ N" (the count and size of the
 // first N), so a million-object bucket costs a bounded number of pages.
+//
+// The Protection column says how the bucket's objects are protected (see
+// ProtectionState): from its mirror properties, read with the bucket
+// metadata (GET /v1/cluster?what=bmd) on every refresh — the feed's snapshot
+// and bmd messages cause one, so a change of `mirror.pending` shows — and
+// from the cluster map (setSmap), whose away targets put mirrored buckets at
+// risk.
 
+#include "api/bmd.h"
 #include "api/feed.h"
+#include "api/smap.h"
 #include "core/rest_client.h"
 
 #include <QAbstractTableModel>
 #include <QString>
 #include <deque>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace tessera::console {
@@ -26,7 +37,7 @@ namespace tessera::console {
 class BucketModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { NameColumn, ObjectsColumn, SizeColumn, ColumnCount };
+    enum Column { NameColumn, ObjectsColumn, SizeColumn, ProtectionColumn, ColumnCount };
     enum Role {
         NameRole = Qt::UserRole + 1,  // QString
         ObjectCountRole,              // qint64, -1 while unknown
@@ -34,6 +45,7 @@ public:
         CappedRole,                   // bool: more objects than the summary cap
         FromScanRole,                 // bool: the figures are the server's (the targets' usage scans)
         ScannedAtRole,                // QDateTime of the scan the figures come from (FromScanRole)
+        ProtectionLevelRole,          // int (ProtectionLevel); invalid while the properties are unknown
     };
     static constexpr qint64 kDefaultSummaryCap = 100000;
 
@@ -56,6 +68,18 @@ public:
     void createBucket(const QString& name);
     void destroyBucket(const QString& name);
 
+    // The cluster map: its targets bound the copies a bucket may ask for, and
+    // its away targets put mirrored buckets at risk.
+    void setSmap(const api::Smap& smap);
+    int targetCount() const { return static_cast<int>(m_smap.tmap.size()); }
+    // Re-reads every bucket's properties (also part of refresh()).
+    void refreshProps();
+    // The properties the cluster answered a change with (before the feed
+    // brings the new metadata).
+    void applyProps(const QString& bucket, const api::BucketProps& props);
+    // The bucket's properties as last read; none before the first read.
+    std::optional<api::BucketProps> props(const QString& bucket) const;
+
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -64,11 +88,15 @@ public:
     int rowOf(const QString& bucket) const;
     QString bucketAt(int row) const;
     QString errorText() const { return m_error; }
+    // Why the properties could not be read (empty when they could).
+    QString propsError() const { return m_propsError; }
     bool isSummarizing() const { return m_summaryCall.isRunning() || !m_summaryQueue.empty(); }
 
 signals:
     void refreshed();
     void summariesDone();
+    // The properties were read (or applied) again.
+    void propsRefreshed();
     void operationFinished(bool ok, const QString& message);
 
 private:
@@ -84,6 +112,9 @@ private:
         qint64 scannedMs = 0;
     };
     const Scan* scanOf(const QString& bucket) const;
+    bool isMirrored(const QString& bucket) const;
+    // The server's figures came or went for some buckets: the others are counted.
+    void figuresSourceChanged();
     struct Summary {
         QString bucket;
         qint64 objects = 0;
@@ -91,6 +122,8 @@ private:
         std::string token;
     };
     void listBuckets();
+    void emitProtectionChanged();
+    QVariant protectionData(const QString& bucket, int role) const;
     void nextSummary();
     void summaryPage(Summary summary);
 
@@ -106,6 +139,12 @@ private:
     RestCall m_summaryCall;
     QString m_counting;        // the bucket m_summaryCall counts
     quint64 m_generation = 0;  // the cluster's: answers from a previous one are dropped
+    std::map<QString, api::BucketProps> m_props;
+    std::int64_t m_bmdVersion = 0;  // of m_props; an older answer is dropped
+    QString m_propsError;
+    RestCall m_propsCall;
+    bool m_propsAgain = false;  // a refresh came while the properties were being read
+    api::Smap m_smap;
 };
 
 }  // namespace tessera::console

@@ -60,6 +60,15 @@ ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent) : Q
     connect(m_connection, &ClusterConnection::eventReceived, m_events, &EventModel::addEvent);
     connect(m_connection, &ClusterConnection::bucketSummariesChanged, m_bucketsModels.buckets,
             &BucketModel::setServerSummaries);
+    connect(m_connection, &ClusterConnection::smapChanged, m_bucketsModels.buckets, &BucketModel::setSmap);
+    // A job started here shows at once; the feed's job messages follow.
+    connect(m_jobClient, &JobClient::started, m_jobs, [this](const api::JobStatus& job) { m_jobs->updateJob(job); });
+    // The end of a reprotect or rebalance may complete the copies (mirror.pending
+    // cleared): the feed's bmd message says so, but a console polling the
+    // cluster has no feed.
+    connect(m_jobs, &JobModel::jobEnded, this, [this](const api::JobStatus& job) {
+        if (job.kind == "reprotect" || job.kind == "rebalance") m_bucketsModels.buckets->refreshProps();
+    });
 }
 
 ConsoleSession::~ConsoleSession() = default;

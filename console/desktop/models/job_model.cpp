@@ -5,6 +5,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
+#include <QStringList>
 #include <QTimer>
 #include <algorithm>
 
@@ -86,6 +87,19 @@ QVariant JobModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole && index.column() == ErrorColumn) {
         return QString::fromStdString(j.error);
     }
+    if (role == Qt::ToolTipRole && index.column() == ProgressColumn) {
+        return data(index, Qt::DisplayRole);  // a narrow column may cut it
+    }
+    if (role == Qt::ToolTipRole && index.column() == CountersColumn) {
+        QStringList lines;
+        for (const auto& [id, t] : j.targets) {
+            const QString text = countersText(j.kind, t.progress.counters);
+            if (!text.isEmpty()) {
+                lines << QStringLiteral("%1: %2").arg(QString::fromStdString(id), text);
+            }
+        }
+        return lines.join(QLatin1Char('\n'));
+    }
     if (role != Qt::DisplayRole) {
         return {};
     }
@@ -116,6 +130,7 @@ QVariant JobModel::data(const QModelIndex& index, int role) const
         }
         return objects;
     }
+    case CountersColumn: return countersText(j.kind, j.progress.counters);
     case ElapsedColumn: {
         if (j.startNs <= 0) {
             return QString();
@@ -139,6 +154,7 @@ QVariant JobModel::headerData(int section, Qt::Orientation orientation, int role
     case StateColumn: return tr("State");
     case PhaseColumn: return tr("Phase");
     case ProgressColumn: return tr("Progress");
+    case CountersColumn: return tr("Counters");
     case ElapsedColumn: return tr("Elapsed");
     case ErrorColumn: return tr("Error");
     default: return {};
@@ -149,8 +165,13 @@ void JobModel::updateJob(const api::JobStatus& job)
 {
     const int existing = rowOf(QString::fromStdString(job.id));
     if (existing >= 0) {
-        m_jobs[static_cast<std::size_t>(existing)] = job;
+        api::JobStatus& row = m_jobs[static_cast<std::size_t>(existing)];
+        const bool ended = row.state == api::JobState::Running && api::isFinal(job.state);
+        row = job;
         emit dataChanged(index(existing, 0), index(existing, ColumnCount - 1));
+        if (ended) {
+            emit jobEnded(job);
+        }
         return;
     }
     // Newest start first; ties by id so the order is stable.
@@ -172,6 +193,35 @@ void JobModel::updateJob(const api::JobStatus& job)
             }
         }
     }
+}
+
+QString JobModel::countersText(const std::string& kind, const std::map<std::string, std::uint64_t>& counters)
+{
+    // The kinds' own counters, as docs/api.md lists them.
+    static const std::map<std::string, std::vector<std::string>> kKnown = {
+        {"scrub", {"checked", "corrupt", "repaired", "unrepairable"}},
+        {"reprotect", {"copies_sent"}},
+    };
+    QStringList parts;
+    auto add = [&parts](const std::string& name, std::uint64_t count) {
+        parts << QStringLiteral("%1 %2")
+                     .arg(QString::fromStdString(name).replace(QLatin1Char('_'), QLatin1Char(' ')))
+                     .arg(count);
+    };
+    std::vector<std::string> known;
+    if (const auto it = kKnown.find(kind); it != kKnown.end()) {
+        known = it->second;
+    }
+    for (const std::string& name : known) {
+        const auto c = counters.find(name);
+        add(name, c == counters.end() ? 0 : c->second);
+    }
+    for (const auto& [name, count] : counters) {
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+            add(name, count);
+        }
+    }
+    return parts.join(QStringLiteral(" · "));
 }
 
 void JobModel::setJobs(const std::vector<api::JobStatus>& jobs)

@@ -23,6 +23,7 @@ public:
         StateColumn,
         PhaseColumn,
         ProgressColumn,
+        CountersColumn,  // what the kind counts besides progress (a scrub's checked, corrupt, …)
         ElapsedColumn,
         ErrorColumn,
         ColumnCount
@@ -44,6 +45,16 @@ public:
 
     const api::JobStatus& job(int row) const { return m_jobs.at(static_cast<std::size_t>(row)); }
     int rowOf(const QString& id) const;
+
+    // "checked 40 · corrupt 1 · repaired 1 · unrepairable 0": the counters
+    // `kind` is documented to keep (docs/api.md, Jobs) in that order, 0 when
+    // absent (targets send only what they counted), then any other in name
+    // order; "_" reads as a space. Empty for a kind without counters.
+    static QString countersText(const std::string& kind, const std::map<std::string, std::uint64_t>& counters);
+
+signals:
+    // A job the model had as running is now finished, aborted or failed.
+    void jobEnded(const tessera::api::JobStatus& job);
 
 public slots:
     void updateJob(const tessera::api::JobStatus& job);

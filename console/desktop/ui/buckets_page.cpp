@@ -1,5 +1,6 @@
 #include "buckets_page.h"
 
+#include "bucket_props_dialog.h"
 #include "core/folder_scanner.h"
 #include "core/rest_client.h"
 #include "core/upload_queue.h"
@@ -84,14 +85,23 @@ void BucketsPage::buildUi()
     m_bucketView->horizontalHeader()->setSectionResizeMode(BucketModel::NameColumn, QHeaderView::Stretch);
     m_bucketView->horizontalHeader()->setSectionResizeMode(BucketModel::ObjectsColumn, QHeaderView::ResizeToContents);
     m_bucketView->horizontalHeader()->setSectionResizeMode(BucketModel::SizeColumn, QHeaderView::ResizeToContents);
+    m_bucketView->horizontalHeader()->setSectionResizeMode(BucketModel::ProtectionColumn,
+                                                           QHeaderView::ResizeToContents);
     m_bucketView->setObjectName(QStringLiteral("bucketView"));
+    m_bucketView->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_bucketView, &QTableView::customContextMenuRequested, this, &BucketsPage::showBucketMenu);
     auto* createButton = new QPushButton(tr("New bucket…"));
-    auto* destroyButton = new QPushButton(tr("Destroy…"));
+    m_propsButton = new QPushButton(tr("Properties…"));
+    m_propsButton->setObjectName(QStringLiteral("bucketPropsButton"));
+    m_propsButton->setToolTip(tr("The bucket's properties: mirroring and copies"));
+    m_destroyButton = new QPushButton(tr("Destroy…"));
     connect(createButton, &QPushButton::clicked, this, &BucketsPage::createBucket);
-    connect(destroyButton, &QPushButton::clicked, this, &BucketsPage::destroyBucket);
+    connect(m_propsButton, &QPushButton::clicked, this, &BucketsPage::openProperties);
+    connect(m_destroyButton, &QPushButton::clicked, this, &BucketsPage::destroyBucket);
     auto* bucketButtons = new QHBoxLayout;
     bucketButtons->addWidget(createButton);
-    bucketButtons->addWidget(destroyButton);
+    bucketButtons->addWidget(m_propsButton);
+    bucketButtons->addWidget(m_destroyButton);
     bucketButtons->addStretch();
     auto* bucketPane = new QWidget;
     auto* bucketLayout = new QVBoxLayout(bucketPane);
@@ -182,7 +192,9 @@ void BucketsPage::buildUi()
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 2);
     m_splitter->setStretchFactor(2, 2);
-    m_splitter->setSizes({240, 420, 600});
+    // The bucket pane is wide enough for the Protection column's longest
+    // state ("2 copies · at risk: target … away").
+    m_splitter->setSizes({540, 360, 360});
 
     m_uploadPanel = new UploadPanel(m_uploads);
     auto* vertical = new QSplitter(Qt::Vertical);
@@ -273,6 +285,8 @@ void BucketsPage::goUp()
 void BucketsPage::updateLocation()
 {
     const QString bucket = m_objects->bucket();
+    m_propsButton->setEnabled(!bucket.isEmpty());
+    m_destroyButton->setEnabled(!bucket.isEmpty());
     m_location->setText(bucket.isEmpty() ? tr("no bucket") : bucket + QStringLiteral(" / ") + m_objects->folder());
     m_upButton->setEnabled(!m_objects->folder().isEmpty());
     m_uploadButton->setEnabled(!bucket.isEmpty());
@@ -299,6 +313,64 @@ void BucketsPage::destroyBucket()
                              QMessageBox::Cancel | QMessageBox::Yes, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes) return;
     m_buckets->destroyBucket(bucket);
+}
+
+BucketPropsDialog* BucketsPage::propsDialog() const { return m_propsDialog; }
+
+void BucketsPage::openProperties()
+{
+    const QString bucket = currentBucket();
+    if (bucket.isEmpty()) return;
+    if (m_propsDialog) m_propsDialog->close();
+    m_propsDialog = new BucketPropsDialog(m_rest, m_buckets, bucket, this);
+    m_propsDialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(m_propsDialog, &BucketPropsDialog::applied, this,
+            [this](const QString& name, const api::BucketProps& props) {
+                emit statusMessage(
+                    props.mirror.targetCopies() > 1
+                        ? tr("bucket %1: %2 copies across targets").arg(name).arg(props.mirror.targetCopies())
+                        : tr("bucket %1: mirroring off").arg(name));
+            });
+    m_propsDialog->open();
+}
+
+QMenu* BucketsPage::bucketMenu(int row)
+{
+    const QString bucket = m_buckets->bucketAt(row);
+    auto* menu = new QMenu(this);
+    if (bucket.isEmpty()) {
+        menu->addAction(tr("New bucket…"), this, &BucketsPage::createBucket);
+        return menu;
+    }
+    menu->addAction(tr("Properties…"), this, &BucketsPage::openProperties)->setObjectName(QStringLiteral("props"));
+    menu->addSeparator();
+    QAction* scrub = menu->addAction(tr("Scrub bucket"), this,
+                                     [this, bucket] { emit bucketJobRequested(QStringLiteral("scrub"), bucket); });
+    scrub->setObjectName(QStringLiteral("scrub"));
+    scrub->setToolTip(
+        tr("Read every copy of every object and check its checksum; a damaged copy of a mirrored "
+           "object is replaced from a good one"));
+    QAction* reprotect = menu->addAction(tr("Re-protect bucket"), this, [this, bucket] {
+        emit bucketJobRequested(QStringLiteral("reprotect"), bucket);
+    });
+    reprotect->setObjectName(QStringLiteral("reprotect"));
+    reprotect->setToolTip(
+        tr("Make every copy the bucket's mirror settings ask for, and drop the ones they no "
+           "longer ask for"));
+    menu->setToolTipsVisible(true);
+    menu->addSeparator();
+    menu->addAction(tr("Destroy…"), this, &BucketsPage::destroyBucket)->setObjectName(QStringLiteral("destroy"));
+    return menu;
+}
+
+void BucketsPage::showBucketMenu(const QPoint& pos)
+{
+    const QModelIndex index = m_bucketView->indexAt(pos);
+    // The menu acts on the bucket under the pointer: select it first.
+    if (index.isValid() && m_buckets->bucketAt(index.row()) != currentBucket()) m_bucketView->selectRow(index.row());
+    QMenu* menu = bucketMenu(index.isValid() ? index.row() : -1);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(m_bucketView->viewport()->mapToGlobal(pos));
 }
 
 QStringList BucketsPage::selectedObjectNames() const

@@ -1,5 +1,6 @@
 #pragma once
-// The Buckets page: the bucket list (create, destroy), the objects of the
+// The Buckets page: the bucket list (create, destroy, properties with the
+// protection settings, scrub and re-protect intents), the objects of the
 // selected bucket under a virtual folder (lazy paging, prefix search), the
 // preview of the selected object or shard, and uploads by drag and drop or
 // the "Upload…" action. The page shows models and turns gestures into
@@ -13,6 +14,7 @@
 
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QPushButton;
 class QToolButton;
 class QTableView;
@@ -22,6 +24,7 @@ class QSplitter;
 namespace tessera::console {
 
 class BucketModel;
+class BucketPropsDialog;
 class FolderScanner;
 class ObjectModel;
 class PreviewPanel;
@@ -56,17 +59,28 @@ public:
     void uploadPaths(const QStringList& paths);
     QString currentBucket() const;
     void selectBucket(const QString& bucket);
+    QTableView* bucketView() const { return m_bucketView; }
+    QPushButton* propertiesButton() const { return m_propsButton; }
+    // The properties dialog, while it is open.
+    BucketPropsDialog* propsDialog() const;
+    // The bucket list's context menu for the bucket at `row` (the caller owns it).
+    QMenu* bucketMenu(int row);
 
 public slots:
     void refresh();           // F5
     void focusSearch();       // Ctrl+F
     void startUpload();       // Ctrl+U (opens the file/folder chooser)
     void onBucketsChanged();  // the feed said buckets changed (bmd message)
+    // Opens the current bucket's properties (window-modal, not waited on).
+    void openProperties();
 
 signals:
     void statusMessage(const QString& text);
     // "Transform with ETL…" on an object or a shard's sample.
     void transformRequested(const QString& bucket, const QString& object, const QString& member);
+    // "Scrub bucket" / "Re-protect bucket": a job of `kind` ("scrub",
+    // "reprotect") on `bucket`.
+    void bucketJobRequested(const QString& kind, const QString& bucket);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -85,6 +99,7 @@ private:
     void createBucket();
     void destroyBucket();
     void showObjectMenu(const QPoint& pos);
+    void showBucketMenu(const QPoint& pos);
     void downloadSelected();
     void deleteSelected();
     void onBatchFinished(const ObjectBatch::Summary& summary);
@@ -100,6 +115,7 @@ private:
     UploadPanel* m_uploadPanel = nullptr;
     PreviewPanel* m_preview = nullptr;
     QPointer<UploadDialog> m_dialog;
+    QPointer<BucketPropsDialog> m_propsDialog;
     QString m_scanBucket;  // where the walk in progress will upload
     QString m_scanFolder;
     QString m_previewFolder;  // the folder the previewed object was selected in
@@ -110,6 +126,8 @@ private:
     QLabel* m_location = nullptr;
     QLabel* m_listingStatus = nullptr;
     QPushButton* m_upButton = nullptr;
+    QPushButton* m_propsButton = nullptr;
+    QPushButton* m_destroyButton = nullptr;
     QToolButton* m_uploadButton = nullptr;
     QTimer* m_searchTimer = nullptr;
     QSplitter* m_splitter = nullptr;

@@ -64,9 +64,14 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
     // The pages. A later page (the dSort or ETL editor) is one more addPage() line.
     m_dashboard = new DashboardPage(connection, session->metrics(), session->nodes(), session->events(), this);
     m_nodes = new NodesPage(connection, session->nodes(), session->metrics(), this);
-    m_jobs = new JobsPage(connection, session->jobs(), session->jobClient(), this);
+    m_jobs = new JobsPage(connection, session->jobs(), session->jobClient(), session->bucketsModels().buckets, this);
     auto* buckets = new BucketsPage(m_rest, session->bucketsModels(), this);
     m_buckets = buckets;
+    // "Scrub bucket" and "Re-protect bucket": started and followed on the Jobs page.
+    connect(buckets, &BucketsPage::bucketJobRequested, this, [this](const QString& kind, const QString& bucket) {
+        showPage(m_pages->indexOf(m_jobs));
+        m_jobs->startBucketJob(kind, bucket);
+    });
     connect(connection, &ClusterConnection::bucketsChanged, buckets, &BucketsPage::onBucketsChanged);
     connect(buckets, &BucketsPage::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
