@@ -170,19 +170,8 @@ void BucketModel::refreshSummary(const QString& bucket)
     if (!m_summaryCall.isRunning()) nextSummary();
 }
 
-bool BucketModel::isMirrored(const QString& bucket) const
-{
-    const auto it = m_props.find(bucket);
-    return it != m_props.end() && it->second.mirror.targetCopies() > 1;
-}
-
 const BucketModel::Scan* BucketModel::scanOf(const QString& bucket) const
 {
-    // A target's usage scan counts every file it holds, copies included: a
-    // mirrored bucket's sums count each object once per copy (and a copy
-    // being made or dropped may or may not be counted), so its figures come
-    // from the listing, which lists each object once.
-    if (isMirrored(bucket)) return nullptr;
     const auto it = m_scans.find(bucket);
     return it == m_scans.end() ? nullptr : &it->second;
 }
@@ -348,9 +337,6 @@ QVariant BucketModel::data(const QModelIndex& index, int role) const
                 capped
                     ? tr("counted from the listing, up to the first %1 objects").arg(QLocale().toString(m_summaryCap))
                     : tr("counted from the listing");
-            if (isMirrored(r.name)) {
-                tip += QLatin1Char(' ') + tr("(each object once: the targets' usage scans count every copy)");
-            }
             return tip;
         }
     case NameRole: return r.name;

@@ -112,7 +112,7 @@ private:
         qint64 scannedMs = 0;
     };
     const Scan* scanOf(const QString& bucket) const;
-    bool isMirrored(const QString& bucket) const;
+
     // The server's figures came or went for some buckets: the others are counted.
     void figuresSourceChanged();
     struct Summary {
