@@ -39,8 +39,11 @@ api::Status CopyTransfer::put(const std::string& target, const CopyPeer& to, con
     // the object was replaced meanwhile.
     auto r =
         m_http.send(client::Method::Put, target, client::Body::file("/proc/self/fd/" + std::to_string(fd)), headers);
-    if (!r)
-        return api::Error::unavailable("copy to target " + to.id + " (" + to.url + ") failed: " + r.error().message);
+    if (!r) {
+        // The holder may have stored it before the connection failed.
+        return api::Error::unavailable("copy to target " + to.id + " (" + to.url + ") failed: " + r.error().message +
+                                       " (it may keep the copy until the next rebalance: the outcome is unknown)");
+    }
     // A 200 alone proves nothing: the holder names the version it keeps.
     const bool superseded = r->isSuccess() && r->header("tessera-transfer") == "superseded";
     const bool confirmed = r->isSuccess() &&

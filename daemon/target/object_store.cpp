@@ -44,6 +44,15 @@ api::Error ObjectStore::mountpathError(std::size_t mp, int err, const std::strin
     return m_health.classify(mp, err, what);
 }
 
+api::Error ObjectStore::durabilityError(std::size_t mp, const api::Error& failed) const
+{
+    if (m_health.rootHealthy(mp)) return failed;
+    auto e = mountpathError(mp, ENOTDIR, failed.message);
+    e.kind = api::ErrorKind::Unavailable;
+    e.message += "; the change was made but is not known to be durable: its outcome is unknown";
+    return e;
+}
+
 std::size_t ObjectStore::sweepTombstones() const { return m_tombstones.sweep(); }
 
 std::optional<std::int64_t> ObjectStore::tombstone(std::string_view bucket, std::string_view name) const
@@ -275,6 +284,7 @@ api::Status ObjectStore::syncRemoval(std::size_t mp, std::string_view bucket, st
     for (;;) {
         while (dir.size() > root.size() && ::access(dir.c_str(), F_OK) != 0) dir.resize(dir.rfind('/'));
         auto st = fsyncDir(dir);
+        if (!st && !m_health.rootHealthy(mp)) return durabilityError(mp, st.error());
         if (st || dir.size() <= root.size() || ::access(dir.c_str(), F_OK) == 0) return st;
     }
 }

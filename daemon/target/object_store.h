@@ -215,6 +215,11 @@ public:
     // Classifies a failed system call on mountpath `mp`: a disk fault
     // disables it and gives Unavailable; anything else is an IoError.
     api::Error mountpathError(std::size_t mp, int err, const std::string& what) const;
+    // A change made (renamed or unlinked) whose directory could not be
+    // synced: when the mountpath is what failed, it is disabled and the
+    // answer is Unavailable saying that the outcome is unknown (the change
+    // is visible, its durability is not known); otherwise `failed` as it is.
+    api::Error durabilityError(std::size_t mp, const api::Error& failed) const;
     const Options& options() const { return m_options; }
 
     // The target's hybrid clock: a stamp larger than every stamp it has

@@ -212,7 +212,7 @@ api::Result<api::ObjectMeta> PutWriter::commit()
     if (m_store->options().fsync) {
         // Commits the rename and, with it, the metadata written before it.
         auto st = fsyncDir(m_finalPath.substr(0, m_finalPath.rfind('/')));
-        if (!st) return st.error();
+        if (!st) return m_store->durabilityError(m_mp, st.error());
     }
     return meta;
 }

@@ -541,7 +541,8 @@ api::Status TargetApi::sendCopies(const api_util::ObjectRef& ref, const std::vec
     CopyTransfer copies(http, m_clusterKey, m_cache.smap()->version);
     for (const auto& node : holders) {
         if (auto st = copies.send({node.id, node.publicNet.url}, ref, meta, fd); !st) {
-            return api::Error::unavailable("not stored: " + st.error().message + "; retry the write");
+            return api::Error::unavailable(
+                "not acknowledged, the version stored here is taken back: " + st.error().message + "; retry the write");
         }
     }
     return {};

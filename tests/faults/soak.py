@@ -226,6 +226,11 @@ class Client(threading.Thread):
         except Exception as e:  # no answer: the outcome is unknown
             self.stats.op(kind, "no-answer", time.time() - t0)
             return None, {}, str(e).encode()
+        if status == 503 and b"outcome is unknown" in data:
+            # A disk failed under a change it had made (made, maybe not
+            # durable), or a holder's answer to a copy was lost.
+            self.stats.op(kind, "503-unknown", time.time() - t0)
+            return None, hdrs, data
         self.stats.op(kind, status, time.time() - t0)
         if status >= 500 or (status >= 400 and status not in (404, 409, 416, 422)):
             self.check_error(kind, method, url, status, hdrs, data)
