@@ -29,15 +29,17 @@ constexpr std::size_t kMaxControlBody = std::size_t{1} << 20;
 // What a client is told about an object whose owner is away.
 api::Error ownerAway(const api::Snode& owner)
 {
-    return api::Error::unavailable("target " + owner.id + " (" + owner.publicNet.url +
-                                   ") that owns the object is away (missed its keepalives); retry when it returns");
+    return api::Error::unavailable("target " + owner.id + " (" + owner.publicNet.url + ") that owns the object is " +
+                                   (owner.inMaintenance() ? "in maintenance" : "away (missed its keepalives)") +
+                                   "; retry when it returns");
 }
 }  // namespace
 
 ProxyApi::ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo,
-                   std::function<api::NodeStats()> nodeStats, std::string clusterKey)
+                   std::function<api::NodeStats()> nodeStats, std::string clusterKey,
+                   std::chrono::milliseconds keepaliveWindow)
     : m_self(std::move(self)), m_state(state), m_peers(peers), m_nodeInfo(std::move(nodeInfo)),
-      m_nodeStats(std::move(nodeStats)), m_clusterKey(std::move(clusterKey))
+      m_nodeStats(std::move(nodeStats)), m_clusterKey(std::move(clusterKey)), m_keepaliveWindow(keepaliveWindow)
 {
 }
 
@@ -256,8 +258,9 @@ Response ProxyApi::listObjects(const Request& req)
     for (const auto& [id, node] : smap.tmap) {
         if (node.away()) {
             return Response::error(api::Error::unavailable("listing incomplete: target " + id + " (" +
-                                                           node.publicNet.url +
-                                                           ") is away; its objects cannot be listed until it returns"));
+                                                           node.publicNet.url + ") is " +
+                                                           (node.inMaintenance() ? "in maintenance" : "away") +
+                                                           "; its objects cannot be listed until it returns"));
         }
     }
     // Each target is asked for its share of the page and a margin, not the
@@ -321,20 +324,55 @@ Response ProxyApi::clusterInfo(const Request& req)
 
 Response ProxyApi::clusterAction(const Request& req)
 {
+    // Operators call without the key; a node (a draining target) sends it,
+    // and a wrong one is refused rather than ignored.
+    if (!req.header(api::kHdrClusterKey).empty()) {
+        if (auto refused = checkClusterKey(req)) return std::move(*refused);
+    }
     auto msg = api::parseActionMsg(req.body);
     if (!msg) return Response::error(msg.error());
-    if (msg->action != api::act::kDecommissionNode) {
-        return Response::error(api::Error::badRequest("unsupported cluster action \"" + msg->action +
-                                                      "\" (supported: decommission-node)"));
+    using Handler = Response (*)(ProxyApi&, const api::ActionMsg&);
+    static const std::map<std::string, Handler, std::less<>> kActions{
+        {api::act::kDecommissionNode, [](ProxyApi& a, const api::ActionMsg& m) { return a.decommission(m); }},
+        {api::act::kStartMaintenance, [](ProxyApi& a, const api::ActionMsg& m) { return a.maintenance(m, true); }},
+        {api::act::kStopMaintenance, [](ProxyApi& a, const api::ActionMsg& m) { return a.maintenance(m, false); }},
+    };
+    auto it = kActions.find(msg->action);
+    if (it == kActions.end()) {
+        return Response::error(
+            api::Error::badRequest("unsupported cluster action \"" + msg->action +
+                                   "\" (supported: decommission-node, start-maintenance, stop-maintenance)"));
     }
-    auto rm = api::parseRemoveNode(msg->value);
+    return it->second(*this, *msg);
+}
+
+Response ProxyApi::decommission(const api::ActionMsg& msg)
+{
+    auto rm = api::parseRemoveNode(msg.value);
     if (!rm) return Response::error(rm.error());
     auto lock = m_state.membershipLock();
-    auto next = m_state.prepareDecommission(rm->daemonId);
+    auto next = m_state.prepareDecommission(rm->daemonId, m_keepaliveWindow);
     if (!next) return Response::error(next.error());
     m_peers.pushMeta(*next, *next, std::nullopt);
     m_state.publishSmap(*next);
-    return Response::json({{"smap_version", next->version}});
+    return Response::json(api::ClusterActionReply{next->version});
+}
+
+Response ProxyApi::maintenance(const api::ActionMsg& msg, bool on)
+{
+    auto node = api::parseNodeMaintenance(msg.value);
+    if (!node) return Response::error(node.error());
+    auto lock = m_state.membershipLock();
+    auto next = m_state.prepareMaintenance(node->daemonId, on, m_keepaliveWindow);
+    if (!next) return Response::error(next.error());
+    if (!next->has_value()) return Response::json(api::ClusterActionReply{m_state.smap()->version});
+    // Every target learns the new map before the proxy serves it, the one
+    // going into maintenance included (it is still serving what it has).
+    const api::Smap& after = **next;
+    const auto before = m_state.smap();
+    m_peers.pushMeta(on ? *before : after, after, std::nullopt);
+    m_state.publishSmap(after);
+    return Response::json(api::ClusterActionReply{after.version});
 }
 
 Response ProxyApi::daemonInfo(const Request& req)

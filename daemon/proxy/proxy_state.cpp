@@ -105,7 +105,7 @@ api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& no
     }
     m_lastSeen[node.id] = Clock::now();
     api::Snode joined = node;
-    joined.flags = it == m_smap->tmap.end() ? 0 : (it->second.flags & ~api::kSnodeAway);
+    joined.flags = it == m_smap->tmap.end() ? 0 : (it->second.flags & ~(api::kSnodeAway | api::kSnodeMaintenance));
     if (it == m_smap->tmap.end() || it->second != joined) {
         r.smap.tmap[node.id] = joined;
         r.smap.version += 1;
@@ -150,7 +150,7 @@ ProxyState::KeepaliveResult ProxyState::keepalive(const std::string& id)
     r.etlVersion = m_etl->version;
     auto it = m_smap->tmap.find(id);
     // An away target rejoins (a join clears the flag and pushes the map).
-    if (it == m_smap->tmap.end() || it->second.away()) return r;
+    if (it == m_smap->tmap.end() || it->second.missedKeepalives()) return r;
     r.known = true;
     m_lastSeen[id] = Clock::now();
     return r;
@@ -180,12 +180,45 @@ api::Result<std::optional<api::Smap>> ProxyState::prepareAway(Clock::duration ma
     return std::optional<api::Smap>{std::move(next)};
 }
 
-api::Result<api::Smap> ProxyState::prepareDecommission(const std::string& id)
+api::Result<std::optional<api::Smap>> ProxyState::prepareMaintenance(const std::string& id, bool on,
+                                                                     Clock::duration maxSilence)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_smap->pmap.count(id)) {
+        return api::Error::badRequest("node " + id + " is a proxy; only targets go into maintenance");
+    }
+    auto it = m_smap->tmap.find(id);
+    if (it == m_smap->tmap.end()) return api::Error::notFound("target \"" + id + "\" is not in the cluster map");
+    if (it->second.inMaintenance() == on) return std::optional<api::Smap>{};
+    if (!on && !presentLocked(id, it->second, maxSilence)) {
+        return api::Error::conflict("target " + id +
+                                    " is not sending keepalives (stopped?); it leaves maintenance "
+                                    "when it restarts and joins");
+    }
+    api::Smap next = *m_smap;
+    auto& node = next.tmap.at(id);
+    node.flags = on ? (node.flags | api::kSnodeMaintenance) : (node.flags & ~api::kSnodeMaintenance);
+    next.version += 1;
+    auto st = m_store.saveSmap(next);
+    if (!st) return st.error();
+    logInfo("target ", id, on ? " goes into maintenance" : " leaves maintenance", " (smap v", next.version, ")");
+    return std::optional<api::Smap>{std::move(next)};
+}
+
+bool ProxyState::presentLocked(const std::string& id, const api::Snode& node, Clock::duration maxSilence) const
+{
+    if (node.missedKeepalives()) return false;
+    auto seen = m_lastSeen.find(id);
+    return seen != m_lastSeen.end() && Clock::now() - seen->second <= maxSilence;
+}
+
+api::Result<api::Smap> ProxyState::prepareDecommission(const std::string& id, Clock::duration maxSilence)
 {
     std::lock_guard lock(m_mutex);
     auto it = m_smap->tmap.find(id);
     if (it == m_smap->tmap.end()) return api::Error::notFound("target \"" + id + "\" is not in the cluster map");
-    if (!it->second.away()) {
+    // A target in maintenance that still sends keepalives is present too.
+    if (!it->second.away() || presentLocked(id, it->second, maxSilence)) {
         return api::Error::conflict("target " + id +
                                     " is present; only an away target can be decommissioned "
                                     "(stop it first: draining a live target is not supported)");

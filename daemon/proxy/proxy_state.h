@@ -47,7 +47,8 @@ public:
     // any request is redirected to it: prepareJoin persists the new map,
     // publishSmap makes it the one the proxy serves. Callers hold
     // membershipLock() across both (joins and expiry are serialized).
-    // A known id rejoining clears its away flag; a join naming the id of a
+    // A known id rejoining clears its away and maintenance flags (a target
+    // that restarts after a drain is back in service); a join naming the id of a
     // present (not away) target at another address is a Conflict: an id
     // cannot be taken over while its target is alive.
     api::Result<JoinResult> prepareJoin(const api::Snode& node);
@@ -55,7 +56,10 @@ public:
     std::unique_lock<std::mutex> membershipLock() { return std::unique_lock(m_membershipMutex); }
 
     struct KeepaliveResult {
-        bool known = false;  // false: not in the map, or away (the target rejoins)
+        // false: not in the map, or missed its keepalives (the target
+        // rejoins). A target in maintenance is known: its keepalives say it
+        // is present, which stop-maintenance requires.
+        bool known = false;
         std::int64_t smapVersion = 0;
         std::int64_t bmdVersion = 0;
         std::int64_t etlVersion = 0;
@@ -71,9 +75,19 @@ public:
 
     // Removes an away target from the map for good (an operator's decision
     // that it is not coming back): its objects are then owned by the others,
-    // which have no copy of them. A present target is a Conflict, an unknown
-    // id NotFound. The same two steps as a join.
-    api::Result<api::Smap> prepareDecommission(const std::string& id);
+    // which have no copy of them. A present target (one in maintenance whose
+    // keepalives arrive within `maxSilence` included) is a Conflict, an
+    // unknown id NotFound. The same two steps as a join.
+    api::Result<api::Smap> prepareDecommission(const std::string& id, Clock::duration maxSilence);
+
+    // Puts a target in maintenance (`on`) or takes it out, in a new map
+    // persisted and returned but not yet served (the same two steps as a
+    // join). nullopt: nothing to change (already so). NotFound for an unknown
+    // id, BadRequest for a proxy's, Conflict when taking out of maintenance a
+    // target not heard from within `maxSilence` (it is stopped: its next
+    // join clears the flag). Callers hold membershipLock().
+    api::Result<std::optional<api::Smap>> prepareMaintenance(const std::string& id, bool on,
+                                                             Clock::duration maxSilence);
 
     // Told about every published map and every bucket change, after the
     // fact, outside the state's lock, on the thread that made the change
@@ -93,6 +107,8 @@ public:
 private:
     ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd, api::EtlMd etl);
     void notifyBmd(const api::Bmd& bmd) const;
+    // Sends keepalives: not marked away and heard from within maxSilence. m_mutex held.
+    bool presentLocked(const std::string& id, const api::Snode& node, Clock::duration maxSilence) const;
     api::Result<api::Bmd> createBucketLocked(const std::string& name);
     api::Result<api::Bmd> destroyBucketLocked(const std::string& name);
     api::Result<std::pair<api::Bmd, api::BucketProps>> setBucketPropsLocked(const std::string& name,

@@ -212,8 +212,9 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
     const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
     if (owner == nullptr) return Response::error(api::Error::unavailable("no targets in the cluster map"));
     if (owner->away() && owner->id != m_self.id && !req.hasQuery(kQpLocal)) {
-        return Response::error(api::Error::unavailable("target " + owner->id + " (" + owner->publicNet.url +
-                                                       ") that owns the object is away; retry when it returns"));
+        return Response::error(
+            api::Error::unavailable("target " + owner->id + " (" + owner->publicNet.url + ") that owns the object is " +
+                                    (owner->inMaintenance() ? "in maintenance" : "away") + "; retry when it returns"));
     }
     // "local": a peer that found the object here sends the client here (see
     // findOnPeers); serve what this target holds whoever owns the name now.
@@ -274,7 +275,8 @@ std::optional<api::Error> TargetApi::awayPeer() const
     for (const auto& [id, node] : smap->tmap) {
         if (id != m_self.id && node.away()) {
             return api::Error::unavailable("not found on this target, and target " + id + " (" + node.publicNet.url +
-                                           "), which may still hold it after a placement change, is away");
+                                           "), which may still hold it after a placement change, is " +
+                                           (node.inMaintenance() ? "in maintenance" : "away"));
         }
     }
     return std::nullopt;
