@@ -326,24 +326,18 @@ Response ProxyApi::clusterAction(const Request& req)
 {
     // Operators call without the key; a node (a draining target) sends it,
     // and a wrong one is refused rather than ignored.
-    if (!req.header(api::kHdrClusterKey).empty()) {
+    const bool fromNode = !req.header(api::kHdrClusterKey).empty();
+    if (fromNode) {
         if (auto refused = checkClusterKey(req)) return std::move(*refused);
     }
     auto msg = api::parseActionMsg(req.body);
     if (!msg) return Response::error(msg.error());
-    using Handler = Response (*)(ProxyApi&, const api::ActionMsg&);
-    static const std::map<std::string, Handler, std::less<>> kActions{
-        {api::act::kDecommissionNode, [](ProxyApi& a, const api::ActionMsg& m) { return a.decommission(m); }},
-        {api::act::kStartMaintenance, [](ProxyApi& a, const api::ActionMsg& m) { return a.maintenance(m, true); }},
-        {api::act::kStopMaintenance, [](ProxyApi& a, const api::ActionMsg& m) { return a.maintenance(m, false); }},
-    };
-    auto it = kActions.find(msg->action);
-    if (it == kActions.end()) {
-        return Response::error(
-            api::Error::badRequest("unsupported cluster action \"" + msg->action +
-                                   "\" (supported: decommission-node, start-maintenance, stop-maintenance)"));
-    }
-    return it->second(*this, *msg);
+    if (msg->action == api::act::kDecommissionNode) return decommission(*msg);
+    if (msg->action == api::act::kStartMaintenance) return maintenance(*msg, true, fromNode);
+    if (msg->action == api::act::kStopMaintenance) return maintenance(*msg, false, fromNode);
+    return Response::error(
+        api::Error::badRequest("unsupported cluster action \"" + msg->action +
+                               "\" (supported: decommission-node, start-maintenance, stop-maintenance)"));
 }
 
 Response ProxyApi::decommission(const api::ActionMsg& msg)
@@ -358,12 +352,12 @@ Response ProxyApi::decommission(const api::ActionMsg& msg)
     return Response::json(api::ClusterActionReply{next->version});
 }
 
-Response ProxyApi::maintenance(const api::ActionMsg& msg, bool on)
+Response ProxyApi::maintenance(const api::ActionMsg& msg, bool on, bool fromNode)
 {
     auto node = api::parseNodeMaintenance(msg.value);
     if (!node) return Response::error(node.error());
     auto lock = m_state.membershipLock();
-    auto next = m_state.prepareMaintenance(node->daemonId, on, m_keepaliveWindow);
+    auto next = m_state.prepareMaintenance(node->daemonId, on, m_keepaliveWindow, fromNode);
     if (!next) return Response::error(next.error());
     if (!next->has_value()) return Response::json(api::ClusterActionReply{m_state.smap()->version});
     // Every target learns the new map before the proxy serves it, the one

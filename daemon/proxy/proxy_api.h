@@ -53,7 +53,8 @@ private:
     // PUT /v1/cluster: decommission-node, start-maintenance, stop-maintenance.
     net::Response clusterAction(const net::Request& req);
     net::Response decommission(const api::ActionMsg& msg);
-    net::Response maintenance(const api::ActionMsg& msg, bool on);
+    // `fromNode`: the call carried the cluster key (a target draining itself).
+    net::Response maintenance(const api::ActionMsg& msg, bool on, bool fromNode);
     // Unauthorized unless the request carries the cluster key.
     std::optional<net::Response> checkClusterKey(const net::Request& req) const;
     net::Response daemonInfo(const net::Request& req);

@@ -181,7 +181,7 @@ api::Result<std::optional<api::Smap>> ProxyState::prepareAway(Clock::duration ma
 }
 
 api::Result<std::optional<api::Smap>> ProxyState::prepareMaintenance(const std::string& id, bool on,
-                                                                     Clock::duration maxSilence)
+                                                                     Clock::duration maxSilence, bool leaving)
 {
     std::lock_guard lock(m_mutex);
     if (m_smap->pmap.count(id)) {
@@ -189,6 +189,7 @@ api::Result<std::optional<api::Smap>> ProxyState::prepareMaintenance(const std::
     }
     auto it = m_smap->tmap.find(id);
     if (it == m_smap->tmap.end()) return api::Error::notFound("target \"" + id + "\" is not in the cluster map");
+    if (on && leaving) m_lastSeen.erase(id);
     if (it->second.inMaintenance() == on) return std::optional<api::Smap>{};
     if (!on && !presentLocked(id, it->second, maxSilence)) {
         return api::Error::conflict("target " + id +

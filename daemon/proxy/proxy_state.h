@@ -85,9 +85,11 @@ public:
     // join). nullopt: nothing to change (already so). NotFound for an unknown
     // id, BadRequest for a proxy's, Conflict when taking out of maintenance a
     // target not heard from within `maxSilence` (it is stopped: its next
-    // join clears the flag). Callers hold membershipLock().
-    api::Result<std::optional<api::Smap>> prepareMaintenance(const std::string& id, bool on,
-                                                             Clock::duration maxSilence);
+    // join clears the flag). `leaving`: the target itself asked (a drain on
+    // SIGTERM, its keepalives already stopped): it counts as present again
+    // only once a keepalive arrives. Callers hold membershipLock().
+    api::Result<std::optional<api::Smap>> prepareMaintenance(const std::string& id, bool on, Clock::duration maxSilence,
+                                                             bool leaving = false);
 
     // Told about every published map and every bucket change, after the
     // fact, outside the state's lock, on the thread that made the change
