@@ -131,6 +131,10 @@ int TargetNode::run()
 
 void TargetNode::drain()
 {
+    // The keepalives stop first: once in maintenance, a keepalive would tell
+    // the proxy this target is still present (which stop-maintenance needs).
+    m_membership->stop();
+    m_usage->stop();
     // (a) The proxy stops sending clients here: it marks this target in
     // maintenance (its objects answer 503 naming it, no rebalance starts)
     // and pushes the map before it answers. Bounded by the peer timeout; an
@@ -139,18 +143,13 @@ void TargetNode::drain()
         logWarn("drain: could not go into maintenance (", st.error().message, "); draining anyway");
     } else {
         // A redirect the proxy sent just before its map changed is still on
-        // its way to this target: the listening socket stays open a moment
-        // for it (taken from drain_timeout_ms).
-        const auto grace = std::min(kRedirectGrace, std::chrono::milliseconds(m_config.drainTimeoutMs));
-        std::this_thread::sleep_for(grace);
+        // its way here: the listening socket stays open a moment for it.
+        std::this_thread::sleep_for(std::min(kRedirectGrace, std::chrono::milliseconds(m_config.drainTimeoutMs)));
     }
-    // (b) No keepalives (the proxy must not take a silent target for a
-    // returning one), no usage scans, no jobs.
-    m_membership->stop();
-    m_usage->stop();
+    // (b) No new connections, (c) what was read is answered; jobs stop.
     if (const auto n = m_jobs->abortAll(); n > 0) logInfo("drain: aborting ", n, " running job(s)");
-    // (c) No new connections; what was read is answered.
     const auto timeout = std::chrono::milliseconds(m_config.drainTimeoutMs);
+    logInfo("drain: closing the listening socket; ", m_server->context().inFlight.load(), " request(s) in flight");
     const auto left = m_server->drain(timeout);
     if (left > 0) {
         logWarn("drain: ", left, " request(s) still in flight after ", timeout.count(), " ms; cutting them off");

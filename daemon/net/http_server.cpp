@@ -115,6 +115,9 @@ void HttpServer::listen()
 void HttpServer::start()
 {
     const unsigned n = std::max(1u, m_ctx->options.ioThreads);
+    // The first context too: once a drain closed the acceptor, it may have
+    // nothing pending while a worker prepares an answer to post to it.
+    m_guards.push_back(asio::make_work_guard(m_ioc));
     for (unsigned i = 1; i < n; ++i) {
         m_more.push_back(std::make_unique<asio::io_context>(1));
         m_guards.push_back(asio::make_work_guard(*m_more.back()));
@@ -166,7 +169,7 @@ std::size_t HttpServer::drain(std::chrono::milliseconds timeout)
     });
     closed.get_future().wait();
     // Sessions made after the list was taken see `draining` themselves.
-    for (const auto& s : m_ctx->sessions()) s->closeIfIdle();
+    for (auto& s : m_ctx->sessions()) HttpSession::closeIfIdle(std::move(s));
     return m_ctx->waitForRequests(deadline);
 }
 

@@ -125,7 +125,8 @@ private:
 
     stats::StatsRecorder m_stats;
     boost::asio::io_context m_ioc{1};  // each context is run by exactly one thread
-    // The other I/O threads' contexts, kept running while idle by the guards.
+    // The other I/O threads' contexts; every context is kept running while
+    // idle by the guards.
     std::vector<std::unique_ptr<boost::asio::io_context>> m_more;
     std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> m_guards;
     std::size_t m_nextContext = 0;  // touched by the accept handler only

@@ -91,9 +91,10 @@ void HttpSession::run()
     asio::dispatch(m_stream.get_executor(), [self = shared_from_this()] { self->doReadHeader(); });
 }
 
-void HttpSession::closeIfIdle()
+void HttpSession::closeIfIdle(std::shared_ptr<HttpSession> session)
 {
-    asio::post(m_stream.get_executor(), [self = shared_from_this()] {
+    auto executor = session->m_stream.get_executor();
+    asio::post(executor, [self = std::move(session)] {
         // Bytes in the buffer are the start of a request: it is answered.
         if (self->m_waitingForHead && self->m_buffer.size() == 0) self->closeConnection();
     });

@@ -36,8 +36,9 @@ public:
 
     void run();
     // During a drain: closes the connection if it is waiting for a request
-    // and no byte of one has arrived. Any thread.
-    void closeIfIdle();
+    // and no byte of one has arrived. Any thread; the session's last
+    // reference is then dropped on its own I/O thread.
+    static void closeIfIdle(std::shared_ptr<HttpSession> session);
     // Answers 503 on a socket over the connection cap and closes it.
     static void rejectBusy(Socket socket);
 
