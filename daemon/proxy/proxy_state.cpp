@@ -250,8 +250,9 @@ api::Result<api::Bmd> ProxyState::createBucketLocked(const std::string& name)
     // to drop. The create waits for it.
     for (const auto& [id, node] : m_smap->tmap) {
         if (node.away()) {
-            return api::Error::unavailable("cannot create bucket \"" + name + "\" while target " + id +
-                                           " is away (it may hold objects of an earlier bucket of this name)");
+            return api::Error::unavailable("cannot create bucket \"" + name + "\" while target " + id + " is " +
+                                           (node.inMaintenance() ? "in maintenance" : "away") +
+                                           " (it may hold objects of an earlier bucket of this name)");
         }
     }
     api::Bmd next = *m_bmd;
