@@ -280,10 +280,16 @@ const std::vector<Command>& commands()
          "  --wait               wait for the job and print its final status\n",
          cmdEtlBucket},
         {{"job", "start"},
-         "job start KIND",
-         "start a job on every target (kinds: rebalance)",
+         "job start KIND [--bucket NAME]",
+         "start a job on every target (kinds: rebalance, reprotect, scrub)",
          "rebalance: every target moves the objects it holds but no longer owns (after\n"
-         "targets joined or left, or mountpaths changed) to their owners.\n"
+         "targets joined or left, or mountpaths changed) to their owners, and the owners\n"
+         "of mirrored objects make the copies their holders lack.\n"
+         "reprotect [--bucket NAME]: the same for one bucket (or all): every object gets\n"
+         "the copies its bucket's mirror props ask for; copies no longer asked for go.\n"
+         "scrub [--bucket NAME]: every copy is read and checked against its checksum; a\n"
+         "damaged copy of a mirrored object is replaced from a good one (counters:\n"
+         "checked, corrupt, repaired, unrepairable).\n"
          "archive and ishard jobs take arguments: \"tessera archive bucket\", \"tessera ishard\".\n"
          "Prints the job id; \"tessera job wait ID\" follows it.\n",
          cmdJobStart},

@@ -21,6 +21,7 @@ std::string progressText(const api::JobProgress& p)
                     " objects, " + formatBytes(p.bytesDone) + "/" +
                     (p.bytesTotal < 0 ? "?" : formatBytes(static_cast<std::uint64_t>(p.bytesTotal)));
     if (p.errors > 0) s += ", " + std::to_string(p.errors) + " error(s)";
+    for (const auto& [name, n] : p.counters) s += ", " + name + " " + std::to_string(n);
     return s;
 }
 
@@ -60,10 +61,13 @@ std::string oneArg(const ParsedArgs& args, const char* what)
 
 int cmdJobStart(CliContext& ctx)
 {
-    auto args = parseArgs(ctx.args, {}, {});
+    auto args = parseArgs(ctx.args, {"--bucket"}, {});
     const auto kind = oneArg(args, "job kind");
     auto client = ctx.makeClient();
-    auto st = client.startJob(kind);
+    // reprotect and scrub take one bucket (all without it).
+    nlohmann::json jobArgs = nlohmann::json::object();
+    if (!args.value("--bucket").empty()) jobArgs = api::BucketJobArgs{args.value("--bucket")};
+    auto st = client.startJob(kind, jobArgs);
     if (!st) return ctx.fail(st.error());
     if (ctx.json) *ctx.out << api::dumpJson(*st) << "\n";
     else *ctx.out << "started " << st->id << " on " << st->targets.size() << " target(s)\n";

@@ -57,6 +57,7 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"drain_timeout_ms", c.drainTimeoutMs},
                        {"rebalance_auto", c.rebalanceAuto},
                        {"rebalance_delay_ms", c.rebalanceDelayMs},
+                       {"scrub_interval_ms", c.scrubIntervalMs},
                        {"usage_scan_interval_ms", c.usageScanIntervalMs},
                        {"stats_interval_ms", c.statsIntervalMs},
                        {"ws_max_sessions", c.wsMaxSessions},
@@ -113,6 +114,7 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "drain_timeout_ms") v.get_to(c.drainTimeoutMs);
             else if (k == "rebalance_auto") v.get_to(c.rebalanceAuto);
             else if (k == "rebalance_delay_ms") v.get_to(c.rebalanceDelayMs);
+            else if (k == "scrub_interval_ms") v.get_to(c.scrubIntervalMs);
             else if (k == "usage_scan_interval_ms") v.get_to(c.usageScanIntervalMs);
             else if (k == "stats_interval_ms") v.get_to(c.statsIntervalMs);
             else if (k == "ws_max_sessions") v.get_to(c.wsMaxSessions);
@@ -166,6 +168,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("max-object-size", po::value<std::uint64_t>(), "largest accepted object in bytes (default 1 TiB)")
         ("rebalance-auto", po::value<bool>(), "proxy: rebalance by itself after targets join or leave (default true)")
         ("rebalance-delay-ms", po::value<std::int64_t>(), "proxy: ... once the targets stayed the same this long (default 2000)")
+        ("scrub-interval-ms", po::value<std::int64_t>(), "proxy: scrub every bucket this often (default 0: never)")
         ("op-stats", po::value<bool>(), "count data-path operations (default true; off only to measure the cost)")
         ("cluster-key-file", po::value<std::string>(), "file holding the cluster's secret key (proxy default: <data-dir>/cluster.key, created at first start; targets: required)")
         ("tombstone-ttl-ms", po::value<std::int64_t>(), "target: how long a deleted object's tombstone is kept, 60000..31536000000 (default 86400000)")
@@ -234,6 +237,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("drain-timeout-ms")) c.drainTimeoutMs = vm["drain-timeout-ms"].as<std::int64_t>();
     if (vm.count("rebalance-auto")) c.rebalanceAuto = vm["rebalance-auto"].as<bool>();
     if (vm.count("rebalance-delay-ms")) c.rebalanceDelayMs = vm["rebalance-delay-ms"].as<std::int64_t>();
+    if (vm.count("scrub-interval-ms")) c.scrubIntervalMs = vm["scrub-interval-ms"].as<std::int64_t>();
     if (vm.count("usage-scan-interval-ms")) c.usageScanIntervalMs = vm["usage-scan-interval-ms"].as<std::int64_t>();
     if (vm.count("stats-interval-ms")) c.statsIntervalMs = vm["stats-interval-ms"].as<std::int64_t>();
     if (vm.count("ws-max-sessions")) c.wsMaxSessions = vm["ws-max-sessions"].as<std::size_t>();
@@ -309,6 +313,9 @@ api::Status validateConfig(const Config& c)
     }
     if (c.ioTimeoutMs < 100 || c.ioTimeoutMs > 86400000) {
         return api::Error::badRequest("io timeout must be 100..86400000 ms");
+    }
+    if (c.scrubIntervalMs != 0 && (c.scrubIntervalMs < 60000 || c.scrubIntervalMs > 30LL * 24 * 3600 * 1000)) {
+        return api::Error::badRequest("scrub interval must be 0 (never) or 60000..2592000000 ms");
     }
     if (c.rebalanceDelayMs < 0 || c.rebalanceDelayMs > 600000) {
         return api::Error::badRequest("rebalance delay must be 0..600000 ms");

@@ -60,6 +60,8 @@ struct Config {
     // map changed and then stayed the same for rebalance_delay_ms.
     bool rebalanceAuto = true;
     std::int64_t rebalanceDelayMs = 2000;
+    // Proxy: a scrub of every bucket starts this often (0: never; 1 min..30 days).
+    std::int64_t scrubIntervalMs = 0;
 
     // Proxy: statistics pulls and the live feed (/v1/ws).
     std::int64_t statsIntervalMs = 1000;  // default metrics cadence; sessions may ask 250..10000

@@ -70,6 +70,13 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
             return m_etl->bucketAction(bucket, msg);
         });
     }
+    m_protection =
+        std::make_unique<proxy::Protection>(*m_state, *m_peers, *m_jobs, std::chrono::milliseconds(c.scrubIntervalMs));
+    m_protection->registerWith(*m_jobs);
+    m_api->setPropsObserver(
+        [this](const std::string& bucket, const api::BucketProps& before, const api::BucketProps& after) {
+            m_protection->propsChanged(bucket, before, after);
+        });
     m_monitor->setJobsSource([this] { return m_jobs->running(); });
     m_state->setObserver({[this](const api::Smap& before, const api::Smap& after) {
                               m_monitor->onSmapPublished(before, after);
@@ -88,7 +95,9 @@ void ProxyNode::onPlacementMaybeChanged(const api::Smap& before, const api::Smap
     // one is away or in maintenance a rebalance could not move its objects:
     // it waits for the return. A target back from maintenance changed no
     // placement (it stayed in the map): a planned restart starts no
-    // rebalance, unless one has been waiting for it.
+    // rebalance, unless one has been waiting for it, or a bucket is mirrored
+    // across targets (a write committed by an owner whose copy could not
+    // reach the target as it left is sent by the rebalance's reprotect).
     bool placement = before.tmap.size() != after.tmap.size();
     bool returned = false;
     bool maintenanceOver = false;
@@ -105,7 +114,9 @@ void ProxyNode::onPlacementMaybeChanged(const api::Smap& before, const api::Smap
         return;
     }
     const bool owed = m_rebalanceOwed.exchange(false);
-    if (placement || returned || (maintenanceOver && owed)) m_jobs->onTargetsChanged();
+    bool mirrored = false;
+    for (const auto& [name, props] : m_state->bmd()->buckets) mirrored = mirrored || props.mirror.targetCopies() > 1;
+    if (placement || returned || (maintenanceOver && (owed || mirrored))) m_jobs->onTargetsChanged();
 }
 
 api::NodeStats ProxyNode::nodeStats()
@@ -135,7 +146,9 @@ int ProxyNode::run()
     m_monitor->start();
     m_jobs->start();
     m_etl->start();
+    m_protection->start();
     waitForSignal();
+    m_protection->stop();
     m_etl->stop();
     m_jobs->stop();
     m_monitor->stop();

@@ -15,6 +15,7 @@
 #include "proxy/feed_hub.h"
 #include "proxy/job_coordinator.h"
 #include "proxy/peer_calls.h"
+#include "proxy/protection.h"
 #include "proxy/proxy_api.h"
 #include "proxy/proxy_state.h"
 #include "proxy/shard_job_planner.h"
@@ -49,6 +50,7 @@ private:
     api::Snode m_self;
     std::unique_ptr<proxy::ProxyState> m_state;
     std::unique_ptr<proxy::PeerCalls> m_peers;
+    std::unique_ptr<proxy::Protection> m_protection;
     std::unique_ptr<proxy::ProxyApi> m_api;
     std::unique_ptr<proxy::ClusterMonitor> m_monitor;
     std::shared_ptr<proxy::FeedHub> m_feed;

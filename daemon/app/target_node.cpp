@@ -4,6 +4,7 @@
 #include "dsort/dsort_job.h"
 #include "etl/etl_job.h"
 #include "jobs/rebalance_job.h"
+#include "jobs/scrub_job.h"
 #include "jobs/shard_build_job.h"
 #include "meta/node_identity.h"
 
@@ -67,12 +68,23 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
     m_jobs = std::make_unique<jobs::JobRunner>(
         m_id,
-        [this, dsortOptions](const std::string& kind,
-                             const nlohmann::json& args) -> api::Result<std::unique_ptr<jobs::JobWork>> {
+        [this, dsortOptions, clusterKey](const std::string& kind,
+                                         const nlohmann::json& args) -> api::Result<std::unique_ptr<jobs::JobWork>> {
             const auto peerTimeout = std::chrono::milliseconds(m_config.peerTimeoutMs);
             if (kind == jobs::kKindRebalance) {
                 return std::unique_ptr<jobs::JobWork>(
-                    std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, m_id, peerTimeout));
+                    std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, m_id, peerTimeout, clusterKey));
+            }
+            if (kind == jobs::kKindReprotect || kind == jobs::kKindScrub) {
+                auto a = api::readMessage<api::BucketJobArgs>(args, kind);
+                if (!a) return a.error();
+                const auto bucket = a->bucket.value_or(std::string());
+                if (kind == jobs::kKindScrub) {
+                    return std::unique_ptr<jobs::JobWork>(
+                        std::make_unique<jobs::ScrubJob>(*m_store, m_cache, m_id, peerTimeout, clusterKey, bucket));
+                }
+                return std::unique_ptr<jobs::JobWork>(
+                    std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, m_id, peerTimeout, clusterKey, bucket));
             }
             if (kind == jobs::kKindArchive || kind == jobs::kKindIshard) {
                 return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, args);
@@ -85,7 +97,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                     args);
             }
             return api::Error::badRequest("unknown job kind \"" + kind +
-                                          "\" (known: rebalance, archive, ishard, dsort, etl-bck)");
+                                          "\" (known: rebalance, reprotect, scrub, archive, ishard, dsort, etl-bck)");
         });
     m_jobApi = std::make_unique<jobs::TargetJobApi>(*m_jobs);
     m_jobApi->registerRoutes(m_router);

@@ -50,6 +50,12 @@ void JobContext::addDone(std::uint64_t objects, std::uint64_t bytes)
     m_status.progress.bytesDone += bytes;
 }
 
+void JobContext::addCount(const std::string& name, std::uint64_t n)
+{
+    std::lock_guard lock(m_mutex);
+    m_status.progress.counters[name] += n;
+}
+
 void JobContext::addError(const std::string& what)
 {
     std::lock_guard lock(m_mutex);

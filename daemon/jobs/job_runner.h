@@ -33,6 +33,8 @@ public:
     void startPhase(std::string phase, std::int64_t objectsTotal, std::int64_t bytesTotal);
     void setTotals(std::int64_t objects, std::int64_t bytes);
     void addDone(std::uint64_t objects, std::uint64_t bytes);
+    // Adds n to the kind's counter `name` (JobProgress::counters).
+    void addCount(const std::string& name, std::uint64_t n = 1);
     // An item failed; the job goes on and ends failed, naming the first.
     void addError(const std::string& what);
     // An item skipped on purpose (a job told to go on past errors): counted

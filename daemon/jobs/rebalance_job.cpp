@@ -1,5 +1,7 @@
 #include "rebalance_job.h"
 
+#include "target/copy_transfer.h"
+
 #include "api/headers.h"
 #include "api/hrw.h"
 #include "api/http_error.h"
@@ -9,6 +11,7 @@
 #include "common/log.h"
 #include "net/request_params.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -27,6 +30,9 @@ struct Item {
     std::string name;
     std::uint64_t size = 0;
     std::string ownerUrl;  // empty: stays on this target, moves to another mountpath
+    // This target owns a mirrored object: the other holders of its copies.
+    std::vector<target::CopyPeer> copyHolders;
+    bool move = true;  // false: only the copies are checked
 };
 
 std::string itemName(const Item& it) { return it.bucket + "/" + it.name; }
@@ -57,11 +63,29 @@ api::Status moveLocally(const target::ObjectStore& store, const Item& it)
     return store.removeIfStamp(it.mountpath, it.bucket, it.name, src->meta.stamp);
 }
 
+// The owner of a mirrored object makes sure each other holder has its
+// version (or a newer one).
+api::Status protect(const target::ObjectStore& store, target::CopyTransfer& copies, const Item& it, JobContext& ctx)
+{
+    auto src = store.open(it.bucket, it.name);
+    if (!src) return src.kind() == api::ErrorKind::NotFound ? api::Status{} : api::Status{src.error()};
+    const api_util::ObjectRef ref{it.bucket, it.name};
+    for (const auto& holder : it.copyHolders) {
+        auto stamp = copies.stampAt(holder, ref);
+        if (!stamp) return stamp.error();
+        if (stamp->has_value() && **stamp >= src->meta.stamp) continue;
+        if (auto st = copies.send(holder, ref, src->meta, src->fd->get()); !st) return st;
+        ctx.addCount("copies_sent");
+    }
+    return {};
+}
+
 }  // namespace
 
 RebalanceJob::RebalanceJob(const target::ObjectStore& store, target::MetaCache& cache, std::string selfId,
-                           std::chrono::milliseconds peerTimeout)
-    : m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout)
+                           std::chrono::milliseconds peerTimeout, std::string clusterKey, std::string bucket)
+    : m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout),
+      m_clusterKey(std::move(clusterKey)), m_bucket(std::move(bucket))
 {
 }
 
@@ -71,6 +95,9 @@ api::Status RebalanceJob::run(JobContext& ctx)
     const auto smap = m_cache.smap();
     const auto bmd = m_cache.bmd();
     if (smap->tmap.empty()) return api::Error::unavailable("this target has no cluster map yet");
+    if (!m_bucket.empty() && bmd->find(m_bucket) == nullptr) {
+        return api::Error::notFound("bucket \"" + m_bucket + "\" does not exist");
+    }
     const auto& mountpaths = m_store.options().mountpaths;
     std::vector<Item> items;
     std::uint64_t totalBytes = 0;
@@ -79,8 +106,10 @@ api::Status RebalanceJob::run(JobContext& ctx)
         std::error_code ec;
         for (fs::directory_iterator b(mountpaths[mp] + "/buckets", ec), end; !ec && b != end; b.increment(ec)) {
             const std::string bucket = b->path().filename().string();
+            if (!m_bucket.empty() && bucket != m_bucket) continue;
             // Leftovers of a destroyed bucket are not moved (the next create clears them).
-            if (bmd->find(bucket) == nullptr) continue;
+            const auto* props = bmd->find(bucket);
+            if (props == nullptr) continue;
             std::error_code wec;
             for (fs::recursive_directory_iterator it(b->path(), fs::directory_options::skip_permission_denied, wec), e;
                  !wec && it != e; it.increment(wec)) {
@@ -91,12 +120,20 @@ api::Status RebalanceJob::run(JobContext& ctx)
                 item.mountpath = mp;
                 item.bucket = bucket;
                 item.name = it->path().lexically_relative(b->path()).generic_string();
-                const auto* owner = api::hrwTarget(*smap, api::objectUname(bucket, item.name));
-                if (owner == nullptr) return api::Error::unavailable("no targets in the cluster map");
-                if (owner->id != m_selfId) {
-                    item.ownerUrl = owner->publicNet.url;
-                } else if (m_store.mountpathFor(bucket, item.name) == mp) {
-                    continue;  // where it belongs
+                const auto holders = api::copyTargets(*smap, props, bucket, item.name);
+                if (holders.empty()) return api::Error::unavailable("no targets in the cluster map");
+                const bool held =
+                    std::any_of(holders.begin(), holders.end(), [&](const api::Snode* h) { return h->id == m_selfId; });
+                if (!held) {
+                    item.ownerUrl = holders.front()->publicNet.url;
+                } else {
+                    item.move = m_store.mountpathFor(bucket, item.name) != mp;
+                    if (holders.front()->id == m_selfId) {
+                        for (std::size_t i = 1; i < holders.size(); ++i) {
+                            item.copyHolders.push_back({holders[i]->id, holders[i]->publicNet.url});
+                        }
+                    }
+                    if (!item.move && item.copyHolders.empty()) continue;  // where it belongs
                 }
                 item.size = it->file_size(fec);
                 if (fec) continue;  // deleted while scanning
@@ -112,12 +149,25 @@ api::Status RebalanceJob::run(JobContext& ctx)
     o.connectTimeout = m_peerTimeout;
     o.ioTimeout = std::max(m_peerTimeout, std::chrono::milliseconds(60000));
     client::HttpClient http(o);
+    target::CopyTransfer copies(http, m_clusterKey, smap->version);
     for (const auto& it : items) {
         if (ctx.aborted()) return {};
         if (it.ownerUrl.empty()) {
-            auto st = moveLocally(m_store, it);
-            if (st || st.kind() == api::ErrorKind::NotFound) ctx.addDone(1, it.size);
-            else ctx.addError(itemName(it) + ": " + st.error().message);
+            if (it.move) {
+                auto st = moveLocally(m_store, it);
+                if (!st && st.kind() != api::ErrorKind::NotFound) {
+                    ctx.addError(itemName(it) + ": " + st.error().message);
+                    continue;
+                }
+            }
+            if (!it.copyHolders.empty()) {
+                ctx.setPhase("protect");
+                if (auto st = protect(m_store, copies, it, ctx); !st) {
+                    ctx.addError(itemName(it) + ": " + st.error().message);
+                    continue;
+                }
+            }
+            ctx.addDone(1, it.size);
             continue;
         }
         auto src = m_store.openAt(it.mountpath, it.bucket, it.name);

@@ -6,6 +6,13 @@
 // on the wrong mountpath of this target to the right one. Two phases: scan
 // (the list of objects to move, with their sizes: the totals) and move.
 // A copy is removed only after its new home acknowledged it.
+//
+// Buckets mirrored across targets: an object stays on every target of its
+// copy set (api::copyTargets); the owner sends the copies the other holders
+// lack or hold older (phase "protect"), and a copy on a target outside the
+// set goes to the owner like any misplaced object (which drops it once the
+// owner confirmed it has that version). The `reprotect` job is the same
+// work for one bucket (or all), started when a bucket's copies change.
 
 #include "job_runner.h"
 #include "target/meta_cache.h"
@@ -17,11 +24,13 @@
 namespace tessera::daemon::jobs {
 
 inline constexpr const char* kKindRebalance = "rebalance";
+inline constexpr const char* kKindReprotect = "reprotect";
 
 class RebalanceJob : public JobWork {
 public:
+    // `bucket`: only this bucket (a reprotect); empty: every bucket.
     RebalanceJob(const target::ObjectStore& store, target::MetaCache& cache, std::string selfId,
-                 std::chrono::milliseconds peerTimeout);
+                 std::chrono::milliseconds peerTimeout, std::string clusterKey, std::string bucket = {});
     api::Status run(JobContext& ctx) override;
 
 private:
@@ -29,6 +38,8 @@ private:
     target::MetaCache& m_cache;
     std::string m_selfId;
     std::chrono::milliseconds m_peerTimeout;
+    std::string m_clusterKey;
+    std::string m_bucket;
 };
 
 }  // namespace tessera::daemon::jobs

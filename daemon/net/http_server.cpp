@@ -1,5 +1,7 @@
 #include "http_server.h"
 
+#include <algorithm>
+
 #include "common/log.h"
 #include "http_session.h"
 
@@ -79,11 +81,13 @@ std::vector<std::shared_ptr<HttpSession>> ServerContext::sessions()
 }
 
 HttpServer::HttpServer(ServerOptions options, const Router& router)
-    : m_acceptor(m_ioc), m_workers(options.workerThreads), m_ctx(std::make_shared<ServerContext>())
+    : m_acceptor(m_ioc), m_workers(options.workerThreads),
+      m_internalWorkers(std::max<std::size_t>(2, options.workerThreads / 2)), m_ctx(std::make_shared<ServerContext>())
 {
     m_ctx->options = std::move(options);
     m_ctx->router = &router;
     m_ctx->workers = &m_workers;
+    m_ctx->internalWorkers = &m_internalWorkers;
     m_ctx->stats = m_ctx->options.countOps ? &m_stats : nullptr;
 }
 
@@ -153,6 +157,7 @@ void HttpServer::wait()
     }
     m_threads.clear();
     m_workers.join();
+    m_internalWorkers.join();
 }
 
 std::size_t HttpServer::drain(std::chrono::milliseconds timeout)

@@ -51,6 +51,8 @@ struct ServerContext {
     ServerOptions options;
     const Router* router = nullptr;
     boost::asio::thread_pool* workers = nullptr;
+    // Work that never waits on another node (see UploadSink::receivesFromPeer).
+    boost::asio::thread_pool* internalWorkers = nullptr;
     stats::StatsRecorder* stats = nullptr;
     std::atomic<std::size_t> connections{0};  // HTTP sessions and WebSocket sessions
     std::atomic<std::uint64_t> requests{0};
@@ -132,6 +134,7 @@ private:
     std::size_t m_nextContext = 0;  // touched by the accept handler only
     boost::asio::ip::tcp::acceptor m_acceptor;
     boost::asio::thread_pool m_workers;
+    boost::asio::thread_pool m_internalWorkers;
     std::shared_ptr<ServerContext> m_ctx;
     std::vector<std::thread> m_threads;
     unsigned short m_port = 0;

@@ -420,7 +420,9 @@ void HttpSession::finishUpload()
         return;
     }
     m_stream.expires_never();
-    asio::post(*m_ctx->workers, [self = shared_from_this()]() mutable {
+    auto& pool =
+        m_sink->receivesFromPeer() && m_ctx->internalWorkers != nullptr ? *m_ctx->internalWorkers : *m_ctx->workers;
+    asio::post(pool, [self = shared_from_this()]() mutable {
         Response res;
         try {
             res = self->m_sink->finish();

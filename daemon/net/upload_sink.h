@@ -18,6 +18,11 @@ public:
     // True when finish() never blocks, so the session may call it on the
     // connection's I/O thread instead of handing it to the worker pool.
     virtual bool finishesInline() const { return false; }
+    // True when finish() stores what a peer sent and never waits on another
+    // node: it runs on a pool of its own, so that two nodes whose workers all
+    // wait for each other's answers (copies of mirrored objects) still get
+    // those answers.
+    virtual bool receivesFromPeer() const { return false; }
 };
 
 }  // namespace tessera::daemon::net

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace tessera::daemon::proxy {
 
@@ -87,6 +88,9 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
     st.kind = kind;
     st.phase = "starting";
     st.startNs = wallNs();
+    job.args = args;
+    // Before any target starts: a change after this point is one the job may not cover.
+    if (m_endHook.mark) job.mark = m_endHook.mark();
     if (info.prepare) {
         auto perTarget = info.prepare(args, all);
         if (!perTarget) return perTarget.error();
@@ -271,6 +275,7 @@ void JobCoordinator::pollOnce()
     for (const auto& [id, targets] : running) {
         auto results = peers.fanOut(targets, client::Method::Get, api::path::internalJob(id));
         nlohmann::json out;
+        std::optional<std::tuple<api::JobStatus, nlohmann::json, std::uint64_t>> ended;
         {
             std::lock_guard lock(m_mutex);
             auto it = m_jobs.find(id);
@@ -306,9 +311,14 @@ void JobCoordinator::pollOnce()
             if (api::isFinal(job.status.state)) {
                 logInfo("job ", id, " ", api::jobStateName(job.status.state),
                         job.status.error.empty() ? "" : ": " + job.status.error);
+                ended.emplace(job.status, job.args, job.mark);
             }
         }
         if (m_hub) m_hub->publish(Topic::Job, api::feed_type::kJob, out);
+        if (ended && m_endHook.ended) {
+            const auto& [status, args, mark] = *ended;
+            m_endHook.ended(status, args, mark);
+        }
     }
 }
 
@@ -325,6 +335,7 @@ void JobCoordinator::aggregate(Job& job, std::int64_t nowNs)
         sum.objectsDone += ts.progress.objectsDone;
         sum.bytesDone += ts.progress.bytesDone;
         sum.errors += ts.progress.errors;
+        for (const auto& [name, n] : ts.progress.counters) sum.counters[name] += n;
         if (ts.progress.objectsTotal < 0 || sum.objectsTotal < 0) sum.objectsTotal = -1;
         else sum.objectsTotal += ts.progress.objectsTotal;
         if (ts.progress.bytesTotal < 0 || sum.bytesTotal < 0) sum.bytesTotal = -1;

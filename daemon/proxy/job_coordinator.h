@@ -82,11 +82,22 @@ public:
     // running one is aborted first). Any thread; does not block.
     void onTargetsChanged();
 
+    // Told once about every job that ended (any state), with the args it
+    // was started with and the value `mark()` had when it started; on the
+    // polling thread, outside the coordinator's lock. Set before start().
+    struct EndHook {
+        std::function<std::uint64_t()> mark;
+        std::function<void(const api::JobStatus&, const nlohmann::json& args, std::uint64_t mark)> ended;
+    };
+    void setEndHook(EndHook hook) { m_endHook = std::move(hook); }
+
 private:
     struct Job {
         api::JobStatus status;
         api::Smap targets;  // the map's targets when the job started
         std::map<std::string, int> missed;
+        nlohmann::json args;
+        std::uint64_t mark = 0;  // EndHook::mark() at the start
     };
 
     net::Response startJob(const net::Request& req);
@@ -101,6 +112,7 @@ private:
     Options m_options;
     ProxyState& m_state;
     std::shared_ptr<FeedHub> m_hub;
+    EndHook m_endHook;
     std::map<std::string, KindInfo> m_kinds;  // set before serving; read-only afterwards
     mutable std::mutex m_mutex;
     std::map<std::string, Job> m_jobs;

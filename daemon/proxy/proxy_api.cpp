@@ -113,11 +113,23 @@ Response ProxyApi::redirectObject(const Request& req)
     if (!ref) return Response::error(ref.error());
     const auto smap = m_state.smap();
     if (smap->tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
-    if (m_state.bmd()->find(ref->bucket) == nullptr) {
+    const auto bmd = m_state.bmd();
+    const auto* props = bmd->find(ref->bucket);
+    if (props == nullptr) {
         return Response::error(api::Error::notFound("bucket \"" + ref->bucket + "\" does not exist"));
     }
-    const auto* owner = api::hrwTarget(*smap, api::objectUname(ref->bucket, ref->name));
-    if (owner->away()) return Response::error(ownerAway(*owner));
+    const auto holders = api::copyTargets(*smap, props, ref->bucket, ref->name);
+    const auto* owner = holders.front();
+    if (owner->away()) {
+        // A read of a mirrored object goes to the first holder present.
+        const bool read = req.method == http::verb::get || req.method == http::verb::head;
+        for (const auto* h : holders) {
+            if (read && !h->away()) {
+                return Response::redirect(h->publicNet.url + api_util::objectTarget(*ref, req.query, smap->version));
+            }
+        }
+        return Response::error(ownerAway(*owner));
+    }
     return Response::redirect(owner->publicNet.url + api_util::objectTarget(*ref, req.query, smap->version));
 }
 
@@ -135,6 +147,7 @@ Response ProxyApi::join(const Request& req)
         // before the proxy redirects anything to the newcomer.
         m_peers.pushMeta(r->smap, r->smap, r->bmd);
         m_state.publishSmap(r->smap);
+        if (r->bmdChanged) m_state.announceBmd(r->bmd);
     }
     return Response::json(api::JoinReply{r->smap, r->bmd, *m_state.etl()});
 }
@@ -237,9 +250,12 @@ Response ProxyApi::patchBucket(const Request& req)
         return Response::error(
             api::Error::badRequest("body must be {\"action\":\"set-bprops\",\"value\":{...properties...}}"));
     }
+    const auto bmdBefore = m_state.bmd();
+    const auto* before = bmdBefore->find(*bucket);
     auto r = m_state.setBucketProps(*bucket, msg->value);
     if (!r) return Response::error(r.error());
     m_peers.pushMeta(*m_state.smap(), std::nullopt, r->first);
+    if (m_propsObserver && before != nullptr) m_propsObserver(*bucket, *before, r->second);
     return Response::json(nlohmann::json(r->second));
 }
 
@@ -254,12 +270,22 @@ Response ProxyApi::listObjects(const Request& req)
     if (!lr) return Response::error(lr.error());
     const auto smap = *m_state.smap();
     if (smap.tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
-    // A page without an away target's names would look complete and is not.
+    // A page without an away target's names would look complete and is not,
+    // unless every name has a copy on a target that answers: a bucket
+    // mirrored across targets whose copies are complete, with fewer targets
+    // missing than copies.
+    const auto* props = m_state.bmd()->find(*bucket);
+    const std::size_t tolerated =
+        props != nullptr && !props->mirror.pending ? props->mirror.targetCopies() - 1 : std::size_t{0};
+    std::vector<std::string> missing;  // "target ... is away", "... is unreachable"
+    const auto incomplete = [&](const std::string& why) {
+        missing.push_back(why);
+        return missing.size() > tolerated;
+    };
     for (const auto& [id, node] : smap.tmap) {
-        if (node.away()) {
-            return Response::error(api::Error::unavailable("listing incomplete: target " + id + " (" +
-                                                           node.publicNet.url + ") is " +
-                                                           (node.inMaintenance() ? "in maintenance" : "away") +
+        if (node.away() && incomplete("target " + id + " (" + node.publicNet.url + ") is " +
+                                      (node.inMaintenance() ? "in maintenance" : "away"))) {
+            return Response::error(api::Error::unavailable("listing incomplete: " + missing.back() +
                                                            "; its objects cannot be listed until it returns"));
         }
     }
@@ -270,7 +296,11 @@ Response ProxyApi::listObjects(const Request& req)
     // prefix), the page is cut at the smallest target token and is shorter;
     // the next one continues from there, so nothing is lost or repeated.
     auto perTarget = *lr;
-    perTarget.pageSize = perTargetPageSize(lr->pageSize, static_cast<std::uint32_t>(smap.tmap.size()));
+    // Each name of a mirrored bucket is on `copies` targets: each holds a
+    // larger share of the names.
+    const std::size_t copies = props != nullptr ? props->mirror.targetCopies() : 1;
+    perTarget.pageSize = perTargetPageSize(
+        lr->pageSize, static_cast<std::uint32_t>(std::max<std::size_t>(1, smap.tmap.size() / copies)));
     const std::string path = api::path::bucket(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
     auto results = m_peers.fanOut(smap, client::Method::Get, path);
 
@@ -279,15 +309,21 @@ Response ProxyApi::listObjects(const Request& req)
     std::vector<api::ObjectList> pages;
     pages.reserve(results.size());
     for (auto& [id, r] : results) {
+        if (smap.tmap.at(id).away()) continue;  // counted above
         if (!r) {
-            return Response::error(
-                api::Error::unavailable("listing incomplete: target " + id + " is unreachable: " + r.error().message));
+            if (incomplete("target " + id + " is unreachable: " + r.error().message)) {
+                return Response::error(api::Error::unavailable("listing incomplete: " + missing.back()));
+            }
+            continue;
         }
         if (!r->isSuccess()) {
             auto e = api::errorFromResponse(r->status, r->body);
             e.message = "target " + id + ": " + e.message;
             if (e.kind == api::ErrorKind::NotFound) e.kind = api::ErrorKind::Unavailable;
-            return Response::error(e);
+            // A target that cannot list (a disabled mountpath) is covered by
+            // the copies like an absent one; a bad request is not.
+            if (e.kind != api::ErrorKind::Unavailable || incomplete(e.message)) return Response::error(e);
+            continue;
         }
         auto page = api::parseObjectList(r->body);
         if (!page) return Response::error(api::Error::unavailable("target " + id + " sent an unreadable page"));
@@ -345,10 +381,12 @@ Response ProxyApi::decommission(const api::ActionMsg& msg)
     auto rm = api::parseRemoveNode(msg.value);
     if (!rm) return Response::error(rm.error());
     auto lock = m_state.membershipLock();
-    auto next = m_state.prepareDecommission(rm->daemonId, m_keepaliveWindow);
+    std::optional<api::Bmd> bmd;
+    auto next = m_state.prepareDecommission(rm->daemonId, m_keepaliveWindow, &bmd);
     if (!next) return Response::error(next.error());
-    m_peers.pushMeta(*next, *next, std::nullopt);
+    m_peers.pushMeta(*next, *next, bmd);
     m_state.publishSmap(*next);
+    if (bmd) m_state.announceBmd(*bmd);
     return Response::json(api::ClusterActionReply{next->version});
 }
 

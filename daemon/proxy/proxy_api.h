@@ -39,6 +39,12 @@ public:
         m_bucketActions[action] = std::move(handler);
     }
 
+    // Told after a bucket's props changed (set-bprops), with the props
+    // before and after. Set before the node serves requests.
+    using PropsObserver =
+        std::function<void(const std::string& bucket, const api::BucketProps& before, const api::BucketProps& after)>;
+    void setPropsObserver(PropsObserver o) { m_propsObserver = std::move(o); }
+
 private:
     net::Response redirectObject(const net::Request& req);
     net::Response join(const net::Request& req);
@@ -65,6 +71,7 @@ private:
     PeerCalls& m_peers;
     std::function<nlohmann::json()> m_nodeInfo;
     std::function<api::NodeStats()> m_nodeStats;
+    PropsObserver m_propsObserver;
     std::map<std::string, BucketAction> m_bucketActions;
     std::string m_clusterKey;
     std::chrono::milliseconds m_keepaliveWindow;

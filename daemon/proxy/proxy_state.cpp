@@ -106,6 +106,15 @@ api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& no
     m_lastSeen[node.id] = Clock::now();
     api::Snode joined = node;
     joined.flags = it == m_smap->tmap.end() ? 0 : (it->second.flags & ~(api::kSnodeAway | api::kSnodeMaintenance));
+    if (it == m_smap->tmap.end()) {
+        // A new target changes placement: mirrored copies are pending.
+        auto pending = markMirrorsPendingLocked();
+        if (!pending) return pending.error();
+        if (*pending) {
+            r.bmd = std::move(**pending);
+            r.bmdChanged = true;
+        }
+    }
     if (it == m_smap->tmap.end() || it->second != joined) {
         r.smap.tmap[node.id] = joined;
         r.smap.version += 1;
@@ -213,7 +222,8 @@ bool ProxyState::presentLocked(const std::string& id, const api::Snode& node, Cl
     return seen != m_lastSeen.end() && Clock::now() - seen->second <= maxSilence;
 }
 
-api::Result<api::Smap> ProxyState::prepareDecommission(const std::string& id, Clock::duration maxSilence)
+api::Result<api::Smap> ProxyState::prepareDecommission(const std::string& id, Clock::duration maxSilence,
+                                                       std::optional<api::Bmd>* bmdOut)
 {
     std::lock_guard lock(m_mutex);
     auto it = m_smap->tmap.find(id);
@@ -224,6 +234,9 @@ api::Result<api::Smap> ProxyState::prepareDecommission(const std::string& id, Cl
                                     " is present; only an away target can be decommissioned "
                                     "(stop it first: draining a live target is not supported)");
     }
+    auto pending = markMirrorsPendingLocked();
+    if (!pending) return pending.error();
+    if (bmdOut != nullptr) *bmdOut = std::move(*pending);
     api::Smap next = *m_smap;
     next.tmap.erase(id);
     next.version += 1;
@@ -300,9 +313,27 @@ api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketPropsLoc
     std::lock_guard lock(m_mutex);
     auto it = m_bmd->buckets.find(name);
     if (it == m_bmd->buckets.end()) return api::Error::notFound("bucket \"" + name + "\" does not exist");
-    api::BucketProps props = it->second;
+    const api::BucketProps before = it->second;
+    api::BucketProps props = before;
     auto st = api::applyPropsUpdate(props, update);
     if (!st) return st.error();
+    const auto& m = props.mirror;
+    if (m.enabled && m.copies > 1 && !m.acrossTargets) {
+        return api::Error::badRequest(
+            "mirror.copies > 1 needs mirror.across_targets true: copies on the mountpaths of one target are not "
+            "available (a copy on another target also survives the loss of the whole target)");
+    }
+    if (m.targetCopies() > m_smap->tmap.size()) {
+        return api::Error::badRequest("mirror.copies is " + std::to_string(m.copies) + " but the cluster has " +
+                                      std::to_string(m_smap->tmap.size()) +
+                                      " target(s): each copy needs a target of its own");
+    }
+    if (m.targetCopies() <= 1) {
+        props.mirror.pending = false;
+    } else if (m.targetCopies() > before.mirror.targetCopies()) {
+        props.mirror.pending = true;  // until a reprotect job has made the new copies
+        ++m_protectionEpoch;
+    }
     api::Bmd next = *m_bmd;
     next.buckets[name] = props;
     next.version += 1;
@@ -310,6 +341,54 @@ api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketPropsLoc
     if (!sst) return sst.error();
     m_bmd = std::make_shared<const api::Bmd>(next);
     return std::make_pair(std::move(next), props);
+}
+
+api::Result<std::optional<api::Bmd>> ProxyState::markMirrorsPendingLocked()
+{
+    ++m_protectionEpoch;
+    api::Bmd next = *m_bmd;
+    bool changed = false;
+    for (auto& [name, props] : next.buckets) {
+        if (props.mirror.targetCopies() > 1 && !props.mirror.pending) {
+            props.mirror.pending = true;
+            changed = true;
+        }
+    }
+    if (!changed) return std::optional<api::Bmd>{};
+    next.version += 1;
+    if (auto st = m_store.saveBmd(next); !st) return st.error();
+    m_bmd = std::make_shared<const api::Bmd>(next);
+    return std::optional<api::Bmd>{std::move(next)};
+}
+
+std::uint64_t ProxyState::protectionEpoch() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_protectionEpoch;
+}
+
+api::Result<std::optional<api::Bmd>> ProxyState::clearMirrorPending(const std::string& bucket, std::uint64_t epoch)
+{
+    std::optional<api::Bmd> out;
+    {
+        std::lock_guard lock(m_mutex);
+        if (epoch != m_protectionEpoch) return out;  // placement or copies changed since the job started
+        api::Bmd next = *m_bmd;
+        bool changed = false;
+        for (auto& [name, props] : next.buckets) {
+            if ((bucket.empty() || name == bucket) && props.mirror.pending) {
+                props.mirror.pending = false;
+                changed = true;
+            }
+        }
+        if (!changed) return out;
+        next.version += 1;
+        if (auto st = m_store.saveBmd(next); !st) return st.error();
+        m_bmd = std::make_shared<const api::Bmd>(next);
+        out = std::move(next);
+    }
+    notifyBmd(*out);
+    return out;
 }
 
 }  // namespace tessera::daemon::proxy

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,8 @@ public:
     struct JoinResult {
         api::Smap smap;
         api::Bmd bmd;
-        bool changed = false;  // the map changed: push it to every target
+        bool changed = false;     // the map changed: push it to every target
+        bool bmdChanged = false;  // a new target: mirrored buckets' copies are pending (see MirrorConf::pending)
     };
     // Two steps so that a newcomer is sent the map and the buckets before
     // any request is redirected to it: prepareJoin persists the new map,
@@ -78,7 +80,10 @@ public:
     // which have no copy of them. A present target (one in maintenance whose
     // keepalives arrive within `maxSilence` included) is a Conflict, an
     // unknown id NotFound. The same two steps as a join.
-    api::Result<api::Smap> prepareDecommission(const std::string& id, Clock::duration maxSilence);
+    // Mirrored buckets' copies become pending: `bmdOut` receives the new BMD
+    // to push with the map when one changed.
+    api::Result<api::Smap> prepareDecommission(const std::string& id, Clock::duration maxSilence,
+                                               std::optional<api::Bmd>* bmdOut = nullptr);
 
     // Puts a target in maintenance (`on`) or takes it out, in a new map
     // persisted and returned but not yet served (the same two steps as a
@@ -90,6 +95,17 @@ public:
     // only once a keepalive arrives. Callers hold membershipLock().
     api::Result<std::optional<api::Smap>> prepareMaintenance(const std::string& id, bool on, Clock::duration maxSilence,
                                                              bool leaving = false);
+
+    // Copies of mirrored buckets: every placement change (a new target, a
+    // decommission) and every props change that asks for more copies marks
+    // the buckets' copies pending and advances the protection epoch; a
+    // rebalance or reprotect job that started in the same epoch and ended
+    // without errors clears it (`bucket` empty: every mirrored bucket).
+    // Returns the new BMD when one changed (push it, then announceBmd).
+    std::uint64_t protectionEpoch() const;
+    api::Result<std::optional<api::Bmd>> clearMirrorPending(const std::string& bucket, std::uint64_t epoch);
+    // Tells the observer about a BMD changed by a membership step.
+    void announceBmd(const api::Bmd& bmd) const { notifyBmd(bmd); }
 
     // Told about every published map and every bucket change, after the
     // fact, outside the state's lock, on the thread that made the change
@@ -111,6 +127,9 @@ private:
     void notifyBmd(const api::Bmd& bmd) const;
     // Sends keepalives: not marked away and heard from within maxSilence. m_mutex held.
     bool presentLocked(const std::string& id, const api::Snode& node, Clock::duration maxSilence) const;
+    // Marks every bucket mirrored across targets pending; the new BMD,
+    // persisted, when one was not already. Under m_mutex.
+    api::Result<std::optional<api::Bmd>> markMirrorsPendingLocked();
     api::Result<api::Bmd> createBucketLocked(const std::string& name);
     api::Result<api::Bmd> destroyBucketLocked(const std::string& name);
     api::Result<std::pair<api::Bmd, api::BucketProps>> setBucketPropsLocked(const std::string& name,
@@ -123,6 +142,7 @@ private:
     std::shared_ptr<const api::Bmd> m_bmd;
     std::shared_ptr<const api::EtlMd> m_etl;
     std::map<std::string, Clock::time_point> m_lastSeen;
+    std::uint64_t m_protectionEpoch = 1;  // under m_mutex
     Observer m_observer;
 };
 

@@ -225,26 +225,53 @@ api::Status ObjectStore::verify(const OpenObject& obj) const
     return {};
 }
 
-api::Status ObjectStore::remove(std::string_view bucket, std::string_view name) const
+api::Status ObjectStore::remove(std::string_view bucket, std::string_view name, std::int64_t* stampOut) const
 {
     const auto mp = mountpathFor(bucket, name);
     {
         std::lock_guard lock(nameLock(bucket, name));
         auto st = removeAt(mp, bucket, name);
         if (!st) return st;
-        auto ts = m_tombstones.write(mp, bucket, name, nextStamp());
+        const auto stamp = nextStamp();
+        auto ts = m_tombstones.write(mp, bucket, name, stamp);
         if (!ts) return ts;
+        if (stampOut != nullptr) *stampOut = stamp;
     }
-    if (m_options.fsync) {
-        const auto path = objectPath(bucket, name);
-        // The nearest directory still there holds the removal.
-        std::string dir = path.substr(0, path.rfind('/'));
-        const auto root = bucketRoot(mp, bucket);
-        while (dir.size() > root.size() && ::access(dir.c_str(), F_OK) != 0) dir.resize(dir.rfind('/'));
-        auto st = fsyncDir(dir);
-        if (!st) return st;
+    return syncRemoval(mp, bucket, name);
+}
+
+api::Status ObjectStore::removeCopy(std::string_view bucket, std::string_view name, std::int64_t stamp) const
+{
+    const auto mp = mountpathFor(bucket, name);
+    {
+        std::lock_guard lock(nameLock(bucket, name));
+        observeStamp(stamp);
+        auto here = openAt(mp, bucket, name);
+        if (here && here->meta.stamp > stamp) {
+            return api::Error::conflict("the copy of \"" + std::string(bucket) + "/" + std::string(name) +
+                                        "\" here is newer than the deletion");
+        }
+        if (!here && here.kind() != api::ErrorKind::NotFound) return here.error();
+        if (here) {
+            if (auto st = removeAt(mp, bucket, name); !st && st.kind() != api::ErrorKind::NotFound) return st;
+        }
+        if (auto old = m_tombstones.read(mp, bucket, name); !old || *old < stamp) {
+            auto ts = m_tombstones.write(mp, bucket, name, stamp);
+            if (!ts) return ts;
+        }
     }
-    return {};
+    return syncRemoval(mp, bucket, name);
+}
+
+api::Status ObjectStore::syncRemoval(std::size_t mp, std::string_view bucket, std::string_view name) const
+{
+    if (!m_options.fsync) return {};
+    const auto path = objectPath(bucket, name);
+    // The nearest directory still there holds the removal.
+    std::string dir = path.substr(0, path.rfind('/'));
+    const auto root = bucketRoot(mp, bucket);
+    while (dir.size() > root.size() && ::access(dir.c_str(), F_OK) != 0) dir.resize(dir.rfind('/'));
+    return fsyncDir(dir);
 }
 
 api::Status ObjectStore::markDeleted(std::string_view bucket, std::string_view name) const

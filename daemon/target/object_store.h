@@ -73,6 +73,9 @@ struct PutParams {
     // and baseChanged() is true, unless the copy here still has this stamp
     // (0: there is no copy). Unset: no check.
     std::optional<std::int64_t> baseStamp;
+    // With transferStamp: a good copy replaces a damaged one of the same
+    // version (a scrub's repair); the copy here may have the same stamp.
+    bool repair = false;
 };
 
 class ObjectStore;
@@ -90,6 +93,9 @@ public:
     // renames into place.
     api::Result<api::ObjectMeta> commit();
     std::uint64_t bytesWritten() const { return m_size; }
+    // After a successful commit(): a descriptor of the committed file, this
+    // version even if the name is replaced meanwhile; open while the writer lives.
+    int committedFd() const { return m_committed ? m_fd.get() : -1; }
     // After a commit() refused a transfer: the copy here (or the tombstone)
     // is at least as new, so the delivered copy is not needed.
     bool superseded() const { return m_superseded; }
@@ -157,7 +163,12 @@ public:
     // A client's DELETE: removes the copy and leaves a tombstone stamped
     // now, so that no older copy of the name can come back. NotFound (and no
     // tombstone) when there is no copy here.
-    api::Status remove(std::string_view bucket, std::string_view name) const;
+    // `stampOut`, when given, receives the tombstone's stamp.
+    api::Status remove(std::string_view bucket, std::string_view name, std::int64_t* stampOut = nullptr) const;
+    // The owner of a mirrored object deleted it with a tombstone stamped
+    // `stamp`: removes the copy here unless it is newer, and records the
+    // same tombstone (so that no older copy can be delivered here later).
+    api::Status removeCopy(std::string_view bucket, std::string_view name, std::int64_t stamp) const;
     // The name was deleted where this target cannot see it (a peer holds the
     // only copy until a rebalance brings it): records the tombstone only.
     api::Status markDeleted(std::string_view bucket, std::string_view name) const;
@@ -218,6 +229,9 @@ private:
     };
     api::Result<std::shared_ptr<const NameSnapshot>> nameSnapshot(std::string_view bucket) const;
     std::string workPath(std::size_t mp) const;
+    // Makes the removal of bucket/name on `mp` durable (the nearest
+    // directory still there is synced).
+    api::Status syncRemoval(std::size_t mp, std::string_view bucket, std::string_view name) const;
 
     Options m_options;
     mutable std::atomic<std::uint64_t> m_seq{0};

@@ -95,7 +95,8 @@ api::Result<api::ObjectMeta> PutWriter::commit()
             return api::Error::conflict("object \"" + m_bucket + "/" + m_name + "\" changed while being rewritten");
         }
         if (m_params.transferStamp > 0) {
-            if (prev && prev->stamp >= m_params.transferStamp) {
+            if (prev &&
+                (prev->stamp > m_params.transferStamp || (prev->stamp == m_params.transferStamp && !m_params.repair))) {
                 m_superseded = true;
                 return api::Error::conflict("object \"" + m_bucket + "/" + m_name +
                                             "\" is already here and not older than the delivered copy");
@@ -140,7 +141,9 @@ api::Result<api::ObjectMeta> PutWriter::commit()
         }
         m_committed = true;
     }
-    m_fd.reset();
+    // The descriptor stays open (committedFd) until the writer goes: copies
+    // of a mirrored object are sent from it, which is this version whatever
+    // replaces the name meanwhile.
     // The index of the shard this replaced no longer matches (its reader
     // would notice by size, time and checksum; this frees the space).
     ::unlink(m_indexPath.c_str());

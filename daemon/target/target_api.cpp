@@ -1,10 +1,13 @@
 #include "target_api.h"
 
+#include "copy_transfer.h"
+
 #include "api/byte_range.h"
 #include "api/checksum.h"
 #include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/hrw.h"
+#include "api/http_error.h"
 #include "api/json_util.h"
 #include "api/object_meta.h"
 #include "archive/member_match.h"
@@ -66,10 +69,19 @@ bool isHex16(const std::string& s)
     return true;
 }
 
+// Runs after a PUT committed here, before it is acknowledged: sends the
+// copies of a mirrored object (from the committed file's descriptor).
+using AfterCommit = std::function<api::Status(const api::ObjectMeta&, int fd)>;
+
 class PutSink : public net::UploadSink {
 public:
-    PutSink(std::unique_ptr<PutWriter> w, std::string selfId) : m_writer(std::move(w)), m_selfId(std::move(selfId)) {}
+    // `fromPeer`: a copy a peer sends (stored here, nothing asked of others).
+    PutSink(std::unique_ptr<PutWriter> w, std::string selfId, AfterCommit after = {}, bool fromPeer = false)
+        : m_writer(std::move(w)), m_selfId(std::move(selfId)), m_after(std::move(after)), m_fromPeer(fromPeer)
+    {
+    }
     api::Status write(const char* data, std::size_t size) override { return m_writer->write(data, size); }
+    bool receivesFromPeer() const override { return m_fromPeer; }
     Response finish() override
     {
         auto meta = m_writer->commit();
@@ -81,6 +93,9 @@ public:
             }
             return Response::error(meta.error());
         }
+        if (m_after) {
+            if (auto st = m_after(*meta, m_writer->committedFd()); !st) return Response::error(st.error());
+        }
         Response r;
         addMetaHeaders(r, *meta, m_selfId);
         return r;
@@ -89,6 +104,8 @@ public:
 private:
     std::unique_ptr<PutWriter> m_writer;
     std::string m_selfId;
+    AfterCommit m_after;
+    bool m_fromPeer = false;
 };
 
 // The body of a PUT with archpath, kept in an unnamed temporary file until
@@ -195,7 +212,7 @@ void TargetApi::registerRoutes(net::Router& router)
     router.add(Route{http::verb::get, "/v1/daemon", Exec::Worker, net::bind(this, &TargetApi::daemonInfo), {}});
 }
 
-std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const api_util::ObjectRef& ref)
+std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const api_util::ObjectRef& ref, Serve* how)
 {
     auto clientVersion = api_util::smapVersionParam(req);
     if (!clientVersion) return Response::error(clientVersion.error());
@@ -209,9 +226,43 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
                                                        " is newer than this target's v" +
                                                        std::to_string(smap->version) + "; retry shortly"));
     }
-    const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
-    if (owner == nullptr) return Response::error(api::Error::unavailable("no targets in the cluster map"));
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
+    const auto bucketMissing = [&] {
+        return Response::error(api::Error::notFound("bucket \"" + ref.bucket + "\" does not exist"));
+    };
+    const bool read = req.method == http::verb::get || req.method == http::verb::head;
+    if (req.hasQuery(api::kQpCopy)) {
+        // Between the holders of a mirrored object's copies: this copy only.
+        if (!read && !meta::sameSecret(std::string(req.header(api::kHdrClusterKey)), m_clusterKey)) {
+            return Response::error(
+                api::Error{api::ErrorKind::Forbidden,
+                           "writing a copy needs the cluster key (header " + std::string(api::kHdrClusterKey) + ")",
+                           {}});
+        }
+        if (props == nullptr) return bucketMissing();
+        if (how != nullptr) *how = Serve::Copy;
+        return std::nullopt;
+    }
+    const auto holders = api::copyTargets(*smap, props, ref.bucket, ref.name);
+    if (holders.empty()) return Response::error(api::Error::unavailable("no targets in the cluster map"));
+    const auto* owner = holders.front();
     if (owner->away() && owner->id != m_self.id && !req.hasQuery(kQpLocal)) {
+        if (read && holders.size() > 1 && props != nullptr) {
+            // A mirrored object: the first present holder reads its copy.
+            for (const auto* h : holders) {
+                if (h->away()) continue;
+                if (h->id == m_self.id) {
+                    if (how != nullptr) *how = Serve::StandIn;
+                    return std::nullopt;
+                }
+                return Response::redirect(h->publicNet.url + api_util::objectTarget(ref, req.query, smap->version));
+            }
+            std::string names;
+            for (const auto* h : holders) names += (names.empty() ? "" : ", ") + h->id;
+            return Response::error(api::Error::unavailable("every target that holds a copy of the object (" + names +
+                                                           ") is away or in maintenance; retry when one returns"));
+        }
         return Response::error(
             api::Error::unavailable("target " + owner->id + " (" + owner->publicNet.url + ") that owns the object is " +
                                     (owner->inMaintenance() ? "in maintenance" : "away") + "; retry when it returns"));
@@ -219,13 +270,76 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
     // "local": a peer that found the object here sends the client here (see
     // findOnPeers); serve what this target holds whoever owns the name now.
     if (owner->id == m_self.id || (req.hasQuery(kQpLocal) && req.method != http::verb::put)) {
-        if (m_cache.bmd()->find(ref.bucket) == nullptr) {
-            return Response::error(api::Error::notFound("bucket \"" + ref.bucket + "\" does not exist"));
-        }
+        if (props == nullptr) return bucketMissing();
+        if (how != nullptr) *how = Serve::Owner;
         return std::nullopt;
     }
     // Stale (or absent) version and not ours: send the client to the owner.
     return Response::redirect(owner->publicNet.url + api_util::objectTarget(ref, req.query, smap->version));
+}
+
+api::Result<std::vector<api::Snode>> TargetApi::copyHolders(const api_util::ObjectRef& ref, bool allPresent) const
+{
+    const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    std::vector<api::Snode> out;
+    for (const auto* h : api::copyTargets(*smap, bmd->find(ref.bucket), ref.bucket, ref.name)) {
+        if (h->id == m_self.id) continue;
+        if (h->away()) {
+            if (allPresent) {
+                return api::Error::unavailable(
+                    "target " + h->id + " (" + h->publicNet.url + "), which keeps a copy of the object, is " +
+                    (h->inMaintenance() ? "in maintenance" : "away") + "; writes to it wait until it returns");
+            }
+            continue;
+        }
+        out.push_back(*h);
+    }
+    return out;
+}
+
+std::optional<Response> TargetApi::readElsewhere(const Request& req, const api_util::ObjectRef& ref)
+{
+    if (req.hasQuery(api::kQpCopy)) return std::nullopt;
+    auto holders = copyHolders(ref, false);
+    if (!holders || holders->empty()) return std::nullopt;
+    auto query = req.query;
+    query[std::string(api::kQpCopy)] = "true";
+    return Response::redirect(holders->front().publicNet.url +
+                              api_util::objectTarget(ref, query, m_cache.smap()->version));
+}
+
+Response TargetApi::copyMissing(const api_util::ObjectRef& ref, const api::Error& notFound, Serve how) const
+{
+    const auto* props = m_cache.bmd()->find(ref.bucket);
+    if (how == Serve::StandIn && props != nullptr && props->mirror.pending) {
+        return Response::error(api::Error::unavailable(
+            "the owner of \"" + ref.bucket + "/" + ref.name +
+            "\" is away and the bucket's copies are not complete yet (a reprotect is pending); retry when it returns"));
+    }
+    return Response::error(notFound);
+}
+
+api::Status TargetApi::deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
+                                    std::int64_t stamp)
+{
+    client::HttpClient http(peerOptions(m_peerTimeout));
+    const auto smapVersion = m_cache.smap()->version;
+    for (const auto& node : holders) {
+        auto r = http.send(
+            client::Method::Delete,
+            node.publicNet.url + api_util::objectTarget(ref, {{std::string(api::kQpCopy), "true"}}, smapVersion),
+            client::Body::none(),
+            {{std::string(api::kHdrClusterKey), m_clusterKey},
+             {std::string(api::kHdrVersionStamp), std::to_string(stamp)}});
+        if (!r || !r->isSuccess()) {
+            return api::Error::unavailable(
+                "deleted on this target, but the copy on target " + node.id + " (" + node.publicNet.url +
+                ") was not: " + (r ? api::errorFromResponse(r->status, r->body).message : r.error().message) +
+                "; the delete is not acknowledged, retry it");
+        }
+    }
+    return {};
 }
 
 std::optional<Response> TargetApi::findOnPeers(const Request& req, const api_util::ObjectRef& ref)
@@ -330,10 +444,26 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
 {
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
-    if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
-    if (req.hasQuery(api::kQpArchPath)) return appendToShard(req, *ref);
+    Serve how = Serve::Owner;
+    if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
+    std::vector<api::Snode> holders;
+    if (how == Serve::Owner) {
+        // A mirrored object is acknowledged once every copy is durable: all
+        // of its holders must be present.
+        auto h = copyHolders(*ref, true);
+        if (!h) return Response::error(h.error());
+        holders = std::move(h.value());
+    }
+    if (req.hasQuery(api::kQpArchPath)) {
+        if (how == Serve::Copy || !holders.empty()) {
+            return Response::error(api::Error::badRequest(
+                "appending to a shard (archpath) of a bucket mirrored across targets is not supported; PUT the "
+                "whole shard"));
+        }
+        return appendToShard(req, *ref);
+    }
     PutParams params;
-    if (req.hasQuery(api::kQpRebalance)) {
+    if (req.hasQuery(api::kQpRebalance) || how == Serve::Copy) {
         // A peer delivers a copy of an existing version: it keeps its stamp
         // and version, and is committed only if it is newer than what is
         // here (decided at commit, under the name's lock).
@@ -376,21 +506,49 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
     }
     auto writer = m_store.beginPut(ref->bucket, ref->name, std::move(params));
     if (!writer) return Response::error(writer.error());
-    return std::unique_ptr<net::UploadSink>(std::make_unique<PutSink>(std::move(writer.value()), m_self.id));
+    AfterCommit after;
+    if (!holders.empty()) {
+        after = [this, ref = *ref, holders = std::move(holders)](const api::ObjectMeta& meta, int fd) {
+            return sendCopies(ref, holders, meta, fd);
+        };
+    }
+    return std::unique_ptr<net::UploadSink>(
+        std::make_unique<PutSink>(std::move(writer.value()), m_self.id, std::move(after), how == Serve::Copy));
+}
+
+api::Status TargetApi::sendCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
+                                  const api::ObjectMeta& meta, int fd)
+{
+    // A copy is a whole object: a data transfer's read timeout.
+    client::HttpClient http(peerOptions(m_peerTimeout, std::max(m_peerTimeout, std::chrono::milliseconds(60000))));
+    CopyTransfer copies(http, m_clusterKey, m_cache.smap()->version);
+    for (const auto& node : holders) {
+        if (auto st = copies.send({node.id, node.publicNet.url}, ref, meta, fd); !st) {
+            return api::Error::unavailable("stored on this target, but not acknowledged: " + st.error().message +
+                                           "; retry the write");
+        }
+    }
+    return {};
 }
 
 Response TargetApi::getObject(const Request& req)
 {
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
-    if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
+    Serve how = Serve::Owner;
+    if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
     auto obj = m_store.open(ref->bucket, ref->name);
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
+        if (how != Serve::Owner) return copyMissing(*ref, obj.error(), how);
         // Asking the peers blocks: not on the connection's strand.
         return Response::continueOnWorker([this, &req, ref = *ref] { return getMissing(req, ref); });
     }
+    if (!obj && obj.kind() == api::ErrorKind::Unavailable) {
+        // Its mountpath is disabled: another holder's copy serves.
+        if (auto r = readElsewhere(req, *ref)) return std::move(*r);
+    }
     if (!obj) return Response::error(obj.error());
-    return serveObject(req, *ref, std::move(obj.value()), false);
+    return serveObject(req, *ref, std::move(obj.value()), false, how);
 }
 
 Response TargetApi::getMissing(const Request& req, const api_util::ObjectRef& ref)
@@ -406,11 +564,15 @@ Response TargetApi::getMissing(const Request& req, const api_util::ObjectRef& re
             if (auto away = awayPeer()) return Response::error(*away);
         }
     }
+    if (!obj && obj.kind() == api::ErrorKind::Unavailable) {
+        if (auto r = readElsewhere(req, ref)) return std::move(*r);
+    }
     if (!obj) return Response::error(obj.error());
-    return serveObject(req, ref, std::move(obj.value()), true);
+    return serveObject(req, ref, std::move(obj.value()), true, Serve::Owner);
 }
 
-Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& ref, OpenObject obj, bool onWorker)
+Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& ref, OpenObject obj, bool onWorker,
+                                Serve how)
 {
     const auto* props = m_cache.bmd()->find(ref.bucket);
     const bool verify = props != nullptr && props->checksum.validateWarmGet;
@@ -419,12 +581,16 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
     if ((verify || shard || etl) && !onWorker) {
         // Reads the whole object, or reads (maybe indexes) the shard.
         return Response::continueOnWorker(
-            [this, &req, ref, obj = std::move(obj)] { return serveObject(req, ref, obj, true); });
+            [this, &req, ref, obj = std::move(obj), how] { return serveObject(req, ref, obj, true, how); });
     }
     if (verify) {
         auto st = m_store.verify(obj);
         if (!st) {
-            if (st.error().kind == api::ErrorKind::Corruption) m_recorder.addChecksumError();
+            if (st.error().kind == api::ErrorKind::Corruption) {
+                m_recorder.addChecksumError();
+                // Damaged here: a good copy elsewhere serves (a scrub repairs this one).
+                if (auto r = readElsewhere(req, ref)) return std::move(*r);
+            }
             return Response::error(st.error());
         }
     }
@@ -440,7 +606,8 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
         return r;
     }
     Response r;
-    addMetaHeaders(r, obj.meta, m_self.id, false);
+    // A copy read by a peer (a scrub's repair) carries its version stamp.
+    addMetaHeaders(r, obj.meta, m_self.id, how == Serve::Copy);
     r.header("Content-Type", "application/octet-stream");
     r.header("Accept-Ranges", "bytes");
     r.file = std::make_unique<net::FileRegion>();
@@ -624,11 +791,16 @@ Response TargetApi::headObject(const Request& req)
 {
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
-    if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
+    Serve how = Serve::Owner;
+    if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
     auto meta = m_store.stat(ref->bucket, ref->name);
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
+        if (how != Serve::Owner) return copyMissing(*ref, meta.error(), how);
         // Asking the peers blocks: not on the connection's strand.
         return Response::continueOnWorker([this, &req, ref = *ref] { return headMissing(req, ref); });
+    }
+    if (!meta && meta.kind() == api::ErrorKind::Unavailable) {
+        if (auto r = readElsewhere(req, *ref)) return std::move(*r);
     }
     if (!meta) return Response::error(meta.error());
     return headResponse(ref->bucket + "/" + ref->name, *meta);
@@ -663,7 +835,43 @@ Response TargetApi::deleteObject(const Request& req)
 {
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
-    if (auto r = redirectIfNotOwner(req, *ref)) return std::move(*r);
+    Serve how = Serve::Owner;
+    if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
+    if (how == Serve::Copy) {
+        // The owner deleted a mirrored object: the copy here goes, with the
+        // owner's tombstone stamp.
+        std::int64_t stamp = 0;
+        if (!parseInt64(std::string(req.header(api::kHdrVersionStamp)), stamp) || stamp <= 0) {
+            return Response::error(api::Error::badRequest(std::string("deleting a copy needs a positive ") +
+                                                          std::string(api::kHdrVersionStamp)));
+        }
+        auto st = m_store.removeCopy(ref->bucket, ref->name, stamp);
+        return st ? Response::ok() : Response::error(st.error());
+    }
+    auto copies = copyHolders(*ref, true);
+    if (!copies) return Response::error(copies.error());
+    if (!copies->empty()) {
+        // Mirrored: the deletion is acknowledged once every copy is gone. A
+        // name already deleted here is deleted on the holders again (a
+        // retry of a delete that did not reach them all).
+        std::int64_t stamp = 0;
+        auto st = m_store.remove(ref->bucket, ref->name, &stamp);
+        if (!st && st.kind() != api::ErrorKind::NotFound) return Response::error(st.error());
+        if (!st) {
+            // Not here, but a holder may keep a copy (this disk was replaced).
+            auto tomb = m_store.tombstone(ref->bucket, ref->name);
+            if (!tomb) {
+                if (auto marked = m_store.markDeleted(ref->bucket, ref->name); !marked) {
+                    return Response::error(marked.error());
+                }
+                tomb = m_store.tombstone(ref->bucket, ref->name);
+            }
+            if (!tomb) return Response::error(st.error());
+            stamp = *tomb;
+        }
+        if (auto sent = deleteCopies(*ref, *copies, stamp); !sent) return Response::error(sent.error());
+        return st ? Response::ok() : Response::error(st.error());
+    }
     auto st = m_store.remove(ref->bucket, ref->name);
     if (st || st.kind() != api::ErrorKind::NotFound) return st ? Response::ok() : Response::error(st.error());
     // A peer asked to drop its copy of a name deleted at the owner.

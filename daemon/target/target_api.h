@@ -34,10 +34,34 @@ public:
     void setEtl(etl::EtlManager* etl) { m_etl = etl; }
 
 private:
+    // How this target serves an object request it keeps.
+    enum class Serve {
+        Owner,   // the name's owner
+        Copy,    // kQpCopy: the copy here of a mirrored object, nothing else
+        StandIn  // a read of a mirrored object whose owner is away: the copy here
+    };
     // Ownership check for a data request: nullopt when this target serves
-    // it, else the response to send (307 to the owner, 503 while our map is
-    // older than the client's).
-    std::optional<net::Response> redirectIfNotOwner(const net::Request& req, const api_util::ObjectRef& ref);
+    // it (`how` says in which role), else the response to send (307 to the
+    // owner or to a target with a copy, 503 while our map is older than the
+    // client's or no target that holds the object is present).
+    std::optional<net::Response> redirectIfNotOwner(const net::Request& req, const api_util::ObjectRef& ref,
+                                                    Serve* how = nullptr);
+    // The other targets that keep copies of a mirrored object (empty for a
+    // bucket that is not mirrored across targets); an error naming the first
+    // that is away when `allPresent`.
+    api::Result<std::vector<api::Snode>> copyHolders(const api_util::ObjectRef& ref, bool allPresent) const;
+    // The copy of ref on another present holder, for a read this target
+    // cannot serve (its mountpath is disabled, its bytes are damaged):
+    // a redirect there, or nullopt.
+    std::optional<net::Response> readElsewhere(const net::Request& req, const api_util::ObjectRef& ref);
+    // Sends the committed version `meta` (file descriptor `fd`) to every
+    // other holder of a mirrored object's copies; each must confirm it.
+    api::Status sendCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
+                           const api::ObjectMeta& meta, int fd);
+    // Sends the deletion (stamped `stamp`) to every other holder of a
+    // mirrored object's copies.
+    api::Status deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
+                             std::int64_t stamp);
 
     // The owner misses an object a placement change left on another target
     // (a target joined, mountpaths changed; there is no rebalance yet): asks
@@ -58,7 +82,11 @@ private:
     // The parts of a GET and a HEAD that run on the worker pool: a name not
     // found here is looked for on the peers.
     net::Response getMissing(const net::Request& req, const api_util::ObjectRef& ref);
-    net::Response serveObject(const net::Request& req, const api_util::ObjectRef& ref, OpenObject obj, bool onWorker);
+    net::Response serveObject(const net::Request& req, const api_util::ObjectRef& ref, OpenObject obj, bool onWorker,
+                              Serve how);
+    // A name not found where a copy should be (Copy, StandIn): 404, or 503
+    // while the bucket's copies are not known to be complete.
+    net::Response copyMissing(const api_util::ObjectRef& ref, const api::Error& notFound, Serve how) const;
     net::Response headMissing(const net::Request& req, const api_util::ObjectRef& ref);
     net::Response headResponse(const std::string& name, const api::ObjectMeta& meta) const;
     // GET with archpath (one member) or archregx (matching members as a

@@ -23,9 +23,24 @@ void from_json(const nlohmann::json& j, ChecksumConf& v)
     j.at("validate_warm_get").get_to(v.validateWarmGet);
 }
 
+void to_json(nlohmann::json& j, const MirrorConf& v)
+{
+    j = nlohmann::json{
+        {"enabled", v.enabled}, {"copies", v.copies}, {"across_targets", v.acrossTargets}, {"pending", v.pending}};
+}
+
+void from_json(const nlohmann::json& j, MirrorConf& v)
+{
+    j.at("enabled").get_to(v.enabled);
+    j.at("copies").get_to(v.copies);
+    v.acrossTargets = j.value("across_targets", false);
+    v.pending = j.value("pending", false);
+}
+
 void to_json(nlohmann::json& j, const BucketProps& v)
 {
-    j = nlohmann::json{{"provider", v.provider}, {"created", v.created}, {"checksum", v.checksum}};
+    j = nlohmann::json{
+        {"provider", v.provider}, {"created", v.created}, {"checksum", v.checksum}, {"mirror", v.mirror}};
 }
 
 void from_json(const nlohmann::json& j, BucketProps& v)
@@ -33,6 +48,9 @@ void from_json(const nlohmann::json& j, BucketProps& v)
     j.at("provider").get_to(v.provider);
     j.at("created").get_to(v.created);
     j.at("checksum").get_to(v.checksum);
+    // Absent in the metadata of buckets made before mirroring existed.
+    if (auto it = j.find("mirror"); it != j.end()) it->get_to(v.mirror);
+    else v.mirror = MirrorConf{};
 }
 
 void to_json(nlohmann::json& j, const Bmd& v)
@@ -87,6 +105,25 @@ Status applyPropsUpdate(BucketProps& props, const nlohmann::json& update)
                     next.checksum.validateWarmGet = cv.get<bool>();
                 } else {
                     return Error::badRequest("unknown bucket property \"checksum." + ck + "\"");
+                }
+            }
+        } else if (key == "mirror") {
+            if (!value.is_object()) return Error::badRequest("\"mirror\" must be an object");
+            for (const auto& [mk, mv] : value.items()) {
+                if (mk == "enabled" || mk == "across_targets") {
+                    if (!mv.is_boolean()) return Error::badRequest("mirror." + mk + " must be a boolean");
+                    (mk == "enabled" ? next.mirror.enabled : next.mirror.acrossTargets) = mv.get<bool>();
+                } else if (mk == "copies") {
+                    if (!mv.is_number_integer() || mv.get<std::int64_t>() < 1 ||
+                        mv.get<std::int64_t>() > MirrorConf::kMaxCopies) {
+                        return Error::badRequest("mirror.copies must be an integer from 1 to " +
+                                                 std::to_string(MirrorConf::kMaxCopies));
+                    }
+                    next.mirror.copies = static_cast<std::int32_t>(mv.get<std::int64_t>());
+                } else if (mk == "pending") {
+                    return Error::badRequest("mirror.pending is read-only (the cluster sets it)");
+                } else {
+                    return Error::badRequest("unknown bucket property \"mirror." + mk + "\"");
                 }
             }
         } else {

@@ -4,6 +4,7 @@
 
 #include "result.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
@@ -18,10 +19,33 @@ struct ChecksumConf {
     bool operator==(const ChecksumConf&) const = default;
 };
 
+// Copies of every object of the bucket (JSON: mirror). `copies` counts the
+// object itself: 2 is the object and one copy. With `acrossTargets` the
+// copies live on the first `copies` targets of the name's HRW order (the
+// owner first), so that a whole target can die; without it, on the owner's
+// first `copies` mountpaths in HRW order.
+struct MirrorConf {
+    bool enabled = false;
+    std::int32_t copies = 1;     // 1..kMaxCopies
+    bool acrossTargets = false;  // JSON: across_targets
+    // Set by the proxy, read-only: some objects may have fewer copies than
+    // the conf asks (copies were raised, or the targets changed) until a
+    // rebalance or reprotect job finishes without errors.
+    bool pending = false;
+    static constexpr std::int32_t kMaxCopies = 8;
+    // How many targets hold each object: `copies` when mirrored across
+    // targets, else 1.
+    std::size_t targetCopies() const { return enabled && acrossTargets ? static_cast<std::size_t>(copies) : 1; }
+    // How many mountpaths of one target hold each object.
+    std::size_t mountpathCopies() const { return enabled && !acrossTargets ? static_cast<std::size_t>(copies) : 1; }
+    bool operator==(const MirrorConf&) const = default;
+};
+
 struct BucketProps {
     std::string provider = "ais";
     std::int64_t created = 0;  // unix ns
     ChecksumConf checksum;
+    MirrorConf mirror;
     bool operator==(const BucketProps&) const = default;
 };
 
@@ -41,6 +65,8 @@ struct BucketRef {
 
 void to_json(nlohmann::json& j, const ChecksumConf& v);
 void from_json(const nlohmann::json& j, ChecksumConf& v);
+void to_json(nlohmann::json& j, const MirrorConf& v);
+void from_json(const nlohmann::json& j, MirrorConf& v);
 void to_json(nlohmann::json& j, const BucketProps& v);
 void from_json(const nlohmann::json& j, BucketProps& v);
 void to_json(nlohmann::json& j, const Bmd& v);
@@ -51,8 +77,10 @@ void from_json(const nlohmann::json& j, BucketRef& v);
 Result<Bmd> parseBmd(std::string_view json);
 Result<BucketProps> parseBucketProps(std::string_view json);
 
-// Applies a partial props update ({"checksum":{"validate_warm_get":true}}) to
-// `props`. Unknown fields and wrong types are BadRequest; nothing changes then.
+// Applies a partial props update ({"checksum":{"validate_warm_get":true}},
+// {"mirror":{"enabled":true,"copies":2,"across_targets":true}}) to `props`.
+// Unknown fields, wrong types and values out of range are BadRequest;
+// nothing changes then. `mirror.pending` is read-only.
 Status applyPropsUpdate(BucketProps& props, const nlohmann::json& update);
 
 }  // namespace tessera::api

@@ -60,6 +60,10 @@ inline constexpr std::string_view kQpArchPath = "archpath";
 inline constexpr std::string_view kQpArchRegx = "archregx";
 inline constexpr std::string_view kQpArchMode = "archmode";
 inline constexpr std::string_view kQpArchMime = "archmime";
+// A copy of a mirrored object, between the targets that hold its copies:
+// PUT stores the delivered version (with the cluster key), GET and HEAD read
+// the copy here, DELETE removes it and records the deletion.
+inline constexpr std::string_view kQpCopy = "copy";
 // A peer delivering a copy of an existing version to its owner, with
 // kHdrVersionStamp and kHdrVersion: the owner keeps whichever copy is newer,
 // and answers 200 with `tessera-transfer: superseded` when it keeps its own.

@@ -2,6 +2,8 @@
 
 #include "checksum.h"
 
+#include <algorithm>
+
 namespace tessera::api {
 
 std::string objectUname(std::string_view bucket, std::string_view object)
@@ -28,6 +30,32 @@ const Snode* hrwTarget(const Smap& smap, std::string_view uname)
         }
     }
     return best;
+}
+
+std::vector<const Snode*> hrwTargets(const Smap& smap, std::string_view uname, std::size_t n)
+{
+    std::vector<std::pair<std::uint64_t, const Snode*>> all;
+    all.reserve(smap.tmap.size());
+    for (const auto& [id, node] : smap.tmap) all.emplace_back(hrwWeight(id, uname), &node);
+    n = std::min(n, all.size());
+    std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), all.end(),
+                      [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<const Snode*> out;
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) out.push_back(all[i].second);
+    return out;
+}
+
+std::vector<const Snode*> copyTargets(const Smap& smap, const BucketProps* props, std::string_view bucket,
+                                      std::string_view object)
+{
+    const std::size_t n = props != nullptr ? props->mirror.targetCopies() : 1;
+    const auto uname = objectUname(bucket, object);
+    if (n <= 1) {
+        const auto* owner = hrwTarget(smap, uname);
+        return owner == nullptr ? std::vector<const Snode*>{} : std::vector<const Snode*>{owner};
+    }
+    return hrwTargets(smap, uname, n);
 }
 
 std::size_t hrwIndex(const std::vector<std::string>& ids, std::string_view key)

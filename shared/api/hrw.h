@@ -3,6 +3,7 @@
 // it, on the mountpath) whose xxhash64(key, seed = xxhash64(id)) is largest.
 // This is the only placement function; proxy, targets and clients share it.
 
+#include "bmd.h"
 #include "smap.h"
 
 #include <cstdint>
@@ -19,6 +20,16 @@ std::uint64_t hrwWeight(std::string_view id, std::string_view key);
 
 // Target that owns `uname`, or nullptr when the map has no targets.
 const Snode* hrwTarget(const Smap& smap, std::string_view uname);
+
+// The first `n` targets of `uname`'s HRW order (the owner first), whatever
+// their state; fewer when the map has fewer targets.
+std::vector<const Snode*> hrwTargets(const Smap& smap, std::string_view uname, std::size_t n);
+
+// The targets that hold a copy of bucket/object: the owner first, then, for
+// a bucket mirrored across targets, the next ones in HRW order. `props`
+// may be null (the owner alone).
+std::vector<const Snode*> copyTargets(const Smap& smap, const BucketProps* props, std::string_view bucket,
+                                      std::string_view object);
 
 // Index into `ids` of the winner; ids must not be empty.
 std::size_t hrwIndex(const std::vector<std::string>& ids, std::string_view key);

@@ -1,5 +1,7 @@
 #include "job.h"
 
+#include "names.h"
+
 #include "json_util.h"
 
 #include <nlohmann/json.hpp>
@@ -42,6 +44,7 @@ void to_json(nlohmann::json& j, const JobProgress& v)
          {"bytes_done", v.bytesDone},
          {"bytes_total", v.bytesTotal},
          {"errors", v.errors}};
+    if (!v.counters.empty()) j["counters"] = v.counters;
 }
 
 void from_json(const nlohmann::json& j, JobProgress& v)
@@ -51,6 +54,8 @@ void from_json(const nlohmann::json& j, JobProgress& v)
     v.bytesDone = j.value("bytes_done", std::uint64_t{0});
     v.bytesTotal = j.value("bytes_total", std::int64_t{-1});
     v.errors = j.value("errors", std::uint64_t{0});
+    if (auto it = j.find("counters"); it != j.end()) it->get_to(v.counters);
+    else v.counters.clear();
 }
 
 void to_json(nlohmann::json& j, const TargetJobStatus& v)
@@ -143,6 +148,20 @@ void readFields(FieldReader& r, JobEnvelope& v)
 {
     r.required("id", v.id).required("kind", v.kind).optional("args", v.args);
     if (r.ok() && !v.args.is_object()) r.fail(r.pointerTo("args"), "must be a JSON object");
+}
+
+void to_json(nlohmann::json& j, const BucketJobArgs& v)
+{
+    j = nlohmann::json::object();
+    if (v.bucket) j["bucket"] = *v.bucket;
+}
+
+void readFields(FieldReader& r, BucketJobArgs& v)
+{
+    r.optional("bucket", v.bucket);
+    if (r.ok() && v.bucket) {
+        if (auto st = validateBucketName(*v.bucket); !st) r.fail(r.pointerTo("bucket"), st.error().message);
+    }
 }
 
 }  // namespace tessera::api

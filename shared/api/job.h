@@ -28,6 +28,10 @@ struct JobProgress {
     std::uint64_t bytesDone = 0;
     std::int64_t bytesTotal = -1;
     std::uint64_t errors = 0;  // items that failed; the job goes on
+    // What a kind counts besides (JSON: counters, absent when empty), summed
+    // over targets: a scrub's checked/corrupt/repaired/unrepairable, a
+    // reprotect's copies_sent.
+    std::map<std::string, std::uint64_t> counters;
 };
 
 struct TargetJobStatus {
@@ -76,6 +80,19 @@ struct JobEnvelope {
     std::string kind;
     nlohmann::json args = nlohmann::json::object();
 };
+
+// Args of the `reprotect` and `scrub` jobs (POST /v1/jobs, and the same to
+// each target): one bucket, or every bucket when absent.
+//   reprotect: every object gets the copies its bucket's mirror conf asks
+//              for, and copies no longer asked for are dropped.
+//   scrub:     every copy is read and its checksum verified; a damaged copy
+//              is replaced from a good one when the bucket is mirrored.
+struct BucketJobArgs {
+    std::optional<std::string> bucket;
+};
+
+void to_json(nlohmann::json& j, const BucketJobArgs& v);
+void readFields(FieldReader& r, BucketJobArgs& v);
 
 void to_json(nlohmann::json& j, const JobStart& v);
 void readFields(FieldReader& r, JobStart& v);

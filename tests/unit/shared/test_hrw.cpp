@@ -236,6 +236,31 @@ private slots:
         const double share = static_cast<double>(moved) / kKeys;
         QVERIFY2(share >= (1.0 / 3) * 0.95 && share <= (1.0 / 3) * 1.05, qPrintable(QString::number(share)));
     }
+    void copyTargetsFollowHrwOrder()
+    {
+        // The first n of the HRW order: the owner first, then by weight.
+        const auto smap = makeSmap(6);
+        BucketProps mirrored;
+        mirrored.mirror = MirrorConf{true, 3, true, false};
+        for (int i = 0; i < 500; ++i) {
+            const auto k = key(i);
+            const auto all = hrwTargets(smap, k, 10);
+            QCOMPARE(all.size(), std::size_t{6});
+            QCOMPARE(all.front()->id, hrwTarget(smap, k)->id);
+            for (std::size_t j = 1; j < all.size(); ++j) {
+                QVERIFY(hrwWeight(all[j - 1]->id, k) > hrwWeight(all[j]->id, k));
+            }
+            const auto obj = "train/n" + std::to_string(i) + ".jpg";
+            const auto three = copyTargets(smap, &mirrored, "imagenet", obj);
+            QCOMPARE(three.size(), std::size_t{3});
+            for (std::size_t j = 0; j < 3; ++j) QCOMPARE(three[j]->id, all[j]->id);
+            QCOMPARE(copyTargets(smap, nullptr, "imagenet", obj).size(), std::size_t{1});
+            BucketProps local;
+            local.mirror = MirrorConf{true, 3, false, false};  // copies on mountpaths: one target
+            QCOMPARE(copyTargets(smap, &local, "imagenet", obj).size(), std::size_t{1});
+        }
+        QVERIFY(copyTargets(Smap{}, &mirrored, "b", "o").empty());
+    }
 };
 
 QTEST_APPLESS_MAIN(TestHrw)

@@ -2,6 +2,7 @@
 #include "api/action_msg.h"
 #include "api/bmd.h"
 #include "api/http_error.h"
+#include "api/job.h"
 #include "api/json_shape.h"
 #include "api/object_list.h"
 #include "api/object_meta.h"
@@ -186,6 +187,64 @@ private slots:
             QCOMPARE(r.kind(), ErrorKind::BadRequest);
             QVERIFY2(p == before, bad);  // nothing changed
         }
+    }
+
+    void mirrorProps()
+    {
+        BucketProps p;
+        p.mirror = MirrorConf{true, 3, true, true};
+        auto back = parseBucketProps(nlohmann::json(p).dump());
+        QVERIFY(back.ok() && *back == p);
+        const auto j = nlohmann::json(p)["mirror"];
+        QCOMPARE(j["copies"].get<int>(), 3);
+        QCOMPARE(j["across_targets"].get<bool>(), true);
+        QCOMPARE(j["pending"].get<bool>(), true);
+        QCOMPARE(back->mirror.targetCopies(), std::size_t{3});
+        // Props stored before mirroring existed read as not mirrored.
+        auto old = parseBucketProps(
+            R"({"provider":"ais","created":1,"checksum":{"type":"xxhash","validate_warm_get":false}})");
+        QVERIFY(old.ok());
+        QVERIFY(old->mirror == MirrorConf{});
+        QCOMPARE(old->mirror.targetCopies(), std::size_t{1});
+
+        BucketProps q;
+        QVERIFY(applyPropsUpdate(
+                    q, nlohmann::json::parse(R"({"mirror":{"enabled":true,"copies":2,"across_targets":true}})"))
+                    .ok());
+        QVERIFY(q.mirror == (MirrorConf{true, 2, true, false}));
+        QCOMPARE(q.mirror.targetCopies(), std::size_t{2});
+        QCOMPARE(q.mirror.mountpathCopies(), std::size_t{1});
+        const BucketProps before = q;
+        for (const char* bad :
+             {R"({"mirror":{"copies":0}})", R"({"mirror":{"copies":9}})", R"({"mirror":{"copies":"2"}})",
+              R"({"mirror":{"copies":2.5}})", R"({"mirror":{"enabled":1}})", R"({"mirror":{"pending":false}})",
+              R"({"mirror":{"burst":4}})", R"({"mirror":true})", R"({"mirror":{"enabled":false,"copies":-1}})"}) {
+            auto r = applyPropsUpdate(q, nlohmann::json::parse(bad));
+            QVERIFY2(!r.ok(), bad);
+            QCOMPARE(r.kind(), ErrorKind::BadRequest);
+            QVERIFY2(q == before, bad);
+        }
+        QVERIFY(applyPropsUpdate(q, nlohmann::json::parse(R"({"mirror":{"enabled":false}})")).ok());
+        QCOMPARE(q.mirror.targetCopies(), std::size_t{1});
+    }
+
+    void bucketJobArgs()
+    {
+        const BucketJobArgs a{std::string("data")};
+        auto back = parseMessage<BucketJobArgs>(nlohmann::json(a).dump(), "scrub");
+        QVERIFY(back.ok());
+        QCOMPARE(*back->bucket, std::string("data"));
+        auto all = parseMessage<BucketJobArgs>("{}", "scrub");
+        QVERIFY(all.ok() && !all->bucket);
+        QVERIFY(nlohmann::json(BucketJobArgs{}) == nlohmann::json::object());
+        QCOMPARE(parseMessage<BucketJobArgs>(R"({"bucket":5})", "scrub").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseMessage<BucketJobArgs>(R"({"bucket":"x"})", "scrub").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseMessage<BucketJobArgs>(R"({"bucket":"data","all":true})", "scrub").kind(), ErrorKind::BadRequest);
+        // A job's progress carries its kind's counters, summed by the proxy.
+        JobProgress pr;
+        pr.counters = {{"checked", 10}, {"repaired", 1}};
+        QVERIFY(nlohmann::json(pr).get<JobProgress>().counters == pr.counters);
+        QVERIFY(!nlohmann::json(JobProgress{}).contains("counters"));
     }
 
     void objEntryRoundTrip()

@@ -1,0 +1,53 @@
+#pragma once
+// Copies of a mirrored object between the targets that hold them (bucket
+// mirrored across targets: the first `copies` targets of the name's HRW
+// order). The owner sends each committed version to the other holders
+// before the PUT is acknowledged, and a rebalance or reprotect job sends
+// the copies a holder lacks. A copy keeps the version's stamp and number;
+// the holder commits it only when it is newer than what it has (decided
+// under the name's lock, like a rebalance).
+//   PUT    /v1/objects/B/N?copy=true  (cluster key, stamp, version, checksum)
+//   HEAD   /v1/objects/B/N?copy=true  the copy here (stamp in the answer)
+//   GET    /v1/objects/B/N?copy=true  its bytes
+//   DELETE /v1/objects/B/N?copy=true  (cluster key, the owner's tombstone stamp)
+
+#include "api/object_meta.h"
+#include "api/result.h"
+#include "client/http_client.h"
+#include "net/request_params.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tessera::daemon::target {
+
+struct CopyPeer {
+    std::string id;
+    std::string url;  // the holder's public URL
+};
+
+class CopyTransfer {
+public:
+    CopyTransfer(client::HttpClient& http, std::string clusterKey, std::int64_t smapVersion)
+        : m_http(http), m_clusterKey(std::move(clusterKey)), m_smapVersion(smapVersion)
+    {
+    }
+
+    // Sends version `meta` of ref, read from `fd` (from its start), to the
+    // holder; OK once the holder confirmed this version or holds a newer one.
+    api::Status send(const CopyPeer& to, const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd);
+    // The stamp of the holder's copy; nullopt when it has none.
+    api::Result<std::optional<std::int64_t>> stampAt(const CopyPeer& at, const api_util::ObjectRef& ref);
+    // Reads the holder's copy into `sink`; the copy's metadata.
+    api::Result<api::ObjectMeta> fetch(const CopyPeer& from, const api_util::ObjectRef& ref, const client::Sink& sink);
+
+private:
+    std::string url(const CopyPeer& peer, const api_util::ObjectRef& ref) const;
+
+    client::HttpClient& m_http;
+    std::string m_clusterKey;
+    std::int64_t m_smapVersion;
+};
+
+}  // namespace tessera::daemon::target
