@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <unistd.h>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct Item {
     std::string ownerUrl;  // empty: stays on this target, moves to another mountpath
     // This target owns a mirrored object: the other holders of its copies.
     std::vector<target::CopyPeer> copyHolders;
+    // This target holds a copy of a mirrored object owned by another: the
+    // owner, asked whether the copy is still wanted.
+    std::optional<target::CopyPeer> owner;
     bool move = true;  // false: only the copies are checked
 };
 
@@ -71,12 +75,37 @@ api::Status protect(const target::ObjectStore& store, target::CopyTransfer& copi
     if (!src) return src.kind() == api::ErrorKind::NotFound ? api::Status{} : api::Status{src.error()};
     const api_util::ObjectRef ref{it.bucket, it.name};
     for (const auto& holder : it.copyHolders) {
-        auto stamp = copies.stampAt(holder, ref);
-        if (!stamp) return stamp.error();
-        if (stamp->has_value() && **stamp >= src->meta.stamp) continue;
+        auto there = copies.stateAt(holder, ref);
+        if (!there) return there.error();
+        if (there->stamp && *there->stamp >= src->meta.stamp) continue;
         if (auto st = copies.send(holder, ref, src->meta, src->fd->get()); !st) return st;
         ctx.addCount("copies_sent");
     }
+    return {};
+}
+
+// A holder of a copy asks its owner: a copy the owner has (any version) is
+// the owner's to update; a copy the owner deleted, or took back after its
+// PUT failed (a tombstone at least as new), goes; a copy the owner lacks
+// with no such tombstone (its disk was replaced) is sent back to it.
+api::Status checkWithOwner(const target::ObjectStore& store, target::CopyTransfer& copies, const Item& it,
+                           JobContext& ctx)
+{
+    const auto mp = store.mountpathFor(it.bucket, it.name);
+    auto src = store.openAt(mp, it.bucket, it.name);
+    if (!src) return src.kind() == api::ErrorKind::NotFound ? api::Status{} : api::Status{src.error()};
+    const api_util::ObjectRef ref{it.bucket, it.name};
+    auto there = copies.stateAt(*it.owner, ref);
+    if (!there) return there.error();
+    if (there->stamp) return {};
+    if (there->tombstone && *there->tombstone >= src->meta.stamp) {
+        auto st = store.removeIfStamp(mp, it.bucket, it.name, src->meta.stamp);
+        if (!st && st.kind() != api::ErrorKind::NotFound && st.kind() != api::ErrorKind::Conflict) return st;
+        ctx.addCount("copies_dropped");
+        return {};
+    }
+    if (auto st = copies.sendToOwner(*it.owner, ref, src->meta, src->fd->get()); !st) return st;
+    ctx.addCount("copies_restored");
     return {};
 }
 
@@ -132,8 +161,10 @@ api::Status RebalanceJob::run(JobContext& ctx)
                         for (std::size_t i = 1; i < holders.size(); ++i) {
                             item.copyHolders.push_back({holders[i]->id, holders[i]->publicNet.url});
                         }
+                    } else {
+                        item.owner = target::CopyPeer{holders.front()->id, holders.front()->publicNet.url};
                     }
-                    if (!item.move && item.copyHolders.empty()) continue;  // where it belongs
+                    if (!item.move && item.copyHolders.empty() && !item.owner) continue;  // where it belongs
                 }
                 item.size = it->file_size(fec);
                 if (fec) continue;  // deleted while scanning
@@ -160,9 +191,10 @@ api::Status RebalanceJob::run(JobContext& ctx)
                     continue;
                 }
             }
-            if (!it.copyHolders.empty()) {
+            if (!it.copyHolders.empty() || it.owner) {
                 ctx.setPhase("protect");
-                if (auto st = protect(m_store, copies, it, ctx); !st) {
+                auto st = it.owner ? checkWithOwner(m_store, copies, it, ctx) : protect(m_store, copies, it, ctx);
+                if (!st) {
                     ctx.addError(itemName(it) + ": " + st.error().message);
                     continue;
                 }

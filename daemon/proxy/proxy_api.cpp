@@ -118,12 +118,11 @@ Response ProxyApi::redirectObject(const Request& req)
     if (props == nullptr) {
         return Response::error(api::Error::notFound("bucket \"" + ref->bucket + "\" does not exist"));
     }
-    const auto holders = api::copyTargets(*smap, props, ref->bucket, ref->name);
-    const auto* owner = holders.front();
+    const auto* owner = api::hrwTarget(*smap, api::objectUname(ref->bucket, ref->name));
     if (owner->away()) {
         // A read of a mirrored object goes to the first holder present.
         const bool read = req.method == http::verb::get || req.method == http::verb::head;
-        for (const auto* h : holders) {
+        for (const auto* h : api::copyTargets(*smap, props, ref->bucket, ref->name)) {
             if (read && !h->away()) {
                 return Response::redirect(h->publicNet.url + api_util::objectTarget(*ref, req.query, smap->version));
             }

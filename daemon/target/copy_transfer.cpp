@@ -12,6 +12,20 @@ std::string CopyTransfer::url(const CopyPeer& peer, const api_util::ObjectRef& r
 
 api::Status CopyTransfer::send(const CopyPeer& to, const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd)
 {
+    return put(url(to, ref), to, ref, meta, fd);
+}
+
+api::Status CopyTransfer::sendToOwner(const CopyPeer& owner, const api_util::ObjectRef& ref,
+                                      const api::ObjectMeta& meta, int fd)
+{
+    return put(owner.url + api_util::objectTarget(ref, {{std::string(api::kQpRebalance), "true"}}, m_smapVersion),
+               owner, ref, meta, fd);
+}
+
+api::Status CopyTransfer::put(const std::string& target, const CopyPeer& to, const api_util::ObjectRef& ref,
+                              const api::ObjectMeta& meta, int fd)
+{
+    (void)ref;
     client::Headers headers;
     headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
     headers.emplace_back(std::string(api::kHdrVersionStamp), std::to_string(meta.stamp));
@@ -23,8 +37,8 @@ api::Status CopyTransfer::send(const CopyPeer& to, const api_util::ObjectRef& re
     if (!meta.custom.empty()) headers.emplace_back(std::string(api::kHdrCustomMd), api::formatCustomMd(meta.custom));
     // The descriptor's file, whatever name it has now: this version even if
     // the object was replaced meanwhile.
-    auto r = m_http.send(client::Method::Put, url(to, ref), client::Body::file("/proc/self/fd/" + std::to_string(fd)),
-                         headers);
+    auto r =
+        m_http.send(client::Method::Put, target, client::Body::file("/proc/self/fd/" + std::to_string(fd)), headers);
     if (!r)
         return api::Error::unavailable("copy to target " + to.id + " (" + to.url + ") failed: " + r.error().message);
     // A 200 alone proves nothing: the holder names the version it keeps.
@@ -40,17 +54,28 @@ api::Status CopyTransfer::send(const CopyPeer& to, const api_util::ObjectRef& re
     return e;
 }
 
-api::Result<std::optional<std::int64_t>> CopyTransfer::stampAt(const CopyPeer& at, const api_util::ObjectRef& ref)
+api::Result<CopyTransfer::State> CopyTransfer::stateAt(const CopyPeer& at, const api_util::ObjectRef& ref)
 {
     auto r = m_http.send(client::Method::Head, url(at, ref));
     if (!r) return api::Error::unavailable("target " + at.id + " (" + at.url + "): " + r.error().message);
-    if (r->status == 404) return std::optional<std::int64_t>{};
+    State st;
+    if (r->status == 404) {
+        const auto tomb = r->header(std::string(api::kHdrTombstone));
+        if (!tomb.empty()) {
+            try {
+                st.tombstone = std::stoll(tomb);
+            } catch (const std::exception&) {
+                return api::Error::unavailable("target " + at.id + " sent an unreadable tombstone stamp");
+            }
+        }
+        return st;
+    }
     if (!r->isSuccess()) {
         return api::Error::unavailable("target " + at.id + " (" + at.url + ") answered HTTP " +
                                        std::to_string(r->status) + " for the copy");
     }
-    const auto attrs = api::attrsFromHeaders([&](std::string_view n) { return r->header(n); });
-    return std::optional<std::int64_t>{attrs.stamp};
+    st.stamp = api::attrsFromHeaders([&](std::string_view n) { return r->header(n); }).stamp;
+    return st;
 }
 
 api::Result<api::ObjectMeta> CopyTransfer::fetch(const CopyPeer& from, const api_util::ObjectRef& ref,

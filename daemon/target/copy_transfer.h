@@ -37,13 +37,23 @@ public:
     // Sends version `meta` of ref, read from `fd` (from its start), to the
     // holder; OK once the holder confirmed this version or holds a newer one.
     api::Status send(const CopyPeer& to, const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd);
-    // The stamp of the holder's copy; nullopt when it has none.
-    api::Result<std::optional<std::int64_t>> stampAt(const CopyPeer& at, const api_util::ObjectRef& ref);
+    // What a target holds of ref: its copy's stamp, or, without a copy,
+    // its tombstone's (either may be absent).
+    struct State {
+        std::optional<std::int64_t> stamp;
+        std::optional<std::int64_t> tombstone;
+    };
+    api::Result<State> stateAt(const CopyPeer& at, const api_util::ObjectRef& ref);
+    // Sends version `meta` (from `fd`) to the owner as a rebalance copy
+    // (kept only if newer than what it has and its tombstone).
+    api::Status sendToOwner(const CopyPeer& owner, const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd);
     // Reads the holder's copy into `sink`; the copy's metadata.
     api::Result<api::ObjectMeta> fetch(const CopyPeer& from, const api_util::ObjectRef& ref, const client::Sink& sink);
 
 private:
     std::string url(const CopyPeer& peer, const api_util::ObjectRef& ref) const;
+    api::Status put(const std::string& url, const CopyPeer& to, const api_util::ObjectRef& ref,
+                    const api::ObjectMeta& meta, int fd);
 
     client::HttpClient& m_http;
     std::string m_clusterKey;

@@ -259,6 +259,7 @@ api::Status ObjectStore::removeCopy(std::string_view bucket, std::string_view na
             auto ts = m_tombstones.write(mp, bucket, name, stamp);
             if (!ts) return ts;
         }
+        if (!here) return {};  // nothing removed: the tombstone is durable by itself
     }
     return syncRemoval(mp, bucket, name);
 }
@@ -267,11 +268,15 @@ api::Status ObjectStore::syncRemoval(std::size_t mp, std::string_view bucket, st
 {
     if (!m_options.fsync) return {};
     const auto path = objectPath(bucket, name);
-    // The nearest directory still there holds the removal.
+    // The nearest directory still there holds the removal; a concurrent
+    // removal may prune it meanwhile (then its parent holds both).
     std::string dir = path.substr(0, path.rfind('/'));
     const auto root = bucketRoot(mp, bucket);
-    while (dir.size() > root.size() && ::access(dir.c_str(), F_OK) != 0) dir.resize(dir.rfind('/'));
-    return fsyncDir(dir);
+    for (;;) {
+        while (dir.size() > root.size() && ::access(dir.c_str(), F_OK) != 0) dir.resize(dir.rfind('/'));
+        auto st = fsyncDir(dir);
+        if (st || dir.size() <= root.size() || ::access(dir.c_str(), F_OK) == 0) return st;
+    }
 }
 
 api::Status ObjectStore::markDeleted(std::string_view bucket, std::string_view name) const

@@ -76,6 +76,9 @@ struct PutParams {
     // With transferStamp: a good copy replaces a damaged one of the same
     // version (a scrub's repair); the copy here may have the same stamp.
     bool repair = false;
+    // The version this commit replaces is kept until the writer goes, so
+    // that rollback() can put it back (a mirrored PUT whose copies failed).
+    bool undoable = false;
 };
 
 class ObjectStore;
@@ -101,6 +104,11 @@ public:
     bool superseded() const { return m_superseded; }
     // After a commit() refused a read-modify-write: the base changed.
     bool baseChanged() const { return m_baseChanged; }
+    // After a successful commit() with PutParams::undoable: puts back the
+    // version it replaced (or removes the name when there was none), unless
+    // a newer version was committed meanwhile. The write never happened
+    // for readers from then on.
+    api::Status rollback();
 
 private:
     friend class ObjectStore;
@@ -112,7 +120,9 @@ private:
     std::string m_name;
     std::string m_workPath;
     std::string m_finalPath;
-    std::string m_indexPath;  // the replaced object's shard index, now stale
+    std::string m_indexPath;   // the replaced object's shard index, now stale
+    std::string m_undoPath;    // undoable: a link to the replaced version, in the work directory
+    std::int64_t m_stamp = 0;  // the committed version's
     std::string m_bucketRoot;
     UniqueFd m_fd;
     std::uint64_t m_size = 0;

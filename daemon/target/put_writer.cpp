@@ -38,6 +38,58 @@ PutWriter::~PutWriter()
         m_fd.reset();
         ::unlink(m_workPath.c_str());
     }
+    if (!m_undoPath.empty()) ::unlink(m_undoPath.c_str());
+}
+
+api::Status PutWriter::rollback()
+{
+    if (!m_committed) return {};
+    {
+        std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
+        UniqueFd now(::open(m_finalPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+        if (now.valid()) {
+            auto meta = readMetaFd(now.get());
+            if (!meta || !meta->has_value() || (*meta)->stamp != m_stamp) return {};  // a newer write came after
+        } else {
+            return {};  // deleted since
+        }
+        // What is put back gets a fresh stamp: newer than the version taken
+        // back, so that a copy of that version a holder may have committed
+        // (its answer lost) is older than the owner's state and gets
+        // replaced or dropped by the next rebalance or reprotect.
+        if (!m_undoPath.empty()) {
+            UniqueFd prev(::open(m_undoPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+            auto meta =
+                prev.valid() ? readMetaFd(prev.get()) : api::Result<std::optional<api::ObjectMeta>>(std::nullopt);
+            if (!prev.valid() || !meta || !meta->has_value()) {
+                return m_store->mountpathError(m_mp, prev.valid() ? EIO : errno, "cannot read the replaced version");
+            }
+            auto restored = std::move(**meta);
+            restored.stamp = m_store->nextStamp();
+            const std::string json = api::dumpJson(nlohmann::json(restored));
+            if (::fsetxattr(prev.get(), kMetaXattr, json.data(), json.size(), 0) != 0 ||
+                (m_store->options().fsync && ::fsync(prev.get()) != 0)) {
+                return m_store->mountpathError(m_mp, errno, "cannot restamp the replaced version");
+            }
+            if (::rename(m_undoPath.c_str(), m_finalPath.c_str()) != 0) {
+                return m_store->mountpathError(m_mp, errno, "cannot restore the replaced version");
+            }
+            m_undoPath.clear();
+        } else if (::unlink(m_finalPath.c_str()) != 0 && errno != ENOENT) {
+            return m_store->mountpathError(m_mp, errno, "cannot remove a version that was not acknowledged");
+        } else {
+            pruneEmptyParents(m_bucketRoot, m_finalPath);
+            if (auto ts = m_store->m_tombstones.write(m_mp, m_bucket, m_name, m_store->nextStamp()); !ts) return ts;
+        }
+        m_committed = false;
+    }
+    m_store->objectChanged(m_bucket, m_name);
+    if (m_store->options().fsync) {
+        std::string dir = m_finalPath.substr(0, m_finalPath.rfind('/'));
+        while (dir.size() > m_bucketRoot.size() && ::access(dir.c_str(), F_OK) != 0) dir.resize(dir.rfind('/'));
+        return fsyncDir(dir);
+    }
+    return {};
 }
 
 api::Status PutWriter::write(const char* data, std::size_t size)
@@ -119,6 +171,15 @@ api::Result<api::ObjectMeta> PutWriter::commit()
                 }
             }
         }
+        if (m_params.undoable && prev) {
+            // The replaced version stays reachable until the writer goes.
+            const auto undo = m_store->workPath(m_mp);
+            if (::link(m_finalPath.c_str(), undo.c_str()) != 0) {
+                return m_store->mountpathError(m_mp, errno, "cannot keep the replaced version");
+            }
+            m_undoPath = undo;
+        }
+        m_stamp = meta.stamp;
         const std::string json = api::dumpJson(nlohmann::json(meta));
         if (::fsetxattr(m_fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
             return m_store->mountpathError(m_mp, errno, "cannot write object metadata");

@@ -94,7 +94,15 @@ public:
             return Response::error(meta.error());
         }
         if (m_after) {
-            if (auto st = m_after(*meta, m_writer->committedFd()); !st) return Response::error(st.error());
+            if (auto st = m_after(*meta, m_writer->committedFd()); !st) {
+                // Not acknowledged: readers must not see it either.
+                if (auto undone = m_writer->rollback(); !undone) {
+                    return Response::error(api::Error::unavailable(
+                        st.error().message + "; and the version stored here could not be taken back (" +
+                        undone.error().message + "): it may be served"));
+                }
+                return Response::error(st.error());
+            }
         }
         Response r;
         addMetaHeaders(r, *meta, m_selfId);
@@ -244,11 +252,13 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
         if (how != nullptr) *how = Serve::Copy;
         return std::nullopt;
     }
-    const auto holders = api::copyTargets(*smap, props, ref.bucket, ref.name);
-    if (holders.empty()) return Response::error(api::Error::unavailable("no targets in the cluster map"));
-    const auto* owner = holders.front();
+    // The hot path (a read at its owner) allocates nothing: the holders of
+    // copies are looked up only when the owner is away.
+    const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
+    if (owner == nullptr) return Response::error(api::Error::unavailable("no targets in the cluster map"));
     if (owner->away() && owner->id != m_self.id && !req.hasQuery(kQpLocal)) {
-        if (read && holders.size() > 1 && props != nullptr) {
+        const auto holders = api::copyTargets(*smap, props, ref.bucket, ref.name);
+        if (read && holders.size() > 1) {
             // A mirrored object: the first present holder reads its copy.
             for (const auto* h : holders) {
                 if (h->away()) continue;
@@ -280,10 +290,12 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
 
 api::Result<std::vector<api::Snode>> TargetApi::copyHolders(const api_util::ObjectRef& ref, bool allPresent) const
 {
-    const auto smap = m_cache.smap();
     const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
     std::vector<api::Snode> out;
-    for (const auto* h : api::copyTargets(*smap, bmd->find(ref.bucket), ref.bucket, ref.name)) {
+    if (props == nullptr || props->mirror.targetCopies() <= 1) return out;
+    const auto smap = m_cache.smap();
+    for (const auto* h : api::copyTargets(*smap, props, ref.bucket, ref.name)) {
         if (h->id == m_self.id) continue;
         if (h->away()) {
             if (allPresent) {
@@ -311,6 +323,12 @@ std::optional<Response> TargetApi::readElsewhere(const Request& req, const api_u
 
 Response TargetApi::copyMissing(const api_util::ObjectRef& ref, const api::Error& notFound, Serve how) const
 {
+    if (how == Serve::Copy) {
+        auto r = Response::error(notFound);
+        if (auto tomb = m_store.tombstone(ref.bucket, ref.name))
+            r.header(std::string(api::kHdrTombstone), std::to_string(*tomb));
+        return r;
+    }
     const auto* props = m_cache.bmd()->find(ref.bucket);
     if (how == Serve::StandIn && props != nullptr && props->mirror.pending) {
         return Response::error(api::Error::unavailable(
@@ -334,9 +352,8 @@ api::Status TargetApi::deleteCopies(const api_util::ObjectRef& ref, const std::v
              {std::string(api::kHdrVersionStamp), std::to_string(stamp)}});
         if (!r || !r->isSuccess()) {
             return api::Error::unavailable(
-                "deleted on this target, but the copy on target " + node.id + " (" + node.publicNet.url +
-                ") was not: " + (r ? api::errorFromResponse(r->status, r->body).message : r.error().message) +
-                "; the delete is not acknowledged, retry it");
+                "not deleted: the copy on target " + node.id + " (" + node.publicNet.url + ") could not be removed: " +
+                (r ? api::errorFromResponse(r->status, r->body).message : r.error().message) + "; retry the delete");
         }
     }
     return {};
@@ -504,6 +521,7 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
                        "object larger than the limit of " + std::to_string(m_store.options().maxObjectSize) + " bytes",
                        {}});
     }
+    params.undoable = !holders.empty();
     auto writer = m_store.beginPut(ref->bucket, ref->name, std::move(params));
     if (!writer) return Response::error(writer.error());
     AfterCommit after;
@@ -524,8 +542,7 @@ api::Status TargetApi::sendCopies(const api_util::ObjectRef& ref, const std::vec
     CopyTransfer copies(http, m_clusterKey, m_cache.smap()->version);
     for (const auto& node : holders) {
         if (auto st = copies.send({node.id, node.publicNet.url}, ref, meta, fd); !st) {
-            return api::Error::unavailable("stored on this target, but not acknowledged: " + st.error().message +
-                                           "; retry the write");
+            return api::Error::unavailable("not stored: " + st.error().message + "; retry the write");
         }
     }
     return {};
@@ -851,26 +868,23 @@ Response TargetApi::deleteObject(const Request& req)
     auto copies = copyHolders(*ref, true);
     if (!copies) return Response::error(copies.error());
     if (!copies->empty()) {
-        // Mirrored: the deletion is acknowledged once every copy is gone. A
-        // name already deleted here is deleted on the holders again (a
-        // retry of a delete that did not reach them all).
-        std::int64_t stamp = 0;
-        auto st = m_store.remove(ref->bucket, ref->name, &stamp);
-        if (!st && st.kind() != api::ErrorKind::NotFound) return Response::error(st.error());
-        if (!st) {
-            // Not here, but a holder may keep a copy (this disk was replaced).
-            auto tomb = m_store.tombstone(ref->bucket, ref->name);
-            if (!tomb) {
-                if (auto marked = m_store.markDeleted(ref->bucket, ref->name); !marked) {
-                    return Response::error(marked.error());
-                }
-                tomb = m_store.tombstone(ref->bucket, ref->name);
-            }
-            if (!tomb) return Response::error(st.error());
-            stamp = *tomb;
-        }
+        // Mirrored: the deletion is acknowledged once every copy is gone.
+        // The holders go first, with the deletion's stamp, so that a
+        // deletion that fails there leaves the object readable here as it
+        // was. A name not here is deleted on the holders all the same (the
+        // retry of a deletion that did not reach them all).
+        const auto here = m_store.stat(ref->bucket, ref->name);
+        if (!here && here.kind() != api::ErrorKind::NotFound) return Response::error(here.error());
+        const auto stamp = m_store.nextStamp();
         if (auto sent = deleteCopies(*ref, *copies, stamp); !sent) return Response::error(sent.error());
-        return st ? Response::ok() : Response::error(st.error());
+        if (auto st = m_store.removeCopy(ref->bucket, ref->name, stamp); !st) {
+            // Conflict: a newer version was committed meanwhile; it wins, and
+            // its copies reach the holders (newer than their tombstone).
+            if (st.kind() == api::ErrorKind::Conflict) return Response::ok();
+            return Response::error(st.error());
+        }
+        if (!here) return Response::error(here.error());
+        return Response::ok();
     }
     auto st = m_store.remove(ref->bucket, ref->name);
     if (st || st.kind() != api::ErrorKind::NotFound) return st ? Response::ok() : Response::error(st.error());

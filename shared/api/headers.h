@@ -28,6 +28,10 @@ inline constexpr std::string_view kHdrClusterKey = "tessera-cluster-key";
 // owner's hybrid-clock time of the write, which orders the versions of one
 // object across targets (see ObjectMeta::stamp).
 inline constexpr std::string_view kHdrVersionStamp = "tessera-version-stamp";
+// A copy's HEAD (?copy=true) that finds none: the stamp of the name's
+// tombstone there, when it has one (the name was deleted, or a write that
+// was not acknowledged was taken back).
+inline constexpr std::string_view kHdrTombstone = "tessera-tombstone";
 
 // Bodies up to this size are sent without `Expect: 100-continue`, and a
 // server that answers before reading one (a redirect) reads and drops it to

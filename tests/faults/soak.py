@@ -10,6 +10,11 @@ model, kills a target with SIGKILL every --kill-every seconds and restarts it
 and checks every answer against the model. At the end everything is restored
 and every name of the model is read back and listed.
 
+With --mirror N the bucket keeps N copies across targets (shard appends are
+left out: a mirrored bucket refuses them). Then one target down at a time is
+covered by the copies, so a read or a listing that answers 503 for any other
+reason than a cluster map still on its way is a violation (UNAVAILABLE).
+
 Each client owns its names (c<i>/...), so the model of a name is exact: its
 acknowledged state, or, after an operation whose outcome is unknown (no
 answer), the set of states it may be in until the next acknowledged write.
@@ -36,7 +41,10 @@ import time
 import urllib.parse
 
 BUCKET = "soak"
-VIOLATIONS = ("LOST", "STALE", "CORRUPT", "UNDONE", "PHANTOM", "INCOMPLETE_LISTING", "BAD_STATUS", "BAD_ERROR")
+VIOLATIONS = ("LOST", "STALE", "CORRUPT", "UNDONE", "PHANTOM", "INCOMPLETE_LISTING", "BAD_STATUS", "BAD_ERROR",
+              "UNAVAILABLE")
+# A 503 no copy can prevent: a node whose cluster map is older than the request's.
+TRANSIENT_503 = ("newer than this target", "has not joined")
 
 
 def free_port():
@@ -194,8 +202,9 @@ class Stats:
 class Client(threading.Thread):
     """Owns names c<i>/o-<k> (objects) and c<i>/s-<k>.tar (shards)."""
 
-    def __init__(self, idx, cluster, stats, mix, stop, rng_seed, objects=60, shards=6):
+    def __init__(self, idx, cluster, stats, mix, stop, rng_seed, objects=60, shards=6, covered=False):
         super().__init__(daemon=True)
+        self.covered = covered  # reads must not answer 503 (see --mirror)
         self.idx, self.cluster, self.stats, self.mix, self.stop = idx, cluster, stats, mix, stop
         self.rng = random.Random(rng_seed)
         self.objects = [f"c{idx}/o-{k}" for k in range(objects)]
@@ -220,6 +229,13 @@ class Client(threading.Thread):
         self.stats.op(kind, status, time.time() - t0)
         if status >= 500 or (status >= 400 and status not in (404, 409, 416, 422)):
             self.check_error(kind, method, url, status, hdrs, data)
+        if status == 503 and self.covered and method == "GET":
+            try:
+                msg = json.loads(data).get("message", "")
+            except Exception:
+                msg = ""
+            if not any(t in msg for t in TRANSIENT_503):
+                self.stats.violation("UNAVAILABLE", f"{method} {url} -> 503 with copies: {msg[:200]}")
         return status, hdrs, data
 
     def check_error(self, kind, method, url, status, hdrs, data):
@@ -428,6 +444,7 @@ def main():
     ap.add_argument("--seed", type=int, default=int(time.time()))
     ap.add_argument("--data", help="data directory (default: a temporary one, removed at the end)")
     ap.add_argument("--no-fsync", action="store_true")
+    ap.add_argument("--mirror", type=int, default=1, help="copies across targets (default 1: not mirrored)")
     ap.add_argument("--bin-dir", default=os.path.join(os.path.dirname(__file__), "../../build/release/daemon"))
     args = ap.parse_args()
     args.duration = args.seconds if args.seconds else args.minutes * 60
@@ -456,9 +473,23 @@ def main():
                                   json.dumps({"action": "create-bck"}).encode())
         if status != 200:
             raise SystemExit(f"soak: cannot create the bucket: {status} {body!r}")
+        if args.mirror > 1:
+            props = {"mirror": {"enabled": True, "copies": args.mirror, "across_targets": True}}
+            status, _, body = request("PATCH", f"{cluster.proxy_url}/v1/buckets/{BUCKET}",
+                                      json.dumps({"action": "set-bprops", "value": props}).encode())
+            if status != 200:
+                raise SystemExit(f"soak: cannot mirror the bucket: {status} {body!r}")
+            deadline = time.time() + 30
+            while json.loads(request("GET", f"{cluster.proxy_url}/v1/daemon?what=bmd")[2])["buckets"][BUCKET][
+                    "mirror"]["pending"]:
+                if time.time() > deadline:
+                    raise SystemExit("soak: the bucket's copies were not made within 30 s")
+                time.sleep(0.1)
+            mix.pop("append", None)
         log(f"cluster up at {cluster.proxy_url}: {args.targets} targets, data in {root}")
         rng = random.Random(args.seed)
-        clients = [Client(i, cluster, stats, mix, stop, rng.random()) for i in range(args.clients)]
+        clients = [Client(i, cluster, stats, mix, stop, rng.random(), covered=args.mirror > 1)
+                   for i in range(args.clients)]
         for c in clients:
             c.start()
         chaos_stop = threading.Event()

@@ -399,6 +399,37 @@ private slots:
         QVERIFY2(json::parse(missing).value("status", 0) == 404, missing.c_str());
     }
 
+    // An owner whose copy vanished (its disk was replaced): the holder's
+    // copy is sent back by the next reprotect; a copy the owner deleted is not.
+    void holderRestoresAnOwnersLostCopy()
+    {
+        tests::LocalCluster c{tests::LocalCluster::Options{3, 1, false, 200, 3, {"--rebalance-auto", "false"}, {}}};
+        QVERIFY2(c.start(), c.error().c_str());
+        createBucket(c, "lost");
+        QCOMPARE(setProps(c, "lost", mirror(2)).status, 200);
+        QVERIFY(waitForJobs(c, "reprotect")["state"] == "finished");
+        const auto bytes = randomBytes(70000, 5);
+        QCOMPARE(m_http.send(Method::Put, objUrl(c, "lost", "gone-here"), Body::string(bytes))->status, 200);
+        QCOMPARE(m_http.send(Method::Put, objUrl(c, "lost", "deleted"), Body::string(bytes))->status, 200);
+        QCOMPARE(m_http.send(Method::Delete, objUrl(c, "lost", "deleted"))->status, 200);
+        const int owner = ownerIndex(c, "lost", "gone-here");
+        const auto path = filePath(c, owner, "lost", "gone-here");
+        QVERIFY(!path.empty());
+        QVERIFY(QFile::remove(QString::fromStdString(path)));  // no tombstone: lost, not deleted
+        auto read = m_http.send(Method::Get, objUrl(c, "lost", "gone-here"));
+        QVERIFY(read->status == 200 && read->body == bytes);
+
+        const auto st = runJob(c, "reprotect", json{{"bucket", "lost"}});
+        QVERIFY2(st["state"] == "finished", st.dump().c_str());
+        QCOMPARE(st["progress"]["counters"].value("copies_restored", 0), 1);
+        QFile back(QString::fromStdString(path));
+        QVERIFY(back.open(QIODevice::ReadOnly));
+        QVERIFY(back.readAll().toStdString() == bytes);
+        QCOMPARE(holders(c, "lost", "gone-here").size(), std::size_t{2});
+        QCOMPARE(holders(c, "lost", "deleted").size(), std::size_t{0});
+        QCOMPARE(m_http.send(Method::Get, objUrl(c, "lost", "deleted"))->status, 404);
+    }
+
     // A dead target decommissioned: the rebalance makes the copies it held
     // again on the others; the bucket's copies are complete afterwards.
     void decommissionRestoresCopies()

@@ -788,7 +788,7 @@ bool SpecComposerPage::openFile(const QString& path)
 
 void SpecComposerPage::saveDraft()
 {
-    if (m_specs) m_specs->saveDraft(m_kind, m_composer->text(), m_composer->yaml());
+    if (m_specs) (void)m_specs->saveDraft(m_kind, m_composer->text(), m_composer->yaml());
 }
 
 }  // namespace tessera::console

@@ -117,7 +117,7 @@ private slots:
         st.kind = "rebalance";
         st.state = api::JobState::Failed;
         st.phase = "done";
-        st.progress = {3, 4, 30, 40, 1};
+        st.progress = {3, 4, 30, 40, 1, {}};
         st.startNs = 1;
         st.endNs = 2;
         st.error = "t2: gone";
@@ -280,7 +280,7 @@ private slots:
         jobs::JobRunner runner(
             "t1", [&](const std::string&, const nlohmann::json&) -> api::Result<std::unique_ptr<jobs::JobWork>> {
                 return std::unique_ptr<jobs::JobWork>(
-                    std::make_unique<jobs::RebalanceJob>(**store, cache, "t1", std::chrono::milliseconds(1000)));
+                    std::make_unique<jobs::RebalanceJob>(**store, cache, "t1", std::chrono::milliseconds(1000), "key"));
             });
         QVERIFY(runner.start("r", "rebalance", {}));
         api::TargetJobStatus fin;
