@@ -139,7 +139,7 @@ Response ProxyApi::join(const Request& req)
     if (!node) return Response::error(node.error());
     node->flags = 0;  // flags are the proxy's to set
     auto lock = m_state.membershipLock();
-    auto r = m_state.prepareJoin(*node);
+    auto r = m_state.prepareJoin(*node, m_keepaliveWindow);
     if (!r) return Response::error(r.error());
     if (r->changed) {
         // Everyone, the newcomer included, has the new map and the buckets

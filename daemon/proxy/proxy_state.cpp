@@ -89,7 +89,7 @@ api::Result<api::EtlMd> ProxyState::updateEtl(const std::function<api::Status(ap
     return next;
 }
 
-api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& node)
+api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& node, Clock::duration maxSilence)
 {
     if (node.id.empty() || node.id.size() > 64) return api::Error::badRequest("join: bad daemon_id");
     if (node.type != api::kRoleTarget) return api::Error::badRequest("join: only targets join a running proxy");
@@ -99,7 +99,8 @@ api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& no
     r.smap = *m_smap;
     r.bmd = *m_bmd;
     auto it = m_smap->tmap.find(node.id);
-    if (it != m_smap->tmap.end() && !it->second.away() && !it->second.sameIdentity(node)) {
+    if (it != m_smap->tmap.end() && (!it->second.away() || presentLocked(node.id, it->second, maxSilence)) &&
+        !it->second.sameIdentity(node)) {
         return api::Error::conflict("join: target " + node.id + " is present at " + it->second.publicNet.url +
                                     "; an id cannot be taken over while its target is alive");
     }

@@ -53,7 +53,8 @@ public:
     // that restarts after a drain is back in service); a join naming the id of a
     // present (not away) target at another address is a Conflict: an id
     // cannot be taken over while its target is alive.
-    api::Result<JoinResult> prepareJoin(const api::Snode& node);
+    // A target in maintenance heard from within `maxSilence` is present too.
+    api::Result<JoinResult> prepareJoin(const api::Snode& node, Clock::duration maxSilence);
     void publishSmap(const api::Smap& smap);
     std::unique_lock<std::mutex> membershipLock() { return std::unique_lock(m_membershipMutex); }
 

@@ -10,6 +10,7 @@
 #include "client/api_client.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QProcess>
 #include <QTcpSocket>
 #include <QTest>
@@ -626,8 +627,18 @@ private slots:
         QCOMPARE(r->status, 200);
         QCOMPARE(json::parse(r->body)["smap_version"].get<std::int64_t>(), before.version + 1);
         QCOMPARE(put(t0, "decommission-node")->status, 409);
-        // Its keepalives go on: it stays in maintenance, not away.
+        // Its keepalives go on: it stays in maintenance, not away, and its id
+        // cannot be taken over from another address.
         QVERIFY(!QTest::qWaitFor([&] { return c.smap().findTarget(t0)->missedKeepalives(); }, 1000));
+        QFile keyFile(c.clusterKeyFile());
+        QVERIFY(keyFile.open(QIODevice::ReadOnly));
+        const json impostor{
+            {"daemon_id", t0},
+            {"daemon_type", "target"},
+            {"public_net", {{"node_ip_addr", "127.0.0.1"}, {"daemon_port", 9}, {"direct_url", "http://127.0.0.1:9"}}}};
+        r = http.send(Method::Post, c.proxyUrl() + "/v1/cluster/join", Body::string(impostor.dump()),
+                      {{"tessera-cluster-key", keyFile.readAll().trimmed().toStdString()}});
+        QCOMPARE(r->status, 409);
 
         r = put(t0, "stop-maintenance");
         QCOMPARE(r->status, 200);
