@@ -296,17 +296,51 @@ bool startUpload(QTcpSocket& s, tests::LocalCluster& c, int i, const std::string
     return continued && got.startsWith("HTTP/1.1 100");
 }
 
-// The states of the rebalance jobs the proxy knows.
-std::vector<std::string> rebalanceStates(const std::string& proxy)
+// The rebalance jobs the proxy knows: how many, whether one runs, and how
+// many finished over `targets` targets.
+struct Rebalances {
+    int count = 0;
+    bool running = false;
+    std::map<std::size_t, int> finished;  // by the number of targets
+    int finishedOver(std::size_t targets) const
+    {
+        auto it = finished.find(targets);
+        return it == finished.end() ? 0 : it->second;
+    }
+};
+
+Rebalances rebalances(const std::string& proxy)
 {
     HttpClient http(noRetry());
     auto r = http.send(Method::Get, proxy + "/v1/jobs");
-    std::vector<std::string> out;
+    Rebalances out;
     if (!r || r->status != 200) return out;
     for (const auto& j : json::parse(r->body)) {
-        if (j.value("kind", "") == "rebalance") out.push_back(j.value("state", ""));
+        if (j.value("kind", "") != "rebalance") continue;
+        ++out.count;
+        const auto state = j.value("state", "");
+        out.running = out.running || state == "running";
+        const auto n = j.value("targets", json::object()).size();
+        if (state == "finished") ++out.finished[n];
     }
     return out;
+}
+
+// Waits until the rebalance the cluster's formation started (over all `n`
+// targets; earlier ones over fewer may have been aborted) has finished and
+// none runs; their count, or -1.
+int formationRebalances(const std::string& proxy, std::size_t n)
+{
+    int count = -1;
+    (void)QTest::qWaitFor(
+        [&] {
+            const auto r = rebalances(proxy);
+            if (r.running || r.finishedOver(n) == 0) return false;
+            count = r.count;
+            return true;
+        },
+        20000);
+    return count;
 }
 
 // A name target i owns.
@@ -464,13 +498,9 @@ private slots:
             3, 2, false, 300, 10, {"--rebalance-delay-ms", "0"}, {"--drain-timeout-ms", "10000"}}};
         QVERIFY2(c.start(), c.error().c_str());
         createBucket(c.proxyUrl(), kBucket);
-        // The cluster's formation starts one rebalance; the restarts must not start another.
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                const auto states = rebalanceStates(c.proxyUrl());
-                return states.size() == 1 && states[0] != "running";
-            },
-            15000));
+        // The cluster's formation starts a rebalance; the restarts must not start another.
+        const int formed = formationRebalances(c.proxyUrl(), 3);
+        QVERIFY(formed > 0);
         Load load(c, 4, true);
         QVERIFY(load.advance(30));
         for (int i = 0; i < c.targetCount(); ++i) {
@@ -491,7 +521,7 @@ private slots:
         QVERIFY(load.tally().unavailable.load() > 0);
 
         // A rebalance due would start within the coordinator's next rounds.
-        QVERIFY(!QTest::qWaitFor([&] { return rebalanceStates(c.proxyUrl()).size() > 1; }, 1500));
+        QVERIFY(!QTest::qWaitFor([&] { return rebalances(c.proxyUrl()).count > formed; }, 1500));
     }
 
     // A bucket mirrored across targets (2 copies): while a target is drained
@@ -503,12 +533,8 @@ private slots:
         tests::LocalCluster c{tests::LocalCluster::Options{3, 1, false, 300, 10, {"--rebalance-delay-ms", "0"}, {}}};
         QVERIFY2(c.start(), c.error().c_str());
         createBucket(c.proxyUrl(), kBucket);
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                const auto states = rebalanceStates(c.proxyUrl());
-                return states.size() == 1 && states[0] != "running";
-            },
-            15000));
+        const int formed = formationRebalances(c.proxyUrl(), 3);
+        QVERIFY(formed > 0);
         HttpClient http(noRetry());
         const json mirror{{"mirror", {{"enabled", true}, {"copies", 2}, {"across_targets", true}}}};
         auto r = http.send(Method::Patch, c.proxyUrl() + "/v1/buckets/" + kBucket,
@@ -552,13 +578,14 @@ private slots:
 
         QVERIFY(c.restartTarget(1));
         // The return starts a rebalance (with its reprotect) for the mirrored bucket.
+        const int finishedBefore = rebalances(c.proxyUrl()).finishedOver(3);
         QVERIFY(QTest::qWaitFor(
             [&] {
-                const auto states = rebalanceStates(c.proxyUrl());
-                return states.size() == 2 && std::find(states.begin(), states.end(), "running") == states.end();
+                const auto r = rebalances(c.proxyUrl());
+                return r.count == formed + 1 && !r.running;
             },
             20000));
-        QCOMPARE(rebalanceStates(c.proxyUrl()), (std::vector<std::string>{"finished", "finished"}));
+        QCOMPARE(rebalances(c.proxyUrl()).finishedOver(3), finishedBefore + 1);
         for (const auto& [name, bytes] : data) {
             r = http.send(Method::Get, c.proxyUrl() + "/v1/objects/" + kBucket + "/" + name);
             QCOMPARE(r->status, 200);
