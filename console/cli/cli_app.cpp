@@ -46,6 +46,20 @@ const std::vector<Command>& commands()
          "(PUT /v1/cluster decommission-node): its objects are then owned by the other\n"
          "targets, which hold no copy of them. A present target is refused (stop it first).\n",
          cmdClusterDecommission},
+        {{"node", "maintenance", "start"},
+         "node maintenance start TARGET_ID",
+         "put a target in maintenance: it stays in the map, its objects answer 503",
+         "A target in maintenance keeps owning its objects: requests for them answer 503\n"
+         "naming it, listings answer 503, and no rebalance starts for it (PUT /v1/cluster\n"
+         "start-maintenance). A target stopped with SIGTERM does this itself. It leaves\n"
+         "maintenance with \"node maintenance stop\" or when it restarts and joins.\n",
+         cmdNodeMaintenanceStart},
+        {{"node", "maintenance", "stop"},
+         "node maintenance stop TARGET_ID",
+         "take a present target out of maintenance",
+         "Refused (409) for a target that sends no keepalives: a stopped target leaves\n"
+         "maintenance when it restarts and joins.\n",
+         cmdNodeMaintenanceStop},
         {{"show", "cluster"},
          "show cluster",
          "the same as \"cluster show\": nodes and capacity per mountpath",

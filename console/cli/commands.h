@@ -8,6 +8,8 @@ namespace tessera::cli {
 
 int cmdClusterShow(CliContext& ctx);
 int cmdClusterDecommission(CliContext& ctx);
+int cmdNodeMaintenanceStart(CliContext& ctx);
+int cmdNodeMaintenanceStop(CliContext& ctx);
 int cmdBucketCreate(CliContext& ctx);
 int cmdBucketList(CliContext& ctx);
 int cmdBucketRemove(CliContext& ctx);

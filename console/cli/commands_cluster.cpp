@@ -55,8 +55,10 @@ int cmdClusterShow(CliContext& ctx)
             mps = "unreachable: " + e->second;
             used = total = "-";
         }
-        // An away target missed its keepalives; it still owns its objects.
-        nodes.add({id, n.away() ? "target (away)" : "target", n.publicNet.url, mps, used, total});
+        // An away target missed its keepalives; one in maintenance was taken
+        // out on purpose. Either still owns its objects.
+        const char* role = n.inMaintenance() ? "target (maintenance)" : n.away() ? "target (away)" : "target";
+        nodes.add({id, role, n.publicNet.url, mps, used, total});
     }
     *ctx.out << nodes.render();
     if (cluster.total().filesystems > 0) {
@@ -89,5 +91,32 @@ int cmdClusterDecommission(CliContext& ctx)
     else *ctx.out << "target " << id << " removed from the cluster map; its objects are now owned by the others\n";
     return kExitOk;
 }
+
+namespace {
+
+int setMaintenance(CliContext& ctx, bool on)
+{
+    const char* verb = on ? "start" : "stop";
+    auto args = parseArgs(ctx.args, {}, {});
+    if (args.positional.size() != 1) throw UsageError(std::string("node maintenance ") + verb + " takes one target id");
+    const auto& id = args.positional[0];
+    auto client = ctx.makeClient();
+    auto version = client.setMaintenance(id, on);
+    if (!version) return ctx.fail(version.error());
+    if (ctx.json) {
+        *ctx.out << api::dumpJson({{"sid", id}, {"maintenance", on}, {"smap_version", *version}}) << "\n";
+    } else if (on) {
+        *ctx.out << "target " << id << " is in maintenance (cluster map v" << *version
+                 << "): its objects answer 503 until it leaves maintenance or restarts\n";
+    } else {
+        *ctx.out << "target " << id << " is out of maintenance (cluster map v" << *version << ")\n";
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+int cmdNodeMaintenanceStart(CliContext& ctx) { return setMaintenance(ctx, true); }
+int cmdNodeMaintenanceStop(CliContext& ctx) { return setMaintenance(ctx, false); }
 
 }  // namespace tessera::cli

@@ -54,6 +54,7 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"op_stats", c.opStats},
                        {"cluster_key_file", c.clusterKeyFile},
                        {"tombstone_ttl_ms", c.tombstoneTtlMs},
+                       {"drain_timeout_ms", c.drainTimeoutMs},
                        {"rebalance_auto", c.rebalanceAuto},
                        {"rebalance_delay_ms", c.rebalanceDelayMs},
                        {"scrub_interval_ms", c.scrubIntervalMs},
@@ -110,6 +111,7 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "op_stats") v.get_to(c.opStats);
             else if (k == "cluster_key_file") v.get_to(c.clusterKeyFile);
             else if (k == "tombstone_ttl_ms") v.get_to(c.tombstoneTtlMs);
+            else if (k == "drain_timeout_ms") v.get_to(c.drainTimeoutMs);
             else if (k == "rebalance_auto") v.get_to(c.rebalanceAuto);
             else if (k == "rebalance_delay_ms") v.get_to(c.rebalanceDelayMs);
             else if (k == "scrub_interval_ms") v.get_to(c.scrubIntervalMs);
@@ -170,6 +172,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("op-stats", po::value<bool>(), "count data-path operations (default true; off only to measure the cost)")
         ("cluster-key-file", po::value<std::string>(), "file holding the cluster's secret key (proxy default: <data-dir>/cluster.key, created at first start; targets: required)")
         ("tombstone-ttl-ms", po::value<std::int64_t>(), "target: how long a deleted object's tombstone is kept, 60000..31536000000 (default 86400000)")
+        ("drain-timeout-ms", po::value<std::int64_t>(), "target: on SIGTERM, the longest wait for requests in flight, 0..600000 (default 30000)")
         ("usage-scan-interval-ms", po::value<std::int64_t>(), "target: recount objects per bucket this often, 0 = at start only (default 60000)")
         ("stats-interval-ms", po::value<std::int64_t>(), "proxy: metrics cadence, 250..10000 (default 1000)")
         ("ws-max-sessions", po::value<std::size_t>(), "proxy: feed sessions at once (default 64)")
@@ -231,6 +234,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("op-stats")) c.opStats = vm["op-stats"].as<bool>();
     if (vm.count("cluster-key-file")) c.clusterKeyFile = vm["cluster-key-file"].as<std::string>();
     if (vm.count("tombstone-ttl-ms")) c.tombstoneTtlMs = vm["tombstone-ttl-ms"].as<std::int64_t>();
+    if (vm.count("drain-timeout-ms")) c.drainTimeoutMs = vm["drain-timeout-ms"].as<std::int64_t>();
     if (vm.count("rebalance-auto")) c.rebalanceAuto = vm["rebalance-auto"].as<bool>();
     if (vm.count("rebalance-delay-ms")) c.rebalanceDelayMs = vm["rebalance-delay-ms"].as<std::int64_t>();
     if (vm.count("scrub-interval-ms")) c.scrubIntervalMs = vm["scrub-interval-ms"].as<std::int64_t>();
@@ -281,6 +285,9 @@ api::Status validateConfig(const Config& c)
     }
     if (c.tombstoneTtlMs < 60000 || c.tombstoneTtlMs > 31'536'000'000LL) {
         return api::Error::badRequest("tombstone TTL must be 60000..31536000000 ms");
+    }
+    if (c.drainTimeoutMs < 0 || c.drainTimeoutMs > 600000) {
+        return api::Error::badRequest("drain timeout must be 0..600000 ms");
     }
     if (c.keepaliveIntervalMs < 50 || c.keepaliveIntervalMs > 600000) {
         return api::Error::badRequest("keepalive interval must be 50..600000 ms");

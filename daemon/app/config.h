@@ -44,6 +44,10 @@ struct Config {
     // kept, so that an older copy arriving from a peer (a rebalance in
     // flight, a decommissioned target returning) cannot bring it back.
     std::int64_t tombstoneTtlMs = 24LL * 3600 * 1000;
+    // Targets: on SIGTERM/SIGINT, the longest wait for requests already
+    // read to be answered (after going into maintenance and closing the
+    // listening socket); what is still running then is cut off.
+    std::int64_t drainTimeoutMs = 30000;
 
     // Count every data-path operation (node_stats, /metrics, the feed). Off
     // only to measure what counting costs (tests/bench/stats_overhead.sh).

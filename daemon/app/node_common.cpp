@@ -6,6 +6,7 @@
 #include "stats/prometheus_text.h"
 
 #include <boost/asio/signal_set.hpp>
+#include <cstdlib>
 #include <iostream>
 
 namespace tessera::daemon {
@@ -54,6 +55,29 @@ void waitForSignal()
     signals.async_wait([](const boost::system::error_code&, int sig) { logInfo("signal ", sig, ", shutting down"); });
     ioc.run();
 }
+
+ShutdownSignals::ShutdownSignals() : m_signals(m_ioc, SIGINT, SIGTERM)
+{
+    m_signals.async_wait([this](const boost::system::error_code& ec, int sig) {
+        if (ec) return;
+        logInfo("signal ", sig, ": draining (a second signal exits at once)");
+        m_first.set_value(sig);
+        m_signals.async_wait([](const boost::system::error_code& ec2, int again) {
+            if (ec2) return;
+            logWarn("signal ", again, " during the drain: exiting now");
+            std::_Exit(0);
+        });
+    });
+    m_thread = std::thread([this] { m_ioc.run(); });
+}
+
+ShutdownSignals::~ShutdownSignals()
+{
+    m_ioc.stop();
+    if (m_thread.joinable()) m_thread.join();
+}
+
+int ShutdownSignals::wait() { return m_first.get_future().get(); }
 
 nlohmann::json baseInfo(const Config& c, const std::string& id, Clock::time_point started, const net::HttpServer& s)
 {

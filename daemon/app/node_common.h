@@ -9,12 +9,16 @@
 #include "config.h"
 #include "net/http_server.h"
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace tessera::daemon {
 
@@ -26,6 +30,26 @@ api::Snode makeSnode(const std::string& id, std::string_view role, const Config&
 void announcePort(const Config& c, unsigned short port);
 // Blocks until SIGINT or SIGTERM.
 void waitForSignal();
+
+// SIGINT and SIGTERM for a node that drains: wait() returns at the first;
+// a second one, while the node drains, ends the process at once with
+// status 0 (an operator who does not want to wait). Listens from
+// construction to destruction, on its own thread.
+class ShutdownSignals {
+public:
+    ShutdownSignals();
+    ~ShutdownSignals();
+    ShutdownSignals(const ShutdownSignals&) = delete;
+    ShutdownSignals& operator=(const ShutdownSignals&) = delete;
+    // Blocks until the first signal; returns its number.
+    int wait();
+
+private:
+    boost::asio::io_context m_ioc;
+    boost::asio::signal_set m_signals;
+    std::promise<int> m_first;
+    std::thread m_thread;
+};
 nlohmann::json baseInfo(const Config& c, const std::string& id, Clock::time_point started, const net::HttpServer& s);
 // The statistics every node has: process, connections, operation counters.
 // The role adds map versions and mountpaths.

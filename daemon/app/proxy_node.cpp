@@ -24,7 +24,8 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_peers = std::make_unique<proxy::PeerCalls>(std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
     m_api = std::make_unique<proxy::ProxyApi>(
         m_self, *m_state, *m_peers, [this] { return baseInfo(m_config, m_id, m_started, *m_server); },
-        [this] { return nodeStats(); }, clusterKey);
+        [this] { return nodeStats(); }, clusterKey,
+        std::chrono::milliseconds(c.keepaliveIntervalMs * c.keepaliveMaxMissed));
     m_api->registerRoutes(m_router);
     addMetricsRoute(m_router, [this] { return nodeStats(); });
 
@@ -79,21 +80,43 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_monitor->setJobsSource([this] { return m_jobs->running(); });
     m_state->setObserver({[this](const api::Smap& before, const api::Smap& after) {
                               m_monitor->onSmapPublished(before, after);
-                              // Placement changed (a join, a decommission), or a target
-                              // came back (a rebalance it missed may be due). While one
-                              // is away a rebalance could not move its objects: it
-                              // waits for the return.
-                              bool changed = before.tmap.size() != after.tmap.size();
-                              for (const auto& [id, node] : after.tmap) {
-                                  auto was = before.tmap.find(id);
-                                  changed = changed || was == before.tmap.end() || (was->second.away() && !node.away());
-                              }
-                              if (changed && after.activeTargetCount() == after.tmap.size()) m_jobs->onTargetsChanged();
+                              onPlacementMaybeChanged(before, after);
                           },
                           [this](const api::Bmd& bmd) { m_monitor->onBmdChanged(bmd); }});
     net::Route ws{boost::beast::http::verb::get, "/v1/ws", net::Exec::Inline, {}, {}};
     ws.websocket = m_feed->acceptor();
     m_router.add(std::move(ws));
+}
+
+void ProxyNode::onPlacementMaybeChanged(const api::Smap& before, const api::Smap& after)
+{
+    // Placement changed (a join, a decommission), or a target came back
+    // after missing its keepalives (a rebalance it missed may be due). While
+    // one is away or in maintenance a rebalance could not move its objects:
+    // it waits for the return. A target back from maintenance changed no
+    // placement (it stayed in the map): a planned restart starts no
+    // rebalance, unless one has been waiting for it, or a bucket is mirrored
+    // across targets (a write committed by an owner whose copy could not
+    // reach the target as it left is sent by the rebalance's reprotect).
+    bool placement = before.tmap.size() != after.tmap.size();
+    bool returned = false;
+    bool maintenanceOver = false;
+    for (const auto& [id, node] : after.tmap) {
+        auto was = before.tmap.find(id);
+        if (was == before.tmap.end()) {
+            placement = true;
+        } else if (was->second.away() && !node.away()) {
+            (was->second.missedKeepalives() ? returned : maintenanceOver) = true;
+        }
+    }
+    if (after.activeTargetCount() != after.tmap.size()) {
+        if (placement) m_rebalanceOwed = true;
+        return;
+    }
+    const bool owed = m_rebalanceOwed.exchange(false);
+    bool mirrored = false;
+    for (const auto& [name, props] : m_state->bmd()->buckets) mirrored = mirrored || props.mirror.targetCopies() > 1;
+    if (placement || returned || (maintenanceOver && (owed || mirrored))) m_jobs->onTargetsChanged();
 }
 
 api::NodeStats ProxyNode::nodeStats()

@@ -20,6 +20,7 @@
 #include "proxy/proxy_state.h"
 #include "proxy/shard_job_planner.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,9 @@ private:
     // Removes targets that missed their keepalives (own thread).
     void monitorKeepalives();
     api::NodeStats nodeStats();
+    // Starts the automatic rebalance when a published map changed placement.
+    // Runs on the thread that published (under the membership lock).
+    void onPlacementMaybeChanged(const api::Smap& before, const api::Smap& after);
 
     Config m_config;
     std::string m_id;
@@ -57,6 +61,9 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_stopping = false;
+    // A placement change came while a target was unavailable: the rebalance
+    // is due when the last one returns, from maintenance too.
+    std::atomic<bool> m_rebalanceOwed{false};
 };
 
 }  // namespace tessera::daemon

@@ -138,19 +138,49 @@ api::NodeStats TargetNode::nodeStats()
 
 int TargetNode::run()
 {
+    ShutdownSignals signals;  // from before the node serves: a SIGTERM always drains
     m_server->start();
     announcePort(m_config, m_server->port());
     logInfo("target ", m_id, " up with ", m_config.mountpaths.size(), " mountpath(s); joining ", m_config.proxyUrl);
     m_membership->start();
     m_usage->start();
-    waitForSignal();
-    m_usage->stop();
-    m_membership->stop();
+    signals.wait();
+    drain();
     m_server->stop();
     m_server->wait();
-    m_jobs.reset();  // aborts running jobs and waits for them
+    m_jobs.reset();  // aborted by the drain; waits for them
     m_etl.reset();   // kills and reaps every transformer
+    logInfo("target ", m_id, " stopped");
     return 0;
+}
+
+void TargetNode::drain()
+{
+    // The keepalives stop first: once in maintenance, a keepalive would tell
+    // the proxy this target is still present (which stop-maintenance needs).
+    m_membership->stop();
+    m_usage->stop();
+    // (a) The proxy stops sending clients here: it marks this target in
+    // maintenance (its objects answer 503 naming it, no rebalance starts)
+    // and pushes the map before it answers. Bounded by the peer timeout; an
+    // unreachable proxy finds out through the missed keepalives instead.
+    if (auto st = m_membership->startMaintenance(); !st) {
+        logWarn("drain: could not go into maintenance (", st.error().message, "); draining anyway");
+    } else {
+        // A redirect the proxy sent just before its map changed is still on
+        // its way here: the listening socket stays open a moment for it.
+        std::this_thread::sleep_for(std::min(kRedirectGrace, std::chrono::milliseconds(m_config.drainTimeoutMs)));
+    }
+    // (b) No new connections, (c) what was read is answered; jobs stop.
+    if (const auto n = m_jobs->abortAll(); n > 0) logInfo("drain: aborting ", n, " running job(s)");
+    const auto timeout = std::chrono::milliseconds(m_config.drainTimeoutMs);
+    logInfo("drain: closing the listening socket; ", m_server->context().inFlight.load(), " request(s) in flight");
+    const auto left = m_server->drain(timeout);
+    if (left > 0) {
+        logWarn("drain: ", left, " request(s) still in flight after ", timeout.count(), " ms; cutting them off");
+    } else {
+        logInfo("drain: every request in flight was answered");
+    }
 }
 
 }  // namespace tessera::daemon

@@ -22,6 +22,7 @@
 #include "target/target_api.h"
 #include "target/usage_scanner.h"
 
+#include <chrono>
 #include <memory>
 
 namespace tessera::daemon {
@@ -34,7 +35,14 @@ public:
     int run() override;
 
 private:
+    // How long the listening socket stays open after the proxy put this
+    // target in maintenance: a redirect sent just before reaches it.
+    static constexpr std::chrono::milliseconds kRedirectGrace{250};
+
     api::NodeStats nodeStats();
+    // SIGTERM/SIGINT: maintenance, then no new connections, then the
+    // requests in flight answered within drain_timeout_ms, jobs aborted.
+    void drain();
 
     Config m_config;
     std::string m_id;

@@ -236,7 +236,7 @@ api::Status EtlJob::store(const std::string& name, const EtlOutput& out) const
     }
     if (owner->away()) {
         return api::Error::unavailable("target " + owner->id + ", which owns " + m_args.dstBucket + "/" + name +
-                                       ", is away");
+                                       ", is " + (owner->inMaintenance() ? "in maintenance" : "away"));
     }
     client::HttpClient::Options o;
     o.connectTimeout = m_env.peerTimeout;

@@ -184,6 +184,18 @@ api::Result<api::TargetJobStatus> JobRunner::abort(const std::string& id)
     return snapshot(*it->second);
 }
 
+std::size_t JobRunner::abortAll()
+{
+    std::lock_guard lock(m_mutex);
+    std::size_t n = 0;
+    for (auto& [id, job] : m_jobs) {
+        if (snapshot(*job).state != api::JobState::Running) continue;
+        job->ctx.m_abort = true;
+        ++n;
+    }
+    return n;
+}
+
 std::vector<api::TargetJobStatus> JobRunner::list() const
 {
     std::lock_guard lock(m_mutex);

@@ -76,6 +76,9 @@ public:
     api::Result<api::TargetJobStatus> start(const std::string& id, const std::string& kind, const nlohmann::json& args);
     api::Result<api::TargetJobStatus> status(const std::string& id) const;
     api::Result<api::TargetJobStatus> abort(const std::string& id);
+    // Asks every running job to stop (a drain); does not wait: the
+    // destructor does. Returns how many were asked.
+    std::size_t abortAll();
     std::vector<api::TargetJobStatus> list() const;
 
 private:

@@ -7,6 +7,7 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/strand.hpp>
+#include <future>
 #include <stdexcept>
 
 namespace tessera::daemon::net {
@@ -38,6 +39,45 @@ void ServerContext::releaseAddress(const asio::ip::address& a)
     auto it = m_perAddress.find(a);
     if (it == m_perAddress.end()) return;
     if (--it->second == 0) m_perAddress.erase(it);
+}
+
+void ServerContext::requestEnded()
+{
+    if (inFlight.fetch_sub(1) == 1 && draining.load()) {
+        // Under the lock: the drain checks the count under it, so the wake-up is not lost.
+        std::lock_guard lock(m_drainMutex);
+        m_drainCv.notify_all();
+    }
+}
+
+std::size_t ServerContext::waitForRequests(std::chrono::steady_clock::time_point deadline)
+{
+    std::unique_lock lock(m_drainMutex);
+    m_drainCv.wait_until(lock, deadline, [this] { return inFlight.load() == 0; });
+    return inFlight.load();
+}
+
+void ServerContext::addSession(const std::shared_ptr<HttpSession>& s)
+{
+    std::lock_guard lock(m_sessionMutex);
+    m_sessions[s.get()] = s;
+}
+
+void ServerContext::removeSession(const HttpSession* s)
+{
+    std::lock_guard lock(m_sessionMutex);
+    m_sessions.erase(s);
+}
+
+std::vector<std::shared_ptr<HttpSession>> ServerContext::sessions()
+{
+    std::vector<std::shared_ptr<HttpSession>> out;
+    std::lock_guard lock(m_sessionMutex);
+    out.reserve(m_sessions.size());
+    for (const auto& [p, weak] : m_sessions) {
+        if (auto s = weak.lock()) out.push_back(std::move(s));
+    }
+    return out;
 }
 
 HttpServer::HttpServer(ServerOptions options, const Router& router)
@@ -79,6 +119,9 @@ void HttpServer::listen()
 void HttpServer::start()
 {
     const unsigned n = std::max(1u, m_ctx->options.ioThreads);
+    // The first context too: once a drain closed the acceptor, it may have
+    // nothing pending while a worker prepares an answer to post to it.
+    m_guards.push_back(asio::make_work_guard(m_ioc));
     for (unsigned i = 1; i < n; ++i) {
         m_more.push_back(std::make_unique<asio::io_context>(1));
         m_guards.push_back(asio::make_work_guard(*m_more.back()));
@@ -115,6 +158,24 @@ void HttpServer::wait()
     m_threads.clear();
     m_workers.join();
     m_internalWorkers.join();
+}
+
+std::size_t HttpServer::drain(std::chrono::milliseconds timeout)
+{
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    m_ctx->draining = true;
+    // The acceptor belongs to the first I/O thread: close it there and wait,
+    // so that the port is free (a restart may bind it) when this returns.
+    std::promise<void> closed;
+    asio::post(m_ioc, [this, &closed] {
+        boost::system::error_code ec;
+        m_acceptor.close(ec);
+        closed.set_value();
+    });
+    closed.get_future().wait();
+    // Sessions made after the list was taken see `draining` themselves.
+    for (auto& s : m_ctx->sessions()) HttpSession::closeIfIdle(std::move(s));
+    return m_ctx->waitForRequests(deadline);
 }
 
 void HttpServer::doAccept()

@@ -15,6 +15,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,8 @@
 #include <vector>
 
 namespace tessera::daemon::net {
+
+class HttpSession;
 
 struct ServerOptions {
     std::string host = "127.0.0.1";
@@ -53,6 +56,23 @@ struct ServerContext {
     stats::StatsRecorder* stats = nullptr;
     std::atomic<std::size_t> connections{0};  // HTTP sessions and WebSocket sessions
     std::atomic<std::uint64_t> requests{0};
+    // Requests whose head was read and whose answer is not yet written (or
+    // whose connection has not yet ended): what a drain waits for.
+    std::atomic<std::size_t> inFlight{0};
+    // Set by HttpServer::drain: answers close their connection, idle
+    // connections are closed.
+    std::atomic<bool> draining{false};
+
+    void requestStarted() { inFlight.fetch_add(1); }
+    void requestEnded();
+    // Waits until no request is in flight or `deadline`; returns how many
+    // still are.
+    std::size_t waitForRequests(std::chrono::steady_clock::time_point deadline);
+
+    // The live HTTP sessions, so that a drain can reach the idle ones.
+    void addSession(const std::shared_ptr<HttpSession>& s);
+    void removeSession(const HttpSession* s);
+    std::vector<std::shared_ptr<HttpSession>> sessions();
 
     // Connections per client address. acquire() is false when the address
     // has its share already (the caller refuses the connection).
@@ -63,6 +83,10 @@ struct ServerContext {
 private:
     std::mutex m_addressMutex;
     std::map<boost::asio::ip::address, std::size_t> m_perAddress;
+    std::mutex m_drainMutex;
+    std::condition_variable m_drainCv;
+    std::mutex m_sessionMutex;
+    std::map<const HttpSession*, std::weak_ptr<HttpSession>> m_sessions;
 };
 
 class HttpServer {
@@ -80,6 +104,13 @@ public:
     void stop();
     // Blocks until stop() (or a signal handler calling it).
     void wait();
+    // A graceful end, called from a thread that is not one of the server's:
+    // closes the listening socket (the port is free when it returns), then
+    // lets every request already read be answered, closing each connection
+    // after its answer and the idle ones at once, for at most `timeout`.
+    // Returns how many requests were still in flight at the deadline (0: all
+    // answered). stop() and wait() end the server afterwards.
+    std::size_t drain(std::chrono::milliseconds timeout);
 
     // The acceptor's context (the first I/O thread's).
     boost::asio::io_context& ioContext() { return m_ioc; }
@@ -96,7 +127,8 @@ private:
 
     stats::StatsRecorder m_stats;
     boost::asio::io_context m_ioc{1};  // each context is run by exactly one thread
-    // The other I/O threads' contexts, kept running while idle by the guards.
+    // The other I/O threads' contexts; every context is kept running while
+    // idle by the guards.
     std::vector<std::unique_ptr<boost::asio::io_context>> m_more;
     std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> m_guards;
     std::size_t m_nextContext = 0;  // touched by the accept handler only

@@ -63,6 +63,8 @@ HttpSession::HttpSession(Socket socket, std::shared_ptr<ServerContext> ctx, boos
 
 HttpSession::~HttpSession()
 {
+    endRequest();
+    m_ctx->removeSession(this);
     m_ctx->connections.fetch_sub(1);
     m_ctx->releaseAddress(m_peer);
 }
@@ -85,11 +87,32 @@ void HttpSession::rejectBusy(Socket socket)
 
 void HttpSession::run()
 {
+    m_ctx->addSession(shared_from_this());
     asio::dispatch(m_stream.get_executor(), [self = shared_from_this()] { self->doReadHeader(); });
+}
+
+void HttpSession::closeIfIdle(std::shared_ptr<HttpSession> session)
+{
+    auto executor = session->m_stream.get_executor();
+    asio::post(executor, [self = std::move(session)] {
+        // Bytes in the buffer are the start of a request: it is answered.
+        if (self->m_waitingForHead && self->m_buffer.size() == 0) self->closeConnection();
+    });
+}
+
+void HttpSession::endRequest()
+{
+    if (!m_inFlight) return;
+    m_inFlight = false;
+    m_ctx->requestEnded();
 }
 
 void HttpSession::doReadHeader()
 {
+    if (m_ctx->draining.load() && m_buffer.size() == 0) {
+        closeConnection();
+        return;
+    }
     m_parser.emplace();
     m_parser->header_limit(static_cast<std::uint32_t>(m_ctx->options.headerLimit));
     m_parser->body_limit(std::numeric_limits<std::uint64_t>::max());  // Boost 1.74 treats boost::none as exceeded
@@ -108,12 +131,14 @@ void HttpSession::doReadHeader()
     const auto& o = m_ctx->options;
     const bool pressed = m_ctx->connections.load(std::memory_order_relaxed) * 2 >= o.maxConnections;
     m_stream.expires_after(pressed || !m_hadRequest ? std::min(o.headerTimeout, o.idleTimeout) : o.idleTimeout);
+    m_waitingForHead = true;
     http::async_read_header(m_stream, m_buffer, *m_parser,
                             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
 }
 
 void HttpSession::onHeader(beast::error_code ec)
 {
+    m_waitingForHead = false;
     if (ec) {
         if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::eof ||
             ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
@@ -131,6 +156,8 @@ void HttpSession::onHeader(beast::error_code ec)
         return;
     }
     m_ctx->requests.fetch_add(1);
+    m_ctx->requestStarted();
+    m_inFlight = true;
     m_hadRequest = true;
     m_start = std::chrono::steady_clock::now();
     const auto& hdr = m_parser->get();
@@ -468,7 +495,8 @@ void writeResponseHead(std::string& out, unsigned version, const Response& res, 
 
 void HttpSession::send(Response res)
 {
-    const bool keepAlive = m_parser && m_parser->get().keep_alive() && !res.close && (m_bodyComplete || !m_req.hasBody);
+    const bool keepAlive = m_parser && m_parser->get().keep_alive() && !res.close &&
+                           (m_bodyComplete || !m_req.hasBody) && !m_ctx->draining.load(std::memory_order_relaxed);
     m_closeAfter = !keepAlive;
     const unsigned version = m_parser ? m_parser->get().version() : 11;
     const bool headRequest = m_req.method == http::verb::head;
@@ -574,6 +602,7 @@ void HttpSession::onWritten(beast::error_code ec)
 {
     if (m_body.capacity() > kKeepBodyCapacity) std::string().swap(m_body);  // a big answer's memory goes
     recordOp(ec ? kClientAbort : m_status);
+    endRequest();
     if (ec || m_closeAfter) {
         closeConnection();
         return;

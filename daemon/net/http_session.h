@@ -35,6 +35,10 @@ public:
     ~HttpSession();
 
     void run();
+    // During a drain: closes the connection if it is waiting for a request
+    // and no byte of one has arrived. Any thread; the session's last
+    // reference is then dropped on its own I/O thread.
+    static void closeIfIdle(std::shared_ptr<HttpSession> session);
     // Answers 503 on a socket over the connection cap and closes it.
     static void rejectBusy(Socket socket);
 
@@ -59,12 +63,16 @@ private:
     void recordOp(int status);
     void acceptWebSocket();
     void closeConnection();
+    // The request counted in ServerContext::inFlight is over (once).
+    void endRequest();
 
     Stream m_stream;
     boost::beast::flat_buffer m_buffer;
     std::shared_ptr<ServerContext> m_ctx;
     boost::asio::ip::address m_peer;
-    bool m_hadRequest = false;  // a first request head arrived (see doReadHeader)
+    bool m_hadRequest = false;      // a first request head arrived (see doReadHeader)
+    bool m_waitingForHead = false;  // between requests (a drain may close it)
+    bool m_inFlight = false;        // counted in ServerContext::inFlight
     std::optional<boost::beast::http::request_parser<boost::beast::http::buffer_body>> m_parser;
     Request m_req;
     const Route* m_route = nullptr;

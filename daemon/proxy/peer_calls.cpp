@@ -15,7 +15,8 @@ namespace tessera::daemon::proxy {
 namespace {
 api::Error awayError(const std::string& id, const api::Snode& node)
 {
-    return api::Error::unavailable("target " + id + " (" + node.publicNet.url + ") is away: it missed its keepalives");
+    return api::Error::unavailable("target " + id + " (" + node.publicNet.url + ") is " +
+                                   (node.inMaintenance() ? "in maintenance" : "away: it missed its keepalives"));
 }
 }  // namespace
 

@@ -29,15 +29,17 @@ constexpr std::size_t kMaxControlBody = std::size_t{1} << 20;
 // What a client is told about an object whose owner is away.
 api::Error ownerAway(const api::Snode& owner)
 {
-    return api::Error::unavailable("target " + owner.id + " (" + owner.publicNet.url +
-                                   ") that owns the object is away (missed its keepalives); retry when it returns");
+    return api::Error::unavailable("target " + owner.id + " (" + owner.publicNet.url + ") that owns the object is " +
+                                   (owner.inMaintenance() ? "in maintenance" : "away (missed its keepalives)") +
+                                   "; retry when it returns");
 }
 }  // namespace
 
 ProxyApi::ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo,
-                   std::function<api::NodeStats()> nodeStats, std::string clusterKey)
+                   std::function<api::NodeStats()> nodeStats, std::string clusterKey,
+                   std::chrono::milliseconds keepaliveWindow)
     : m_self(std::move(self)), m_state(state), m_peers(peers), m_nodeInfo(std::move(nodeInfo)),
-      m_nodeStats(std::move(nodeStats)), m_clusterKey(std::move(clusterKey))
+      m_nodeStats(std::move(nodeStats)), m_clusterKey(std::move(clusterKey)), m_keepaliveWindow(keepaliveWindow)
 {
 }
 
@@ -137,7 +139,7 @@ Response ProxyApi::join(const Request& req)
     if (!node) return Response::error(node.error());
     node->flags = 0;  // flags are the proxy's to set
     auto lock = m_state.membershipLock();
-    auto r = m_state.prepareJoin(*node);
+    auto r = m_state.prepareJoin(*node, m_keepaliveWindow);
     if (!r) return Response::error(r.error());
     if (r->changed) {
         // Everyone, the newcomer included, has the new map and the buckets
@@ -280,7 +282,8 @@ Response ProxyApi::listObjects(const Request& req)
         return missing.size() > tolerated;
     };
     for (const auto& [id, node] : smap.tmap) {
-        if (node.away() && incomplete("target " + id + " (" + node.publicNet.url + ") is away")) {
+        if (node.away() && incomplete("target " + id + " (" + node.publicNet.url + ") is " +
+                                      (node.inMaintenance() ? "in maintenance" : "away"))) {
             return Response::error(api::Error::unavailable("listing incomplete: " + missing.back() +
                                                            "; its objects cannot be listed until it returns"));
         }
@@ -356,22 +359,51 @@ Response ProxyApi::clusterInfo(const Request& req)
 
 Response ProxyApi::clusterAction(const Request& req)
 {
+    // Operators call without the key; a node (a draining target) sends it,
+    // and a wrong one is refused rather than ignored.
+    const bool fromNode = !req.header(api::kHdrClusterKey).empty();
+    if (fromNode) {
+        if (auto refused = checkClusterKey(req)) return std::move(*refused);
+    }
     auto msg = api::parseActionMsg(req.body);
     if (!msg) return Response::error(msg.error());
-    if (msg->action != api::act::kDecommissionNode) {
-        return Response::error(api::Error::badRequest("unsupported cluster action \"" + msg->action +
-                                                      "\" (supported: decommission-node)"));
-    }
-    auto rm = api::parseRemoveNode(msg->value);
+    if (msg->action == api::act::kDecommissionNode) return decommission(*msg);
+    if (msg->action == api::act::kStartMaintenance) return maintenance(*msg, true, fromNode);
+    if (msg->action == api::act::kStopMaintenance) return maintenance(*msg, false, fromNode);
+    return Response::error(
+        api::Error::badRequest("unsupported cluster action \"" + msg->action +
+                               "\" (supported: decommission-node, start-maintenance, stop-maintenance)"));
+}
+
+Response ProxyApi::decommission(const api::ActionMsg& msg)
+{
+    auto rm = api::parseRemoveNode(msg.value);
     if (!rm) return Response::error(rm.error());
     auto lock = m_state.membershipLock();
     std::optional<api::Bmd> bmd;
-    auto next = m_state.prepareDecommission(rm->daemonId, &bmd);
+    auto next = m_state.prepareDecommission(rm->daemonId, m_keepaliveWindow, &bmd);
     if (!next) return Response::error(next.error());
     m_peers.pushMeta(*next, *next, bmd);
     m_state.publishSmap(*next);
     if (bmd) m_state.announceBmd(*bmd);
-    return Response::json({{"smap_version", next->version}});
+    return Response::json(api::ClusterActionReply{next->version});
+}
+
+Response ProxyApi::maintenance(const api::ActionMsg& msg, bool on, bool fromNode)
+{
+    auto node = api::parseNodeMaintenance(msg.value);
+    if (!node) return Response::error(node.error());
+    auto lock = m_state.membershipLock();
+    auto next = m_state.prepareMaintenance(node->daemonId, on, m_keepaliveWindow, fromNode);
+    if (!next) return Response::error(next.error());
+    if (!next->has_value()) return Response::json(api::ClusterActionReply{m_state.smap()->version});
+    // Every target learns the new map before the proxy serves it, the one
+    // going into maintenance included (it is still serving what it has).
+    const api::Smap& after = **next;
+    const auto before = m_state.smap();
+    m_peers.pushMeta(on ? *before : after, after, std::nullopt);
+    m_state.publishSmap(after);
+    return Response::json(api::ClusterActionReply{after.version});
 }
 
 Response ProxyApi::daemonInfo(const Request& req)

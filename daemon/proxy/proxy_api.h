@@ -10,6 +10,7 @@
 #include "peer_calls.h"
 #include "proxy_state.h"
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -21,8 +22,11 @@ namespace tessera::daemon::proxy {
 class ProxyApi {
 public:
     // `clusterKey`: the secret a joining target must present.
+    // `keepaliveWindow`: a target heard from within it is present
+    // (keepalive_interval_ms x keepalive_max_missed).
     ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo,
-             std::function<api::NodeStats()> nodeStats, std::string clusterKey);
+             std::function<api::NodeStats()> nodeStats, std::string clusterKey,
+             std::chrono::milliseconds keepaliveWindow);
 
     void registerRoutes(net::Router& router);
 
@@ -52,7 +56,11 @@ private:
     net::Response patchBucket(const net::Request& req);
     net::Response listObjects(const net::Request& req);
     net::Response clusterInfo(const net::Request& req);
+    // PUT /v1/cluster: decommission-node, start-maintenance, stop-maintenance.
     net::Response clusterAction(const net::Request& req);
+    net::Response decommission(const api::ActionMsg& msg);
+    // `fromNode`: the call carried the cluster key (a target draining itself).
+    net::Response maintenance(const api::ActionMsg& msg, bool on, bool fromNode);
     // Unauthorized unless the request carries the cluster key.
     std::optional<net::Response> checkClusterKey(const net::Request& req) const;
     net::Response daemonInfo(const net::Request& req);
@@ -66,6 +74,7 @@ private:
     PropsObserver m_propsObserver;
     std::map<std::string, BucketAction> m_bucketActions;
     std::string m_clusterKey;
+    std::chrono::milliseconds m_keepaliveWindow;
 };
 
 }  // namespace tessera::daemon::proxy

@@ -89,7 +89,7 @@ api::Result<api::EtlMd> ProxyState::updateEtl(const std::function<api::Status(ap
     return next;
 }
 
-api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& node)
+api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& node, Clock::duration maxSilence)
 {
     if (node.id.empty() || node.id.size() > 64) return api::Error::badRequest("join: bad daemon_id");
     if (node.type != api::kRoleTarget) return api::Error::badRequest("join: only targets join a running proxy");
@@ -99,13 +99,14 @@ api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& no
     r.smap = *m_smap;
     r.bmd = *m_bmd;
     auto it = m_smap->tmap.find(node.id);
-    if (it != m_smap->tmap.end() && !it->second.away() && !it->second.sameIdentity(node)) {
+    if (it != m_smap->tmap.end() && (!it->second.away() || presentLocked(node.id, it->second, maxSilence)) &&
+        !it->second.sameIdentity(node)) {
         return api::Error::conflict("join: target " + node.id + " is present at " + it->second.publicNet.url +
                                     "; an id cannot be taken over while its target is alive");
     }
     m_lastSeen[node.id] = Clock::now();
     api::Snode joined = node;
-    joined.flags = it == m_smap->tmap.end() ? 0 : (it->second.flags & ~api::kSnodeAway);
+    joined.flags = it == m_smap->tmap.end() ? 0 : (it->second.flags & ~(api::kSnodeAway | api::kSnodeMaintenance));
     if (it == m_smap->tmap.end()) {
         // A new target changes placement: mirrored copies are pending.
         auto pending = markMirrorsPendingLocked();
@@ -159,7 +160,7 @@ ProxyState::KeepaliveResult ProxyState::keepalive(const std::string& id)
     r.etlVersion = m_etl->version;
     auto it = m_smap->tmap.find(id);
     // An away target rejoins (a join clears the flag and pushes the map).
-    if (it == m_smap->tmap.end() || it->second.away()) return r;
+    if (it == m_smap->tmap.end() || it->second.missedKeepalives()) return r;
     r.known = true;
     m_lastSeen[id] = Clock::now();
     return r;
@@ -189,12 +190,47 @@ api::Result<std::optional<api::Smap>> ProxyState::prepareAway(Clock::duration ma
     return std::optional<api::Smap>{std::move(next)};
 }
 
-api::Result<api::Smap> ProxyState::prepareDecommission(const std::string& id, std::optional<api::Bmd>* bmdOut)
+api::Result<std::optional<api::Smap>> ProxyState::prepareMaintenance(const std::string& id, bool on,
+                                                                     Clock::duration maxSilence, bool leaving)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_smap->pmap.count(id)) {
+        return api::Error::badRequest("node " + id + " is a proxy; only targets go into maintenance");
+    }
+    auto it = m_smap->tmap.find(id);
+    if (it == m_smap->tmap.end()) return api::Error::notFound("target \"" + id + "\" is not in the cluster map");
+    if (on && leaving) m_lastSeen.erase(id);
+    if (it->second.inMaintenance() == on) return std::optional<api::Smap>{};
+    if (!on && !presentLocked(id, it->second, maxSilence)) {
+        return api::Error::conflict("target " + id +
+                                    " is not sending keepalives (stopped?); it leaves maintenance "
+                                    "when it restarts and joins");
+    }
+    api::Smap next = *m_smap;
+    auto& node = next.tmap.at(id);
+    node.flags = on ? (node.flags | api::kSnodeMaintenance) : (node.flags & ~api::kSnodeMaintenance);
+    next.version += 1;
+    auto st = m_store.saveSmap(next);
+    if (!st) return st.error();
+    logInfo("target ", id, on ? " goes into maintenance" : " leaves maintenance", " (smap v", next.version, ")");
+    return std::optional<api::Smap>{std::move(next)};
+}
+
+bool ProxyState::presentLocked(const std::string& id, const api::Snode& node, Clock::duration maxSilence) const
+{
+    if (node.missedKeepalives()) return false;
+    auto seen = m_lastSeen.find(id);
+    return seen != m_lastSeen.end() && Clock::now() - seen->second <= maxSilence;
+}
+
+api::Result<api::Smap> ProxyState::prepareDecommission(const std::string& id, Clock::duration maxSilence,
+                                                       std::optional<api::Bmd>* bmdOut)
 {
     std::lock_guard lock(m_mutex);
     auto it = m_smap->tmap.find(id);
     if (it == m_smap->tmap.end()) return api::Error::notFound("target \"" + id + "\" is not in the cluster map");
-    if (!it->second.away()) {
+    // A target in maintenance that still sends keepalives is present too.
+    if (!it->second.away() || presentLocked(id, it->second, maxSilence)) {
         return api::Error::conflict("target " + id +
                                     " is present; only an away target can be decommissioned "
                                     "(stop it first: draining a live target is not supported)");
@@ -228,8 +264,9 @@ api::Result<api::Bmd> ProxyState::createBucketLocked(const std::string& name)
     // to drop. The create waits for it.
     for (const auto& [id, node] : m_smap->tmap) {
         if (node.away()) {
-            return api::Error::unavailable("cannot create bucket \"" + name + "\" while target " + id +
-                                           " is away (it may hold objects of an earlier bucket of this name)");
+            return api::Error::unavailable("cannot create bucket \"" + name + "\" while target " + id + " is " +
+                                           (node.inMaintenance() ? "in maintenance" : "away") +
+                                           " (it may hold objects of an earlier bucket of this name)");
         }
     }
     api::Bmd next = *m_bmd;

@@ -49,15 +49,20 @@ public:
     // any request is redirected to it: prepareJoin persists the new map,
     // publishSmap makes it the one the proxy serves. Callers hold
     // membershipLock() across both (joins and expiry are serialized).
-    // A known id rejoining clears its away flag; a join naming the id of a
+    // A known id rejoining clears its away and maintenance flags (a target
+    // that restarts after a drain is back in service); a join naming the id of a
     // present (not away) target at another address is a Conflict: an id
     // cannot be taken over while its target is alive.
-    api::Result<JoinResult> prepareJoin(const api::Snode& node);
+    // A target in maintenance heard from within `maxSilence` is present too.
+    api::Result<JoinResult> prepareJoin(const api::Snode& node, Clock::duration maxSilence);
     void publishSmap(const api::Smap& smap);
     std::unique_lock<std::mutex> membershipLock() { return std::unique_lock(m_membershipMutex); }
 
     struct KeepaliveResult {
-        bool known = false;  // false: not in the map, or away (the target rejoins)
+        // false: not in the map, or missed its keepalives (the target
+        // rejoins). A target in maintenance is known: its keepalives say it
+        // is present, which stop-maintenance requires.
+        bool known = false;
         std::int64_t smapVersion = 0;
         std::int64_t bmdVersion = 0;
         std::int64_t etlVersion = 0;
@@ -73,11 +78,24 @@ public:
 
     // Removes an away target from the map for good (an operator's decision
     // that it is not coming back): its objects are then owned by the others,
-    // which have no copy of them. A present target is a Conflict, an unknown
-    // id NotFound. The same two steps as a join.
+    // which have no copy of them. A present target (one in maintenance whose
+    // keepalives arrive within `maxSilence` included) is a Conflict, an
+    // unknown id NotFound. The same two steps as a join.
     // Mirrored buckets' copies become pending: `bmdOut` receives the new BMD
     // to push with the map when one changed.
-    api::Result<api::Smap> prepareDecommission(const std::string& id, std::optional<api::Bmd>* bmdOut = nullptr);
+    api::Result<api::Smap> prepareDecommission(const std::string& id, Clock::duration maxSilence,
+                                               std::optional<api::Bmd>* bmdOut = nullptr);
+
+    // Puts a target in maintenance (`on`) or takes it out, in a new map
+    // persisted and returned but not yet served (the same two steps as a
+    // join). nullopt: nothing to change (already so). NotFound for an unknown
+    // id, BadRequest for a proxy's, Conflict when taking out of maintenance a
+    // target not heard from within `maxSilence` (it is stopped: its next
+    // join clears the flag). `leaving`: the target itself asked (a drain on
+    // SIGTERM, its keepalives already stopped): it counts as present again
+    // only once a keepalive arrives. Callers hold membershipLock().
+    api::Result<std::optional<api::Smap>> prepareMaintenance(const std::string& id, bool on, Clock::duration maxSilence,
+                                                             bool leaving = false);
 
     // Copies of mirrored buckets: every placement change (a new target, a
     // decommission) and every props change that asks for more copies marks
@@ -108,6 +126,8 @@ public:
 private:
     ProxyState(meta::ClusterStore& store, api::Smap smap, api::Bmd bmd, api::EtlMd etl);
     void notifyBmd(const api::Bmd& bmd) const;
+    // Sends keepalives: not marked away and heard from within maxSilence. m_mutex held.
+    bool presentLocked(const std::string& id, const api::Snode& node, Clock::duration maxSilence) const;
     // Marks every bucket mirrored across targets pending; the new BMD,
     // persisted, when one was not already. Under m_mutex.
     api::Result<std::optional<api::Bmd>> markMirrorsPendingLocked();

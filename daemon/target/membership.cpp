@@ -1,5 +1,6 @@
 #include "membership.h"
 
+#include "api/action_msg.h"
 #include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/http_error.h"
@@ -145,6 +146,21 @@ void Membership::keepalive()
             if (md) m_cache.applyEtl(std::move(md.value()));
         }
     }
+}
+
+api::Status Membership::startMaintenance()
+{
+    client::HttpClient http(peerOptions(m_peerTimeout));
+    const api::ActionMsg msg{api::act::kStartMaintenance, "", nlohmann::json(api::NodeMaintenance{m_self.id})};
+    auto res = http.send(client::Method::Put, m_proxyUrl + std::string(api::path::kCluster),
+                         client::Body::string(api::dumpJson(nlohmann::json(msg))),
+                         {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}});
+    if (!res) return res.error();
+    if (!res->isSuccess()) return api::errorFromResponse(res->status, res->body);
+    auto reply = api::parseMessage<api::ClusterActionReply>(res->body, "start-maintenance reply");
+    if (!reply) return reply.error();
+    logInfo("in maintenance from cluster map v", reply->smapVersion);
+    return {};
 }
 
 void Membership::pullMeta(bool smap, bool bmd)

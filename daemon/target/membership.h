@@ -4,6 +4,7 @@
 // cluster map and bucket metadata when the proxy reports newer versions.
 // Runs on its own thread.
 
+#include "api/result.h"
 #include "api/smap.h"
 #include "meta_cache.h"
 
@@ -29,6 +30,11 @@ public:
     // Asks for an immediate refresh from the proxy (a client named a newer
     // Smap version than ours).
     void requestRefresh();
+    // Asks the proxy to put this target in maintenance (start-maintenance,
+    // with the cluster key), bounded by the peer timeout: the first step of
+    // a drain. The proxy answers once every target has the new map and it
+    // redirects nothing here any more. Any thread.
+    api::Status startMaintenance();
 
 private:
     void run();

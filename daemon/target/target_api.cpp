@@ -271,10 +271,11 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
             std::string names;
             for (const auto* h : holders) names += (names.empty() ? "" : ", ") + h->id;
             return Response::error(api::Error::unavailable("every target that holds a copy of the object (" + names +
-                                                           ") is away; retry when one returns"));
+                                                           ") is away or in maintenance; retry when one returns"));
         }
-        return Response::error(api::Error::unavailable("target " + owner->id + " (" + owner->publicNet.url +
-                                                       ") that owns the object is away; retry when it returns"));
+        return Response::error(
+            api::Error::unavailable("target " + owner->id + " (" + owner->publicNet.url + ") that owns the object is " +
+                                    (owner->inMaintenance() ? "in maintenance" : "away") + "; retry when it returns"));
     }
     // "local": a peer that found the object here sends the client here (see
     // findOnPeers); serve what this target holds whoever owns the name now.
@@ -298,9 +299,9 @@ api::Result<std::vector<api::Snode>> TargetApi::copyHolders(const api_util::Obje
         if (h->id == m_self.id) continue;
         if (h->away()) {
             if (allPresent) {
-                return api::Error::unavailable("target " + h->id + " (" + h->publicNet.url +
-                                               "), which keeps a copy of the object, is away; writes to it wait "
-                                               "until it returns");
+                return api::Error::unavailable(
+                    "target " + h->id + " (" + h->publicNet.url + "), which keeps a copy of the object, is " +
+                    (h->inMaintenance() ? "in maintenance" : "away") + "; writes to it wait until it returns");
             }
             continue;
         }
@@ -406,7 +407,8 @@ std::optional<api::Error> TargetApi::awayPeer() const
     for (const auto& [id, node] : smap->tmap) {
         if (id != m_self.id && node.away()) {
             return api::Error::unavailable("not found on this target, and target " + id + " (" + node.publicNet.url +
-                                           "), which may still hold it after a placement change, is away");
+                                           "), which may still hold it after a placement change, is " +
+                                           (node.inMaintenance() ? "in maintenance" : "away"));
         }
     }
     return std::nullopt;

@@ -45,4 +45,25 @@ Result<RemoveNode> parseRemoveNode(const nlohmann::json& value)
     return out;
 }
 
+void to_json(nlohmann::json& j, const NodeMaintenance& v) { j = nlohmann::json{{"sid", v.daemonId}}; }
+
+void readFields(FieldReader& r, NodeMaintenance& v)
+{
+    r.required("sid", v.daemonId);
+    if (r.ok() && v.daemonId.empty()) r.fail(r.pointerTo("sid"), "must not be empty");
+}
+
+Result<NodeMaintenance> parseNodeMaintenance(const nlohmann::json& value)
+{
+    FieldReader r(value, "/value");
+    NodeMaintenance out;
+    readFields(r, out);
+    if (auto st = r.finish(); !st) return st.error();
+    return out;
+}
+
+void to_json(nlohmann::json& j, const ClusterActionReply& v) { j = nlohmann::json{{"smap_version", v.smapVersion}}; }
+
+void readFields(FieldReader& r, ClusterActionReply& v) { r.required("smap_version", v.smapVersion); }
+
 }  // namespace tessera::api

@@ -7,6 +7,7 @@
 #include "result.h"
 #include "wire.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -21,6 +22,8 @@ inline constexpr const char* kSetBprops = "set-bprops";
 inline constexpr const char* kArchive = "archive";
 inline constexpr const char* kList = "list";
 inline constexpr const char* kDecommissionNode = "decommission-node";
+inline constexpr const char* kStartMaintenance = "start-maintenance";
+inline constexpr const char* kStopMaintenance = "stop-maintenance";
 }  // namespace act
 
 struct ActionMsg {
@@ -47,5 +50,27 @@ struct RemoveNode {
 void to_json(nlohmann::json& j, const RemoveNode& v);
 void readFields(FieldReader& r, RemoveNode& v);
 Result<RemoveNode> parseRemoveNode(const nlohmann::json& value);
+
+// The value of "start-maintenance" and "stop-maintenance" (AIStore's
+// ActValRmNode, of which Tessera reads only `sid`): the target to put in or
+// take out of maintenance. Any other field is a BadRequest.
+struct NodeMaintenance {
+    std::string daemonId;  // JSON: sid
+    bool operator==(const NodeMaintenance&) const = default;
+};
+
+void to_json(nlohmann::json& j, const NodeMaintenance& v);
+void readFields(FieldReader& r, NodeMaintenance& v);
+Result<NodeMaintenance> parseNodeMaintenance(const nlohmann::json& value);
+
+// The answer to a cluster action that changed (or would have changed) the
+// cluster map: the version that holds the change.
+struct ClusterActionReply {
+    std::int64_t smapVersion = 0;  // JSON: smap_version
+    bool operator==(const ClusterActionReply&) const = default;
+};
+
+void to_json(nlohmann::json& j, const ClusterActionReply& v);
+void readFields(FieldReader& r, ClusterActionReply& v);
 
 }  // namespace tessera::api

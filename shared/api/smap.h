@@ -29,13 +29,22 @@ struct NetInfo {
 // ownership to a peer while the owner may come back with acknowledged data
 // is what loses writes and undoes deletes.
 inline constexpr std::uint64_t kSnodeAway = std::uint64_t{1} << 16;
+// A target an operator (or the target itself, draining on SIGTERM) put in
+// maintenance: unavailable exactly like an away one, but on purpose, so no
+// rebalance is due for it. Set by start-maintenance, cleared by
+// stop-maintenance and by the target's next join.
+inline constexpr std::uint64_t kSnodeMaintenance = std::uint64_t{1} << 17;
 
 struct Snode {
     std::string id;           // JSON: daemon_id
     std::string type;         // JSON: daemon_type, "proxy" | "target"
     NetInfo publicNet;        // JSON: public_net
     std::uint64_t flags = 0;  // JSON: flags (absent: 0)
-    bool away() const { return (flags & kSnodeAway) != 0; }
+    // Not serving: missed its keepalives or in maintenance. Every "away"
+    // path (503 naming it, incomplete listings, waiting rebalance) uses this.
+    bool away() const { return (flags & (kSnodeAway | kSnodeMaintenance)) != 0; }
+    bool inMaintenance() const { return (flags & kSnodeMaintenance) != 0; }
+    bool missedKeepalives() const { return (flags & kSnodeAway) != 0; }
     // The same node at the same address, whatever its flags.
     bool sameIdentity(const Snode& o) const { return id == o.id && type == o.type && publicNet == o.publicNet; }
     bool operator==(const Snode&) const = default;
@@ -49,7 +58,7 @@ struct Smap {
     std::map<std::string, Snode> tmap;  // id -> target
 
     const Snode* findTarget(std::string_view id) const;
-    // Targets not marked away.
+    // Targets not marked away (nor in maintenance).
     std::size_t activeTargetCount() const;
     std::size_t targetCount() const { return tmap.size(); }
 };

@@ -247,6 +247,18 @@ api::Status Client::decommissionNode(std::string_view targetId)
     return {};
 }
 
+api::Result<std::int64_t> Client::setMaintenance(std::string_view targetId, bool on)
+{
+    const api::ActionMsg msg{on ? api::act::kStartMaintenance : api::act::kStopMaintenance, "",
+                             nlohmann::json(api::NodeMaintenance{std::string(targetId)})};
+    auto r = call(Method::Put, m_endpoint + std::string(api::path::kCluster),
+                  Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
+    if (!r) return r.error();
+    auto reply = api::parseMessage<api::ClusterActionReply>(r->body, "maintenance answer");
+    if (!reply) return reply.error();
+    return reply->smapVersion;
+}
+
 api::Result<nlohmann::json> Client::daemonInfo(std::string_view what)
 {
     return getJson(m_endpoint + api::path::daemonWhat(what), "daemon info");

@@ -71,6 +71,12 @@ public:
     // cluster map for good (Conflict for a present one, NotFound for an
     // unknown id).
     api::Status decommissionNode(std::string_view targetId);
+    // PUT /v1/cluster start-maintenance / stop-maintenance: a target in
+    // maintenance stays in the map, its objects answer 503 naming it and no
+    // rebalance starts (NotFound for an unknown id, BadRequest for a proxy's,
+    // Conflict when stopping one that sends no keepalives). The cluster
+    // map version holding the change.
+    api::Result<std::int64_t> setMaintenance(std::string_view targetId, bool on);
     api::Result<nlohmann::json> daemonInfo(std::string_view what);  // GET /v1/daemon?what=...
 
     // Buckets

@@ -257,6 +257,17 @@ private slots:
         QCOMPARE(model.node(1).totalBytes(), std::uint64_t{1000});
         QCOMPARE(model.node(1).usedBytes(), std::uint64_t{960});
 
+        // In maintenance, away, back: the state column says which.
+        smap.tmap["tb"].flags = api::kSnodeMaintenance;
+        model.setSmap(smap);
+        QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("maintenance"));
+        smap.tmap["tb"].flags = api::kSnodeAway;
+        model.setSmap(smap);
+        QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("away"));
+        smap.tmap["tb"].flags = 0;
+        model.setSmap(smap);
+        QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("online"));
+
         smap.tmap.erase("tb");
         smap.version = 4;
         model.setSmap(smap);

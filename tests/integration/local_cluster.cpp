@@ -200,6 +200,23 @@ void LocalCluster::killTarget(int i)
     p->waitForFinished(5000);
 }
 
+void LocalCluster::terminateTarget(int i) { m_targets[static_cast<std::size_t>(i)].process->terminate(); }
+
+bool LocalCluster::waitForTargetExit(int i, std::chrono::milliseconds timeout, int* exitCode)
+{
+    auto& p = m_targets[static_cast<std::size_t>(i)].process;
+    if (p->state() != QProcess::NotRunning && !p->waitForFinished(static_cast<int>(timeout.count()))) return false;
+    if (exitCode != nullptr) *exitCode = p->exitCode();
+    return p->exitStatus() == QProcess::NormalExit;
+}
+
+std::string LocalCluster::targetLogTail(int i) const
+{
+    QFile log(m_targets[static_cast<std::size_t>(i)].logFile);
+    if (!log.open(QIODevice::ReadOnly)) return {};
+    return log.readAll().right(3000).toStdString();
+}
+
 bool LocalCluster::restartTarget(int i)
 {
     if (!launch(m_targets[static_cast<std::size_t>(i)])) return false;

@@ -57,6 +57,13 @@ public:
     // until the proxy's map lists it.
     bool addTarget();
     void killTarget(int i);  // SIGKILL
+    // SIGTERM (a graceful drain); does not wait.
+    void terminateTarget(int i);
+    // Waits up to `timeout` for target i's process to end. True when it
+    // ended by itself (not by a signal) with `exitCode` (may be null) set.
+    bool waitForTargetExit(int i, std::chrono::milliseconds timeout, int* exitCode);
+    // The tail of target i's log, for failure messages.
+    std::string targetLogTail(int i) const;
     // Starts target i again and waits until it has joined (health 200).
     bool restartTarget(int i);
     void killProxy();

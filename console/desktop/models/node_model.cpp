@@ -31,6 +31,7 @@ QString nodeStateName(NodeState state)
     case NodeState::Online: return QStringLiteral("online");
     case NodeState::Stale: return QStringLiteral("stale");
     case NodeState::Away: return QStringLiteral("away");
+    case NodeState::Maintenance: return QStringLiteral("maintenance");
     case NodeState::Gone: return QStringLiteral("gone");
     }
     return {};
@@ -209,9 +210,11 @@ void NodeModel::upsertMember(const api::Snode& node)
     const int existing = rowOf(id);
     if (existing >= 0) {
         NodeRow& row = m_rows[static_cast<std::size_t>(existing)];
-        const bool back = row.state == NodeState::Gone || row.state == NodeState::Away;
-        if (node.away() && row.state != NodeState::Away) {
-            row.state = NodeState::Away;
+        const bool back =
+            row.state == NodeState::Gone || row.state == NodeState::Away || row.state == NodeState::Maintenance;
+        const NodeState off = node.inMaintenance() ? NodeState::Maintenance : NodeState::Away;
+        if (node.away() && row.state != off) {
+            row.state = off;
             emitRowChanged(existing);
         } else if (!node.away() && (back || row.url != url)) {
             row.state = NodeState::Online;
@@ -222,7 +225,7 @@ void NodeModel::upsertMember(const api::Snode& node)
     }
     NodeRow row;
     row.id = id;
-    if (node.away()) row.state = NodeState::Away;
+    if (node.away()) row.state = node.inMaintenance() ? NodeState::Maintenance : NodeState::Away;
     row.role = QString::fromStdString(node.type);
     row.url = url;
     const auto pos =
@@ -241,7 +244,7 @@ void NodeModel::setMetrics(const api::MetricsUpdate& update)
             continue;  // not in the map (yet): membership comes from the map only
         }
         NodeRow& row = m_rows[static_cast<std::size_t>(r)];
-        if (row.state != NodeState::Gone && row.state != NodeState::Away) {
+        if (row.state != NodeState::Gone && row.state != NodeState::Away && row.state != NodeState::Maintenance) {
             row.state = m.stale ? NodeState::Stale : NodeState::Online;
         }
         row.hasMetrics = true;

@@ -15,8 +15,9 @@ class QTimer;
 namespace tessera::console {
 
 // Away: in the cluster map but missed its keepalives; it still owns its
-// objects, which answer 503 until it returns. Gone: left the map.
-enum class NodeState { Online, Stale, Away, Gone };
+// objects, which answer 503 until it returns. Maintenance: the same, on
+// purpose (a drain, an operator). Gone: left the map.
+enum class NodeState { Online, Stale, Away, Maintenance, Gone };
 QString nodeStateName(NodeState state);
 
 // A node as the console shows it: membership from the cluster map, figures

@@ -47,7 +47,7 @@ void NodeCard::setNode(const NodeRow& node)
     m_title->setText(QStringLiteral("%1  ·  %2").arg(node.id, node.role));
     m_title->setToolTip(node.url);
     QString color = QStringLiteral("#2e7d32");
-    if (node.state == NodeState::Stale) {
+    if (node.state == NodeState::Stale || node.state == NodeState::Maintenance) {
         color = QStringLiteral("#e08a00");
     } else if (node.state == NodeState::Gone || node.state == NodeState::Away) {
         color = QStringLiteral("#c62828");
@@ -55,6 +55,8 @@ void NodeCard::setNode(const NodeRow& node)
     m_state->setText(QStringLiteral("<b style='color:%1'>● %2</b>").arg(color, nodeStateName(node.state)));
     if (node.state == NodeState::Away) {
         m_figures->setText(tr("missed its keepalives:\nits objects answer 503 until it returns"));
+    } else if (node.state == NodeState::Maintenance) {
+        m_figures->setText(tr("in maintenance:\nits objects answer 503 until it returns"));
     } else if (node.hasMetrics && node.state != NodeState::Gone) {
         m_figures->setText(tr("up %1 · CPU %2 % · mem %3\n%4 ops/s")
                                .arg(formatDuration(static_cast<double>(node.uptimeNs) / 1e9))

@@ -64,6 +64,7 @@ private slots:
         QVERIFY(c->fsync);
         QCOMPARE(c->keepaliveIntervalMs, 2000);
         QCOMPARE(c->keepaliveMaxMissed, 3);
+        QCOMPARE(c->drainTimeoutMs, 30000);
         const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
         QCOMPARE(c->ioThreads, cores);
         QCOMPARE(c->workerThreads, std::max(4u, 2 * cores));
@@ -127,7 +128,9 @@ private slots:
                         "--max-connections-per-address",
                         "8",
                         "--header-timeout-ms",
-                        "2500"});
+                        "2500",
+                        "--drain-timeout-ms",
+                        "1500"});
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
         QCOMPARE(c->host, std::string("0.0.0.0"));
         QCOMPARE(c->port, 0);
@@ -146,6 +149,7 @@ private slots:
         QCOMPARE(c->tombstoneTtlMs, 120000);
         QCOMPARE(c->maxConnectionsPerAddress, std::size_t{8});
         QCOMPARE(c->headerTimeoutMs, 2500);
+        QCOMPARE(c->drainTimeoutMs, 1500);
         auto over = parse(
             {"--role", "proxy", "--data-dir", "/d", "--max-connections", "4", "--max-connections-per-address", "5"});
         QCOMPARE(over.kind(), api::ErrorKind::BadRequest);
@@ -292,6 +296,8 @@ private slots:
         QTest::newRow("negative error burst") << (p + QStringList{"--error-burst-per-sec=-1"});
         QTest::newRow("usage scan too often") << (p + QStringList{"--usage-scan-interval-ms", "999"});
         QTest::newRow("bad op stats") << (p + QStringList{"--op-stats", "sometimes"});
+        QTest::newRow("negative drain timeout") << (p + QStringList{"--drain-timeout-ms=-1"});
+        QTest::newRow("drain timeout too long") << (p + QStringList{"--drain-timeout-ms", "600001"});
         QTest::newRow("negative rebalance delay") << (p + QStringList{"--rebalance-delay-ms=-1"});
         QTest::newRow("rebalance delay too long") << (p + QStringList{"--rebalance-delay-ms", "600001"});
         QTest::newRow("archive members zero") << (p + QStringList{"--archive-max-members", "0"});

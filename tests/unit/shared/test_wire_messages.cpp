@@ -262,6 +262,39 @@ private slots:
         QCOMPARE(errorOf<ActionMsg>(json{{"action", "a"}, {"name", 1}}), std::string("msg: /name: must be a string"));
     }
 
+    void maintenanceMessages()
+    {
+        const NodeMaintenance m{"t1"};
+        QVERIFY(roundTrip(m, "maintenance") == m);
+        QCOMPARE(json(m).dump(), std::string(R"({"sid":"t1"})"));
+        // Inside the action message, as the proxy reads it.
+        const ActionMsg msg{act::kStartMaintenance, "", json(m)};
+        QCOMPARE(json(msg).dump(), std::string(R"({"action":"start-maintenance","value":{"sid":"t1"}})"));
+        auto back = parseActionMsg(json(msg).dump());
+        QVERIFY(back);
+        QVERIFY(parseNodeMaintenance(back->value).value() == m);
+        QCOMPARE(parseNodeMaintenance(json(nullptr)).error().message, std::string("/value: must be a JSON object"));
+        QCOMPARE(parseNodeMaintenance(json{{"sid", ""}}).error().message, std::string("/value/sid: must not be empty"));
+        QCOMPARE(parseNodeMaintenance(json{{"sid", 7}}).error().message, std::string("/value/sid: must be a string"));
+        QCOMPARE(parseNodeMaintenance(json{{"sid", "t1"}, {"rm_user_data", true}}).error().message,
+                 std::string("/value/rm_user_data: unknown field"));
+
+        const ClusterActionReply reply{42};
+        QVERIFY(roundTrip(reply, "cluster action reply") == reply);
+        QCOMPARE(json(reply).dump(), std::string(R"({"smap_version":42})"));
+        QCOMPARE(errorOf<ClusterActionReply>(json{{"smap_version", "x"}}).substr(0, 19),
+                 std::string("msg: /smap_version:"));
+
+        // The flag travels in the node's flags; a node in maintenance is away.
+        Smap s = sampleSmap();
+        s.tmap["t1"].flags = kSnodeMaintenance;
+        const auto again = parseSmap(json(s).dump()).value();
+        QVERIFY(again.tmap.at("t1").inMaintenance());
+        QVERIFY(again.tmap.at("t1").away());
+        QVERIFY(!again.tmap.at("t1").missedKeepalives());
+        QCOMPARE(again.activeTargetCount(), std::size_t{0});
+    }
+
     void jobMessages()
     {
         const JobStart s{"rebalance", json{{"x", 1}}};
