@@ -111,6 +111,10 @@ private:
     // Marks every bucket mirrored across targets pending; the new BMD,
     // persisted, when one was not already. Under m_mutex.
     api::Result<std::optional<api::Bmd>> markMirrorsPendingLocked();
+    // The erasure-coding conf `after` in a cluster of `targets` targets:
+    // BadRequest when it is enabled together with mirroring, when it needs
+    // more targets than there are, or when D or P change while enabled.
+    static api::Status checkEcConf(const api::BucketProps& before, const api::BucketProps& after, std::size_t targets);
     api::Result<api::Bmd> createBucketLocked(const std::string& name);
     api::Result<api::Bmd> destroyBucketLocked(const std::string& name);
     api::Result<std::pair<api::Bmd, api::BucketProps>> setBucketPropsLocked(const std::string& name,
