@@ -46,6 +46,10 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
         m_server->stats(), clusterKey);
     m_api->registerRoutes(m_router);
+    m_ec = std::make_unique<ec::EcService>(m_self, *m_store, m_cache, std::chrono::milliseconds(c.peerTimeoutMs),
+                                           clusterKey);
+    m_ec->registerRoutes(m_router);
+    m_api->setErasureCoding(m_ec.get());
     etl::EtlManager::Options eo;
     eo.binDirs = c.effectiveEtlBinDirs();
     eo.workRoot = c.dataDir + "/etl-work";

@@ -122,8 +122,16 @@ api::Status RebalanceJob::run(JobContext& ctx)
                 item.name = it->path().lexically_relative(b->path()).generic_string();
                 const auto holders = api::copyTargets(*smap, props, bucket, item.name);
                 if (holders.empty()) return api::Error::unavailable("no targets in the cluster map");
-                const bool held =
+                bool held =
                     std::any_of(holders.begin(), holders.end(), [&](const api::Snode* h) { return h->id == m_selfId; });
+                if (props->ec.enabled) {
+                    // Erasure coded: the next P targets keep whole copies of small objects.
+                    const auto set = api::ecTargets(*smap, props, bucket, item.name);
+                    const auto copyEnd = set.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(set.size()),
+                                                                                props->ec.paritySlices + 1);
+                    held = held ||
+                           std::any_of(set.begin(), copyEnd, [&](const api::Snode* h) { return h->id == m_selfId; });
+                }
                 if (!held) {
                     item.ownerUrl = holders.front()->publicNet.url;
                 } else {

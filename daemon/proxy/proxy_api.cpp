@@ -116,10 +116,11 @@ Response ProxyApi::redirectObject(const Request& req)
     if (props == nullptr) {
         return Response::error(api::Error::notFound("bucket \"" + ref->bucket + "\" does not exist"));
     }
-    const auto holders = api::copyTargets(*smap, props, ref->bucket, ref->name);
+    // Mirrored: the holders of its copies; erasure coded: of its slices and copies.
+    const auto holders = api::readTargets(*smap, props, ref->bucket, ref->name);
     const auto* owner = holders.front();
     if (owner->away()) {
-        // A read of a mirrored object goes to the first holder present.
+        // A read of a protected object goes to the first holder present.
         const bool read = req.method == http::verb::get || req.method == http::verb::head;
         for (const auto* h : holders) {
             if (read && !h->away()) {

@@ -245,9 +245,11 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
     if (holders.empty()) return Response::error(api::Error::unavailable("no targets in the cluster map"));
     const auto* owner = holders.front();
     if (owner->away() && owner->id != m_self.id && !req.hasQuery(kQpLocal)) {
-        if (read && holders.size() > 1 && props != nullptr) {
-            // A mirrored object: the first present holder reads its copy.
-            for (const auto* h : holders) {
+        // Copies of a mirrored object, or slices and copies of an erasure-coded one.
+        const auto readers = api::readTargets(*smap, props, ref.bucket, ref.name);
+        if (read && readers.size() > 1 && props != nullptr) {
+            // The first present holder reads its copy (or rebuilds the object).
+            for (const auto* h : readers) {
                 if (h->away()) continue;
                 if (h->id == m_self.id) {
                     if (how != nullptr) *how = Serve::StandIn;
@@ -256,7 +258,7 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
                 return Response::redirect(h->publicNet.url + api_util::objectTarget(ref, req.query, smap->version));
             }
             std::string names;
-            for (const auto* h : holders) names += (names.empty() ? "" : ", ") + h->id;
+            for (const auto* h : readers) names += (names.empty() ? "" : ", ") + h->id;
             return Response::error(api::Error::unavailable("every target that holds a copy of the object (" + names +
                                                            ") is away; retry when one returns"));
         }
@@ -308,12 +310,36 @@ std::optional<Response> TargetApi::readElsewhere(const Request& req, const api_u
 Response TargetApi::copyMissing(const api_util::ObjectRef& ref, const api::Error& notFound, Serve how) const
 {
     const auto* props = m_cache.bmd()->find(ref.bucket);
-    if (how == Serve::StandIn && props != nullptr && props->mirror.pending) {
+    if (how == Serve::StandIn && props != nullptr && (props->mirror.pending || props->ec.pending)) {
         return Response::error(api::Error::unavailable(
             "the owner of \"" + ref.bucket + "/" + ref.name +
             "\" is away and the bucket's copies are not complete yet (a reprotect is pending); retry when it returns"));
     }
     return Response::error(notFound);
+}
+
+Response TargetApi::standInCoded(const Request& req, const api_util::ObjectRef& ref)
+{
+    return Response::continueOnWorker([this, &req, ref] {
+        return readCoded(req, ref, true, [this, &ref] {
+            return copyMissing(ref,
+                               api::Error::notFound("object \"" + ref.bucket + "/" + ref.name + "\" does not exist"),
+                               Serve::StandIn);
+        });
+    });
+}
+
+Response TargetApi::unavailableCoded(const Request& req, const api_util::ObjectRef& ref, const api::Error& why)
+{
+    return Response::continueOnWorker(
+        [this, &req, ref, why] { return readCoded(req, ref, false, [&why] { return Response::error(why); }); });
+}
+
+Response TargetApi::readCoded(const Request& req, const api_util::ObjectRef& ref, bool useLocalCopy,
+                              const std::function<Response()>& otherwise)
+{
+    if (auto r = m_ec->read(req, ref, useLocalCopy)) return std::move(*r);
+    return otherwise();
 }
 
 api::Status TargetApi::deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
@@ -448,12 +474,16 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         auto h = copyHolders(*ref, true);
         if (!h) return Response::error(h.error());
         holders = std::move(h.value());
+        // Erasure coded: every slice holder must be present too.
+        if (coded(ref->bucket)) {
+            if (auto e = m_ec->holders(*ref, true); !e) return Response::error(e.error());
+        }
     }
     if (req.hasQuery(api::kQpArchPath)) {
-        if (how == Serve::Copy || !holders.empty()) {
+        if (how == Serve::Copy || !holders.empty() || coded(ref->bucket)) {
             return Response::error(api::Error::badRequest(
-                "appending to a shard (archpath) of a bucket mirrored across targets is not supported; PUT the "
-                "whole shard"));
+                "appending to a shard (archpath) of a bucket mirrored across targets or erasure coded is not "
+                "supported; PUT the whole shard"));
         }
         return appendToShard(req, *ref);
     }
@@ -506,6 +536,14 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         after = [this, ref = *ref, holders = std::move(holders)](const api::ObjectMeta& meta, int fd) {
             return sendCopies(ref, holders, meta, fd);
         };
+    } else if (coded(ref->bucket) && how == Serve::Owner && !req.hasQuery(api::kQpRebalance)) {
+        // A client's write: acknowledged once its slices (or copies) are durable.
+        after = [this, ref = *ref](const api::ObjectMeta& meta, int fd) { return m_ec->protect(ref, meta, fd); };
+    } else if (coded(ref->bucket) && how == Serve::Copy) {
+        // A whole copy of a newer version: an older slice here goes.
+        after = [this, ref = *ref](const api::ObjectMeta& meta, int) {
+            return m_ec->slices().removeOlder(ref.bucket, ref.name, meta.stamp);
+        };
     }
     return std::unique_ptr<net::UploadSink>(
         std::make_unique<PutSink>(std::move(writer.value()), m_self.id, std::move(after)));
@@ -532,6 +570,7 @@ Response TargetApi::getObject(const Request& req)
     if (!ref) return Response::error(ref.error());
     Serve how = Serve::Owner;
     if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
+    if (how == Serve::StandIn && coded(ref->bucket)) return standInCoded(req, *ref);
     auto obj = m_store.open(ref->bucket, ref->name);
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
         if (how != Serve::Owner) return copyMissing(*ref, obj.error(), how);
@@ -539,7 +578,8 @@ Response TargetApi::getObject(const Request& req)
         return Response::continueOnWorker([this, &req, ref = *ref] { return getMissing(req, ref); });
     }
     if (!obj && obj.kind() == api::ErrorKind::Unavailable) {
-        // Its mountpath is disabled: another holder's copy serves.
+        // Its mountpath is disabled: another holder's copy serves (or the slices).
+        if (coded(ref->bucket) && how != Serve::Copy) return unavailableCoded(req, *ref, obj.error());
         if (auto r = readElsewhere(req, *ref)) return std::move(*r);
     }
     if (!obj) return Response::error(obj.error());
@@ -552,6 +592,10 @@ Response TargetApi::getMissing(const Request& req, const api_util::ObjectRef& re
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
         // Deleted here: a peer's copy is older, whatever it says.
         if (m_store.tombstone(ref.bucket, ref.name)) return Response::error(obj.error());
+        // Erasure coded: its slices or copies (this disk was replaced).
+        if (coded(ref.bucket) && !req.hasQuery(kQpLocal)) {
+            if (auto r = m_ec->read(req, ref, false)) return std::move(*r);
+        }
         if (auto moved = findOnPeers(req, ref)) return std::move(*moved);
         // A rebalance may have delivered it here while the peers were asked.
         obj = m_store.open(ref.bucket, ref.name);
@@ -584,6 +628,9 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
             if (st.error().kind == api::ErrorKind::Corruption) {
                 m_recorder.addChecksumError();
                 // Damaged here: a good copy elsewhere serves (a scrub repairs this one).
+                if (coded(ref.bucket) && how != Serve::Copy) {
+                    if (auto r = m_ec->read(req, ref, false)) return std::move(*r);
+                }
                 if (auto r = readElsewhere(req, ref)) return std::move(*r);
             }
             return Response::error(st.error());
@@ -788,6 +835,7 @@ Response TargetApi::headObject(const Request& req)
     if (!ref) return Response::error(ref.error());
     Serve how = Serve::Owner;
     if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
+    if (how == Serve::StandIn && coded(ref->bucket)) return standInCoded(req, *ref);
     auto meta = m_store.stat(ref->bucket, ref->name);
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
         if (how != Serve::Owner) return copyMissing(*ref, meta.error(), how);
@@ -795,6 +843,7 @@ Response TargetApi::headObject(const Request& req)
         return Response::continueOnWorker([this, &req, ref = *ref] { return headMissing(req, ref); });
     }
     if (!meta && meta.kind() == api::ErrorKind::Unavailable) {
+        if (coded(ref->bucket) && how != Serve::Copy) return unavailableCoded(req, *ref, meta.error());
         if (auto r = readElsewhere(req, *ref)) return std::move(*r);
     }
     if (!meta) return Response::error(meta.error());
@@ -806,6 +855,9 @@ Response TargetApi::headMissing(const Request& req, const api_util::ObjectRef& r
     auto meta = m_store.stat(ref.bucket, ref.name);
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
         if (m_store.tombstone(ref.bucket, ref.name)) return Response::error(meta.error());
+        if (coded(ref.bucket) && !req.hasQuery(kQpLocal)) {
+            if (auto r = m_ec->read(req, ref, false)) return std::move(*r);
+        }
         if (auto moved = findOnPeers(req, ref)) return std::move(*moved);
         meta = m_store.stat(ref.bucket, ref.name);
         if (!meta && meta.kind() == api::ErrorKind::NotFound && !req.hasQuery(kQpLocal)) {
@@ -845,7 +897,13 @@ Response TargetApi::deleteObject(const Request& req)
     }
     auto copies = copyHolders(*ref, true);
     if (!copies) return Response::error(copies.error());
-    if (!copies->empty()) {
+    std::vector<api::Snode> sliceHolders;  // erasure coded: the targets of its slices and copies
+    if (coded(ref->bucket)) {
+        auto h = m_ec->holders(*ref, true);
+        if (!h) return Response::error(h.error());
+        sliceHolders = std::move(h.value());
+    }
+    if (!copies->empty() || !sliceHolders.empty()) {
         // Mirrored: the deletion is acknowledged once every copy is gone. A
         // name already deleted here is deleted on the holders again (a
         // retry of a delete that did not reach them all).
@@ -863,6 +921,12 @@ Response TargetApi::deleteObject(const Request& req)
             }
             if (!tomb) return Response::error(st.error());
             stamp = *tomb;
+        }
+        if (!sliceHolders.empty()) {
+            auto sent = m_ec->deleteEverywhere(*ref, sliceHolders, stamp);
+            if (!sent) return Response::error(sent.error());
+            // Lost here but kept as slices or copies: it existed, and is deleted.
+            return st || *sent ? Response::ok() : Response::error(st.error());
         }
         if (auto sent = deleteCopies(*ref, *copies, stamp); !sent) return Response::error(sent.error());
         return st ? Response::ok() : Response::error(st.error());

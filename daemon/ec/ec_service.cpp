@@ -1,0 +1,520 @@
+#include "ec_service.h"
+
+#include "ec_codec.h"
+#include "ec_stream.h"
+#include "slice_transfer.h"
+
+#include "api/byte_range.h"
+#include "api/checksum.h"
+#include "api/headers.h"
+#include "api/hrw.h"
+#include "common/fd_io.h"
+#include "meta/node_identity.h"
+#include "target/copy_transfer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+
+namespace tessera::daemon::ec {
+
+namespace http = boost::beast::http;
+using net::Request;
+using net::Response;
+using net::Route;
+
+namespace {
+
+constexpr std::string_view kHdrTransfer = "tessera-transfer";
+
+target::CopyPeer peerOf(const api::Snode& n) { return {n.id, n.publicNet.url}; }
+
+// The received slice, committed when the body is complete.
+class SliceSink : public net::UploadSink {
+public:
+    SliceSink(std::unique_ptr<SliceWriter> w, SliceMeta meta, std::string selfId)
+        : m_writer(std::move(w)), m_meta(std::move(meta)), m_selfId(std::move(selfId))
+    {
+    }
+    api::Status write(const char* data, std::size_t size) override { return m_writer->write(data, size); }
+    Response finish() override
+    {
+        if (auto st = m_writer->commit(); !st) return Response::error(st.error());
+        if (m_writer->superseded()) {
+            auto r = Response::json({{"superseded", "a slice at least as new, or the deletion, is here"}});
+            r.header(std::string(kHdrTransfer), "superseded");
+            return r;
+        }
+        Response r;
+        appendSliceHeaders(r.headers, m_meta, m_selfId);
+        return r;
+    }
+
+private:
+    std::unique_ptr<SliceWriter> m_writer;
+    SliceMeta m_meta;
+    std::string m_selfId;
+};
+
+}  // namespace
+
+// What one target of the set keeps of the name.
+struct EcService::Source {
+    target::CopyPeer peer;
+    bool self = false;
+    Holding holding;
+};
+
+EcService::EcService(api::Snode self, const target::ObjectStore& store, target::MetaCache& cache,
+                     std::chrono::milliseconds peerTimeout, std::string clusterKey)
+    : m_self(std::move(self)), m_store(store), m_slices(store), m_cache(cache), m_peerTimeout(peerTimeout),
+      m_clusterKey(std::move(clusterKey))
+{
+}
+
+void EcService::registerRoutes(net::Router& router)
+{
+    const std::string path = "/v1/internal/ec/{bucket}/{name...}";
+    router.add(Route{http::verb::put, path, net::Exec::Inline, {}, [this](const Request& r) { return putSlice(r); }});
+    router.add(Route{http::verb::get, path, net::Exec::Worker, net::bind(this, &EcService::getSlice), {}});
+    router.add(Route{http::verb::head, path, net::Exec::Worker, net::bind(this, &EcService::headSlice), {}});
+    router.add(Route{http::verb::delete_, path, net::Exec::Worker, net::bind(this, &EcService::deleteSlice), {}});
+}
+
+client::HttpClient::Options EcService::peerOptions() const
+{
+    client::HttpClient::Options o;
+    o.connectTimeout = m_peerTimeout;
+    // Slices are data transfers: a data transfer's read timeout.
+    o.ioTimeout = std::max(m_peerTimeout, std::chrono::milliseconds(60000));
+    o.followRedirects = false;
+    o.retriesOn503 = 0;
+    return o;
+}
+
+bool EcService::coded(std::string_view bucket) const
+{
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(std::string(bucket));
+    return props != nullptr && props->ec.enabled;
+}
+
+api::Result<std::vector<api::Snode>> EcService::holders(const api_util::ObjectRef& ref, bool allPresent) const
+{
+    const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
+    const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
+    if (props != nullptr && set.size() < props->ec.targets()) {
+        return api::Error::unavailable("the bucket's erasure coding needs " + std::to_string(props->ec.targets()) +
+                                       " targets, the cluster map has " + std::to_string(smap->tmap.size()));
+    }
+    std::vector<api::Snode> out;
+    for (const auto* h : set) {
+        if (h->id == m_self.id) continue;
+        if (h->away() && allPresent) {
+            return api::Error::unavailable("target " + h->id + " (" + h->publicNet.url +
+                                           "), which keeps a slice or a copy of the object, is away; writes to it "
+                                           "wait until it returns");
+        }
+        out.push_back(*h);
+    }
+    return out;
+}
+
+api::Result<UniqueFd> EcService::tempFile(const api_util::ObjectRef& ref) const
+{
+    auto fd = m_store.openTempFile(ref.bucket, ref.name);
+    if (fd) return fd;
+    // The name's mountpath is disabled (maybe why the object is rebuilt): another.
+    for (std::size_t mp = 0; mp < m_store.options().mountpaths.size(); ++mp) {
+        if (!m_store.checkMountpath(mp)) continue;
+        const auto dir = m_store.options().mountpaths[mp] + "/.tessera/work";
+        UniqueFd other(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+        if (other.valid()) return other;
+    }
+    return fd.error();
+}
+
+api::Status EcService::protect(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd)
+{
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
+    if (props == nullptr || !props->ec.enabled) return {};
+    const auto ec = props->ec;
+    auto set = holders(ref, true);
+    if (!set) return api::Error::unavailable("stored on this target, but not acknowledged: " + set.error().message);
+    if (set->size() < static_cast<std::size_t>(ec.dataSlices + ec.paritySlices)) {
+        return api::Error::unavailable(
+            "stored on this target, but not acknowledged: it is not the first of the "
+            "object's targets any more; retry the write");
+    }
+    client::HttpClient http(peerOptions());
+    const auto notAcked = [](const api::Error& e) {
+        return api::Error::unavailable("stored on this target, but not acknowledged: " + e.message +
+                                       "; retry the write");
+    };
+    if (!ec.sliced(meta.size)) {
+        // Small: whole copies on the next P targets, as mirroring makes them.
+        target::CopyTransfer copies(http, m_clusterKey, m_cache.smap()->version);
+        for (int i = 0; i < ec.paritySlices; ++i) {
+            if (auto st = copies.send(peerOf((*set)[static_cast<std::size_t>(i)]), ref, meta, fd); !st) {
+                return notAcked(st.error());
+            }
+        }
+        return {};
+    }
+    auto codec = EcCodec::create(ec.dataSlices, ec.paritySlices);
+    if (!codec) return codec.error();
+    // The committed file, read from its own descriptor (a PUT's is write-only):
+    // this version whatever replaced the name meanwhile.
+    UniqueFd object(::open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_RDONLY | O_CLOEXEC));
+    if (!object.valid()) return notAcked(errnoError(errno, "cannot reopen the committed object"));
+    auto encoded =
+        encodeSlices(*codec, object.get(), static_cast<std::uint64_t>(meta.size), [&] { return tempFile(ref); });
+    if (!encoded) return notAcked(encoded.error());
+    SliceTransfer slices(http, m_clusterKey);
+    for (int i = 0; i < codec->totalSlices(); ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        SliceMeta sm{meta,
+                     i,
+                     ec.dataSlices,
+                     ec.paritySlices,
+                     codec->sliceSize(static_cast<std::uint64_t>(meta.size)),
+                     (*encoded)[k].checksum};
+        if (auto st = slices.send(peerOf((*set)[k]), ref, sm, (*encoded)[k].fd.get()); !st) {
+            return notAcked(st.error());
+        }
+    }
+    return {};
+}
+
+api::Result<bool> EcService::deleteEverywhere(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
+                                              std::int64_t stamp)
+{
+    client::HttpClient http(peerOptions());
+    SliceTransfer slices(http, m_clusterKey);
+    bool removed = false;
+    for (const auto& node : holders) {
+        auto r = slices.remove(peerOf(node), ref, stamp);
+        if (!r) {
+            return api::Error::unavailable("deleted on this target, but not everywhere: " + r.error().message +
+                                           "; the delete is not acknowledged, retry it");
+        }
+        removed = removed || *r;
+    }
+    return removed;
+}
+
+std::optional<Response> EcService::read(const Request& req, const api_util::ObjectRef& ref, bool useLocalCopy)
+{
+    const bool head = req.method == http::verb::head;
+    const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
+    if (props == nullptr || !props->ec.enabled) return std::nullopt;
+    const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
+    client::HttpClient http(peerOptions());
+    SliceTransfer slices(http, m_clusterKey);
+    std::vector<Source> found;
+    std::vector<std::string> missing;  // targets that could not say
+    for (const auto* node : set) {
+        Source src{peerOf(*node), node->id == m_self.id, {}};
+        if (src.self) {
+            if (useLocalCopy) {
+                if (auto o = m_store.open(ref.bucket, ref.name)) src.holding.copyStamp = o->meta.stamp;
+            }
+            if (auto s = m_slices.open(ref.bucket, ref.name)) src.holding.slice = s->meta;
+        } else if (node->away()) {
+            missing.push_back("target " + node->id + " is away");
+            continue;
+        } else {
+            auto h = slices.probe(src.peer, ref);
+            if (!h) {
+                missing.push_back(h.error().message);
+                continue;
+            }
+            src.holding = std::move(h.value());
+        }
+        found.push_back(std::move(src));
+    }
+    std::int64_t newest = 0;
+    for (const auto& s : found) {
+        newest = std::max(newest, s.holding.copyStamp.value_or(0));
+        if (s.holding.slice) newest = std::max(newest, s.holding.slice->object.stamp);
+    }
+    const auto joined = [&] {
+        std::string out;
+        for (const auto& m : missing) out += (out.empty() ? "" : "; ") + m;
+        return out;
+    };
+    if (newest == 0) {
+        if (missing.size() >= static_cast<std::size_t>(props->ec.paritySlices)) {
+            return Response::error(api::Error::unavailable("\"" + ref.bucket + "/" + ref.name +
+                                                           "\" is not on the targets that answered, and too many "
+                                                           "cannot say: " +
+                                                           joined()));
+        }
+        return std::nullopt;
+    }
+    for (const auto& s : found) {
+        if (s.holding.copyStamp != newest) continue;
+        if (!s.self) {
+            auto query = req.query;
+            query[std::string(api::kQpCopy)] = "true";
+            return Response::redirect(s.peer.url + api_util::objectTarget(ref, query, smap->version));
+        }
+        auto o = m_store.open(ref.bucket, ref.name);
+        if (o && o->meta.stamp == newest) return serveFile(req, ref, o->meta, o->fd);
+    }
+    std::vector<const Source*> sources;
+    for (const auto& s : found) {
+        if (!s.holding.slice || s.holding.slice->object.stamp != newest) continue;
+        const auto& first = sources.empty() ? *s.holding.slice : *sources.front()->holding.slice;
+        if (s.holding.slice->data != first.data || s.holding.slice->parity != first.parity) continue;
+        sources.push_back(&s);
+    }
+    if (sources.empty()) {
+        return Response::error(api::Error::unavailable("the newest version of \"" + ref.bucket + "/" + ref.name +
+                                                       "\" changed while it was read; retry"));
+    }
+    const auto& meta = sources.front()->holding.slice->object;
+    const auto d = static_cast<std::size_t>(sources.front()->holding.slice->data);
+    if (sources.size() < d) {
+        return Response::error(api::Error::unavailable(
+            "cannot rebuild \"" + ref.bucket + "/" + ref.name + "\": " + std::to_string(sources.size()) + " of the " +
+            std::to_string(d) + " slices needed are reachable" + (missing.empty() ? "" : " (" + joined() + ")")));
+    }
+    if (head) {
+        Response r;
+        api::appendMetaHeaders(r.headers, meta, m_self.id, true);
+        r.header(std::string(api::kHdrName), ref.bucket + "/" + ref.name);
+        r.isHead = true;
+        r.headContentLength = static_cast<std::uint64_t>(meta.size);
+        return r;
+    }
+    auto file = rebuild(ref, meta, sources);
+    if (!file) return Response::error(file.error());
+    return serveFile(req, ref, meta, std::move(file.value()));
+}
+
+api::Result<std::shared_ptr<UniqueFd>> EcService::rebuild(const api_util::ObjectRef& ref, const api::ObjectMeta& meta,
+                                                          const std::vector<const Source*>& sources)
+{
+    const auto& first = *sources.front()->holding.slice;
+    auto codec = EcCodec::create(first.data, first.parity);
+    if (!codec) return codec.error();
+    client::HttpClient http(peerOptions());
+    SliceTransfer slices(http, m_clusterKey);
+    std::map<int, std::shared_ptr<UniqueFd>> got;
+    std::vector<std::string> failures;
+    // This target's slice first (no transfer), then the others in set order.
+    std::vector<const Source*> order(sources);
+    std::stable_partition(order.begin(), order.end(), [](const Source* s) { return s->self; });
+    for (const auto* src : order) {
+        if (got.size() == static_cast<std::size_t>(first.data)) break;
+        const auto& want = *src->holding.slice;
+        if (src->self) {
+            auto s = m_slices.open(ref.bucket, ref.name);
+            if (!s || s->meta != want) continue;  // replaced meanwhile
+            if (auto st = m_slices.verify(*s); !st) {
+                failures.push_back("this target's slice: " + st.error().message);
+                continue;
+            }
+            got[want.index] = s->fd;
+            continue;
+        }
+        auto tmp = tempFile(ref);
+        if (!tmp) return tmp.error();
+        auto fd = std::make_shared<UniqueFd>(std::move(tmp.value()));
+        api::Xxh64Stream hash;
+        std::uint64_t at = 0;
+        auto meta2 = slices.fetch(src->peer, ref, [&](const char* p, std::size_t n) -> api::Status {
+            if (at + n > want.sliceSize) return api::Error::corruption("the slice is longer than announced");
+            if (const int e = pwriteAll(fd->get(), p, n, at); e != 0) return errnoError(e, "cannot keep a slice");
+            hash.update(p, n);
+            at += n;
+            return {};
+        });
+        if (!meta2) {
+            failures.push_back(meta2.error().message);
+            continue;
+        }
+        if (*meta2 != want || at != want.sliceSize || hash.hex() != want.sliceChecksum) {
+            failures.push_back("the slice " + std::to_string(want.index) + " on target " + src->peer.id +
+                               " is damaged or changed (its bytes hash to " + hash.hex() + ", expected " +
+                               want.sliceChecksum + ")");
+            continue;
+        }
+        got[want.index] = fd;
+    }
+    const auto name = "\"" + ref.bucket + "/" + ref.name + "\"";
+    std::string why;
+    for (const auto& f : failures) why += "; " + f;
+    if (got.size() < static_cast<std::size_t>(first.data)) {
+        return api::Error::unavailable("cannot rebuild " + name + ": " + std::to_string(got.size()) +
+                                       " good slice(s) of " + std::to_string(first.data) + " needed" + why);
+    }
+    std::map<int, int> fds;
+    for (const auto& [i, fd] : got) fds.emplace(i, fd->get());
+    auto out = tempFile(ref);
+    if (!out) return out.error();
+    auto file = std::make_shared<UniqueFd>(std::move(out.value()));
+    if (auto st = decodeSlices(*codec, fds, static_cast<std::uint64_t>(meta.size), file->get()); !st) {
+        return st.error();
+    }
+    api::Xxh64Stream hash;
+    auto hashed = copyRange(
+        file->get(), 0, static_cast<std::uint64_t>(meta.size),
+        [&hash](const char* p, std::size_t n) {
+            hash.update(p, n);
+            return api::Status{};
+        },
+        "cannot read the rebuilt object");
+    if (!hashed) return hashed.error();
+    if (hash.hex() != meta.checksumValue) {
+        return api::Error::corruption("the object rebuilt from slices does not match its checksum: stored " +
+                                      meta.checksumValue + ", rebuilt bytes hash to " + hash.hex() + why);
+    }
+    return file;
+}
+
+Response EcService::serveFile(const Request& req, const api_util::ObjectRef& ref, const api::ObjectMeta& meta,
+                              std::shared_ptr<UniqueFd> fd) const
+{
+    const auto size = static_cast<std::uint64_t>(meta.size);
+    if (req.method == http::verb::head) {
+        Response r;
+        api::appendMetaHeaders(r.headers, meta, m_self.id, true);
+        r.header(std::string(api::kHdrName), ref.bucket + "/" + ref.name);
+        r.isHead = true;
+        r.headContentLength = size;
+        return r;
+    }
+    auto range = api::parseRange(req.header("Range"), size);
+    if (!range) {
+        auto r = Response::error(range.error());
+        if (range.kind() == api::ErrorKind::RangeNotSatisfiable) {
+            r.header("Content-Range", "bytes */" + std::to_string(size));
+        }
+        return r;
+    }
+    Response r;
+    api::appendMetaHeaders(r.headers, meta, m_self.id, false);
+    r.header("Content-Type", "application/octet-stream");
+    r.header("Accept-Ranges", "bytes");
+    r.file = std::make_unique<net::FileRegion>();
+    r.file->fd = std::move(fd);
+    r.file->offset = 0;
+    r.file->length = size;
+    if (range->has_value()) {
+        const auto& br = **range;
+        r.status = 206;
+        r.header("Content-Range", "bytes " + std::to_string(br.offset) + "-" +
+                                      std::to_string(br.offset + br.length - 1) + "/" + std::to_string(size));
+        r.file->offset = br.offset;
+        r.file->length = br.length;
+    }
+    return r;
+}
+
+api::Result<api_util::ObjectRef> EcService::sliceRef(const Request& req, bool write) const
+{
+    if (write && !meta::sameSecret(req.header(api::kHdrClusterKey), m_clusterKey)) {
+        return api::Error{api::ErrorKind::Forbidden,
+                          "writing a slice needs the cluster key (header " + std::string(api::kHdrClusterKey) + ")",
+                          {}};
+    }
+    auto ref = api_util::objectRef(req);
+    if (!ref) return ref.error();
+    if (m_cache.bmd()->find(ref->bucket) == nullptr) {
+        return api::Error::notFound("bucket \"" + ref->bucket + "\" does not exist");
+    }
+    return ref;
+}
+
+std::variant<Response, std::unique_ptr<net::UploadSink>> EcService::putSlice(const Request& req)
+{
+    auto ref = sliceRef(req, true);
+    if (!ref) return Response::error(ref.error());
+    auto meta = sliceFromHeaders([&](std::string_view n) { return req.header(n); });
+    if (!meta) return Response::error(meta.error());
+    if (req.contentLength != meta->sliceSize) {
+        return Response::error(
+            api::Error::badRequest("a slice's Content-Length must be its size, " + std::to_string(meta->sliceSize)));
+    }
+    auto w = m_slices.beginPut(ref->bucket, ref->name, *meta);
+    if (!w) return Response::error(w.error());
+    return std::unique_ptr<net::UploadSink>(std::make_unique<SliceSink>(std::move(w.value()), *meta, m_self.id));
+}
+
+Response EcService::getSlice(const Request& req)
+{
+    auto ref = sliceRef(req, false);
+    if (!ref) return Response::error(ref.error());
+    auto s = m_slices.open(ref->bucket, ref->name);
+    if (!s) return Response::error(s.error());
+    Response r;
+    appendSliceHeaders(r.headers, s->meta, m_self.id);
+    r.header("Content-Type", "application/octet-stream");
+    r.file = std::make_unique<net::FileRegion>();
+    r.file->fd = s->fd;
+    r.file->offset = 0;
+    r.file->length = s->meta.sliceSize;
+    return r;
+}
+
+Response EcService::headSlice(const Request& req)
+{
+    auto ref = sliceRef(req, false);
+    if (!ref) return Response::error(ref.error());
+    Response r;
+    r.isHead = true;
+    bool any = false;
+    auto s = m_slices.open(ref->bucket, ref->name);
+    if (s) {
+        appendSliceHeaders(r.headers, s->meta, m_self.id);
+        r.headContentLength = s->meta.sliceSize;
+        any = true;
+    } else if (s.kind() != api::ErrorKind::NotFound && s.kind() != api::ErrorKind::Corruption) {
+        return Response::error(s.error());  // a disabled mountpath: this target cannot say
+    }
+    auto copy = m_store.open(ref->bucket, ref->name);
+    if (copy) {
+        r.header(std::string(kHdrCopyStamp), std::to_string(copy->meta.stamp));
+        any = true;
+    } else if (copy.kind() != api::ErrorKind::NotFound) {
+        return Response::error(copy.error());
+    }
+    if (!any) {
+        return Response::error(api::Error::notFound("nothing of \"" + ref->bucket + "/" + ref->name + "\" here"));
+    }
+    return r;
+}
+
+Response EcService::deleteSlice(const Request& req)
+{
+    auto ref = sliceRef(req, true);
+    if (!ref) return Response::error(ref.error());
+    std::int64_t stamp = 0;
+    try {
+        stamp = std::stoll(req.header(api::kHdrVersionStamp));
+    } catch (const std::exception&) {
+        stamp = 0;
+    }
+    if (stamp <= 0) {
+        return Response::error(
+            api::Error::badRequest("deleting a slice needs a positive " + std::string(api::kHdrVersionStamp)));
+    }
+    // Whether there was anything: the owner that had lost its copy answers
+    // 200 (not 404) when a slice or copy was deleted here.
+    const bool had = m_slices.open(ref->bucket, ref->name).ok() || m_store.open(ref->bucket, ref->name).ok();
+    if (auto st = m_slices.remove(ref->bucket, ref->name, stamp); !st) return Response::error(st.error());
+    // The whole copy of a small version goes too, and the tombstone stays.
+    if (auto st = m_store.removeCopy(ref->bucket, ref->name, stamp); !st) return Response::error(st.error());
+    auto r = Response::ok();
+    r.header(std::string(kHdrRemoved), had ? "true" : "false");
+    return r;
+}
+
+}  // namespace tessera::daemon::ec

@@ -1,0 +1,311 @@
+// Erasure coding against real processes: 4 targets, a bucket coded 2+1
+// (objects from 256 KiB cut into 2 data and 1 parity slice on the next 3
+// targets of their HRW order; smaller ones copied whole to the next one).
+// The slices are where placement says; with a target killed -9 every GET
+// returns the acknowledged bytes (rebuilt from slices when the owner died,
+// also with Range); a damaged slice is passed over; an owner that lost its
+// copy rebuilds it; a DELETE leaves no slice or copy anywhere; bad props
+// are 400s naming what is wrong.
+#include "local_cluster.h"
+
+#include "api/checksum.h"
+#include "api/hrw.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QTest>
+#include <nlohmann/json.hpp>
+#include <random>
+
+using namespace tessera;
+using nlohmann::json;
+using tessera::client::Body;
+using tessera::client::HttpClient;
+using tessera::client::Method;
+
+namespace {
+
+constexpr const char* kBucket = "coded";
+constexpr std::int64_t kLimit = 256 * 1024;  // ec.objsize_limit
+constexpr int kObjects = 20;
+
+HttpClient::Options noRetry()
+{
+    HttpClient::Options o;
+    o.retriesOn503 = 0;
+    return o;
+}
+
+std::string randomBytes(std::size_t n, std::uint32_t seed)
+{
+    std::mt19937 gen(seed);
+    std::string s(n, '\0');
+    for (auto& c : s) c = static_cast<char>(gen() & 0xff);
+    return s;
+}
+
+}  // namespace
+
+class TestErasure : public QObject {
+    Q_OBJECT
+
+private:
+    tests::LocalCluster m_cluster{tests::LocalCluster::Options{4, 2, false, 200, 3, {"--rebalance-auto", "false"}, {}}};
+    HttpClient m_http{noRetry()};
+    std::map<std::string, std::string> m_objects;  // name -> acknowledged bytes
+    int m_killed = -1;
+
+    std::string objUrl(const std::string& name) const
+    {
+        return m_cluster.proxyUrl() + "/v1/objects/" + kBucket + "/" + name;
+    }
+    int indexOf(const std::string& id) const
+    {
+        for (int i = 0; i < m_cluster.targetCount(); ++i) {
+            if (m_cluster.targetId(i) == id) return i;
+        }
+        return -1;
+    }
+    // The object's targets in placement order: owner, then slices 0, 1, 2.
+    std::vector<int> placement(const std::string& name)
+    {
+        const auto smap = m_cluster.smap();
+        std::vector<int> out;
+        for (const auto* n : api::hrwTargets(smap, api::objectUname(kBucket, name), 4)) out.push_back(indexOf(n->id));
+        return out;
+    }
+    // The files of `name` under `sub` ("buckets" or ".tessera/ec") on target i.
+    QStringList filesOf(int target, const std::string& sub, const std::string& name) const
+    {
+        QStringList out;
+        for (const auto& mp : m_cluster.targetMountpaths(target)) {
+            const auto p = QString::fromStdString(mp + "/" + sub + "/" + kBucket + "/" + name);
+            if (QFile::exists(p)) out << p;
+        }
+        return out;
+    }
+    int countFiles(int target, const std::string& sub) const
+    {
+        int n = 0;
+        for (const auto& mp : m_cluster.targetMountpaths(target)) {
+            QDirIterator it(QString::fromStdString(mp + "/" + sub + "/" + kBucket), QDir::Files,
+                            QDirIterator::Subdirectories);
+            while (it.hasNext()) {
+                it.next();
+                ++n;
+            }
+        }
+        return n;
+    }
+    int patchProps(const std::string& bucket, const json& value, std::string* body = nullptr)
+    {
+        auto r = m_http.send(Method::Patch, m_cluster.proxyUrl() + "/v1/buckets/" + bucket,
+                             Body::string(json{{"action", "set-bprops"}, {"value", value}}.dump()));
+        if (!r) return -1;
+        if (body != nullptr) *body = r->body;
+        return r->status;
+    }
+    void createBucket(const std::string& bucket)
+    {
+        auto r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/buckets/" + bucket,
+                             Body::string(json{{"action", "create-bck"}}.dump()));
+        QVERIFY(r);
+        QCOMPARE(r->status, 200);
+    }
+    static std::uint64_t sliceSize(std::size_t size) { return (size + 1) / 2; }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
+        createBucket(kBucket);
+        std::string body;
+        QCOMPARE(patchProps(kBucket,
+                            {{"ec",
+                              {{"enabled", true}, {"data_slices", 2}, {"parity_slices", 1}, {"objsize_limit", kLimit}}}},
+                            &body),
+                 200);
+        const auto props = json::parse(body);
+        QCOMPARE(props["ec"]["enabled"].get<bool>(), true);
+        QCOMPARE(props["ec"]["data_slices"].get<int>(), 2);
+    }
+
+    void badPropsAre400()
+    {
+        createBucket("plain");
+        std::string body;
+        // Mirror and ec together.
+        QCOMPARE(patchProps("plain",
+                            {{"mirror", {{"enabled", true}, {"copies", 2}, {"across_targets", true}}},
+                             {"ec", {{"enabled", true}}}},
+                            &body),
+                 400);
+        QVERIFY2(body.find("ec.enabled and mirror.enabled") != std::string::npos, body.c_str());
+        // 3 + 1 + 1 targets needed, 4 present.
+        QCOMPARE(patchProps("plain", {{"ec", {{"enabled", true}, {"data_slices", 3}, {"parity_slices", 1}}}}, &body),
+                 400);
+        QVERIFY2(body.find("is 5 (3 + 1 + 1) but the cluster has 4 target(s)") != std::string::npos, body.c_str());
+        QCOMPARE(patchProps("plain", {{"ec", {{"data_slices", 17}}}}, &body), 400);
+        QVERIFY2(body.find("ec.data_slices must be an integer from 1 to 16") != std::string::npos, body.c_str());
+        QCOMPARE(patchProps("plain", {{"ec", {{"objsize_limit", (std::int64_t{1} << 30) + 1}}}}), 400);
+        QCOMPARE(patchProps("plain", {{"ec", {{"pending", false}}}}), 400);
+        QCOMPARE(patchProps("plain", {{"ec", {{"enabled", "yes"}}}}), 400);
+        // D and P stay while enabled.
+        QCOMPARE(patchProps(kBucket, {{"ec", {{"data_slices", 1}}}}, &body), 400);
+        QVERIFY2(body.find("cannot change while ec is enabled") != std::string::npos, body.c_str());
+        QCOMPARE(patchProps(kBucket, {{"mirror", {{"enabled", true}}}}), 400);
+    }
+
+    void slicesAreWherePlacementSays()
+    {
+        int small = 0;
+        for (int i = 0; i < kObjects; ++i) {
+            // 10 KiB .. 3 MiB, about a third of them below the limit.
+            const std::size_t size = i % 3 == 0 ? 10240 + static_cast<std::size_t>(i) * 9000
+                                                : static_cast<std::size_t>(i) * 157 * 1024 + 1;
+            const auto name = "obj-" + std::to_string(i);
+            m_objects[name] = randomBytes(size, static_cast<std::uint32_t>(i + 1));
+            auto r = m_http.send(Method::Put, objUrl(name), Body::string(m_objects[name]));
+            QVERIFY(r);
+            QVERIFY2(r->status == 200, (name + ": " + std::to_string(r->status) + " " + r->body).c_str());
+            if (static_cast<std::int64_t>(size) < kLimit) ++small;
+        }
+        QVERIFY(small >= 5 && small <= 15);
+        for (const auto& [name, bytes] : m_objects) {
+            const auto p = placement(name);
+            QCOMPARE(p.size(), std::size_t{4});
+            QCOMPARE(filesOf(p[0], "buckets", name).size(), 1);
+            QCOMPARE(filesOf(p[0], ".tessera/ec", name).size(), 0);
+            if (static_cast<std::int64_t>(bytes.size()) < kLimit) {
+                // Small: a whole copy on the next target, no slices.
+                QCOMPARE(filesOf(p[1], "buckets", name).size(), 1);
+                for (int k = 1; k < 4; ++k) QCOMPARE(filesOf(p[k], ".tessera/ec", name).size(), 0);
+                continue;
+            }
+            for (int k = 1; k < 4; ++k) {
+                const auto files = filesOf(p[k], ".tessera/ec", name);
+                QCOMPARE(files.size(), 1);
+                QCOMPARE(static_cast<std::uint64_t>(QFileInfo(files[0]).size()), sliceSize(bytes.size()));
+                QCOMPARE(filesOf(p[k], "buckets", name).size(), 0);
+            }
+        }
+    }
+
+    void readsSurviveAKilledTarget()
+    {
+        // The target that owns the most sliced objects dies.
+        std::map<int, int> owned;
+        for (const auto& [name, bytes] : m_objects) {
+            if (static_cast<std::int64_t>(bytes.size()) >= kLimit) ++owned[placement(name)[0]];
+        }
+        m_killed = std::max_element(owned.begin(), owned.end(), [](auto& a, auto& b) { return a.second < b.second; })
+                       ->first;
+        QVERIFY(owned[m_killed] >= 2);
+        m_cluster.killTarget(m_killed);
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        QVERIFY(m_cluster.smap().findTarget(m_cluster.targetId(m_killed))->away());
+        int rebuilt = 0;
+        int fromCopy = 0;
+        for (const auto& [name, bytes] : m_objects) {
+            auto r = m_http.send(Method::Get, objUrl(name));
+            QVERIFY(r);
+            QVERIFY2(r->status == 200, (name + ": " + std::to_string(r->status) + " " + r->body).c_str());
+            QVERIFY2(r->body == bytes, name.c_str());
+            if (placement(name)[0] == m_killed) {
+                ++(static_cast<std::int64_t>(bytes.size()) >= kLimit ? rebuilt : fromCopy);
+            }
+            auto h = m_http.send(Method::Head, objUrl(name));
+            QVERIFY(h);
+            QCOMPARE(h->status, 200);
+            QCOMPARE(h->header("ais-size"), std::to_string(bytes.size()));
+        }
+        QCOMPARE(rebuilt, owned[m_killed]);
+        qInfo("%d objects rebuilt from slices, %d served from a copy", rebuilt, fromCopy);
+        // A range of a rebuilt object.
+        for (const auto& [name, bytes] : m_objects) {
+            if (placement(name)[0] != m_killed || static_cast<std::int64_t>(bytes.size()) < kLimit) continue;
+            auto r = m_http.send(Method::Get, objUrl(name), Body::none(), {{"Range", "bytes=1000-300999"}});
+            QVERIFY(r);
+            QCOMPARE(r->status, 206);
+            QCOMPARE(r->body.size(), std::size_t{300000});
+            QVERIFY(r->body == bytes.substr(1000, 300000));
+            break;
+        }
+        // Writes need every holder: 503 naming the away one.
+        for (const auto& [name, bytes] : m_objects) {
+            const auto p = placement(name);
+            if (std::find(p.begin() + 1, p.end(), m_killed) == p.end()) continue;
+            auto r = m_http.send(Method::Put, objUrl(name), Body::string("new"));
+            QVERIFY(r);
+            QCOMPARE(r->status, 503);
+            QVERIFY2(r->body.find(m_cluster.targetId(m_killed)) != std::string::npos, r->body.c_str());
+            break;
+        }
+    }
+
+    void damagedSliceIsPassedOver()
+    {
+        // A sliced object of the dead owner: its three slices are on live targets.
+        for (const auto& [name, bytes] : m_objects) {
+            const auto p = placement(name);
+            if (p[0] != m_killed || static_cast<std::int64_t>(bytes.size()) < kLimit) continue;
+            const auto files = filesOf(p[1], ".tessera/ec", name);
+            QCOMPARE(files.size(), 1);
+            QFile f(files[0]);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QVERIFY(f.seek(100));
+            char c = 0;
+            QVERIFY(f.getChar(&c));
+            QVERIFY(f.seek(100));
+            QVERIFY(f.putChar(static_cast<char>(c ^ 0x5a)));
+            f.close();
+            auto r = m_http.send(Method::Get, objUrl(name));
+            QVERIFY(r);
+            QCOMPARE(r->status, 200);
+            QVERIFY(r->body == bytes);
+            return;
+        }
+        QFAIL("no sliced object of the killed target");
+    }
+
+    void ownerThatLostItsCopyRebuildsIt()
+    {
+        QVERIFY(m_cluster.restartTarget(m_killed));
+        QVERIFY(m_cluster.waitForTargets(4, std::chrono::seconds(10)));
+        for (const auto& [name, bytes] : m_objects) {
+            const auto p = placement(name);
+            if (p[0] == m_killed || static_cast<std::int64_t>(bytes.size()) < kLimit) continue;
+            const auto files = filesOf(p[0], "buckets", name);
+            QCOMPARE(files.size(), 1);
+            QVERIFY(QFile::remove(files[0]));
+            auto r = m_http.send(Method::Get, objUrl(name));
+            QVERIFY(r);
+            QVERIFY2(r->status == 200, r->body.c_str());
+            QVERIFY(r->body == bytes);
+            return;
+        }
+        QFAIL("no sliced object of a live owner");
+    }
+
+    void deleteLeavesNothing()
+    {
+        for (const auto& [name, bytes] : m_objects) {
+            auto r = m_http.send(Method::Delete, objUrl(name));
+            QVERIFY(r);
+            QVERIFY2(r->status == 200, (name + ": " + r->body).c_str());
+        }
+        for (int t = 0; t < m_cluster.targetCount(); ++t) {
+            QCOMPARE(countFiles(t, ".tessera/ec"), 0);
+            QCOMPARE(countFiles(t, "buckets"), 0);
+        }
+        for (const auto& [name, bytes] : m_objects) {
+            auto r = m_http.send(Method::Get, objUrl(name));
+            QVERIFY(r);
+            QCOMPARE(r->status, 404);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestErasure)
+#include "test_erasure.moc"
