@@ -121,10 +121,10 @@ private slots:
         QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
         createBucket(kBucket);
         std::string body;
-        QCOMPARE(patchProps(kBucket,
-                            {{"ec",
-                              {{"enabled", true}, {"data_slices", 2}, {"parity_slices", 1}, {"objsize_limit", kLimit}}}},
-                            &body),
+        QCOMPARE(patchProps(
+                     kBucket,
+                     {{"ec", {{"enabled", true}, {"data_slices", 2}, {"parity_slices", 1}, {"objsize_limit", kLimit}}}},
+                     &body),
                  200);
         const auto props = json::parse(body);
         QCOMPARE(props["ec"]["enabled"].get<bool>(), true);
@@ -162,8 +162,8 @@ private slots:
         int small = 0;
         for (int i = 0; i < kObjects; ++i) {
             // 10 KiB .. 3 MiB, about a third of them below the limit.
-            const std::size_t size = i % 3 == 0 ? 10240 + static_cast<std::size_t>(i) * 9000
-                                                : static_cast<std::size_t>(i) * 157 * 1024 + 1;
+            const std::size_t size =
+                i % 3 == 0 ? 10240 + static_cast<std::size_t>(i) * 9000 : static_cast<std::size_t>(i) * 157 * 1024 + 1;
             const auto name = "obj-" + std::to_string(i);
             m_objects[name] = randomBytes(size, static_cast<std::uint32_t>(i + 1));
             auto r = m_http.send(Method::Put, objUrl(name), Body::string(m_objects[name]));
@@ -199,8 +199,8 @@ private slots:
         for (const auto& [name, bytes] : m_objects) {
             if (static_cast<std::int64_t>(bytes.size()) >= kLimit) ++owned[placement(name)[0]];
         }
-        m_killed = std::max_element(owned.begin(), owned.end(), [](auto& a, auto& b) { return a.second < b.second; })
-                       ->first;
+        m_killed =
+            std::max_element(owned.begin(), owned.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
         QVERIFY(owned[m_killed] >= 2);
         m_cluster.killTarget(m_killed);
         QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
