@@ -1,6 +1,7 @@
 #include "ec_service.h"
 
 #include "ec_codec.h"
+#include "ec_protector.h"
 #include "ec_stream.h"
 #include "slice_transfer.h"
 
@@ -67,8 +68,8 @@ struct EcService::Source {
 
 EcService::EcService(api::Snode self, const target::ObjectStore& store, target::MetaCache& cache,
                      std::chrono::milliseconds peerTimeout, std::string clusterKey)
-    : m_self(std::move(self)), m_store(store), m_slices(store), m_cache(cache), m_peerTimeout(peerTimeout),
-      m_clusterKey(std::move(clusterKey))
+    : m_self(self), m_store(store), m_slices(store), m_protector(store, cache, self.id, peerTimeout, clusterKey),
+      m_cache(cache), m_peerTimeout(peerTimeout), m_clusterKey(std::move(clusterKey))
 {
 }
 
@@ -101,90 +102,17 @@ bool EcService::coded(std::string_view bucket) const
 
 api::Result<std::vector<api::Snode>> EcService::holders(const api_util::ObjectRef& ref, bool allPresent) const
 {
-    const auto smap = m_cache.smap();
-    const auto bmd = m_cache.bmd();
-    const auto* props = bmd->find(ref.bucket);
-    const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
-    if (props != nullptr && set.size() < props->ec.targets()) {
-        return api::Error::unavailable("the bucket's erasure coding needs " + std::to_string(props->ec.targets()) +
-                                       " targets, the cluster map has " + std::to_string(smap->tmap.size()));
-    }
-    std::vector<api::Snode> out;
-    for (const auto* h : set) {
-        if (h->id == m_self.id) continue;
-        if (h->away() && allPresent) {
-            return api::Error::unavailable("target " + h->id + " (" + h->publicNet.url +
-                                           "), which keeps a slice or a copy of the object, is away; writes to it "
-                                           "wait until it returns");
-        }
-        out.push_back(*h);
-    }
-    return out;
+    return m_protector.holders(ref, allPresent);
 }
 
-api::Result<UniqueFd> EcService::tempFile(const api_util::ObjectRef& ref) const
-{
-    auto fd = m_store.openTempFile(ref.bucket, ref.name);
-    if (fd) return fd;
-    // The name's mountpath is disabled (maybe why the object is rebuilt): another.
-    for (std::size_t mp = 0; mp < m_store.options().mountpaths.size(); ++mp) {
-        if (!m_store.checkMountpath(mp)) continue;
-        const auto dir = m_store.options().mountpaths[mp] + "/.tessera/work";
-        UniqueFd other(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
-        if (other.valid()) return other;
-    }
-    return fd.error();
-}
+api::Result<UniqueFd> EcService::tempFile(const api_util::ObjectRef& ref) const { return scratchFile(m_store, ref); }
 
 api::Status EcService::protect(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd)
 {
-    const auto bmd = m_cache.bmd();
-    const auto* props = bmd->find(ref.bucket);
-    if (props == nullptr || !props->ec.enabled) return {};
-    const auto ec = props->ec;
-    auto set = holders(ref, true);
-    if (!set) return api::Error::unavailable("stored on this target, but not acknowledged: " + set.error().message);
-    if (set->size() < static_cast<std::size_t>(ec.dataSlices + ec.paritySlices)) {
-        return api::Error::unavailable(
-            "stored on this target, but not acknowledged: it is not the first of the "
-            "object's targets any more; retry the write");
-    }
-    client::HttpClient http(peerOptions());
-    const auto notAcked = [](const api::Error& e) {
-        return api::Error::unavailable("stored on this target, but not acknowledged: " + e.message +
+    auto sent = m_protector.protect(ref, meta, fd, false);
+    if (!sent) {
+        return api::Error::unavailable("stored on this target, but not acknowledged: " + sent.error().message +
                                        "; retry the write");
-    };
-    if (!ec.sliced(meta.size)) {
-        // Small: whole copies on the next P targets, as mirroring makes them.
-        target::CopyTransfer copies(http, m_clusterKey, m_cache.smap()->version);
-        for (int i = 0; i < ec.paritySlices; ++i) {
-            if (auto st = copies.send(peerOf((*set)[static_cast<std::size_t>(i)]), ref, meta, fd); !st) {
-                return notAcked(st.error());
-            }
-        }
-        return {};
-    }
-    auto codec = EcCodec::create(ec.dataSlices, ec.paritySlices);
-    if (!codec) return codec.error();
-    // The committed file, read from its own descriptor (a PUT's is write-only):
-    // this version whatever replaced the name meanwhile.
-    UniqueFd object(::open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_RDONLY | O_CLOEXEC));
-    if (!object.valid()) return notAcked(errnoError(errno, "cannot reopen the committed object"));
-    auto encoded =
-        encodeSlices(*codec, object.get(), static_cast<std::uint64_t>(meta.size), [&] { return tempFile(ref); });
-    if (!encoded) return notAcked(encoded.error());
-    SliceTransfer slices(http, m_clusterKey);
-    for (int i = 0; i < codec->totalSlices(); ++i) {
-        const auto k = static_cast<std::size_t>(i);
-        SliceMeta sm{meta,
-                     i,
-                     ec.dataSlices,
-                     ec.paritySlices,
-                     codec->sliceSize(static_cast<std::uint64_t>(meta.size)),
-                     (*encoded)[k].checksum};
-        if (auto st = slices.send(peerOf((*set)[k]), ref, sm, (*encoded)[k].fd.get()); !st) {
-            return notAcked(st.error());
-        }
     }
     return {};
 }

@@ -22,6 +22,7 @@
 // Thread safety: all methods may be called concurrently; read(), protect()
 // and deleteEverywhere() block on peers (call them on a worker thread).
 
+#include "ec_protector.h"
 #include "slice_store.h"
 
 #include "api/smap.h"
@@ -77,7 +78,7 @@ private:
     // unnamed file; the file.
     api::Result<std::shared_ptr<UniqueFd>> rebuild(const api_util::ObjectRef& ref, const api::ObjectMeta& meta,
                                                    const std::vector<const Source*>& sources);
-    // An unnamed scratch file on a healthy mountpath (the name's first).
+    // An unnamed scratch file (see scratchFile).
     api::Result<UniqueFd> tempFile(const api_util::ObjectRef& ref) const;
     net::Response serveFile(const net::Request& req, const api_util::ObjectRef& ref, const api::ObjectMeta& meta,
                             std::shared_ptr<UniqueFd> fd) const;
@@ -86,6 +87,7 @@ private:
     api::Snode m_self;
     const target::ObjectStore& m_store;
     SliceStore m_slices;
+    EcProtector m_protector;
     target::MetaCache& m_cache;
     std::chrono::milliseconds m_peerTimeout;
     std::string m_clusterKey;

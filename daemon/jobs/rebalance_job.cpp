@@ -1,5 +1,6 @@
 #include "rebalance_job.h"
 
+#include "ec/ec_protector.h"
 #include "target/copy_transfer.h"
 
 #include "api/headers.h"
@@ -32,6 +33,8 @@ struct Item {
     std::string ownerUrl;  // empty: stays on this target, moves to another mountpath
     // This target owns a mirrored object: the other holders of its copies.
     std::vector<target::CopyPeer> copyHolders;
+    // This target owns an erasure-coded object: its slices (or copies) are checked.
+    bool ecOwned = false;
     bool move = true;  // false: only the copies are checked
 };
 
@@ -77,6 +80,19 @@ api::Status protect(const target::ObjectStore& store, target::CopyTransfer& copi
         if (auto st = copies.send(holder, ref, src->meta, src->fd->get()); !st) return st;
         ctx.addCount("copies_sent");
     }
+    return {};
+}
+
+// The owner of an erasure-coded object makes sure each holder of its set
+// keeps its slice (or copy) of this version or a newer one.
+api::Status protectCoded(const target::ObjectStore& store, ec::EcProtector& protector, const Item& it, JobContext& ctx)
+{
+    auto src = store.open(it.bucket, it.name);
+    if (!src) return src.kind() == api::ErrorKind::NotFound ? api::Status{} : api::Status{src.error()};
+    auto sent = protector.protect({it.bucket, it.name}, src->meta, src->fd->get(), true);
+    if (!sent) return sent.error();
+    if (sent->slices > 0) ctx.addCount("slices_sent", static_cast<std::uint64_t>(sent->slices));
+    if (sent->copies > 0) ctx.addCount("copies_sent", static_cast<std::uint64_t>(sent->copies));
     return {};
 }
 
@@ -127,6 +143,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
                 if (props->ec.enabled) {
                     // Erasure coded: the next P targets keep whole copies of small objects.
                     const auto set = api::ecTargets(*smap, props, bucket, item.name);
+                    item.ecOwned = !set.empty() && set.front()->id == m_selfId;
                     const auto copyEnd = set.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(set.size()),
                                                                                 props->ec.paritySlices + 1);
                     held = held ||
@@ -141,7 +158,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
                             item.copyHolders.push_back({holders[i]->id, holders[i]->publicNet.url});
                         }
                     }
-                    if (!item.move && item.copyHolders.empty()) continue;  // where it belongs
+                    if (!item.move && item.copyHolders.empty() && !item.ecOwned) continue;  // where it belongs
                 }
                 item.size = it->file_size(fec);
                 if (fec) continue;  // deleted while scanning
@@ -158,6 +175,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
     o.ioTimeout = std::max(m_peerTimeout, std::chrono::milliseconds(60000));
     client::HttpClient http(o);
     target::CopyTransfer copies(http, m_clusterKey, smap->version);
+    ec::EcProtector ecProtector(m_store, m_cache, m_selfId, m_peerTimeout, m_clusterKey);
     for (const auto& it : items) {
         if (ctx.aborted()) return {};
         if (it.ownerUrl.empty()) {
@@ -171,6 +189,13 @@ api::Status RebalanceJob::run(JobContext& ctx)
             if (!it.copyHolders.empty()) {
                 ctx.setPhase("protect");
                 if (auto st = protect(m_store, copies, it, ctx); !st) {
+                    ctx.addError(itemName(it) + ": " + st.error().message);
+                    continue;
+                }
+            }
+            if (it.ecOwned) {
+                ctx.setPhase("protect");
+                if (auto st = protectCoded(m_store, ecProtector, it, ctx); !st) {
                     ctx.addError(itemName(it) + ": " + st.error().message);
                     continue;
                 }

@@ -13,6 +13,12 @@
 // set goes to the owner like any misplaced object (which drops it once the
 // owner confirmed it has that version). The `reprotect` job is the same
 // work for one bucket (or all), started when a bucket's copies change.
+//
+// Erasure-coded buckets: the owner asks each target of the object's set
+// (api::ecTargets) for its slice, or for objects below ec.objsize_limit its
+// whole copy, and sends what is missing or older (phase "protect", counted
+// as slices_sent and copies_sent); the whole copies on the next P targets
+// stay where they are.
 
 #include "job_runner.h"
 #include "target/meta_cache.h"

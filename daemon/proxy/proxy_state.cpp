@@ -379,6 +379,10 @@ api::Result<std::optional<api::Bmd>> ProxyState::clearMirrorPending(const std::s
                 props.mirror.pending = false;
                 changed = true;
             }
+            if ((bucket.empty() || name == bucket) && props.ec.pending) {
+                props.ec.pending = false;  // the job checked every owned object's slices and copies
+                changed = true;
+            }
         }
         if (!changed) return out;
         next.version += 1;

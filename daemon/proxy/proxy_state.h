@@ -79,9 +79,10 @@ public:
     // to push with the map when one changed.
     api::Result<api::Smap> prepareDecommission(const std::string& id, std::optional<api::Bmd>* bmdOut = nullptr);
 
-    // Copies of mirrored buckets: every placement change (a new target, a
-    // decommission) and every props change that asks for more copies marks
-    // the buckets' copies pending and advances the protection epoch; a
+    // Copies of mirrored buckets (and slices of erasure-coded ones): every
+    // placement change (a new target, a decommission) and every props change
+    // that asks for more copies (or enables ec) marks the buckets' copies
+    // pending and advances the protection epoch; a
     // rebalance or reprotect job that started in the same epoch and ended
     // without errors clears it (`bucket` empty: every mirrored bucket).
     // Returns the new BMD when one changed (push it, then announceBmd).

@@ -305,6 +305,47 @@ private slots:
             QCOMPARE(r->status, 404);
         }
     }
+
+    // Objects written before ec was enabled: the reprotect job that starts
+    // with it slices them (or copies the small ones) and clears ec.pending.
+    void enablingEcSlicesExistingObjects()
+    {
+        const std::string bucket = "later";
+        createBucket(bucket);
+        std::map<std::string, std::string> objects;
+        for (int i = 0; i < 6; ++i) {
+            const auto name = "old-" + std::to_string(i);
+            objects[name] = randomBytes(i % 2 == 0 ? 300000 + static_cast<std::size_t>(i) : 5000, 100u + i);
+            auto r = m_http.send(Method::Put, m_cluster.proxyUrl() + "/v1/objects/" + bucket + "/" + name,
+                                 Body::string(objects[name]));
+            QVERIFY(r);
+            QCOMPARE(r->status, 200);
+        }
+        QCOMPARE(patchProps(bucket, {{"ec", {{"enabled", true}, {"objsize_limit", kLimit}}}}), 200);
+        json props;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                auto r = m_http.send(Method::Head, m_cluster.proxyUrl() + "/v1/buckets/" + bucket);
+                if (!r || r->status != 200) return false;
+                props = json::parse(r->header("ais-bucket-props"));
+                return !props["ec"]["pending"].get<bool>();
+            },
+            20000));
+        const auto smap = m_cluster.smap();
+        for (const auto& [name, bytes] : objects) {
+            std::vector<int> p;
+            for (const auto* n : api::hrwTargets(smap, api::objectUname(bucket, name), 4)) p.push_back(indexOf(n->id));
+            const auto sub = bytes.size() >= static_cast<std::size_t>(kLimit) ? ".tessera/ec" : "buckets";
+            const int holders = bytes.size() >= static_cast<std::size_t>(kLimit) ? 3 : 1;
+            for (int k = 1; k <= holders; ++k) {
+                bool found = false;
+                for (const auto& mp : m_cluster.targetMountpaths(p[k])) {
+                    found = found || QFile::exists(QString::fromStdString(mp + "/" + sub + "/" + bucket + "/" + name));
+                }
+                QVERIFY2(found, (name + " on its holder " + std::to_string(k)).c_str());
+            }
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestErasure)
