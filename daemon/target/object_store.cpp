@@ -284,6 +284,9 @@ api::Status ObjectStore::syncRemoval(std::size_t mp, std::string_view bucket, st
     std::string dir = path.substr(0, path.rfind('/'));
     const auto root = bucketRoot(mp, bucket);
     while (dir.size() > root.size() && ::access(dir.c_str(), F_OK) != 0) dir.resize(dir.rfind('/'));
+    // No directory of the bucket on this mountpath: nothing was removed from
+    // it (the deletion of a name never stored here only records a tombstone).
+    if (::access(dir.c_str(), F_OK) != 0) return {};
     return fsyncDir(dir);
 }
 

@@ -51,7 +51,7 @@ class TestErasure : public QObject {
     Q_OBJECT
 
 private:
-    tests::LocalCluster m_cluster{tests::LocalCluster::Options{4, 2, false, 200, 3, {"--rebalance-auto", "false"}, {}}};
+    tests::LocalCluster m_cluster{tests::LocalCluster::Options{4, 2, true, 200, 3, {"--rebalance-auto", "false"}, {}}};
     HttpClient m_http{noRetry()};
     std::map<std::string, std::string> m_objects;  // name -> acknowledged bytes
     int m_killed = -1;
