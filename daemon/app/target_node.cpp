@@ -77,7 +77,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
             const auto peerTimeout = std::chrono::milliseconds(m_config.peerTimeoutMs);
             if (kind == jobs::kKindRebalance) {
                 return std::unique_ptr<jobs::JobWork>(
-                    std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, m_id, peerTimeout, clusterKey));
+                    std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey));
             }
             if (kind == jobs::kKindReprotect || kind == jobs::kKindScrub) {
                 auto a = api::readMessage<api::BucketJobArgs>(args, kind);
@@ -87,8 +87,8 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                     return std::unique_ptr<jobs::JobWork>(
                         std::make_unique<jobs::ScrubJob>(*m_store, m_cache, m_id, peerTimeout, clusterKey, bucket));
                 }
-                return std::unique_ptr<jobs::JobWork>(
-                    std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, m_id, peerTimeout, clusterKey, bucket));
+                return std::unique_ptr<jobs::JobWork>(std::make_unique<jobs::RebalanceJob>(
+                    *m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey, bucket));
             }
             if (kind == jobs::kKindArchive || kind == jobs::kKindIshard) {
                 return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, args);

@@ -59,13 +59,6 @@ private:
 
 }  // namespace
 
-// What one target of the set keeps of the name.
-struct EcService::Source {
-    target::CopyPeer peer;
-    bool self = false;
-    Holding holding;
-};
-
 EcService::EcService(api::Snode self, const target::ObjectStore& store, target::MetaCache& cache,
                      std::chrono::milliseconds peerTimeout, std::string clusterKey)
     : m_self(self), m_store(store), m_slices(store), m_protector(store, cache, self.id, peerTimeout, clusterKey),
@@ -80,6 +73,7 @@ void EcService::registerRoutes(net::Router& router)
     router.add(Route{http::verb::get, path, net::Exec::Worker, net::bind(this, &EcService::getSlice), {}});
     router.add(Route{http::verb::head, path, net::Exec::Worker, net::bind(this, &EcService::headSlice), {}});
     router.add(Route{http::verb::delete_, path, net::Exec::Worker, net::bind(this, &EcService::deleteSlice), {}});
+    router.add(Route{http::verb::post, path, net::Exec::Worker, net::bind(this, &EcService::ensureRoute), {}});
 }
 
 client::HttpClient::Options EcService::peerOptions() const
@@ -134,74 +128,95 @@ api::Result<bool> EcService::deleteEverywhere(const api_util::ObjectRef& ref, co
     return removed;
 }
 
-std::optional<Response> EcService::read(const Request& req, const api_util::ObjectRef& ref, bool useLocalCopy)
+EcService::Survey EcService::survey(const api_util::ObjectRef& ref, bool useLocalCopy)
 {
-    const bool head = req.method == http::verb::head;
+    Survey out;
     const auto smap = m_cache.smap();
     const auto bmd = m_cache.bmd();
     const auto* props = bmd->find(ref.bucket);
-    if (props == nullptr || !props->ec.enabled) return std::nullopt;
-    const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
+    if (props == nullptr || !props->ec.enabled) return out;
     client::HttpClient http(peerOptions());
     SliceTransfer slices(http, m_clusterKey);
-    std::vector<Source> found;
-    std::vector<std::string> missing;  // targets that could not say
-    for (const auto* node : set) {
+    for (const auto* node : api::ecTargets(*smap, props, ref.bucket, ref.name)) {
         Source src{peerOf(*node), node->id == m_self.id, {}};
         if (src.self) {
             if (useLocalCopy) {
                 if (auto o = m_store.open(ref.bucket, ref.name)) src.holding.copyStamp = o->meta.stamp;
             }
-            if (auto s = m_slices.open(ref.bucket, ref.name)) src.holding.slice = s->meta;
+            if (auto sl = m_slices.open(ref.bucket, ref.name)) src.holding.slice = sl->meta;
         } else if (node->away()) {
-            missing.push_back("target " + node->id + " is away");
+            out.missing.push_back("target " + node->id + " is away");
             continue;
         } else {
             auto h = slices.probe(src.peer, ref);
             if (!h) {
-                missing.push_back(h.error().message);
+                out.missing.push_back(h.error().message);
                 continue;
             }
             src.holding = std::move(h.value());
         }
-        found.push_back(std::move(src));
+        out.found.push_back(std::move(src));
     }
-    std::int64_t newest = 0;
-    for (const auto& s : found) {
-        newest = std::max(newest, s.holding.copyStamp.value_or(0));
-        if (s.holding.slice) newest = std::max(newest, s.holding.slice->object.stamp);
+    for (const auto& f : out.found) {
+        out.newest = std::max(out.newest, f.holding.copyStamp.value_or(0));
+        if (f.holding.slice) out.newest = std::max(out.newest, f.holding.slice->object.stamp);
     }
-    const auto joined = [&] {
-        std::string out;
-        for (const auto& m : missing) out += (out.empty() ? "" : "; ") + m;
-        return out;
-    };
-    if (newest == 0) {
-        if (missing.size() >= static_cast<std::size_t>(props->ec.paritySlices)) {
+    return out;
+}
+
+std::string EcService::Survey::missingText() const
+{
+    std::string out;
+    for (const auto& m : missing) out += (out.empty() ? "" : "; ") + m;
+    return out;
+}
+
+const EcService::Source* EcService::Survey::newestCopy() const
+{
+    for (const auto& f : found) {
+        if (newest != 0 && f.holding.copyStamp == newest) return &f;
+    }
+    return nullptr;
+}
+
+std::vector<const EcService::Source*> EcService::Survey::newestSlices() const
+{
+    std::vector<const Source*> out;
+    for (const auto& f : found) {
+        if (!f.holding.slice || f.holding.slice->object.stamp != newest) continue;
+        const auto& first = out.empty() ? *f.holding.slice : *out.front()->holding.slice;
+        if (f.holding.slice->data != first.data || f.holding.slice->parity != first.parity) continue;
+        out.push_back(&f);
+    }
+    return out;
+}
+
+std::optional<Response> EcService::read(const Request& req, const api_util::ObjectRef& ref, bool useLocalCopy)
+{
+    const bool head = req.method == http::verb::head;
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
+    if (props == nullptr || !props->ec.enabled) return std::nullopt;
+    const auto found = survey(ref, useLocalCopy);
+    if (found.newest == 0) {
+        if (found.missing.size() >= static_cast<std::size_t>(props->ec.paritySlices)) {
             return Response::error(api::Error::unavailable("\"" + ref.bucket + "/" + ref.name +
                                                            "\" is not on the targets that answered, and too many "
                                                            "cannot say: " +
-                                                           joined()));
+                                                           found.missingText()));
         }
         return std::nullopt;
     }
-    for (const auto& s : found) {
-        if (s.holding.copyStamp != newest) continue;
-        if (!s.self) {
+    if (const auto* copy = found.newestCopy()) {
+        if (!copy->self) {
             auto query = req.query;
             query[std::string(api::kQpCopy)] = "true";
-            return Response::redirect(s.peer.url + api_util::objectTarget(ref, query, smap->version));
+            return Response::redirect(copy->peer.url + api_util::objectTarget(ref, query, m_cache.smap()->version));
         }
         auto o = m_store.open(ref.bucket, ref.name);
-        if (o && o->meta.stamp == newest) return serveFile(req, ref, o->meta, o->fd);
+        if (o && o->meta.stamp == found.newest) return serveFile(req, ref, o->meta, o->fd);
     }
-    std::vector<const Source*> sources;
-    for (const auto& s : found) {
-        if (!s.holding.slice || s.holding.slice->object.stamp != newest) continue;
-        const auto& first = sources.empty() ? *s.holding.slice : *sources.front()->holding.slice;
-        if (s.holding.slice->data != first.data || s.holding.slice->parity != first.parity) continue;
-        sources.push_back(&s);
-    }
+    const auto sources = found.newestSlices();
     if (sources.empty()) {
         return Response::error(api::Error::unavailable("the newest version of \"" + ref.bucket + "/" + ref.name +
                                                        "\" changed while it was read; retry"));
@@ -211,7 +226,8 @@ std::optional<Response> EcService::read(const Request& req, const api_util::Obje
     if (sources.size() < d) {
         return Response::error(api::Error::unavailable(
             "cannot rebuild \"" + ref.bucket + "/" + ref.name + "\": " + std::to_string(sources.size()) + " of the " +
-            std::to_string(d) + " slices needed are reachable" + (missing.empty() ? "" : " (" + joined() + ")")));
+            std::to_string(d) + " slices needed are reachable" +
+            (found.missing.empty() ? "" : " (" + found.missingText() + ")")));
     }
     if (head) {
         Response r;
@@ -442,6 +458,92 @@ Response EcService::deleteSlice(const Request& req)
     if (auto st = m_store.removeCopy(ref->bucket, ref->name, stamp); !st) return Response::error(st.error());
     auto r = Response::ok();
     r.header(std::string(kHdrRemoved), had ? "true" : "false");
+    return r;
+}
+
+api::Result<OwnerState> EcService::ensureOwned(const api_util::ObjectRef& ref)
+{
+    const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
+    if (props == nullptr || !props->ec.enabled) {
+        return api::Error::badRequest("bucket \"" + ref.bucket + "\" is not erasure coded");
+    }
+    const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
+    if (set.empty() || set.front()->id != m_self.id) {
+        return api::Error::conflict("target " + m_self.id + " does not own \"" + ref.bucket + "/" + ref.name +
+                                    "\" in its cluster map v" + std::to_string(smap->version));
+    }
+    auto here = m_store.open(ref.bucket, ref.name);
+    if (!here && here.kind() != api::ErrorKind::NotFound) return here.error();
+    if (!here) {
+        const auto tomb = m_store.tombstone(ref.bucket, ref.name);
+        const auto found = survey(ref, false);
+        if (tomb && *tomb >= found.newest) return OwnerState{*tomb, true};
+        if (found.newest == 0) return OwnerState{};
+        // The newest version, whole in a scratch file, then committed here
+        // as a delivered copy (its stamp kept; a newer write wins).
+        api::ObjectMeta meta;
+        std::shared_ptr<UniqueFd> file;
+        if (const auto* copy = found.newestCopy()) {
+            client::HttpClient http(peerOptions());
+            target::CopyTransfer copies(http, m_clusterKey, smap->version);
+            auto tmp = tempFile(ref);
+            if (!tmp) return tmp.error();
+            file = std::make_shared<UniqueFd>(std::move(tmp.value()));
+            std::uint64_t at = 0;
+            auto got = copies.fetch(copy->peer, ref, [&](const char* p, std::size_t n) -> api::Status {
+                if (const int e = pwriteAll(file->get(), p, n, at); e != 0) return errnoError(e, "cannot keep a copy");
+                at += n;
+                return {};
+            });
+            if (!got) return got.error();
+            meta = *got;
+            meta.size = static_cast<std::int64_t>(at);
+        } else {
+            const auto sources = found.newestSlices();
+            const auto need = sources.empty() ? 1 : static_cast<std::size_t>(sources.front()->holding.slice->data);
+            if (sources.size() < need) {
+                return api::Error::unavailable("cannot restore \"" + ref.bucket + "/" + ref.name +
+                                               "\": " + std::to_string(sources.size()) + " of the " +
+                                               std::to_string(need) + " slices needed are reachable" +
+                                               (found.missing.empty() ? "" : " (" + found.missingText() + ")"));
+            }
+            meta = sources.front()->holding.slice->object;
+            auto rebuilt = rebuild(ref, meta, sources);
+            if (!rebuilt) return rebuilt.error();
+            file = std::move(rebuilt.value());
+        }
+        target::PutParams params;
+        params.transferStamp = meta.stamp;
+        params.transferVersion = meta.version;
+        params.expectedChecksum = meta.checksumValue;
+        params.custom = meta.custom;
+        auto w = m_store.beginPut(ref.bucket, ref.name, std::move(params));
+        if (!w) return w.error();
+        auto& writer = **w;
+        auto copied = copyRange(
+            file->get(), 0, static_cast<std::uint64_t>(meta.size),
+            [&writer](const char* p, std::size_t n) { return writer.write(p, n); }, "cannot read the restored object");
+        if (!copied) return copied.error();
+        if (auto c = writer.commit(); !c && !writer.superseded()) return c.error();
+        here = m_store.open(ref.bucket, ref.name);
+        if (!here) return here.error();
+    }
+    auto sent = m_protector.protect(ref, here->meta, here->fd->get(), true);
+    if (!sent) return sent.error();
+    return OwnerState{here->meta.stamp, false};
+}
+
+Response EcService::ensureRoute(const Request& req)
+{
+    auto ref = sliceRef(req, true);
+    if (!ref) return Response::error(ref.error());
+    auto st = ensureOwned(*ref);
+    if (!st) return Response::error(st.error());
+    auto r = Response::ok();
+    r.header(std::string(api::kHdrVersionStamp), std::to_string(st->stamp));
+    r.header(std::string(kHdrDeleted), st->deleted ? "true" : "false");
     return r;
 }
 

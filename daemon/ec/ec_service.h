@@ -24,6 +24,7 @@
 
 #include "ec_protector.h"
 #include "slice_store.h"
+#include "slice_transfer.h"
 
 #include "api/smap.h"
 #include "client/http_client.h"
@@ -43,7 +44,7 @@ public:
     EcService(api::Snode self, const target::ObjectStore& store, target::MetaCache& cache,
               std::chrono::milliseconds peerTimeout, std::string clusterKey);
 
-    // PUT, GET, HEAD and DELETE of /v1/internal/ec/{bucket}/{name...}.
+    // PUT, GET, HEAD, DELETE and POST of /v1/internal/ec/{bucket}/{name...}.
     void registerRoutes(net::Router& router);
 
     // True when the bucket exists and is erasure coded.
@@ -63,14 +64,43 @@ public:
     // when no target of the set keeps anything of the name.
     std::optional<net::Response> read(const net::Request& req, const api_util::ObjectRef& ref, bool useLocalCopy);
 
+    // This target owns ref (by its map): it keeps the whole object,
+    // restored when missing (a placement change made it the owner, its disk
+    // was replaced) from a holder's whole copy or rebuilt from D slices, and
+    // every holder is given what it lacks. The version's stamp; `deleted`
+    // when the tombstone here is newer than anything the set keeps; stamp 0
+    // when nothing is known anywhere. Conflict when this target is not the
+    // owner. Blocks on peers.
+    api::Result<OwnerState> ensureOwned(const api_util::ObjectRef& ref);
+
     const SliceStore& slices() const { return m_slices; }
 
 private:
-    struct Source;
+    // What one target of the set keeps of the name.
+    struct Source {
+        target::CopyPeer peer;
+        bool self = false;
+        Holding holding;
+    };
+    // What the present targets of ref's set keep of it (this target's own
+    // whole copy only when `useLocalCopy`), and the newest version's stamp
+    // (0: nothing anywhere).
+    struct Survey {
+        std::vector<Source> found;
+        std::vector<std::string> missing;  // the targets that could not say, and why
+        std::int64_t newest = 0;
+        std::string missingText() const;
+        // A target with a whole copy of the newest version, or null.
+        const Source* newestCopy() const;
+        // The targets with a slice of the newest version (one code).
+        std::vector<const Source*> newestSlices() const;
+    };
+    Survey survey(const api_util::ObjectRef& ref, bool useLocalCopy);
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> putSlice(const net::Request& req);
     net::Response getSlice(const net::Request& req);
     net::Response headSlice(const net::Request& req);
     net::Response deleteSlice(const net::Request& req);
+    net::Response ensureRoute(const net::Request& req);
     // The bucket and name of a slice route; NotFound when the bucket is not
     // known here, Forbidden for a write without the cluster key.
     api::Result<api_util::ObjectRef> sliceRef(const net::Request& req, bool write) const;

@@ -26,6 +26,8 @@ inline constexpr std::string_view kHdrSliceChecksum = "tessera-ec-slice-checksum
 inline constexpr std::string_view kHdrCopyStamp = "tessera-ec-copy-stamp";
 // In the answer to a DELETE of a slice: "true" when a slice or a copy was here.
 inline constexpr std::string_view kHdrRemoved = "tessera-ec-removed";
+// In the owner's answer to an ensure (POST): "true" when the name is deleted.
+inline constexpr std::string_view kHdrDeleted = "tessera-ec-deleted";
 // The extended attribute of a slice file.
 inline constexpr const char* kSliceXattr = "user.tessera.ec";
 

@@ -93,4 +93,23 @@ api::Result<bool> SliceTransfer::remove(const target::CopyPeer& at, const api_ut
     return r->header(std::string(kHdrRemoved)) == "true";
 }
 
+api::Result<OwnerState> SliceTransfer::ensure(const target::CopyPeer& owner, const api_util::ObjectRef& ref)
+{
+    auto r = m_http.send(client::Method::Post, url(owner, ref), client::Body::none(),
+                         {{std::string(api::kHdrClusterKey), m_clusterKey}});
+    if (!r) return failed(owner, "protecting " + ref.bucket + "/" + ref.name, r.error());
+    if (!r->isSuccess()) {
+        return failed(owner, "protecting " + ref.bucket + "/" + ref.name, api::errorFromResponse(r->status, r->body));
+    }
+    OwnerState st;
+    try {
+        st.stamp = std::stoll(r->header(std::string(api::kHdrVersionStamp)));
+    } catch (const std::exception&) {
+        return failed(owner, "protecting " + ref.bucket + "/" + ref.name,
+                      api::Error::badRequest("no readable " + std::string(api::kHdrVersionStamp) + " in the answer"));
+    }
+    st.deleted = r->header(std::string(kHdrDeleted)) == "true";
+    return st;
+}
+
 }  // namespace tessera::daemon::ec

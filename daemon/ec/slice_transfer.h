@@ -7,6 +7,9 @@
 //   GET    /v1/internal/ec/B/N  the slice's bytes and headers
 //   DELETE /v1/internal/ec/B/N  (cluster key, the owner's tombstone stamp)
 //                               the slice and any whole copy go
+//   POST   /v1/internal/ec/B/N  (cluster key) to the owner: keep the whole
+//                               object (restore it from the set if missing)
+//                               and give every holder what it lacks
 //
 // Thread safety: like the HttpClient it is given (one thread at a time).
 
@@ -29,6 +32,12 @@ struct Holding {
     std::optional<std::int64_t> copyStamp;  // a whole copy (objects below ec.objsize_limit)
 };
 
+// What the owner keeps of a name after an ensure (POST).
+struct OwnerState {
+    std::int64_t stamp = 0;  // its version's stamp, or the tombstone's; 0: nothing known anywhere
+    bool deleted = false;    // the name's tombstone is the newest
+};
+
 class SliceTransfer {
 public:
     SliceTransfer(client::HttpClient& http, std::string clusterKey) : m_http(http), m_clusterKey(std::move(clusterKey))
@@ -46,6 +55,8 @@ public:
     // The deletion, stamped `stamp`: the holder's slice and whole copy go.
     // True when it had either.
     api::Result<bool> remove(const target::CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp);
+    // Asks the owner to keep ref whole and protected (see EcService::ensureOwned).
+    api::Result<OwnerState> ensure(const target::CopyPeer& owner, const api_util::ObjectRef& ref);
 
 private:
     std::string url(const target::CopyPeer& peer, const api_util::ObjectRef& ref) const;

@@ -1,6 +1,7 @@
 #include "rebalance_job.h"
 
 #include "ec/ec_protector.h"
+#include "ec/slice_transfer.h"
 #include "target/copy_transfer.h"
 
 #include "api/headers.h"
@@ -98,9 +99,10 @@ api::Status protectCoded(const target::ObjectStore& store, ec::EcProtector& prot
 
 }  // namespace
 
-RebalanceJob::RebalanceJob(const target::ObjectStore& store, target::MetaCache& cache, std::string selfId,
-                           std::chrono::milliseconds peerTimeout, std::string clusterKey, std::string bucket)
-    : m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout),
+RebalanceJob::RebalanceJob(const target::ObjectStore& store, target::MetaCache& cache, ec::EcService& ec,
+                           std::string selfId, std::chrono::milliseconds peerTimeout, std::string clusterKey,
+                           std::string bucket)
+    : m_ec(ec), m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout),
       m_clusterKey(std::move(clusterKey)), m_bucket(std::move(bucket))
 {
 }
@@ -248,9 +250,69 @@ api::Status RebalanceJob::run(JobContext& ctx)
         }
         ctx.addDone(1, it.size);
     }
+    checkSlices(ctx, http);
     // Tombstones only need to outlive the copies in flight.
     m_store.sweepTombstones();
     return {};
+}
+
+void RebalanceJob::checkSlices(JobContext& ctx, client::HttpClient& http)
+{
+    const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    const auto& mountpaths = m_store.options().mountpaths;
+    ec::SliceTransfer transfer(http, m_clusterKey);
+    bool phaseSet = false;
+    for (std::size_t mp = 0; mp < mountpaths.size(); ++mp) {
+        std::error_code ec;
+        for (fs::directory_iterator b(mountpaths[mp] + "/.tessera/ec", ec), end; !ec && b != end; b.increment(ec)) {
+            const std::string bucket = b->path().filename().string();
+            if (!m_bucket.empty() && bucket != m_bucket) continue;
+            const auto* props = bmd->find(bucket);
+            if (props == nullptr || !props->ec.enabled) continue;
+            std::error_code wec;
+            for (fs::recursive_directory_iterator it(b->path(), fs::directory_options::skip_permission_denied, wec), e;
+                 !wec && it != e; it.increment(wec)) {
+                if (ctx.aborted()) return;
+                std::error_code fec;
+                if (!it->is_regular_file(fec)) continue;
+                const api_util::ObjectRef ref{bucket, it->path().lexically_relative(b->path()).generic_string()};
+                if (m_store.mountpathFor(ref.bucket, ref.name) != mp) continue;  // not where this target reads slices
+                auto slice = m_ec.slices().open(ref.bucket, ref.name);
+                if (!slice) continue;  // gone meanwhile, or unreadable (never served)
+                if (!phaseSet) {
+                    ctx.setPhase("slices");
+                    phaseSet = true;
+                }
+                const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
+                if (set.empty()) return;
+                const auto* owner = set.front();
+                const auto what = ref.bucket + "/" + ref.name + " (slice " + std::to_string(slice->meta.index) + ")";
+                if (owner->away()) {
+                    ctx.addError(what + ": its owner, target " + owner->id + ", is away");
+                    continue;
+                }
+                auto st = owner->id == m_selfId ? m_ec.ensureOwned(ref)
+                                                : transfer.ensure({owner->id, owner->publicNet.url}, ref);
+                if (!st) {
+                    ctx.addError(what + ": " + st.error().message);
+                    continue;
+                }
+                ctx.addCount("slices_checked");
+                const bool inSet =
+                    std::any_of(set.begin() + 1, set.end(), [&](const api::Snode* h) { return h->id == m_selfId; });
+                // Deleted, or kept (and protected) by its set without this target.
+                const bool drop = st->stamp > 0 && (st->deleted || !inSet);
+                if (drop && slice->meta.object.stamp <= st->stamp) {
+                    if (auto r = m_ec.slices().removeOlder(ref.bucket, ref.name, st->stamp + 1); !r) {
+                        ctx.addError(what + ": " + r.error().message);
+                        continue;
+                    }
+                    ctx.addCount("slices_dropped");
+                }
+            }
+        }
+    }
 }
 
 }  // namespace tessera::daemon::jobs

@@ -114,6 +114,17 @@ private:
         QCOMPARE(r->status, 200);
     }
     static std::uint64_t sliceSize(std::size_t size) { return (size + 1) / 2; }
+    // Until the bucket's ec.pending is false (a reprotect ended cleanly).
+    bool waitForProtected(const std::string& bucket)
+    {
+        return QTest::qWaitFor(
+            [&] {
+                auto r = m_http.send(Method::Head, m_cluster.proxyUrl() + "/v1/buckets/" + bucket);
+                if (!r || r->status != 200) return false;
+                return !json::parse(r->header("ais-bucket-props"))["ec"]["pending"].get<bool>();
+            },
+            20000);
+    }
 
 private slots:
     void initTestCase()
@@ -322,15 +333,7 @@ private slots:
             QCOMPARE(r->status, 200);
         }
         QCOMPARE(patchProps(bucket, {{"ec", {{"enabled", true}, {"objsize_limit", kLimit}}}}), 200);
-        json props;
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                auto r = m_http.send(Method::Head, m_cluster.proxyUrl() + "/v1/buckets/" + bucket);
-                if (!r || r->status != 200) return false;
-                props = json::parse(r->header("ais-bucket-props"));
-                return !props["ec"]["pending"].get<bool>();
-            },
-            20000));
+        QVERIFY(waitForProtected(bucket));
         const auto smap = m_cluster.smap();
         for (const auto& [name, bytes] : objects) {
             std::vector<int> p;
@@ -344,6 +347,99 @@ private slots:
                 }
                 QVERIFY2(found, (name + " on its holder " + std::to_string(k)).c_str());
             }
+        }
+    }
+
+    // An owner killed and decommissioned: its objects now belong to targets
+    // that have no whole copy. A reprotect restores each new owner's copy
+    // from the slices (or a copy), re-places the slices, drops those outside
+    // the new sets; then another target may die and every read still works.
+    void reprotectAfterADecommissionedOwner()
+    {
+        QVERIFY(m_cluster.addTarget());  // 5 targets: one may go for good
+        const std::string bucket = "moved";
+        createBucket(bucket);
+        QCOMPARE(patchProps(bucket, {{"ec", {{"enabled", true}, {"objsize_limit", kLimit}}}}), 200);
+        QVERIFY(waitForProtected(bucket));  // the reprotect enabling it started is done
+        const auto url = [&](const std::string& n) { return m_cluster.proxyUrl() + "/v1/objects/" + bucket + "/" + n; };
+        const auto holdersOf = [&](const std::string& name) {
+            std::vector<int> p;
+            for (const auto* n : api::hrwTargets(m_cluster.smap(), api::objectUname(bucket, name), 4)) {
+                p.push_back(indexOf(n->id));
+            }
+            return p;
+        };
+        std::map<std::string, std::string> objects;
+        for (int i = 0; i < 12; ++i) {
+            const auto name = "m-" + std::to_string(i);
+            objects[name] = randomBytes(i % 3 == 0 ? 20000 : 400000 + static_cast<std::size_t>(i) * 1000, 200u + i);
+            auto r = m_http.send(Method::Put, url(name), Body::string(objects[name]));
+            QVERIFY(r);
+            QVERIFY2(r->status == 200, r->body.c_str());
+        }
+        std::map<int, int> owned;
+        for (const auto& [name, bytes] : objects) ++owned[holdersOf(name)[0]];
+        const int gone =
+            std::max_element(owned.begin(), owned.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+        const auto goneId = m_cluster.targetId(gone);
+        m_cluster.killTarget(gone);
+        QVERIFY(m_cluster.waitForTargets(4, std::chrono::seconds(10)));
+        auto r = m_http.send(Method::Put, m_cluster.proxyUrl() + "/v1/cluster",
+                             Body::string(json{{"action", "decommission-node"}, {"value", {{"sid", goneId}}}}.dump()));
+        QVERIFY(r);
+        QCOMPARE(r->status, 200);
+        QVERIFY(QTest::qWaitFor([&] { return m_cluster.smap().findTarget(goneId) == nullptr; }, 5000));
+        r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/jobs",
+                        Body::string(json{{"kind", "reprotect"}, {"args", {{"bucket", bucket}}}}.dump()));
+        QVERIFY(r);
+        QVERIFY2(r->status == 200, r->body.c_str());
+        const auto id = json::parse(r->body)["id"].get<std::string>();
+        json st;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                auto g = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/jobs/" + id);
+                if (!g || g->status != 200) return false;
+                st = json::parse(g->body);
+                return st["state"] != "running";
+            },
+            30000));
+        QVERIFY2(st["state"] == "finished", st.dump().c_str());
+        QCOMPARE(st["progress"]["errors"].get<int>(), 0);
+        qInfo("reprotect counters: %s", st["progress"].value("counters", json::object()).dump().c_str());
+        // Each object whole on its new owner, its slices (or copy) on its new set, and nowhere else.
+        for (const auto& [name, bytes] : objects) {
+            const auto p = holdersOf(name);
+            const auto on = [&](int t, const char* sub) {
+                for (const auto& mp : m_cluster.targetMountpaths(t)) {
+                    if (QFile::exists(QString::fromStdString(mp + "/" + sub + "/" + bucket + "/" + name))) return true;
+                }
+                return false;
+            };
+            QVERIFY2(on(p[0], "buckets"), (name + " whole on its owner").c_str());
+            if (static_cast<std::int64_t>(bytes.size()) < kLimit) {
+                QVERIFY2(on(p[1], "buckets"), (name + " copied").c_str());
+                continue;
+            }
+            int slices = 0;
+            for (int t = 0; t < m_cluster.targetCount(); ++t) {
+                if (t == gone) continue;
+                if (on(t, ".tessera/ec")) {
+                    QVERIFY2(std::find(p.begin() + 1, p.end(), t) != p.end(),
+                             (name + ": a slice outside its set").c_str());
+                    ++slices;
+                }
+            }
+            QCOMPARE(slices, 3);
+        }
+        // Protected again: one more target may die.
+        const int next = holdersOf(objects.begin()->first)[0];
+        m_cluster.killTarget(next);
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        for (const auto& [name, bytes] : objects) {
+            auto g = m_http.send(Method::Get, url(name));
+            QVERIFY(g);
+            QVERIFY2(g->status == 200, (name + ": " + g->body).c_str());
+            QVERIFY2(g->body == bytes, name.c_str());
         }
     }
 };
