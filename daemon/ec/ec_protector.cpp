@@ -10,14 +10,43 @@
 #include "target/copy_transfer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <fcntl.h>
+#include <functional>
+#include <thread>
 
 namespace tessera::daemon::ec {
 
 namespace {
 
 target::CopyPeer peerOf(const api::Snode& n) { return {n.id, n.publicNet.url}; }
+
+// At most this many transfers of one object at a time (a 16+8 code has 24).
+constexpr std::size_t kParallelSends = 8;
+
+// Runs every task, up to kParallelSends at once, each thread with its own
+// client (a client is used by one thread at a time); the first error in
+// task order, or OK.
+api::Status runParallel(const std::vector<std::function<api::Status(client::HttpClient&)>>& tasks,
+                        const client::HttpClient::Options& options)
+{
+    std::vector<api::Status> results(tasks.size());
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        client::HttpClient http(options);
+        for (std::size_t i = next++; i < tasks.size(); i = next++) results[i] = tasks[i](http);
+    };
+    std::vector<std::thread> threads;
+    const auto n = std::min(tasks.size(), kParallelSends);
+    for (std::size_t t = 1; t < n; ++t) threads.emplace_back(work);
+    work();  // this thread takes a share too
+    for (auto& t : threads) t.join();
+    for (auto& r : results) {
+        if (!r) return r;
+    }
+    return {};
+}
 
 }  // namespace
 
@@ -92,6 +121,8 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
         return api::Error::unavailable("this target is not the first of the object's targets any more");
     }
     client::HttpClient http(peerOptions());
+    // The transfers, sent in parallel once each holder was asked.
+    std::vector<std::function<api::Status(client::HttpClient&)>> tasks;
     if (!ec.sliced(meta.size)) {
         // Small: whole copies on the next P targets, as mirroring makes them.
         target::CopyTransfer copies(http, m_clusterKey, smap->version);
@@ -102,9 +133,12 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
                 if (!stamp) return stamp.error();
                 if (stamp->has_value() && **stamp >= meta.stamp) continue;
             }
-            if (auto st = copies.send(peer, ref, meta, fd); !st) return st.error();
             ++sent.copies;
+            tasks.push_back([this, peer, &ref, &meta, fd, version = smap->version](client::HttpClient& h) {
+                return target::CopyTransfer(h, m_clusterKey, version).send(peer, ref, meta, fd);
+            });
         }
+        if (auto st = runParallel(tasks, peerOptions()); !st) return st.error();
         return sent;
     }
     auto codec = EcCodec::create(ec.dataSlices, ec.paritySlices);
@@ -134,10 +168,12 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
     if (!encoded) return encoded.error();
     for (int i : wanted) {
         const auto k = static_cast<std::size_t>(i);
-        const SliceMeta sm{meta, i, ec.dataSlices, ec.paritySlices, sliceSize, (*encoded)[k].checksum};
-        if (auto st = slices.send(peerOf((*set)[k]), ref, sm, (*encoded)[k].fd.get()); !st) return st.error();
+        SliceMeta sm{meta, i, ec.dataSlices, ec.paritySlices, sliceSize, (*encoded)[k].checksum};
+        tasks.push_back([this, peer = peerOf((*set)[k]), &ref, sm = std::move(sm), fd = (*encoded)[k].fd.get()](
+                            client::HttpClient& h) { return SliceTransfer(h, m_clusterKey).send(peer, ref, sm, fd); });
         ++sent.slices;
     }
+    if (auto st = runParallel(tasks, peerOptions()); !st) return st.error();
     return sent;
 }
 

@@ -3,7 +3,8 @@
 // below ec.objsize_limit, its whole copies) sent to the other targets of its
 // set (api::ecTargets: slice i to the (i+1)-th, copies to the next P).
 // After a PUT everything is sent; a rebalance or reprotect job first asks
-// each holder what it keeps and sends only what is missing or older.
+// each holder what it keeps and sends only what is missing or older. The
+// transfers of one object go in parallel (up to 8 at a time).
 //
 // Thread safety: all methods may be called concurrently; protect() blocks
 // on peers.
