@@ -84,8 +84,8 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                 if (!a) return a.error();
                 const auto bucket = a->bucket.value_or(std::string());
                 if (kind == jobs::kKindScrub) {
-                    return std::unique_ptr<jobs::JobWork>(
-                        std::make_unique<jobs::ScrubJob>(*m_store, m_cache, m_id, peerTimeout, clusterKey, bucket));
+                    return std::unique_ptr<jobs::JobWork>(std::make_unique<jobs::ScrubJob>(
+                        *m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey, bucket));
                 }
                 return std::unique_ptr<jobs::JobWork>(std::make_unique<jobs::RebalanceJob>(
                     *m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey, bucket));

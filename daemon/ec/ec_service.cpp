@@ -481,58 +481,77 @@ api::Result<OwnerState> EcService::ensureOwned(const api_util::ObjectRef& ref)
         const auto found = survey(ref, false);
         if (tomb && *tomb >= found.newest) return OwnerState{*tomb, true};
         if (found.newest == 0) return OwnerState{};
-        // The newest version, whole in a scratch file, then committed here
-        // as a delivered copy (its stamp kept; a newer write wins).
-        api::ObjectMeta meta;
-        std::shared_ptr<UniqueFd> file;
-        if (const auto* copy = found.newestCopy()) {
-            client::HttpClient http(peerOptions());
-            target::CopyTransfer copies(http, m_clusterKey, smap->version);
-            auto tmp = tempFile(ref);
-            if (!tmp) return tmp.error();
-            file = std::make_shared<UniqueFd>(std::move(tmp.value()));
-            std::uint64_t at = 0;
-            auto got = copies.fetch(copy->peer, ref, [&](const char* p, std::size_t n) -> api::Status {
-                if (const int e = pwriteAll(file->get(), p, n, at); e != 0) return errnoError(e, "cannot keep a copy");
-                at += n;
-                return {};
-            });
-            if (!got) return got.error();
-            meta = *got;
-            meta.size = static_cast<std::int64_t>(at);
-        } else {
-            const auto sources = found.newestSlices();
-            const auto need = sources.empty() ? 1 : static_cast<std::size_t>(sources.front()->holding.slice->data);
-            if (sources.size() < need) {
-                return api::Error::unavailable("cannot restore \"" + ref.bucket + "/" + ref.name +
-                                               "\": " + std::to_string(sources.size()) + " of the " +
-                                               std::to_string(need) + " slices needed are reachable" +
-                                               (found.missing.empty() ? "" : " (" + found.missingText() + ")"));
-            }
-            meta = sources.front()->holding.slice->object;
-            auto rebuilt = rebuild(ref, meta, sources);
-            if (!rebuilt) return rebuilt.error();
-            file = std::move(rebuilt.value());
-        }
-        target::PutParams params;
-        params.transferStamp = meta.stamp;
-        params.transferVersion = meta.version;
-        params.expectedChecksum = meta.checksumValue;
-        params.custom = meta.custom;
-        auto w = m_store.beginPut(ref.bucket, ref.name, std::move(params));
-        if (!w) return w.error();
-        auto& writer = **w;
-        auto copied = copyRange(
-            file->get(), 0, static_cast<std::uint64_t>(meta.size),
-            [&writer](const char* p, std::size_t n) { return writer.write(p, n); }, "cannot read the restored object");
-        if (!copied) return copied.error();
-        if (auto c = writer.commit(); !c && !writer.superseded()) return c.error();
+        if (auto st = restore(ref, found, false); !st) return st.error();
         here = m_store.open(ref.bucket, ref.name);
         if (!here) return here.error();
     }
     auto sent = m_protector.protect(ref, here->meta, here->fd->get(), true);
     if (!sent) return sent.error();
     return OwnerState{here->meta.stamp, false};
+}
+
+api::Status EcService::restore(const api_util::ObjectRef& ref, const Survey& found, bool repair)
+{
+    const auto smap = m_cache.smap();
+    // The newest version, whole in a scratch file, then committed here
+    // as a delivered copy (its stamp kept; a newer write wins).
+    api::ObjectMeta meta;
+    std::shared_ptr<UniqueFd> file;
+    if (const auto* copy = found.newestCopy()) {
+        client::HttpClient http(peerOptions());
+        target::CopyTransfer copies(http, m_clusterKey, smap->version);
+        auto tmp = tempFile(ref);
+        if (!tmp) return tmp.error();
+        file = std::make_shared<UniqueFd>(std::move(tmp.value()));
+        std::uint64_t at = 0;
+        auto got = copies.fetch(copy->peer, ref, [&](const char* p, std::size_t n) -> api::Status {
+            if (const int e = pwriteAll(file->get(), p, n, at); e != 0) return errnoError(e, "cannot keep a copy");
+            at += n;
+            return {};
+        });
+        if (!got) return got.error();
+        meta = *got;
+        meta.size = static_cast<std::int64_t>(at);
+    } else {
+        const auto sources = found.newestSlices();
+        const auto need = sources.empty() ? 1 : static_cast<std::size_t>(sources.front()->holding.slice->data);
+        if (sources.size() < need) {
+            return api::Error::unavailable("cannot restore \"" + ref.bucket + "/" + ref.name +
+                                           "\": " + std::to_string(sources.size()) + " of the " + std::to_string(need) +
+                                           " slices needed are reachable" +
+                                           (found.missing.empty() ? "" : " (" + found.missingText() + ")"));
+        }
+        meta = sources.front()->holding.slice->object;
+        auto rebuilt = rebuild(ref, meta, sources);
+        if (!rebuilt) return rebuilt.error();
+        file = std::move(rebuilt.value());
+    }
+    target::PutParams params;
+    params.repair = repair;
+    params.transferStamp = meta.stamp;
+    params.transferVersion = meta.version;
+    params.expectedChecksum = meta.checksumValue;
+    params.custom = meta.custom;
+    auto w = m_store.beginPut(ref.bucket, ref.name, std::move(params));
+    if (!w) return w.error();
+    auto& writer = **w;
+    auto copied = copyRange(
+        file->get(), 0, static_cast<std::uint64_t>(meta.size),
+        [&writer](const char* p, std::size_t n) { return writer.write(p, n); }, "cannot read the restored object");
+    if (!copied) return copied.error();
+    if (auto c = writer.commit(); !c && !writer.superseded()) return c.error();
+    return {};
+}
+
+api::Status EcService::repairOwned(const api_util::ObjectRef& ref, const api::ObjectMeta& damaged)
+{
+    const auto found = survey(ref, false);
+    if (found.newest != damaged.stamp) {
+        return api::Error::unavailable("no slice or copy of this version of \"" + ref.bucket + "/" + ref.name +
+                                       "\" on the targets that answered" +
+                                       (found.missing.empty() ? "" : " (" + found.missingText() + ")"));
+    }
+    return restore(ref, found, true);
 }
 
 Response EcService::ensureRoute(const Request& req)

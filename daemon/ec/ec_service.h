@@ -73,6 +73,11 @@ public:
     // owner. Blocks on peers.
     api::Result<OwnerState> ensureOwned(const api_util::ObjectRef& ref);
 
+    // This target's whole copy of version `damaged` of ref failed its
+    // checksum (a scrub): replaced by the same version from a holder's copy
+    // or rebuilt from D slices. Unavailable when the set has neither.
+    api::Status repairOwned(const api_util::ObjectRef& ref, const api::ObjectMeta& damaged);
+
     const SliceStore& slices() const { return m_slices; }
 
 private:
@@ -96,6 +101,10 @@ private:
         std::vector<const Source*> newestSlices() const;
     };
     Survey survey(const api_util::ObjectRef& ref, bool useLocalCopy);
+    // Commits the newest version `found` knows here, from a whole copy or
+    // rebuilt from slices (as a delivered copy: its stamp kept; `repair`: it
+    // replaces a damaged copy of the same version).
+    api::Status restore(const api_util::ObjectRef& ref, const Survey& found, bool repair);
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> putSlice(const net::Request& req);
     net::Response getSlice(const net::Request& req);
     net::Response headSlice(const net::Request& req);

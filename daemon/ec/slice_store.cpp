@@ -81,7 +81,8 @@ api::Status SliceWriter::commit()
             // An unreadable slice here is replaced.
             if (auto prev = readSliceMeta(old.get()); prev) {
                 const bool newer = prev->object.stamp > stamp;
-                const bool same = prev->object.stamp == stamp && prev->index == m_meta.index;
+                const bool same = prev->object.stamp == stamp && prev->index == m_meta.index &&
+                                  prev->data == m_meta.data && prev->parity == m_meta.parity;
                 if (newer || same) {
                     m_superseded = true;
                     return {};

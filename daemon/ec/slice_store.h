@@ -8,8 +8,8 @@
 //
 // Versions: a slice carries its object's version stamp. A delivered slice
 // replaces the one here only when it is newer, or of the same version and
-// another index (the holders changed); never when the name's tombstone is
-// at least as new. Storing a slice drops an older whole copy of the name
+// another index or code (the holders or D and P changed); never when the
+// name's tombstone is at least as new. Storing a slice drops an older whole copy of the name
 // here (a small version copied whole before; see ObjectStore).
 //
 // Thread safety: all methods may be called concurrently.

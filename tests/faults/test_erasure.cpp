@@ -114,6 +114,19 @@ private:
         QCOMPARE(r->status, 200);
     }
     static std::uint64_t sliceSize(std::size_t size) { return (size + 1) / 2; }
+    json waitForJob(const std::string& id)
+    {
+        json st;
+        (void)QTest::qWaitFor(
+            [&] {
+                auto g = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/jobs/" + id);
+                if (!g || g->status != 200) return false;
+                st = json::parse(g->body);
+                return st["state"] != "running";
+            },
+            30000);
+        return st;
+    }
     // Until the bucket's ec.pending is false (a reprotect ended cleanly).
     bool waitForProtected(const std::string& bucket)
     {
@@ -366,6 +379,54 @@ private slots:
         }
     }
 
+    // A scrub finds a flipped byte in an owner's copy and one in a slice,
+    // and repairs both: the copy rebuilt from the slices, the slice sent again.
+    void scrubRepairsACopyAndASlice()
+    {
+        const std::string bucket = "later";
+        const std::string name = "old-0";  // sliced (300,000 bytes)
+        const auto smap = m_cluster.smap();
+        std::vector<int> p;
+        for (const auto* n : api::hrwTargets(smap, api::objectUname(bucket, name), 4)) p.push_back(indexOf(n->id));
+        const auto fileOn = [&](int t, const std::string& sub) {
+            for (const auto& mp : m_cluster.targetMountpaths(t)) {
+                const auto f = QString::fromStdString(mp + "/" + sub + "/" + bucket + "/" + name);
+                if (QFile::exists(f)) return f;
+            }
+            return QString();
+        };
+        const auto readAll = [](const QString& f) {
+            QFile file(f);
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        };
+        const auto flip = [](const QString& f, qint64 at) {
+            QFile file(f);
+            if (!file.open(QIODevice::ReadWrite) || !file.seek(at)) return false;
+            char c = 0;
+            if (!file.getChar(&c) || !file.seek(at)) return false;
+            return file.putChar(static_cast<char>(c ^ 0x21));
+        };
+        const auto whole = fileOn(p[0], "buckets");
+        const auto slice = fileOn(p[2], ".tessera/ec");
+        QVERIFY(!whole.isEmpty() && !slice.isEmpty());
+        const auto wholeBefore = readAll(whole);
+        const auto sliceBefore = readAll(slice);
+        QVERIFY(flip(whole, 4242));
+        QVERIFY(flip(slice, 77));
+        auto r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/jobs",
+                             Body::string(json{{"kind", "scrub"}, {"args", {{"bucket", bucket}}}}.dump()));
+        QVERIFY(r);
+        QVERIFY2(r->status == 200, r->body.c_str());
+        const auto st = waitForJob(json::parse(r->body)["id"].get<std::string>());
+        QVERIFY2(st["state"] == "finished", st.dump().c_str());
+        const auto counters = st["progress"]["counters"];
+        QCOMPARE(counters["corrupt"].get<int>(), 2);
+        QCOMPARE(counters["repaired"].get<int>(), 2);
+        QVERIFY(counters["slices_checked"].get<int>() >= 9);
+        QVERIFY(readAll(fileOn(p[0], "buckets")) == wholeBefore);
+        QVERIFY(readAll(fileOn(p[2], ".tessera/ec")) == sliceBefore);
+    }
+
     // An owner killed and decommissioned: its objects now belong to targets
     // that have no whole copy. A reprotect restores each new owner's copy
     // from the slices (or a copy), re-places the slices, drops those outside
@@ -409,16 +470,7 @@ private slots:
                         Body::string(json{{"kind", "reprotect"}, {"args", {{"bucket", bucket}}}}.dump()));
         QVERIFY(r);
         QVERIFY2(r->status == 200, r->body.c_str());
-        const auto id = json::parse(r->body)["id"].get<std::string>();
-        json st;
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                auto g = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/jobs/" + id);
-                if (!g || g->status != 200) return false;
-                st = json::parse(g->body);
-                return st["state"] != "running";
-            },
-            30000));
+        const auto st = waitForJob(json::parse(r->body)["id"].get<std::string>());
         QVERIFY2(st["state"] == "finished", st.dump().c_str());
         QCOMPARE(st["progress"]["errors"].get<int>(), 0);
         qInfo("reprotect counters: %s", st["progress"].value("counters", json::object()).dump().c_str());
