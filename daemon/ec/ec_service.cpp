@@ -12,6 +12,7 @@
 #include "common/fd_io.h"
 #include "meta/node_identity.h"
 #include "target/copy_transfer.h"
+#include "target/store_files.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -191,7 +192,8 @@ std::vector<const EcService::Source*> EcService::Survey::newestSlices() const
     return out;
 }
 
-std::optional<Response> EcService::read(const Request& req, const api_util::ObjectRef& ref, bool useLocalCopy)
+std::optional<Response> EcService::read(const Request& req, const api_util::ObjectRef& ref, bool useLocalCopy,
+                                        const ServeFn& serve)
 {
     const bool head = req.method == http::verb::head;
     const auto bmd = m_cache.bmd();
@@ -214,7 +216,7 @@ std::optional<Response> EcService::read(const Request& req, const api_util::Obje
             return Response::redirect(copy->peer.url + api_util::objectTarget(ref, query, m_cache.smap()->version));
         }
         auto o = m_store.open(ref.bucket, ref.name);
-        if (o && o->meta.stamp == found.newest) return serveFile(req, ref, o->meta, o->fd);
+        if (o && o->meta.stamp == found.newest) return head ? headResponse(ref, o->meta) : serve(std::move(*o));
     }
     const auto sources = found.newestSlices();
     if (sources.empty()) {
@@ -229,17 +231,15 @@ std::optional<Response> EcService::read(const Request& req, const api_util::Obje
             std::to_string(d) + " slices needed are reachable" +
             (found.missing.empty() ? "" : " (" + found.missingText() + ")")));
     }
-    if (head) {
-        Response r;
-        api::appendMetaHeaders(r.headers, meta, m_self.id, true);
-        r.header(std::string(api::kHdrName), ref.bucket + "/" + ref.name);
-        r.isHead = true;
-        r.headContentLength = static_cast<std::uint64_t>(meta.size);
-        return r;
-    }
+    if (head) return headResponse(ref, meta);
     auto file = rebuild(ref, meta, sources);
     if (!file) return Response::error(file.error());
-    return serveFile(req, ref, meta, std::move(file.value()));
+    target::OpenObject obj;
+    obj.fd = std::move(file.value());
+    obj.meta = meta;
+    obj.mtimeNs = target::store_detail::fileMtimeNs(obj.fd->get());
+    obj.ctimeNs = obj.mtimeNs;
+    return serve(std::move(obj));
 }
 
 api::Result<std::shared_ptr<UniqueFd>> EcService::rebuild(const api_util::ObjectRef& ref, const api::ObjectMeta& meta,
@@ -323,42 +323,13 @@ api::Result<std::shared_ptr<UniqueFd>> EcService::rebuild(const api_util::Object
     return file;
 }
 
-Response EcService::serveFile(const Request& req, const api_util::ObjectRef& ref, const api::ObjectMeta& meta,
-                              std::shared_ptr<UniqueFd> fd) const
+Response EcService::headResponse(const api_util::ObjectRef& ref, const api::ObjectMeta& meta) const
 {
-    const auto size = static_cast<std::uint64_t>(meta.size);
-    if (req.method == http::verb::head) {
-        Response r;
-        api::appendMetaHeaders(r.headers, meta, m_self.id, true);
-        r.header(std::string(api::kHdrName), ref.bucket + "/" + ref.name);
-        r.isHead = true;
-        r.headContentLength = size;
-        return r;
-    }
-    auto range = api::parseRange(req.header("Range"), size);
-    if (!range) {
-        auto r = Response::error(range.error());
-        if (range.kind() == api::ErrorKind::RangeNotSatisfiable) {
-            r.header("Content-Range", "bytes */" + std::to_string(size));
-        }
-        return r;
-    }
     Response r;
-    api::appendMetaHeaders(r.headers, meta, m_self.id, false);
-    r.header("Content-Type", "application/octet-stream");
-    r.header("Accept-Ranges", "bytes");
-    r.file = std::make_unique<net::FileRegion>();
-    r.file->fd = std::move(fd);
-    r.file->offset = 0;
-    r.file->length = size;
-    if (range->has_value()) {
-        const auto& br = **range;
-        r.status = 206;
-        r.header("Content-Range", "bytes " + std::to_string(br.offset) + "-" +
-                                      std::to_string(br.offset + br.length - 1) + "/" + std::to_string(size));
-        r.file->offset = br.offset;
-        r.file->length = br.length;
-    }
+    api::appendMetaHeaders(r.headers, meta, m_self.id, true);
+    r.header(std::string(api::kHdrName), ref.bucket + "/" + ref.name);
+    r.isHead = true;
+    r.headContentLength = static_cast<std::uint64_t>(meta.size);
     return r;
 }
 

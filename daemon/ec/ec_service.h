@@ -59,10 +59,15 @@ public:
     // `holders` drops its slice and its copy. True when one had either.
     api::Result<bool> deleteEverywhere(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
                                        std::int64_t stamp);
-    // A GET or HEAD of ref served from what the set keeps. `useLocalCopy`
-    // false: this target's whole copy is the one that cannot serve. nullopt
-    // when no target of the set keeps anything of the name.
-    std::optional<net::Response> read(const net::Request& req, const api_util::ObjectRef& ref, bool useLocalCopy);
+    // A GET or HEAD of ref served from what the set keeps: a HEAD from the
+    // newest version's metadata, a GET by `serve` (which answers the request
+    // — Range, archpath, ETL — from the object this target has or rebuilt),
+    // or a redirect to a holder's whole copy. `useLocalCopy` false: this
+    // target's whole copy is the one that cannot serve. nullopt when no
+    // target of the set keeps anything of the name.
+    using ServeFn = std::function<net::Response(target::OpenObject)>;
+    std::optional<net::Response> read(const net::Request& req, const api_util::ObjectRef& ref, bool useLocalCopy,
+                                      const ServeFn& serve);
 
     // This target owns ref (by its map): it keeps the whole object,
     // restored when missing (a placement change made it the owner, its disk
@@ -119,8 +124,7 @@ private:
                                                    const std::vector<const Source*>& sources);
     // An unnamed scratch file (see scratchFile).
     api::Result<UniqueFd> tempFile(const api_util::ObjectRef& ref) const;
-    net::Response serveFile(const net::Request& req, const api_util::ObjectRef& ref, const api::ObjectMeta& meta,
-                            std::shared_ptr<UniqueFd> fd) const;
+    net::Response headResponse(const api_util::ObjectRef& ref, const api::ObjectMeta& meta) const;
     client::HttpClient::Options peerOptions() const;
 
     api::Snode m_self;

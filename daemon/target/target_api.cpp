@@ -285,10 +285,16 @@ Response TargetApi::unavailableCoded(const Request& req, const api_util::ObjectR
         [this, &req, ref, why] { return readCoded(req, ref, false, [&why] { return Response::error(why); }); });
 }
 
+ec::EcService::ServeFn TargetApi::serveCoded(const Request& req, const api_util::ObjectRef& ref)
+{
+    // Served as a copy: a failed validation does not ask the set again.
+    return [this, &req, ref](OpenObject obj) { return serveObject(req, ref, std::move(obj), true, Serve::Copy); };
+}
+
 Response TargetApi::readCoded(const Request& req, const api_util::ObjectRef& ref, bool useLocalCopy,
                               const std::function<Response()>& otherwise)
 {
-    if (auto r = m_ec->read(req, ref, useLocalCopy)) return std::move(*r);
+    if (auto r = m_ec->read(req, ref, useLocalCopy, serveCoded(req, ref))) return std::move(*r);
     return otherwise();
 }
 
@@ -544,7 +550,7 @@ Response TargetApi::getMissing(const Request& req, const api_util::ObjectRef& re
         if (m_store.tombstone(ref.bucket, ref.name)) return Response::error(obj.error());
         // Erasure coded: its slices or copies (this disk was replaced).
         if (coded(ref.bucket) && !req.hasQuery(kQpLocal)) {
-            if (auto r = m_ec->read(req, ref, false)) return std::move(*r);
+            if (auto r = m_ec->read(req, ref, false, serveCoded(req, ref))) return std::move(*r);
         }
         if (auto moved = findOnPeers(req, ref)) return std::move(*moved);
         // A rebalance may have delivered it here while the peers were asked.
@@ -579,7 +585,7 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
                 m_recorder.addChecksumError();
                 // Damaged here: a good copy elsewhere serves (a scrub repairs this one).
                 if (coded(ref.bucket) && how != Serve::Copy) {
-                    if (auto r = m_ec->read(req, ref, false)) return std::move(*r);
+                    if (auto r = m_ec->read(req, ref, false, serveCoded(req, ref))) return std::move(*r);
                 }
                 if (auto r = readElsewhere(req, ref)) return std::move(*r);
             }
@@ -645,7 +651,7 @@ Response TargetApi::headMissing(const Request& req, const api_util::ObjectRef& r
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
         if (m_store.tombstone(ref.bucket, ref.name)) return Response::error(meta.error());
         if (coded(ref.bucket) && !req.hasQuery(kQpLocal)) {
-            if (auto r = m_ec->read(req, ref, false)) return std::move(*r);
+            if (auto r = m_ec->read(req, ref, false, serveCoded(req, ref))) return std::move(*r);
         }
         if (auto moved = findOnPeers(req, ref)) return std::move(*moved);
         meta = m_store.stat(ref.bucket, ref.name);

@@ -69,6 +69,9 @@ private:
     net::Response readCoded(const net::Request& req, const api_util::ObjectRef& ref, bool useLocalCopy,
                             const std::function<net::Response()>& otherwise);
     net::Response standInCoded(const net::Request& req, const api_util::ObjectRef& ref);
+    // How m_ec->read serves the object it found or rebuilt: serveObject (on
+    // a worker), Range, archpath and ETL included.
+    ec::EcService::ServeFn serveCoded(const net::Request& req, const api_util::ObjectRef& ref);
     net::Response unavailableCoded(const net::Request& req, const api_util::ObjectRef& ref, const api::Error& why);
     // Sends the committed version `meta` (file descriptor `fd`) to every
     // other holder of a mirrored object's copies; each must confirm it.

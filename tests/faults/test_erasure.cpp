@@ -15,6 +15,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QTest>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -43,6 +44,36 @@ std::string randomBytes(std::size_t n, std::uint32_t seed)
     std::string s(n, '\0');
     for (auto& c : s) c = static_cast<char>(gen() & 0xff);
     return s;
+}
+
+// A ustar archive of `members` (name -> bytes).
+std::string tarOf(const std::vector<std::pair<std::string, std::string>>& members)
+{
+    std::string out;
+    for (const auto& [name, bytes] : members) {
+        std::string h(512, '\0');
+        const auto put = [&h](std::size_t at, const std::string& v) { h.replace(at, v.size(), v); };
+        const auto octal = [](std::uint64_t v, int width) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%0*llo", width - 1, static_cast<unsigned long long>(v));
+            return std::string(buf);
+        };
+        put(0, name);
+        put(100, octal(0644, 8));
+        put(108, octal(0, 8));
+        put(116, octal(0, 8));
+        put(124, octal(bytes.size(), 12));
+        put(136, octal(1700000000, 12));
+        put(148, std::string(8, ' '));
+        h[156] = '0';
+        put(257, std::string("ustar\0", 6));
+        put(263, "00");
+        unsigned sum = 0;
+        for (unsigned char c : h) sum += c;
+        put(148, octal(sum, 7));
+        out += h + bytes + std::string((512 - bytes.size() % 512) % 512, '\0');
+    }
+    return out + std::string(1024, '\0');
 }
 
 }  // namespace
@@ -212,6 +243,11 @@ private slots:
             if (static_cast<std::int64_t>(size) < kLimit) ++small;
         }
         QVERIFY(small >= 5 && small <= 15);
+        // A shard, sliced too: its members are read from a rebuilt object below.
+        m_objects["shard.tar"] = tarOf({{"m0.bin", randomBytes(300000, 99)}, {"m1.txt", "hello member"}});
+        auto r = m_http.send(Method::Put, objUrl("shard.tar"), Body::string(m_objects["shard.tar"]));
+        QVERIFY(r);
+        QCOMPARE(r->status, 200);
         for (const auto& [name, bytes] : m_objects) {
             const auto p = placement(name);
             QCOMPARE(p.size(), std::size_t{4});
@@ -313,6 +349,16 @@ private slots:
     {
         QVERIFY(m_cluster.restartTarget(m_killed));
         QVERIFY(m_cluster.waitForTargets(4, std::chrono::seconds(10)));
+        {
+            // A member of a shard whose owner lost its copy: from the rebuilt object.
+            const auto files = filesOf(placement("shard.tar")[0], "buckets", "shard.tar");
+            QCOMPARE(files.size(), 1);
+            QVERIFY(QFile::remove(files[0]));
+            auto r = m_http.send(Method::Get, objUrl("shard.tar") + "?archpath=m1.txt");
+            QVERIFY(r);
+            QVERIFY2(r->status == 200, r->body.c_str());
+            QCOMPARE(r->body, std::string("hello member"));
+        }
         for (const auto& [name, bytes] : m_objects) {
             const auto p = placement(name);
             if (p[0] == m_killed || static_cast<std::int64_t>(bytes.size()) < kLimit) continue;
