@@ -82,7 +82,10 @@ class TestErasure : public QObject {
     Q_OBJECT
 
 private:
-    tests::LocalCluster m_cluster{tests::LocalCluster::Options{4, 2, true, 200, 3, {"--rebalance-auto", "false"}, {}}};
+    // Keepalives every 250 ms, away after 6 missed (1.5 s): a killed target
+    // is away soon, and a live one on a loaded machine (CI runs two tests
+    // at a time on 2 cores) is not taken for dead.
+    tests::LocalCluster m_cluster{tests::LocalCluster::Options{4, 2, true, 250, 6, {"--rebalance-auto", "false"}, {}}};
     HttpClient m_http{noRetry()};
     std::map<std::string, std::string> m_objects;  // name -> acknowledged bytes
     int m_killed = -1;
@@ -174,6 +177,7 @@ private:
         // why, and run it again as an operator would.
         auto jobs = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/jobs");
         qWarning("still pending; jobs: %s", jobs ? jobs->body.c_str() : "?");
+
         auto r = m_http.send(Method::Post, m_cluster.proxyUrl() + "/v1/jobs",
                              Body::string(json{{"kind", "reprotect"}, {"args", {{"bucket", bucket}}}}.dump()));
         if (!r || r->status != 200) return false;
@@ -200,6 +204,9 @@ private slots:
         const auto props = json::parse(body);
         QCOMPARE(props["ec"]["enabled"].get<bool>(), true);
         QCOMPARE(props["ec"]["data_slices"].get<int>(), 2);
+        QCOMPARE(props["ec"]["pending"].get<bool>(), true);
+        // The reprotect that enabling starts ends (nothing to do) before a target is killed.
+        QVERIFY(waitForProtected(kBucket));
     }
 
     void badPropsAre400()
