@@ -235,6 +235,54 @@ private slots:
         QCOMPARE(patchProps(kBucket, {{"mirror", {{"enabled", true}}}}), 400);
     }
 
+    // The internal slice routes: 4xx naming what is wrong, never a 500.
+    void sliceRoutesRefuseBadInput()
+    {
+        QFile keyFile(m_cluster.clusterKeyFile());
+        QVERIFY(keyFile.open(QIODevice::ReadOnly));
+        const auto key = keyFile.readAll().trimmed().toStdString();
+        const auto url = m_cluster.targetUrl(0) + "/v1/internal/ec/" + kBucket + "/x";
+        const std::pair<std::string, std::string> withKey{"tessera-cluster-key", key};
+        const auto status = [&](Method m, const std::string& u, client::Headers h, const std::string& body = "") {
+            auto r = m_http.send(m, u, body.empty() ? Body::none() : Body::string(body), h);
+            return r ? r->status : -1;
+        };
+        QCOMPARE(status(Method::Put, url, {}, "abc"), 403);
+        QCOMPARE(status(Method::Put, url, {withKey}, "abc"), 400);
+        client::Headers slice{withKey,
+                              {"ais-size", "5"},
+                              {"ais-checksum-type", "xxhash"},
+                              {"ais-checksum-value", api::xxhash64Hex("hello")},
+                              {"ais-version", "1"},
+                              {"tessera-version-stamp", "7"},
+                              {"tessera-ec-index", "0"},
+                              {"tessera-ec-data", "2"},
+                              {"tessera-ec-parity", "1"},
+                              {"tessera-ec-slice-size", "3"},
+                              {"tessera-ec-slice-checksum", api::xxhash64Hex("hel")}};
+        QCOMPARE(status(Method::Put, url, slice, "hello!"), 400);  // Content-Length is not the slice size
+        auto badIndex = slice;
+        badIndex[6].second = "3";
+        QCOMPARE(status(Method::Put, url, badIndex, "hel"), 400);
+        auto damaged = slice;
+        damaged[10].second = api::xxhash64Hex("xyz");
+        QCOMPARE(status(Method::Put, url, damaged, "hel"), 422);
+        QCOMPARE(status(Method::Delete, url, {withKey}), 400);  // no stamp
+        QCOMPARE(status(Method::Delete, url, {}), 403);
+        QCOMPARE(status(Method::Get, url, {}), 404);
+        QCOMPARE(status(Method::Head, m_cluster.targetUrl(0) + "/v1/internal/ec/nosuch/x", {}), 404);
+        QCOMPARE(status(Method::Post, m_cluster.targetUrl(0) + "/v1/internal/ec/plain/x", {withKey}), 400);
+        // A good one is stored, and the same again is superseded.
+        auto r = m_http.send(Method::Put, url, Body::string("hel"), slice);
+        QVERIFY(r);
+        QCOMPARE(r->status, 200);
+        QCOMPARE(r->header("tessera-ec-slice-checksum"), api::xxhash64Hex("hel"));
+        r = m_http.send(Method::Put, url, Body::string("hel"), slice);
+        QCOMPARE(r->header("tessera-transfer"), std::string("superseded"));
+        QCOMPARE(status(Method::Delete, url, {withKey, {"tessera-version-stamp", "7"}}), 200);
+        QCOMPARE(status(Method::Get, url, {}), 404);
+    }
+
     void slicesAreWherePlacementSays()
     {
         int small = 0;
