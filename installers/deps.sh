@@ -13,6 +13,8 @@ BUILD_PACKAGES=(
   libarchive-dev nlohmann-json3-dev libxxhash-dev libsqlite3-dev zlib1g-dev libpng-dev
   # dSort, ishard and ETL specs in YAML (shared/spec/spec_text).
   libyaml-cpp-dev
+  # Erasure coding (daemon/ec): Intel ISA-L.
+  libisal-dev
   curl
 )
 # promtool (package prometheus) checks /metrics; bsdtar, unzip and lz4 read

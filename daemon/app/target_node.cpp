@@ -47,6 +47,10 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
         m_server->stats(), clusterKey);
     m_api->registerRoutes(m_router);
+    m_ec = std::make_unique<ec::EcService>(m_self, *m_store, m_cache, std::chrono::milliseconds(c.peerTimeoutMs),
+                                           clusterKey);
+    m_ec->registerRoutes(m_router);
+    m_api->setErasureCoding(m_ec.get());
     etl::EtlManager::Options eo;
     eo.binDirs = c.effectiveEtlBinDirs();
     eo.workRoot = c.dataDir + "/etl-work";
@@ -74,18 +78,18 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
             const auto peerTimeout = std::chrono::milliseconds(m_config.peerTimeoutMs);
             if (kind == jobs::kKindRebalance) {
                 return std::unique_ptr<jobs::JobWork>(
-                    std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, m_id, peerTimeout, clusterKey));
+                    std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey));
             }
             if (kind == jobs::kKindReprotect || kind == jobs::kKindScrub) {
                 auto a = api::readMessage<api::BucketJobArgs>(args, kind);
                 if (!a) return a.error();
                 const auto bucket = a->bucket.value_or(std::string());
                 if (kind == jobs::kKindScrub) {
-                    return std::unique_ptr<jobs::JobWork>(
-                        std::make_unique<jobs::ScrubJob>(*m_store, m_cache, m_id, peerTimeout, clusterKey, bucket));
+                    return std::unique_ptr<jobs::JobWork>(std::make_unique<jobs::ScrubJob>(
+                        *m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey, bucket));
                 }
-                return std::unique_ptr<jobs::JobWork>(
-                    std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, m_id, peerTimeout, clusterKey, bucket));
+                return std::unique_ptr<jobs::JobWork>(std::make_unique<jobs::RebalanceJob>(
+                    *m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey, bucket));
             }
             if (kind == jobs::kKindArchive || kind == jobs::kKindIshard) {
                 return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, args);

@@ -56,6 +56,7 @@ private:
     target::MetaCache m_cache;
     std::unique_ptr<target::Membership> m_membership;
     std::unique_ptr<target::TargetApi> m_api;
+    std::unique_ptr<ec::EcService> m_ec;  // erasure-coded buckets' slices
     std::unique_ptr<target::UsageScanner> m_usage;
     std::unique_ptr<etl::EtlManager> m_etl;  // before m_jobs: ETL jobs use its transformers
     std::unique_ptr<jobs::JobRunner> m_jobs;

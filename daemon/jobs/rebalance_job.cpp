@@ -1,5 +1,7 @@
 #include "rebalance_job.h"
 
+#include "ec/ec_protector.h"
+#include "ec/slice_transfer.h"
 #include "target/copy_transfer.h"
 
 #include "api/headers.h"
@@ -36,6 +38,8 @@ struct Item {
     // This target holds a copy of a mirrored object owned by another: the
     // owner, asked whether the copy is still wanted.
     std::optional<target::CopyPeer> owner;
+    // This target owns an erasure-coded object: its slices (or copies) are checked.
+    bool ecOwned = false;
     bool move = true;  // false: only the copies are checked
 };
 
@@ -109,11 +113,25 @@ api::Status checkWithOwner(const target::ObjectStore& store, target::CopyTransfe
     return {};
 }
 
+// The owner of an erasure-coded object makes sure each holder of its set
+// keeps its slice (or copy) of this version or a newer one.
+api::Status protectCoded(const target::ObjectStore& store, ec::EcProtector& protector, const Item& it, JobContext& ctx)
+{
+    auto src = store.open(it.bucket, it.name);
+    if (!src) return src.kind() == api::ErrorKind::NotFound ? api::Status{} : api::Status{src.error()};
+    auto sent = protector.protect({it.bucket, it.name}, src->meta, src->fd->get(), true);
+    if (!sent) return sent.error();
+    if (sent->slices > 0) ctx.addCount("slices_sent", static_cast<std::uint64_t>(sent->slices));
+    if (sent->copies > 0) ctx.addCount("copies_sent", static_cast<std::uint64_t>(sent->copies));
+    return {};
+}
+
 }  // namespace
 
-RebalanceJob::RebalanceJob(const target::ObjectStore& store, target::MetaCache& cache, std::string selfId,
-                           std::chrono::milliseconds peerTimeout, std::string clusterKey, std::string bucket)
-    : m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout),
+RebalanceJob::RebalanceJob(const target::ObjectStore& store, target::MetaCache& cache, ec::EcService& ec,
+                           std::string selfId, std::chrono::milliseconds peerTimeout, std::string clusterKey,
+                           std::string bucket)
+    : m_ec(ec), m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout),
       m_clusterKey(std::move(clusterKey)), m_bucket(std::move(bucket))
 {
 }
@@ -151,8 +169,17 @@ api::Status RebalanceJob::run(JobContext& ctx)
                 item.name = it->path().lexically_relative(b->path()).generic_string();
                 const auto holders = api::copyTargets(*smap, props, bucket, item.name);
                 if (holders.empty()) return api::Error::unavailable("no targets in the cluster map");
-                const bool held =
+                bool held =
                     std::any_of(holders.begin(), holders.end(), [&](const api::Snode* h) { return h->id == m_selfId; });
+                if (props->ec.enabled) {
+                    // Erasure coded: the next P targets keep whole copies of small objects.
+                    const auto set = api::ecTargets(*smap, props, bucket, item.name);
+                    item.ecOwned = !set.empty() && set.front()->id == m_selfId;
+                    const auto copyEnd = set.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(set.size()),
+                                                                                props->ec.paritySlices + 1);
+                    held = held ||
+                           std::any_of(set.begin(), copyEnd, [&](const api::Snode* h) { return h->id == m_selfId; });
+                }
                 if (!held) {
                     item.ownerUrl = holders.front()->publicNet.url;
                 } else {
@@ -161,10 +188,11 @@ api::Status RebalanceJob::run(JobContext& ctx)
                         for (std::size_t i = 1; i < holders.size(); ++i) {
                             item.copyHolders.push_back({holders[i]->id, holders[i]->publicNet.url});
                         }
-                    } else {
+                    } else if (props->mirror.targetCopies() > 1) {
                         item.owner = target::CopyPeer{holders.front()->id, holders.front()->publicNet.url};
                     }
-                    if (!item.move && item.copyHolders.empty() && !item.owner) continue;  // where it belongs
+                    if (!item.move && item.copyHolders.empty() && !item.owner && !item.ecOwned)
+                        continue;  // where it belongs
                 }
                 item.size = it->file_size(fec);
                 if (fec) continue;  // deleted while scanning
@@ -181,6 +209,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
     o.ioTimeout = std::max(m_peerTimeout, std::chrono::milliseconds(60000));
     client::HttpClient http(o);
     target::CopyTransfer copies(http, m_clusterKey, smap->version);
+    ec::EcProtector ecProtector(m_store, m_cache, m_selfId, m_peerTimeout, m_clusterKey);
     for (const auto& it : items) {
         if (ctx.aborted()) return {};
         if (it.ownerUrl.empty()) {
@@ -195,6 +224,13 @@ api::Status RebalanceJob::run(JobContext& ctx)
                 ctx.setPhase("protect");
                 auto st = it.owner ? checkWithOwner(m_store, copies, it, ctx) : protect(m_store, copies, it, ctx);
                 if (!st) {
+                    ctx.addError(itemName(it) + ": " + st.error().message);
+                    continue;
+                }
+            }
+            if (it.ecOwned) {
+                ctx.setPhase("protect");
+                if (auto st = protectCoded(m_store, ecProtector, it, ctx); !st) {
                     ctx.addError(itemName(it) + ": " + st.error().message);
                     continue;
                 }
@@ -247,9 +283,69 @@ api::Status RebalanceJob::run(JobContext& ctx)
         }
         ctx.addDone(1, it.size);
     }
+    checkSlices(ctx, http);
     // Tombstones only need to outlive the copies in flight.
     m_store.sweepTombstones();
     return {};
+}
+
+void RebalanceJob::checkSlices(JobContext& ctx, client::HttpClient& http)
+{
+    const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    const auto& mountpaths = m_store.options().mountpaths;
+    ec::SliceTransfer transfer(http, m_clusterKey);
+    bool phaseSet = false;
+    for (std::size_t mp = 0; mp < mountpaths.size(); ++mp) {
+        std::error_code ec;
+        for (fs::directory_iterator b(mountpaths[mp] + "/.tessera/ec", ec), end; !ec && b != end; b.increment(ec)) {
+            const std::string bucket = b->path().filename().string();
+            if (!m_bucket.empty() && bucket != m_bucket) continue;
+            const auto* props = bmd->find(bucket);
+            if (props == nullptr || !props->ec.enabled) continue;
+            std::error_code wec;
+            for (fs::recursive_directory_iterator it(b->path(), fs::directory_options::skip_permission_denied, wec), e;
+                 !wec && it != e; it.increment(wec)) {
+                if (ctx.aborted()) return;
+                std::error_code fec;
+                if (!it->is_regular_file(fec)) continue;
+                const api_util::ObjectRef ref{bucket, it->path().lexically_relative(b->path()).generic_string()};
+                if (m_store.mountpathFor(ref.bucket, ref.name) != mp) continue;  // not where this target reads slices
+                auto slice = m_ec.slices().open(ref.bucket, ref.name);
+                if (!slice) continue;  // gone meanwhile, or unreadable (never served)
+                if (!phaseSet) {
+                    ctx.setPhase("slices");
+                    phaseSet = true;
+                }
+                const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
+                if (set.empty()) return;
+                const auto* owner = set.front();
+                const auto what = ref.bucket + "/" + ref.name + " (slice " + std::to_string(slice->meta.index) + ")";
+                if (owner->away()) {
+                    ctx.addError(what + ": its owner, target " + owner->id + ", is away");
+                    continue;
+                }
+                auto st = owner->id == m_selfId ? m_ec.ensureOwned(ref)
+                                                : transfer.ensure({owner->id, owner->publicNet.url}, ref);
+                if (!st) {
+                    ctx.addError(what + ": " + st.error().message);
+                    continue;
+                }
+                ctx.addCount("slices_checked");
+                const bool inSet =
+                    std::any_of(set.begin() + 1, set.end(), [&](const api::Snode* h) { return h->id == m_selfId; });
+                // Deleted, or kept (and protected) by its set without this target.
+                const bool drop = st->stamp > 0 && (st->deleted || !inSet);
+                if (drop && slice->meta.object.stamp <= st->stamp) {
+                    if (auto r = m_ec.slices().removeOlder(ref.bucket, ref.name, st->stamp + 1); !r) {
+                        ctx.addError(what + ": " + r.error().message);
+                        continue;
+                    }
+                    ctx.addCount("slices_dropped");
+                }
+            }
+        }
+    }
 }
 
 }  // namespace tessera::daemon::jobs

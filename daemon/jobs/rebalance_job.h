@@ -13,7 +13,19 @@
 // set goes to the owner like any misplaced object (which drops it once the
 // owner confirmed it has that version). The `reprotect` job is the same
 // work for one bucket (or all), started when a bucket's copies change.
+//
+// Erasure-coded buckets: the owner asks each target of the object's set
+// (api::ecTargets) for its slice, or for objects below ec.objsize_limit its
+// whole copy, and sends what is missing or older (phase "protect", counted
+// as slices_sent and copies_sent); the whole copies on the next P targets
+// stay where they are. Then (phase "slices") each target asks the owner of
+// every slice it keeps to keep that object whole and protected — the owner
+// restores its copy from the set when it lacks it (a placement change, a
+// decommissioned owner) — and drops its slice when it is outside the
+// object's set now, or the object was deleted (counted: slices_checked,
+// slices_dropped).
 
+#include "ec/ec_service.h"
 #include "job_runner.h"
 #include "target/meta_cache.h"
 #include "target/object_store.h"
@@ -29,11 +41,15 @@ inline constexpr const char* kKindReprotect = "reprotect";
 class RebalanceJob : public JobWork {
 public:
     // `bucket`: only this bucket (a reprotect); empty: every bucket.
-    RebalanceJob(const target::ObjectStore& store, target::MetaCache& cache, std::string selfId,
+    RebalanceJob(const target::ObjectStore& store, target::MetaCache& cache, ec::EcService& ec, std::string selfId,
                  std::chrono::milliseconds peerTimeout, std::string clusterKey, std::string bucket = {});
     api::Status run(JobContext& ctx) override;
 
 private:
+    // Phase "slices" (see above).
+    void checkSlices(JobContext& ctx, client::HttpClient& http);
+
+    ec::EcService& m_ec;
     const target::ObjectStore& m_store;
     target::MetaCache& m_cache;
     std::string m_selfId;

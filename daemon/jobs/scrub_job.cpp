@@ -2,8 +2,10 @@
 
 #include "api/hrw.h"
 #include "client/http_client.h"
+#include "ec/slice_transfer.h"
 #include "target/copy_transfer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <vector>
 
@@ -24,9 +26,9 @@ std::string itemName(const Item& it) { return it.bucket + "/" + it.name; }
 
 }  // namespace
 
-ScrubJob::ScrubJob(const target::ObjectStore& store, target::MetaCache& cache, std::string selfId,
+ScrubJob::ScrubJob(const target::ObjectStore& store, target::MetaCache& cache, ec::EcService& ec, std::string selfId,
                    std::chrono::milliseconds peerTimeout, std::string clusterKey, std::string bucket)
-    : m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout),
+    : m_ec(ec), m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout),
       m_clusterKey(std::move(clusterKey)), m_bucket(std::move(bucket))
 {
 }
@@ -97,6 +99,20 @@ api::Status ScrubJob::run(JobContext& ctx)
         const auto smap = m_cache.smap();
         const auto bmdNow = m_cache.bmd();
         const auto* props = bmdNow->find(it.bucket);
+        if (props != nullptr && props->ec.enabled && m_store.mountpathFor(it.bucket, it.name) == it.mountpath) {
+            const auto set = api::ecTargets(*smap, props, it.bucket, it.name);
+            if (!set.empty() && set.front()->id == m_selfId) {
+                // Erasure coded, owned here: from a holder's copy or the slices.
+                if (auto r = m_ec.repairOwned({it.bucket, it.name}, obj->meta); r) {
+                    ctx.addCount("repaired");
+                    ctx.addDone(1, it.size);
+                } else {
+                    ctx.addCount("unrepairable");
+                    ctx.addError(itemName(it) + ": " + st.error().message + "; repair failed: " + r.error().message);
+                }
+                continue;
+            }
+        }
         std::vector<target::CopyPeer> holders;
         for (const auto* h : api::copyTargets(*smap, props, it.bucket, it.name)) {
             if (h->id != m_selfId && !h->away()) holders.push_back({h->id, h->publicNet.url});
@@ -144,7 +160,67 @@ api::Status ScrubJob::run(JobContext& ctx)
             ctx.addError(itemName(it) + ": " + st.error().message + "; repair failed: " + why);
         }
     }
+    scrubSlices(ctx, http);
     return {};
+}
+
+void ScrubJob::scrubSlices(JobContext& ctx, client::HttpClient& http)
+{
+    const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    const auto& mountpaths = m_store.options().mountpaths;
+    ec::SliceTransfer transfer(http, m_clusterKey);
+    for (std::size_t mp = 0; mp < mountpaths.size(); ++mp) {
+        if (!m_store.checkMountpath(mp)) continue;  // reported above
+        std::error_code ec;
+        for (fs::directory_iterator b(mountpaths[mp] + "/.tessera/ec", ec), end; !ec && b != end; b.increment(ec)) {
+            const std::string bucket = b->path().filename().string();
+            if (!m_bucket.empty() && bucket != m_bucket) continue;
+            const auto* props = bmd->find(bucket);
+            if (props == nullptr || !props->ec.enabled) continue;
+            std::error_code wec;
+            for (fs::recursive_directory_iterator it(b->path(), fs::directory_options::skip_permission_denied, wec), e;
+                 !wec && it != e; it.increment(wec)) {
+                if (ctx.aborted()) return;
+                std::error_code fec;
+                if (!it->is_regular_file(fec)) continue;
+                const api_util::ObjectRef ref{bucket, it->path().lexically_relative(b->path()).generic_string()};
+                if (m_store.mountpathFor(ref.bucket, ref.name) != mp) continue;
+                auto slice = m_ec.slices().open(ref.bucket, ref.name);
+                if (!slice) continue;  // gone meanwhile; unreadable metadata is never served
+                ctx.setPhase("slices");
+                ctx.addCount("slices_checked");
+                const auto what = ref.bucket + "/" + ref.name + " (slice " + std::to_string(slice->meta.index) + ")";
+                auto st = m_ec.slices().verify(*slice);
+                if (st) continue;
+                if (st.kind() != api::ErrorKind::Corruption) {
+                    ctx.addError(what + ": " + st.error().message);
+                    continue;
+                }
+                ctx.addCount("corrupt");
+                // Dropped; the owner then gives every holder of its set what it lacks.
+                if (auto r = m_ec.slices().removeOlder(ref.bucket, ref.name, slice->meta.object.stamp + 1); !r) {
+                    ctx.addCount("unrepairable");
+                    ctx.addError(what + ": " + st.error().message + "; cannot remove it: " + r.error().message);
+                    continue;
+                }
+                const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
+                const bool inSet = std::any_of(set.begin() + (set.empty() ? 0 : 1), set.end(),
+                                               [&](const api::Snode* h) { return h->id == m_selfId; });
+                if (!inSet) continue;  // a leftover of an earlier placement: dropping it is the repair
+                const auto* owner = set.front();
+                auto sent = owner->id == m_selfId ? m_ec.ensureOwned(ref)
+                                                  : transfer.ensure({owner->id, owner->publicNet.url}, ref);
+                if (!sent || !m_ec.slices().open(ref.bucket, ref.name)) {
+                    ctx.addCount("unrepairable");
+                    ctx.addError(what + ": " + st.error().message + "; not sent again by its owner, target " +
+                                 owner->id + (sent ? std::string() : ": " + sent.error().message));
+                    continue;
+                }
+                ctx.addCount("repaired");
+            }
+        }
+    }
 }
 
 }  // namespace tessera::daemon::jobs

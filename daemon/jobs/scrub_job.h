@@ -6,7 +6,15 @@
 // match the stored checksum); without a good copy it is reported
 // unrepairable and the job ends failed, naming it. Counters: checked,
 // corrupt, repaired, unrepairable.
+//
+// Erasure-coded buckets: a damaged copy on its owner is replaced by the same
+// version from a holder's copy or rebuilt from the slices; then every slice
+// this target keeps is read and checked against its xxhash64 (phase
+// "slices", counter slices_checked): a damaged one is removed and its owner
+// asked to send what its holders lack, which sends it again.
 
+#include "client/http_client.h"
+#include "ec/ec_service.h"
 #include "job_runner.h"
 #include "target/meta_cache.h"
 #include "target/object_store.h"
@@ -21,11 +29,14 @@ inline constexpr const char* kKindScrub = "scrub";
 class ScrubJob : public JobWork {
 public:
     // `bucket`: only this bucket; empty: every bucket.
-    ScrubJob(const target::ObjectStore& store, target::MetaCache& cache, std::string selfId,
+    ScrubJob(const target::ObjectStore& store, target::MetaCache& cache, ec::EcService& ec, std::string selfId,
              std::chrono::milliseconds peerTimeout, std::string clusterKey, std::string bucket = {});
     api::Status run(JobContext& ctx) override;
 
 private:
+    void scrubSlices(JobContext& ctx, client::HttpClient& http);
+
+    ec::EcService& m_ec;
     const target::ObjectStore& m_store;
     target::MetaCache& m_cache;
     std::string m_selfId;

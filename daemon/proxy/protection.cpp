@@ -58,7 +58,9 @@ void Protection::jobEnded(const api::JobStatus& status, const nlohmann::json& ar
 
 void Protection::propsChanged(const std::string& bucket, const api::BucketProps& before, const api::BucketProps& after)
 {
-    if (before.mirror.targetCopies() == after.mirror.targetCopies()) return;
+    // Erasure coding enabled: the objects written before get their slices.
+    const bool ecEnabled = after.ec.enabled && !before.ec.enabled;
+    if (before.mirror.targetCopies() == after.mirror.targetCopies() && !ecEnabled) return;
     // More copies are made, fewer are dropped: the same job.
     auto st = m_jobs.startKind("reprotect", nlohmann::json(api::BucketJobArgs{bucket}));
     if (st) {

@@ -2,10 +2,12 @@
 // The proxy's side of data protection (buckets mirrored across targets):
 //   - the `reprotect` and `scrub` job kinds (args: api::BucketJobArgs), one
 //     at a time each;
-//   - a reprotect starts by itself when a bucket's mirror conf changes;
+//   - a reprotect starts by itself when a bucket's mirror conf changes or
+//     its erasure coding is enabled;
 //   - a rebalance or reprotect that ends without errors, in the protection
-//     epoch it started in, clears the buckets' `mirror.pending` (listings
-//     and reads of an away owner's objects then rely on the copies);
+//     epoch it started in, clears the buckets' `mirror.pending` and
+//     `ec.pending` (listings and reads of an away owner's objects then rely
+//     on the copies and slices);
 //   - a scrub of every bucket every `scrubInterval` (0: never).
 //
 // Thread safety: the hooks run on the coordinator's and the API's threads;

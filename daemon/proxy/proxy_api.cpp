@@ -120,9 +120,9 @@ Response ProxyApi::redirectObject(const Request& req)
     }
     const auto* owner = api::hrwTarget(*smap, api::objectUname(ref->bucket, ref->name));
     if (owner->away()) {
-        // A read of a mirrored object goes to the first holder present.
+        // A read of a protected object goes to the first holder present.
         const bool read = req.method == http::verb::get || req.method == http::verb::head;
-        for (const auto* h : api::copyTargets(*smap, props, ref->bucket, ref->name)) {
+        for (const auto* h : api::readTargets(*smap, props, ref->bucket, ref->name)) {
             if (read && !h->away()) {
                 return Response::redirect(h->publicNet.url + api_util::objectTarget(*ref, req.query, smap->version));
             }

@@ -329,6 +329,13 @@ api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketPropsLoc
                                       std::to_string(m_smap->tmap.size()) +
                                       " target(s): each copy needs a target of its own");
     }
+    if (auto ec = checkEcConf(before, props, m_smap->tmap.size()); !ec) return ec.error();
+    if (!props.ec.enabled) {
+        props.ec.pending = false;
+    } else if (!before.ec.enabled) {
+        props.ec.pending = true;  // objects written before have no slices until a reprotect job
+        ++m_protectionEpoch;
+    }
     if (m.targetCopies() <= 1) {
         props.mirror.pending = false;
     } else if (m.targetCopies() > before.mirror.targetCopies()) {
@@ -344,6 +351,30 @@ api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketPropsLoc
     return std::make_pair(std::move(next), props);
 }
 
+api::Status ProxyState::checkEcConf(const api::BucketProps& before, const api::BucketProps& after, std::size_t targets)
+{
+    const auto& ec = after.ec;
+    if (!ec.enabled) return {};
+    if (after.mirror.enabled) {
+        return api::Error::badRequest(
+            "ec.enabled and mirror.enabled exclude each other: a bucket is either mirrored or erasure coded");
+    }
+    if (ec.targets() > targets) {
+        return api::Error::badRequest("ec.data_slices + ec.parity_slices + 1 is " + std::to_string(ec.targets()) +
+                                      " (" + std::to_string(ec.dataSlices) + " + " + std::to_string(ec.paritySlices) +
+                                      " + 1) but the cluster has " + std::to_string(targets) +
+                                      " target(s): the object and each slice need a target of their own");
+    }
+    if (before.ec.enabled && (before.ec.dataSlices != ec.dataSlices || before.ec.paritySlices != ec.paritySlices)) {
+        return api::Error::badRequest(
+            "ec.data_slices and ec.parity_slices cannot change while ec is enabled (the stored slices were cut "
+            "with " +
+            std::to_string(before.ec.dataSlices) + "+" + std::to_string(before.ec.paritySlices) +
+            "): disable ec first");
+    }
+    return {};
+}
+
 api::Result<std::optional<api::Bmd>> ProxyState::markMirrorsPendingLocked()
 {
     ++m_protectionEpoch;
@@ -352,6 +383,10 @@ api::Result<std::optional<api::Bmd>> ProxyState::markMirrorsPendingLocked()
     for (auto& [name, props] : next.buckets) {
         if (props.mirror.targetCopies() > 1 && !props.mirror.pending) {
             props.mirror.pending = true;
+            changed = true;
+        }
+        if (props.ec.enabled && !props.ec.pending) {
+            props.ec.pending = true;  // slices and copies follow the HRW order
             changed = true;
         }
     }
@@ -379,6 +414,10 @@ api::Result<std::optional<api::Bmd>> ProxyState::clearMirrorPending(const std::s
         for (auto& [name, props] : next.buckets) {
             if ((bucket.empty() || name == bucket) && props.mirror.pending) {
                 props.mirror.pending = false;
+                changed = true;
+            }
+            if ((bucket.empty() || name == bucket) && props.ec.pending) {
+                props.ec.pending = false;  // the job checked every owned object's slices and copies
                 changed = true;
             }
         }

@@ -97,9 +97,10 @@ public:
     api::Result<std::optional<api::Smap>> prepareMaintenance(const std::string& id, bool on, Clock::duration maxSilence,
                                                              bool leaving = false);
 
-    // Copies of mirrored buckets: every placement change (a new target, a
-    // decommission) and every props change that asks for more copies marks
-    // the buckets' copies pending and advances the protection epoch; a
+    // Copies of mirrored buckets (and slices of erasure-coded ones): every
+    // placement change (a new target, a decommission) and every props change
+    // that asks for more copies (or enables ec) marks the buckets' copies
+    // pending and advances the protection epoch; a
     // rebalance or reprotect job that started in the same epoch and ended
     // without errors clears it (`bucket` empty: every mirrored bucket).
     // Returns the new BMD when one changed (push it, then announceBmd).
@@ -131,6 +132,10 @@ private:
     // Marks every bucket mirrored across targets pending; the new BMD,
     // persisted, when one was not already. Under m_mutex.
     api::Result<std::optional<api::Bmd>> markMirrorsPendingLocked();
+    // The erasure-coding conf `after` in a cluster of `targets` targets:
+    // BadRequest when it is enabled together with mirroring, when it needs
+    // more targets than there are, or when D or P change while enabled.
+    static api::Status checkEcConf(const api::BucketProps& before, const api::BucketProps& after, std::size_t targets);
     api::Result<api::Bmd> createBucketLocked(const std::string& name);
     api::Result<api::Bmd> destroyBucketLocked(const std::string& name);
     api::Result<std::pair<api::Bmd, api::BucketProps>> setBucketPropsLocked(const std::string& name,

@@ -29,7 +29,8 @@ api::Result<std::string> MountpathHealth::prepare(std::string& mp, const char* x
         mp = fs::absolute(mp).lexically_normal().string();
         return "cannot prepare it: " + ec.message();
     }
-    for (const char* sub : {"/.tessera/work", "/.tessera/trash", "/.tessera/archidx", "/.tessera/tomb", "/buckets"}) {
+    for (const char* sub :
+         {"/.tessera/work", "/.tessera/trash", "/.tessera/archidx", "/.tessera/tomb", "/.tessera/ec", "/buckets"}) {
         fs::create_directories(mp + sub, ec);
         if (ec) return "cannot prepare it: " + ec.message();
     }

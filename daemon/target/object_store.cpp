@@ -273,6 +273,19 @@ api::Status ObjectStore::removeCopy(std::string_view bucket, std::string_view na
     return syncRemoval(mp, bucket, name);
 }
 
+api::Status ObjectStore::removeCopyIfOlder(std::string_view bucket, std::string_view name, std::int64_t stamp) const
+{
+    const auto mp = mountpathFor(bucket, name);
+    {
+        std::lock_guard lock(nameLock(bucket, name));
+        auto here = openAt(mp, bucket, name);
+        if (!here) return here.kind() == api::ErrorKind::NotFound ? api::Status{} : api::Status{here.error()};
+        if (here->meta.stamp >= stamp) return {};
+        if (auto st = removeAt(mp, bucket, name); !st && st.kind() != api::ErrorKind::NotFound) return st;
+    }
+    return syncRemoval(mp, bucket, name);
+}
+
 api::Status ObjectStore::syncRemoval(std::size_t mp, std::string_view bucket, std::string_view name) const
 {
     if (!m_options.fsync) return {};
@@ -281,6 +294,10 @@ api::Status ObjectStore::syncRemoval(std::size_t mp, std::string_view bucket, st
     // removal may prune it meanwhile (then its parent holds both).
     std::string dir = path.substr(0, path.rfind('/'));
     const auto root = bucketRoot(mp, bucket);
+    // No directory of the bucket on this mountpath: nothing was removed from
+    // it (the deletion of a name never stored here only records a tombstone).
+    while (dir.size() > root.size() && ::access(dir.c_str(), F_OK) != 0) dir.resize(dir.rfind('/'));
+    if (::access(dir.c_str(), F_OK) != 0 && m_health.rootHealthy(mp)) return {};
     for (;;) {
         while (dir.size() > root.size() && ::access(dir.c_str(), F_OK) != 0) dir.resize(dir.rfind('/'));
         auto st = fsyncDir(dir);
@@ -384,6 +401,11 @@ api::Status ObjectStore::destroyBucket(std::string_view bucket) const
         const auto tombTrash =
             m_options.mountpaths[mp] + "/.tessera/trash/tomb-" + std::string(bucket) + "-" + meta::randomId(8);
         if (::rename(tomb.c_str(), tombTrash.c_str()) == 0) moved.push_back(tombTrash);
+        // And the slices of its erasure-coded objects.
+        const auto slices = m_options.mountpaths[mp] + "/.tessera/ec/" + std::string(bucket);
+        const auto slicesTrash =
+            m_options.mountpaths[mp] + "/.tessera/trash/ec-" + std::string(bucket) + "-" + meta::randomId(8);
+        if (::rename(slices.c_str(), slicesTrash.c_str()) == 0) moved.push_back(slicesTrash);
     }
     m_openCache.clear();
     touchBucket(bucket);

@@ -9,6 +9,8 @@
 //   <mp>/.tessera/tomb/<bucket>/<name>    tombstone of a deleted object: the
 //                                          stamp of the delete, kept for the
 //                                          tombstone TTL
+//   <mp>/.tessera/ec/<bucket>/<name>      the slice of an erasure-coded object
+//                                          this target keeps (daemon/ec/slice_store.h)
 // The mountpath of an object is chosen by HRW over the mountpath paths.
 // Object metadata lives in the extended attribute "user.tessera.meta".
 //
@@ -221,6 +223,19 @@ public:
     // is visible, its durability is not known); otherwise `failed` as it is.
     api::Error durabilityError(std::size_t mp, const api::Error& failed) const;
     const Options& options() const { return m_options; }
+
+    // Erasure coding (daemon/ec/slice_store.h) keeps slices beside the
+    // objects and follows the same rules: these let it.
+    // The lock that serializes every change to bucket/name.
+    std::unique_lock<std::mutex> lockName(std::string_view bucket, std::string_view name) const
+    {
+        return std::unique_lock<std::mutex>(nameLock(bucket, name));
+    }
+    // A fresh work file path on mountpath `mp` (removed at start if left over).
+    std::string newWorkPath(std::size_t mp) const { return workPath(mp); }
+    // Removes the whole copy of bucket/name here when it is older than
+    // `stamp` (a slice of a newer version arrived); OK when there is none.
+    api::Status removeCopyIfOlder(std::string_view bucket, std::string_view name, std::int64_t stamp) const;
 
     // The target's hybrid clock: a stamp larger than every stamp it has
     // issued or seen, and at least the wall time in ns.

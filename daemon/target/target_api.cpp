@@ -10,8 +10,6 @@
 #include "api/http_error.h"
 #include "api/json_util.h"
 #include "api/object_meta.h"
-#include "archive/member_match.h"
-#include "archive/member_name.h"
 #include "client/http_client.h"
 #include "common/fd_io.h"
 #include "meta/node_identity.h"
@@ -116,54 +114,6 @@ private:
     bool m_fromPeer = false;
 };
 
-// The body of a PUT with archpath, kept in an unnamed temporary file until
-// it is complete; then the shard is rewritten with it (on a worker thread,
-// serialized with other appends to the shard).
-class AppendSink : public net::UploadSink {
-public:
-    // `prepare` runs before the append (brings a shard still on a peer here).
-    AppendSink(ShardService& shards, api_util::ObjectRef ref, archive::ArchiveFormat format, std::string member,
-               UniqueFd body, std::string selfId, std::function<api::Status()> prepare)
-        : m_shards(shards), m_ref(std::move(ref)), m_format(format), m_member(std::move(member)),
-          m_body(std::move(body)), m_selfId(std::move(selfId)), m_prepare(std::move(prepare))
-    {
-    }
-    api::Status write(const char* data, std::size_t size) override
-    {
-        const auto limit = m_shards.limits().maxMemberSize;
-        if (m_size + size > limit) {
-            return api::Error{
-                api::ErrorKind::TooLarge,
-                "member larger than the limit of " + std::to_string(limit) + " bytes (archive_max_member_size)",
-                {}};
-        }
-        if (const int err = writeAll(m_body.get(), data, size); err != 0) {
-            return errnoError(err, "cannot write a temporary file");
-        }
-        m_size += size;
-        return {};
-    }
-    Response finish() override
-    {
-        if (auto st = m_prepare(); !st) return Response::error(st.error());
-        auto meta = m_shards.append(m_ref.bucket, m_ref.name, m_format, m_member, m_body.get(), m_size);
-        if (!meta) return Response::error(meta.error());
-        Response r;
-        addMetaHeaders(r, *meta, m_selfId);
-        return r;
-    }
-
-private:
-    ShardService& m_shards;
-    api_util::ObjectRef m_ref;
-    archive::ArchiveFormat m_format;
-    std::string m_member;
-    UniqueFd m_body;
-    std::uint64_t m_size = 0;
-    std::string m_selfId;
-    std::function<api::Status()> m_prepare;
-};
-
 // A call to a peer: no redirects followed, no retry (handlers never sleep).
 client::HttpClient::Options peerOptions(std::chrono::milliseconds timeout,
                                         std::chrono::milliseconds ioTimeout = std::chrono::milliseconds(0))
@@ -257,10 +207,11 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
     const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
     if (owner == nullptr) return Response::error(api::Error::unavailable("no targets in the cluster map"));
     if (owner->away() && owner->id != m_self.id && !req.hasQuery(kQpLocal)) {
-        const auto holders = api::copyTargets(*smap, props, ref.bucket, ref.name);
-        if (read && holders.size() > 1) {
-            // A mirrored object: the first present holder reads its copy.
-            for (const auto* h : holders) {
+        // Copies of a mirrored object, or slices and copies of an erasure-coded one.
+        const auto readers = api::readTargets(*smap, props, ref.bucket, ref.name);
+        if (read && readers.size() > 1 && props != nullptr) {
+            // The first present holder reads its copy (or rebuilds the object).
+            for (const auto* h : readers) {
                 if (h->away()) continue;
                 if (h->id == m_self.id) {
                     if (how != nullptr) *how = Serve::StandIn;
@@ -269,7 +220,7 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
                 return Response::redirect(h->publicNet.url + api_util::objectTarget(ref, req.query, smap->version));
             }
             std::string names;
-            for (const auto* h : holders) names += (names.empty() ? "" : ", ") + h->id;
+            for (const auto* h : readers) names += (names.empty() ? "" : ", ") + h->id;
             return Response::error(api::Error::unavailable("every target that holds a copy of the object (" + names +
                                                            ") is away or in maintenance; retry when one returns"));
         }
@@ -331,12 +282,42 @@ Response TargetApi::copyMissing(const api_util::ObjectRef& ref, const api::Error
     }
     const auto bmd = m_cache.bmd();
     const auto* props = bmd->find(ref.bucket);
-    if (how == Serve::StandIn && props != nullptr && props->mirror.pending) {
+    if (how == Serve::StandIn && props != nullptr && (props->mirror.pending || props->ec.pending)) {
         return Response::error(api::Error::unavailable(
             "the owner of \"" + ref.bucket + "/" + ref.name +
             "\" is away and the bucket's copies are not complete yet (a reprotect is pending); retry when it returns"));
     }
     return Response::error(notFound);
+}
+
+Response TargetApi::standInCoded(const Request& req, const api_util::ObjectRef& ref)
+{
+    return Response::continueOnWorker([this, &req, ref] {
+        return readCoded(req, ref, true, [this, &ref] {
+            return copyMissing(ref,
+                               api::Error::notFound("object \"" + ref.bucket + "/" + ref.name + "\" does not exist"),
+                               Serve::StandIn);
+        });
+    });
+}
+
+Response TargetApi::unavailableCoded(const Request& req, const api_util::ObjectRef& ref, const api::Error& why)
+{
+    return Response::continueOnWorker(
+        [this, &req, ref, why] { return readCoded(req, ref, false, [&why] { return Response::error(why); }); });
+}
+
+ec::EcService::ServeFn TargetApi::serveCoded(const Request& req, const api_util::ObjectRef& ref)
+{
+    // Served as a copy: a failed validation does not ask the set again.
+    return [this, &req, ref](OpenObject obj) { return serveObject(req, ref, std::move(obj), true, Serve::Copy); };
+}
+
+Response TargetApi::readCoded(const Request& req, const api_util::ObjectRef& ref, bool useLocalCopy,
+                              const std::function<Response()>& otherwise)
+{
+    if (auto r = m_ec->read(req, ref, useLocalCopy, serveCoded(req, ref))) return std::move(*r);
+    return otherwise();
 }
 
 api::Status TargetApi::deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
@@ -471,12 +452,16 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         auto h = copyHolders(*ref, true);
         if (!h) return Response::error(h.error());
         holders = std::move(h.value());
+        // Erasure coded: every slice holder must be present too.
+        if (coded(ref->bucket)) {
+            if (auto e = m_ec->holders(*ref, true); !e) return Response::error(e.error());
+        }
     }
     if (req.hasQuery(api::kQpArchPath)) {
-        if (how == Serve::Copy || !holders.empty()) {
+        if (how == Serve::Copy || !holders.empty() || coded(ref->bucket)) {
             return Response::error(api::Error::badRequest(
-                "appending to a shard (archpath) of a bucket mirrored across targets is not supported; PUT the "
-                "whole shard"));
+                "appending to a shard (archpath) of a bucket mirrored across targets or erasure coded is not "
+                "supported; PUT the whole shard"));
         }
         return appendToShard(req, *ref);
     }
@@ -530,6 +515,14 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         after = [this, ref = *ref, holders = std::move(holders)](const api::ObjectMeta& meta, int fd) {
             return sendCopies(ref, holders, meta, fd);
         };
+    } else if (coded(ref->bucket) && how == Serve::Owner && !req.hasQuery(api::kQpRebalance)) {
+        // A client's write: acknowledged once its slices (or copies) are durable.
+        after = [this, ref = *ref](const api::ObjectMeta& meta, int fd) { return m_ec->protect(ref, meta, fd); };
+    } else if (coded(ref->bucket) && how == Serve::Copy) {
+        // A whole copy of a newer version: an older slice here goes.
+        after = [this, ref = *ref](const api::ObjectMeta& meta, int) {
+            return m_ec->slices().removeOlder(ref.bucket, ref.name, meta.stamp);
+        };
     }
     return std::unique_ptr<net::UploadSink>(
         std::make_unique<PutSink>(std::move(writer.value()), m_self.id, std::move(after), how == Serve::Copy));
@@ -556,6 +549,7 @@ Response TargetApi::getObject(const Request& req)
     if (!ref) return Response::error(ref.error());
     Serve how = Serve::Owner;
     if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
+    if (how == Serve::StandIn && coded(ref->bucket)) return standInCoded(req, *ref);
     auto obj = m_store.open(ref->bucket, ref->name);
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
         if (how != Serve::Owner) return copyMissing(*ref, obj.error(), how);
@@ -563,7 +557,8 @@ Response TargetApi::getObject(const Request& req)
         return Response::continueOnWorker([this, &req, ref = *ref] { return getMissing(req, ref); });
     }
     if (!obj && obj.kind() == api::ErrorKind::Unavailable) {
-        // Its mountpath is disabled: another holder's copy serves.
+        // Its mountpath is disabled: another holder's copy serves (or the slices).
+        if (coded(ref->bucket) && how != Serve::Copy) return unavailableCoded(req, *ref, obj.error());
         if (auto r = readElsewhere(req, *ref)) return std::move(*r);
     }
     if (!obj) return Response::error(obj.error());
@@ -576,6 +571,10 @@ Response TargetApi::getMissing(const Request& req, const api_util::ObjectRef& re
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
         // Deleted here: a peer's copy is older, whatever it says.
         if (m_store.tombstone(ref.bucket, ref.name)) return Response::error(obj.error());
+        // Erasure coded: its slices or copies (this disk was replaced).
+        if (coded(ref.bucket) && !req.hasQuery(kQpLocal)) {
+            if (auto r = m_ec->read(req, ref, false, serveCoded(req, ref))) return std::move(*r);
+        }
         if (auto moved = findOnPeers(req, ref)) return std::move(*moved);
         // A rebalance may have delivered it here while the peers were asked.
         obj = m_store.open(ref.bucket, ref.name);
@@ -609,6 +608,9 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
             if (st.error().kind == api::ErrorKind::Corruption) {
                 m_recorder.addChecksumError();
                 // Damaged here: a good copy elsewhere serves (a scrub repairs this one).
+                if (coded(ref.bucket) && how != Serve::Copy) {
+                    if (auto r = m_ec->read(req, ref, false, serveCoded(req, ref))) return std::move(*r);
+                }
                 if (auto r = readElsewhere(req, ref)) return std::move(*r);
             }
             return Response::error(st.error());
@@ -646,173 +648,13 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
     return r;
 }
 
-Response TargetApi::serveTransformed(const Request& req, const api_util::ObjectRef& ref, const OpenObject& obj)
-{
-    if (m_etl == nullptr) return Response::error(api::Error::notFound("ETL is not available on this node"));
-    auto pipeline = etl::parsePipeline(req.queryValue(api::kQpEtlName), req.queryValue(api::kQpEtlPipeline));
-    if (!pipeline) return Response::error(pipeline.error());
-    const auto args = req.queryValue(api::kQpEtlArgs);
-    if (args.size() > api::etl_limits::kMaxArgsParam) {
-        return Response::error(api::Error::badRequest("etl_args longer than " +
-                                                      std::to_string(api::etl_limits::kMaxArgsParam) + " bytes"));
-    }
-    if (req.hasQuery(api::kQpArchRegx)) {
-        return Response::error(api::Error::badRequest("etl_name with archregx: transform one member (archpath)"));
-    }
-    const bool member = req.hasQuery(api::kQpArchPath);
-    auto first = m_etl->find(pipeline->front());
-    if (!first) return Response::error(first.error());
-    if ((*first)->spec().communication == api::EtlComm::HPull && pipeline->size() == 1) {
-        // The client reads the result from the transformer, which reads the
-        // object from this target (the same query, without the ETL).
-        auto query = req.query;
-        query.erase(std::string(api::kQpEtlName));
-        query.erase(std::string(api::kQpEtlPipeline));
-        query.erase(std::string(api::kQpSmapVersion));
-        auto url = (*first)->pullUrl(ref.bucket, ref.name, api::buildQuery(query));
-        if (!url) return Response::error(url.error());
-        return Response::redirect(*url);
-    }
-    etl::EtlInput in;
-    in.bucket = ref.bucket;
-    in.name = ref.name;
-    std::optional<ShardPayload> payload;
-    if (member) {
-        auto format = archive::resolveFormat(ref.name, req.queryValue(api::kQpArchMime));
-        if (!format) return Response::error(format.error());
-        const auto path = req.queryValue(api::kQpArchPath);
-        if (auto st = archive::validateMemberName(path, m_shards.limits().maxNameBytes); !st) {
-            return Response::error(api::Error::badRequest("archpath: " + st.error().message));
-        }
-        auto got = m_shards.readMember(ref.bucket, ref.name, obj, *format, archive::normalizeMemberName(path));
-        if (!got) return Response::error(got.error());
-        payload = std::move(got.value());
-        in.wholeObject = false;
-        if (payload->file) {
-            in.fd = payload->file->fd->get();
-            in.offset = payload->file->offset;
-            in.length = payload->file->length;
-        } else {
-            in.bytes = payload->bytes;
-        }
-    } else {
-        in.fd = obj.fd->get();
-        in.offset = 0;
-        in.length = static_cast<std::uint64_t>(obj.meta.size);
-    }
-    auto out = m_etl->transform(*pipeline, in, args);
-    if (!out) return Response::error(out.error());
-    const auto size = out->size;
-    auto range = api::parseRange(req.header("Range"), size);
-    if (!range) {
-        auto e = Response::error(range.error());
-        if (range.kind() == api::ErrorKind::RangeNotSatisfiable) {
-            e.header("Content-Range", "bytes */" + std::to_string(size));
-        }
-        return e;
-    }
-    Response r;
-    r.header("Content-Type", "application/octet-stream");
-    r.header(std::string(api::kHdrLocation), m_self.id);
-    r.file = std::make_unique<net::FileRegion>();
-    r.file->fd = out->fd;
-    r.file->offset = 0;
-    r.file->length = size;
-    if (range->has_value()) {
-        const auto& br = **range;
-        r.status = 206;
-        r.header("Content-Range", "bytes " + std::to_string(br.offset) + "-" +
-                                      std::to_string(br.offset + br.length - 1) + "/" + std::to_string(size));
-        r.file->offset = br.offset;
-        r.file->length = br.length;
-    }
-    return r;
-}
-
-Response TargetApi::getFromShard(const Request& req, const api_util::ObjectRef& ref, const OpenObject& obj)
-{
-    const bool one = req.hasQuery(api::kQpArchPath);
-    if (one && req.hasQuery(api::kQpArchRegx)) {
-        return Response::error(api::Error::badRequest("archpath and archregx exclude each other: give one"));
-    }
-    auto format = archive::resolveFormat(ref.name, req.queryValue(api::kQpArchMime));
-    if (!format) return Response::error(format.error());
-    api::Result<ShardPayload> payload = api::Error::internal("unset");
-    if (one) {
-        const auto path = req.queryValue(api::kQpArchPath);
-        if (auto st = archive::validateMemberName(path, m_shards.limits().maxNameBytes); !st) {
-            return Response::error(api::Error::badRequest("archpath: " + st.error().message));
-        }
-        payload = m_shards.readMember(ref.bucket, ref.name, obj, *format, archive::normalizeMemberName(path));
-    } else {
-        auto matcher =
-            archive::MemberMatcher::create(req.queryValue(api::kQpArchMode), req.queryValue(api::kQpArchRegx));
-        if (!matcher) return Response::error(matcher.error());
-        payload = m_shards.readMatches(ref.bucket, ref.name, obj, *format, *matcher);
-    }
-    if (!payload) return Response::error(payload.error());
-    // Range applies to what is returned (the member, or the tar of the
-    // matches), as it would to an object of those bytes.
-    const std::uint64_t size = payload->file ? payload->file->length : payload->bytes.size();
-    auto range = api::parseRange(req.header("Range"), size);
-    if (!range) {
-        auto e = Response::error(range.error());
-        if (range.kind() == api::ErrorKind::RangeNotSatisfiable) {
-            e.header("Content-Range", "bytes */" + std::to_string(size));
-        }
-        return e;
-    }
-    Response r;
-    r.header("Content-Type", one ? "application/octet-stream" : "application/x-tar");
-    r.header("Accept-Ranges", "bytes");
-    r.header(std::string(api::kHdrArchiveIndex), payload->indexUse);
-    r.header(std::string(api::kHdrLocation), m_self.id);
-    if (payload->file) r.file = std::move(payload->file);
-    else r.body = std::move(payload->bytes);
-    if (range->has_value()) {
-        const auto& br = **range;
-        r.status = 206;
-        r.header("Content-Range", "bytes " + std::to_string(br.offset) + "-" +
-                                      std::to_string(br.offset + br.length - 1) + "/" + std::to_string(size));
-        if (r.file) {
-            r.file->offset += br.offset;
-            r.file->length = br.length;
-        } else {
-            r.body = r.body.substr(static_cast<std::size_t>(br.offset), static_cast<std::size_t>(br.length));
-        }
-    }
-    return r;
-}
-
-std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::appendToShard(const Request& req,
-                                                                                  const api_util::ObjectRef& ref)
-{
-    auto format = archive::resolveFormat(ref.name, req.queryValue(api::kQpArchMime));
-    if (!format) return Response::error(format.error());
-    const auto path = req.queryValue(api::kQpArchPath);
-    if (auto st = archive::validateMemberName(path, m_shards.limits().maxNameBytes); !st) {
-        return Response::error(api::Error::badRequest("archpath: " + st.error().message));
-    }
-    const auto limit = m_shards.limits().maxMemberSize;
-    if (req.contentLength > limit) {
-        return Response::error(
-            api::Error{api::ErrorKind::TooLarge,
-                       "member larger than the limit of " + std::to_string(limit) + " bytes (archive_max_member_size)",
-                       {}});
-    }
-    auto body = m_store.openTempFile(ref.bucket, ref.name);
-    if (!body) return Response::error(body.error());
-    return std::unique_ptr<net::UploadSink>(
-        std::make_unique<AppendSink>(m_shards, ref, *format, std::string(archive::normalizeMemberName(path)),
-                                     std::move(body.value()), m_self.id, [this, ref] { return pullFromPeer(ref); }));
-}
-
 Response TargetApi::headObject(const Request& req)
 {
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
     Serve how = Serve::Owner;
     if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
+    if (how == Serve::StandIn && coded(ref->bucket)) return standInCoded(req, *ref);
     auto meta = m_store.stat(ref->bucket, ref->name);
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
         if (how != Serve::Owner) return copyMissing(*ref, meta.error(), how);
@@ -820,6 +662,7 @@ Response TargetApi::headObject(const Request& req)
         return Response::continueOnWorker([this, &req, ref = *ref] { return headMissing(req, ref); });
     }
     if (!meta && meta.kind() == api::ErrorKind::Unavailable) {
+        if (coded(ref->bucket) && how != Serve::Copy) return unavailableCoded(req, *ref, meta.error());
         if (auto r = readElsewhere(req, *ref)) return std::move(*r);
     }
     if (!meta) return Response::error(meta.error());
@@ -831,6 +674,9 @@ Response TargetApi::headMissing(const Request& req, const api_util::ObjectRef& r
     auto meta = m_store.stat(ref.bucket, ref.name);
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
         if (m_store.tombstone(ref.bucket, ref.name)) return Response::error(meta.error());
+        if (coded(ref.bucket) && !req.hasQuery(kQpLocal)) {
+            if (auto r = m_ec->read(req, ref, false, serveCoded(req, ref))) return std::move(*r);
+        }
         if (auto moved = findOnPeers(req, ref)) return std::move(*moved);
         meta = m_store.stat(ref.bucket, ref.name);
         if (!meta && meta.kind() == api::ErrorKind::NotFound && !req.hasQuery(kQpLocal)) {
@@ -870,23 +716,37 @@ Response TargetApi::deleteObject(const Request& req)
     }
     auto copies = copyHolders(*ref, true);
     if (!copies) return Response::error(copies.error());
-    if (!copies->empty()) {
-        // Mirrored: the deletion is acknowledged once every copy is gone.
-        // The holders go first, with the deletion's stamp, so that a
-        // deletion that fails there leaves the object readable here as it
-        // was. A name not here is deleted on the holders all the same (the
-        // retry of a deletion that did not reach them all).
+    std::vector<api::Snode> sliceHolders;  // erasure coded: the targets of its slices and copies
+    if (coded(ref->bucket)) {
+        auto h = m_ec->holders(*ref, true);
+        if (!h) return Response::error(h.error());
+        sliceHolders = std::move(h.value());
+    }
+    if (!copies->empty() || !sliceHolders.empty()) {
+        // Mirrored or erasure coded: the deletion is acknowledged once every
+        // copy and slice is gone. The holders go first, with the deletion's
+        // stamp, so that a deletion that fails there leaves the object
+        // readable here as it was. A name not here is deleted on the holders
+        // all the same (the retry of a deletion that did not reach them all).
         const auto here = m_store.stat(ref->bucket, ref->name);
         if (!here && here.kind() != api::ErrorKind::NotFound) return Response::error(here.error());
         const auto stamp = m_store.nextStamp();
-        if (auto sent = deleteCopies(*ref, *copies, stamp); !sent) return Response::error(sent.error());
+        bool elsewhere = false;  // kept as slices or copies though lost here
+        if (!sliceHolders.empty()) {
+            auto sent = m_ec->deleteEverywhere(*ref, sliceHolders, stamp);
+            if (!sent) return Response::error(sent.error());
+            elsewhere = *sent;
+        }
+        if (!copies->empty()) {
+            if (auto sent = deleteCopies(*ref, *copies, stamp); !sent) return Response::error(sent.error());
+        }
         if (auto st = m_store.removeCopy(ref->bucket, ref->name, stamp); !st) {
             // Conflict: a newer version was committed meanwhile; it wins, and
             // its copies reach the holders (newer than their tombstone).
             if (st.kind() == api::ErrorKind::Conflict) return Response::ok();
             return Response::error(st.error());
         }
-        if (!here) return Response::error(here.error());
+        if (!here && !elsewhere) return Response::error(here.error());
         return Response::ok();
     }
     auto st = m_store.remove(ref->bucket, ref->name);

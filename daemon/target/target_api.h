@@ -5,6 +5,7 @@
 
 #include "api/node_stats.h"
 #include "api/smap.h"
+#include "ec/ec_service.h"
 #include "etl/etl_manager.h"
 #include "membership.h"
 #include "meta_cache.h"
@@ -32,6 +33,10 @@ public:
     void registerRoutes(net::Router& router);
     // ETL on GET (etl_name); set before the node serves requests.
     void setEtl(etl::EtlManager* etl) { m_etl = etl; }
+    // Erasure-coded buckets (slices and copies sent after a commit and a
+    // delete, reads from them when this target cannot serve its copy); set
+    // before the node serves requests.
+    void setErasureCoding(ec::EcService* ec) { m_ec = ec; }
 
 private:
     // How this target serves an object request it keeps.
@@ -52,8 +57,22 @@ private:
     api::Result<std::vector<api::Snode>> copyHolders(const api_util::ObjectRef& ref, bool allPresent) const;
     // The copy of ref on another present holder, for a read this target
     // cannot serve (its mountpath is disabled, its bytes are damaged):
-    // a redirect there, or nullopt.
+    // a redirect there, or nullopt. For an erasure-coded bucket: the
+    // object served from its slices or copies (blocks: on a worker).
     std::optional<net::Response> readElsewhere(const net::Request& req, const api_util::ObjectRef& ref);
+    bool coded(const std::string& bucket) const { return m_ec != nullptr && m_ec->coded(bucket); }
+    // Reads of an erasure-coded object this target cannot serve from its
+    // own copy, continued on a worker: served by m_ec->read, or `otherwise()`
+    // when nothing of it is kept anywhere. standInCoded: the owner is away
+    // (404, or 503 while ec.pending); unavailableCoded: this target's
+    // mountpath is disabled (`why`).
+    net::Response readCoded(const net::Request& req, const api_util::ObjectRef& ref, bool useLocalCopy,
+                            const std::function<net::Response()>& otherwise);
+    net::Response standInCoded(const net::Request& req, const api_util::ObjectRef& ref);
+    // How m_ec->read serves the object it found or rebuilt: serveObject (on
+    // a worker), Range, archpath and ETL included.
+    ec::EcService::ServeFn serveCoded(const net::Request& req, const api_util::ObjectRef& ref);
+    net::Response unavailableCoded(const net::Request& req, const api_util::ObjectRef& ref, const api::Error& why);
     // Sends the committed version `meta` (file descriptor `fd`) to every
     // other holder of a mirrored object's copies; each must confirm it.
     api::Status sendCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
@@ -85,7 +104,7 @@ private:
     net::Response serveObject(const net::Request& req, const api_util::ObjectRef& ref, OpenObject obj, bool onWorker,
                               Serve how);
     // A name not found where a copy should be (Copy, StandIn): 404, or 503
-    // while the bucket's copies are not known to be complete.
+    // while the bucket's copies (or slices) are not known to be complete.
     net::Response copyMissing(const api_util::ObjectRef& ref, const api::Error& notFound, Serve how) const;
     net::Response headMissing(const net::Request& req, const api_util::ObjectRef& ref);
     net::Response headResponse(const std::string& name, const api::ObjectMeta& meta) const;
@@ -117,6 +136,7 @@ private:
     stats::StatsRecorder& m_recorder;
     std::string m_clusterKey;
     etl::EtlManager* m_etl = nullptr;
+    ec::EcService* m_ec = nullptr;
 };
 
 }  // namespace tessera::daemon::target

@@ -37,10 +37,29 @@ void from_json(const nlohmann::json& j, MirrorConf& v)
     v.pending = j.value("pending", false);
 }
 
+void to_json(nlohmann::json& j, const EcConf& v)
+{
+    j = nlohmann::json{{"enabled", v.enabled},
+                       {"data_slices", v.dataSlices},
+                       {"parity_slices", v.paritySlices},
+                       {"objsize_limit", v.objsizeLimit},
+                       {"pending", v.pending}};
+}
+
+void from_json(const nlohmann::json& j, EcConf& v)
+{
+    const EcConf d;
+    j.at("enabled").get_to(v.enabled);
+    v.dataSlices = j.value("data_slices", d.dataSlices);
+    v.paritySlices = j.value("parity_slices", d.paritySlices);
+    v.objsizeLimit = j.value("objsize_limit", d.objsizeLimit);
+    v.pending = j.value("pending", false);
+}
+
 void to_json(nlohmann::json& j, const BucketProps& v)
 {
     j = nlohmann::json{
-        {"provider", v.provider}, {"created", v.created}, {"checksum", v.checksum}, {"mirror", v.mirror}};
+        {"provider", v.provider}, {"created", v.created}, {"checksum", v.checksum}, {"mirror", v.mirror}, {"ec", v.ec}};
 }
 
 void from_json(const nlohmann::json& j, BucketProps& v)
@@ -51,6 +70,9 @@ void from_json(const nlohmann::json& j, BucketProps& v)
     // Absent in the metadata of buckets made before mirroring existed.
     if (auto it = j.find("mirror"); it != j.end()) it->get_to(v.mirror);
     else v.mirror = MirrorConf{};
+    // Absent in the metadata of buckets made before erasure coding existed.
+    if (auto it = j.find("ec"); it != j.end()) it->get_to(v.ec);
+    else v.ec = EcConf{};
 }
 
 void to_json(nlohmann::json& j, const Bmd& v)
@@ -81,6 +103,47 @@ Result<BucketProps> parseBucketProps(std::string_view json)
 {
     return parseJsonAs<BucketProps>(json, "bucket properties");
 }
+
+namespace {
+
+// An integer field of a props update within [lo, hi].
+Status readBounded(const nlohmann::json& v, const std::string& name, std::int64_t lo, std::int64_t hi,
+                   std::int64_t& out)
+{
+    if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi) {
+        return Error::badRequest(name + " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+    }
+    out = v.get<std::int64_t>();
+    return {};
+}
+
+Status applyEcUpdate(EcConf& ec, const nlohmann::json& value)
+{
+    if (!value.is_object()) return Error::badRequest("\"ec\" must be an object");
+    for (const auto& [k, v] : value.items()) {
+        std::int64_t n = 0;
+        if (k == "enabled") {
+            if (!v.is_boolean()) return Error::badRequest("ec.enabled must be a boolean");
+            ec.enabled = v.get<bool>();
+        } else if (k == "data_slices") {
+            if (auto st = readBounded(v, "ec.data_slices", 1, EcConf::kMaxData, n); !st) return st;
+            ec.dataSlices = static_cast<std::int32_t>(n);
+        } else if (k == "parity_slices") {
+            if (auto st = readBounded(v, "ec.parity_slices", 1, EcConf::kMaxParity, n); !st) return st;
+            ec.paritySlices = static_cast<std::int32_t>(n);
+        } else if (k == "objsize_limit") {
+            if (auto st = readBounded(v, "ec.objsize_limit", 0, EcConf::kMaxObjsizeLimit, n); !st) return st;
+            ec.objsizeLimit = n;
+        } else if (k == "pending") {
+            return Error::badRequest("ec.pending is read-only (the cluster sets it)");
+        } else {
+            return Error::badRequest("unknown bucket property \"ec." + k + "\"");
+        }
+    }
+    return {};
+}
+
+}  // namespace
 
 Status applyPropsUpdate(BucketProps& props, const nlohmann::json& update)
 {
@@ -126,6 +189,8 @@ Status applyPropsUpdate(BucketProps& props, const nlohmann::json& update)
                     return Error::badRequest("unknown bucket property \"mirror." + mk + "\"");
                 }
             }
+        } else if (key == "ec") {
+            if (auto st = applyEcUpdate(next.ec, value); !st) return st;
         } else {
             return Error::badRequest("unknown or read-only bucket property \"" + key + "\"");
         }

@@ -58,6 +58,20 @@ std::vector<const Snode*> copyTargets(const Smap& smap, const BucketProps* props
     return hrwTargets(smap, uname, n);
 }
 
+std::vector<const Snode*> ecTargets(const Smap& smap, const BucketProps* props, std::string_view bucket,
+                                    std::string_view object)
+{
+    if (props == nullptr || !props->ec.enabled) return {};
+    return hrwTargets(smap, objectUname(bucket, object), props->ec.targets());
+}
+
+std::vector<const Snode*> readTargets(const Smap& smap, const BucketProps* props, std::string_view bucket,
+                                      std::string_view object)
+{
+    if (props != nullptr && props->ec.enabled) return ecTargets(smap, props, bucket, object);
+    return copyTargets(smap, props, bucket, object);
+}
+
 std::size_t hrwIndex(const std::vector<std::string>& ids, std::string_view key)
 {
     std::size_t best = 0;

@@ -31,6 +31,18 @@ std::vector<const Snode*> hrwTargets(const Smap& smap, std::string_view uname, s
 std::vector<const Snode*> copyTargets(const Smap& smap, const BucketProps* props, std::string_view bucket,
                                       std::string_view object);
 
+// The targets of an erasure-coded bucket's object: the owner first (the
+// whole object), then the holders of slices 0..D+P-1, one each (the first P
+// of them keep whole copies of objects below ec.objsize_limit). Empty when
+// the bucket is not erasure coded.
+std::vector<const Snode*> ecTargets(const Smap& smap, const BucketProps* props, std::string_view bucket,
+                                    std::string_view object);
+
+// The targets that can serve a read of bucket/object, the owner first:
+// ecTargets for an erasure-coded bucket, else copyTargets.
+std::vector<const Snode*> readTargets(const Smap& smap, const BucketProps* props, std::string_view bucket,
+                                      std::string_view object);
+
 // Index into `ids` of the winner; ids must not be empty.
 std::size_t hrwIndex(const std::vector<std::string>& ids, std::string_view key);
 

@@ -11,6 +11,11 @@ std::string object(std::string_view b, std::string_view name)
     return "/v1/objects/" + percentEncode(b) + "/" + percentEncode(name, true);
 }
 
+std::string internalEcSlice(std::string_view b, std::string_view name)
+{
+    return "/v1/internal/ec/" + percentEncode(b) + "/" + percentEncode(name, true);
+}
+
 std::string job(std::string_view id) { return std::string(kJobs) + "/" + percentEncode(id); }
 
 std::string internalJob(std::string_view id) { return std::string(kInternalJobs) + "/" + percentEncode(id); }

@@ -22,13 +22,14 @@ inline constexpr std::string_view kIshard = "/v1/ishard";
 inline constexpr std::string_view kFeed = "/v1/ws";
 inline constexpr std::string_view kInternalJobs = "/v1/internal/jobs";
 
-std::string bucket(std::string_view bucket);                               // /v1/buckets/<b>
-std::string object(std::string_view bucket, std::string_view name);        // /v1/objects/<b>/<name>
-std::string job(std::string_view id);                                      // /v1/jobs/<id>
-std::string internalJob(std::string_view id);                              // /v1/internal/jobs/<id>
-std::string internalBucket(std::string_view bucket);                       // /v1/internal/buckets/<b>
-std::string internalDsort(std::string_view jobId, std::string_view what);  // /v1/internal/dsort/<id>/<what>
-std::string clusterWhat(std::string_view what);                            // /v1/cluster?what=<what>
-std::string daemonWhat(std::string_view what);                             // /v1/daemon?what=<what>
+std::string bucket(std::string_view bucket);                                  // /v1/buckets/<b>
+std::string object(std::string_view bucket, std::string_view name);           // /v1/objects/<b>/<name>
+std::string job(std::string_view id);                                         // /v1/jobs/<id>
+std::string internalJob(std::string_view id);                                 // /v1/internal/jobs/<id>
+std::string internalBucket(std::string_view bucket);                          // /v1/internal/buckets/<b>
+std::string internalEcSlice(std::string_view bucket, std::string_view name);  // /v1/internal/ec/<b>/<name>
+std::string internalDsort(std::string_view jobId, std::string_view what);     // /v1/internal/dsort/<id>/<what>
+std::string clusterWhat(std::string_view what);                               // /v1/cluster?what=<what>
+std::string daemonWhat(std::string_view what);                                // /v1/daemon?what=<what>
 
 }  // namespace tessera::api::path

@@ -291,9 +291,9 @@ private slots:
         QCOMPARE(nlohmann::json::parse(body.toStdString())["checksum"]["validate_warm_get"].get<bool>(), true);
         // GET still works (the stored checksum matches) with validation on.
         QCOMPARE(curlStatus({"-L", "-o", "/dev/null", obj("r.bin")}), 200);
-        QCOMPARE(
-            curlStatus({"-X", "PATCH", "-d", R"({"action":"set-bprops","value":{"lru":{}}})", url("/v1/buckets/web")}),
-            400);
+        QCOMPARE(curlStatus({"-X", "PATCH", "-d", R"({"action":"set-bprops","value":{"ec":{"pending":false}}})",
+                             url("/v1/buckets/web")}),
+                 400);
         QCOMPARE(curlStatus({"-X", "PATCH", "-d",
                              R"({"action":"set-bprops","value":{"checksum":{"validate_warm_get":false}}})",
                              url("/v1/buckets/web"), "-o", "/dev/null"}),

@@ -277,10 +277,11 @@ private slots:
         bmd.buckets["bk"] = api::BucketProps{};
         cache.applyBmd(bmd);
 
+        ec::EcService ec(self, **store, cache, std::chrono::milliseconds(1000), "key");
         jobs::JobRunner runner(
             "t1", [&](const std::string&, const nlohmann::json&) -> api::Result<std::unique_ptr<jobs::JobWork>> {
-                return std::unique_ptr<jobs::JobWork>(
-                    std::make_unique<jobs::RebalanceJob>(**store, cache, "t1", std::chrono::milliseconds(1000), "key"));
+                return std::unique_ptr<jobs::JobWork>(std::make_unique<jobs::RebalanceJob>(
+                    **store, cache, ec, "t1", std::chrono::milliseconds(1000), "key"));
             });
         QVERIFY(runner.start("r", "rebalance", {}));
         api::TargetJobStatus fin;

@@ -261,6 +261,36 @@ private slots:
         }
         QVERIFY(copyTargets(Smap{}, &mirrored, "b", "o").empty());
     }
+
+    // Erasure coding: the owner then the D + P slice holders, distinct, in
+    // HRW order; reads of a coded bucket go by that set, of others by the
+    // copies; none for a bucket that is not coded.
+    void ecTargetsAreTheHrwOrder()
+    {
+        const auto smap = makeSmap(8);
+        BucketProps coded;
+        coded.ec.enabled = true;
+        coded.ec.dataSlices = 4;
+        coded.ec.paritySlices = 2;
+        BucketProps plain;
+        for (int i = 0; i < 50; ++i) {
+            const auto name = "o" + std::to_string(i);
+            const auto set = ecTargets(smap, &coded, "b", name);
+            QCOMPARE(set.size(), std::size_t{7});
+            QCOMPARE(set.front(), hrwTarget(smap, objectUname("b", name)));
+            QVERIFY(set == hrwTargets(smap, objectUname("b", name), 7));
+            for (std::size_t k = 1; k < set.size(); ++k) {
+                QVERIFY(hrwWeight(set[k - 1]->id, objectUname("b", name)) >
+                        hrwWeight(set[k]->id, objectUname("b", name)));
+            }
+            QVERIFY(readTargets(smap, &coded, "b", name) == set);
+            QVERIFY(ecTargets(smap, &plain, "b", name).empty());
+            QVERIFY(ecTargets(smap, nullptr, "b", name).empty());
+            QVERIFY(readTargets(smap, &plain, "b", name) == copyTargets(smap, &plain, "b", name));
+        }
+        // Fewer targets than the code needs: all of them (the proxy refuses such props).
+        QCOMPARE(ecTargets(makeSmap(3), &coded, "b", "x").size(), std::size_t{3});
+    }
 };
 
 QTEST_APPLESS_MAIN(TestHrw)

@@ -164,6 +164,59 @@ private slots:
         QCOMPARE(nlohmann::json::parse(R"({"name":"x"})").get<BucketRef>().provider, std::string("ais"));
     }
 
+    void ecPropsRoundTrip()
+    {
+        BucketProps p;
+        p.created = 9;
+        p.ec.enabled = true;
+        p.ec.dataSlices = 4;
+        p.ec.paritySlices = 2;
+        p.ec.objsizeLimit = 4096;
+        p.ec.pending = true;
+        const auto j = nlohmann::json(p);
+        QCOMPARE(
+            j["ec"].dump(),
+            std::string(R"({"data_slices":4,"enabled":true,"objsize_limit":4096,"parity_slices":2,"pending":true})"));
+        auto back = parseBucketProps(j.dump());
+        QVERIFY(back.ok());
+        QVERIFY(back->ec == p.ec);
+        QVERIFY(*back == p);
+        // Buckets made before erasure coding existed: no "ec", the defaults.
+        auto old = nlohmann::json(p);
+        old.erase("ec");
+        auto legacy = parseBucketProps(old.dump());
+        QVERIFY(legacy.ok());
+        QVERIFY(legacy->ec == EcConf{});
+        QCOMPARE(legacy->ec.objsizeLimit, std::int64_t{256} << 10);
+        QVERIFY(!legacy->ec.enabled);
+
+        BucketProps q;
+        QVERIFY(applyPropsUpdate(
+                    q, nlohmann::json::parse(
+                           R"({"ec":{"enabled":true,"data_slices":16,"parity_slices":8,"objsize_limit":1073741824}})"))
+                    .ok());
+        QVERIFY(q.ec.enabled);
+        QCOMPARE(q.ec.dataSlices, 16);
+        QCOMPARE(q.ec.paritySlices, 8);
+        QCOMPARE(q.ec.objsizeLimit, std::int64_t{1} << 30);
+        QCOMPARE(q.ec.targets(), std::size_t{25});
+        QVERIFY(q.ec.sliced(std::int64_t{1} << 30));
+        QVERIFY(!q.ec.sliced((std::int64_t{1} << 30) - 1));
+        const BucketProps before = q;
+        for (const char* bad :
+             {R"({"ec":{"data_slices":0}})", R"({"ec":{"data_slices":17}})", R"({"ec":{"parity_slices":0}})",
+              R"({"ec":{"parity_slices":9}})", R"({"ec":{"objsize_limit":-1}})",
+              R"({"ec":{"objsize_limit":1073741825}})", R"({"ec":{"enabled":1}})", R"({"ec":{"pending":false}})",
+              R"({"ec":{"slices":2}})", R"({"ec":{"data_slices":2.5}})", R"({"ec":true})"}) {
+            auto r = applyPropsUpdate(q, nlohmann::json::parse(bad));
+            QVERIFY2(!r.ok(), bad);
+            QCOMPARE(r.kind(), ErrorKind::BadRequest);
+            QVERIFY2(q == before, bad);
+        }
+        auto r = applyPropsUpdate(q, nlohmann::json::parse(R"({"ec":{"parity_slices":9}})"));
+        QCOMPARE(r.error().message, std::string("ec.parity_slices must be an integer from 1 to 8"));
+    }
+
     void propsUpdate()
     {
         BucketProps p;

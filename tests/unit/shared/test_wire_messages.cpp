@@ -37,7 +37,7 @@ Bmd sampleBmd()
     Bmd b;
     b.version = 3;
     b.uuid = "b";
-    b.buckets["imgs"] = BucketProps{"ais", 1700000000000000000, ChecksumConf{}, MirrorConf{}};
+    b.buckets["imgs"] = BucketProps{"ais", 1700000000000000000, ChecksumConf{}, MirrorConf{}, EcConf{}};
     return b;
 }
 

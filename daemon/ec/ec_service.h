@@ -1,0 +1,139 @@
+#pragma once
+// Erasure coding on a target: the slices it keeps for others (internal
+// routes, see slice_transfer.h), and, for the objects it owns, the slices
+// and copies it sends after a commit, the deletions it sends after a
+// delete, and the reads it serves from what survives.
+//
+// Placement (api::ecTargets): the name's first D + P + 1 targets in HRW
+// order; the owner (first) keeps the whole object, the (i+1)-th keeps slice
+// i. Objects below ec.objsize_limit are copied whole (the `?copy=true`
+// copies of mirroring, CopyTransfer) to the next P targets instead. A write
+// or delete is acknowledged once every one of them confirmed; it is refused
+// with 503 naming the first away one before anything is done.
+//
+// Reads: when the owner is away, or its copy is missing, damaged or on a
+// disabled mountpath, read() asks every present target of the set what it
+// keeps, takes the newest version (largest stamp), and serves it from a
+// whole copy (this target's, or a redirect to a holder's `?copy=true`) or
+// by fetching D slices of that version, checking each one's xxhash64,
+// decoding, and checking the whole object's checksum. Rebuilt objects are
+// not kept: each such GET decodes again.
+//
+// Thread safety: all methods may be called concurrently; read(), protect()
+// and deleteEverywhere() block on peers (call them on a worker thread).
+
+#include "ec_protector.h"
+#include "slice_store.h"
+#include "slice_transfer.h"
+
+#include "api/smap.h"
+#include "client/http_client.h"
+#include "net/request_params.h"
+#include "net/router.h"
+#include "target/meta_cache.h"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::daemon::ec {
+
+class EcService {
+public:
+    EcService(api::Snode self, const target::ObjectStore& store, target::MetaCache& cache,
+              std::chrono::milliseconds peerTimeout, std::string clusterKey);
+
+    // PUT, GET, HEAD, DELETE and POST of /v1/internal/ec/{bucket}/{name...}.
+    void registerRoutes(net::Router& router);
+
+    // True when the bucket exists and is erasure coded.
+    bool coded(std::string_view bucket) const;
+    // The other targets of ref's set, in placement order; when `allPresent`,
+    // Unavailable naming the first that is away.
+    api::Result<std::vector<api::Snode>> holders(const api_util::ObjectRef& ref, bool allPresent) const;
+    // After this target (the owner) committed version `meta` of ref (`fd`:
+    // the committed file): its slices, or its copies, to the holders.
+    api::Status protect(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd);
+    // The owner deleted ref with a tombstone stamped `stamp`: each of
+    // `holders` drops its slice and its copy. True when one had either.
+    api::Result<bool> deleteEverywhere(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
+                                       std::int64_t stamp);
+    // A GET or HEAD of ref served from what the set keeps: a HEAD from the
+    // newest version's metadata, a GET by `serve` (which answers the request
+    // — Range, archpath, ETL — from the object this target has or rebuilt),
+    // or a redirect to a holder's whole copy. `useLocalCopy` false: this
+    // target's whole copy is the one that cannot serve. nullopt when no
+    // target of the set keeps anything of the name.
+    using ServeFn = std::function<net::Response(target::OpenObject)>;
+    std::optional<net::Response> read(const net::Request& req, const api_util::ObjectRef& ref, bool useLocalCopy,
+                                      const ServeFn& serve);
+
+    // This target owns ref (by its map): it keeps the whole object,
+    // restored when missing (a placement change made it the owner, its disk
+    // was replaced) from a holder's whole copy or rebuilt from D slices, and
+    // every holder is given what it lacks. The version's stamp; `deleted`
+    // when the tombstone here is newer than anything the set keeps; stamp 0
+    // when nothing is known anywhere. Conflict when this target is not the
+    // owner. Blocks on peers.
+    api::Result<OwnerState> ensureOwned(const api_util::ObjectRef& ref);
+
+    // This target's whole copy of version `damaged` of ref failed its
+    // checksum (a scrub): replaced by the same version from a holder's copy
+    // or rebuilt from D slices. Unavailable when the set has neither.
+    api::Status repairOwned(const api_util::ObjectRef& ref, const api::ObjectMeta& damaged);
+
+    const SliceStore& slices() const { return m_slices; }
+
+private:
+    // What one target of the set keeps of the name.
+    struct Source {
+        target::CopyPeer peer;
+        bool self = false;
+        Holding holding;
+    };
+    // What the present targets of ref's set keep of it (this target's own
+    // whole copy only when `useLocalCopy`), and the newest version's stamp
+    // (0: nothing anywhere).
+    struct Survey {
+        std::vector<Source> found;
+        std::vector<std::string> missing;  // the targets that could not say, and why
+        std::int64_t newest = 0;
+        std::string missingText() const;
+        // A target with a whole copy of the newest version, or null.
+        const Source* newestCopy() const;
+        // The targets with a slice of the newest version (one code).
+        std::vector<const Source*> newestSlices() const;
+    };
+    Survey survey(const api_util::ObjectRef& ref, bool useLocalCopy);
+    // Commits the newest version `found` knows here, from a whole copy or
+    // rebuilt from slices (as a delivered copy: its stamp kept; `repair`: it
+    // replaces a damaged copy of the same version).
+    api::Status restore(const api_util::ObjectRef& ref, const Survey& found, bool repair);
+    std::variant<net::Response, std::unique_ptr<net::UploadSink>> putSlice(const net::Request& req);
+    net::Response getSlice(const net::Request& req);
+    net::Response headSlice(const net::Request& req);
+    net::Response deleteSlice(const net::Request& req);
+    net::Response ensureRoute(const net::Request& req);
+    // The bucket and name of a slice route; NotFound when the bucket is not
+    // known here, Forbidden for a write without the cluster key.
+    api::Result<api_util::ObjectRef> sliceRef(const net::Request& req, bool write) const;
+    // Rebuilds version `meta` from `sources` (holders of its slices) into an
+    // unnamed file; the file.
+    api::Result<std::shared_ptr<UniqueFd>> rebuild(const api_util::ObjectRef& ref, const api::ObjectMeta& meta,
+                                                   const std::vector<const Source*>& sources);
+    // An unnamed scratch file (see scratchFile).
+    api::Result<UniqueFd> tempFile(const api_util::ObjectRef& ref) const;
+    net::Response headResponse(const api_util::ObjectRef& ref, const api::ObjectMeta& meta) const;
+    client::HttpClient::Options peerOptions() const;
+
+    api::Snode m_self;
+    const target::ObjectStore& m_store;
+    SliceStore m_slices;
+    EcProtector m_protector;
+    target::MetaCache& m_cache;
+    std::chrono::milliseconds m_peerTimeout;
+    std::string m_clusterKey;
+};
+
+}  // namespace tessera::daemon::ec
