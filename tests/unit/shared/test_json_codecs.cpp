@@ -6,6 +6,7 @@
 #include "api/json_shape.h"
 #include "api/object_list.h"
 #include "api/object_meta.h"
+#include "api/slice_meta.h"
 #include "api/smap.h"
 #include "api/uri.h"
 
@@ -298,6 +299,57 @@ private slots:
         pr.counters = {{"checked", 10}, {"repaired", 1}};
         QVERIFY(nlohmann::json(pr).get<JobProgress>().counters == pr.counters);
         QVERIFY(!nlohmann::json(JobProgress{}).contains("counters"));
+    }
+
+    // A slice's metadata: JSON (its xattr) and headers (between targets)
+    // carry the same; what does not validate is refused.
+    void sliceMetaRoundTrip()
+    {
+        SliceMeta m;
+        m.object.size = 1000001;
+        m.object.checksumValue = "0123456789abcdef";
+        m.object.version = "3";
+        m.object.stamp = 1795626494204083414;
+        m.object.atimeNs = 7;
+        m.object.custom = {{"k", "v"}};
+        m.index = 5;
+        m.data = 4;
+        m.parity = 2;
+        m.sliceSize = 250001;
+        m.sliceChecksum = "fedcba9876543210";
+        auto back = parseSliceMeta(nlohmann::json(m).dump());
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QVERIFY(*back == m);
+
+        HeaderPairs headers;
+        appendSliceHeaders(headers, m, "t1");
+        const auto header = [&](std::string_view name) {
+            for (const auto& [k, v] : headers) {
+                if (k == name) return v;
+            }
+            return std::string();
+        };
+        auto fromHeaders = sliceFromHeaders(header);
+        QVERIFY2(fromHeaders.ok(), fromHeaders.ok() ? "" : fromHeaders.error().message.c_str());
+        QCOMPARE(fromHeaders->index, m.index);
+        QCOMPARE(fromHeaders->sliceSize, m.sliceSize);
+        QCOMPARE(fromHeaders->sliceChecksum, m.sliceChecksum);
+        QCOMPARE(fromHeaders->object.stamp, m.object.stamp);
+        QCOMPARE(fromHeaders->object.size, m.object.size);
+        QVERIFY(fromHeaders->object.custom == m.object.custom);
+
+        auto bad = m;
+        bad.index = 6;  // D + P = 6: indexes 0..5
+        QCOMPARE(validate(bad).kind(), ErrorKind::BadRequest);
+        bad = m;
+        bad.sliceSize = 250000;  // not ceil(size / D)
+        QCOMPARE(validate(bad).kind(), ErrorKind::BadRequest);
+        bad = m;
+        bad.data = 17;
+        QCOMPARE(validate(bad).kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseSliceMeta(R"({"index":1})").ok(), false);
+        headers.pop_back();  // no slice checksum
+        QCOMPARE(sliceFromHeaders(header).kind(), ErrorKind::BadRequest);
     }
 
     void objEntryRoundTrip()

@@ -1,14 +1,13 @@
 #include "slice_meta.h"
 
-#include "ec_codec.h"
-
-#include "api/headers.h"
-#include "api/json_util.h"
+#include "bmd.h"
+#include "headers.h"
+#include "json_util.h"
 
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-namespace tessera::daemon::ec {
+namespace tessera::api {
 
 namespace {
 
@@ -56,10 +55,10 @@ api::Result<SliceMeta> parseSliceMeta(std::string_view json)
 
 api::Status validate(const SliceMeta& m)
 {
-    if (m.data < 1 || m.data > kMaxDataSlices || m.parity < 1 || m.parity > kMaxParitySlices) {
+    if (m.data < 1 || m.data > EcConf::kMaxData || m.parity < 1 || m.parity > EcConf::kMaxParity) {
         return api::Error::badRequest("slice code " + std::to_string(m.data) + "+" + std::to_string(m.parity) +
-                                      " is out of range (data 1.." + std::to_string(kMaxDataSlices) + ", parity 1.." +
-                                      std::to_string(kMaxParitySlices) + ")");
+                                      " is out of range (data 1.." + std::to_string(EcConf::kMaxData) + ", parity 1.." +
+                                      std::to_string(EcConf::kMaxParity) + ")");
     }
     if (m.index < 0 || m.index >= m.data + m.parity) {
         return api::Error::badRequest("slice index " + std::to_string(m.index) + " is out of range 0.." +
@@ -106,4 +105,4 @@ api::Result<SliceMeta> sliceFromHeaders(const std::function<std::string(std::str
     return m;
 }
 
-}  // namespace tessera::daemon::ec
+}  // namespace tessera::api
