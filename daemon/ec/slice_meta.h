@@ -17,8 +17,8 @@ using api::kHdrSliceParity;
 using api::kHdrSliceSize;
 using api::kSliceXattr;
 using api::parseSliceMeta;
-using api::SliceMeta;
 using api::sliceFromHeaders;
+using api::SliceMeta;
 using api::validate;
 
 }  // namespace tessera::daemon::ec
