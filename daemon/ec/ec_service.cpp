@@ -39,6 +39,8 @@ public:
     {
     }
     api::Status write(const char* data, std::size_t size) override { return m_writer->write(data, size); }
+    // A slice from its owner: stored here, nothing asked of others.
+    bool receivesFromPeer() const override { return true; }
     Response finish() override
     {
         if (auto st = m_writer->commit(); !st) return Response::error(st.error());
@@ -71,9 +73,9 @@ void EcService::registerRoutes(net::Router& router)
 {
     const std::string path = "/v1/internal/ec/{bucket}/{name...}";
     router.add(Route{http::verb::put, path, net::Exec::Inline, {}, [this](const Request& r) { return putSlice(r); }});
-    router.add(Route{http::verb::get, path, net::Exec::Worker, net::bind(this, &EcService::getSlice), {}});
-    router.add(Route{http::verb::head, path, net::Exec::Worker, net::bind(this, &EcService::headSlice), {}});
-    router.add(Route{http::verb::delete_, path, net::Exec::Worker, net::bind(this, &EcService::deleteSlice), {}});
+    router.add(Route{http::verb::get, path, net::Exec::Peer, net::bind(this, &EcService::getSlice), {}});
+    router.add(Route{http::verb::head, path, net::Exec::Peer, net::bind(this, &EcService::headSlice), {}});
+    router.add(Route{http::verb::delete_, path, net::Exec::Peer, net::bind(this, &EcService::deleteSlice), {}});
     router.add(Route{http::verb::post, path, net::Exec::Worker, net::bind(this, &EcService::ensureRoute), {}});
 }
 

@@ -381,7 +381,7 @@ void HttpSession::dispatch(const Route& route)
         }
     };
     std::function<Response()> work = run;
-    if (route.exec != Exec::Worker) {
+    if (route.exec != Exec::Worker && route.exec != Exec::Peer) {
         Response res = run();
         if (!res.continuation) {
             send(std::move(res));
@@ -404,7 +404,9 @@ void HttpSession::dispatch(const Route& route)
     // A long handler (a big listing) must not trip the read timeout armed for
     // the request; send() arms the write timeout.
     m_stream.expires_never();
-    asio::post(*m_ctx->workers, [self = shared_from_this(), work = std::move(work)]() mutable {
+    auto& pool =
+        route.exec == Exec::Peer && m_ctx->internalWorkers != nullptr ? *m_ctx->internalWorkers : *m_ctx->workers;
+    asio::post(pool, [self = shared_from_this(), work = std::move(work)]() mutable {
         Response res = work();
         asio::post(self->m_stream.get_executor(),
                    [self, res = std::move(res)]() mutable { self->send(std::move(res)); });

@@ -28,7 +28,10 @@ namespace tessera::daemon::net {
 // (hash a whole object, ask other nodes) it answers
 // Response::continueOnWorker(rest) and `rest` runs on the worker pool. It
 // spares the common case two thread hops.
-enum class Exec { Inline, Worker, InlineFirst };
+// Peer: on the pool of work that never waits on another node (a slice or a
+// copy a peer reads, writes or removes), so that nodes whose workers all
+// wait on each other's answers still get them.
+enum class Exec { Inline, Worker, InlineFirst, Peer };
 
 using Handler = std::function<Response(const Request&)>;
 // Called with the header only; returns either a final response (the body is
