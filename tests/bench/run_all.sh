@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the benchmark suite (P1, P2, P3, P4, P5, P6 (dSort), P7, P8 (ETL) and the client check) one
+# Runs the benchmark suite (P1, P2, P3, P4, P5, P6 (dSort), P7, P8 (ETL), P13 (copies, erasure
+# coding) and the client check) one
 # script after the other and writes docs/benchmarks.md: the machine, the
 # versions, the date, the command, and every ratio against its goal.
 # About 9 minutes with the defaults (most of it filling the 1M-name bucket).
@@ -48,6 +49,7 @@ run "$HERE/shard_read.sh" --duration "$DURATION" --rounds "$ROUNDS"
 run "$HERE/dsort.sh" --rounds "$ROUNDS"
 run "$HERE/list.sh" --names "$NAMES" --duration $((DURATION * 2))
 run "$HERE/etl.sh" --duration "$DURATION" --rounds "$ROUNDS" $ETL_LIMIT
+run "$HERE/protect.sh" --duration "$DURATION" --rounds "$ROUNDS"
 elapsed=$((SECONDS - t0))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
