@@ -1,6 +1,7 @@
 #include "target_api.h"
 
 #include "copy_transfer.h"
+#include "target_api_detail.h"
 
 #include "api/byte_range.h"
 #include "api/checksum.h"
@@ -25,37 +26,15 @@ using net::Exec;
 using net::Request;
 using net::Response;
 using net::Route;
+using namespace detail;
 
 namespace {
-
-// Query parameter of a request sent to the target that holds an object whose
-// name is now owned by another target (no rebalance yet).
-constexpr std::string_view kQpLocal = "local";
-// Sent back to the owner by the target a search named, whose copy had just
-// moved: the owner does not search again.
-constexpr std::string_view kQpRelocated = "relocated";
 
 // `withStamp`: the version stamp, for peers (HEAD and PUT answers); a GET
 // leaves it out (one header less on the hot path).
 void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& selfId, bool withStamp = true)
 {
     api::appendMetaHeaders(r.headers, m, selfId, withStamp);
-}
-
-// The answer to a peer's delivered copy (rebalance) that is not needed: the
-// copy here, or the deletion, is newer. The sender may drop its copy.
-constexpr std::string_view kHdrTransfer = "tessera-transfer";
-
-bool parseInt64(const std::string& s, std::int64_t& out)
-{
-    if (s.empty() || s.size() > 19) return false;
-    std::int64_t v = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') return false;
-        v = v * 10 + (c - '0');
-    }
-    out = v;
-    return true;
 }
 
 bool isHex16(const std::string& s)
@@ -113,18 +92,6 @@ private:
     AfterCommit m_after;
     bool m_fromPeer = false;
 };
-
-// A call to a peer: no redirects followed, no retry (handlers never sleep).
-client::HttpClient::Options peerOptions(std::chrono::milliseconds timeout,
-                                        std::chrono::milliseconds ioTimeout = std::chrono::milliseconds(0))
-{
-    client::HttpClient::Options o;
-    o.connectTimeout = timeout;
-    o.ioTimeout = ioTimeout.count() > 0 ? ioTimeout : timeout;
-    o.followRedirects = false;
-    o.retriesOn503 = 0;
-    return o;
-}
 
 bool isShardRead(const Request& req) { return req.hasQuery(api::kQpArchPath) || req.hasQuery(api::kQpArchRegx); }
 
@@ -239,206 +206,6 @@ std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const 
     return Response::redirect(owner->publicNet.url + api_util::objectTarget(ref, req.query, smap->version));
 }
 
-api::Result<std::vector<api::Snode>> TargetApi::copyHolders(const api_util::ObjectRef& ref, bool allPresent) const
-{
-    const auto bmd = m_cache.bmd();
-    const auto* props = bmd->find(ref.bucket);
-    std::vector<api::Snode> out;
-    if (props == nullptr || props->mirror.targetCopies() <= 1) return out;
-    const auto smap = m_cache.smap();
-    for (const auto* h : api::copyTargets(*smap, props, ref.bucket, ref.name)) {
-        if (h->id == m_self.id) continue;
-        if (h->away()) {
-            if (allPresent) {
-                return api::Error::unavailable(
-                    "target " + h->id + " (" + h->publicNet.url + "), which keeps a copy of the object, is " +
-                    (h->inMaintenance() ? "in maintenance" : "away") + "; writes to it wait until it returns");
-            }
-            continue;
-        }
-        out.push_back(*h);
-    }
-    return out;
-}
-
-std::optional<Response> TargetApi::readElsewhere(const Request& req, const api_util::ObjectRef& ref)
-{
-    if (req.hasQuery(api::kQpCopy)) return std::nullopt;
-    auto holders = copyHolders(ref, false);
-    if (!holders || holders->empty()) return std::nullopt;
-    auto query = req.query;
-    query[std::string(api::kQpCopy)] = "true";
-    return Response::redirect(holders->front().publicNet.url +
-                              api_util::objectTarget(ref, query, m_cache.smap()->version));
-}
-
-Response TargetApi::copyMissing(const api_util::ObjectRef& ref, const api::Error& notFound, Serve how) const
-{
-    if (how == Serve::Copy) {
-        auto r = Response::error(notFound);
-        if (auto tomb = m_store.tombstone(ref.bucket, ref.name))
-            r.header(std::string(api::kHdrTombstone), std::to_string(*tomb));
-        return r;
-    }
-    const auto bmd = m_cache.bmd();
-    const auto* props = bmd->find(ref.bucket);
-    if (how == Serve::StandIn && props != nullptr && (props->mirror.pending || props->ec.pending)) {
-        return Response::error(api::Error::unavailable(
-            "the owner of \"" + ref.bucket + "/" + ref.name +
-            "\" is away and the bucket's copies are not complete yet (a reprotect is pending); retry when it returns"));
-    }
-    return Response::error(notFound);
-}
-
-Response TargetApi::standInCoded(const Request& req, const api_util::ObjectRef& ref)
-{
-    return Response::continueOnWorker([this, &req, ref] {
-        return readCoded(req, ref, true, [this, &ref] {
-            return copyMissing(ref,
-                               api::Error::notFound("object \"" + ref.bucket + "/" + ref.name + "\" does not exist"),
-                               Serve::StandIn);
-        });
-    });
-}
-
-Response TargetApi::unavailableCoded(const Request& req, const api_util::ObjectRef& ref, const api::Error& why)
-{
-    return Response::continueOnWorker(
-        [this, &req, ref, why] { return readCoded(req, ref, false, [&why] { return Response::error(why); }); });
-}
-
-ec::EcService::ServeFn TargetApi::serveCoded(const Request& req, const api_util::ObjectRef& ref)
-{
-    // Served as a copy: a failed validation does not ask the set again.
-    return [this, &req, ref](OpenObject obj) { return serveObject(req, ref, std::move(obj), true, Serve::Copy); };
-}
-
-Response TargetApi::readCoded(const Request& req, const api_util::ObjectRef& ref, bool useLocalCopy,
-                              const std::function<Response()>& otherwise)
-{
-    if (auto r = m_ec->read(req, ref, useLocalCopy, serveCoded(req, ref))) return std::move(*r);
-    return otherwise();
-}
-
-api::Status TargetApi::deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
-                                    std::int64_t stamp)
-{
-    client::HttpClient http(peerOptions(m_peerTimeout));
-    const auto smapVersion = m_cache.smap()->version;
-    for (const auto& node : holders) {
-        auto r = http.send(
-            client::Method::Delete,
-            node.publicNet.url + api_util::objectTarget(ref, {{std::string(api::kQpCopy), "true"}}, smapVersion),
-            client::Body::none(),
-            {{std::string(api::kHdrClusterKey), m_clusterKey},
-             {std::string(api::kHdrVersionStamp), std::to_string(stamp)}});
-        if (!r || !r->isSuccess()) {
-            return api::Error::unavailable(
-                "not deleted: the copy on target " + node.id + " (" + node.publicNet.url + ") could not be removed: " +
-                (r ? api::errorFromResponse(r->status, r->body).message : r.error().message) + "; retry the delete");
-        }
-    }
-    return {};
-}
-
-std::optional<Response> TargetApi::findOnPeers(const Request& req, const api_util::ObjectRef& ref)
-{
-    const auto smap = m_cache.smap();
-    if (req.hasQuery(kQpRelocated)) return std::nullopt;  // searched once already: a true miss
-    if (req.hasQuery(kQpLocal)) {
-        // A peer's search named this target, but the copy has gone since (a
-        // rebalance moved it to its owner): back to the owner, once.
-        const auto* owner = api::hrwTarget(*smap, api::objectUname(ref.bucket, ref.name));
-        if (owner == nullptr || owner->id == m_self.id) return std::nullopt;
-        auto query = req.query;
-        query.erase(std::string(kQpLocal));
-        query[std::string(kQpRelocated)] = "true";
-        return Response::redirect(owner->publicNet.url + api_util::objectTarget(ref, query, smap->version));
-    }
-    client::HttpClient http(peerOptions(m_peerTimeout));
-    auto query = req.query;
-    query[std::string(kQpLocal)] = "true";
-    const auto target = api_util::objectTarget(ref, query, smap->version);
-    for (const auto& [id, node] : smap->tmap) {
-        if (id == m_self.id || node.away()) continue;
-        auto r = http.send(client::Method::Head, node.publicNet.url + target);
-        if (r && r->status == 200) return Response::redirect(node.publicNet.url + target);
-    }
-    return std::nullopt;
-}
-
-std::vector<api::Snode> TargetApi::peersHolding(const api_util::ObjectRef& ref)
-{
-    const auto smap = m_cache.smap();
-    client::HttpClient http(peerOptions(m_peerTimeout));
-    const auto target = api_util::objectTarget(
-        ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}}, smap->version);
-    std::vector<api::Snode> out;
-    for (const auto& [id, node] : smap->tmap) {
-        if (id == m_self.id || node.away()) continue;
-        auto r = http.send(client::Method::Head, node.publicNet.url + target);
-        if (r && r->status == 200) out.push_back(node);
-    }
-    return out;
-}
-
-std::optional<api::Error> TargetApi::awayPeer() const
-{
-    const auto smap = m_cache.smap();
-    for (const auto& [id, node] : smap->tmap) {
-        if (id != m_self.id && node.away()) {
-            return api::Error::unavailable("not found on this target, and target " + id + " (" + node.publicNet.url +
-                                           "), which may still hold it after a placement change, is " +
-                                           (node.inMaintenance() ? "in maintenance" : "away"));
-        }
-    }
-    return std::nullopt;
-}
-
-api::Status TargetApi::pullFromPeer(const api_util::ObjectRef& ref)
-{
-    if (m_store.tombstone(ref.bucket, ref.name)) return {};  // deleted here: a new shard starts
-    if (auto here = m_store.open(ref.bucket, ref.name); here || here.kind() != api::ErrorKind::NotFound) {
-        return here ? api::Status{} : api::Status{here.error()};
-    }
-    const auto holders = peersHolding(ref);
-    if (holders.empty()) {
-        if (auto away = awayPeer()) return *away;
-        return {};
-    }
-    const std::string url = holders.front().publicNet.url;
-    // A whole shard comes over: a longer read timeout than a control call.
-    client::HttpClient http(peerOptions(m_peerTimeout, std::max(m_peerTimeout, std::chrono::milliseconds(60000))));
-    const auto smap = m_cache.smap();
-    const auto target = api_util::objectTarget(
-        ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}}, smap->version);
-    auto head = http.send(client::Method::Head, url + target);
-    if (!head || head->status != 200) return {};  // gone meanwhile (moved here by the rebalance)
-    std::int64_t stamp = 0;
-    if (!parseInt64(head->header(std::string(api::kHdrVersionStamp)), stamp) || stamp <= 0) {
-        return api::Error::unavailable("peer " + url + " sent no version stamp for " + ref.bucket + "/" + ref.name);
-    }
-    PutParams params;
-    params.transferStamp = stamp;
-    params.transferVersion = head->header(std::string(api::kHdrVersion));
-    params.expectedChecksum = head->header(std::string(api::kHdrChecksumValue));
-    if (auto md = head->header(std::string(api::kHdrCustomMd)); !md.empty()) {
-        if (auto parsed = api::parseCustomMd(md)) params.custom = std::move(parsed.value());
-    }
-    auto w = m_store.beginPut(ref.bucket, ref.name, std::move(params));
-    if (!w) return w.error();
-    auto& writer = **w;
-    const client::Sink sink = [&writer](const char* p, std::size_t n) { return writer.write(p, n); };
-    auto got = http.send(client::Method::Get, url + target, client::Body::none(), {}, &sink);
-    if (!got)
-        return api::Error::unavailable("cannot copy " + ref.bucket + "/" + ref.name + " from " + url + ": " +
-                                       got.error().message);
-    if (got->status != 200) return {};  // moved meanwhile
-    auto meta = writer.commit();
-    if (!meta && !writer.superseded()) return meta.error();
-    return {};
-}
-
 std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(const Request& req)
 {
     auto ref = api_util::objectRef(req);
@@ -526,21 +293,6 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
     }
     return std::unique_ptr<net::UploadSink>(
         std::make_unique<PutSink>(std::move(writer.value()), m_self.id, std::move(after), how == Serve::Copy));
-}
-
-api::Status TargetApi::sendCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
-                                  const api::ObjectMeta& meta, int fd)
-{
-    // A copy is a whole object: a data transfer's read timeout.
-    client::HttpClient http(peerOptions(m_peerTimeout, std::max(m_peerTimeout, std::chrono::milliseconds(60000))));
-    CopyTransfer copies(http, m_clusterKey, m_cache.smap()->version);
-    for (const auto& node : holders) {
-        if (auto st = copies.send({node.id, node.publicNet.url}, ref, meta, fd); !st) {
-            return api::Error::unavailable(
-                "not acknowledged, the version stored here is taken back: " + st.error().message + "; retry the write");
-        }
-    }
-    return {};
 }
 
 Response TargetApi::getObject(const Request& req)
