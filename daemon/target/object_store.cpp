@@ -44,10 +44,12 @@ api::Error ObjectStore::mountpathError(std::size_t mp, int err, const std::strin
     return m_health.classify(mp, err, what);
 }
 
-api::Error ObjectStore::durabilityError(std::size_t mp, const api::Error& failed) const
+api::Error ObjectStore::durabilityError(std::size_t mp, const api::Error& failed, bool made) const
 {
-    if (m_health.rootHealthy(mp)) return failed;
-    auto e = mountpathError(mp, ENOTDIR, failed.message);
+    const bool healthy = m_health.rootHealthy(mp);
+    if (healthy && !made) return failed;
+    // Only a mountpath that failed is disabled.
+    auto e = healthy ? api::Error::unavailable(failed.message) : mountpathError(mp, ENOTDIR, failed.message);
     e.kind = api::ErrorKind::Unavailable;
     e.message += "; the change was made but is not known to be durable: its outcome is unknown";
     return e;
@@ -243,7 +245,7 @@ api::Status ObjectStore::remove(std::string_view bucket, std::string_view name, 
         if (!st) return st;
         const auto stamp = nextStamp();
         auto ts = m_tombstones.write(mp, bucket, name, stamp);
-        if (!ts) return ts;
+        if (!ts) return durabilityError(mp, ts.error(), true);  // the object is gone already
         if (stampOut != nullptr) *stampOut = stamp;
     }
     return syncRemoval(mp, bucket, name);
@@ -266,7 +268,7 @@ api::Status ObjectStore::removeCopy(std::string_view bucket, std::string_view na
         }
         if (auto old = m_tombstones.read(mp, bucket, name); !old || *old < stamp) {
             auto ts = m_tombstones.write(mp, bucket, name, stamp);
-            if (!ts) return ts;
+            if (!ts) return here ? durabilityError(mp, ts.error(), true) : ts;  // removed already when here
         }
         if (!here) return {};  // nothing removed: the tombstone is durable by itself
     }

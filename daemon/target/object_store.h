@@ -218,10 +218,11 @@ public:
     // disables it and gives Unavailable; anything else is an IoError.
     api::Error mountpathError(std::size_t mp, int err, const std::string& what) const;
     // A change made (renamed or unlinked) whose directory could not be
-    // synced: when the mountpath is what failed, it is disabled and the
-    // answer is Unavailable saying that the outcome is unknown (the change
-    // is visible, its durability is not known); otherwise `failed` as it is.
-    api::Error durabilityError(std::size_t mp, const api::Error& failed) const;
+    // synced, or whose tombstone could not be written (`made`): when the
+    // mountpath is what failed, or `made`, the answer is Unavailable saying
+    // that the outcome is unknown (the change is visible, its durability is
+    // not known; a failed mountpath is disabled); otherwise `failed` as it is.
+    api::Error durabilityError(std::size_t mp, const api::Error& failed, bool made = false) const;
     const Options& options() const { return m_options; }
 
     // Erasure coding (daemon/ec/slice_store.h) keeps slices beside the

@@ -331,7 +331,7 @@ Response TargetApi::getMissing(const Request& req, const api_util::ObjectRef& re
         // A rebalance may have delivered it here while the peers were asked.
         obj = m_store.open(ref.bucket, ref.name);
         if (!obj && obj.kind() == api::ErrorKind::NotFound && !req.hasQuery(kQpLocal)) {
-            if (auto away = awayPeer()) return Response::error(*away);
+            if (auto away = awayPeer(ref)) return Response::error(*away);
         }
     }
     if (!obj && obj.kind() == api::ErrorKind::Unavailable) {
@@ -432,7 +432,7 @@ Response TargetApi::headMissing(const Request& req, const api_util::ObjectRef& r
         if (auto moved = findOnPeers(req, ref)) return std::move(*moved);
         meta = m_store.stat(ref.bucket, ref.name);
         if (!meta && meta.kind() == api::ErrorKind::NotFound && !req.hasQuery(kQpLocal)) {
-            if (auto away = awayPeer()) return Response::error(*away);
+            if (auto away = awayPeer(ref)) return Response::error(*away);
         }
     }
     if (!meta) return Response::error(meta.error());
@@ -496,7 +496,13 @@ Response TargetApi::deleteObject(const Request& req)
             // Conflict: a newer version was committed meanwhile; it wins, and
             // its copies reach the holders (newer than their tombstone).
             if (st.kind() == api::ErrorKind::Conflict) return Response::ok();
-            return Response::error(st.error());
+            // The holders' copies are gone already: not "nothing changed".
+            auto e = st.error();
+            e.kind = api::ErrorKind::Unavailable;
+            if (e.message.find("outcome is unknown") == std::string::npos) {
+                e.message += "; the other holders' copies are removed: the outcome is unknown, retry the delete";
+            }
+            return Response::error(e);
         }
         if (!here && !elsewhere) return Response::error(here.error());
         return Response::ok();
@@ -511,7 +517,7 @@ Response TargetApi::deleteObject(const Request& req)
     // rebalance may be sending right now is refused; then the peers drop theirs.
     const auto holders = peersHolding(*ref);
     if (holders.empty()) {
-        if (auto away = awayPeer()) return Response::error(*away);
+        if (auto away = awayPeer(*ref)) return Response::error(*away);
         return Response::error(st.error());
     }
     if (auto marked = m_store.markDeleted(ref->bucket, ref->name); !marked) return Response::error(marked.error());

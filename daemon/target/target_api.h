@@ -90,7 +90,7 @@ private:
     std::vector<api::Snode> peersHolding(const api_util::ObjectRef& ref);
     // Why a name missing here may still exist: a peer that could hold it
     // (a placement change not yet rebalanced) is away. nullopt: none is.
-    std::optional<api::Error> awayPeer() const;
+    std::optional<api::Error> awayPeer(const api_util::ObjectRef& ref) const;
     // The owner lacks a shard a peer still holds (a placement change not
     // yet rebalanced): copies it here, keeping its version, so that an
     // append extends it instead of starting a new shard beside it.

@@ -162,9 +162,23 @@ std::vector<api::Snode> TargetApi::peersHolding(const api_util::ObjectRef& ref)
     return out;
 }
 
-std::optional<api::Error> TargetApi::awayPeer() const
+std::optional<api::Error> TargetApi::awayPeer(const api_util::ObjectRef& ref) const
 {
     const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
+    // A mirrored bucket whose copies are complete: a name missing here is
+    // only possibly elsewhere on the targets that hold its copies.
+    if (props != nullptr && props->mirror.targetCopies() > 1 && !props->mirror.pending) {
+        for (const auto* h : api::copyTargets(*smap, props, ref.bucket, ref.name)) {
+            if (h->id != m_self.id && h->away()) {
+                return api::Error::unavailable("not found on this target, and target " + h->id + " (" +
+                                               h->publicNet.url + "), which holds a copy of it, is " +
+                                               (h->inMaintenance() ? "in maintenance" : "away"));
+            }
+        }
+        return std::nullopt;
+    }
     for (const auto& [id, node] : smap->tmap) {
         if (id != m_self.id && node.away()) {
             return api::Error::unavailable("not found on this target, and target " + id + " (" + node.publicNet.url +
@@ -183,7 +197,7 @@ api::Status TargetApi::pullFromPeer(const api_util::ObjectRef& ref)
     }
     const auto holders = peersHolding(ref);
     if (holders.empty()) {
-        if (auto away = awayPeer()) return *away;
+        if (auto away = awayPeer(ref)) return *away;
         return {};
     }
     const std::string url = holders.front().publicNet.url;
