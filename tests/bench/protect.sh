@@ -60,6 +60,17 @@ while True:
     time.sleep(0.05)
 PY
 }
+# kill_target CLUSTER I: kill -9 target I of CLUSTER, then wait until the
+# proxy ($P) marks a target away.
+kill_target() {
+  kill -9 "$(cat "$WORK/cluster-$1/pids/target-$2.pid")"
+  python3 - "$P" <<'PY'
+import json, sys, time, urllib.request
+p = sys.argv[1]
+while not any(n.get("flags", 0) & 0x10000 for n in json.load(urllib.request.urlopen(p + "/v1/daemon?what=smap"))["tmap"].values()):
+    time.sleep(0.1)
+PY
+}
 mkbucket bench-plain 1
 mkbucket bench-mirror 2
 wait_jobs reprotect >/dev/null
@@ -83,13 +94,7 @@ for r in $(seq 1 "$ROUNDS"); do
   measure getup get --bucket bench-mirror --prefix g/
   RES[getup]="${RES[getup]:-} $(json_get "$WORK/getup.json" 'd["summary"]["get"]["mb_per_s"]')"
 done
-kill -9 "$(cat "$WORK/cluster-protect/pids/target-3.pid")"
-python3 - "$P" <<'PY'
-import json, sys, time, urllib.request
-p = sys.argv[1]
-while not any(n.get("flags", 0) & 0x10000 for n in json.load(urllib.request.urlopen(p + "/v1/daemon?what=smap"))["tmap"].values()):
-    time.sleep(0.1)
-PY
+kill_target protect 3
 for r in $(seq 1 "$ROUNDS"); do
   measure getaway get --bucket bench-mirror --prefix g/
   RES[getaway]="${RES[getaway]:-} $(json_get "$WORK/getaway.json" 'd["summary"]["get"]["mb_per_s"]')"
@@ -138,13 +143,7 @@ for r in $(seq 1 "$ROUNDS"); do
   measure ecgetup get --bucket bench-ec --prefix g/
   RES[ecgetup]="${RES[ecgetup]:-} $(json_get "$WORK/ecgetup.json" 'd["summary"]["get"]["mb_per_s"]')"
 done
-kill -9 "$(cat "$WORK/cluster-ec/pids/target-7.pid")"
-python3 - "$P" <<'PY'
-import json, sys, time, urllib.request
-p = sys.argv[1]
-while not any(n.get("flags", 0) & 0x10000 for n in json.load(urllib.request.urlopen(p + "/v1/daemon?what=smap"))["tmap"].values()):
-    time.sleep(0.1)
-PY
+kill_target ec 7
 # The listing of an erasure-coded bucket is incomplete with a target away:
 # the names the fill wrote are read by URL (the proxy redirects each).
 for r in $(seq 1 "$ROUNDS"); do
