@@ -1,5 +1,7 @@
 #include "rebalance_job.h"
 
+#include "object_walk.h"
+
 #include "ec/ec_protector.h"
 #include "ec/slice_transfer.h"
 #include "target/copy_transfer.h"
@@ -148,59 +150,54 @@ api::Status RebalanceJob::run(JobContext& ctx)
     const auto& mountpaths = m_store.options().mountpaths;
     std::vector<Item> items;
     std::uint64_t totalBytes = 0;
-    std::size_t seen = 0;
-    for (std::size_t mp = 0; mp < mountpaths.size(); ++mp) {
-        std::error_code ec;
-        for (fs::directory_iterator b(mountpaths[mp] + "/buckets", ec), end; !ec && b != end; b.increment(ec)) {
-            const std::string bucket = b->path().filename().string();
-            if (!m_bucket.empty() && bucket != m_bucket) continue;
+    auto walked = walkObjects(
+        mountpaths, ctx, [](std::size_t) { return true; },
+        [&](const std::string& bucket) {
             // Leftovers of a destroyed bucket are not moved (the next create clears them).
+            return (m_bucket.empty() || bucket == m_bucket) && bmd->find(bucket) != nullptr;
+        },
+        [&](const WalkedObject& o) -> api::Status {
+            Item item;
+            item.mountpath = o.mountpath;
+            item.bucket = o.bucket;
+            item.name = o.name;
+            item.size = o.size;
+            const auto& bucket = o.bucket;
             const auto* props = bmd->find(bucket);
-            if (props == nullptr) continue;
-            std::error_code wec;
-            for (fs::recursive_directory_iterator it(b->path(), fs::directory_options::skip_permission_denied, wec), e;
-                 !wec && it != e; it.increment(wec)) {
-                if ((++seen & 1023) == 0 && ctx.aborted()) return {};
-                std::error_code fec;
-                if (!it->is_regular_file(fec)) continue;
-                Item item;
-                item.mountpath = mp;
-                item.bucket = bucket;
-                item.name = it->path().lexically_relative(b->path()).generic_string();
-                const auto holders = api::copyTargets(*smap, props, bucket, item.name);
-                if (holders.empty()) return api::Error::unavailable("no targets in the cluster map");
-                bool held =
-                    std::any_of(holders.begin(), holders.end(), [&](const api::Snode* h) { return h->id == m_selfId; });
-                if (props->ec.enabled) {
-                    // Erasure coded: the next P targets keep whole copies of small objects.
-                    const auto set = api::ecTargets(*smap, props, bucket, item.name);
-                    item.ecOwned = !set.empty() && set.front()->id == m_selfId;
-                    const auto copyEnd = set.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(set.size()),
-                                                                                props->ec.paritySlices + 1);
-                    held = held ||
-                           std::any_of(set.begin(), copyEnd, [&](const api::Snode* h) { return h->id == m_selfId; });
-                }
-                if (!held) {
-                    item.ownerUrl = holders.front()->publicNet.url;
-                } else {
-                    item.move = m_store.mountpathFor(bucket, item.name) != mp;
-                    if (holders.front()->id == m_selfId) {
-                        for (std::size_t i = 1; i < holders.size(); ++i) {
-                            item.copyHolders.push_back({holders[i]->id, holders[i]->publicNet.url});
-                        }
-                    } else if (props->mirror.targetCopies() > 1) {
-                        item.owner = target::CopyPeer{holders.front()->id, holders.front()->publicNet.url};
-                    }
-                    if (!item.move && item.copyHolders.empty() && !item.owner && !item.ecOwned)
-                        continue;  // where it belongs
-                }
-                item.size = it->file_size(fec);
-                if (fec) continue;  // deleted while scanning
-                totalBytes += item.size;
-                items.push_back(std::move(item));
+            const auto holders = api::copyTargets(*smap, props, bucket, item.name);
+            if (holders.empty()) return api::Error::unavailable("no targets in the cluster map");
+            bool held =
+                std::any_of(holders.begin(), holders.end(), [&](const api::Snode* h) { return h->id == m_selfId; });
+            if (props->ec.enabled) {
+                // Erasure coded: the next P targets keep whole copies of small objects.
+                const auto set = api::ecTargets(*smap, props, bucket, item.name);
+                item.ecOwned = !set.empty() && set.front()->id == m_selfId;
+                const auto copyEnd = set.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(set.size()),
+                                                                            props->ec.paritySlices + 1);
+                held =
+                    held || std::any_of(set.begin(), copyEnd, [&](const api::Snode* h) { return h->id == m_selfId; });
             }
-        }
-    }
+            if (!held) {
+                item.ownerUrl = holders.front()->publicNet.url;
+            } else {
+                item.move = m_store.mountpathFor(bucket, item.name) != o.mountpath;
+                if (holders.front()->id == m_selfId) {
+                    for (std::size_t i = 1; i < holders.size(); ++i) {
+                        item.copyHolders.push_back({holders[i]->id, holders[i]->publicNet.url});
+                    }
+                } else if (props->mirror.targetCopies() > 1) {
+                    item.owner = target::CopyPeer{holders.front()->id, holders.front()->publicNet.url};
+                }
+                if (!item.move && item.copyHolders.empty() && !item.owner && !item.ecOwned) {
+                    return {};  // where it belongs
+                }
+            }
+            totalBytes += item.size;
+            items.push_back(std::move(item));
+            return {};
+        });
+    if (!walked) return walked.error();
+    if (!*walked) return {};  // aborted
     ctx.setTotals(static_cast<std::int64_t>(items.size()), static_cast<std::int64_t>(totalBytes));
     ctx.setPhase("move");
 

@@ -1,5 +1,7 @@
 #include "scrub_job.h"
 
+#include "object_walk.h"
+
 #include "api/hrw.h"
 #include "client/http_client.h"
 #include "ec/slice_transfer.h"
@@ -43,30 +45,23 @@ api::Status ScrubJob::run(JobContext& ctx)
     const auto& mountpaths = m_store.options().mountpaths;
     std::vector<Item> items;
     std::uint64_t totalBytes = 0;
-    std::size_t seen = 0;
-    for (std::size_t mp = 0; mp < mountpaths.size(); ++mp) {
-        if (auto chk = m_store.checkMountpath(mp); !chk) {
-            ctx.addError(chk.error().message);  // its copies cannot be read: not scrubbed
-            continue;
-        }
-        std::error_code ec;
-        for (fs::directory_iterator b(mountpaths[mp] + "/buckets", ec), end; !ec && b != end; b.increment(ec)) {
-            const std::string bucket = b->path().filename().string();
-            if (!m_bucket.empty() && bucket != m_bucket) continue;
-            if (bmd->find(bucket) == nullptr) continue;
-            std::error_code wec;
-            for (fs::recursive_directory_iterator it(b->path(), fs::directory_options::skip_permission_denied, wec), e;
-                 !wec && it != e; it.increment(wec)) {
-                if ((++seen & 1023) == 0 && ctx.aborted()) return {};
-                std::error_code fec;
-                if (!it->is_regular_file(fec)) continue;
-                Item item{mp, bucket, it->path().lexically_relative(b->path()).generic_string(), it->file_size(fec)};
-                if (fec) continue;  // deleted while scanning
-                totalBytes += item.size;
-                items.push_back(std::move(item));
-            }
-        }
-    }
+    auto walked = walkObjects(
+        mountpaths, ctx,
+        [&](std::size_t mp) {
+            auto chk = m_store.checkMountpath(mp);
+            if (!chk) ctx.addError(chk.error().message);  // its copies cannot be read: not scrubbed
+            return chk.ok();
+        },
+        [&](const std::string& bucket) {
+            return (m_bucket.empty() || bucket == m_bucket) && bmd->find(bucket) != nullptr;
+        },
+        [&](const WalkedObject& o) -> api::Status {
+            totalBytes += o.size;
+            items.push_back({o.mountpath, o.bucket, o.name, o.size});
+            return {};
+        });
+    if (!walked) return walked.error();
+    if (!*walked) return {};  // aborted
     ctx.setTotals(static_cast<std::int64_t>(items.size()), static_cast<std::int64_t>(totalBytes));
     ctx.setPhase("verify");
 
