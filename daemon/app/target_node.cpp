@@ -148,7 +148,9 @@ int TargetNode::run()
     logInfo("target ", m_id, " up with ", m_config.mountpaths.size(), " mountpath(s); joining ", m_config.proxyUrl);
     m_membership->start();
     m_usage->start();
+    startSuspects();
     signals.wait();
+    stopSuspects();
     drain();
     m_server->stop();
     m_server->wait();
@@ -156,6 +158,30 @@ int TargetNode::run()
     m_etl.reset();   // kills and reaps every transformer
     logInfo("target ", m_id, " stopped");
     return 0;
+}
+
+void TargetNode::startSuspects()
+{
+    m_suspectThread = std::thread([this] {
+        const auto interval = std::chrono::milliseconds(std::max<std::int64_t>(100, m_config.keepaliveIntervalMs));
+        std::unique_lock lock(m_suspectMutex);
+        while (!m_suspectWake.wait_for(lock, interval, [this] { return m_suspectStop; })) {
+            if (!m_store->intents().anySuspect()) continue;
+            lock.unlock();
+            m_api->reconcileSuspects();
+            lock.lock();
+        }
+    });
+}
+
+void TargetNode::stopSuspects()
+{
+    {
+        std::lock_guard lock(m_suspectMutex);
+        m_suspectStop = true;
+    }
+    m_suspectWake.notify_all();
+    if (m_suspectThread.joinable()) m_suspectThread.join();
 }
 
 void TargetNode::drain()

@@ -23,7 +23,10 @@
 #include "target/usage_scanner.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 namespace tessera::daemon {
 
@@ -40,6 +43,11 @@ private:
     static constexpr std::chrono::milliseconds kRedirectGrace{250};
 
     api::NodeStats nodeStats();
+    // Reconciles suspect names (interrupted changes of mirrored objects, see
+    // target/intent_store.h) every keepalive interval until none is left;
+    // a read of one reconciles it at once. Own thread, until stopSuspects().
+    void startSuspects();
+    void stopSuspects();
     // SIGTERM/SIGINT: maintenance, then no new connections, then the
     // requests in flight answered within drain_timeout_ms, jobs aborted.
     void drain();
@@ -64,6 +72,10 @@ private:
     std::unique_ptr<jobs::BatchGetApi> m_batchGet;   // peers building shards read sources through it
     std::unique_ptr<dsort::DsortRegistry> m_dsorts;  // before m_jobs: dSort jobs hold its sessions
     std::unique_ptr<dsort::DsortTargetApi> m_dsortApi;
+    std::thread m_suspectThread;
+    std::mutex m_suspectMutex;
+    std::condition_variable m_suspectWake;
+    bool m_suspectStop = false;
 };
 
 }  // namespace tessera::daemon

@@ -73,20 +73,18 @@ api::Status moveLocally(const target::ObjectStore& store, const Item& it)
     return store.removeIfStamp(it.mountpath, it.bucket, it.name, src->meta.stamp);
 }
 
-// The owner of a mirrored object makes sure each other holder has its
-// version (or a newer one).
+// The owner of a mirrored object and its holders end with the newest state
+// any of them has: the owner takes a holder's newer version or deletion (a
+// change interrupted after it reached the holders), then each holder behind
+// gets it. Once every holder answered, the name is no longer a suspect.
 api::Status protect(const target::ObjectStore& store, target::CopyTransfer& copies, const Item& it, JobContext& ctx)
 {
-    auto src = store.open(it.bucket, it.name);
-    if (!src) return src.kind() == api::ErrorKind::NotFound ? api::Status{} : api::Status{src.error()};
     const api_util::ObjectRef ref{it.bucket, it.name};
-    for (const auto& holder : it.copyHolders) {
-        auto there = copies.stateAt(holder, ref);
-        if (!there) return there.error();
-        if (there->stamp && *there->stamp >= src->meta.stamp) continue;
-        if (auto st = copies.send(holder, ref, src->meta, src->fd->get()); !st) return st;
-        ctx.addCount("copies_sent");
-    }
+    auto done = target::reconcileCopies(store, copies, ref, it.copyHolders);
+    if (!done) return done.error();
+    if (done->holdersUpdated > 0) ctx.addCount("copies_sent", static_cast<std::uint64_t>(done->holdersUpdated));
+    if (done->tookFromHolder) ctx.addCount("copies_taken_from_holders");
+    store.intents().settle(it.bucket, it.name);
     return {};
 }
 

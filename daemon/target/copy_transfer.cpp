@@ -2,6 +2,9 @@
 
 #include "api/headers.h"
 #include "api/http_error.h"
+#include "object_store.h"
+
+#include <algorithm>
 
 namespace tessera::daemon::target {
 
@@ -40,6 +43,10 @@ api::Status CopyTransfer::put(const std::string& target, const CopyPeer& to, con
     auto r =
         m_http.send(client::Method::Put, target, client::Body::file("/proc/self/fd/" + std::to_string(fd)), headers);
     if (!r) {
+        if (client::failedBeforeSending(r.error())) {
+            return api::Error::unavailable("copy to target " + to.id + " (" + to.url +
+                                           ") failed: " + r.error().message + " (nothing was sent)");
+        }
         // The holder may have stored it before the connection failed.
         return api::Error::unavailable("copy to target " + to.id + " (" + to.url + ") failed: " + r.error().message +
                                        " (it may keep the copy until the next rebalance: the outcome is unknown)");
@@ -77,7 +84,8 @@ api::Result<CopyTransfer::State> CopyTransfer::stateAt(const CopyPeer& at, const
         return api::Error::unavailable("target " + at.id + " (" + at.url + ") answered HTTP " +
                                        std::to_string(r->status) + " for the copy");
     }
-    st.stamp = api::attrsFromHeaders([&](std::string_view n) { return r->header(n); }).stamp;
+    st.meta = api::attrsFromHeaders([&](std::string_view n) { return r->header(n); });
+    st.stamp = st.meta.stamp;
     return st;
 }
 
@@ -94,6 +102,95 @@ api::Result<api::ObjectMeta> CopyTransfer::fetch(const CopyPeer& from, const api
     }
     api::ObjectMeta meta = api::attrsFromHeaders([&](std::string_view n) { return r->header(n); });
     return meta;
+}
+
+api::Status CopyTransfer::remove(const CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp)
+{
+    auto r = m_http.send(client::Method::Delete, url(at, ref), client::Body::none(),
+                         {{std::string(api::kHdrClusterKey), m_clusterKey},
+                          {std::string(api::kHdrVersionStamp), std::to_string(stamp)}});
+    if (!r) {
+        return api::Error::unavailable(
+            "target " + at.id + " (" + at.url + "): " + r.error().message +
+            (client::failedBeforeSending(r.error()) ? " (nothing was sent)" : " (the outcome is unknown)"));
+    }
+    // Conflict: the copy there is newer than the deletion; it stays.
+    if (r->isSuccess() || r->status == 409) return {};
+    auto e = api::errorFromResponse(r->status, r->body);
+    e.message = "removing the copy on target " + at.id + " (" + at.url + "): " + e.message;
+    e.kind = api::ErrorKind::Unavailable;
+    return e;
+}
+
+api::Result<ReconcileOutcome> reconcileCopies(const ObjectStore& store, CopyTransfer& copies,
+                                              const api_util::ObjectRef& ref, const std::vector<CopyPeer>& holders)
+{
+    ReconcileOutcome out;
+    // The newest state: a version (with a stamp) or a deletion (a tombstone).
+    struct Newest {
+        std::int64_t stamp = 0;
+        bool deleted = false;
+        int holder = -1;  // -1: this target
+    } newest;
+    const auto take = [&newest](std::optional<std::int64_t> stamp, bool deleted, int holder) {
+        if (stamp && *stamp > newest.stamp) newest = {*stamp, deleted, holder};
+    };
+    std::optional<std::int64_t> hereStamp;
+    {
+        auto here = store.open(ref.bucket, ref.name);
+        if (!here && here.kind() != api::ErrorKind::NotFound) return here.error();
+        if (here) hereStamp = here->meta.stamp;
+    }
+    take(hereStamp, false, -1);
+    if (!hereStamp) take(store.tombstone(ref.bucket, ref.name), true, -1);
+    std::vector<CopyTransfer::State> states;
+    states.reserve(holders.size());
+    for (std::size_t i = 0; i < holders.size(); ++i) {
+        auto st = copies.stateAt(holders[i], ref);
+        if (!st) return st.error();
+        take(st->stamp, false, static_cast<int>(i));
+        if (!st->stamp) take(st->tombstone, true, static_cast<int>(i));
+        states.push_back(std::move(*st));
+    }
+    if (newest.stamp == 0) return out;  // nothing of it anywhere
+    if (newest.holder >= 0) {
+        const auto& from = holders[static_cast<std::size_t>(newest.holder)];
+        if (newest.deleted) {
+            auto st = store.removeCopy(ref.bucket, ref.name, newest.stamp);
+            if (!st && st.kind() != api::ErrorKind::Conflict) return st.error();  // Conflict: newer here since
+        } else {
+            const auto& meta = states[static_cast<std::size_t>(newest.holder)].meta;
+            PutParams params;
+            params.expectedChecksum = meta.checksumValue;
+            params.custom = meta.custom;
+            params.transferStamp = meta.stamp;
+            params.transferVersion = meta.version;
+            auto w = store.beginPut(ref.bucket, ref.name, std::move(params));
+            if (!w) return w.error();
+            auto& writer = **w;
+            auto got = copies.fetch(from, ref, [&writer](const char* p, std::size_t n) { return writer.write(p, n); });
+            if (!got) return got.error();
+            auto committed = writer.commit();
+            if (!committed && !writer.superseded()) return committed.error();
+        }
+        out.tookFromHolder = true;
+    }
+    // Every holder behind gets the newest state.
+    for (std::size_t i = 0; i < holders.size(); ++i) {
+        const auto& st = states[i];
+        const auto has = st.stamp ? st.stamp : st.tombstone;
+        if (static_cast<int>(i) == newest.holder || (has && *has >= newest.stamp)) continue;
+        if (newest.deleted) {
+            if (auto r = copies.remove(holders[i], ref, newest.stamp); !r) return r.error();
+        } else {
+            auto src = store.open(ref.bucket, ref.name);
+            if (!src) return src.error();
+            if (src->meta.stamp < newest.stamp) continue;  // deleted or replaced meanwhile: that change goes on
+            if (auto r = copies.send(holders[i], ref, src->meta, src->fd->get()); !r) return r.error();
+        }
+        ++out.holdersUpdated;
+    }
+    return out;
 }
 
 }  // namespace tessera::daemon::target

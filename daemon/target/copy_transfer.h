@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera::daemon::target {
 
@@ -42,11 +43,15 @@ public:
     struct State {
         std::optional<std::int64_t> stamp;
         std::optional<std::int64_t> tombstone;
+        api::ObjectMeta meta;  // with a stamp: the copy's metadata
     };
     api::Result<State> stateAt(const CopyPeer& at, const api_util::ObjectRef& ref);
     // Sends version `meta` (from `fd`) to the owner as a rebalance copy
     // (kept only if newer than what it has and its tombstone).
     api::Status sendToOwner(const CopyPeer& owner, const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd);
+    // Removes the holder's copy of ref unless it is newer than `stamp` (the
+    // deletion's), and records the deletion there.
+    api::Status remove(const CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp);
     // Reads the holder's copy into `sink`; the copy's metadata.
     api::Result<api::ObjectMeta> fetch(const CopyPeer& from, const api_util::ObjectRef& ref, const client::Sink& sink);
 
@@ -59,5 +64,19 @@ private:
     std::string m_clusterKey;
     std::int64_t m_smapVersion;
 };
+
+class ObjectStore;
+
+// Makes the newest state of a mirrored object win on the owner (this
+// target) and the given holders: a version or a deletion, whichever has the
+// largest stamp. The owner takes a newer state from a holder (a change
+// interrupted after it reached the holders), then sends it to every holder
+// behind. Holders not listed (away) are left for later.
+struct ReconcileOutcome {
+    bool tookFromHolder = false;  // this target took a holder's newer version or deletion
+    int holdersUpdated = 0;       // holders sent a version or a deletion
+};
+api::Result<ReconcileOutcome> reconcileCopies(const ObjectStore& store, CopyTransfer& copies,
+                                              const api_util::ObjectRef& ref, const std::vector<CopyPeer>& holders);
 
 }  // namespace tessera::daemon::target

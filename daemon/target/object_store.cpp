@@ -33,7 +33,7 @@ using namespace store_detail;
 ObjectStore::ObjectStore(Options options)
     : m_options(std::move(options)), m_openCache(m_options.openCache),
       m_health(m_options.mountpaths, [this] { m_openCache.clear(); }),
-      m_tombstones(m_options.mountpaths, m_options.tombstoneTtl, m_options.fsync)
+      m_tombstones(m_options.mountpaths, m_options.tombstoneTtl, m_options.fsync), m_intents(m_options.mountpaths)
 {
 }
 
@@ -100,6 +100,7 @@ api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
     for (std::size_t i = 0; i < broken.size(); ++i) {
         if (!broken[i].empty()) store->m_health.disable(i, broken[i]);
     }
+    store->m_intents.load();
     if (const auto swept = store->sweepTombstones(); swept > 0) logInfo("removed ", swept, " expired tombstone(s)");
     return store;
 }
@@ -306,6 +307,37 @@ api::Status ObjectStore::syncRemoval(std::size_t mp, std::string_view bucket, st
         if (!st && !m_health.rootHealthy(mp)) return durabilityError(mp, st.error());
         if (st || dir.size() <= root.size() || ::access(dir.c_str(), F_OK) == 0) return st;
     }
+}
+
+api::Status ObjectStore::restamp(std::string_view bucket, std::string_view name) const
+{
+    const auto mp = mountpathFor(bucket, name);
+    if (auto st = checkMountpath(mp); !st) return st;
+    {
+        std::lock_guard lock(nameLock(bucket, name));
+        const auto path = bucketRoot(mp, bucket) + "/" + std::string(name);
+        UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+        if (fd.valid()) {
+            auto meta = readMetaFd(fd.get());
+            if (!meta || !meta->has_value()) {
+                return mountpathError(mp, EIO,
+                                      "cannot read the metadata of " + std::string(bucket) + "/" + std::string(name));
+            }
+            auto m = std::move(**meta);
+            m.stamp = nextStamp();
+            const std::string json = api::dumpJson(nlohmann::json(m));
+            if (::fsetxattr(fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0 ||
+                (m_options.fsync && ::fsync(fd.get()) != 0)) {
+                return mountpathError(mp, errno, "cannot restamp " + std::string(bucket) + "/" + std::string(name));
+            }
+        } else if (errno == ENOENT || errno == ENOTDIR) {
+            if (auto ts = m_tombstones.write(mp, bucket, name, nextStamp()); !ts) return ts;
+        } else {
+            return mountpathError(mp, errno, "cannot open " + std::string(bucket) + "/" + std::string(name));
+        }
+    }
+    objectChanged(bucket, name);
+    return {};
 }
 
 api::Status ObjectStore::markDeleted(std::string_view bucket, std::string_view name) const

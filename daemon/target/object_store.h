@@ -29,6 +29,7 @@
 #include "api/object_meta.h"
 #include "api/result.h"
 #include "common/unique_fd.h"
+#include "intent_store.h"
 #include "mountpath_health.h"
 #include "open_object.h"
 #include "open_object_cache.h"
@@ -97,6 +98,15 @@ public:
     // Verifies the checksum, writes metadata, fsyncs (when configured) and
     // renames into place.
     api::Result<api::ObjectMeta> commit();
+    // The first half of commit(), for a write whose copies go to other
+    // targets before it is visible here: verifies the checksum, makes the
+    // bytes durable and decides the version (stamp and number), written to
+    // the work file. commit() then only renames it into place, unless a
+    // newer version was committed meanwhile (then superseded() is true and
+    // this version, older, is not stored). A client's write only.
+    api::Result<api::ObjectMeta> prepare();
+    // After prepare(): the work file, to send the version from.
+    int preparedFd() const { return m_prepared ? m_fd.get() : -1; }
     std::uint64_t bytesWritten() const { return m_size; }
     // After a successful commit(): a descriptor of the committed file, this
     // version even if the name is replaced meanwhile; open while the writer lives.
@@ -115,6 +125,11 @@ public:
 private:
     friend class ObjectStore;
     PutWriter() = default;
+    // The checksum check and the bytes made durable: the metadata of this
+    // version but its stamp and number.
+    api::Result<api::ObjectMeta> finishBytes();
+    // With the name's lock held: this version's stamp and number after `prev`.
+    void decideVersion(const std::optional<api::ObjectMeta>& prev, api::ObjectMeta& meta) const;
 
     const ObjectStore* m_store = nullptr;
     std::size_t m_mp = 0;
@@ -131,6 +146,8 @@ private:
     std::unique_ptr<struct HashState> m_hash;
     PutParams m_params;
     bool m_committed = false;
+    bool m_prepared = false;
+    api::ObjectMeta m_preparedMeta;
     bool m_superseded = false;
     bool m_baseChanged = false;
 };
@@ -186,6 +203,13 @@ public:
     api::Status markDeleted(std::string_view bucket, std::string_view name) const;
     // The stamp of the name's tombstone, if there is one.
     std::optional<std::int64_t> tombstone(std::string_view bucket, std::string_view name) const;
+    // Changes of mirrored objects in flight, and the names whose copies may
+    // disagree after one was interrupted (see intent_store.h).
+    IntentStore& intents() const { return m_intents; }
+    // Gives the name's state here a fresh stamp: the version's metadata is
+    // rewritten, or, without a version, a deletion is recorded. It is then
+    // newer than anything a holder may have taken from an interrupted change.
+    api::Status restamp(std::string_view bucket, std::string_view name) const;
     // Removes the copy on mountpath `mp` only if it is still the version
     // with `stamp` (a copy that was sent to its owner); Conflict otherwise.
     api::Status removeIfStamp(std::size_t mp, std::string_view bucket, std::string_view name, std::int64_t stamp) const;
@@ -274,6 +298,7 @@ private:
     mutable VersionClock m_clock;
     mutable MountpathHealth m_health;
     TombstoneStore m_tombstones;
+    mutable IntentStore m_intents;
     static constexpr std::size_t kNameLocks = 1024;
     mutable std::array<std::mutex, kNameLocks> m_nameLocks;
 };

@@ -107,7 +107,7 @@ api::Status PutWriter::write(const char* data, std::size_t size)
     return {};
 }
 
-api::Result<api::ObjectMeta> PutWriter::commit()
+api::Result<api::ObjectMeta> PutWriter::finishBytes()
 {
     api::ObjectMeta meta;
     meta.size = static_cast<std::int64_t>(m_size);
@@ -129,19 +129,67 @@ api::Result<api::ObjectMeta> PutWriter::commit()
     if (m_store->options().fsync && ::fdatasync(m_fd.get()) != 0) {
         return m_store->mountpathError(m_mp, errno, "fsync failed");
     }
+    return meta;
+}
+
+void PutWriter::decideVersion(const std::optional<api::ObjectMeta>& prev, api::ObjectMeta& meta) const
+{
+    meta.stamp = m_store->nextStamp();
+    meta.version = "1";
+    if (prev) {
+        try {
+            meta.version = std::to_string(std::stoll(prev->version) + 1);
+        } catch (const std::exception&) {
+            meta.version = "1";
+        }
+    }
+}
+
+namespace {
+// The version stored under the name now (its stamp: the file time when it has none).
+std::optional<api::ObjectMeta> currentVersion(const std::string& path)
+{
+    UniqueFd old(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (!old.valid()) return std::nullopt;
+    auto pm = readMetaFd(old.get());
+    if (!pm || !pm->has_value()) return std::nullopt;
+    auto prev = std::move(**pm);
+    if (prev.stamp == 0) prev.stamp = fileMtimeNs(old.get());
+    return prev;
+}
+}  // namespace
+
+api::Result<api::ObjectMeta> PutWriter::prepare()
+{
+    if (m_prepared) return m_preparedMeta;
+    auto meta = finishBytes();
+    if (!meta) return meta.error();
     {
         std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
-        std::optional<api::ObjectMeta> prev;
-        {
-            UniqueFd old(::open(m_finalPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-            if (old.valid()) {
-                auto pm = readMetaFd(old.get());
-                if (pm && pm->has_value()) {
-                    prev = std::move(**pm);
-                    if (prev->stamp == 0) prev->stamp = fileMtimeNs(old.get());
-                }
-            }
-        }
+        decideVersion(currentVersion(m_finalPath), *meta);
+    }
+    const std::string json = api::dumpJson(nlohmann::json(*meta));
+    if (::fsetxattr(m_fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
+        return m_store->mountpathError(m_mp, errno, "cannot write object metadata");
+    }
+    m_preparedMeta = *meta;
+    m_prepared = true;
+    return meta;
+}
+
+api::Result<api::ObjectMeta> PutWriter::commit()
+{
+    api::ObjectMeta meta;
+    if (m_prepared) {
+        meta = m_preparedMeta;
+    } else {
+        auto bytes = finishBytes();
+        if (!bytes) return bytes.error();
+        meta = std::move(*bytes);
+    }
+    {
+        std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
+        const std::optional<api::ObjectMeta> prev = currentVersion(m_finalPath);
         if (m_params.baseStamp && *m_params.baseStamp != (prev ? prev->stamp : 0)) {
             m_baseChanged = true;
             return api::Error::conflict("object \"" + m_bucket + "/" + m_name + "\" changed while being rewritten");
@@ -161,15 +209,18 @@ api::Result<api::ObjectMeta> PutWriter::commit()
             meta.stamp = m_params.transferStamp;
             meta.version = m_params.transferVersion.empty() ? "1" : m_params.transferVersion;
             m_store->observeStamp(meta.stamp);
-        } else {
-            meta.stamp = m_store->nextStamp();
-            if (prev) {
-                try {
-                    meta.version = std::to_string(std::stoll(prev->version) + 1);
-                } catch (const std::exception&) {
-                    meta.version = "1";
-                }
+        } else if (m_prepared) {
+            // Its copies went out with this version: a newer one committed
+            // since (a concurrent write, or the same version brought back by
+            // a reconciliation) stays; a deletion after it wins too.
+            const auto tomb = m_store->tombstone(m_bucket, m_name);
+            if ((prev && prev->stamp >= meta.stamp) || (!prev && tomb && *tomb > meta.stamp)) {
+                m_superseded = true;
+                return api::Error::conflict("object \"" + m_bucket + "/" + m_name +
+                                            "\" was replaced or deleted by a newer write meanwhile");
             }
+        } else {
+            decideVersion(prev, meta);
         }
         if (m_params.undoable && prev) {
             // The replaced version stays reachable until the writer goes.
@@ -180,9 +231,11 @@ api::Result<api::ObjectMeta> PutWriter::commit()
             m_undoPath = undo;
         }
         m_stamp = meta.stamp;
-        const std::string json = api::dumpJson(nlohmann::json(meta));
-        if (::fsetxattr(m_fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
-            return m_store->mountpathError(m_mp, errno, "cannot write object metadata");
+        if (!m_prepared) {
+            const std::string json = api::dumpJson(nlohmann::json(meta));
+            if (::fsetxattr(m_fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
+                return m_store->mountpathError(m_mp, errno, "cannot write object metadata");
+            }
         }
         // The parent directories may be removed by a concurrent DELETE
         // pruning empty directories; retry a few times.

@@ -3,6 +3,8 @@
 #include "copy_transfer.h"
 #include "target_api_detail.h"
 
+#include "common/log.h"
+
 #include "api/byte_range.h"
 #include "api/checksum.h"
 #include "api/cluster_msg.h"
@@ -46,21 +48,35 @@ bool isHex16(const std::string& s)
     return true;
 }
 
-// Runs after a PUT committed here, before it is acknowledged: sends the
-// copies of a mirrored object (from the committed file's descriptor).
+// A mirrored object's copies, sent before the version is committed here
+// (from the prepared work file): the owner never serves a version its
+// holders lack. Sets `maybeSent` when a holder may have stored it although
+// the call failed.
+using BeforeCommit = std::function<api::Status(const api::ObjectMeta&, int fd, bool& maybeSent)>;
+// Runs after a PUT committed here, before it is acknowledged: an erasure-
+// coded object's slices (from the committed file's descriptor).
 using AfterCommit = std::function<api::Status(const api::ObjectMeta&, int fd)>;
 
 class PutSink : public net::UploadSink {
 public:
+    struct Hooks {
+        BeforeCommit before;
+        AfterCommit after;
+        // With `before`: the store whose intent records cover the change.
+        const ObjectStore* store = nullptr;
+        std::string bucket;
+        std::string name;
+    };
     // `fromPeer`: a copy a peer sends (stored here, nothing asked of others).
-    PutSink(std::unique_ptr<PutWriter> w, std::string selfId, AfterCommit after = {}, bool fromPeer = false)
-        : m_writer(std::move(w)), m_selfId(std::move(selfId)), m_after(std::move(after)), m_fromPeer(fromPeer)
+    PutSink(std::unique_ptr<PutWriter> w, std::string selfId, Hooks hooks, bool fromPeer = false)
+        : m_writer(std::move(w)), m_selfId(std::move(selfId)), m_hooks(std::move(hooks)), m_fromPeer(fromPeer)
     {
     }
     api::Status write(const char* data, std::size_t size) override { return m_writer->write(data, size); }
     bool receivesFromPeer() const override { return m_fromPeer; }
     Response finish() override
     {
+        if (m_hooks.before) return finishCopiesFirst();
         auto meta = m_writer->commit();
         if (!meta) {
             if (m_writer->superseded()) {
@@ -70,8 +86,8 @@ public:
             }
             return Response::error(meta.error());
         }
-        if (m_after) {
-            if (auto st = m_after(*meta, m_writer->committedFd()); !st) {
+        if (m_hooks.after) {
+            if (auto st = m_hooks.after(*meta, m_writer->committedFd()); !st) {
                 // Not acknowledged: readers must not see it either.
                 if (auto undone = m_writer->rollback(); !undone) {
                     return Response::error(api::Error::unavailable(
@@ -81,15 +97,82 @@ public:
                 return Response::error(st.error());
             }
         }
-        Response r;
-        addMetaHeaders(r, *meta, m_selfId);
-        return r;
+        return acknowledged(*meta);
     }
 
 private:
+    Response acknowledged(const api::ObjectMeta& meta) const
+    {
+        Response r;
+        addMetaHeaders(r, meta, m_selfId);
+        return r;
+    }
+
+    // The holders first, this target last; a change that may have reached
+    // a holder but not this target leaves the name a suspect (reconciled
+    // before it is served again).
+    Response finishCopiesFirst()
+    {
+        auto prepared = m_writer->prepare();
+        if (!prepared) return Response::error(prepared.error());
+        auto& intents = m_hooks.store->intents();
+        const auto mp = m_hooks.store->mountpathFor(m_hooks.bucket, m_hooks.name);
+        if (auto st = intents.begin(mp, m_hooks.bucket, m_hooks.name); !st) {
+            auto e = st.error();
+            return Response::error(api::Error::unavailable("not stored: " + e.message + "; retry the write"));
+        }
+        bool maybeSent = false;
+        if (auto st = m_hooks.before(*prepared, m_writer->preparedFd(), maybeSent); !st) {
+            intents.end(m_hooks.bucket, m_hooks.name, pinAfterFailure(maybeSent));
+            return Response::error(st.error());
+        }
+        auto meta = m_writer->commit();
+        if (!meta && m_writer->superseded()) {
+            // A newer version (or deletion) came after it: this write is
+            // acknowledged, and already replaced.
+            intents.end(m_hooks.bucket, m_hooks.name, IntentStore::Ended::Settled);
+            return acknowledged(*prepared);
+        }
+        if (!meta) {
+            // The holders keep this version, this target does not.
+            intents.end(m_hooks.bucket, m_hooks.name, IntentStore::Ended::Unknown);
+            auto e = meta.error();
+            e.kind = api::ErrorKind::Unavailable;
+            if (e.message.find("outcome is unknown") == std::string::npos) {
+                e.message += "; the other holders keep the new version: the outcome is unknown, retry the write";
+            }
+            return Response::error(e);
+        }
+        intents.end(m_hooks.bucket, m_hooks.name, IntentStore::Ended::Settled);
+        return acknowledged(*meta);
+    }
+
+    // A holder may have taken the version this target did not commit: the
+    // state here gets a fresh stamp, so that it stays the newest (and is
+    // served as it is) until the holders are brought to it.
+    IntentStore::Ended pinAfterFailure(bool maybeSent) const
+    {
+        if (!maybeSent) {
+            // Nothing changed. A name that has no version here gets a
+            // deletion record all the same: a read of it while a holder is
+            // away is a 404 (the owner knows it has none), not a 503.
+            if (m_hooks.store->stat(m_hooks.bucket, m_hooks.name).kind() == api::ErrorKind::NotFound &&
+                !m_hooks.store->tombstone(m_hooks.bucket, m_hooks.name)) {
+                (void)m_hooks.store->restamp(m_hooks.bucket, m_hooks.name);
+            }
+            return IntentStore::Ended::Settled;
+        }
+        if (auto st = m_hooks.store->restamp(m_hooks.bucket, m_hooks.name); !st) {
+            logWarn("cannot restamp ", m_hooks.bucket, "/", m_hooks.name,
+                    " after an interrupted copy: ", st.error().message);
+            return IntentStore::Ended::Unknown;
+        }
+        return IntentStore::Ended::Pinned;
+    }
+
     std::unique_ptr<PutWriter> m_writer;
     std::string m_selfId;
-    AfterCommit m_after;
+    Hooks m_hooks;
     bool m_fromPeer = false;
 };
 
@@ -274,34 +357,58 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
                        "object larger than the limit of " + std::to_string(m_store.options().maxObjectSize) + " bytes",
                        {}});
     }
-    params.undoable = !holders.empty();
+    params.undoable = coded(ref->bucket) && how == Serve::Owner && !req.hasQuery(api::kQpRebalance);
     auto writer = m_store.beginPut(ref->bucket, ref->name, std::move(params));
     if (!writer) return Response::error(writer.error());
-    AfterCommit after;
+    PutSink::Hooks hooks;
     if (!holders.empty()) {
-        after = [this, ref = *ref, holders = std::move(holders)](const api::ObjectMeta& meta, int fd) {
-            return sendCopies(ref, holders, meta, fd);
+        hooks.before = [this, ref = *ref, holders = std::move(holders)](const api::ObjectMeta& meta, int fd,
+                                                                        bool& maybeSent) {
+            return sendCopies(ref, holders, meta, fd, maybeSent);
         };
+        hooks.store = &m_store;
+        hooks.bucket = ref->bucket;
+        hooks.name = ref->name;
     } else if (coded(ref->bucket) && how == Serve::Owner && !req.hasQuery(api::kQpRebalance)) {
         // A client's write: acknowledged once its slices (or copies) are durable.
-        after = [this, ref = *ref](const api::ObjectMeta& meta, int fd) { return m_ec->protect(ref, meta, fd); };
+        hooks.after = [this, ref = *ref](const api::ObjectMeta& meta, int fd) { return m_ec->protect(ref, meta, fd); };
     } else if (coded(ref->bucket) && how == Serve::Copy) {
         // A whole copy of a newer version: an older slice here goes.
-        after = [this, ref = *ref](const api::ObjectMeta& meta, int) {
+        hooks.after = [this, ref = *ref](const api::ObjectMeta& meta, int) {
             return m_ec->slices().removeOlder(ref.bucket, ref.name, meta.stamp);
         };
     }
     return std::unique_ptr<net::UploadSink>(
-        std::make_unique<PutSink>(std::move(writer.value()), m_self.id, std::move(after), how == Serve::Copy));
+        std::make_unique<PutSink>(std::move(writer.value()), m_self.id, std::move(hooks), how == Serve::Copy));
 }
 
-Response TargetApi::getObject(const Request& req)
+namespace {
+// Runs what a handler continued on the workers, when already on one.
+Response settle(Response r)
+{
+    while (r.continuation) {
+        auto next = std::move(r.continuation);
+        r = next();
+    }
+    return r;
+}
+}  // namespace
+
+Response TargetApi::getObject(const Request& req) { return readObject(req, false); }
+
+Response TargetApi::readObject(const Request& req, bool reconciled)
 {
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
     Serve how = Serve::Owner;
     if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
     if (how == Serve::StandIn && coded(ref->bucket)) return standInCoded(req, *ref);
+    if (!reconciled && how == Serve::Owner && m_store.intents().mustCompare(ref->bucket, ref->name)) {
+        return Response::continueOnWorker([this, &req, ref = *ref] {
+            if (auto e = reconcileBeforeServing(ref)) return Response::error(*e);
+            return settle(readObject(req, true));
+        });
+    }
     auto obj = m_store.open(ref->bucket, ref->name);
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
         if (how != Serve::Owner) return copyMissing(*ref, obj.error(), how);
@@ -400,13 +507,21 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
     return r;
 }
 
-Response TargetApi::headObject(const Request& req)
+Response TargetApi::headObject(const Request& req) { return statObject(req, false); }
+
+Response TargetApi::statObject(const Request& req, bool reconciled)
 {
     auto ref = api_util::objectRef(req);
     if (!ref) return Response::error(ref.error());
     Serve how = Serve::Owner;
     if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
     if (how == Serve::StandIn && coded(ref->bucket)) return standInCoded(req, *ref);
+    if (!reconciled && how == Serve::Owner && m_store.intents().mustCompare(ref->bucket, ref->name)) {
+        return Response::continueOnWorker([this, &req, ref = *ref] {
+            if (auto e = reconcileBeforeServing(ref)) return Response::error(*e);
+            return settle(statObject(req, true));
+        });
+    }
     auto meta = m_store.stat(ref->bucket, ref->name);
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
         if (how != Serve::Owner) return copyMissing(*ref, meta.error(), how);
@@ -489,13 +604,37 @@ Response TargetApi::deleteObject(const Request& req)
             if (!sent) return Response::error(sent.error());
             elsewhere = *sent;
         }
+        // The change is recorded until it is settled: interrupted after a
+        // holder removed its copy, the name is reconciled before it is
+        // served again (the deletion then wins).
+        bool recorded = false;
         if (!copies->empty()) {
-            if (auto sent = deleteCopies(*ref, *copies, stamp); !sent) return Response::error(sent.error());
+            const auto mp = m_store.mountpathFor(ref->bucket, ref->name);
+            if (auto st = m_store.intents().begin(mp, ref->bucket, ref->name); !st) {
+                return Response::error(api::Error::unavailable("not deleted: " + st.error().message));
+            }
+            recorded = true;
+            bool maybeSent = false;
+            if (auto sent = deleteCopies(*ref, *copies, stamp, maybeSent); !sent) {
+                // A holder may have removed its copy: the version here gets a
+                // fresh stamp and stays the newest, or the name must be compared.
+                auto how = IntentStore::Ended::Settled;
+                if (maybeSent) {
+                    how = m_store.restamp(ref->bucket, ref->name) ? IntentStore::Ended::Pinned
+                                                                  : IntentStore::Ended::Unknown;
+                }
+                m_store.intents().end(ref->bucket, ref->name, how);
+                return Response::error(sent.error());
+            }
         }
         if (auto st = m_store.removeCopy(ref->bucket, ref->name, stamp); !st) {
             // Conflict: a newer version was committed meanwhile; it wins, and
             // its copies reach the holders (newer than their tombstone).
-            if (st.kind() == api::ErrorKind::Conflict) return Response::ok();
+            if (st.kind() == api::ErrorKind::Conflict) {
+                if (recorded) m_store.intents().end(ref->bucket, ref->name, IntentStore::Ended::Settled);
+                return Response::ok();
+            }
+            if (recorded) m_store.intents().end(ref->bucket, ref->name, IntentStore::Ended::Unknown);
             // The holders' copies are gone already: not "nothing changed".
             auto e = st.error();
             e.kind = api::ErrorKind::Unavailable;
@@ -504,6 +643,7 @@ Response TargetApi::deleteObject(const Request& req)
             }
             return Response::error(e);
         }
+        if (recorded) m_store.intents().end(ref->bucket, ref->name, IntentStore::Ended::Settled);
         if (!here && !elsewhere) return Response::error(here.error());
         return Response::ok();
     }
@@ -542,6 +682,16 @@ Response TargetApi::listObjects(const Request& req)
     }
     auto lr = req.body.empty() ? api::listRequestFromQuery(req.query) : api::listRequestFromJson(req.body);
     if (!lr) return Response::error(lr.error());
+    // A name whose copies may disagree is listed as the reconciliation
+    // decides, never as this target alone has it.
+    for (const auto& [b, name] : m_store.intents().suspects(*bucket, true)) {
+        if (!name.starts_with(lr->prefix)) continue;
+        if (auto e = reconcileBeforeServing({b, name})) {
+            auto why = *e;
+            why.message = "listing incomplete: " + why.message;
+            return Response::error(why);
+        }
+    }
     auto list = m_store.list(*bucket, *lr);
     if (!list) return Response::error(list.error());
     if (lr->flags & api::kLsArchDir) m_shards.addMembers(*bucket, *list);

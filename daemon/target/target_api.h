@@ -73,15 +73,31 @@ private:
     // a worker), Range, archpath and ETL included.
     ec::EcService::ServeFn serveCoded(const net::Request& req, const api_util::ObjectRef& ref);
     net::Response unavailableCoded(const net::Request& req, const api_util::ObjectRef& ref, const api::Error& why);
-    // Sends the committed version `meta` (file descriptor `fd`) to every
-    // other holder of a mirrored object's copies; each must confirm it.
+    // Sends version `meta` (file descriptor `fd`, not yet committed here)
+    // to every other holder of a mirrored object's copies; each must confirm
+    // it. `maybeSent`: after a failure, a holder may have stored it.
     api::Status sendCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
-                           const api::ObjectMeta& meta, int fd);
+                           const api::ObjectMeta& meta, int fd, bool& maybeSent);
     // Sends the deletion (stamped `stamp`) to every other holder of a
     // mirrored object's copies.
-    api::Status deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
-                             std::int64_t stamp);
+    // `maybeSent`: after a failure, a holder may have removed its copy.
+    api::Status deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders, std::int64_t stamp,
+                             bool& maybeSent);
 
+public:
+    // A suspect name (a change of its copies was interrupted, see
+    // intent_store.h): the newest state among this target and the present
+    // holders wins everywhere (blocks). It stops being a suspect once every
+    // holder was present (true). An error names the holder that could not
+    // be asked.
+    api::Result<bool> reconcile(const api_util::ObjectRef& ref);
+    // Reconciles every suspect; returns how many are left.
+    std::size_t reconcileSuspects();
+
+private:
+    // Before a suspect is served or listed by its owner: reconciled (503 when
+    // a holder cannot be asked).
+    std::optional<api::Error> reconcileBeforeServing(const api_util::ObjectRef& ref);
     // The owner misses an object a placement change left on another target
     // (a target joined, mountpaths changed; there is no rebalance yet): asks
     // each peer and redirects the client to the one that has it.
@@ -98,6 +114,8 @@ private:
 
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> putObject(const net::Request& req);
     net::Response getObject(const net::Request& req);
+    // `reconciled`: a suspect name was reconciled just now (on a worker).
+    net::Response readObject(const net::Request& req, bool reconciled);
     // The parts of a GET and a HEAD that run on the worker pool: a name not
     // found here is looked for on the peers.
     net::Response getMissing(const net::Request& req, const api_util::ObjectRef& ref);
@@ -118,6 +136,7 @@ private:
     // (or pipeline); on the worker pool.
     net::Response serveTransformed(const net::Request& req, const api_util::ObjectRef& ref, const OpenObject& obj);
     net::Response headObject(const net::Request& req);
+    net::Response statObject(const net::Request& req, bool reconciled);
     net::Response deleteObject(const net::Request& req);
     net::Response listObjects(const net::Request& req);
     net::Response destroyBucket(const net::Request& req);

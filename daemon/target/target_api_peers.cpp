@@ -12,6 +12,7 @@
 #include "api/http_error.h"
 #include "api/object_meta.h"
 #include "client/http_client.h"
+#include "common/log.h"
 
 namespace tessera::daemon::target {
 
@@ -101,21 +102,19 @@ Response TargetApi::readCoded(const Request& req, const api_util::ObjectRef& ref
 }
 
 api::Status TargetApi::deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
-                                    std::int64_t stamp)
+                                    std::int64_t stamp, bool& maybeSent)
 {
     client::HttpClient http(peerOptions(m_peerTimeout));
-    const auto smapVersion = m_cache.smap()->version;
-    for (const auto& node : holders) {
-        auto r = http.send(
-            client::Method::Delete,
-            node.publicNet.url + api_util::objectTarget(ref, {{std::string(api::kQpCopy), "true"}}, smapVersion),
-            client::Body::none(),
-            {{std::string(api::kHdrClusterKey), m_clusterKey},
-             {std::string(api::kHdrVersionStamp), std::to_string(stamp)}});
-        if (!r || !r->isSuccess()) {
+    CopyTransfer copies(http, m_clusterKey, m_cache.smap()->version);
+    for (std::size_t i = 0; i < holders.size(); ++i) {
+        const auto& node = holders[i];
+        if (auto st = copies.remove({node.id, node.publicNet.url}, ref, stamp); !st) {
+            // No answer: the holder may have removed it; so have those before it.
+            maybeSent = i > 0 || st.error().message.find("outcome is unknown") != std::string::npos;
             return api::Error::unavailable(
-                "not deleted: the copy on target " + node.id + " (" + node.publicNet.url + ") could not be removed: " +
-                (r ? api::errorFromResponse(r->status, r->body).message : r.error().message) + "; retry the delete");
+                "not deleted: the copy on target " + node.id + " (" + node.publicNet.url +
+                ") could not be removed: " + st.error().message +
+                (maybeSent ? "; the outcome is unknown, retry the delete" : "; nothing changed, retry the delete"));
         }
     }
     return {};
@@ -234,18 +233,98 @@ api::Status TargetApi::pullFromPeer(const api_util::ObjectRef& ref)
 }
 
 api::Status TargetApi::sendCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
-                                  const api::ObjectMeta& meta, int fd)
+                                  const api::ObjectMeta& meta, int fd, bool& maybeSent)
 {
     // A copy is a whole object: a data transfer's read timeout.
     client::HttpClient http(peerOptions(m_peerTimeout, std::max(m_peerTimeout, std::chrono::milliseconds(60000))));
     CopyTransfer copies(http, m_clusterKey, m_cache.smap()->version);
-    for (const auto& node : holders) {
+    for (std::size_t i = 0; i < holders.size(); ++i) {
+        const auto& node = holders[i];
         if (auto st = copies.send({node.id, node.publicNet.url}, ref, meta, fd); !st) {
-            return api::Error::unavailable(
-                "not acknowledged, the version stored here is taken back: " + st.error().message + "; retry the write");
+            // A holder that answered with an error stored nothing; one that
+            // did not answer may have, and so have the holders before it.
+            const bool unknown = i > 0 || st.error().message.find("outcome is unknown") != std::string::npos;
+            maybeSent = unknown;
+            if (unknown) {
+                return api::Error::unavailable(
+                    "not acknowledged: " + st.error().message +
+                    (i > 0 ? "; other holders keep the new version: the outcome is unknown" : "") +
+                    "; retry the write (the copies are reconciled before the object is served again)");
+            }
+            return api::Error::unavailable("not stored, nothing changed: " + st.error().message + "; retry the write");
         }
     }
     return {};
+}
+
+api::Result<bool> TargetApi::reconcile(const api_util::ObjectRef& ref)
+{
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
+    if (props == nullptr || props->mirror.targetCopies() <= 1) {
+        m_store.intents().settle(ref.bucket, ref.name);  // no copies (any more)
+        return true;
+    }
+    const auto smap = m_cache.smap();
+    std::vector<CopyPeer> holders;
+    std::optional<api::Error> away;
+    for (const auto* h : api::copyTargets(*smap, props, ref.bucket, ref.name)) {
+        if (h->id == m_self.id) continue;
+        if (h->away()) {
+            if (!away) {
+                away =
+                    api::Error::unavailable("target " + h->id + " (" + h->publicNet.url + "), which keeps a copy, is " +
+                                            (h->inMaintenance() ? "in maintenance" : "away"));
+            }
+            continue;
+        }
+        holders.push_back({h->id, h->publicNet.url});
+    }
+    client::HttpClient http(peerOptions(m_peerTimeout, std::max(m_peerTimeout, std::chrono::milliseconds(60000))));
+    CopyTransfer copies(http, m_clusterKey, smap->version);
+    auto done = reconcileCopies(m_store, copies, ref, holders);
+    if (!done) return done.error();
+    if (done->tookFromHolder) {
+        logInfo("reconciled ", ref.bucket, "/", ref.name, ": took the newer state of a holder");
+    }
+    if (away) return false;
+    m_store.intents().settle(ref.bucket, ref.name);
+    return true;
+}
+
+std::size_t TargetApi::reconcileSuspects()
+{
+    if (!m_store.intents().anySuspect() || m_cache.smap()->tmap.empty()) return 0;
+    std::size_t left = 0;
+    for (const auto& [bucket, name] : m_store.intents().suspects()) {
+        if (auto st = reconcile({bucket, name}); !st) {
+            logWarn("cannot reconcile the copies of ", bucket, "/", name, " yet: ", st.error().message);
+        }
+        if (m_store.intents().suspect(bucket, name)) ++left;
+    }
+    return left;
+}
+
+std::optional<api::Error> TargetApi::reconcileBeforeServing(const api_util::ObjectRef& ref)
+{
+    auto done = reconcile(ref);
+    if (done && *done) return std::nullopt;
+    // A holder that could not be asked may keep a newer state than this
+    // target: serving this one could show a state going back later.
+    std::string why = done ? "a holder is away" : done.error().message;
+    if (done) {
+        const auto smap = m_cache.smap();
+        const auto bmd = m_cache.bmd();
+        for (const auto* h : api::copyTargets(*smap, bmd->find(ref.bucket), ref.bucket, ref.name)) {
+            if (h->id != m_self.id && h->away()) {
+                why = "target " + h->id + " (" + h->publicNet.url + "), which keeps a copy, is away";
+                break;
+            }
+        }
+    }
+    return api::Error::unavailable("a change of \"" + ref.bucket + "/" + ref.name +
+                                   "\" was interrupted and its copies cannot be compared yet (" + why +
+                                   "); retry shortly");
 }
 
 }  // namespace tessera::daemon::target

@@ -59,6 +59,9 @@ api::Error transportError(const beast::error_code& ec, const std::string& what)
     return e;
 }
 
+constexpr std::string_view kConnectFailed = "connect to ";
+constexpr std::string_view kResolveFailed = "cannot resolve ";
+
 struct FileCloser {
     void operator()(std::FILE* f) const { std::fclose(f); }
 };
@@ -136,13 +139,13 @@ struct HttpClient::Impl {
         beast::error_code ec;
         auto results = resolver.resolve(u.host, u.port, ec);
         if (ec) {
-            return api::Error::unavailable("cannot resolve " + u.host + ": " + ec.message());
+            return api::Error::unavailable(std::string(kResolveFailed) + u.host + ": " + ec.message());
         }
         auto conn = std::make_unique<Conn>(ioc);
         conn->stream.expires_after(o.connectTimeout);
         ec = runOp(ioc, [&](auto&& h) { conn->stream.async_connect(results, h); });
         if (ec) {
-            return transportError(ec, "connect to " + u.host + ":" + u.port);
+            return transportError(ec, std::string(kConnectFailed) + u.host + ":" + u.port);
         }
         conn->stream.socket().set_option(tcp::no_delay(true), ec);
         return conn;
@@ -337,7 +340,9 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                 reused = true;
             } else {
                 auto c = m_impl->connect(*parsed, m_options);
-                if (!c) return c.error();
+                // A retry that cannot connect: the first attempt's error
+                // stands (its request may have reached the server).
+                if (!c) return attempt > 0 ? result.error() : c.error();
                 conn = std::move(c.value());
             }
             bool reusable = false;
@@ -443,6 +448,11 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
             curBody = &noBody;
         }
     }
+}
+
+bool failedBeforeSending(const api::Error& e)
+{
+    return e.message.rfind(kConnectFailed, 0) == 0 || e.message.rfind(kResolveFailed, 0) == 0;
 }
 
 }  // namespace tessera::client

@@ -91,4 +91,9 @@ private:
     Options m_options;
 };
 
+// An error of HttpClient::send that happened before any of the request
+// could reach the server (it could not be resolved or connected to): the
+// server did nothing. Any other transport error leaves that unknown.
+bool failedBeforeSending(const api::Error& e);
+
 }  // namespace tessera::client

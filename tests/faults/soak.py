@@ -16,8 +16,11 @@ covered by the copies, so a read or a listing that answers 503 for any other
 reason than a cluster map still on its way is a violation (UNAVAILABLE).
 
 Each client owns its names (c<i>/...), so the model of a name is exact: its
-acknowledged state, or, after an operation whose outcome is unknown (no
-answer), the set of states it may be in until the next acknowledged write.
+acknowledged state, or, after operations whose outcome is unknown (no
+answer, or a 503 saying so), the states it may be in, in the order they were
+written, until the next acknowledged write. A read narrows them: a state
+older than the one read never comes back, while a later unknown operation may
+still take effect (it is still in flight as far as the client can tell).
 
 Exit status 0 only with no violation. Standard library only.
 """
@@ -39,12 +42,14 @@ import tempfile
 import threading
 import time
 import urllib.parse
+from collections import deque
 
 BUCKET = "soak"
 VIOLATIONS = ("LOST", "STALE", "CORRUPT", "UNDONE", "PHANTOM", "INCOMPLETE_LISTING", "BAD_STATUS", "BAD_ERROR",
               "UNAVAILABLE")
 # A 503 no copy can prevent: a node whose cluster map is older than the request's.
 TRANSIENT_503 = ("newer than this target", "has not joined")
+T0 = [time.time()]  # the soak's start, for the times in reports
 
 
 def free_port():
@@ -215,6 +220,14 @@ class Client(threading.Thread):
         self.history = {n: set() for n in self.objects}   # every digest ever written
         self.members = {s: {} for s in self.shards}       # shard -> member -> [possible digests or None]
         self.seq = 0
+        self.trace = {n: deque(maxlen=10) for n in self.objects}  # the last operations on a name, for a report
+
+    def note(self, name, op, status, d=None):
+        st = "no-answer" if status is None else status
+        self.trace[name].append(f"{time.time() - T0[0]:.2f}s {op} {st}" + (f" {d[:8]}" if d else ""))
+
+    def violate(self, kind, name, text):
+        self.stats.violation(kind, text + "\n      " + "\n      ".join(self.trace.get(name, [])))
 
     def url(self, name, query=""):
         return f"{self.cluster.proxy_url}/v1/objects/{BUCKET}/{urllib.parse.quote(name)}" + (f"?{query}" if query else "")
@@ -271,6 +284,7 @@ class Client(threading.Thread):
         data = (f"{name} #{self.seq} ".encode() + os.urandom(max(0, size)))[: max(size, 1)]
         d = digest(data)
         status, _, _ = self.call("put", "PUT", self.url(name), data)
+        self.note(name, "PUT", status, d)
         self.history[name].add(d)
         if status is None:
             self.model[name] = self.model[name] + [d]
@@ -280,12 +294,13 @@ class Client(threading.Thread):
     def op_delete(self):
         name = self.rng.choice(self.objects)
         status, _, _ = self.call("delete", "DELETE", self.url(name))
+        self.note(name, "DELETE", status)
         if status is None:
             self.model[name] = self.model[name] + [None]
         elif status == 200:
             self.model[name] = [None]
         elif status == 404 and None not in self.model[name]:
-            self.stats.violation("LOST", f"DELETE {name} -> 404 but it exists")
+            self.violate("LOST", name, f"DELETE {name} -> 404 but it exists")
 
     def judge_read(self, name, status, data, possible, history):
         if status is None or status in (503, 507):
@@ -295,12 +310,12 @@ class Client(threading.Thread):
             if d in possible:
                 return d
             if d in history:
-                self.stats.violation("STALE", f"GET {name}: an older version")
+                self.violate("STALE", name, f"GET {name}: an older version {d[:8]}")
             else:
-                self.stats.violation("CORRUPT", f"GET {name}: bytes never written")
+                self.violate("CORRUPT", name, f"GET {name}: bytes never written")
         elif status == 404:
             if None not in possible:
-                self.stats.violation("LOST", f"GET {name} -> 404, acknowledged as present")
+                self.violate("LOST", name, f"GET {name} -> 404, acknowledged as present")
             else:
                 return None
         return "?"
@@ -308,13 +323,18 @@ class Client(threading.Thread):
     def op_get(self):
         name = self.rng.choice(self.objects)
         status, _, data = self.call("get", "GET", self.url(name))
+        self.note(name, "GET", status, digest(data) if status == 200 else None)
         if status == 200 and self.model[name] == [None]:
             kind = "UNDONE" if self.history[name] else "PHANTOM"
-            self.stats.violation(kind, f"GET {name} -> 200 after an acknowledged DELETE")
+            self.violate(kind, name, f"GET {name} -> 200 after an acknowledged DELETE")
             return
         seen = self.judge_read(name, status, data, self.model[name], self.history[name])
         if seen != "?" and status in (200, 404):
-            self.model[name] = [seen]  # the outcome is known now
+            # What was read is the state now: the states before it are gone
+            # for good; a later operation whose outcome is unknown may still
+            # take effect (linearizability: it has no answer yet).
+            possible = self.model[name]
+            self.model[name] = possible[possible.index(seen):]
 
     def op_append(self):
         shard = self.rng.choice(self.shards)
@@ -357,9 +377,9 @@ class Client(threading.Thread):
             if len(possible) != 1:
                 continue
             if possible[0] is not None and n not in names:
-                self.stats.violation("INCOMPLETE_LISTING", f"list without {n}")
+                self.violate("INCOMPLETE_LISTING", n, f"list without {n}")
             if possible[0] is None and n in names:
-                self.stats.violation("UNDONE", f"list holds deleted {n}")
+                self.violate("UNDONE", n, f"list holds deleted {n}")
         for s in self.shards:
             acked = any(len(p) == 1 and p[0] is not None for p in self.members[s].values())
             if acked and s not in names:
@@ -457,6 +477,7 @@ def main():
     root = args.data or tempfile.mkdtemp(prefix="tessera-soak-")
     os.makedirs(root, exist_ok=True)
     t_start = time.time()
+    T0[0] = t_start
 
     def log(text):
         print(f"[{time.time() - t_start:7.1f}s] {text}", flush=True)

@@ -7,6 +7,8 @@
 #include "local_cluster.h"
 
 #include "api/bmd.h"
+#include "api/checksum.h"
+#include "api/headers.h"
 #include "api/hrw.h"
 #include "client/api_client.h"
 
@@ -14,6 +16,7 @@
 #include <QFile>
 #include <QProcess>
 #include <QTest>
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -453,6 +456,91 @@ private slots:
         QCOMPARE(holders(c, "lost", "gone-here").size(), std::size_t{2});
         QCOMPARE(holders(c, "lost", "deleted").size(), std::size_t{0});
         QCOMPARE(m_http.send(Method::Get, objUrl(c, "lost", "deleted"))->status, 404);
+    }
+
+    // Changes interrupted after they reached the holder but not the owner
+    // (the owner killed in between): the owner's record of the change makes
+    // the name a suspect, compared with the holder before it is served or
+    // listed again, and the newest state wins: a version, and a deletion.
+    void interruptedChangesAreReconciled()
+    {
+        tests::LocalCluster c{tests::LocalCluster::Options{3, 1, false, 200, 3, {"--rebalance-auto", "false"}, {}}};
+        QVERIFY2(c.start(), c.error().c_str());
+        createBucket(c, "intr");
+        QCOMPARE(setProps(c, "intr", mirror(2)).status, 200);
+        QVERIFY(waitForJobs(c, "reprotect")["state"] == "finished");
+        const auto p = props(c, "intr");
+        const auto v1 = randomBytes(50000, 11);
+        const auto v2 = randomBytes(60000, 12);
+        // Two names with the same owner, so that one restart covers both.
+        std::string newer, deleted;
+        int owner = -1;
+        for (int i = 0; deleted.empty(); ++i) {
+            const auto name = "n-" + std::to_string(i);
+            const int o = ownerIndex(c, "intr", name);
+            if (owner < 0) {
+                owner = o;
+                newer = name;
+            } else if (o == owner) {
+                deleted = name;
+            }
+        }
+        QCOMPARE(m_http.send(Method::Put, objUrl(c, "intr", newer), Body::string(v1))->status, 200);
+        QCOMPARE(m_http.send(Method::Put, objUrl(c, "intr", deleted), Body::string(v1))->status, 200);
+        const auto holderOf = [&](const std::string& name) {
+            for (int t : expectedHolders(c, p, "intr", name)) {
+                if (t != owner) return t;
+            }
+            return -1;
+        };
+        QFile keyFile(c.clusterKeyFile());
+        QVERIFY(keyFile.open(QIODevice::ReadOnly));
+        const auto key = keyFile.readAll().trimmed().toStdString();
+        const auto stamp = std::to_string(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count() +
+            1'000'000'000'000LL);
+
+        c.killTarget(owner);
+        // What the holders took before the owner died: v2, and the deletion.
+        auto took = m_http.send(Method::Put, c.targetUrl(holderOf(newer)) + "/v1/objects/intr/" + newer + "?copy=true",
+                                Body::string(v2),
+                                {{std::string(api::kHdrClusterKey), key},
+                                 {std::string(api::kHdrVersionStamp), stamp},
+                                 {std::string(api::kHdrVersion), "2"},
+                                 {std::string(api::kHdrChecksumType), "xxhash"},
+                                 {std::string(api::kHdrChecksumValue), api::xxhash64Hex(v2)}});
+        QVERIFY(took);
+        QVERIFY2(took->status == 200, took->body.c_str());
+        auto removed = m_http.send(
+            Method::Delete, c.targetUrl(holderOf(deleted)) + "/v1/objects/intr/" + deleted + "?copy=true", Body::none(),
+            {{std::string(api::kHdrClusterKey), key}, {std::string(api::kHdrVersionStamp), stamp}});
+        QVERIFY(removed);
+        QVERIFY2(removed->status == 200, removed->body.c_str());
+        // ... and the owner's records of the two changes in flight.
+        const auto intents = c.targetMountpaths(owner).front() + "/.tessera/intent";
+        QVERIFY(QDir().mkpath(QString::fromStdString(intents)));
+        for (const auto& name : {newer, deleted}) {
+            QFile rec(QString::fromStdString(intents + "/rec-" + name));
+            QVERIFY(rec.open(QIODevice::WriteOnly));
+            rec.write(QByteArray::fromStdString("intr\n" + name));
+        }
+
+        QVERIFY(c.restartTarget(owner));
+        QVERIFY(c.waitForTargets(3, std::chrono::seconds(10)));
+        auto got = m_http.send(Method::Get, objUrl(c, "intr", newer));
+        QVERIFY2(got->status == 200 && got->body == v2, got->body.substr(0, 200).c_str());
+        QCOMPARE(m_http.send(Method::Get, objUrl(c, "intr", deleted))->status, 404);
+        int status = 0;
+        const auto listed = listAll(c, "intr", &status);
+        QCOMPARE(status, 200);
+        QVERIFY(listed.count(newer) == 1 && listed.count(deleted) == 0);
+        // Settled: the owner keeps v2 itself, the deletion everywhere, no record left.
+        QFile here(QString::fromStdString(filePath(c, owner, "intr", newer)));
+        QVERIFY(here.open(QIODevice::ReadOnly));
+        QVERIFY(here.readAll().toStdString() == v2);
+        QCOMPARE(holders(c, "intr", deleted).size(), std::size_t{0});
+        QVERIFY(QTest::qWaitFor([&] { return QDir(QString::fromStdString(intents)).isEmpty(); }, 5000));
     }
 
     // A dead target decommissioned: the rebalance makes the copies it held

@@ -1,0 +1,88 @@
+#pragma once
+// Changes of a mirrored object in flight at its owner, and the names whose
+// copies may disagree ("suspects").
+//
+// The owner of a mirrored object changes the other holders first (a PUT's
+// copies, a DELETE's removals) and itself last, so that it never serves a
+// state its holders lack. A change interrupted between the two (the owner
+// killed, a holder's answer lost) leaves the holders newer than the owner:
+// such a name is a suspect until the owner has compared its state with the
+// holders' and the newest has won everywhere (TargetApi::reconcile). A
+// suspect is reconciled before it is served or listed, so a reader never
+// sees a state go back.
+//
+// A change in flight is recorded by a file <mountpath>/.tessera/intent/<key>
+// holding "bucket\nname", made before the first holder is changed and
+// removed once the change is settled: the record outlives a crash of the
+// process, and every record found at start makes its name a suspect.
+//
+// Thread safety: all methods may be called concurrently.
+
+#include "api/result.h"
+
+#include <atomic>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tessera::daemon::target {
+
+class IntentStore {
+public:
+    explicit IntentStore(std::vector<std::string> mountpaths);
+
+    // Reads the records a previous run left: each makes its name a suspect.
+    // A mountpath whose records cannot be read is skipped (its objects are
+    // not served either until it is healthy again).
+    void load();
+
+    // A change of bucket/name starts on the holders; its record is on
+    // mountpath `mp` (the name's placement).
+    api::Status begin(std::size_t mp, std::string_view bucket, std::string_view name);
+    // How a change ended.
+    enum class Ended {
+        Settled,  // every holder and this target agree (made everywhere, or nowhere)
+        // A holder may have taken it, this target did not, and restamped its
+        // own state instead (ObjectStore::restamp): this target's state is
+        // the newest and may be served; the holders are brought to it later.
+        Pinned,
+        Unknown,  // a holder may be newer than this target: compared before serving
+    };
+    // The change ended; unless settled, the name becomes a suspect and its
+    // record stays.
+    void end(std::string_view bucket, std::string_view name, Ended how);
+    // The copies of a suspect were reconciled: it is no longer one.
+    void settle(std::string_view bucket, std::string_view name);
+
+    bool anySuspect() const { return m_suspectCount.load(std::memory_order_acquire) > 0; }
+    bool suspect(std::string_view bucket, std::string_view name) const;
+    // A suspect whose holders may be newer than this target: it is compared
+    // with them before it is served or listed.
+    bool mustCompare(std::string_view bucket, std::string_view name) const;
+    // Every suspect (bucket, name), or those of one bucket; `mustCompareOnly`:
+    // only those that must be compared before serving.
+    std::vector<std::pair<std::string, std::string>> suspects(std::string_view bucket = {},
+                                                              bool mustCompareOnly = false) const;
+
+private:
+    struct Entry {
+        int inFlight = 0;
+        bool suspect = false;
+        bool pinned = false;  // a suspect whose state here is the newest
+        std::size_t mp = 0;
+    };
+    std::string recordPath(std::size_t mp, std::string_view bucket, std::string_view name) const;
+    // With m_mutex held: removes the record when nothing keeps it.
+    void dropIfIdle(std::map<std::pair<std::string, std::string>, Entry>::iterator it);
+
+    std::vector<std::string> m_mountpaths;
+    mutable std::mutex m_mutex;
+    std::map<std::pair<std::string, std::string>, Entry> m_entries;
+    std::atomic<std::size_t> m_suspectCount{0};
+};
+
+}  // namespace tessera::daemon::target
