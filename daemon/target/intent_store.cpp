@@ -87,16 +87,14 @@ api::Status IntentStore::begin(std::size_t mp, std::string_view bucket, std::str
         return {};
     }
     const auto dir = m_mountpaths[mp] + "/.tessera/intent";
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-        const int err = errno;
-        if (fresh) m_entries.erase(it);
-        return errnoError(err, "cannot record a change of a mirrored object in " + dir);
-    }
     const auto path = recordPath(mp, bucket, name);
     std::string text(bucket);
     text += '\n';
     text += name;
     UniqueFd fd(::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644));
+    if (!fd.valid() && errno == ENOENT && (::mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST)) {
+        fd.reset(::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644));  // the first record here
+    }
     int err = fd.valid() ? writeAll(fd.get(), text.data(), text.size()) : errno;
     if (err != 0) {
         ::unlink(path.c_str());

@@ -156,7 +156,8 @@ private:
             // Nothing changed. A name that has no version here gets a
             // deletion record all the same: a read of it while a holder is
             // away is a 404 (the owner knows it has none), not a 503.
-            if (m_hooks.store->stat(m_hooks.bucket, m_hooks.name).kind() == api::ErrorKind::NotFound &&
+            const auto here = m_hooks.store->stat(m_hooks.bucket, m_hooks.name);
+            if (!here && here.kind() == api::ErrorKind::NotFound &&
                 !m_hooks.store->tombstone(m_hooks.bucket, m_hooks.name)) {
                 (void)m_hooks.store->restamp(m_hooks.bucket, m_hooks.name);
             }

@@ -458,6 +458,54 @@ private slots:
         QCOMPARE(m_http.send(Method::Get, objUrl(c, "lost", "deleted"))->status, 404);
     }
 
+    // A holder killed and not yet known to be away: the owner cannot reach
+    // it, so a PUT answers 503 "nothing changed" and changes nothing (the
+    // old version is served; a new name stays absent, a 404 even while
+    // the holder is away); a DELETE likewise.
+    void failedCopyChangesNothing()
+    {
+        // Slow keepalives: the proxy takes seconds to mark the holder away.
+        tests::LocalCluster c{tests::LocalCluster::Options{3, 1, false, 2000, 3, {"--rebalance-auto", "false"}, {}}};
+        QVERIFY2(c.start(), c.error().c_str());
+        createBucket(c, "fail");
+        QCOMPARE(setProps(c, "fail", mirror(2)).status, 200);
+        QVERIFY(waitForJobs(c, "reprotect")["state"] == "finished");
+        const auto p = props(c, "fail");
+        const auto v1 = randomBytes(40000, 21);
+        QCOMPARE(m_http.send(Method::Put, objUrl(c, "fail", "kept"), Body::string(v1))->status, 200);
+        const int owner = ownerIndex(c, "fail", "kept");
+        int holder = -1;
+        for (int t : expectedHolders(c, p, "fail", "kept")) {
+            if (t != owner) holder = t;
+        }
+        // A new name with the same pair of holders.
+        std::string fresh;
+        for (int i = 0; fresh.empty(); ++i) {
+            const auto name = "new-" + std::to_string(i);
+            if (expectedHolders(c, p, "fail", name) == expectedHolders(c, p, "fail", "kept") &&
+                ownerIndex(c, "fail", name) == owner) {
+                fresh = name;
+            }
+        }
+        c.killTarget(holder);
+        auto put = m_http.send(Method::Put, objUrl(c, "fail", "kept"), Body::string(randomBytes(40000, 22)));
+        QCOMPARE(put->status, 503);
+        QVERIFY2(put->body.find("nothing changed") != std::string::npos, put->body.c_str());
+        auto putNew = m_http.send(Method::Put, objUrl(c, "fail", fresh), Body::string(v1));
+        QCOMPARE(putNew->status, 503);
+        auto del = m_http.send(Method::Delete, objUrl(c, "fail", "kept"));
+        QCOMPARE(del->status, 503);
+        QVERIFY2(del->body.find("nothing changed") != std::string::npos, del->body.c_str());
+        auto got = m_http.send(Method::Get, objUrl(c, "fail", "kept"));
+        QVERIFY(got->status == 200 && got->body == v1);
+        QCOMPARE(m_http.send(Method::Get, objUrl(c, "fail", fresh))->status, 404);
+        // Once it is known to be away: the same answers.
+        QVERIFY(QTest::qWaitFor([&] { return c.smap().tmap.at(c.targetId(holder)).away(); }, 15000));
+        got = m_http.send(Method::Get, objUrl(c, "fail", "kept"));
+        QVERIFY(got->status == 200 && got->body == v1);
+        QCOMPARE(m_http.send(Method::Get, objUrl(c, "fail", fresh))->status, 404);
+    }
+
     // Changes interrupted after they reached the holder but not the owner
     // (the owner killed in between): the owner's record of the change makes
     // the name a suspect, compared with the holder before it is served or
