@@ -232,7 +232,7 @@ class Client(threading.Thread):
     def url(self, name, query=""):
         return f"{self.cluster.proxy_url}/v1/objects/{BUCKET}/{urllib.parse.quote(name)}" + (f"?{query}" if query else "")
 
-    def call(self, kind, method, url, body=None):
+    def call(self, kind, method, url, body=None, name=None):
         t0 = time.time()
         try:
             status, hdrs, data = request(method, url, body=body)
@@ -253,7 +253,7 @@ class Client(threading.Thread):
             except Exception:
                 msg = ""
             if not any(t in msg for t in TRANSIENT_503):
-                self.stats.violation("UNAVAILABLE", f"{method} {url} -> 503 with copies: {msg[:200]}")
+                self.violate("UNAVAILABLE", name, f"{method} {url} -> 503 with copies: {msg[:200]}")
         return status, hdrs, data
 
     def check_error(self, kind, method, url, status, hdrs, data):
@@ -322,7 +322,7 @@ class Client(threading.Thread):
 
     def op_get(self):
         name = self.rng.choice(self.objects)
-        status, _, data = self.call("get", "GET", self.url(name))
+        status, _, data = self.call("get", "GET", self.url(name), name=name)
         self.note(name, "GET", status, digest(data) if status == 200 else None)
         if status == 200 and self.model[name] == [None]:
             kind = "UNDONE" if self.history[name] else "PHANTOM"
