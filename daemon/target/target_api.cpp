@@ -405,7 +405,7 @@ Response TargetApi::readObject(const Request& req, bool reconciled)
     Serve how = Serve::Owner;
     if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
     if (how == Serve::StandIn && coded(ref->bucket)) return standInCoded(req, *ref);
-    if (!reconciled && how == Serve::Owner && m_store.intents().mustCompare(ref->bucket, ref->name)) {
+    if (!reconciled && how == Serve::Owner && mustCompareFirst(*ref)) {
         return Response::continueOnWorker([this, &req, ref = *ref] {
             if (auto e = reconcileBeforeServing(ref)) return Response::error(*e);
             return settle(readObject(req, true));
@@ -518,7 +518,7 @@ Response TargetApi::statObject(const Request& req, bool reconciled)
     Serve how = Serve::Owner;
     if (auto r = redirectIfNotOwner(req, *ref, &how)) return std::move(*r);
     if (how == Serve::StandIn && coded(ref->bucket)) return standInCoded(req, *ref);
-    if (!reconciled && how == Serve::Owner && m_store.intents().mustCompare(ref->bucket, ref->name)) {
+    if (!reconciled && how == Serve::Owner && mustCompareFirst(*ref)) {
         return Response::continueOnWorker([this, &req, ref = *ref] {
             if (auto e = reconcileBeforeServing(ref)) return Response::error(*e);
             return settle(statObject(req, true));
@@ -687,7 +687,7 @@ Response TargetApi::listObjects(const Request& req)
     // A name whose copies may disagree is listed as the reconciliation
     // decides, never as this target alone has it.
     for (const auto& [b, name] : m_store.intents().suspects(*bucket, true)) {
-        if (!name.starts_with(lr->prefix)) continue;
+        if (!name.starts_with(lr->prefix) || !mustCompareFirst({b, name})) continue;
         if (auto e = reconcileBeforeServing({b, name})) {
             auto why = *e;
             why.message = "listing incomplete: " + why.message;

@@ -98,6 +98,14 @@ private:
     // Before a suspect is served or listed by its owner: reconciled (503 when
     // a holder cannot be asked).
     std::optional<api::Error> reconcileBeforeServing(const api_util::ObjectRef& ref);
+    // A suspect this target would serve from its own copy: not when its
+    // mountpath is disabled (the read goes to another holder, the listing
+    // answers for the mountpath).
+    bool mustCompareFirst(const api_util::ObjectRef& ref) const
+    {
+        return m_store.intents().mustCompare(ref.bucket, ref.name) &&
+               m_store.checkMountpath(m_store.mountpathFor(ref.bucket, ref.name)).ok();
+    }
     // The owner misses an object a placement change left on another target
     // (a target joined, mountpaths changed; there is no rebalance yet): asks
     // each peer and redirects the client to the one that has it.

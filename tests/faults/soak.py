@@ -10,9 +10,9 @@ model, kills a target with SIGKILL every --kill-every seconds and restarts it
 and checks every answer against the model. At the end everything is restored
 and every name of the model is read back and listed.
 
-With --mirror N the bucket keeps N copies across targets (shard appends are
-left out: a mirrored bucket refuses them). Then one target down at a time is
-covered by the copies, so a read or a listing that answers 503 for any other
+With --mirror N the bucket keeps N copies across targets, with --ec D+P it is
+erasure coded (shard appends are left out: such a bucket refuses them). Then
+one target down at a time is covered by the copies or slices, so a read or a listing that answers 503 for any other
 reason than a cluster map still on its way is a violation (UNAVAILABLE).
 
 Each client owns its names (c<i>/...), so the model of a name is exact: its
@@ -470,6 +470,7 @@ def main():
     ap.add_argument("--data", help="data directory (default: a temporary one, removed at the end)")
     ap.add_argument("--no-fsync", action="store_true")
     ap.add_argument("--mirror", type=int, default=1, help="copies across targets (default 1: not mirrored)")
+    ap.add_argument("--ec", help="erasure coding D+P instead (e.g. 2+1: needs --targets D+P+1 or more)")
     ap.add_argument("--bin-dir", default=os.path.join(os.path.dirname(__file__), "../../build/release/daemon"))
     args = ap.parse_args()
     args.duration = args.seconds if args.seconds else args.minutes * 60
@@ -499,22 +500,29 @@ def main():
                                   json.dumps({"action": "create-bck"}).encode())
         if status != 200:
             raise SystemExit(f"soak: cannot create the bucket: {status} {body!r}")
+        protection = None
         if args.mirror > 1:
-            props = {"mirror": {"enabled": True, "copies": args.mirror, "across_targets": True}}
+            protection = ("mirror", {"enabled": True, "copies": args.mirror, "across_targets": True})
+        elif args.ec:
+            d, p = (int(x) for x in args.ec.split("+"))
+            # Objects of 64 KiB and more are sliced; smaller ones copied whole.
+            protection = ("ec", {"enabled": True, "data_slices": d, "parity_slices": p, "objsize_limit": 65536})
+        if protection:
+            key, value = protection
             status, _, body = request("PATCH", f"{cluster.proxy_url}/v1/buckets/{BUCKET}",
-                                      json.dumps({"action": "set-bprops", "value": props}).encode())
+                                      json.dumps({"action": "set-bprops", "value": {key: value}}).encode())
             if status != 200:
-                raise SystemExit(f"soak: cannot mirror the bucket: {status} {body!r}")
+                raise SystemExit(f"soak: cannot protect the bucket: {status} {body!r}")
             deadline = time.time() + 30
             while json.loads(request("GET", f"{cluster.proxy_url}/v1/daemon?what=bmd")[2])["buckets"][BUCKET][
-                    "mirror"]["pending"]:
+                    key]["pending"]:
                 if time.time() > deadline:
                     raise SystemExit("soak: the bucket's copies were not made within 30 s")
                 time.sleep(0.1)
             mix.pop("append", None)
         log(f"cluster up at {cluster.proxy_url}: {args.targets} targets, data in {root}")
         rng = random.Random(args.seed)
-        clients = [Client(i, cluster, stats, mix, stop, rng.random(), covered=args.mirror > 1)
+        clients = [Client(i, cluster, stats, mix, stop, rng.random(), covered=protection is not None)
                    for i in range(args.clients)]
         for c in clients:
             c.start()
