@@ -151,32 +151,6 @@ api::Result<std::unique_ptr<SliceWriter>> SliceStore::beginPut(std::string_view 
     return w;
 }
 
-api::Result<api::ObjectList> SliceStore::list(std::string_view bucket, const api::ListRequest& req) const
-{
-    auto names = m_store.listNamesUnder([this, bucket](std::size_t mp) { return root(mp, bucket); }, req);
-    if (!names) return names.error();
-    api::ObjectList out;
-    out.entries.reserve(names->size());
-    const bool needMeta = (req.props & (api::kPropSize | api::kPropChecksum | api::kPropVersion)) != 0;
-    for (auto& name : *names) {
-        api::ObjEntry e;
-        e.size = -1;
-        if (needMeta) {
-            auto slice = open(bucket, name);
-            if (!slice && slice.kind() == api::ErrorKind::NotFound) continue;  // removed meanwhile
-            if (!slice) return slice.error();
-            if (req.props & api::kPropSize) e.size = slice->meta.object.size;
-            if (req.props & api::kPropChecksum) e.checksum = slice->meta.object.checksumValue;
-            if (req.props & api::kPropVersion) e.version = slice->meta.object.version;
-        }
-        e.name = std::move(name);
-        out.entries.push_back(std::move(e));
-    }
-    const std::size_t limit = req.pageSize == 0 ? api::kDefaultPageSize : req.pageSize;
-    if (names->size() >= limit) out.continuationToken = names->back();
-    return out;
-}
-
 api::Result<OpenSlice> SliceStore::open(std::string_view bucket, std::string_view name) const
 {
     const auto mp = m_store.mountpathFor(bucket, name);

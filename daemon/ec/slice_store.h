@@ -88,12 +88,6 @@ public:
     // A whole copy of a newer version arrived: a slice older than `stamp` goes.
     api::Status removeOlder(std::string_view bucket, std::string_view name, std::int64_t stamp) const;
 
-    // One page of the names whose slices are here (a name kept as a slice
-    // is listed by its slice holders too, so that a listing stays complete
-    // while its owner is away), with the object's size, checksum and
-    // version from the slice's metadata as `req.props` asks.
-    api::Result<api::ObjectList> list(std::string_view bucket, const api::ListRequest& req) const;
-
     const target::ObjectStore& objects() const { return m_store; }
 
 private:

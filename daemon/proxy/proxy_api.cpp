@@ -273,14 +273,9 @@ Response ProxyApi::listObjects(const Request& req)
     // unless every name has a copy on a target that answers: a bucket
     // mirrored across targets whose copies are complete, with fewer targets
     // missing than copies.
-    // An erasure-coded bucket's names are on their owner and on each holder
-    // of a slice or copy: any P targets may be missing.
     const auto* props = m_state.bmd()->find(*bucket);
-    std::size_t tolerated =
+    const std::size_t tolerated =
         props != nullptr && !props->mirror.pending ? props->mirror.targetCopies() - 1 : std::size_t{0};
-    if (props != nullptr && props->ec.enabled && !props->ec.pending) {
-        tolerated = std::max<std::size_t>(tolerated, static_cast<std::size_t>(props->ec.paritySlices));
-    }
     std::vector<std::string> missing;  // "target ... is away", "... is unreachable"
     const auto incomplete = [&](const std::string& why) {
         missing.push_back(why);
@@ -302,8 +297,7 @@ Response ProxyApi::listObjects(const Request& req)
     auto perTarget = *lr;
     // Each name of a mirrored bucket is on `copies` targets: each holds a
     // larger share of the names.
-    std::size_t copies = props != nullptr ? props->mirror.targetCopies() : 1;
-    if (props != nullptr && props->ec.enabled) copies = std::max<std::size_t>(copies, props->ec.targets());
+    const std::size_t copies = props != nullptr ? props->mirror.targetCopies() : 1;
     perTarget.pageSize = perTargetPageSize(
         lr->pageSize, static_cast<std::uint32_t>(std::max<std::size_t>(1, smap.tmap.size() / copies)));
     const std::string path = api::path::bucket(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));

@@ -143,20 +143,6 @@ api::Result<std::shared_ptr<const ObjectStore::NameSnapshot>> ObjectStore::nameS
     return std::shared_ptr<const NameSnapshot>(std::move(snap));
 }
 
-api::Result<std::vector<std::string>> ObjectStore::listNamesUnder(const std::function<std::string(std::size_t)>& rootOf,
-                                                                  const api::ListRequest& req) const
-{
-    ListWalk walk{req, {}, req.pageSize == 0 ? api::kDefaultPageSize : req.pageSize};
-    for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
-        if (auto chk = checkMountpath(mp); !chk) return chk.error();
-        if (!m_health.rootHealthy(mp)) return mountpathError(mp, ENOENT, "mountpath root is gone");
-        auto st = walk.walk(rootOf(mp), "");
-        if (!st) return mountpathError(mp, walk.err, st.error().message);
-    }
-    return std::vector<std::string>(std::make_move_iterator(walk.names.begin()),
-                                    std::make_move_iterator(walk.names.end()));
-}
-
 api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const api::ListRequest& req) const
 {
     // Pages come from a sorted snapshot of the bucket's names, walked once

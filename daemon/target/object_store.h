@@ -40,7 +40,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -223,12 +222,6 @@ public:
     // order, across all mountpaths. continuationToken is set when the page
     // is full (more may follow).
     api::Result<api::ObjectList> list(std::string_view bucket, const api::ListRequest& req) const;
-    // The names of one page (prefix, continuation token, page size of
-    // `req`) of the files below `rootOf(mp)` on every mountpath, sorted; an
-    // error names a mountpath that cannot be walked. For other trees kept
-    // like objects (an erasure-coded bucket's slices).
-    api::Result<std::vector<std::string>> listNamesUnder(const std::function<std::string(std::size_t)>& rootOf,
-                                                         const api::ListRequest& req) const;
 
     // Removes every object of the bucket (moved to trash first, so the
     // names disappear at once).

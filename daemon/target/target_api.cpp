@@ -4,7 +4,6 @@
 #include "target_api_detail.h"
 
 #include "common/log.h"
-#include "proxy/list_merge.h"
 
 #include "api/byte_range.h"
 #include "api/checksum.h"
@@ -696,15 +695,6 @@ Response TargetApi::listObjects(const Request& req)
     }
     auto list = m_store.list(*bucket, *lr);
     if (!list) return Response::error(list.error());
-    if (coded(*bucket)) {
-        // The names kept here as slices too: one page of both, merged.
-        auto slices = m_ec->slices().list(*bucket, *lr);
-        if (!slices) return Response::error(slices.error());
-        std::vector<api::ObjectList> pages;
-        pages.push_back(std::move(list.value()));
-        pages.push_back(std::move(slices.value()));
-        list = proxy::mergeListPages(std::move(pages), lr->pageSize);
-    }
     if (lr->flags & api::kLsArchDir) m_shards.addMembers(*bucket, *list);
     return Response::jsonText(api::dumpObjectList(*list));
 }
