@@ -26,12 +26,16 @@ free_port_run() {
   python3 - "$1" <<'PY'
 import socket, sys
 n = int(sys.argv[1])
+# SO_REUSEADDR as the nodes bind: after a busy run, ports whose old
+# connections sit in TIME_WAIT are free for a listener.
+def sock():
+    x = socket.socket(); x.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); return x
 for _ in range(200):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
+    s = sock(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
     if p + n > 65535: continue
     ok = True
     for q in range(p, p + n + 1):
-        t = socket.socket()
+        t = sock()
         try: t.bind(("127.0.0.1", q))
         except OSError: ok = False
         finally: t.close()
