@@ -1,5 +1,7 @@
 #include "ec_service.h"
 
+#include "common/log.h"
+
 #include "ec_codec.h"
 #include "ec_protector.h"
 #include "ec_stream.h"
@@ -129,6 +131,29 @@ api::Result<bool> EcService::deleteEverywhere(const api_util::ObjectRef& ref, co
         removed = removed || *r;
     }
     return removed;
+}
+
+void EcService::withdraw(const api_util::ObjectRef& ref)
+{
+    if (auto here = m_store.open(ref.bucket, ref.name); here) {
+        if (auto sent = m_protector.protect(ref, here->meta, here->fd->get(), false); !sent) {
+            logWarn("a failed write of ", ref.bucket, "/", ref.name,
+                    " was taken back; its holders get the restored version later: ", sent.error().message);
+        }
+        return;
+    }
+    const auto tomb = m_store.tombstone(ref.bucket, ref.name);
+    auto holders = m_protector.holders(ref, false);
+    if (!tomb || !holders) return;
+    client::HttpClient http(peerOptions());
+    SliceTransfer slices(http, m_clusterKey);
+    for (const auto& node : *holders) {
+        if (node.away()) continue;
+        if (auto r = slices.remove(peerOf(node), ref, *tomb); !r) {
+            logWarn("a failed write of ", ref.bucket, "/", ref.name, " was taken back; its slice on target ", node.id,
+                    " goes at the next rebalance: ", r.error().message);
+        }
+    }
 }
 
 EcService::Survey EcService::survey(const api_util::ObjectRef& ref, bool useLocalCopy)

@@ -59,6 +59,14 @@ public:
     // `holders` drops its slice and its copy. True when one had either.
     api::Result<bool> deleteEverywhere(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
                                        std::int64_t stamp);
+    // A write whose slices could not all be stored was taken back here (the
+    // replaced version restored with a fresh stamp, or a fresh deletion
+    // record): the holders that took slices of it are brought to that state
+    // at once, as far as they can be reached — the restored version's slices
+    // are sent again, or theirs removed. Those that cannot be reached are
+    // left to the next rebalance or reprotect (which drops what the owner
+    // no longer has).
+    void withdraw(const api_util::ObjectRef& ref);
     // A GET or HEAD of ref served from what the set keeps: a HEAD from the
     // newest version's metadata, a GET by `serve` (which answers the request
     // — Range, archpath, ETL — from the object this target has or rebuilt),

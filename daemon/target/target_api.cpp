@@ -62,6 +62,8 @@ public:
     struct Hooks {
         BeforeCommit before;
         AfterCommit after;
+        // After `after` failed and the version was taken back here.
+        std::function<void()> withdrawn;
         // With `before`: the store whose intent records cover the change.
         const ObjectStore* store = nullptr;
         std::string bucket;
@@ -94,6 +96,7 @@ public:
                         st.error().message + "; and the version stored here could not be taken back (" +
                         undone.error().message + "): it may be served"));
                 }
+                if (m_hooks.withdrawn) m_hooks.withdrawn();
                 return Response::error(st.error());
             }
         }
@@ -373,6 +376,7 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
     } else if (coded(ref->bucket) && how == Serve::Owner && !req.hasQuery(api::kQpRebalance)) {
         // A client's write: acknowledged once its slices (or copies) are durable.
         hooks.after = [this, ref = *ref](const api::ObjectMeta& meta, int fd) { return m_ec->protect(ref, meta, fd); };
+        hooks.withdrawn = [this, ref = *ref] { m_ec->withdraw(ref); };
     } else if (coded(ref->bucket) && how == Serve::Copy) {
         // A whole copy of a newer version: an older slice here goes.
         hooks.after = [this, ref = *ref](const api::ObjectMeta& meta, int) {

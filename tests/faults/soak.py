@@ -12,8 +12,10 @@ and every name of the model is read back and listed.
 
 With --mirror N the bucket keeps N copies across targets, with --ec D+P it is
 erasure coded (shard appends are left out: such a bucket refuses them). Then
-one target down at a time is covered by the copies or slices, so a read or a listing that answers 503 for any other
-reason than a cluster map still on its way is a violation (UNAVAILABLE).
+one target down at a time is covered by the copies or slices, so a read (and,
+mirrored, a listing: an erasure-coded bucket's listing answers 503 while a
+target is away) that answers 503 for any other reason than a cluster map
+still on its way is a violation (UNAVAILABLE).
 
 Each client owns its names (c<i>/...), so the model of a name is exact: its
 acknowledged state, or, after operations whose outcome is unknown (no
@@ -209,7 +211,7 @@ class Client(threading.Thread):
 
     def __init__(self, idx, cluster, stats, mix, stop, rng_seed, objects=60, shards=6, covered=False):
         super().__init__(daemon=True)
-        self.covered = covered  # reads must not answer 503 (see --mirror)
+        self.covered = covered  # "all": reads and listings must not answer 503; "reads": object reads
         self.idx, self.cluster, self.stats, self.mix, self.stop = idx, cluster, stats, mix, stop
         self.rng = random.Random(rng_seed)
         self.objects = [f"c{idx}/o-{k}" for k in range(objects)]
@@ -247,7 +249,7 @@ class Client(threading.Thread):
         self.stats.op(kind, status, time.time() - t0)
         if status >= 500 or (status >= 400 and status not in (404, 409, 416, 422)):
             self.check_error(kind, method, url, status, hdrs, data)
-        if status == 503 and self.covered and method == "GET":
+        if status == 503 and self.covered and method == "GET" and (self.covered == "all" or "/v1/objects/" in url):
             try:
                 msg = json.loads(data).get("message", "")
             except Exception:
@@ -522,7 +524,7 @@ def main():
             mix.pop("append", None)
         log(f"cluster up at {cluster.proxy_url}: {args.targets} targets, data in {root}")
         rng = random.Random(args.seed)
-        clients = [Client(i, cluster, stats, mix, stop, rng.random(), covered=protection is not None)
+        clients = [Client(i, cluster, stats, mix, stop, rng.random(), covered=None if protection is None else ("all" if protection[0] == "mirror" else "reads"))
                    for i in range(args.clients)]
         for c in clients:
             c.start()
