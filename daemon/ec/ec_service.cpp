@@ -165,7 +165,11 @@ EcService::Survey EcService::survey(const api_util::ObjectRef& ref, bool useLoca
     if (props == nullptr || !props->ec.enabled) return out;
     client::HttpClient http(peerOptions());
     SliceTransfer slices(http, m_clusterKey);
-    for (const auto* node : api::ecTargets(*smap, props, ref.bucket, ref.name)) {
+    const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
+    for (std::size_t at = 0; at < set.size(); ++at) {
+        const auto* node = set[at];
+        // The owner and the next P keep whole copies of small versions.
+        const bool keepsCopies = at <= static_cast<std::size_t>(props->ec.paritySlices);
         Source src{peerOf(*node), node->id == m_self.id, {}};
         if (src.self) {
             if (useLocalCopy) {
@@ -174,11 +178,13 @@ EcService::Survey EcService::survey(const api_util::ObjectRef& ref, bool useLoca
             if (auto sl = m_slices.open(ref.bucket, ref.name)) src.holding.slice = sl->meta;
         } else if (node->away()) {
             out.missing.push_back("target " + node->id + " is away");
+            if (keepsCopies) ++out.copyKeepersMissing;
             continue;
         } else {
             auto h = slices.probe(src.peer, ref);
             if (!h) {
                 out.missing.push_back(h.error().message);
+                if (keepsCopies) ++out.copyKeepersMissing;
                 continue;
             }
             src.holding = std::move(h.value());
@@ -228,7 +234,13 @@ std::optional<Response> EcService::read(const Request& req, const api_util::Obje
     if (props == nullptr || !props->ec.enabled) return std::nullopt;
     const auto found = survey(ref, useLocalCopy);
     if (found.newest == 0) {
-        if (found.missing.size() >= static_cast<std::size_t>(props->ec.paritySlices)) {
+        // Nothing on the targets that answered: the name does not exist,
+        // unless every target that would keep it whole (the owner and the
+        // next P) could not say, or objects may lack their slices and copies
+        // (ec.pending).
+        const auto keepers = std::min<std::size_t>(static_cast<std::size_t>(props->ec.paritySlices) + 1,
+                                                   api::ecTargets(*m_cache.smap(), props, ref.bucket, ref.name).size());
+        if (!found.missing.empty() && (props->ec.pending || found.copyKeepersMissing >= keepers)) {
             return Response::error(api::Error::unavailable("\"" + ref.bucket + "/" + ref.name +
                                                            "\" is not on the targets that answered, and too many "
                                                            "cannot say: " +

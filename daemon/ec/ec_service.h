@@ -105,7 +105,8 @@ private:
     // (0: nothing anywhere).
     struct Survey {
         std::vector<Source> found;
-        std::vector<std::string> missing;  // the targets that could not say, and why
+        std::vector<std::string> missing;    // the targets that could not say, and why
+        std::size_t copyKeepersMissing = 0;  // of them, the owner and the next P (whole copies of small versions)
         std::int64_t newest = 0;
         std::string missingText() const;
         // A target with a whole copy of the newest version, or null.

@@ -333,6 +333,17 @@ private slots:
         m_killed =
             std::max_element(owned.begin(), owned.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
         QVERIFY(owned[m_killed] >= 2);
+        // Two names it owns, written (small: copied whole; large: sliced) and deleted.
+        std::vector<std::string> deleted;
+        for (int i = 0; deleted.size() < 2; ++i) {
+            const auto name = "gone-" + std::to_string(i);
+            if (placement(name)[0] != m_killed) continue;
+            const auto bytes = randomBytes(deleted.empty() ? 100 : static_cast<std::size_t>(kLimit) * 3,
+                                           40u + static_cast<std::uint32_t>(i));
+            QCOMPARE(m_http.send(Method::Put, objUrl(name), Body::string(bytes))->status, 200);
+            QCOMPARE(m_http.send(Method::Delete, objUrl(name))->status, 200);
+            deleted.push_back(name);
+        }
         m_cluster.killTarget(m_killed);
         QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
         QVERIFY(m_cluster.smap().findTarget(m_cluster.targetId(m_killed))->away());
@@ -352,6 +363,13 @@ private slots:
             QCOMPARE(h->header("ais-size"), std::to_string(bytes.size()));
         }
         QCOMPARE(rebuilt, owned[m_killed]);
+        // A deleted name is a 404 with its owner away: the targets that would
+        // keep it whole answered and have nothing.
+        for (const auto& name : deleted) {
+            auto r = m_http.send(Method::Get, objUrl(name));
+            QVERIFY(r);
+            QVERIFY2(r->status == 404, (name + ": " + std::to_string(r->status) + " " + r->body).c_str());
+        }
         qInfo("%d objects rebuilt from slices, %d served from a copy", rebuilt, fromCopy);
         // A range of a rebuilt object.
         for (const auto& [name, bytes] : m_objects) {
