@@ -12,10 +12,12 @@ and every name of the model is read back and listed.
 
 With --mirror N the bucket keeps N copies across targets, with --ec D+P it is
 erasure coded (shard appends are left out: such a bucket refuses them). Then
-one target down at a time is covered by the copies or slices, so a read (and,
-mirrored, a listing: an erasure-coded bucket's listing answers 503 while a
-target is away) that answers 503 for any other reason than a cluster map
-still on its way is a violation (UNAVAILABLE).
+one target down at a time is covered by the copies or slices, so a read of an
+acknowledged object (and, mirrored, a listing: an erasure-coded bucket's
+listing answers 503 while a target is away) that answers 503 for any other
+reason than a cluster map still on its way is a violation (UNAVAILABLE). A
+name never acknowledged may answer 503 while a holder is away: its owner
+cannot tell it from a copy it lost.
 
 Each client owns its names (c<i>/...), so the model of a name is exact: its
 acknowledged state, or, after operations whose outcome is unknown (no
@@ -249,7 +251,13 @@ class Client(threading.Thread):
         self.stats.op(kind, status, time.time() - t0)
         if status >= 500 or (status >= 400 and status not in (404, 409, 416, 422)):
             self.check_error(kind, method, url, status, hdrs, data)
-        if status == 503 and self.covered and method == "GET" and (self.covered == "all" or "/v1/objects/" in url):
+        # A name whose last known state is "absent" (never written, deleted,
+        # or only written by operations whose outcome is unknown) may answer
+        # 503 while a holder is away: its owner cannot tell it from a copy it
+        # lost. Promise 11 is about acknowledged objects.
+        absent = name is not None and self.model.get(name, [None])[0] is None
+        if status == 503 and self.covered and method == "GET" and not absent and (
+                self.covered == "all" or "/v1/objects/" in url):
             try:
                 msg = json.loads(data).get("message", "")
             except Exception:
