@@ -42,6 +42,11 @@ struct Item {
     std::optional<target::CopyPeer> owner;
     // This target owns an erasure-coded object: its slices (or copies) are checked.
     bool ecOwned = false;
+    // A bucket mirrored on mountpaths: the copies this target keeps of it.
+    std::size_t mountpathCopies = 1;
+    // A copy on another mountpath of the set whose name's own file is gone
+    // (its disk replaced): put back from this one.
+    bool restoresOwnFile = false;
     bool move = true;  // false: only the copies are checked
 };
 
@@ -85,6 +90,23 @@ api::Status protect(const target::ObjectStore& store, target::CopyTransfer& copi
     if (done->holdersUpdated > 0) ctx.addCount("copies_sent", static_cast<std::uint64_t>(done->holdersUpdated));
     if (done->tookFromHolder) ctx.addCount("copies_taken_from_holders");
     store.intents().settle(it.bucket, it.name);
+    return {};
+}
+
+// A bucket mirrored on mountpaths: each mountpath of the name's copy set
+// keeps this version (or a newer one).
+api::Status protectOnMountpaths(const target::ObjectStore& store, const Item& it, JobContext& ctx)
+{
+    const auto mps = store.mountpathsFor(it.bucket, it.name, it.mountpathCopies);
+    auto here = store.openAt(mps.front(), it.bucket, it.name);
+    if (!here) return here.kind() == api::ErrorKind::NotFound ? api::Status{} : api::Status{here.error()};
+    for (std::size_t i = 1; i < mps.size(); ++i) {
+        if (!store.checkMountpath(mps[i])) continue;  // a disabled disk: the next reprotect after it returns
+        auto there = store.openAt(mps[i], it.bucket, it.name);
+        if (there && there->meta.stamp >= here->meta.stamp) continue;
+        if (auto st = store.copyBetweenMountpaths(it.bucket, it.name, mps.front(), mps[i]); !st) return st;
+        ctx.addCount("mountpath_copies_made");
+    }
     return {};
 }
 
@@ -179,6 +201,21 @@ api::Status RebalanceJob::run(JobContext& ctx)
                 item.ownerUrl = holders.front()->publicNet.url;
             } else {
                 item.move = m_store.mountpathFor(bucket, item.name) != o.mountpath;
+                if (const auto n = props->mirror.mountpathCopies(); n > 1) {
+                    const auto mps = m_store.mountpathsFor(bucket, item.name, n);
+                    // A copy on another mountpath of the set stays where it is;
+                    // the name's own file makes sure every copy is there.
+                    if (item.move && std::find(mps.begin(), mps.end(), o.mountpath) != mps.end()) {
+                        const auto own = m_store.openAt(mps.front(), bucket, item.name);
+                        if (own || own.kind() != api::ErrorKind::NotFound ||
+                            m_store.tombstone(bucket, item.name).has_value()) {
+                            return {};
+                        }
+                        item.move = false;
+                        item.restoresOwnFile = true;
+                    }
+                    if (!item.move) item.mountpathCopies = n;
+                }
                 if (holders.front()->id == m_selfId) {
                     for (std::size_t i = 1; i < holders.size(); ++i) {
                         item.copyHolders.push_back({holders[i]->id, holders[i]->publicNet.url});
@@ -186,7 +223,8 @@ api::Status RebalanceJob::run(JobContext& ctx)
                 } else if (props->mirror.targetCopies() > 1) {
                     item.owner = target::CopyPeer{holders.front()->id, holders.front()->publicNet.url};
                 }
-                if (!item.move && item.copyHolders.empty() && !item.owner && !item.ecOwned) {
+                if (!item.move && item.copyHolders.empty() && !item.owner && !item.ecOwned &&
+                    item.mountpathCopies <= 1 && !item.restoresOwnFile) {
                     return {};  // where it belongs
                 }
             }
@@ -219,6 +257,22 @@ api::Status RebalanceJob::run(JobContext& ctx)
                 ctx.setPhase("protect");
                 auto st = it.owner ? checkWithOwner(m_store, copies, it, ctx) : protect(m_store, copies, it, ctx);
                 if (!st) {
+                    ctx.addError(itemName(it) + ": " + st.error().message);
+                    continue;
+                }
+            }
+            if (it.restoresOwnFile) {
+                ctx.setPhase("protect");
+                const auto own = m_store.mountpathFor(it.bucket, it.name);
+                if (auto st = m_store.copyBetweenMountpaths(it.bucket, it.name, it.mountpath, own); !st) {
+                    ctx.addError(itemName(it) + ": " + st.error().message);
+                    continue;
+                }
+                ctx.addCount("mountpath_copies_made");
+            }
+            if (it.mountpathCopies > 1) {
+                ctx.setPhase("protect");
+                if (auto st = protectOnMountpaths(m_store, it, ctx); !st) {
                     ctx.addError(itemName(it) + ": " + st.error().message);
                     continue;
                 }

@@ -60,11 +60,16 @@ void Protection::propsChanged(const std::string& bucket, const api::BucketProps&
 {
     // Erasure coding enabled: the objects written before get their slices.
     const bool ecEnabled = after.ec.enabled && !before.ec.enabled;
-    if (before.mirror.targetCopies() == after.mirror.targetCopies() && !ecEnabled) return;
+    if (before.mirror.targetCopies() == after.mirror.targetCopies() &&
+        before.mirror.mountpathCopies() == after.mirror.mountpathCopies() && !ecEnabled) {
+        return;
+    }
     // More copies are made, fewer are dropped: the same job.
     auto st = m_jobs.startKind("reprotect", nlohmann::json(api::BucketJobArgs{bucket}));
     if (st) {
-        logInfo("bucket ", bucket, ": ", after.mirror.targetCopies(), " copies asked; ", st->id, " started");
+        logInfo("bucket ", bucket, ": ", after.mirror.copies,
+                after.mirror.acrossTargets ? " copies across targets" : " copies on mountpaths", " asked; ", st->id,
+                " started");
     } else {
         logWarn("bucket ", bucket, ": reprotect not started (", st.error().message,
                 "); its copies stay pending until a rebalance or reprotect completes");

@@ -319,11 +319,6 @@ api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketPropsLoc
     auto st = api::applyPropsUpdate(props, update);
     if (!st) return st.error();
     const auto& m = props.mirror;
-    if (m.enabled && m.copies > 1 && !m.acrossTargets) {
-        return api::Error::badRequest(
-            "mirror.copies > 1 needs mirror.across_targets true: copies on the mountpaths of one target are not "
-            "available (a copy on another target also survives the loss of the whole target)");
-    }
     if (m.targetCopies() > m_smap->tmap.size()) {
         return api::Error::badRequest("mirror.copies is " + std::to_string(m.copies) + " but the cluster has " +
                                       std::to_string(m_smap->tmap.size()) +
@@ -336,9 +331,10 @@ api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketPropsLoc
         props.ec.pending = true;  // objects written before have no slices until a reprotect job
         ++m_protectionEpoch;
     }
-    if (m.targetCopies() <= 1) {
+    if (m.targetCopies() <= 1 && m.mountpathCopies() <= 1) {
         props.mirror.pending = false;
-    } else if (m.targetCopies() > before.mirror.targetCopies()) {
+    } else if (m.targetCopies() > before.mirror.targetCopies() ||
+               m.mountpathCopies() > before.mirror.mountpathCopies()) {
         props.mirror.pending = true;  // until a reprotect job has made the new copies
         ++m_protectionEpoch;
     }

@@ -110,6 +110,84 @@ std::size_t ObjectStore::mountpathFor(std::string_view bucket, std::string_view 
     return api::hrwIndex(m_options.mountpaths, api::objectUname(bucket, name));
 }
 
+std::vector<std::size_t> ObjectStore::mountpathsFor(std::string_view bucket, std::string_view name, std::size_t n) const
+{
+    const auto uname = api::objectUname(bucket, name);
+    std::vector<std::pair<std::uint64_t, std::size_t>> all;
+    all.reserve(m_options.mountpaths.size());
+    for (std::size_t i = 0; i < m_options.mountpaths.size(); ++i) {
+        all.emplace_back(api::hrwWeight(m_options.mountpaths[i], uname), i);
+    }
+    // Ties go to the lower index, as in hrwIndex.
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < all.size() && i < std::max<std::size_t>(n, 1); ++i) out.push_back(all[i].second);
+    return out;
+}
+
+api::Status ObjectStore::copyBetweenMountpaths(std::string_view bucket, std::string_view name, std::size_t from,
+                                               std::size_t to) const
+{
+    auto src = openAt(from, bucket, name);
+    if (!src) return src.error();
+    if (auto st = checkMountpath(to); !st) return st;
+    const auto root = bucketRoot(to, bucket);
+    if (const int e = makeDirsUnder(m_options.mountpaths[to], root)) {
+        return mountpathError(to, e, "cannot create bucket directory");
+    }
+    const auto work = workPath(to);
+    UniqueFd out(::open(work.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
+    if (!out.valid()) return mountpathError(to, errno, "cannot create work file");
+    struct Cleanup {
+        std::string path;
+        ~Cleanup()
+        {
+            if (!path.empty()) ::unlink(path.c_str());
+        }
+    } cleanup{work};
+    auto copied = copyToEnd(
+        src->fd->get(), 0,
+        [&](const char* p, std::size_t n) -> api::Status {
+            if (const int e = writeAll(out.get(), p, n); e != 0) return mountpathError(to, e, "write failed");
+            return {};
+        },
+        "cannot read " + std::string(bucket) + "/" + std::string(name));
+    if (!copied) return copied;
+    if (m_options.fsync && ::fdatasync(out.get()) != 0) return mountpathError(to, errno, "fsync failed");
+    const std::string json = api::dumpJson(nlohmann::json(src->meta));
+    if (::fsetxattr(out.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
+        return mountpathError(to, errno, "cannot write object metadata");
+    }
+    const auto final = root + "/" + std::string(name);
+    {
+        std::lock_guard lock(nameLock(bucket, name));
+        if (auto here = openAt(to, bucket, name); here && here->meta.stamp >= src->meta.stamp) return {};
+        if (auto st = makeParents(root, final); !st) return st;
+        if (::rename(work.c_str(), final.c_str()) != 0) return mountpathError(to, errno, "rename into place failed");
+        cleanup.path.clear();
+    }
+    objectChanged(bucket, name);
+    if (m_options.fsync) return fsyncDir(final.substr(0, final.rfind('/')));
+    return {};
+}
+
+api::Status ObjectStore::removeMountpathCopies(std::string_view bucket, std::string_view name, std::size_t n,
+                                               std::int64_t stamp) const
+{
+    if (n <= 1) return {};
+    const auto mps = mountpathsFor(bucket, name, n);
+    {
+        std::lock_guard lock(nameLock(bucket, name));
+        for (std::size_t i = 1; i < mps.size(); ++i) {
+            if (!checkMountpath(mps[i])) continue;  // a disabled disk keeps what it has
+            if (auto here = openAt(mps[i], bucket, name); !here || here->meta.stamp > stamp) continue;
+            if (auto st = removeAt(mps[i], bucket, name); !st && st.kind() != api::ErrorKind::NotFound) return st;
+        }
+    }
+    objectChanged(bucket, name);
+    return {};
+}
+
 std::string ObjectStore::bucketRoot(std::size_t mp, std::string_view bucket) const
 {
     return m_options.mountpaths[mp] + "/buckets/" + std::string(bucket);
@@ -158,6 +236,16 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
     w->m_indexPath = archiveIndexPath(bucket, name);
     w->m_params = std::move(params);
     w->m_hash = std::make_unique<HashState>();
+    if (w->m_params.mountpathCopies > 1) {
+        const auto mps = mountpathsFor(bucket, name, w->m_params.mountpathCopies);
+        for (std::size_t i = 1; i < mps.size(); ++i) {
+            if (!checkMountpath(mps[i])) continue;  // a disabled disk gets its copy from the next reprotect
+            PutWriter::MountpathCopy c;
+            c.mp = mps[i];
+            c.finalPath = bucketRoot(mps[i], bucket) + "/" + std::string(name);
+            w->m_copies.push_back(std::move(c));
+        }
+    }
     if (const int e = makeDirsUnder(m_options.mountpaths[mp], w->m_bucketRoot)) {
         return mountpathError(mp, e, "cannot create bucket directory");
     }

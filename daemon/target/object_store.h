@@ -82,6 +82,12 @@ struct PutParams {
     // The version this commit replaces is kept until the writer goes, so
     // that rollback() can put it back (a mirrored PUT whose copies failed).
     bool undoable = false;
+    // A bucket mirrored on the mountpaths of each target (mirror.copies,
+    // across_targets false): the version is also stored on the next
+    // mountpaths of the name's HRW order (ObjectStore::mountpathsFor), each
+    // a whole file with the same metadata, all renamed into place under the
+    // name's lock before the commit returns. A disabled mountpath is skipped.
+    std::size_t mountpathCopies = 1;
 };
 
 class ObjectStore;
@@ -130,6 +136,11 @@ private:
     api::Result<api::ObjectMeta> finishBytes();
     // With the name's lock held: this version's stamp and number after `prev`.
     void decideVersion(const std::optional<api::ObjectMeta>& prev, api::ObjectMeta& meta) const;
+    // PutParams::mountpathCopies: the bytes (durable) into a work file on each
+    // other mountpath of the copy set; then, under the name's lock, their
+    // metadata and renames.
+    api::Status writeMountpathCopies();
+    api::Status placeMountpathCopies(const std::string& metaJson);
 
     const ObjectStore* m_store = nullptr;
     std::size_t m_mp = 0;
@@ -137,9 +148,16 @@ private:
     std::string m_name;
     std::string m_workPath;
     std::string m_finalPath;
-    std::string m_indexPath;   // the replaced object's shard index, now stale
-    std::string m_undoPath;    // undoable: a link to the replaced version, in the work directory
-    std::int64_t m_stamp = 0;  // the committed version's
+    std::string m_indexPath;  // the replaced object's shard index, now stale
+    std::string m_undoPath;   // undoable: a link to the replaced version, in the work directory
+    struct MountpathCopy {
+        std::size_t mp = 0;
+        std::string workPath;
+        std::string finalPath;
+        UniqueFd fd;
+    };
+    std::vector<MountpathCopy> m_copies;  // PutParams::mountpathCopies > 1
+    std::int64_t m_stamp = 0;             // the committed version's
     std::string m_bucketRoot;
     UniqueFd m_fd;
     std::uint64_t m_size = 0;
@@ -188,6 +206,17 @@ public:
     api::Result<OpenObject> openAt(std::size_t mp, std::string_view bucket, std::string_view name) const;
     api::Status removeAt(std::size_t mp, std::string_view bucket, std::string_view name) const;
     std::size_t mountpathFor(std::string_view bucket, std::string_view name) const;
+    // The first n mountpaths of the name's HRW order (mountpathFor first):
+    // where a bucket mirrored on mountpaths keeps its copies.
+    std::vector<std::size_t> mountpathsFor(std::string_view bucket, std::string_view name, std::size_t n) const;
+    // Stores the version on `from` as a copy on `to` (same metadata, whole
+    // file, renamed into place unless `to` has a version at least as new).
+    api::Status copyBetweenMountpaths(std::string_view bucket, std::string_view name, std::size_t from,
+                                      std::size_t to) const;
+    // Removes the copies on the mountpaths after the first of the name's
+    // `n` (a bucket mirrored on mountpaths), unless newer than `stamp`.
+    api::Status removeMountpathCopies(std::string_view bucket, std::string_view name, std::size_t n,
+                                      std::int64_t stamp) const;
     api::Result<api::ObjectMeta> stat(std::string_view bucket, std::string_view name) const;
     // A client's DELETE: removes the copy and leaves a tombstone stamped
     // now, so that no older copy of the name can come back. NotFound (and no

@@ -39,6 +39,65 @@ PutWriter::~PutWriter()
         ::unlink(m_workPath.c_str());
     }
     if (!m_undoPath.empty()) ::unlink(m_undoPath.c_str());
+    for (auto& c : m_copies) {
+        if (!c.workPath.empty()) ::unlink(c.workPath.c_str());
+    }
+}
+
+api::Status PutWriter::writeMountpathCopies()
+{
+    if (m_copies.empty()) return {};
+    // The work file is open for writing only: read it through its name.
+    UniqueFd in(::open(m_workPath.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!in.valid()) return m_store->mountpathError(m_mp, errno, "cannot read the object's work file");
+    for (auto& c : m_copies) {
+        if (!c.workPath.empty()) continue;  // written by prepare()
+        const auto root = m_store->bucketRoot(c.mp, m_bucket);
+        if (const int e = makeDirsUnder(m_store->options().mountpaths[c.mp], root)) {
+            return m_store->mountpathError(c.mp, e, "cannot create bucket directory");
+        }
+        c.workPath = m_store->workPath(c.mp);
+        c.fd.reset(::open(c.workPath.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
+        if (!c.fd.valid()) {
+            const int e = errno;
+            c.workPath.clear();
+            return m_store->mountpathError(c.mp, e, "cannot create work file");
+        }
+        auto copied = copyToEnd(
+            in.get(), 0,
+            [&](const char* p, std::size_t n) -> api::Status {
+                if (const int e = writeAll(c.fd.get(), p, n); e != 0) {
+                    return m_store->mountpathError(c.mp, e, "write failed");
+                }
+                return {};
+            },
+            "cannot read the object's work file");
+        if (!copied) return copied;
+        if (m_store->options().fsync && ::fdatasync(c.fd.get()) != 0) {
+            return m_store->mountpathError(c.mp, errno, "fsync failed");
+        }
+    }
+    return {};
+}
+
+api::Status PutWriter::placeMountpathCopies(const std::string& metaJson)
+{
+    for (auto& c : m_copies) {
+        if (::fsetxattr(c.fd.get(), kMetaXattr, metaJson.data(), metaJson.size(), 0) != 0) {
+            return m_store->mountpathError(c.mp, errno, "cannot write object metadata");
+        }
+        const auto root = m_store->bucketRoot(c.mp, m_bucket);
+        if (auto st = makeParents(root, c.finalPath); !st) return st;
+        if (::rename(c.workPath.c_str(), c.finalPath.c_str()) != 0) {
+            const int e = errno;
+            if (e == EISDIR || e == ENOTEMPTY || e == EEXIST || e == ENOTDIR) {
+                return api::Error::conflict("object name conflicts with an existing directory of objects");
+            }
+            return m_store->mountpathError(c.mp, e, "rename into place failed");
+        }
+        c.workPath.clear();
+    }
+    return {};
 }
 
 api::Status PutWriter::rollback()
@@ -164,6 +223,7 @@ api::Result<api::ObjectMeta> PutWriter::prepare()
     if (m_prepared) return m_preparedMeta;
     auto meta = finishBytes();
     if (!meta) return meta.error();
+    if (auto st = writeMountpathCopies(); !st) return st.error();
     {
         std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
         decideVersion(currentVersion(m_finalPath), *meta);
@@ -186,6 +246,7 @@ api::Result<api::ObjectMeta> PutWriter::commit()
         auto bytes = finishBytes();
         if (!bytes) return bytes.error();
         meta = std::move(*bytes);
+        if (auto st = writeMountpathCopies(); !st) return st.error();
     }
     {
         std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
@@ -237,6 +298,10 @@ api::Result<api::ObjectMeta> PutWriter::commit()
                 return m_store->mountpathError(m_mp, errno, "cannot write object metadata");
             }
         }
+        // The copies on the other mountpaths first, the name's own last.
+        if (!m_copies.empty()) {
+            if (auto st = placeMountpathCopies(api::dumpJson(nlohmann::json(meta))); !st) return st.error();
+        }
         // The parent directories may be removed by a concurrent DELETE
         // pruning empty directories; retry a few times.
         for (int attempt = 0;; ++attempt) {
@@ -266,6 +331,11 @@ api::Result<api::ObjectMeta> PutWriter::commit()
         // Commits the rename and, with it, the metadata written before it.
         auto st = fsyncDir(m_finalPath.substr(0, m_finalPath.rfind('/')));
         if (!st) return m_store->durabilityError(m_mp, st.error());
+        for (const auto& c : m_copies) {
+            if (auto cs = fsyncDir(c.finalPath.substr(0, c.finalPath.rfind('/'))); !cs) {
+                return m_store->durabilityError(c.mp, cs.error());
+            }
+        }
     }
     return meta;
 }

@@ -362,6 +362,7 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
                        {}});
     }
     params.undoable = coded(ref->bucket) && how == Serve::Owner && !req.hasQuery(api::kQpRebalance);
+    params.mountpathCopies = mountpathCopies(ref->bucket);
     auto writer = m_store.beginPut(ref->bucket, ref->name, std::move(params));
     if (!writer) return Response::error(writer.error());
     PutSink::Hooks hooks;
@@ -399,6 +400,29 @@ Response settle(Response r)
 }
 }  // namespace
 
+std::size_t TargetApi::mountpathCopies(const std::string& bucket) const
+{
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(bucket);
+    return props == nullptr ? 1 : props->mirror.mountpathCopies();
+}
+
+std::optional<OpenObject> TargetApi::openMountpathCopy(const api_util::ObjectRef& ref, std::int64_t stamp) const
+{
+    const auto n = mountpathCopies(ref.bucket);
+    if (n <= 1) return std::nullopt;
+    const auto mps = m_store.mountpathsFor(ref.bucket, ref.name, n);
+    // A copy a disk kept while the name was deleted (it was disabled then)
+    // is older than the deletion: never served.
+    const auto deleted = m_store.tombstone(ref.bucket, ref.name);
+    for (std::size_t i = 1; i < mps.size(); ++i) {
+        auto obj = m_store.openAt(mps[i], ref.bucket, ref.name);
+        if (!obj || (deleted && *deleted >= obj->meta.stamp)) continue;
+        if (stamp == 0 || obj->meta.stamp == stamp) return std::move(*obj);
+    }
+    return std::nullopt;
+}
+
 Response TargetApi::getObject(const Request& req) { return readObject(req, false); }
 
 Response TargetApi::readObject(const Request& req, bool reconciled)
@@ -415,6 +439,10 @@ Response TargetApi::readObject(const Request& req, bool reconciled)
         });
     }
     auto obj = m_store.open(ref->bucket, ref->name);
+    if (!obj && (obj.kind() == api::ErrorKind::NotFound || obj.kind() == api::ErrorKind::Unavailable)) {
+        // Mirrored on mountpaths: another disk's copy.
+        if (auto copy = openMountpathCopy(*ref)) obj = std::move(*copy);
+    }
     if (!obj && obj.kind() == api::ErrorKind::NotFound) {
         if (how != Serve::Owner) return copyMissing(*ref, obj.error(), how);
         // Asking the peers blocks: not on the connection's strand.
@@ -471,6 +499,10 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
         if (!st) {
             if (st.error().kind == api::ErrorKind::Corruption) {
                 m_recorder.addChecksumError();
+                // Mirrored on mountpaths: another disk's good copy of the same version.
+                if (auto copy = openMountpathCopy(ref, obj.meta.stamp); copy && m_store.verify(*copy)) {
+                    return serveObject(req, ref, std::move(*copy), true, how);
+                }
                 // Damaged here: a good copy elsewhere serves (a scrub repairs this one).
                 if (coded(ref.bucket) && how != Serve::Copy) {
                     if (auto r = m_ec->read(req, ref, false, serveCoded(req, ref))) return std::move(*r);
@@ -528,6 +560,9 @@ Response TargetApi::statObject(const Request& req, bool reconciled)
         });
     }
     auto meta = m_store.stat(ref->bucket, ref->name);
+    if (!meta && (meta.kind() == api::ErrorKind::NotFound || meta.kind() == api::ErrorKind::Unavailable)) {
+        if (auto copy = openMountpathCopy(*ref)) meta = copy->meta;
+    }
     if (!meta && meta.kind() == api::ErrorKind::NotFound) {
         if (how != Serve::Owner) return copyMissing(*ref, meta.error(), how);
         // Asking the peers blocks: not on the connection's strand.
@@ -652,7 +687,24 @@ Response TargetApi::deleteObject(const Request& req)
         if (!here && !elsewhere) return Response::error(here.error());
         return Response::ok();
     }
-    auto st = m_store.remove(ref->bucket, ref->name);
+    std::int64_t removedAt = 0;
+    auto st = m_store.remove(ref->bucket, ref->name, &removedAt);
+    if (const auto n = mountpathCopies(ref->bucket); n > 1) {
+        // Mirrored on mountpaths: the copies go too (also when the name's own
+        // file was lost and only a copy is left).
+        const bool copyLeft = !st && st.kind() == api::ErrorKind::NotFound && openMountpathCopy(*ref).has_value();
+        if (copyLeft) {
+            if (auto marked = m_store.markDeleted(ref->bucket, ref->name); !marked)
+                return Response::error(marked.error());
+            removedAt = m_store.tombstone(ref->bucket, ref->name).value_or(0);
+            st = {};
+        }
+        if (st) {
+            if (auto gone = m_store.removeMountpathCopies(ref->bucket, ref->name, n, removedAt); !gone) {
+                return Response::error(gone.error());
+            }
+        }
+    }
     if (st || st.kind() != api::ErrorKind::NotFound) return st ? Response::ok() : Response::error(st.error());
     // A peer asked to drop its copy of a name deleted at the owner.
     if (req.hasQuery(kQpLocal)) return Response::error(st.error());

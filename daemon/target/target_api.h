@@ -61,6 +61,12 @@ private:
     // object served from its slices or copies (blocks: on a worker).
     std::optional<net::Response> readElsewhere(const net::Request& req, const api_util::ObjectRef& ref);
     bool coded(const std::string& bucket) const { return m_ec != nullptr && m_ec->coded(bucket); }
+    // How many mountpaths of this target keep each object of the bucket
+    // (mirror.copies with across_targets false; 1 otherwise).
+    std::size_t mountpathCopies(const std::string& bucket) const;
+    // A copy of ref on another mountpath of its copy set (of version `stamp`
+    // when not 0), for a read the name's own mountpath cannot serve.
+    std::optional<OpenObject> openMountpathCopy(const api_util::ObjectRef& ref, std::int64_t stamp = 0) const;
     // Reads of an erasure-coded object this target cannot serve from its
     // own copy, continued on a worker: served by m_ec->read, or `otherwise()`
     // when nothing of it is kept anywhere. standInCoded: the owner is away

@@ -362,6 +362,71 @@ private slots:
         QCOMPARE(status, 200);
     }
 
+    // Copies on the mountpaths of one target (across_targets false): each
+    // object on `copies` disks, raised and lowered by the reprotect, read
+    // from another disk when its own is gone, deleted from every disk.
+    void copiesOnMountpathsOfOneTarget()
+    {
+        tests::LocalCluster c{tests::LocalCluster::Options{1, 3, false, 200, 3, {"--rebalance-auto", "false"}, {}}};
+        QVERIFY2(c.start(), c.error().c_str());
+        createBucket(c, "local");
+        const auto local = [](int copies) {
+            return json{{"mirror", {{"enabled", true}, {"copies", copies}, {"across_targets", false}}}};
+        };
+        auto set = setProps(c, "local", local(2));
+        QVERIFY2(set.status == 200, set.body.c_str());
+        QVERIFY(waitForJobs(c, "reprotect")["state"] == "finished");
+        const auto mps = c.targetMountpaths(0);
+        const auto disksHolding = [&](const std::string& name) {
+            int n = 0;
+            for (const auto& mp : mps) n += QFile::exists(QString::fromStdString(mp + "/buckets/local/" + name));
+            return n;
+        };
+        std::map<std::string, std::string> data;
+        for (int i = 0; i < 30; ++i) {
+            const auto name = "l/o-" + std::to_string(i);
+            data[name] = randomBytes(500 + static_cast<std::size_t>(i) * 700, 100u + static_cast<std::uint32_t>(i));
+            QCOMPARE(m_http.send(Method::Put, objUrl(c, "local", name), Body::string(data[name]))->status, 200);
+        }
+        for (const auto& [name, bytes] : data) QCOMPARE(disksHolding(name), 2);
+
+        QCOMPARE(setProps(c, "local", local(3)).status, 200);
+        auto job = waitForJobs(c, "reprotect");
+        QVERIFY2(job["state"] == "finished", job.dump().c_str());
+        QVERIFY(props(c, "local").mirror.pending == false);
+        for (const auto& [name, bytes] : data) QCOMPARE(disksHolding(name), 3);
+        QCOMPARE(setProps(c, "local", local(2)).status, 200);
+        QVERIFY(waitForJobs(c, "reprotect")["state"] == "finished");
+        const auto st = runJob(c, "reprotect", json{{"bucket", "local"}});
+        QVERIFY2(st["state"] == "finished", st.dump().c_str());
+        for (const auto& [name, bytes] : data) QCOMPARE(disksHolding(name), 2);
+
+        // Deleted: gone from every disk.
+        const auto gone = data.begin()->first;
+        QCOMPARE(m_http.send(Method::Delete, objUrl(c, "local", gone))->status, 200);
+        QCOMPARE(disksHolding(gone), 0);
+        QCOMPARE(m_http.send(Method::Get, objUrl(c, "local", gone))->status, 404);
+        data.erase(gone);
+
+        // A disk fails: every object still reads back, from its other disk.
+        const auto dead = QString::fromStdString(mps[1]);
+        int onDead = 0;
+        for (const auto& [name, bytes] : data) {
+            if (QFile::exists(dead + "/buckets/local/" + QString::fromStdString(name))) ++onDead;
+        }
+        QVERIFY(QDir().rename(dead, dead + ".gone"));
+        QFile blocker(dead);
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        for (const auto& [name, bytes] : data) {
+            auto r = m_http.send(Method::Get, objUrl(c, "local", name));
+            QVERIFY2(r->status == 200, (name + ": " + r->body).c_str());
+            QVERIFY2(r->body == bytes, name.c_str());
+            QCOMPARE(m_http.send(Method::Head, objUrl(c, "local", name))->status, 200);
+        }
+        QVERIFY(onDead > 0);
+    }
+
     // A flipped byte in one copy: a GET with validation reads a good copy,
     // the scrub finds and repairs it; without a copy it is reported unrepairable.
     void scrubRepairsAFlippedByte()
