@@ -26,6 +26,7 @@ QColor errorColor(const QWidget* w)
 
 QString copiesWords(const api::MirrorConf& m)
 {
+    if (m.mountpathCopies() > 1) return QObject::tr("%1 copies on the mountpaths of each target").arg(m.copies);
     return m.targetCopies() > 1 ? QObject::tr("%1 copies across targets").arg(m.targetCopies())
                                 : QObject::tr("mirroring off");
 }
@@ -61,8 +62,8 @@ BucketPropsDialog::BucketPropsDialog(RestClient* rest, BucketModel* buckets, con
     m_across->setToolTip(
         tr("Each copy is on a different target, so that a whole target can fail (or be killed) "
            "and its objects are still read from another. Copies on the mountpaths of one target "
-           "are not available in this version: the cluster refuses more than one copy without "
-           "across_targets."));
+           "(a failed disk, not a dead target) are set with the CLI or the API: "
+           "mirror.across_targets false."));
     m_copiesError = new QLabel;
     m_copiesError->setObjectName(QStringLiteral("copiesError"));
     m_copiesError->setWordWrap(true);
