@@ -264,10 +264,9 @@ private slots:
             const auto n = "o-" + std::to_string(i);
             QCOMPARE(m_http.send(Method::Put, objUrl(c, "later", n), Body::string(n))->status, 200);
         }
-        for (const json& bad : {json{{"mirror", {{"copies", 0}}}}, json{{"mirror", {{"copies", 9}}}},
-                                json{{"mirror", {{"copies", "2"}}}}, json{{"mirror", {{"pending", false}}}},
-                                json{{"mirror", {{"enabled", true}, {"copies", 2}}}},  // across_targets false
-                                mirror(4)}) {                                          // 3 targets only
+        for (const json& bad :
+             {json{{"mirror", {{"copies", 0}}}}, json{{"mirror", {{"copies", 9}}}}, json{{"mirror", {{"copies", "2"}}}},
+              json{{"mirror", {{"pending", false}}}}, mirror(4)}) {  // 3 targets only
             auto r = setProps(c, "later", bad);
             QVERIFY2(r.status == 400, bad.dump().c_str());
             QVERIFY(json::parse(r.body).contains("message"));
