@@ -39,12 +39,20 @@ const std::vector<Command>& commands()
          "bucket metadata versions, and each target's mountpaths.\n",
          cmdClusterShow},
         {{"cluster", "decommission"},
-         "cluster decommission TARGET_ID",
-         "remove an away target from the cluster map for good",
+         "cluster decommission TARGET_ID [--wait] [--timeout SECONDS]",
+         "take a target out of the cluster for good (a present one moves its objects first)",
+         "PUT /v1/cluster decommission-node. A present target is flagged decommissioning:\n"
+         "it owns nothing any more and keeps serving what it holds while a rebalance moves\n"
+         "its objects to the other targets; when that rebalance ends without errors it\n"
+         "leaves the map and its process exits. If the rebalance fails, it stays flagged\n"
+         "(see \"job ls\"); running the command again starts another. Refused (409) for a\n"
+         "target in maintenance and for the last target that can own objects.\n"
          "A target that missed its keepalives is away: it stays in the map and its\n"
          "objects answer 503 until it returns. When it will not return, this removes it\n"
-         "(PUT /v1/cluster decommission-node): its objects are then owned by the other\n"
-         "targets, which hold no copy of them. A present target is refused (stop it first).\n",
+         "at once: its objects are then owned by the other targets, which hold no copy\n"
+         "of them (unless the bucket is mirrored or erasure coded).\n"
+         "  --wait            wait until the target has left the map\n"
+         "  --timeout S       with --wait, give up after S seconds (default 600)\n",
          cmdClusterDecommission},
         {{"node", "maintenance", "start"},
          "node maintenance start TARGET_ID",

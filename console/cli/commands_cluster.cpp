@@ -4,7 +4,9 @@
 #include "commands.h"
 #include "output.h"
 
+#include <chrono>
 #include <ostream>
+#include <thread>
 
 namespace tessera::cli {
 
@@ -56,8 +58,12 @@ int cmdClusterShow(CliContext& ctx)
             used = total = "-";
         }
         // An away target missed its keepalives; one in maintenance was taken
-        // out on purpose. Either still owns its objects.
-        const char* role = n.inMaintenance() ? "target (maintenance)" : n.away() ? "target (away)" : "target";
+        // out on purpose. Either still owns its objects. A decommissioning
+        // one serves what it still holds and owns nothing.
+        const char* role = n.inMaintenance()     ? "target (maintenance)"
+                           : n.away()            ? "target (away)"
+                           : n.decommissioning() ? "target (decommissioning)"
+                                                 : "target";
         nodes.add({id, role, n.publicNet.url, mps, used, total});
     }
     *ctx.out << nodes.render();
@@ -80,16 +86,72 @@ int cmdClusterShow(CliContext& ctx)
     return kExitOk;
 }
 
+namespace {
+
+// `cluster decommission --wait` gives up after this long unless --timeout says otherwise.
+constexpr std::uint64_t kDecommissionWaitSec = 600;
+
+// The last rebalance job, for a wait that ran out: its state and errors say why.
+std::string lastRebalance(client::Client& client)
+{
+    auto jobs = client.listJobs();
+    if (!jobs) return "the jobs could not be listed: " + jobs.error().message;
+    for (auto it = jobs->rbegin(); it != jobs->rend(); ++it) {
+        if (it->kind != "rebalance") continue;
+        return "the last rebalance, " + it->id + ", is " + std::string(api::jobStateName(it->state)) +
+               (it->error.empty() ? "" : ": " + it->error);
+    }
+    return "no rebalance has started";
+}
+
+}  // namespace
+
 int cmdClusterDecommission(CliContext& ctx)
 {
-    auto args = parseArgs(ctx.args, {}, {});
+    auto args = parseArgs(ctx.args, {"--timeout"}, {"--wait"});
     if (args.positional.size() != 1) throw UsageError("cluster decommission takes one target id");
     const auto& id = args.positional[0];
+    const auto timeoutSec = args.number("--timeout", kDecommissionWaitSec);
+    if (timeoutSec == 0) throw UsageError("--timeout must be at least 1 second");
     auto client = ctx.makeClient();
-    if (auto st = client.decommissionNode(id); !st) return ctx.fail(st.error());
-    if (ctx.json) *ctx.out << api::dumpJson({{"decommissioned", id}}) << "\n";
-    else *ctx.out << "target " << id << " removed from the cluster map; its objects are now owned by the others\n";
-    return kExitOk;
+    auto version = client.decommissionNode(id);
+    if (!version) return ctx.fail(version.error());
+    const auto out = [&](std::int64_t v) {
+        if (ctx.json) *ctx.out << api::dumpJson({{"decommissioned", id}, {"smap_version", v}}) << "\n";
+        else
+            *ctx.out << "target " << id << " removed from the cluster map (v" << v
+                     << "); its objects are now owned by the others\n";
+        return kExitOk;
+    };
+    // An away target is out of the map at once; a present one stays, flagged,
+    // while the rebalance moves its objects.
+    auto smap = client.smap();
+    if (!smap) return ctx.fail(smap.error());
+    if (smap->findTarget(id) == nullptr) return out(smap->version);
+    if (!args.has("--wait")) {
+        if (ctx.json) {
+            *ctx.out << api::dumpJson({{"decommissioning", id}, {"smap_version", *version}}) << "\n";
+        } else {
+            *ctx.out << "target " << id << " is being decommissioned (cluster map v" << *version
+                     << "): it keeps serving while the rebalance moves its objects to the other targets, and leaves "
+                        "the map when that ends without errors (--wait waits for it)\n";
+        }
+        return kExitOk;
+    }
+    if (!ctx.json) {
+        *ctx.err << "target " << id << " is being decommissioned (cluster map v" << *version << "); waiting up to "
+                 << timeoutSec << " s for it to leave the map\n";
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSec);
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        smap = client.smap();
+        if (!smap) return ctx.fail(smap.error());
+        if (smap->findTarget(id) == nullptr) return out(smap->version);
+    }
+    return ctx.fail(api::Error::timeout("target " + id + " is still in the cluster map after " +
+                                        std::to_string(timeoutSec) + " s; " + lastRebalance(client) +
+                                        " (running the command again starts another rebalance)"));
 }
 
 namespace {

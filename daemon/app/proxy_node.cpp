@@ -3,7 +3,9 @@
 #include "common/log.h"
 #include "meta/node_identity.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 namespace tessera::daemon {
@@ -73,6 +75,9 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_protection =
         std::make_unique<proxy::Protection>(*m_state, *m_peers, *m_jobs, std::chrono::milliseconds(c.scrubIntervalMs));
     m_protection->registerWith(*m_jobs);
+    m_decommission = std::make_unique<proxy::Decommission>(*m_state, *m_peers);
+    m_decommission->registerWith(*m_jobs);
+    m_api->setMoveRequested([this](const std::string&) { onMoveRequested(); });
     m_api->setPropsObserver(
         [this](const std::string& bucket, const api::BucketProps& before, const api::BucketProps& after) {
             m_protection->propsChanged(bucket, before, after);
@@ -88,6 +93,26 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_router.add(std::move(ws));
 }
 
+namespace {
+
+// The targets placement may choose: a decommissioning one leaving (or a
+// new one joining) changes them, removing a target that had left does not.
+std::set<std::string> placementMembers(const api::Smap& smap)
+{
+    std::set<std::string> out;
+    for (const auto& [id, node] : smap.tmap) {
+        if (node.placement()) out.insert(id);
+    }
+    return out;
+}
+
+bool anyDecommissioning(const api::Smap& smap)
+{
+    return std::any_of(smap.tmap.begin(), smap.tmap.end(), [](const auto& n) { return n.second.decommissioning(); });
+}
+
+}  // namespace
+
 void ProxyNode::onPlacementMaybeChanged(const api::Smap& before, const api::Smap& after)
 {
     // Placement changed (a join, a decommission), or a target came back
@@ -98,14 +123,12 @@ void ProxyNode::onPlacementMaybeChanged(const api::Smap& before, const api::Smap
     // rebalance, unless one has been waiting for it, or a bucket is mirrored
     // across targets (a write committed by an owner whose copy could not
     // reach the target as it left is sent by the rebalance's reprotect).
-    bool placement = before.tmap.size() != after.tmap.size();
+    bool placement = placementMembers(before) != placementMembers(after);
     bool returned = false;
     bool maintenanceOver = false;
     for (const auto& [id, node] : after.tmap) {
         auto was = before.tmap.find(id);
-        if (was == before.tmap.end()) {
-            placement = true;
-        } else if (was->second.away() && !node.away()) {
+        if (was != before.tmap.end() && was->second.away() && !node.away()) {
             (was->second.missedKeepalives() ? returned : maintenanceOver) = true;
         }
     }
@@ -116,7 +139,26 @@ void ProxyNode::onPlacementMaybeChanged(const api::Smap& before, const api::Smap
     const bool owed = m_rebalanceOwed.exchange(false);
     bool mirrored = false;
     for (const auto& [name, props] : m_state->bmd()->buckets) mirrored = mirrored || props.mirror.targetCopies() > 1;
-    if (placement || returned || (maintenanceOver && (owed || mirrored))) m_jobs->onTargetsChanged();
+    if (placement || returned || (maintenanceOver && (owed || mirrored))) {
+        // A decommissioning target leaves only after a rebalance: it runs
+        // even with rebalance_auto off.
+        if (anyDecommissioning(after)) m_jobs->requestRebalance();
+        else m_jobs->onTargetsChanged();
+    }
+}
+
+void ProxyNode::onMoveRequested()
+{
+    // A rebalance running or due covers the move: one that started before
+    // the flag is aborted and started afresh (a new map made it due), one
+    // that started after it moves everything the target holds.
+    if (m_jobs->rebalancePending()) return;
+    const auto smap = m_state->smap();
+    if (smap->activeTargetCount() != smap->tmap.size()) {
+        m_rebalanceOwed = true;  // when the away target returns
+        return;
+    }
+    m_jobs->requestRebalance();
 }
 
 api::NodeStats ProxyNode::nodeStats()

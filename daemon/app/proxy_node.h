@@ -11,6 +11,7 @@
 #include "node.h"
 #include "node_common.h"
 #include "proxy/cluster_monitor.h"
+#include "proxy/decommission.h"
 #include "proxy/etl_proxy_api.h"
 #include "proxy/feed_hub.h"
 #include "proxy/job_coordinator.h"
@@ -40,6 +41,9 @@ private:
     // Starts the automatic rebalance when a published map changed placement.
     // Runs on the thread that published (under the membership lock).
     void onPlacementMaybeChanged(const api::Smap& before, const api::Smap& after);
+    // decommission-node flagged a present target, or was repeated for one:
+    // its rebalance is due (or owed, while another target is away).
+    void onMoveRequested();
 
     Config m_config;
     std::string m_id;
@@ -51,6 +55,7 @@ private:
     std::unique_ptr<proxy::ProxyState> m_state;
     std::unique_ptr<proxy::PeerCalls> m_peers;
     std::unique_ptr<proxy::Protection> m_protection;
+    std::unique_ptr<proxy::Decommission> m_decommission;
     std::unique_ptr<proxy::ProxyApi> m_api;
     std::unique_ptr<proxy::ClusterMonitor> m_monitor;
     std::shared_ptr<proxy::FeedHub> m_feed;

@@ -9,6 +9,7 @@
 #include "jobs/shard_build_job.h"
 #include "meta/node_identity.h"
 
+#include <csignal>
 #include <thread>
 #include <unistd.h>
 
@@ -42,6 +43,19 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     m_membership = std::make_unique<target::Membership>(m_self, c.proxyUrl, m_cache,
                                                         std::chrono::milliseconds(c.keepaliveIntervalMs),
                                                         std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
+    // Removed from the map at the end of its decommission: the process ends
+    // through the same drain as an operator's SIGTERM, by sending one to
+    // itself. run() waits in ShutdownSignals::wait() on the main thread, and
+    // the signal is the one thing that wakes it; a stop requested any other
+    // way would need a second wake-up path into that wait, and an
+    // operator's SIGTERM arriving at the same moment would race it. With
+    // the signal there is one path: the drain answers what is in flight,
+    // aborts the jobs and run() returns 0 (a second signal still ends the
+    // process at once). kill() is safe from any thread, and this runs on
+    // the thread that applied the map (a metasync or the keepalive's pull).
+    m_membership->setOnRemoved([] { ::kill(::getpid(), SIGTERM); });
+    m_cache.setSmapListener(
+        [this](const api::Smap& before, const api::Smap& after) { m_membership->smapChanged(before, after); });
     m_api = std::make_unique<target::TargetApi>(
         m_self, *m_store, *m_shards, m_cache, *m_membership, std::chrono::milliseconds(c.peerTimeoutMs),
         [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
@@ -77,6 +91,14 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                                          const nlohmann::json& args) -> api::Result<std::unique_ptr<jobs::JobWork>> {
             const auto peerTimeout = std::chrono::milliseconds(m_config.peerTimeoutMs);
             if (kind == jobs::kKindRebalance) {
+                auto a = api::readMessage<api::RebalanceArgs>(args, kind);
+                if (!a) return a.error();
+                if (const auto have = m_cache.smap()->version; a->smapVersion > have) {
+                    m_membership->requestRefresh();
+                    return api::Error::unavailable("the rebalance is for cluster map v" +
+                                                   std::to_string(a->smapVersion) + " and this target has v" +
+                                                   std::to_string(have) + "; retry shortly");
+                }
                 return std::unique_ptr<jobs::JobWork>(
                     std::make_unique<jobs::RebalanceJob>(*m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey));
             }
@@ -194,7 +216,11 @@ void TargetNode::drain()
     // maintenance (its objects answer 503 naming it, no rebalance starts)
     // and pushes the map before it answers. Bounded by the peer timeout; an
     // unreachable proxy finds out through the missed keepalives instead.
-    if (auto st = m_membership->startMaintenance(); !st) {
+    // A decommissioned target is out of the map already: nothing is sent
+    // here any more, and the proxy would answer that it does not know it.
+    if (m_membership->removed()) {
+        logInfo("drain: decommissioned; the cluster map no longer names this target");
+    } else if (auto st = m_membership->startMaintenance(); !st) {
         logWarn("drain: could not go into maintenance (", st.error().message, "); draining anyway");
     } else {
         // A redirect the proxy sent just before its map changed is still on

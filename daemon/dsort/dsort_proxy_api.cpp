@@ -107,6 +107,14 @@ api::Result<std::map<std::string, nlohmann::json>> DsortProxyApi::prepare(const 
     auto ekm = readEkm(*s);
     if (!ekm) return ekm.error();
     if (targets.tmap.empty()) return api::Error::unavailable("no targets in the cluster");
+    // Every target takes part and receives output shards by their names'
+    // hash: a leaving one would keep them after its move.
+    for (const auto& [id, node] : targets.tmap) {
+        if (node.decommissioning()) {
+            return api::Error::conflict("target " + id +
+                                        " is being decommissioned; start the dsort once it has left the cluster map");
+        }
+    }
 
     std::vector<std::string> ids;
     std::vector<api::DsortPeer> peers;

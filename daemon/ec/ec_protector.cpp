@@ -90,7 +90,8 @@ api::Result<std::vector<api::Snode>> EcProtector::holders(const api_util::Object
     const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
     if (props != nullptr && set.size() < props->ec.targets()) {
         return api::Error::unavailable("the bucket's erasure coding needs " + std::to_string(props->ec.targets()) +
-                                       " targets, the cluster map has " + std::to_string(smap->tmap.size()));
+                                       " targets, the cluster map has " + std::to_string(smap->placementTargetCount()) +
+                                       " that can hold slices (not decommissioning)");
     }
     std::vector<api::Snode> out;
     for (const auto* h : set) {

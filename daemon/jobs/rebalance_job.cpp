@@ -160,6 +160,38 @@ RebalanceJob::RebalanceJob(const target::ObjectStore& store, target::MetaCache& 
 
 api::Status RebalanceJob::run(JobContext& ctx)
 {
+    Pass pass;
+    if (auto st = runPass(ctx, pass); !st) return st;
+    // A leaving target's rebalance is what empties it, and the proxy removes
+    // it once the job ended clean: what reached it after the walk (a write
+    // already under way when the map changed, a copy from a peer with an
+    // older map) is moved by another walk, until one finds nothing.
+    for (int i = 1; leaving() && pass.found > 0 && pass.failed == 0 && !ctx.aborted(); ++i) {
+        if (i == kLeavingPasses) {
+            ctx.addError(std::to_string(pass.found) + " object(s) still arrived on this decommissioning target after " +
+                         std::to_string(kLeavingPasses) + " walks");
+            break;
+        }
+        pass = {};
+        if (auto st = runPass(ctx, pass); !st) return st;
+    }
+    // Tombstones only need to outlive the copies in flight.
+    m_store.sweepTombstones();
+    return {};
+}
+
+bool RebalanceJob::leaving() const
+{
+    const auto* self = m_cache.smap()->findTarget(m_selfId);
+    return self != nullptr && self->decommissioning();
+}
+
+api::Status RebalanceJob::runPass(JobContext& ctx, Pass& pass)
+{
+    const auto fail = [&](const std::string& what) {
+        ++pass.failed;
+        ctx.addError(what);
+    };
     ctx.setPhase("scan");
     const auto smap = m_cache.smap();
     const auto bmd = m_cache.bmd();
@@ -234,7 +266,10 @@ api::Status RebalanceJob::run(JobContext& ctx)
         });
     if (!walked) return walked.error();
     if (!*walked) return {};  // aborted
-    ctx.setTotals(static_cast<std::int64_t>(items.size()), static_cast<std::int64_t>(totalBytes));
+    pass.found = items.size();
+    m_objectsTotal += static_cast<std::int64_t>(items.size());
+    m_bytesTotal += static_cast<std::int64_t>(totalBytes);
+    ctx.setTotals(m_objectsTotal, m_bytesTotal);
     ctx.setPhase("move");
 
     client::HttpClient::Options o;
@@ -249,7 +284,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
             if (it.move) {
                 auto st = moveLocally(m_store, it);
                 if (!st && st.kind() != api::ErrorKind::NotFound) {
-                    ctx.addError(itemName(it) + ": " + st.error().message);
+                    fail(itemName(it) + ": " + st.error().message);
                     continue;
                 }
             }
@@ -257,7 +292,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
                 ctx.setPhase("protect");
                 auto st = it.owner ? checkWithOwner(m_store, copies, it, ctx) : protect(m_store, copies, it, ctx);
                 if (!st) {
-                    ctx.addError(itemName(it) + ": " + st.error().message);
+                    fail(itemName(it) + ": " + st.error().message);
                     continue;
                 }
             }
@@ -280,7 +315,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
             if (it.ecOwned) {
                 ctx.setPhase("protect");
                 if (auto st = protectCoded(m_store, ecProtector, it, ctx); !st) {
-                    ctx.addError(itemName(it) + ": " + st.error().message);
+                    fail(itemName(it) + ": " + st.error().message);
                     continue;
                 }
             }
@@ -290,7 +325,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
         auto src = m_store.openAt(it.mountpath, it.bucket, it.name);
         if (!src) {
             if (src.kind() == api::ErrorKind::NotFound) ctx.addDone(1, it.size);  // deleted meanwhile
-            else ctx.addError(itemName(it) + ": " + src.error().message);
+            else fail(itemName(it) + ": " + src.error().message);
             continue;
         }
         client::Headers headers;
@@ -309,7 +344,7 @@ api::Status RebalanceJob::run(JobContext& ctx)
         const auto path = m_store.bucketRoot(it.mountpath, it.bucket) + "/" + it.name;
         auto r = http.send(client::Method::Put, url, client::Body::file(path), headers);
         if (!r) {
-            ctx.addError(itemName(it) + ": " + r.error().message);
+            fail(itemName(it) + ": " + r.error().message);
             continue;
         }
         // The copy here goes only once the owner confirmed it holds this
@@ -322,19 +357,17 @@ api::Status RebalanceJob::run(JobContext& ctx)
         if (!superseded && !confirmed) {
             const auto why = r->isSuccess() ? std::string("the owner did not confirm the copy")
                                             : api::errorFromResponse(r->status, r->body).message;
-            ctx.addError(itemName(it) + ": " + why + " (HTTP " + std::to_string(r->status) + "); this target keeps it");
+            fail(itemName(it) + ": " + why + " (HTTP " + std::to_string(r->status) + "); this target keeps it");
             continue;
         }
         auto st = m_store.removeIfStamp(it.mountpath, it.bucket, it.name, src->meta.stamp);
         if (!st && st.kind() != api::ErrorKind::NotFound && st.kind() != api::ErrorKind::Conflict) {
-            ctx.addError(itemName(it) + ": moved, but the old copy stays: " + st.error().message);
+            fail(itemName(it) + ": moved, but the old copy stays: " + st.error().message);
             continue;
         }
         ctx.addDone(1, it.size);
     }
     checkSlices(ctx, http);
-    // Tombstones only need to outlive the copies in flight.
-    m_store.sweepTombstones();
     return {};
 }
 

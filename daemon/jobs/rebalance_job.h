@@ -7,6 +7,10 @@
 // (the list of objects to move, with their sizes: the totals) and move.
 // A copy is removed only after its new home acknowledged it.
 //
+// A decommissioning target (api::kSnodeDecommissioning) owns nothing and
+// holds no copies or slices: its rebalance sends everything it holds to
+// the owners, and walks again until a walk finds nothing (see run()).
+//
 // Buckets mirrored across targets: an object stays on every target of its
 // copy set (api::copyTargets); the owner sends the copies the other holders
 // lack or hold older (phase "protect"), and a copy on a target outside the
@@ -46,6 +50,17 @@ public:
     api::Status run(JobContext& ctx) override;
 
 private:
+    // A decommissioning target walks again while a walk found objects to
+    // move, up to this many walks (then the job fails: the target stays).
+    static constexpr int kLeavingPasses = 5;
+    struct Pass {
+        std::size_t found = 0;   // objects to move or check
+        std::size_t failed = 0;  // errors added
+    };
+    // One walk of the mountpaths and the work it found.
+    api::Status runPass(JobContext& ctx, Pass& pass);
+    // This target is decommissioning in the current map: it owns nothing.
+    bool leaving() const;
     // Phase "slices" (see above).
     void checkSlices(JobContext& ctx, client::HttpClient& http);
 
@@ -56,6 +71,8 @@ private:
     std::chrono::milliseconds m_peerTimeout;
     std::string m_clusterKey;
     std::string m_bucket;
+    std::int64_t m_objectsTotal = 0;  // over every walk
+    std::int64_t m_bytesTotal = 0;
 };
 
 }  // namespace tessera::daemon::jobs

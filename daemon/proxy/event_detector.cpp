@@ -44,6 +44,12 @@ std::vector<api::ClusterEvent> EventDetector::smapChanged(const api::Smap& befor
             out.push_back(makeEvent(nowMs, "info", ek::kNodeJoined, id,
                                     "target " + id + " joined at " + node.publicNet.url + " (cluster map v" +
                                         std::to_string(after.version) + ")"));
+        } else if (!was->second.decommissioning() && node.decommissioning()) {
+            out.push_back(makeEvent(nowMs, "info", ek::kNodeLeaving, id,
+                                    "target " + id + " (" + node.publicNet.url +
+                                        ") is being decommissioned: its objects move to the other targets, and it "
+                                        "leaves the map once they have (cluster map v" +
+                                        std::to_string(after.version) + ")"));
         } else if (!was->second.away() && node.inMaintenance()) {
             // Planned (a drain on SIGTERM, an operator's start-maintenance).
             out.push_back(makeEvent(nowMs, "warning", ek::kNodeAway, id,

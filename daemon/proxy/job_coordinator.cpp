@@ -36,7 +36,16 @@ std::string failure(const client::Response& r) { return api::errorFromResponse(r
 
 JobCoordinator::JobCoordinator(Options options, ProxyState& state) : m_options(options), m_state(state)
 {
-    m_kinds["rebalance"] = KindInfo{nullptr, true};
+    // Every target takes part, told the map version it must have (see
+    // api::RebalanceArgs); the client's args are ignored as before.
+    m_kinds["rebalance"] = KindInfo{[](const nlohmann::json&, const api::Smap& targets) {
+                                        std::map<std::string, nlohmann::json> out;
+                                        for (const auto& [id, node] : targets.tmap) {
+                                            out.emplace(id, nlohmann::json(api::RebalanceArgs{targets.version}));
+                                        }
+                                        return api::Result<std::map<std::string, nlohmann::json>>(std::move(out));
+                                    },
+                                    true};
 }
 
 void JobCoordinator::addKind(const std::string& kind, KindInfo info) { m_kinds[kind] = std::move(info); }
@@ -90,7 +99,7 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
     st.startNs = wallNs();
     job.args = args;
     // Before any target starts: a change after this point is one the job may not cover.
-    if (m_endHook.mark) job.mark = m_endHook.mark();
+    for (const auto& hook : m_endHooks) job.marks.push_back(hook.mark ? hook.mark() : 0);
     if (info.prepare) {
         auto perTarget = info.prepare(args, all);
         if (!perTarget) return perTarget.error();
@@ -144,9 +153,22 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
 
 void JobCoordinator::onTargetsChanged()
 {
-    if (!m_options.rebalanceAuto) return;
+    if (m_options.rebalanceAuto) requestRebalance();
+}
+
+void JobCoordinator::requestRebalance()
+{
     std::lock_guard lock(m_mutex);
     m_rebalanceDue = std::chrono::steady_clock::now() + m_options.rebalanceDelay;
+}
+
+bool JobCoordinator::rebalancePending() const
+{
+    std::lock_guard lock(m_mutex);
+    if (m_rebalanceDue) return true;
+    return std::any_of(m_jobs.begin(), m_jobs.end(), [](const auto& j) {
+        return j.second.status.kind == "rebalance" && j.second.status.state == api::JobState::Running;
+    });
 }
 
 void JobCoordinator::autoRebalance()
@@ -275,7 +297,7 @@ void JobCoordinator::pollOnce()
     for (const auto& [id, targets] : running) {
         auto results = peers.fanOut(targets, client::Method::Get, api::path::internalJob(id));
         nlohmann::json out;
-        std::optional<std::tuple<api::JobStatus, nlohmann::json, std::uint64_t>> ended;
+        std::optional<std::tuple<api::JobStatus, nlohmann::json, std::vector<std::uint64_t>, api::Smap>> ended;
         {
             std::lock_guard lock(m_mutex);
             auto it = m_jobs.find(id);
@@ -311,13 +333,15 @@ void JobCoordinator::pollOnce()
             if (api::isFinal(job.status.state)) {
                 logInfo("job ", id, " ", api::jobStateName(job.status.state),
                         job.status.error.empty() ? "" : ": " + job.status.error);
-                ended.emplace(job.status, job.args, job.mark);
+                ended.emplace(job.status, job.args, job.marks, job.targets);
             }
         }
         if (m_hub) m_hub->publish(Topic::Job, api::feed_type::kJob, out);
-        if (ended && m_endHook.ended) {
-            const auto& [status, args, mark] = *ended;
-            m_endHook.ended(status, args, mark);
+        if (ended) {
+            const auto& [status, args, marks, targets] = *ended;
+            for (std::size_t i = 0; i < m_endHooks.size() && i < marks.size(); ++i) {
+                if (m_endHooks[i].ended) m_endHooks[i].ended(status, args, marks[i], targets);
+            }
         }
     }
 }

@@ -81,15 +81,24 @@ public:
     // rebalance starts once the set has been stable for rebalanceDelay (a
     // running one is aborted first). Any thread; does not block.
     void onTargetsChanged();
+    // The same whatever rebalanceAuto says: a rebalance someone waits for
+    // (a decommissioning target's move).
+    void requestRebalance();
+    // A rebalance is running or due to start.
+    bool rebalancePending() const;
 
     // Told once about every job that ended (any state), with the args it
-    // was started with and the value `mark()` had when it started; on the
-    // polling thread, outside the coordinator's lock. Set before start().
+    // was started with, the value `mark()` had when it started and the
+    // cluster map's targets it was started on (their flags as they were);
+    // on the polling thread, outside the coordinator's lock, in the order
+    // added. Added before start().
     struct EndHook {
-        std::function<std::uint64_t()> mark;
-        std::function<void(const api::JobStatus&, const nlohmann::json& args, std::uint64_t mark)> ended;
+        std::function<std::uint64_t()> mark;  // may be empty (0)
+        std::function<void(const api::JobStatus&, const nlohmann::json& args, std::uint64_t mark,
+                           const api::Smap& targets)>
+            ended;
     };
-    void setEndHook(EndHook hook) { m_endHook = std::move(hook); }
+    void addEndHook(EndHook hook) { m_endHooks.push_back(std::move(hook)); }
 
 private:
     struct Job {
@@ -97,7 +106,7 @@ private:
         api::Smap targets;  // the map's targets when the job started
         std::map<std::string, int> missed;
         nlohmann::json args;
-        std::uint64_t mark = 0;  // EndHook::mark() at the start
+        std::vector<std::uint64_t> marks;  // each EndHook's mark() at the start
     };
 
     net::Response startJob(const net::Request& req);
@@ -112,7 +121,7 @@ private:
     Options m_options;
     ProxyState& m_state;
     std::shared_ptr<FeedHub> m_hub;
-    EndHook m_endHook;
+    std::vector<EndHook> m_endHooks;
     std::map<std::string, KindInfo> m_kinds;  // set before serving; read-only afterwards
     mutable std::mutex m_mutex;
     std::map<std::string, Job> m_jobs;

@@ -96,4 +96,18 @@ void PeerCalls::pushMeta(const api::Smap& smap, const std::optional<api::Smap>& 
     }
 }
 
+void PeerCalls::pushMetaLast(const api::Smap& smap, const std::string& last, const std::optional<api::Smap>& newSmap,
+                             const std::optional<api::Bmd>& newBmd) const
+{
+    api::Smap first = smap;
+    api::Smap then;
+    then.version = smap.version;
+    if (auto it = first.tmap.find(last); it != first.tmap.end()) {
+        then.tmap.insert(*it);
+        first.tmap.erase(it);
+    }
+    pushMeta(first, newSmap, newBmd);
+    pushMeta(then, newSmap, newBmd);
+}
+
 }  // namespace tessera::daemon::proxy

@@ -43,6 +43,12 @@ public:
     // catches up through its keepalive).
     void pushMeta(const api::Smap& smap, const std::optional<api::Smap>& newSmap, const std::optional<api::Bmd>& newBmd,
                   const std::optional<api::EtlMd>& newEtl = std::nullopt) const;
+    // The same, to target `last` only after every other target answered. A
+    // target that leaves placement (decommissioning) redirects reads of
+    // what it holds to their new owners as soon as it has the new map; the
+    // owners must have it by then, or they answer 503 "map is newer".
+    void pushMetaLast(const api::Smap& smap, const std::string& last, const std::optional<api::Smap>& newSmap,
+                      const std::optional<api::Bmd>& newBmd) const;
 
 private:
     api::Result<client::Response> call(client::Method method, const std::string& url, const std::string* body,

@@ -29,9 +29,9 @@ void Protection::registerWith(JobCoordinator& jobs)
     };
     jobs.addKind("reprotect", {prepare, true});
     jobs.addKind("scrub", {prepare, true});
-    jobs.setEndHook(
-        {[this] { return m_state.protectionEpoch(); }, [this](const api::JobStatus& st, const nlohmann::json& args,
-                                                              std::uint64_t epoch) { jobEnded(st, args, epoch); }});
+    jobs.addEndHook({[this] { return m_state.protectionEpoch(); },
+                     [this](const api::JobStatus& st, const nlohmann::json& args, std::uint64_t epoch,
+                            const api::Smap&) { jobEnded(st, args, epoch); }});
 }
 
 void Protection::jobEnded(const api::JobStatus& status, const nlohmann::json& args, std::uint64_t epoch)

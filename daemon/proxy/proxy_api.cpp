@@ -119,6 +119,7 @@ Response ProxyApi::redirectObject(const Request& req)
         return Response::error(api::Error::notFound("bucket \"" + ref->bucket + "\" does not exist"));
     }
     const auto* owner = api::hrwTarget(*smap, api::objectUname(ref->bucket, ref->name));
+    if (owner == nullptr) return Response::error(api::Error::unavailable("no target in the cluster can own objects"));
     if (owner->away()) {
         // A read of a protected object goes to the first holder present.
         const bool read = req.method == http::verb::get || req.method == http::verb::head;
@@ -381,12 +382,20 @@ Response ProxyApi::decommission(const api::ActionMsg& msg)
     if (!rm) return Response::error(rm.error());
     auto lock = m_state.membershipLock();
     std::optional<api::Bmd> bmd;
-    auto next = m_state.prepareDecommission(rm->daemonId, m_keepaliveWindow, &bmd);
-    if (!next) return Response::error(next.error());
-    m_peers.pushMeta(*next, *next, bmd);
-    m_state.publishSmap(*next);
-    if (bmd) m_state.announceBmd(*bmd);
-    return Response::json(api::ClusterActionReply{next->version});
+    auto step = m_state.prepareDecommission(rm->daemonId, m_keepaliveWindow, &bmd);
+    if (!step) return Response::error(step.error());
+    if (step->changed) {
+        // Pushed to the map before the change (an away target is not
+        // called); a leaving target last, once its objects' new owners have
+        // the map it redirects to them with.
+        if (step->removed) m_peers.pushMeta(*m_state.smap(), step->smap, bmd);
+        else m_peers.pushMetaLast(*m_state.smap(), rm->daemonId, step->smap, bmd);
+        m_state.publishSmap(step->smap);
+        if (bmd) m_state.announceBmd(*bmd);
+    }
+    // A present target: its objects move (again, when asked twice).
+    if (!step->removed && m_moveRequested) m_moveRequested(rm->daemonId);
+    return Response::json(api::ClusterActionReply{step->smap.version});
 }
 
 Response ProxyApi::maintenance(const api::ActionMsg& msg, bool on, bool fromNode)

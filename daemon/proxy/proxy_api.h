@@ -45,6 +45,12 @@ public:
         std::function<void(const std::string& bucket, const api::BucketProps& before, const api::BucketProps& after)>;
     void setPropsObserver(PropsObserver o) { m_propsObserver = std::move(o); }
 
+    // Told when decommission-node flagged a present target (or was repeated
+    // for one already flagged): the rebalance that moves its objects is due.
+    // On the request's thread, under the membership lock. Set before the
+    // node serves requests.
+    void setMoveRequested(std::function<void(const std::string& target)> f) { m_moveRequested = std::move(f); }
+
 private:
     net::Response redirectObject(const net::Request& req);
     net::Response join(const net::Request& req);
@@ -72,6 +78,7 @@ private:
     std::function<nlohmann::json()> m_nodeInfo;
     std::function<api::NodeStats()> m_nodeStats;
     PropsObserver m_propsObserver;
+    std::function<void(const std::string&)> m_moveRequested;
     std::map<std::string, BucketAction> m_bucketActions;
     std::string m_clusterKey;
     std::chrono::milliseconds m_keepaliveWindow;

@@ -3,6 +3,7 @@
 #include "common/log.h"
 #include "meta/node_identity.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace tessera::daemon::proxy {
@@ -223,29 +224,90 @@ bool ProxyState::presentLocked(const std::string& id, const api::Snode& node, Cl
     return seen != m_lastSeen.end() && Clock::now() - seen->second <= maxSilence;
 }
 
-api::Result<api::Smap> ProxyState::prepareDecommission(const std::string& id, Clock::duration maxSilence,
-                                                       std::optional<api::Bmd>* bmdOut)
+api::Result<ProxyState::DecommissionStep> ProxyState::prepareDecommission(const std::string& id,
+                                                                          Clock::duration maxSilence,
+                                                                          std::optional<api::Bmd>* bmdOut)
 {
     std::lock_guard lock(m_mutex);
     auto it = m_smap->tmap.find(id);
     if (it == m_smap->tmap.end()) return api::Error::notFound("target \"" + id + "\" is not in the cluster map");
+    const api::Snode& node = it->second;
+    // Without a placement target left, every name would have no owner (and
+    // a decommissioning target could never finish moving its objects).
+    const std::size_t placementLeft = m_smap->placementTargetCount() - (node.placement() ? 1 : 0);
+    const bool othersStay = m_smap->tmap.size() > 1;
     // A target in maintenance that still sends keepalives is present too.
-    if (!it->second.away() || presentLocked(id, it->second, maxSilence)) {
+    const bool present = !node.away() || presentLocked(id, node, maxSilence);
+    if (present && node.inMaintenance()) {
         return api::Error::conflict("target " + id +
-                                    " is present; only an away target can be decommissioned "
-                                    "(stop it first: draining a live target is not supported)");
+                                    " is in maintenance: it cannot move its objects; stop its maintenance "
+                                    "first (or stop it, and decommission it once it is away)");
+    }
+    if (othersStay && placementLeft == 0) {
+        return api::Error::conflict("target " + id +
+                                    " is the last target that can own objects (the others are being "
+                                    "decommissioned); add a target first");
+    }
+    DecommissionStep step;
+    if (present) {
+        if (node.decommissioning()) {
+            step.smap = *m_smap;  // the move is under way: the caller starts its rebalance again
+            return step;
+        }
+        if (placementLeft == 0) {
+            return api::Error::conflict("target " + id +
+                                        " is the only target: its objects would have nowhere to go; add a "
+                                        "target first");
+        }
+        // A bucket whose copies or slices need more targets than would stay
+        // could not be written in full any more.
+        for (const auto& [name, props] : m_bmd->buckets) {
+            const std::size_t need =
+                std::max<std::size_t>(props.mirror.targetCopies(), props.ec.enabled ? props.ec.targets() : 1);
+            if (need > placementLeft) {
+                return api::Error::conflict("target " + id + " cannot leave: bucket \"" + name + "\" needs " +
+                                            std::to_string(need) + " targets for its copies or slices and " +
+                                            std::to_string(placementLeft) + " would stay");
+            }
+        }
     }
     auto pending = markMirrorsPendingLocked();
     if (!pending) return pending.error();
     if (bmdOut != nullptr) *bmdOut = std::move(*pending);
+    step.smap = *m_smap;
+    if (present) {
+        step.smap.tmap.at(id).flags |= api::kSnodeDecommissioning;
+    } else {
+        step.smap.tmap.erase(id);
+        step.removed = true;
+    }
+    step.smap.version += 1;
+    auto st = m_store.saveSmap(step.smap);
+    if (!st) return st.error();
+    step.changed = true;
+    if (present) {
+        logInfo("target ", id, " is being decommissioned: it owns nothing from smap v", step.smap.version,
+                "; the rebalance moves what it holds to the other targets");
+    } else {
+        m_lastSeen.erase(id);
+        logWarn("target ", id, " decommissioned; its objects are now owned by the other targets");
+    }
+    return step;
+}
+
+api::Result<std::optional<api::Smap>> ProxyState::prepareRemoveDecommissioned(const std::string& id)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_smap->tmap.find(id);
+    if (it == m_smap->tmap.end() || !it->second.decommissioning()) return std::optional<api::Smap>{};
     api::Smap next = *m_smap;
     next.tmap.erase(id);
     next.version += 1;
     auto st = m_store.saveSmap(next);
     if (!st) return st.error();
     m_lastSeen.erase(id);
-    logWarn("target ", id, " decommissioned; its objects are now owned by the other targets");
-    return next;
+    logInfo("target ", id, " decommissioned: its objects have moved to the other targets; smap v", next.version);
+    return std::optional<api::Smap>{std::move(next)};
 }
 
 api::Result<api::Bmd> ProxyState::createBucket(const std::string& name)
@@ -319,12 +381,22 @@ api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketPropsLoc
     auto st = api::applyPropsUpdate(props, update);
     if (!st) return st.error();
     const auto& m = props.mirror;
+<<<<<<< HEAD
     if (m.targetCopies() > m_smap->tmap.size()) {
-        return api::Error::badRequest("mirror.copies is " + std::to_string(m.copies) + " but the cluster has " +
-                                      std::to_string(m_smap->tmap.size()) +
-                                      " target(s): each copy needs a target of its own");
+=======
+    if (m.enabled && m.copies > 1 && !m.acrossTargets) {
+        return api::Error::badRequest(
+            "mirror.copies > 1 needs mirror.across_targets true: copies on the mountpaths of one target are not "
+            "available (a copy on another target also survives the loss of the whole target)");
     }
-    if (auto ec = checkEcConf(before, props, m_smap->tmap.size()); !ec) return ec.error();
+    // A decommissioning target holds no copies: it does not count.
+    const std::size_t targets = m_smap->placementTargetCount();
+    if (m.targetCopies() > targets) {
+>>>>>>> decom
+        return api::Error::badRequest("mirror.copies is " + std::to_string(m.copies) + " but the cluster has " +
+                                      std::to_string(targets) + " target(s): each copy needs a target of its own");
+    }
+    if (auto ec = checkEcConf(before, props, targets); !ec) return ec.error();
     if (!props.ec.enabled) {
         props.ec.pending = false;
     } else if (!before.ec.enabled) {

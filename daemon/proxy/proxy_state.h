@@ -50,7 +50,8 @@ public:
     // publishSmap makes it the one the proxy serves. Callers hold
     // membershipLock() across both (joins and expiry are serialized).
     // A known id rejoining clears its away and maintenance flags (a target
-    // that restarts after a drain is back in service); a join naming the id of a
+    // that restarts after a drain is back in service) and keeps
+    // decommissioning (its move goes on); a join naming the id of a
     // present (not away) target at another address is a Conflict: an id
     // cannot be taken over while its target is alive.
     // A target in maintenance heard from within `maxSilence` is present too.
@@ -76,15 +77,31 @@ public:
     // keeps owning its objects. Holds membershipLock() like joins do.
     api::Result<std::optional<api::Smap>> prepareAway(Clock::duration maxSilence);
 
-    // Removes an away target from the map for good (an operator's decision
-    // that it is not coming back): its objects are then owned by the others,
-    // which have no copy of them. A present target (one in maintenance whose
-    // keepalives arrive within `maxSilence` included) is a Conflict, an
-    // unknown id NotFound. The same two steps as a join.
-    // Mirrored buckets' copies become pending: `bmdOut` receives the new BMD
-    // to push with the map when one changed.
-    api::Result<api::Smap> prepareDecommission(const std::string& id, Clock::duration maxSilence,
-                                               std::optional<api::Bmd>* bmdOut = nullptr);
+    // decommission-node. An away target (one in maintenance whose keepalives
+    // stopped included) is removed from the map at once, for good (an
+    // operator's decision that it is not coming back): its objects are then
+    // owned by the others, which have no copy of them. A present target is
+    // flagged decommissioning instead (api::kSnodeDecommissioning): it
+    // serves what it holds while the rebalance moves it to the others, and
+    // is removed by prepareRemoveDecommissioned once that ended without
+    // errors. Conflict for a present target in maintenance, for one whose
+    // leaving would leave no target to own objects, or fewer than a
+    // bucket's copies or slices need; NotFound for an unknown id. Mirrored
+    // and erasure-coded buckets' copies become pending (placement changed):
+    // `bmdOut` receives the new BMD to push with the map when one changed.
+    // The same two steps as a join (callers hold membershipLock()).
+    struct DecommissionStep {
+        api::Smap smap;        // the map to push and publish (when `changed`)
+        bool removed = false;  // an away target, gone from `smap`
+        bool changed = false;  // false: already decommissioning, nothing new
+    };
+    api::Result<DecommissionStep> prepareDecommission(const std::string& id, Clock::duration maxSilence,
+                                                      std::optional<api::Bmd>* bmdOut = nullptr);
+    // Removes a decommissioning target whose objects have moved (a rebalance
+    // that started with it flagged ended without errors). Placement does not
+    // change: no copies become pending. nullopt: it is not in the map, or
+    // no longer decommissioning. The same two steps as a join.
+    api::Result<std::optional<api::Smap>> prepareRemoveDecommissioned(const std::string& id);
 
     // Puts a target in maintenance (`on`) or takes it out, in a new map
     // persisted and returned but not yet served (the same two steps as a

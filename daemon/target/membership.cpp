@@ -64,7 +64,9 @@ void Membership::run()
     while (!m_stop) {
         std::chrono::milliseconds wait = m_interval;
         bool refresh = false;
-        if (!m_joined) {
+        if (m_removed) {
+            // Out of the cluster for good: nothing to join, no keepalive to send.
+        } else if (!m_joined) {
             if (tryJoin()) {
                 m_joined = true;
                 joinBackoff = std::chrono::milliseconds(200);
@@ -123,6 +125,14 @@ void Membership::keepalive()
         return;
     }
     if (res->status == 404) {
+        if (m_removed) return;
+        if (const auto* self = m_cache.smap()->findTarget(m_self.id); self != nullptr && self->decommissioning()) {
+            // Removed at the end of its move, and the push of the map that
+            // says so did not arrive: that map, not a join, is the answer.
+            logInfo("proxy does not know this decommissioning target any more; fetching the cluster map");
+            pullMeta(true, false);
+            return;
+        }
         logWarn("proxy does not know this target any more; rejoining");
         m_joined = false;
         if (tryJoin()) m_joined = true;
@@ -146,6 +156,16 @@ void Membership::keepalive()
             if (md) m_cache.applyEtl(std::move(md.value()));
         }
     }
+}
+
+void Membership::smapChanged(const api::Smap& before, const api::Smap& after)
+{
+    const auto* was = before.findTarget(m_self.id);
+    if (was == nullptr || !was->decommissioning() || after.findTarget(m_self.id) != nullptr) return;
+    if (m_removed.exchange(true)) return;
+    logInfo("decommissioned: cluster map v", after.version,
+            " no longer names this target (its objects have moved to the others); leaving the cluster");
+    if (m_onRemoved) m_onRemoved();
 }
 
 api::Status Membership::startMaintenance()

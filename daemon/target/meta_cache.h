@@ -32,12 +32,22 @@ public:
         std::lock_guard lock(m_mutex);
         return m_bmd;
     }
-    // Returns true when `smap` was newer and is now current.
+    // Returns true when `smap` was newer and is now current; the listener
+    // is then told (on the calling thread, outside the lock).
     bool applySmap(api::Smap smap)
     {
-        std::lock_guard lock(m_mutex);
-        if (smap.version <= m_smap->version) return false;
-        m_smap = std::make_shared<api::Smap>(std::move(smap));
+        std::shared_ptr<const api::Smap> before;
+        std::shared_ptr<const api::Smap> now;
+        std::function<void(const api::Smap&, const api::Smap&)> listener;
+        {
+            std::lock_guard lock(m_mutex);
+            if (smap.version <= m_smap->version) return false;
+            before = m_smap;
+            m_smap = std::make_shared<api::Smap>(std::move(smap));
+            now = m_smap;
+            listener = m_smapListener;
+        }
+        if (listener) listener(*before, *now);
         return true;
     }
     bool applyBmd(api::Bmd bmd)
@@ -71,6 +81,10 @@ public:
     }
     // Set before the node serves requests.
     void setEtlListener(std::function<void(const api::EtlMd&)> f) { m_etlListener = std::move(f); }
+    void setSmapListener(std::function<void(const api::Smap& before, const api::Smap& after)> f)
+    {
+        m_smapListener = std::move(f);
+    }
 
 private:
     mutable std::mutex m_mutex;
@@ -78,6 +92,7 @@ private:
     std::shared_ptr<const api::Bmd> m_bmd;
     std::shared_ptr<const api::EtlMd> m_etl;
     std::function<void(const api::EtlMd&)> m_etlListener;
+    std::function<void(const api::Smap&, const api::Smap&)> m_smapListener;
 };
 
 }  // namespace tessera::daemon::target

@@ -106,10 +106,11 @@ public:
     api::Result<api::ObjectMeta> commit();
     // The first half of commit(), for a write whose copies go to other
     // targets before it is visible here: verifies the checksum, makes the
-    // bytes durable and decides the version (stamp and number), written to
-    // the work file. commit() then only renames it into place, unless a
-    // newer version was committed meanwhile (then superseded() is true and
-    // this version, older, is not stored). A client's write only.
+    // bytes durable and decides the version (stamp and number; a transfer
+    // keeps the delivered one), written to the work file. commit() then only
+    // renames it into place, unless a version at least as new was committed
+    // meanwhile (then superseded() is true and this one is not stored). A
+    // client's write, or a rebalance delivering a copy to its owner.
     api::Result<api::ObjectMeta> prepare();
     // After prepare(): the work file, to send the version from.
     int preparedFd() const { return m_prepared ? m_fd.get() : -1; }

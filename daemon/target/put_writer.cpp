@@ -224,7 +224,13 @@ api::Result<api::ObjectMeta> PutWriter::prepare()
     auto meta = finishBytes();
     if (!meta) return meta.error();
     if (auto st = writeMountpathCopies(); !st) return st.error();
-    {
+    if (m_params.transferStamp > 0) {
+        // A peer's copy of an existing version (a rebalance moving it to its
+        // owner) keeps that version: the holders are sent it, not a new one,
+        // and commit() keeps the newer of it and what is here.
+        meta->stamp = m_params.transferStamp;
+        meta->version = m_params.transferVersion.empty() ? "1" : m_params.transferVersion;
+    } else {
         std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
         decideVersion(currentVersion(m_finalPath), *meta);
     }

@@ -22,15 +22,15 @@ void to_json(nlohmann::json& j, const RemoveNode& v) { j = nlohmann::json{{"sid"
 void readFields(FieldReader& r, RemoveNode& v)
 {
     r.required("sid", v.daemonId);
-    // AIStore's flags for draining a live node: Tessera removes away targets
-    // only and never touches their disks.
+    // AIStore's flags for decommissioning a live node: Tessera always moves
+    // its objects first and never touches its disks.
     for (const char* flag : {"rm_user_data", "skip_rebalance", "no_shutdown", "keep_initial_config"}) {
         bool set = false;
         r.optional(flag, set);
         if (r.ok() && set && std::string_view(flag) != "no_shutdown" &&
             std::string_view(flag) != "keep_initial_config") {
             r.fail(r.pointerTo(flag),
-                   "not supported (an away target is removed from the map; its disks are not touched)");
+                   "not supported (a present target's objects always move first; no target's disks are touched)");
         }
     }
     if (r.ok() && v.daemonId.empty()) r.fail(r.pointerTo("sid"), "must not be empty");

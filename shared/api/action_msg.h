@@ -40,8 +40,11 @@ void readFields(FieldReader& r, ActionMsg& v);
 Result<ActionMsg> parseActionMsg(std::string_view json);
 
 // The value of "decommission-node" (AIStore's ActValRmNode; its `sid` names
-// the target). Tessera decommissions away targets only, so the AIStore flags
-// that govern draining a live node are accepted and must be false/absent.
+// the target). An away target is removed at once; a present one moves its
+// objects to the others first (a rebalance), then leaves. Tessera never
+// skips that rebalance nor touches the target's disks, so `skip_rebalance`
+// and `rm_user_data` are accepted only false/absent; `no_shutdown` and
+// `keep_initial_config` are read and ignored (a decommissioned target stops).
 struct RemoveNode {
     std::string daemonId;  // JSON: sid
     bool operator==(const RemoveNode&) const = default;

@@ -12,10 +12,11 @@ namespace tessera::api {
 namespace event_kind {
 inline constexpr const char* kNodeJoined = "node_joined";
 inline constexpr const char* kNodeLeft = "node_left";
-inline constexpr const char* kNodeAway = "node_away";    // missed its keepalives or in maintenance; owns its objects
-inline constexpr const char* kNodeBack = "node_back";    // an away target returned
-inline constexpr const char* kNodeStale = "node_stale";  // stopped reporting for 3 intervals
-inline constexpr const char* kNodeRecovered = "node_recovered";               // reports again after being stale
+inline constexpr const char* kNodeAway = "node_away";  // missed its keepalives or in maintenance; owns its objects
+inline constexpr const char* kNodeBack = "node_back";  // an away target returned
+inline constexpr const char* kNodeLeaving = "node_leaving";      // decommissioning: its objects move to the others
+inline constexpr const char* kNodeStale = "node_stale";          // stopped reporting for 3 intervals
+inline constexpr const char* kNodeRecovered = "node_recovered";  // reports again after being stale
 inline constexpr const char* kMountpathNearlyFull = "mountpath_nearly_full";  // >= 85 % used
 inline constexpr const char* kMountpathFull = "mountpath_full";               // >= 95 % used
 inline constexpr const char* kMountpathError = "mountpath_error";

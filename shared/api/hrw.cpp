@@ -23,6 +23,7 @@ const Snode* hrwTarget(const Smap& smap, std::string_view uname)
     const Snode* best = nullptr;
     std::uint64_t bestWeight = 0;
     for (const auto& [id, node] : smap.tmap) {
+        if (!node.placement()) continue;
         const auto w = hrwWeight(id, uname);
         if (best == nullptr || w > bestWeight) {
             best = &node;
@@ -36,7 +37,9 @@ std::vector<const Snode*> hrwTargets(const Smap& smap, std::string_view uname, s
 {
     std::vector<std::pair<std::uint64_t, const Snode*>> all;
     all.reserve(smap.tmap.size());
-    for (const auto& [id, node] : smap.tmap) all.emplace_back(hrwWeight(id, uname), &node);
+    for (const auto& [id, node] : smap.tmap) {
+        if (node.placement()) all.emplace_back(hrwWeight(id, uname), &node);
+    }
     n = std::min(n, all.size());
     std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), all.end(),
                       [](const auto& a, const auto& b) { return a.first > b.first; });

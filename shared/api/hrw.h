@@ -2,6 +2,8 @@
 // Highest-random-weight placement: an object lives on the target (and, inside
 // it, on the mountpath) whose xxhash64(key, seed = xxhash64(id)) is largest.
 // This is the only placement function; proxy, targets and clients share it.
+// Only placement targets take part (Snode::placement(): a decommissioning
+// target owns nothing); an away one does, it keeps owning its objects.
 
 #include "bmd.h"
 #include "smap.h"
@@ -18,11 +20,11 @@ std::string objectUname(std::string_view bucket, std::string_view object);
 
 std::uint64_t hrwWeight(std::string_view id, std::string_view key);
 
-// Target that owns `uname`, or nullptr when the map has no targets.
+// Target that owns `uname`, or nullptr when the map has no placement targets.
 const Snode* hrwTarget(const Smap& smap, std::string_view uname);
 
 // The first `n` targets of `uname`'s HRW order (the owner first), whatever
-// their state; fewer when the map has fewer targets.
+// their state (away or not); fewer when the map has fewer placement targets.
 std::vector<const Snode*> hrwTargets(const Smap& smap, std::string_view uname, std::size_t n);
 
 // The targets that hold a copy of bucket/object: the owner first, then, for

@@ -164,4 +164,8 @@ void readFields(FieldReader& r, BucketJobArgs& v)
     }
 }
 
+void to_json(nlohmann::json& j, const RebalanceArgs& v) { j = nlohmann::json{{"smap_version", v.smapVersion}}; }
+
+void readFields(FieldReader& r, RebalanceArgs& v) { r.optional("smap_version", v.smapVersion); }
+
 }  // namespace tessera::api

@@ -94,6 +94,18 @@ struct BucketJobArgs {
 void to_json(nlohmann::json& j, const BucketJobArgs& v);
 void readFields(FieldReader& r, BucketJobArgs& v);
 
+// A target's args of a `rebalance` (the proxy's, whatever the client sent):
+// the cluster map version the job was started with. A target with an older
+// map refuses to start (503) and fetches the map: a rebalance planned on a
+// map that missed a decommission would keep objects its target no longer
+// owns, and the proxy would then remove the target with them.
+struct RebalanceArgs {
+    std::int64_t smapVersion = 0;  // JSON: smap_version (absent: 0, no check)
+};
+
+void to_json(nlohmann::json& j, const RebalanceArgs& v);
+void readFields(FieldReader& r, RebalanceArgs& v);
+
 void to_json(nlohmann::json& j, const JobStart& v);
 void readFields(FieldReader& r, JobStart& v);
 void to_json(nlohmann::json& j, const JobEnvelope& v);

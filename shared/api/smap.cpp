@@ -19,6 +19,13 @@ std::size_t Smap::activeTargetCount() const
     return n;
 }
 
+std::size_t Smap::placementTargetCount() const
+{
+    std::size_t n = 0;
+    for (const auto& [id, node] : tmap) n += node.placement() ? 1 : 0;
+    return n;
+}
+
 void to_json(nlohmann::json& j, const NetInfo& v)
 {
     j = nlohmann::json{{"node_ip_addr", v.host}, {"daemon_port", v.port}, {"direct_url", v.url}};

@@ -34,6 +34,14 @@ inline constexpr std::uint64_t kSnodeAway = std::uint64_t{1} << 16;
 // rebalance is due for it. Set by start-maintenance, cleared by
 // stop-maintenance and by the target's next join.
 inline constexpr std::uint64_t kSnodeMaintenance = std::uint64_t{1} << 17;
+// A present target an operator decommissions (a planned move): leaving for
+// good, it serves what it holds but owns nothing. Placement (api::hrwTarget
+// and the copy and slice sets) skips it, so the rebalance moves everything
+// it holds to the others, and the proxy removes it from the map once that
+// rebalance ended without errors. It is not away: reads of what it still
+// holds reach it (peers look for a moved object on every target present),
+// and it takes part in jobs. Kept across its rejoins.
+inline constexpr std::uint64_t kSnodeDecommissioning = std::uint64_t{1} << 18;
 
 struct Snode {
     std::string id;           // JSON: daemon_id
@@ -45,6 +53,10 @@ struct Snode {
     bool away() const { return (flags & (kSnodeAway | kSnodeMaintenance)) != 0; }
     bool inMaintenance() const { return (flags & kSnodeMaintenance) != 0; }
     bool missedKeepalives() const { return (flags & kSnodeAway) != 0; }
+    bool decommissioning() const { return (flags & kSnodeDecommissioning) != 0; }
+    // Placement may choose it to own objects or hold copies and slices. An
+    // away target still does: it keeps owning its objects until it returns.
+    bool placement() const { return !decommissioning(); }
     // The same node at the same address, whatever its flags.
     bool sameIdentity(const Snode& o) const { return id == o.id && type == o.type && publicNet == o.publicNet; }
     bool operator==(const Snode&) const = default;
@@ -58,8 +70,10 @@ struct Smap {
     std::map<std::string, Snode> tmap;  // id -> target
 
     const Snode* findTarget(std::string_view id) const;
-    // Targets not marked away (nor in maintenance).
+    // Targets not marked away (nor in maintenance); a decommissioning one counts.
     std::size_t activeTargetCount() const;
+    // Targets placement may choose (not decommissioning), away ones included.
+    std::size_t placementTargetCount() const;
     std::size_t targetCount() const { return tmap.size(); }
 };
 

@@ -238,13 +238,15 @@ api::Result<nlohmann::json> Client::clusterInfo(std::string_view what)
     return getJson(m_endpoint + api::path::clusterWhat(what), "cluster info");
 }
 
-api::Status Client::decommissionNode(std::string_view targetId)
+api::Result<std::int64_t> Client::decommissionNode(std::string_view targetId)
 {
     const api::ActionMsg msg{api::act::kDecommissionNode, "", nlohmann::json(api::RemoveNode{std::string(targetId)})};
     auto r = call(Method::Put, m_endpoint + std::string(api::path::kCluster),
                   Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
     if (!r) return r.error();
-    return {};
+    auto reply = api::parseMessage<api::ClusterActionReply>(r->body, "decommission answer");
+    if (!reply) return reply.error();
+    return reply->smapVersion;
 }
 
 api::Result<std::int64_t> Client::setMaintenance(std::string_view targetId, bool on)

@@ -68,9 +68,11 @@ public:
     api::Result<api::ClusterStats> clusterStats();                   // GET /v1/cluster?what=node_stats
     api::Result<nlohmann::json> clusterInfo(std::string_view what);  // GET /v1/cluster?what=...
     // PUT /v1/cluster decommission-node: removes an away target from the
-    // cluster map for good (Conflict for a present one, NotFound for an
-    // unknown id).
-    api::Status decommissionNode(std::string_view targetId);
+    // cluster map for good; a present one is flagged decommissioning and
+    // leaves the map once the rebalance has moved its objects (Conflict for
+    // one in maintenance or the last target that can own objects, NotFound
+    // for an unknown id). The cluster map version holding the change.
+    api::Result<std::int64_t> decommissionNode(std::string_view targetId);
     // PUT /v1/cluster start-maintenance / stop-maintenance: a target in
     // maintenance stays in the map, its objects answer 503 naming it and no
     // rebalance starts (NotFound for an unknown id, BadRequest for a proxy's,

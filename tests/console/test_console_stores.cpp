@@ -267,6 +267,15 @@ private slots:
         smap.tmap["tb"].flags = 0;
         model.setSmap(smap);
         QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("online"));
+        // Decommissioning: present, and a metrics round does not make it online.
+        smap.tmap["tb"].flags = api::kSnodeDecommissioning;
+        model.setSmap(smap);
+        QCOMPARE(model.node(2).state, NodeState::Decommissioning);
+        model.setMetrics(m);
+        QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("decommissioning"));
+        smap.tmap["tb"].flags = 0;
+        model.setSmap(smap);
+        QCOMPARE(model.data(model.index(2, NodeModel::StateColumn)).toString(), QStringLiteral("online"));
 
         smap.tmap.erase("tb");
         smap.version = 4;

@@ -191,6 +191,16 @@ bool LocalCluster::waitForTargets(int n, std::chrono::milliseconds timeout)
                            static_cast<int>(timeout.count()));
 }
 
+bool LocalCluster::waitForTargetGone(const std::string& id, std::chrono::milliseconds timeout)
+{
+    return QTest::qWaitFor(
+        [&] {
+            const auto s = smap();
+            return s.version > 0 && s.findTarget(id) == nullptr;  // version 0: the proxy did not answer
+        },
+        static_cast<int>(timeout.count()));
+}
+
 qint64 LocalCluster::targetPid(int i) const { return m_targets[static_cast<std::size_t>(i)].process->processId(); }
 
 void LocalCluster::killTarget(int i)

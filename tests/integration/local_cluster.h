@@ -51,6 +51,9 @@ public:
     // Waits until the proxy's map lists exactly `n` targets that are not
     // away (a killed target stays in the map, marked away).
     bool waitForTargets(int n, std::chrono::milliseconds timeout);
+    // Waits until the proxy's map no longer lists target `id` (a
+    // decommissioned target, once its objects have moved).
+    bool waitForTargetGone(const std::string& id, std::chrono::milliseconds timeout);
 
     qint64 targetPid(int i) const;
     // Starts one more target (index targetCount() before the call) and waits

@@ -121,7 +121,7 @@ BenchWorkload::Target BenchWorkload::placeObject(const std::string& name) const
     const auto* owner = api::hrwTarget(*m_smap, api::objectUname(m_options.bucket, name));
     std::uint32_t index = 0;
     for (std::size_t i = 0; i < m_targetIds.size(); ++i) {
-        if (m_targetIds[i] == owner->id) index = static_cast<std::uint32_t>(i + 1);
+        if (owner != nullptr && m_targetIds[i] == owner->id) index = static_cast<std::uint32_t>(i + 1);
     }
     return {index, objectTarget(m_options.bucket, name, m_smap->version)};
 }

@@ -7,6 +7,7 @@
 #include <QColor>
 #include <QTimer>
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace tessera::console {
@@ -23,6 +24,21 @@ bool before(const NodeRow& a, const QString& role, const QString& id)
 
 QString percent(double v) { return QString::number(v, 'f', 1) + QStringLiteral(" %"); }
 
+// The state the cluster map gives a member, when it gives one (metrics do not change it).
+std::optional<NodeState> mapState(const api::Snode& node)
+{
+    if (node.away()) return node.inMaintenance() ? NodeState::Maintenance : NodeState::Away;
+    if (node.decommissioning()) return NodeState::Decommissioning;
+    return std::nullopt;
+}
+
+// A state from the map (or the lack of one), which only a new map changes.
+bool mapHeld(NodeState s)
+{
+    return s == NodeState::Gone || s == NodeState::Away || s == NodeState::Maintenance ||
+           s == NodeState::Decommissioning;
+}
+
 }  // namespace
 
 QString nodeStateName(NodeState state)
@@ -32,6 +48,7 @@ QString nodeStateName(NodeState state)
     case NodeState::Stale: return QStringLiteral("stale");
     case NodeState::Away: return QStringLiteral("away");
     case NodeState::Maintenance: return QStringLiteral("maintenance");
+    case NodeState::Decommissioning: return QStringLiteral("decommissioning");
     case NodeState::Gone: return QStringLiteral("gone");
     }
     return {};
@@ -210,13 +227,12 @@ void NodeModel::upsertMember(const api::Snode& node)
     const int existing = rowOf(id);
     if (existing >= 0) {
         NodeRow& row = m_rows[static_cast<std::size_t>(existing)];
-        const bool back =
-            row.state == NodeState::Gone || row.state == NodeState::Away || row.state == NodeState::Maintenance;
-        const NodeState off = node.inMaintenance() ? NodeState::Maintenance : NodeState::Away;
-        if (node.away() && row.state != off) {
-            row.state = off;
-            emitRowChanged(existing);
-        } else if (!node.away() && (back || row.url != url)) {
+        if (const auto held = mapState(node)) {
+            if (row.state != *held) {
+                row.state = *held;
+                emitRowChanged(existing);
+            }
+        } else if (mapHeld(row.state) || row.url != url) {
             row.state = NodeState::Online;
             row.url = url;
             emitRowChanged(existing);
@@ -225,7 +241,7 @@ void NodeModel::upsertMember(const api::Snode& node)
     }
     NodeRow row;
     row.id = id;
-    if (node.away()) row.state = node.inMaintenance() ? NodeState::Maintenance : NodeState::Away;
+    if (const auto held = mapState(node)) row.state = *held;
     row.role = QString::fromStdString(node.type);
     row.url = url;
     const auto pos =
@@ -244,7 +260,7 @@ void NodeModel::setMetrics(const api::MetricsUpdate& update)
             continue;  // not in the map (yet): membership comes from the map only
         }
         NodeRow& row = m_rows[static_cast<std::size_t>(r)];
-        if (row.state != NodeState::Gone && row.state != NodeState::Away && row.state != NodeState::Maintenance) {
+        if (!mapHeld(row.state)) {
             row.state = m.stale ? NodeState::Stale : NodeState::Online;
         }
         row.hasMetrics = true;

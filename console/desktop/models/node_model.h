@@ -16,8 +16,9 @@ namespace tessera::console {
 
 // Away: in the cluster map but missed its keepalives; it still owns its
 // objects, which answer 503 until it returns. Maintenance: the same, on
-// purpose (a drain, an operator). Gone: left the map.
-enum class NodeState { Online, Stale, Away, Maintenance, Gone };
+// purpose (a drain, an operator). Decommissioning: present and serving, but
+// leaving for good; its objects move to the other targets. Gone: left the map.
+enum class NodeState { Online, Stale, Away, Maintenance, Decommissioning, Gone };
 QString nodeStateName(NodeState state);
 
 // A node as the console shows it: membership from the cluster map, figures

@@ -47,7 +47,8 @@ void NodeCard::setNode(const NodeRow& node)
     m_title->setText(QStringLiteral("%1  ·  %2").arg(node.id, node.role));
     m_title->setToolTip(node.url);
     QString color = QStringLiteral("#2e7d32");
-    if (node.state == NodeState::Stale || node.state == NodeState::Maintenance) {
+    if (node.state == NodeState::Stale || node.state == NodeState::Maintenance ||
+        node.state == NodeState::Decommissioning) {
         color = QStringLiteral("#e08a00");
     } else if (node.state == NodeState::Gone || node.state == NodeState::Away) {
         color = QStringLiteral("#c62828");
@@ -57,6 +58,8 @@ void NodeCard::setNode(const NodeRow& node)
         m_figures->setText(tr("missed its keepalives:\nits objects answer 503 until it returns"));
     } else if (node.state == NodeState::Maintenance) {
         m_figures->setText(tr("in maintenance:\nits objects answer 503 until it returns"));
+    } else if (node.state == NodeState::Decommissioning) {
+        m_figures->setText(tr("decommissioning: still serving;\nits objects move to the other targets"));
     } else if (node.hasMetrics && node.state != NodeState::Gone) {
         m_figures->setText(tr("up %1 · CPU %2 % · mem %3\n%4 ops/s")
                                .arg(formatDuration(static_cast<double>(node.uptimeNs) / 1e9))

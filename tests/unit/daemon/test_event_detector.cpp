@@ -76,6 +76,29 @@ private slots:
         QCOMPARE(ev[0].severity, std::string("info"));
     }
 
+    // A planned decommission: once when flagged, then node_left when it is out.
+    void leavingThenLeft()
+    {
+        EventDetector d(10);
+        api::Smap a, b, c;
+        a.version = 1;
+        a.tmap["t1"] = target("t1");
+        a.tmap["t2"] = target("t2");
+        b = a;
+        b.version = 2;
+        b.tmap["t1"].flags |= api::kSnodeDecommissioning;
+        auto ev = d.smapChanged(a, b, 1000);
+        QCOMPARE(kinds(ev), std::vector<std::string>{"node_leaving"});
+        QCOMPARE(ev[0].node, std::string("t1"));
+        QCOMPARE(ev[0].severity, std::string("info"));
+        QVERIFY2(ev[0].message.find("move to the other targets") != std::string::npos, ev[0].message.c_str());
+        QVERIFY(d.smapChanged(b, b, 1001).empty());
+        c = b;
+        c.version = 3;
+        c.tmap.erase("t1");
+        QCOMPARE(kinds(d.smapChanged(b, c, 1002)), std::vector<std::string>{"node_left"});
+    }
+
     void staleAndRecovered()
     {
         EventDetector d(10);

@@ -111,6 +111,35 @@ private slots:
         QVERIFY(hrwTarget(proxiesOnly, "b/x") == nullptr);
     }
 
+    // A decommissioning target owns nothing and holds no copies; the others
+    // keep their HRW order (the hash is the same), and those it owned go to
+    // their next target.
+    void decommissioningSkipped()
+    {
+        const auto all = makeSmap(5);
+        auto leaving = all;
+        const auto gone = targetId(2);
+        leaving.tmap.at(gone).flags |= kSnodeDecommissioning;
+        for (int i = 0; i < 2000; ++i) {
+            const auto k = key(i);
+            const auto full = hrwTargets(all, k, 5);
+            std::vector<std::string> expected;
+            for (const auto* n : full) {
+                if (n->id != gone) expected.push_back(n->id);
+            }
+            std::vector<std::string> got;
+            for (const auto* n : hrwTargets(leaving, k, 5)) got.push_back(n->id);
+            QCOMPARE(got, expected);
+            QCOMPARE(hrwTarget(leaving, k)->id, expected.front());
+            if (full.front()->id != gone) QCOMPARE(hrwTarget(leaving, k)->id, full.front()->id);
+        }
+        // Every target leaving: no owner.
+        Smap none = makeSmap(2);
+        for (auto& [id, n] : none.tmap) n.flags |= kSnodeDecommissioning;
+        QVERIFY(hrwTarget(none, key(1)) == nullptr);
+        QVERIFY(hrwTargets(none, key(1), 2).empty());
+    }
+
     void singleTarget()
     {
         const auto smap = makeSmap(1);

@@ -51,6 +51,21 @@ private slots:
         QVERIFY(back->tmap.at("t2").sameIdentity(
             Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
         QVERIFY(!(back->tmap.at("t2") == Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
+        // A decommissioning target travels as flag bit 18: present, not a placement target.
+        auto leaving = s;
+        leaving.tmap["t1"].flags = kSnodeDecommissioning;
+        const auto leavingText = nlohmann::json(leaving).dump();
+        QCOMPARE(nlohmann::json::parse(leavingText)["tmap"]["t1"]["flags"].get<std::uint64_t>(),
+                 std::uint64_t{1} << 18);
+        auto leavingBack = parseSmap(leavingText);
+        QVERIFY(leavingBack.ok());
+        QVERIFY(leavingBack->tmap == leaving.tmap);
+        QVERIFY(leavingBack->tmap.at("t1").decommissioning());
+        QVERIFY(!leavingBack->tmap.at("t1").away());
+        QVERIFY(!leavingBack->tmap.at("t1").placement());
+        QVERIFY(leavingBack->tmap.at("t2").placement());  // away: still owns its objects
+        QCOMPARE(leavingBack->activeTargetCount(), std::size_t{1});
+        QCOMPARE(leavingBack->placementTargetCount(), std::size_t{1});
         // A map without flags (an older node's) reads as all present.
         auto noFlags = nlohmann::json::parse(text);
         noFlags["tmap"]["t2"].erase("flags");
