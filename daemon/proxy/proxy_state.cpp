@@ -381,18 +381,9 @@ api::Result<std::pair<api::Bmd, api::BucketProps>> ProxyState::setBucketPropsLoc
     auto st = api::applyPropsUpdate(props, update);
     if (!st) return st.error();
     const auto& m = props.mirror;
-<<<<<<< HEAD
-    if (m.targetCopies() > m_smap->tmap.size()) {
-=======
-    if (m.enabled && m.copies > 1 && !m.acrossTargets) {
-        return api::Error::badRequest(
-            "mirror.copies > 1 needs mirror.across_targets true: copies on the mountpaths of one target are not "
-            "available (a copy on another target also survives the loss of the whole target)");
-    }
     // A decommissioning target holds no copies: it does not count.
     const std::size_t targets = m_smap->placementTargetCount();
     if (m.targetCopies() > targets) {
->>>>>>> decom
         return api::Error::badRequest("mirror.copies is " + std::to_string(m.copies) + " but the cluster has " +
                                       std::to_string(targets) + " target(s): each copy needs a target of its own");
     }
