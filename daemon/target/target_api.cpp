@@ -388,41 +388,6 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         std::make_unique<PutSink>(std::move(writer.value()), m_self.id, std::move(hooks), how == Serve::Copy));
 }
 
-namespace {
-// Runs what a handler continued on the workers, when already on one.
-Response settle(Response r)
-{
-    while (r.continuation) {
-        auto next = std::move(r.continuation);
-        r = next();
-    }
-    return r;
-}
-}  // namespace
-
-std::size_t TargetApi::mountpathCopies(const std::string& bucket) const
-{
-    const auto bmd = m_cache.bmd();
-    const auto* props = bmd->find(bucket);
-    return props == nullptr ? 1 : props->mirror.mountpathCopies();
-}
-
-std::optional<OpenObject> TargetApi::openMountpathCopy(const api_util::ObjectRef& ref, std::int64_t stamp) const
-{
-    const auto n = mountpathCopies(ref.bucket);
-    if (n <= 1) return std::nullopt;
-    const auto mps = m_store.mountpathsFor(ref.bucket, ref.name, n);
-    // A copy a disk kept while the name was deleted (it was disabled then)
-    // is older than the deletion: never served.
-    const auto deleted = m_store.tombstone(ref.bucket, ref.name);
-    for (std::size_t i = 1; i < mps.size(); ++i) {
-        auto obj = m_store.openAt(mps[i], ref.bucket, ref.name);
-        if (!obj || (deleted && *deleted >= obj->meta.stamp)) continue;
-        if (stamp == 0 || obj->meta.stamp == stamp) return std::move(*obj);
-    }
-    return std::nullopt;
-}
-
 Response TargetApi::getObject(const Request& req) { return readObject(req, false); }
 
 Response TargetApi::readObject(const Request& req, bool reconciled)
@@ -435,7 +400,7 @@ Response TargetApi::readObject(const Request& req, bool reconciled)
     if (!reconciled && how == Serve::Owner && mustCompareFirst(*ref)) {
         return Response::continueOnWorker([this, &req, ref = *ref] {
             if (auto e = reconcileBeforeServing(ref)) return Response::error(*e);
-            return settle(readObject(req, true));
+            return runContinuations(readObject(req, true));
         });
     }
     auto obj = m_store.open(ref->bucket, ref->name);
@@ -556,7 +521,7 @@ Response TargetApi::statObject(const Request& req, bool reconciled)
     if (!reconciled && how == Serve::Owner && mustCompareFirst(*ref)) {
         return Response::continueOnWorker([this, &req, ref = *ref] {
             if (auto e = reconcileBeforeServing(ref)) return Response::error(*e);
-            return settle(statObject(req, true));
+            return runContinuations(statObject(req, true));
         });
     }
     auto meta = m_store.stat(ref->bucket, ref->name);

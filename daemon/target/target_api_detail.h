@@ -47,4 +47,14 @@ inline client::HttpClient::Options peerOptions(std::chrono::milliseconds timeout
     return o;
 }
 
+// Runs what a handler continued on the workers, when already on one.
+inline net::Response runContinuations(net::Response r)
+{
+    while (r.continuation) {
+        auto next = std::move(r.continuation);
+        r = next();
+    }
+    return r;
+}
+
 }  // namespace tessera::daemon::target::detail

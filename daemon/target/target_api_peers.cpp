@@ -1,7 +1,9 @@
 // TargetApi's calls to its peers: the holders of a mirrored or erasure-coded
 // object's copies and slices (who they are, reads sent to them, copies and
-// deletions sent to them), and the lookup of an object a placement change
-// left on another target (part of TargetApi; see target_api.h).
+// deletions sent to them, the reconciliation of an interrupted change), the
+// copies on this target's other mountpaths, and the lookup of an object a
+// placement change left on another target (part of TargetApi; see
+// target_api.h).
 #include "target_api.h"
 
 #include "copy_transfer.h"
@@ -40,6 +42,29 @@ api::Result<std::vector<api::Snode>> TargetApi::copyHolders(const api_util::Obje
         out.push_back(*h);
     }
     return out;
+}
+
+std::size_t TargetApi::mountpathCopies(const std::string& bucket) const
+{
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(bucket);
+    return props == nullptr ? 1 : props->mirror.mountpathCopies();
+}
+
+std::optional<OpenObject> TargetApi::openMountpathCopy(const api_util::ObjectRef& ref, std::int64_t stamp) const
+{
+    const auto n = mountpathCopies(ref.bucket);
+    if (n <= 1) return std::nullopt;
+    const auto mps = m_store.mountpathsFor(ref.bucket, ref.name, n);
+    // A copy a disk kept while the name was deleted (it was disabled then)
+    // is older than the deletion: never served.
+    const auto deleted = m_store.tombstone(ref.bucket, ref.name);
+    for (std::size_t i = 1; i < mps.size(); ++i) {
+        auto obj = m_store.openAt(mps[i], ref.bucket, ref.name);
+        if (!obj || (deleted && *deleted >= obj->meta.stamp)) continue;
+        if (stamp == 0 || obj->meta.stamp == stamp) return std::move(*obj);
+    }
+    return std::nullopt;
 }
 
 std::optional<Response> TargetApi::readElsewhere(const Request& req, const api_util::ObjectRef& ref)

@@ -1,0 +1,168 @@
+// The object store's versions for copies kept elsewhere, on real
+// directories (two mountpaths): a write prepared before its copies go out
+// and committed after (a newer change wins), restamping a name's state, and
+// the records of mirrored changes in flight that outlive the process.
+#include "target/object_store.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+#include <unistd.h>
+
+using namespace tessera;
+using namespace tessera::daemon::target;
+
+class TestStoreVersions : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<ObjectStore> m_store;
+
+    std::vector<std::string> mountpaths() const
+    {
+        return {(m_dir.path() + "/mp1").toStdString(), (m_dir.path() + "/mp2").toStdString()};
+    }
+    bool reopen()
+    {
+        m_store.reset();
+        ObjectStore::Options o;
+        o.mountpaths = mountpaths();
+        o.fsync = false;
+        auto s = ObjectStore::create(o);
+        if (!s) {
+            qWarning("%s", s.error().message.c_str());
+            return false;
+        }
+        m_store = std::move(s.value());
+        return true;
+    }
+    api::Result<api::ObjectMeta> put(const std::string& name, const std::string& data)
+    {
+        auto w = m_store->beginPut("b", name, {});
+        if (!w) return w.error();
+        if (auto st = (*w)->write(data.data(), data.size()); !st) return st.error();
+        return (*w)->commit();
+    }
+    std::string read(const std::string& name)
+    {
+        auto o = m_store->open("b", name);
+        if (!o) return "<" + std::string(api::errorKindName(o.kind())) + ">";
+        std::string s(static_cast<std::size_t>(o->meta.size), '\0');
+        const auto n = ::pread(o->fd->get(), s.data(), s.size(), 0);
+        if (n != static_cast<ssize_t>(s.size())) return "<short read>";
+        return s;
+    }
+
+private slots:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        m_store.reset();
+        QDir(m_dir.path()).removeRecursively();
+        QVERIFY(QDir().mkpath(m_dir.path()));
+    }
+
+    // A mirrored write prepared (stamped) before its copies go out, then
+    // committed: a newer write or a deletion committed meanwhile wins.
+    void preparedWriteLosesToANewerChange()
+    {
+        QVERIFY(reopen());
+        QVERIFY(put("prep/x", "one").ok());
+        auto w = m_store->beginPut("b", "prep/x", {});
+        QVERIFY(w.ok());
+        QVERIFY((*w)->write("two", 3).ok());
+        auto prepared = (*w)->prepare();
+        QVERIFY(prepared.ok());
+        QCOMPARE(prepared->version, std::string("2"));
+        QVERIFY((*w)->preparedFd() >= 0);
+        QCOMPARE(read("prep/x"), std::string("one"));  // not visible before commit
+        auto newer = put("prep/x", "three");
+        QVERIFY(newer.ok() && newer->stamp > prepared->stamp);
+        QCOMPARE((*w)->commit().kind(), api::ErrorKind::Conflict);
+        QVERIFY((*w)->superseded());
+        QCOMPARE(read("prep/x"), std::string("three"));
+        // Prepared, then the name deleted: the deletion stays.
+        auto w2 = m_store->beginPut("b", "prep/x", {});
+        QVERIFY((*w2)->write("four", 4).ok());
+        QVERIFY((*w2)->prepare().ok());
+        QVERIFY(m_store->remove("b", "prep/x").ok());
+        QCOMPARE((*w2)->commit().kind(), api::ErrorKind::Conflict);
+        QCOMPARE(m_store->open("b", "prep/x").kind(), api::ErrorKind::NotFound);
+        // Nothing changed meanwhile: committed with the prepared stamp.
+        auto w3 = m_store->beginPut("b", "prep/x", {});
+        QVERIFY((*w3)->write("five", 4).ok());
+        auto p3 = (*w3)->prepare();
+        auto c3 = (*w3)->commit();
+        QVERIFY(c3.ok());
+        QCOMPARE(c3->stamp, p3->stamp);
+        QCOMPARE(m_store->stat("b", "prep/x")->stamp, p3->stamp);
+        QCOMPARE(read("prep/x"), std::string("five"));
+    }
+
+    // restamp(): the state here becomes newer than anything handed out.
+    void restampMakesTheStateNewest()
+    {
+        QVERIFY(reopen());
+        auto v = put("rs/x", "bytes");
+        QVERIFY(v.ok());
+        QVERIFY(m_store->restamp("b", "rs/x").ok());
+        const auto after = m_store->stat("b", "rs/x");
+        QVERIFY(after.ok() && after->stamp > v->stamp);
+        QCOMPARE(after->version, v->version);
+        QCOMPARE(read("rs/x"), std::string("bytes"));
+        // Without a version: a deletion newer than before.
+        QVERIFY(m_store->remove("b", "rs/x").ok());
+        const auto t1 = m_store->tombstone("b", "rs/x");
+        QVERIFY(m_store->restamp("b", "rs/x").ok());
+        QVERIFY(*m_store->tombstone("b", "rs/x") > *t1);
+        QVERIFY(m_store->restamp("b", "rs/never").ok());
+        QVERIFY(m_store->tombstone("b", "rs/never").has_value());
+    }
+
+    // Records of mirrored changes in flight outlive the process: an
+    // unsettled one is a suspect after a restart, a settled one leaves
+    // nothing behind.
+    void intentsSurviveARestart()
+    {
+        QVERIFY(reopen());
+        auto& in = m_store->intents();
+        QVERIFY(!in.anySuspect());
+        QVERIFY(in.begin(0, "b", "in/flight").ok());
+        QVERIFY(in.begin(1, "b", "in/done").ok());
+        QVERIFY(in.begin(1, "b", "in/done").ok());  // two changes of one name
+        in.end("b", "in/done", IntentStore::Ended::Settled);
+        in.end("b", "in/done", IntentStore::Ended::Settled);
+        QVERIFY(in.begin(0, "b", "in/pinned").ok());
+        in.end("b", "in/pinned", IntentStore::Ended::Pinned);
+        QVERIFY(in.suspect("b", "in/pinned"));
+        QVERIFY(!in.mustCompare("b", "in/pinned"));
+        QVERIFY(!in.suspect("b", "in/flight"));  // in flight, not a suspect yet
+        const auto records = [this] {
+            int n = 0;
+            for (const auto& mp : mountpaths()) {
+                n += static_cast<int>(
+                    QDir(QString::fromStdString(mp + "/.tessera/intent")).entryList(QDir::Files).size());
+            }
+            return n;
+        };
+        QCOMPARE(records(), 2);
+        QVERIFY(reopen());  // the process died with "in/flight" in flight
+        auto& again = m_store->intents();
+        QVERIFY(again.suspect("b", "in/flight"));
+        QVERIFY(again.mustCompare("b", "in/flight"));
+        QVERIFY(again.mustCompare("b", "in/pinned"));  // after a restart, compared like any other
+        QVERIFY(!again.suspect("b", "in/done"));
+        QCOMPARE(again.suspects("b").size(), std::size_t{2});
+        QCOMPARE(again.suspects("other").size(), std::size_t{0});
+        again.settle("b", "in/flight");
+        again.settle("b", "in/pinned");
+        QVERIFY(!again.anySuspect());
+        QCOMPARE(records(), 0);
+        QVERIFY(reopen());
+        QVERIFY(!m_store->intents().anySuspect());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreVersions)
+#include "test_store_versions.moc"
