@@ -94,6 +94,27 @@ api::Status ScrubJob::run(JobContext& ctx)
         const auto smap = m_cache.smap();
         const auto bmdNow = m_cache.bmd();
         const auto* props = bmdNow->find(it.bucket);
+        if (props != nullptr && props->mirror.mountpathCopies() > 1) {
+            // Mirrored on mountpaths: from another disk's good copy of the same version.
+            bool repaired = false;
+            for (const auto mp : m_store.mountpathsFor(it.bucket, it.name, props->mirror.mountpathCopies())) {
+                if (mp == it.mountpath) continue;
+                auto good = m_store.openAt(mp, it.bucket, it.name);
+                if (!good || good->meta.stamp != obj->meta.stamp || !m_store.verify(*good)) continue;
+                if (m_store.copyBetweenMountpaths(it.bucket, it.name, mp, it.mountpath, true)) {
+                    repaired = true;
+                    break;
+                }
+            }
+            if (repaired) {
+                ctx.addCount("repaired");
+                ctx.addDone(1, it.size);
+            } else {
+                ctx.addCount("unrepairable");
+                ctx.addError(itemName(it) + ": " + st.error().message + "; no good copy on another mountpath");
+            }
+            continue;
+        }
         if (props != nullptr && props->ec.enabled && m_store.mountpathFor(it.bucket, it.name) == it.mountpath) {
             const auto set = api::ecTargets(*smap, props, it.bucket, it.name);
             if (!set.empty() && set.front()->id == m_selfId) {

@@ -126,7 +126,7 @@ std::vector<std::size_t> ObjectStore::mountpathsFor(std::string_view bucket, std
 }
 
 api::Status ObjectStore::copyBetweenMountpaths(std::string_view bucket, std::string_view name, std::size_t from,
-                                               std::size_t to) const
+                                               std::size_t to, bool repair) const
 {
     auto src = openAt(from, bucket, name);
     if (!src) return src.error();
@@ -161,7 +161,10 @@ api::Status ObjectStore::copyBetweenMountpaths(std::string_view bucket, std::str
     const auto final = root + "/" + std::string(name);
     {
         std::lock_guard lock(nameLock(bucket, name));
-        if (auto here = openAt(to, bucket, name); here && here->meta.stamp >= src->meta.stamp) return {};
+        if (auto here = openAt(to, bucket, name);
+            here && (here->meta.stamp > src->meta.stamp || (here->meta.stamp == src->meta.stamp && !repair))) {
+            return {};
+        }
         if (auto st = makeParents(root, final); !st) return st;
         if (::rename(work.c_str(), final.c_str()) != 0) return mountpathError(to, errno, "rename into place failed");
         cleanup.path.clear();

@@ -211,9 +211,10 @@ public:
     // where a bucket mirrored on mountpaths keeps its copies.
     std::vector<std::size_t> mountpathsFor(std::string_view bucket, std::string_view name, std::size_t n) const;
     // Stores the version on `from` as a copy on `to` (same metadata, whole
-    // file, renamed into place unless `to` has a version at least as new).
-    api::Status copyBetweenMountpaths(std::string_view bucket, std::string_view name, std::size_t from,
-                                      std::size_t to) const;
+    // file, renamed into place unless `to` has a version at least as new;
+    // `repair`: a damaged copy of the same version is replaced too).
+    api::Status copyBetweenMountpaths(std::string_view bucket, std::string_view name, std::size_t from, std::size_t to,
+                                      bool repair = false) const;
     // Removes the copies on the mountpaths after the first of the name's
     // `n` (a bucket mirrored on mountpaths), unless newer than `stamp`.
     api::Status removeMountpathCopies(std::string_view bucket, std::string_view name, std::size_t n,

@@ -28,7 +28,6 @@
 #include <set>
 #include <thread>
 
-
 namespace tessera::tests::moves {
 
 using nlohmann::json;
@@ -250,7 +249,8 @@ inline void createBucket(const std::string& proxy, const std::string& bucket)
 // within `markWithin` (set by the target's own call, not by missed
 // keepalives) and exit 0 within `bound`. Returns the time to exit in ms, or
 // -1 (with a warning saying why).
-inline qint64 drainTarget(tests::LocalCluster& c, int i, std::chrono::milliseconds markWithin, std::chrono::milliseconds bound)
+inline qint64 drainTarget(tests::LocalCluster& c, int i, std::chrono::milliseconds markWithin,
+                          std::chrono::milliseconds bound)
 {
     const auto id = c.targetId(i);
     QElapsedTimer clock;
@@ -383,7 +383,8 @@ inline json mirrorCopies(int copies)
 }
 
 // Runs the CLI against the cluster's proxy; its exit code (-1: it did not end).
-inline int runCli(tests::LocalCluster& c, const QStringList& args, QByteArray* out, QByteArray* err, int timeoutMs = 20000)
+inline int runCli(tests::LocalCluster& c, const QStringList& args, QByteArray* out, QByteArray* err,
+                  int timeoutMs = 20000)
 {
     QProcess p;
     p.start(TESSERA_CLI_BINARY, QStringList{"--endpoint", QString::fromStdString(c.proxyUrl())} + args);

@@ -407,6 +407,30 @@ private slots:
         QCOMPARE(m_http.send(Method::Get, objUrl(c, "local", gone))->status, 404);
         data.erase(gone);
 
+        // A flipped byte in one disk's copy: the scrub finds it and puts back
+        // the other disk's good copy.
+        const auto& [flipped, flippedBytes] = *data.begin();
+        QString damaged;
+        for (const auto& mp : mps) {
+            const auto p = QString::fromStdString(mp + "/buckets/local/" + flipped);
+            if (QFile::exists(p)) damaged = p;
+        }
+        {
+            QFile f(damaged);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            f.seek(10);
+            const char c = static_cast<char>(flippedBytes[10] ^ 0x5a);
+            f.write(&c, 1);
+        }
+        const auto scrub = runJob(c, "scrub", json{{"bucket", "local"}});
+        QVERIFY2(scrub["state"] == "finished", scrub.dump().c_str());
+        QCOMPARE(scrub["progress"]["counters"].value("repaired", 0), 1);
+        {
+            QFile f(damaged);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY(f.readAll().toStdString() == flippedBytes);
+        }
+
         // A disk fails: every object still reads back, from its other disk.
         const auto dead = QString::fromStdString(mps[1]);
         int onDead = 0;
