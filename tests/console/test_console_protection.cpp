@@ -223,6 +223,10 @@ private slots:
                  QStringLiteral("2 copies · at risk: target tb away; copies being made"));
         QVERIFY(!protectionState(two, map).explanation().contains(QLatin1String("are all on them")));
         QVERIFY(protectionState(off, map).explanation().contains(QLatin1String("answer 503")));
+        // Copies on the disks of one target: the map's away targets do not change it.
+        const api::MirrorConf disks{.enabled = true, .copies = 2, .acrossTargets = false};
+        QCOMPARE(protectionState(disks, map).text(), QStringLiteral("2 copies on disks · protected"));
+        QVERIFY(protectionState(disks, map).explanation().contains(QLatin1String("not while its target is away")));
         map.tmap["ta"] = target("ta", true);
         QCOMPARE(protectionState(two, map).text(), QStringLiteral("2 copies · at risk: targets ta, tb away"));
         QVERIFY2(protectionState(two, map).explanation().contains(QLatin1String("are all on them answers 503")),

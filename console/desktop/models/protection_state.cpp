@@ -14,6 +14,15 @@ ProtectionState protectionState(const api::MirrorConf& mirror, const api::Smap& 
 {
     ProtectionState s;
     s.copies = static_cast<int>(mirror.targetCopies());
+    if (mirror.mountpathCopies() > 1) {
+        // Copies on the disks of each object's target: an away target's
+        // objects are not covered, so the map changes nothing here.
+        s.copies = static_cast<int>(mirror.mountpathCopies());
+        s.onDisks = true;
+        s.pending = mirror.pending;
+        s.level = s.pending ? ProtectionLevel::AtRisk : ProtectionLevel::Protected;
+        return s;
+    }
     if (s.copies <= 1) return s;
     s.pending = mirror.pending;
     for (const auto& [id, node] : smap.tmap) {
@@ -27,7 +36,7 @@ ProtectionState protectionState(const api::MirrorConf& mirror, const api::Smap& 
 QString ProtectionState::text() const
 {
     if (level == ProtectionLevel::Unprotected) return QStringLiteral("—");
-    const QString head = tr("%1 copies").arg(copies) + QStringLiteral(" · ");
+    const QString head = (onDisks ? tr("%1 copies on disks") : tr("%1 copies")).arg(copies) + QStringLiteral(" · ");
     if (level == ProtectionLevel::Protected) return head + tr("protected");
     QStringList reasons;
     if (awayTargets.size() == 1) reasons << tr("target %1 away").arg(awayTargets.front());
@@ -44,6 +53,14 @@ QString ProtectionState::explanation() const
             "until it returns.");
     }
     QStringList out;
+    if (onDisks) {
+        out << tr("Each object is on %1 disks (mountpaths) of its target; it stays readable with up to %2 of "
+                  "those disks failed, but not while its target is away.")
+                   .arg(copies)
+                   .arg(copies - 1);
+        if (pending) out << tr("Some objects may have fewer copies until a reprotect job ends without errors.");
+        return out.join(QLatin1Char(' '));
+    }
     if (level == ProtectionLevel::Protected) {
         out << tr("Each object is on %1 different targets; it stays readable with up to %2 of them away.")
                    .arg(copies)

@@ -21,12 +21,14 @@ enum class ProtectionLevel {
 
 struct ProtectionState {
     ProtectionLevel level = ProtectionLevel::Unprotected;
-    int copies = 1;           // targets holding each object
+    int copies = 1;           // targets (or, onDisks, mountpaths of its target) holding each object
+    bool onDisks = false;     // copies on the mountpaths of one target (across_targets false)
     bool pending = false;     // the cluster is still making copies (mirror.pending)
     QStringList awayTargets;  // ids of the targets marked away, sorted
 
     // "—", "2 copies · protected", "2 copies · at risk: copies being made",
-    // "2 copies · at risk: target t1 away" (both reasons joined with "; ").
+    // "2 copies · at risk: target t1 away" (both reasons joined with "; "),
+    // "2 copies on disks · protected" (a failed disk, not an away target).
     QString text() const;
     // A sentence or two on what the state means for reads and writes.
     QString explanation() const;
