@@ -78,6 +78,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_decommission = std::make_unique<proxy::Decommission>(*m_state, *m_peers);
     m_decommission->registerWith(*m_jobs);
     m_api->setMoveRequested([this](const std::string&) { onMoveRequested(); });
+    m_api->setRestarted([this](const std::string& id) { onTargetRestarted(id); });
     m_api->setPropsObserver(
         [this](const std::string& bucket, const api::BucketProps& before, const api::BucketProps& after) {
             m_protection->propsChanged(bucket, before, after);
@@ -145,6 +146,27 @@ void ProxyNode::onPlacementMaybeChanged(const api::Smap& before, const api::Smap
         if (anyDecommissioning(after)) m_jobs->requestRebalance();
         else m_jobs->onTargetsChanged();
     }
+}
+
+void ProxyNode::onTargetRestarted(const std::string& id)
+{
+    // A target killed and started again within its keepalive window never
+    // showed as away, so no return starts a rebalance: with copies or slices
+    // in the cluster one is due all the same (what it missed while down is
+    // sent by the rebalance's reprotect; its interrupted changes are
+    // reconciled by its own records).
+    bool protectedBuckets = false;
+    for (const auto& [name, props] : m_state->bmd()->buckets) {
+        protectedBuckets = protectedBuckets || props.mirror.targetCopies() > 1 || props.ec.enabled;
+    }
+    if (!protectedBuckets) return;
+    const auto smap = m_state->smap();
+    if (smap->activeTargetCount() != smap->tmap.size()) {
+        m_rebalanceOwed = true;  // when the away target returns
+        return;
+    }
+    logInfo("target ", id, " restarted within its keepalive window: a rebalance brings its copies up to date");
+    m_jobs->onTargetsChanged();
 }
 
 void ProxyNode::onMoveRequested()

@@ -44,6 +44,7 @@ private:
     // decommission-node flagged a present target, or was repeated for one:
     // its rebalance is due (or owed, while another target is away).
     void onMoveRequested();
+    void onTargetRestarted(const std::string& id);
 
     Config m_config;
     std::string m_id;

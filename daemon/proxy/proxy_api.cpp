@@ -149,6 +149,7 @@ Response ProxyApi::join(const Request& req)
         m_state.publishSmap(r->smap);
         if (r->bmdChanged) m_state.announceBmd(r->bmd);
     }
+    if (r->restarted && m_restarted) m_restarted(node->id);
     return Response::json(api::JoinReply{r->smap, r->bmd, *m_state.etl()});
 }
 

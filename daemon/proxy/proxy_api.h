@@ -50,6 +50,8 @@ public:
     // On the request's thread, under the membership lock. Set before the
     // node serves requests.
     void setMoveRequested(std::function<void(const std::string& target)> f) { m_moveRequested = std::move(f); }
+    // A present target joined again (its process restarted within the keepalive window).
+    void setRestarted(std::function<void(const std::string& target)> f) { m_restarted = std::move(f); }
 
 private:
     net::Response redirectObject(const net::Request& req);
@@ -79,6 +81,7 @@ private:
     std::function<api::NodeStats()> m_nodeStats;
     PropsObserver m_propsObserver;
     std::function<void(const std::string&)> m_moveRequested;
+    std::function<void(const std::string&)> m_restarted;
     std::map<std::string, BucketAction> m_bucketActions;
     std::string m_clusterKey;
     std::chrono::milliseconds m_keepaliveWindow;

@@ -105,6 +105,7 @@ api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& no
         return api::Error::conflict("join: target " + node.id + " is present at " + it->second.publicNet.url +
                                     "; an id cannot be taken over while its target is alive");
     }
+    r.restarted = it != m_smap->tmap.end() && !it->second.away();
     m_lastSeen[node.id] = Clock::now();
     api::Snode joined = node;
     joined.flags = it == m_smap->tmap.end() ? 0 : (it->second.flags & ~(api::kSnodeAway | api::kSnodeMaintenance));

@@ -44,6 +44,9 @@ public:
         api::Bmd bmd;
         bool changed = false;     // the map changed: push it to every target
         bool bmdChanged = false;  // a new target: mirrored buckets' copies are pending (see MirrorConf::pending)
+        // A target the map has as present joined again: its process restarted
+        // before it missed its keepalives (no "return" shows in the map).
+        bool restarted = false;
     };
     // Two steps so that a newcomer is sent the map and the buckets before
     // any request is redirected to it: prepareJoin persists the new map,

@@ -594,6 +594,33 @@ private slots:
         QCOMPARE(m_http.send(Method::Get, objUrl(c, "fail", fresh))->status, 404);
     }
 
+    // A target killed and started again within its keepalive window never
+    // shows as away: its join all the same starts a rebalance when buckets
+    // keep copies, which brings its copies up to date.
+    void fastRestartStartsARebalance()
+    {
+        tests::LocalCluster c{tests::LocalCluster::Options{3, 1, false, 2000, 3, {"--rebalance-delay-ms", "200"}, {}}};
+        QVERIFY2(c.start(), c.error().c_str());
+        createBucket(c, "fast");
+        QCOMPARE(setProps(c, "fast", mirror(2)).status, 200);
+        QVERIFY(waitForJobs(c, "reprotect")["state"] == "finished");
+        const auto rebalances = [&] {
+            int n = 0;
+            auto r = m_http.send(Method::Get, c.proxyUrl() + "/v1/jobs");
+            for (const auto& j : json::parse(r->body)) n += j["kind"] == "rebalance";
+            return n;
+        };
+        (void)waitForJobs(c, "rebalance");  // the cluster's formation, if any
+        const int before = rebalances();
+        const auto version = c.smap().version;
+        c.killTarget(2);
+        QVERIFY(c.restartTarget(2));
+        QVERIFY(!c.smap().tmap.at(c.targetId(2)).away());
+        QCOMPARE(c.smap().version, version);  // nothing in the map says it was gone
+        QVERIFY2(QTest::qWaitFor([&] { return rebalances() > before; }, 15000), "no rebalance after the restart");
+        QVERIFY(waitForJobs(c, "rebalance")["state"] == "finished");
+    }
+
     // Changes interrupted after they reached the holder but not the owner
     // (the owner killed in between): the owner's record of the change makes
     // the name a suspect, compared with the holder before it is served or
