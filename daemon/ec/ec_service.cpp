@@ -536,13 +536,7 @@ api::Status EcService::restore(const api_util::ObjectRef& ref, const Survey& fou
         if (!rebuilt) return rebuilt.error();
         file = std::move(rebuilt.value());
     }
-    target::PutParams params;
-    params.repair = repair;
-    params.transferStamp = meta.stamp;
-    params.transferVersion = meta.version;
-    params.expectedChecksum = meta.checksumValue;
-    params.custom = meta.custom;
-    auto w = m_store.beginPut(ref.bucket, ref.name, std::move(params));
+    auto w = m_store.beginPut(ref.bucket, ref.name, target::PutParams::copyOf(meta, repair));
     if (!w) return w.error();
     auto& writer = **w;
     auto copied = copyRange(

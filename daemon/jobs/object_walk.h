@@ -1,7 +1,8 @@
 #pragma once
 // The walk the target's bucket jobs (rebalance, reprotect, scrub) share:
-// every object file under <mountpath>/buckets/<bucket>/ of the mountpaths
-// and buckets asked for, checking the job's abort flag as it goes.
+// every object file under <mountpath>/buckets/<bucket>/ (or every slice file
+// under <mountpath>/.tessera/ec/<bucket>/) of the mountpaths and buckets
+// asked for, checking the job's abort flag as it goes.
 
 #include "job_runner.h"
 
@@ -22,21 +23,26 @@ struct WalkedObject {
     std::uint64_t size = 0;
 };
 
-// Calls `visit` for each object file of the mountpaths `usable` accepts and
-// the buckets `wanted` accepts; a file removed while walking is skipped. The
-// first error `visit` returns ends the walk with it. Returns false (and
+// The trees walked: objects, and the slices of erasure-coded objects.
+inline constexpr const char* kObjectTree = "/buckets";
+inline constexpr const char* kSliceTree = "/.tessera/ec";
+
+// Calls `visit` for each file of `tree` on the mountpaths `usable` accepts,
+// in the buckets `wanted` accepts; a file removed while walking is skipped.
+// The first error `visit` returns ends the walk with it. Returns false (and
 // visits nothing more) once the job is aborted.
 inline api::Result<bool> walkObjects(const std::vector<std::string>& mountpaths, JobContext& ctx,
                                      const std::function<bool(std::size_t mp)>& usable,
                                      const std::function<bool(const std::string& bucket)>& wanted,
-                                     const std::function<api::Status(const WalkedObject&)>& visit)
+                                     const std::function<api::Status(const WalkedObject&)>& visit,
+                                     const char* tree = kObjectTree)
 {
     namespace fs = std::filesystem;
     std::size_t seen = 0;
     for (std::size_t mp = 0; mp < mountpaths.size(); ++mp) {
         if (!usable(mp)) continue;
         std::error_code ec;
-        for (fs::directory_iterator b(mountpaths[mp] + "/buckets", ec), end; !ec && b != end; b.increment(ec)) {
+        for (fs::directory_iterator b(mountpaths[mp] + tree, ec), end; !ec && b != end; b.increment(ec)) {
             const std::string bucket = b->path().filename().string();
             if (!wanted(bucket)) continue;
             std::error_code wec;

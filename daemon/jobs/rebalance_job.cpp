@@ -59,12 +59,8 @@ api::Status moveLocally(const target::ObjectStore& store, const Item& it)
 {
     auto src = store.openAt(it.mountpath, it.bucket, it.name);
     if (!src) return src.error();
-    target::PutParams params;
-    params.expectedChecksum = src->meta.checksumValue;  // bad bytes fail the move, never get a new checksum
-    params.custom = src->meta.custom;
-    params.transferStamp = src->meta.stamp;
-    params.transferVersion = src->meta.version;
-    auto w = store.beginPut(it.bucket, it.name, std::move(params));
+    // Bad bytes fail the move, never get a new checksum.
+    auto w = store.beginPut(it.bucket, it.name, target::PutParams::copyOf(src->meta));
     if (!w) return w.error();
     auto& writer = **w;
     if (auto st = copyToEnd(
@@ -378,56 +374,52 @@ void RebalanceJob::checkSlices(JobContext& ctx, client::HttpClient& http)
     const auto& mountpaths = m_store.options().mountpaths;
     ec::SliceTransfer transfer(http, m_clusterKey);
     bool phaseSet = false;
-    for (std::size_t mp = 0; mp < mountpaths.size(); ++mp) {
-        std::error_code ec;
-        for (fs::directory_iterator b(mountpaths[mp] + "/.tessera/ec", ec), end; !ec && b != end; b.increment(ec)) {
-            const std::string bucket = b->path().filename().string();
-            if (!m_bucket.empty() && bucket != m_bucket) continue;
-            const auto* props = bmd->find(bucket);
-            if (props == nullptr || !props->ec.enabled) continue;
-            std::error_code wec;
-            for (fs::recursive_directory_iterator it(b->path(), fs::directory_options::skip_permission_denied, wec), e;
-                 !wec && it != e; it.increment(wec)) {
-                if (ctx.aborted()) return;
-                std::error_code fec;
-                if (!it->is_regular_file(fec)) continue;
-                const api_util::ObjectRef ref{bucket, it->path().lexically_relative(b->path()).generic_string()};
-                if (m_store.mountpathFor(ref.bucket, ref.name) != mp) continue;  // not where this target reads slices
-                auto slice = m_ec.slices().open(ref.bucket, ref.name);
-                if (!slice) continue;  // gone meanwhile, or unreadable (never served)
-                if (!phaseSet) {
-                    ctx.setPhase("slices");
-                    phaseSet = true;
-                }
-                const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
-                if (set.empty()) return;
-                const auto* owner = set.front();
-                const auto what = ref.bucket + "/" + ref.name + " (slice " + std::to_string(slice->meta.index) + ")";
-                if (owner->away()) {
-                    ctx.addError(what + ": its owner, target " + owner->id + ", is away");
-                    continue;
-                }
-                auto st = owner->id == m_selfId ? m_ec.ensureOwned(ref)
-                                                : transfer.ensure({owner->id, owner->publicNet.url}, ref);
-                if (!st) {
-                    ctx.addError(what + ": " + st.error().message);
-                    continue;
-                }
-                ctx.addCount("slices_checked");
-                const bool inSet =
-                    std::any_of(set.begin() + 1, set.end(), [&](const api::Snode* h) { return h->id == m_selfId; });
-                // Deleted, or kept (and protected) by its set without this target.
-                const bool drop = st->stamp > 0 && (st->deleted || !inSet);
-                if (drop && slice->meta.object.stamp <= st->stamp) {
-                    if (auto r = m_ec.slices().removeOlder(ref.bucket, ref.name, st->stamp + 1); !r) {
-                        ctx.addError(what + ": " + r.error().message);
-                        continue;
-                    }
-                    ctx.addCount("slices_dropped");
-                }
+    const auto coded = [&](const std::string& bucket) {
+        const auto* props = bmd->find(bucket);
+        return (m_bucket.empty() || bucket == m_bucket) && props != nullptr && props->ec.enabled;
+    };
+    // Ends early (an error) only when the map has no targets.
+    (void)walkObjects(
+        mountpaths, ctx, [](std::size_t) { return true; }, coded,
+        [&](const WalkedObject& o) -> api::Status {
+            const api_util::ObjectRef ref{o.bucket, o.name};
+            // Not where this target reads slices.
+            if (m_store.mountpathFor(ref.bucket, ref.name) != o.mountpath) return {};
+            auto slice = m_ec.slices().open(ref.bucket, ref.name);
+            if (!slice) return {};  // gone meanwhile, or unreadable (never served)
+            if (!phaseSet) {
+                ctx.setPhase("slices");
+                phaseSet = true;
             }
-        }
-    }
+            const auto set = api::ecTargets(*smap, bmd->find(ref.bucket), ref.bucket, ref.name);
+            if (set.empty()) return api::Error::unavailable("no targets in the cluster map");
+            const auto* owner = set.front();
+            const auto what = ref.bucket + "/" + ref.name + " (slice " + std::to_string(slice->meta.index) + ")";
+            if (owner->away()) {
+                ctx.addError(what + ": its owner, target " + owner->id + ", is away");
+                return {};
+            }
+            auto st =
+                owner->id == m_selfId ? m_ec.ensureOwned(ref) : transfer.ensure({owner->id, owner->publicNet.url}, ref);
+            if (!st) {
+                ctx.addError(what + ": " + st.error().message);
+                return {};
+            }
+            ctx.addCount("slices_checked");
+            const bool inSet =
+                std::any_of(set.begin() + 1, set.end(), [&](const api::Snode* h) { return h->id == m_selfId; });
+            // Deleted, or kept (and protected) by its set without this target.
+            const bool drop = st->stamp > 0 && (st->deleted || !inSet);
+            if (drop && slice->meta.object.stamp <= st->stamp) {
+                if (auto r = m_ec.slices().removeOlder(ref.bucket, ref.name, st->stamp + 1); !r) {
+                    ctx.addError(what + ": " + r.error().message);
+                    return {};
+                }
+                ctx.addCount("slices_dropped");
+            }
+            return {};
+        },
+        kSliceTree);
 }
 
 }  // namespace tessera::daemon::jobs

@@ -143,13 +143,8 @@ api::Status ScrubJob::run(JobContext& ctx)
         std::string why;
         bool repaired = false;
         for (const auto& from : holders) {
-            target::PutParams params;
-            params.expectedChecksum = obj->meta.checksumValue;  // the good bytes hash to the stored checksum
-            params.custom = obj->meta.custom;
-            params.transferStamp = obj->meta.stamp;
-            params.transferVersion = obj->meta.version;
-            params.repair = true;
-            auto w = m_store.beginPut(it.bucket, it.name, std::move(params));
+            // The good bytes hash to the stored checksum.
+            auto w = m_store.beginPut(it.bucket, it.name, target::PutParams::copyOf(obj->meta, true));
             if (!w) {
                 why = w.error().message;
                 break;
@@ -186,57 +181,51 @@ void ScrubJob::scrubSlices(JobContext& ctx, client::HttpClient& http)
     const auto bmd = m_cache.bmd();
     const auto& mountpaths = m_store.options().mountpaths;
     ec::SliceTransfer transfer(http, m_clusterKey);
-    for (std::size_t mp = 0; mp < mountpaths.size(); ++mp) {
-        if (!m_store.checkMountpath(mp)) continue;  // reported above
-        std::error_code ec;
-        for (fs::directory_iterator b(mountpaths[mp] + "/.tessera/ec", ec), end; !ec && b != end; b.increment(ec)) {
-            const std::string bucket = b->path().filename().string();
-            if (!m_bucket.empty() && bucket != m_bucket) continue;
-            const auto* props = bmd->find(bucket);
-            if (props == nullptr || !props->ec.enabled) continue;
-            std::error_code wec;
-            for (fs::recursive_directory_iterator it(b->path(), fs::directory_options::skip_permission_denied, wec), e;
-                 !wec && it != e; it.increment(wec)) {
-                if (ctx.aborted()) return;
-                std::error_code fec;
-                if (!it->is_regular_file(fec)) continue;
-                const api_util::ObjectRef ref{bucket, it->path().lexically_relative(b->path()).generic_string()};
-                if (m_store.mountpathFor(ref.bucket, ref.name) != mp) continue;
-                auto slice = m_ec.slices().open(ref.bucket, ref.name);
-                if (!slice) continue;  // gone meanwhile; unreadable metadata is never served
-                ctx.setPhase("slices");
-                ctx.addCount("slices_checked");
-                const auto what = ref.bucket + "/" + ref.name + " (slice " + std::to_string(slice->meta.index) + ")";
-                auto st = m_ec.slices().verify(*slice);
-                if (st) continue;
-                if (st.kind() != api::ErrorKind::Corruption) {
-                    ctx.addError(what + ": " + st.error().message);
-                    continue;
-                }
-                ctx.addCount("corrupt");
-                // Dropped; the owner then gives every holder of its set what it lacks.
-                if (auto r = m_ec.slices().removeOlder(ref.bucket, ref.name, slice->meta.object.stamp + 1); !r) {
-                    ctx.addCount("unrepairable");
-                    ctx.addError(what + ": " + st.error().message + "; cannot remove it: " + r.error().message);
-                    continue;
-                }
-                const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
-                const bool inSet = std::any_of(set.begin() + (set.empty() ? 0 : 1), set.end(),
-                                               [&](const api::Snode* h) { return h->id == m_selfId; });
-                if (!inSet) continue;  // a leftover of an earlier placement: dropping it is the repair
-                const auto* owner = set.front();
-                auto sent = owner->id == m_selfId ? m_ec.ensureOwned(ref)
-                                                  : transfer.ensure({owner->id, owner->publicNet.url}, ref);
-                if (!sent || !m_ec.slices().open(ref.bucket, ref.name)) {
-                    ctx.addCount("unrepairable");
-                    ctx.addError(what + ": " + st.error().message + "; not sent again by its owner, target " +
-                                 owner->id + (sent ? std::string() : ": " + sent.error().message));
-                    continue;
-                }
-                ctx.addCount("repaired");
+    const auto coded = [&](const std::string& bucket) {
+        const auto* props = bmd->find(bucket);
+        return (m_bucket.empty() || bucket == m_bucket) && props != nullptr && props->ec.enabled;
+    };
+    (void)walkObjects(
+        mountpaths, ctx, [this](std::size_t mp) { return m_store.checkMountpath(mp).ok(); },  // others reported above
+        coded,
+        [&](const WalkedObject& o) -> api::Status {
+            const api_util::ObjectRef ref{o.bucket, o.name};
+            if (m_store.mountpathFor(ref.bucket, ref.name) != o.mountpath) return {};
+            auto slice = m_ec.slices().open(ref.bucket, ref.name);
+            if (!slice) return {};  // gone meanwhile; unreadable metadata is never served
+            ctx.setPhase("slices");
+            ctx.addCount("slices_checked");
+            const auto what = ref.bucket + "/" + ref.name + " (slice " + std::to_string(slice->meta.index) + ")";
+            auto st = m_ec.slices().verify(*slice);
+            if (st) return {};
+            if (st.kind() != api::ErrorKind::Corruption) {
+                ctx.addError(what + ": " + st.error().message);
+                return {};
             }
-        }
-    }
+            ctx.addCount("corrupt");
+            // Dropped; the owner then gives every holder of its set what it lacks.
+            if (auto r = m_ec.slices().removeOlder(ref.bucket, ref.name, slice->meta.object.stamp + 1); !r) {
+                ctx.addCount("unrepairable");
+                ctx.addError(what + ": " + st.error().message + "; cannot remove it: " + r.error().message);
+                return {};
+            }
+            const auto set = api::ecTargets(*smap, bmd->find(ref.bucket), ref.bucket, ref.name);
+            const bool inSet = std::any_of(set.begin() + (set.empty() ? 0 : 1), set.end(),
+                                           [&](const api::Snode* h) { return h->id == m_selfId; });
+            if (!inSet) return {};  // a leftover of an earlier placement: dropping it is the repair
+            const auto* owner = set.front();
+            auto sent =
+                owner->id == m_selfId ? m_ec.ensureOwned(ref) : transfer.ensure({owner->id, owner->publicNet.url}, ref);
+            if (!sent || !m_ec.slices().open(ref.bucket, ref.name)) {
+                ctx.addCount("unrepairable");
+                ctx.addError(what + ": " + st.error().message + "; not sent again by its owner, target " + owner->id +
+                             (sent ? std::string() : ": " + sent.error().message));
+                return {};
+            }
+            ctx.addCount("repaired");
+            return {};
+        },
+        kSliceTree);
 }
 
 }  // namespace tessera::daemon::jobs

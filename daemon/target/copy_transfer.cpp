@@ -160,12 +160,7 @@ api::Result<ReconcileOutcome> reconcileCopies(const ObjectStore& store, CopyTran
             if (!st && st.kind() != api::ErrorKind::Conflict) return st.error();  // Conflict: newer here since
         } else {
             const auto& meta = states[static_cast<std::size_t>(newest.holder)].meta;
-            PutParams params;
-            params.expectedChecksum = meta.checksumValue;
-            params.custom = meta.custom;
-            params.transferStamp = meta.stamp;
-            params.transferVersion = meta.version;
-            auto w = store.beginPut(ref.bucket, ref.name, std::move(params));
+            auto w = store.beginPut(ref.bucket, ref.name, PutParams::copyOf(meta));
             if (!w) return w.error();
             auto& writer = **w;
             auto got = copies.fetch(from, ref, [&writer](const char* p, std::size_t n) { return writer.write(p, n); });

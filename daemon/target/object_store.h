@@ -88,6 +88,20 @@ struct PutParams {
     // a whole file with the same metadata, all renamed into place under the
     // name's lock before the commit returns. A disabled mountpath is skipped.
     std::size_t mountpathCopies = 1;
+
+    // A copy of stored version `meta` (a rebalance, a reconciliation, a
+    // repair): it keeps the version's stamp and number, and bytes that do not
+    // hash to its checksum are refused, never stored under a new one.
+    static PutParams copyOf(const api::ObjectMeta& meta, bool repair = false)
+    {
+        PutParams p;
+        p.expectedChecksum = meta.checksumValue;
+        p.custom = meta.custom;
+        p.transferStamp = meta.stamp;
+        p.transferVersion = meta.version;
+        p.repair = repair;
+        return p;
+    }
 };
 
 class ObjectStore;
