@@ -600,6 +600,11 @@ Response TargetApi::deleteObject(const Request& req)
         // stamp, so that a deletion that fails there leaves the object
         // readable here as it was. A name not here is deleted on the holders
         // all the same (the retry of a deletion that did not reach them all).
+        // An interrupted change: whether the name is here (the answer) and
+        // what the holders drop depend on the reconciled state.
+        if (!copies->empty() && mustCompareFirst(*ref)) {
+            if (auto e = reconcileBeforeServing(*ref)) return Response::error(*e);
+        }
         const auto here = m_store.stat(ref->bucket, ref->name);
         if (!here && here.kind() != api::ErrorKind::NotFound) return Response::error(here.error());
         const auto stamp = m_store.nextStamp();
