@@ -7,7 +7,9 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -149,6 +151,56 @@ api::Result<std::unique_ptr<SliceWriter>> SliceStore::beginPut(std::string_view 
         return m_store.mountpathError(mp, e, "cannot create a slice work file");
     }
     return w;
+}
+
+api::Result<SliceStore::Page> SliceStore::list(std::string_view bucket, std::string_view prefix, std::string_view after,
+                                               std::size_t limit,
+                                               const std::function<bool(const std::string& name)>& wanted) const
+{
+    namespace fs = std::filesystem;
+    std::set<std::string> names;  // the smallest `limit` names taken so far
+    for (std::size_t mp = 0; mp < m_store.options().mountpaths.size(); ++mp) {
+        if (auto st = m_store.checkMountpath(mp); !st) return st.error();
+        const fs::path top(root(mp, bucket));
+        std::error_code ec;
+        fs::recursive_directory_iterator it(top, fs::directory_options::skip_permission_denied, ec);
+        if (ec) {
+            if (ec == std::errc::no_such_file_or_directory) continue;
+            return m_store.mountpathError(mp, ec.value(), "cannot list the slices of " + std::string(bucket));
+        }
+        for (fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
+            if (ec) return m_store.mountpathError(mp, ec.value(), "cannot list the slices of " + std::string(bucket));
+            std::error_code fec;
+            if (!it->is_regular_file(fec)) {
+                // A directory no name below which can have the prefix: skipped.
+                if (!fec && it->is_directory(fec)) {
+                    const auto dir = it->path().lexically_relative(top).generic_string() + "/";
+                    if (!dir.starts_with(prefix) && !std::string_view(prefix).starts_with(dir)) {
+                        it.disable_recursion_pending();
+                    }
+                }
+                continue;
+            }
+            auto name = it->path().lexically_relative(top).generic_string();
+            if (!name.starts_with(prefix) || name <= after) continue;
+            if (names.size() >= limit && name >= *names.rbegin()) continue;
+            if (!wanted(name)) continue;
+            names.insert(std::move(name));
+            if (names.size() > limit) names.erase(std::prev(names.end()));
+        }
+    }
+    Page out;
+    if (limit > 0 && names.size() >= limit) out.last = *names.rbegin();
+    out.slices.reserve(names.size());
+    for (const auto& name : names) {
+        auto s = open(bucket, name);
+        if (!s) {
+            if (s.kind() == api::ErrorKind::Unavailable) return s.error();
+            continue;  // removed, replaced by a damaged one, or on another mountpath than its name's
+        }
+        out.slices.push_back({name, std::move(s->meta)});
+    }
+    return out;
 }
 
 api::Result<OpenSlice> SliceStore::open(std::string_view bucket, std::string_view name) const

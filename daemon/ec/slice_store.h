@@ -22,9 +22,12 @@
 #include "target/object_store.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tessera::daemon::ec {
 
@@ -87,6 +90,25 @@ public:
     api::Status remove(std::string_view bucket, std::string_view name, std::int64_t stamp) const;
     // A whole copy of a newer version arrived: a slice older than `stamp` goes.
     api::Status removeOlder(std::string_view bucket, std::string_view name, std::int64_t stamp) const;
+
+    struct Listed {
+        std::string name;
+        SliceMeta meta;
+    };
+    struct Page {
+        std::vector<Listed> slices;
+        // Set when `limit` names were found: names after it were not looked
+        // at (every wanted one up to it is in `slices`, or was left out as
+        // damaged or removed meanwhile).
+        std::optional<std::string> last;
+    };
+    // The bucket's slices whose names start with `prefix`, are greater than
+    // `after` and that `wanted` accepts, smallest names first, at most
+    // `limit`. A walk of every mountpath (listings call it only while an
+    // owner is away). Unavailable when a mountpath is disabled: its slices
+    // cannot be listed.
+    api::Result<Page> list(std::string_view bucket, std::string_view prefix, std::string_view after, std::size_t limit,
+                           const std::function<bool(const std::string& name)>& wanted) const;
 
     const target::ObjectStore& objects() const { return m_store; }
 

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 namespace tessera::daemon::proxy {
 
@@ -272,20 +273,29 @@ Response ProxyApi::listObjects(const Request& req)
     const auto smap = *m_state.smap();
     if (smap.tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
     // A page without an away target's names would look complete and is not,
-    // unless every name has a copy on a target that answers: a bucket
-    // mirrored across targets whose copies are complete, with fewer targets
-    // missing than copies.
+    // unless every name is kept by a target that answers: a bucket mirrored
+    // across targets whose copies are complete, with fewer targets missing
+    // than copies; or an erasure-coded one whose slices and copies are
+    // complete, with at most P targets missing (the targets that answer
+    // then also list the missing owners' names from their slices).
     const auto* props = m_state.bmd()->find(*bucket);
-    const std::size_t tolerated =
-        props != nullptr && !props->mirror.pending ? props->mirror.targetCopies() - 1 : std::size_t{0};
+    const bool coded = props != nullptr && props->ec.enabled;
+    std::size_t tolerated = 0;
+    if (props != nullptr && props->mirror.enabled && !props->mirror.pending) {
+        tolerated = props->mirror.targetCopies() - 1;
+    } else if (coded && !props->ec.pending) {
+        tolerated = static_cast<std::size_t>(props->ec.paritySlices);
+    }
     std::vector<std::string> missing;  // "target ... is away", "... is unreachable"
-    const auto incomplete = [&](const std::string& why) {
+    std::set<std::string> missingIds;
+    const auto incomplete = [&](const std::string& id, const std::string& why) {
         missing.push_back(why);
+        missingIds.insert(id);
         return missing.size() > tolerated;
     };
     for (const auto& [id, node] : smap.tmap) {
-        if (node.away() && incomplete("target " + id + " (" + node.publicNet.url + ") is " +
-                                      (node.inMaintenance() ? "in maintenance" : "away"))) {
+        if (node.away() && incomplete(id, "target " + id + " (" + node.publicNet.url + ") is " +
+                                              (node.inMaintenance() ? "in maintenance" : "away"))) {
             return Response::error(api::Error::unavailable("listing incomplete: " + missing.back() +
                                                            "; its objects cannot be listed until it returns"));
         }
@@ -302,33 +312,46 @@ Response ProxyApi::listObjects(const Request& req)
     const std::size_t copies = props != nullptr ? props->mirror.targetCopies() : 1;
     perTarget.pageSize = perTargetPageSize(
         lr->pageSize, static_cast<std::uint32_t>(std::max<std::size_t>(1, smap.tmap.size() / copies)));
-    const std::string path = api::path::bucket(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
-    auto results = m_peers.fanOut(smap, client::Method::Get, path);
-
-    // Each target answers with its names after the token, up to its own
-    // continuation token; mergeListPages keeps what is known for all.
     std::vector<api::ObjectList> pages;
-    pages.reserve(results.size());
-    for (auto& [id, r] : results) {
-        if (smap.tmap.at(id).away()) continue;  // counted above
-        if (!r) {
-            if (incomplete("target " + id + " is unreachable: " + r.error().message)) {
-                return Response::error(api::Error::unavailable("listing incomplete: " + missing.back()));
+    // Erasure coded: a target that fails to answer is only found out by
+    // asking; the others are asked again to stand in for it (once).
+    for (int round = 0; round < 2; ++round) {
+        const auto failedBefore = missingIds.size();
+        perTarget.standInFor.clear();
+        if (coded) perTarget.standInFor.assign(missingIds.begin(), missingIds.end());
+        const std::string path = api::path::bucket(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
+        auto results = m_peers.fanOut(smap, client::Method::Get, path);
+
+        // Each target answers with its names after the token, up to its own
+        // continuation token; mergeListPages keeps what is known for all.
+        pages.clear();
+        pages.reserve(results.size());
+        for (auto& [id, r] : results) {
+            if (missingIds.contains(id)) continue;  // counted already
+            if (!r) {
+                if (incomplete(id, "target " + id + " is unreachable: " + r.error().message)) {
+                    return Response::error(api::Error::unavailable("listing incomplete: " + missing.back()));
+                }
+                continue;
             }
-            continue;
+            if (!r->isSuccess()) {
+                auto e = api::errorFromResponse(r->status, r->body);
+                e.message = "target " + id + ": " + e.message;
+                if (e.kind == api::ErrorKind::NotFound) e.kind = api::ErrorKind::Unavailable;
+                // A target that cannot list (a disabled mountpath) is covered by
+                // the copies like an absent one; a bad request is not.
+                if (e.kind != api::ErrorKind::Unavailable || incomplete(id, e.message)) return Response::error(e);
+                continue;
+            }
+            auto page = api::parseObjectList(r->body);
+            if (!page) return Response::error(api::Error::unavailable("target " + id + " sent an unreadable page"));
+            pages.push_back(std::move(page.value()));
         }
-        if (!r->isSuccess()) {
-            auto e = api::errorFromResponse(r->status, r->body);
-            e.message = "target " + id + ": " + e.message;
-            if (e.kind == api::ErrorKind::NotFound) e.kind = api::ErrorKind::Unavailable;
-            // A target that cannot list (a disabled mountpath) is covered by
-            // the copies like an absent one; a bad request is not.
-            if (e.kind != api::ErrorKind::Unavailable || incomplete(e.message)) return Response::error(e);
-            continue;
+        if (!coded || missingIds.size() == failedBefore) break;
+        if (round == 1) {
+            return Response::error(api::Error::unavailable("listing incomplete: " + missing.back() +
+                                                           " (while the others were listing for it)"));
         }
-        auto page = api::parseObjectList(r->body);
-        if (!page) return Response::error(api::Error::unavailable("target " + id + " sent an unreadable page"));
-        pages.push_back(std::move(page.value()));
     }
     const auto out = mergeListPages(std::move(pages), lr->pageSize);
     return Response::jsonText(api::dumpObjectList(out));

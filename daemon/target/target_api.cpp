@@ -13,6 +13,7 @@
 #include "api/http_error.h"
 #include "api/json_util.h"
 #include "api/object_meta.h"
+#include "archive/archive_format.h"
 #include "client/http_client.h"
 #include "common/fd_io.h"
 #include "meta/node_identity.h"
@@ -721,8 +722,74 @@ Response TargetApi::listObjects(const Request& req)
     }
     auto list = m_store.list(*bucket, *lr);
     if (!list) return Response::error(list.error());
-    if (lr->flags & api::kLsArchDir) m_shards.addMembers(*bucket, *list);
+    std::set<std::string> standIn;
+    if (!lr->standInFor.empty() && coded(*bucket)) {
+        auto added = addAwayOwnersNames(*bucket, *lr, *list);
+        if (!added) return Response::error(added.error());
+        standIn = std::move(added.value());
+    }
+    if (lr->flags & api::kLsArchDir) {
+        m_shards.addMembers(*bucket, *list);
+        for (auto& e : list->entries) {
+            if (!standIn.contains(e.name) || !archive::formatFromName(e.name)) continue;
+            e.flags |= api::kEntryArchError;
+            e.error = "the shard's owner is away (listed from its slices): its members are listed when it returns";
+        }
+    }
     return Response::jsonText(api::dumpObjectList(*list));
+}
+
+api::Result<std::set<std::string>> TargetApi::addAwayOwnersNames(const std::string& bucket, const api::ListRequest& lr,
+                                                                 api::ObjectList& page)
+{
+    // The names this target keeps a slice of, owned by a target the proxy
+    // lists without (lr.standInFor), with this target in their set under
+    // the current map (a slice left outside its set by a placement change
+    // is not listed: its object may have been deleted since).
+    const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(bucket);
+    const auto wanted = [&](const std::string& name) {
+        const auto set = api::ecTargets(*smap, props, bucket, name);
+        if (set.empty() || !std::binary_search(lr.standInFor.begin(), lr.standInFor.end(), set.front()->id)) {
+            return false;
+        }
+        return std::any_of(set.begin() + 1, set.end(), [&](const api::Snode* n) { return n->id == m_self.id; });
+    };
+    const std::size_t limit = lr.pageSize == 0 ? api::kDefaultPageSize : lr.pageSize;
+    auto slices = m_ec->slices().list(bucket, lr.prefix, lr.continuationToken, limit, wanted);
+    if (!slices) return slices.error();
+    std::set<std::string> added;
+    if (slices->slices.empty()) return added;
+    // Both lists hold every name up to their last when they are full: the
+    // merged page holds every name up to the smaller of the two.
+    std::optional<std::string> upTo =
+        page.continuationToken.empty() ? std::nullopt : std::optional(page.continuationToken);
+    if (slices->last && (!upTo || *slices->last < *upTo)) upTo = slices->last;
+    std::map<std::string, api::ObjEntry> merged;
+    for (auto& e : page.entries) merged.emplace(e.name, std::move(e));
+    for (auto& s : slices->slices) {
+        if (merged.contains(s.name)) continue;
+        api::ObjEntry e;
+        e.name = s.name;
+        const auto& m = s.meta.object;
+        e.size = (lr.props & api::kPropSize) ? m.size : -1;
+        if (lr.props & api::kPropChecksum) e.checksum = m.checksumValue;
+        if (lr.props & api::kPropVersion) e.version = m.version;
+        if ((lr.props & api::kPropAtime) && m.atimeNs > 0) e.atime = api::formatRfc3339(m.atimeNs);
+        added.insert(s.name);
+        merged.emplace(s.name, std::move(e));
+    }
+    page.entries.clear();
+    page.continuationToken.clear();
+    for (auto& [name, e] : merged) {
+        if (upTo && name > *upTo) break;
+        if (page.entries.size() == limit) break;
+        page.entries.push_back(std::move(e));
+    }
+    if (page.entries.size() == limit) page.continuationToken = page.entries.back().name;
+    else if (upTo) page.continuationToken = *upTo;
+    return added;
 }
 
 Response TargetApi::destroyBucket(const Request& req)

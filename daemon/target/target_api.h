@@ -18,6 +18,7 @@
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace tessera::daemon::target {
 
@@ -153,6 +154,12 @@ private:
     net::Response statObject(const net::Request& req, bool reconciled);
     net::Response deleteObject(const net::Request& req);
     net::Response listObjects(const net::Request& req);
+    // An erasure-coded bucket's listing while owners are away
+    // (lr.standInFor): `page` (this target's own names) merged with the
+    // names of those owners this target keeps slices of, cut so that it
+    // still holds every name up to its continuation token. The names added.
+    api::Result<std::set<std::string>> addAwayOwnersNames(const std::string& bucket, const api::ListRequest& lr,
+                                                          api::ObjectList& page);
     net::Response destroyBucket(const net::Request& req);
     net::Response metasync(const net::Request& req);
     net::Response health(const net::Request& req);

@@ -57,8 +57,9 @@ inline constexpr std::string_view kQpPrefix = "prefix";
 inline constexpr std::string_view kQpPageSize = "pagesize";
 inline constexpr std::string_view kQpContinuationToken = "continuation_token";
 inline constexpr std::string_view kQpProps = "props";
-inline constexpr std::string_view kQpFlags = "flags";      // list: AIStore LsoMsg flags
-inline constexpr std::string_view kQpArchive = "archive";  // list: Tessera's archive=true, the same as flags=8
+inline constexpr std::string_view kQpFlags = "flags";              // list: AIStore LsoMsg flags
+inline constexpr std::string_view kQpArchive = "archive";          // list: Tessera's archive=true, the same as flags=8
+inline constexpr std::string_view kQpStandInFor = "stand_in_for";  // list (proxy to targets): away owners' ids
 // Shards (AIStore): one member, several members, how to match, the format.
 inline constexpr std::string_view kQpArchPath = "archpath";
 inline constexpr std::string_view kQpArchRegx = "archregx";

@@ -85,6 +85,22 @@ Result<ListRequest> listRequestFromQuery(const QueryMap& query)
         // Other AIStore flags (cached, missing, ...) have no meaning here.
         req.flags = static_cast<std::uint32_t>(v) & kLsArchDir;
     }
+    if (auto it = query.find(kQpStandInFor); it != query.end()) {
+        std::string_view rest = it->second;
+        while (!rest.empty()) {
+            const auto comma = rest.find(',');
+            const auto id = rest.substr(0, comma);
+            if (id.empty() || id.size() > 128)
+                return Error::badRequest("stand_in_for: target ids must be 1..128 characters, comma-separated");
+            req.standInFor.emplace_back(id);
+            if (req.standInFor.size() > kMaxStandInFor) {
+                return Error::badRequest("stand_in_for: at most " + std::to_string(kMaxStandInFor) + " target ids");
+            }
+            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        }
+        std::sort(req.standInFor.begin(), req.standInFor.end());
+        req.standInFor.erase(std::unique(req.standInFor.begin(), req.standInFor.end()), req.standInFor.end());
+    }
     if (auto it = query.find(kQpArchive); it != query.end()) {
         if (it->second == "true" || it->second == "1") req.flags |= kLsArchDir;
         else if (it->second != "false" && it->second != "0") {
@@ -149,6 +165,11 @@ QueryMap listRequestToQuery(const ListRequest& req)
     q[std::string(kQpPageSize)] = std::to_string(req.pageSize);
     q[std::string(kQpProps)] = listPropsToString(req.props);
     if (req.flags != 0) q[std::string(kQpFlags)] = std::to_string(req.flags);
+    if (!req.standInFor.empty()) {
+        std::string ids;
+        for (const auto& id : req.standInFor) ids += (ids.empty() ? "" : ",") + id;
+        q[std::string(kQpStandInFor)] = ids;
+    }
     return q;
 }
 

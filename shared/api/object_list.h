@@ -40,7 +40,13 @@ struct ListRequest {
     std::string continuationToken;                // JSON: continuation_token; names > token
     std::uint32_t props = kPropName | kPropSize;  // JSON: props, "name,size,..."
     std::uint32_t flags = 0;                      // JSON/query: flags (kLsArchDir); query archive=true too
+    // Query stand_in_for=id,id (the proxy to the targets of an erasure-coded
+    // bucket): these owners are away, so each target also lists the names
+    // they own from the slices it keeps (ids sorted, no duplicates). At most
+    // kMaxStandInFor ids.
+    std::vector<std::string> standInFor;
 };
+inline constexpr std::size_t kMaxStandInFor = 64;
 
 struct ObjEntry {
     std::string name;

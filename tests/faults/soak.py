@@ -13,9 +13,8 @@ and every name of the model is read back and listed.
 With --mirror N the bucket keeps N copies across targets, with --ec D+P it is
 erasure coded (shard appends are left out: such a bucket refuses them). Then
 one target down at a time is covered by the copies or slices, so a read of an
-acknowledged object (and, mirrored, a listing: an erasure-coded bucket's
-listing answers 503 while a target is away) that answers 503 for any other
-reason than a cluster map still on its way is a violation (UNAVAILABLE). A
+acknowledged object, or a listing, that answers 503 for any other reason than
+a cluster map still on its way is a violation (UNAVAILABLE). A
 name never acknowledged may answer 503 while a holder is away: its owner
 cannot tell it from a copy it lost.
 
@@ -532,7 +531,7 @@ def main():
             mix.pop("append", None)
         log(f"cluster up at {cluster.proxy_url}: {args.targets} targets, data in {root}")
         rng = random.Random(args.seed)
-        clients = [Client(i, cluster, stats, mix, stop, rng.random(), covered=None if protection is None else ("all" if protection[0] == "mirror" else "reads"))
+        clients = [Client(i, cluster, stats, mix, stop, rng.random(), covered=None if protection is None else "all")
                    for i in range(args.clients)]
         for c in clients:
             c.start()

@@ -371,6 +371,34 @@ private slots:
             QVERIFY2(r->status == 404, (name + ": " + std::to_string(r->status) + " " + r->body).c_str());
         }
         qInfo("%d objects rebuilt from slices, %d served from a copy", rebuilt, fromCopy);
+        // The listing stays complete: the dead owner's names come from the
+        // slices and copies the others keep, with their sizes and versions,
+        // page after page; the deleted names are not in it.
+        for (const int pageSize : {7, 1000}) {
+            std::map<std::string, json> listed;
+            std::string token;
+            int pages = 0;
+            do {
+                auto r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/buckets/" + kBucket +
+                                                      "?props=name,size,version&pagesize=" + std::to_string(pageSize) +
+                                                      (token.empty() ? "" : "&continuation_token=" + token));
+                QVERIFY(r);
+                QVERIFY2(r->status == 200, r->body.c_str());
+                const auto page = json::parse(r->body);
+                for (const auto& e : page["entries"]) {
+                    QVERIFY2(listed.emplace(e["name"].get<std::string>(), e).second, e.dump().c_str());
+                }
+                token = page.value("continuation_token", std::string());
+                QVERIFY(++pages < 100);
+            } while (!token.empty());
+            QCOMPARE(listed.size(), m_objects.size());
+            for (const auto& [name, bytes] : m_objects) {
+                QVERIFY2(listed.contains(name), name.c_str());
+                QCOMPARE(listed[name]["size"].get<std::int64_t>(), static_cast<std::int64_t>(bytes.size()));
+                QCOMPARE(listed[name]["version"].get<std::string>(), std::string("1"));
+            }
+            if (pageSize == 7) QVERIFY(pages >= static_cast<int>(m_objects.size() / 7));
+        }
         // A range of a rebuilt object.
         for (const auto& [name, bytes] : m_objects) {
             if (placement(name)[0] != m_killed || static_cast<std::int64_t>(bytes.size()) < kLimit) continue;

@@ -321,6 +321,29 @@ private slots:
         QVERIFY(d->prefix.empty() && d->continuationToken.empty());
     }
 
+    // The proxy's request to the targets of an erasure-coded bucket while
+    // owners are away: the ids travel sorted and once each.
+    void listRequestStandInRoundTrip()
+    {
+        ListRequest req;
+        req.prefix = "a/";
+        req.pageSize = 250;
+        req.standInFor = {"t2", "t1", "t2"};
+        auto back = listRequestFromQuery(listRequestToQuery(req));
+        QVERIFY(back.ok());
+        QCOMPARE(back->standInFor, (std::vector<std::string>{"t1", "t2"}));
+        QCOMPARE(back->prefix, std::string("a/"));
+        QCOMPARE(back->pageSize, std::uint32_t{250});
+        auto none = listRequestFromQuery(listRequestToQuery(ListRequest{}));
+        QVERIFY(none.ok() && none->standInFor.empty());
+        auto empty = parseQuery("stand_in_for=t1,,t2");
+        QVERIFY(empty.ok());
+        QCOMPARE(listRequestFromQuery(*empty).kind(), ErrorKind::BadRequest);
+        std::string many;
+        for (std::size_t i = 0; i <= kMaxStandInFor; ++i) many += (many.empty() ? "t" : ",t") + std::to_string(i);
+        QCOMPARE(listRequestFromQuery({{"stand_in_for", many}}).kind(), ErrorKind::BadRequest);
+    }
+
     void listRequestJson_data()
     {
         QTest::addColumn<QString>("body");
