@@ -27,9 +27,10 @@ constexpr std::size_t kParallelSends = 8;
 
 // Runs every task, up to kParallelSends at once, each thread with its own
 // client (a client is used by one thread at a time); the first error in
-// task order, or OK.
+// task order, or OK. `anyStored`: some holder took its transfer, or may
+// have (no answer).
 api::Status runParallel(const std::vector<std::function<api::Status(client::HttpClient&)>>& tasks,
-                        const client::HttpClient::Options& options)
+                        const client::HttpClient::Options& options, bool* anyStored)
 {
     std::vector<api::Status> results(tasks.size());
     std::atomic<std::size_t> next{0};
@@ -42,6 +43,11 @@ api::Status runParallel(const std::vector<std::function<api::Status(client::Http
     for (std::size_t t = 1; t < n; ++t) threads.emplace_back(work);
     work();  // this thread takes a share too
     for (auto& t : threads) t.join();
+    if (anyStored != nullptr) {
+        for (const auto& r : results) {
+            if (r || r.error().message.find("outcome is unknown") != std::string::npos) *anyStored = true;
+        }
+    }
     for (auto& r : results) {
         if (!r) return r;
     }
@@ -107,7 +113,7 @@ api::Result<std::vector<api::Snode>> EcProtector::holders(const api_util::Object
 }
 
 api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd,
-                                                    bool onlyMissing)
+                                                    bool onlyMissing, bool* anyStored)
 {
     Sent sent;
     const auto bmd = m_cache.bmd();
@@ -139,7 +145,7 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
                 return target::CopyTransfer(h, m_clusterKey, version).send(peer, ref, meta, fd);
             });
         }
-        if (auto st = runParallel(tasks, peerOptions()); !st) return st.error();
+        if (auto st = runParallel(tasks, peerOptions(), anyStored); !st) return st.error();
         return sent;
     }
     auto codec = EcCodec::create(ec.dataSlices, ec.paritySlices);
@@ -174,7 +180,7 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
                             client::HttpClient& h) { return SliceTransfer(h, m_clusterKey).send(peer, ref, sm, fd); });
         ++sent.slices;
     }
-    if (auto st = runParallel(tasks, peerOptions()); !st) return st.error();
+    if (auto st = runParallel(tasks, peerOptions(), anyStored); !st) return st.error();
     return sent;
 }
 

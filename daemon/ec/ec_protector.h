@@ -43,8 +43,11 @@ public:
     // Version `meta` of ref (this target owns it; `fd`: its file, any open
     // mode) onto every holder. `onlyMissing`: each holder is asked first and
     // is sent only what it lacks. OK once every holder keeps this version
-    // or a newer one; Unavailable naming the holder otherwise.
-    api::Result<Sent> protect(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd, bool onlyMissing);
+    // or a newer one; Unavailable naming the holder otherwise. `anyStored`
+    // (when given) is set when a holder took its slice or copy, or may have
+    // (its answer was lost).
+    api::Result<Sent> protect(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd, bool onlyMissing,
+                              bool* anyStored = nullptr);
 
 private:
     client::HttpClient::Options peerOptions() const;

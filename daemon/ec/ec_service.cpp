@@ -106,54 +106,106 @@ api::Result<std::vector<api::Snode>> EcService::holders(const api_util::ObjectRe
 
 api::Result<UniqueFd> EcService::tempFile(const api_util::ObjectRef& ref) const { return scratchFile(m_store, ref); }
 
-api::Status EcService::protect(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd)
+api::Status EcService::protectFirst(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd,
+                                    bool& maybeSent)
 {
-    auto sent = m_protector.protect(ref, meta, fd, false);
-    if (!sent) {
-        return api::Error::unavailable("stored on this target, but not acknowledged: " + sent.error().message +
-                                       "; retry the write");
+    bool stored = false;
+    auto sent = m_protector.protect(ref, meta, fd, false, &stored);
+    if (sent) return {};
+    maybeSent = stored;
+    if (stored) {
+        return api::Error::unavailable("not acknowledged: " + sent.error().message +
+                                       "; other holders keep slices of the new version: the outcome is unknown; "
+                                       "retry the write (the slices are reconciled before the object is served "
+                                       "again)");
     }
-    return {};
+    return api::Error::unavailable("not stored, nothing changed: " + sent.error().message + "; retry the write");
 }
 
 api::Result<bool> EcService::deleteEverywhere(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
-                                              std::int64_t stamp)
+                                              std::int64_t stamp, bool& maybeSent)
 {
     client::HttpClient http(peerOptions());
     SliceTransfer slices(http, m_clusterKey);
     bool removed = false;
-    for (const auto& node : holders) {
-        auto r = slices.remove(peerOf(node), ref, stamp);
+    for (std::size_t i = 0; i < holders.size(); ++i) {
+        auto r = slices.remove(peerOf(holders[i]), ref, stamp);
         if (!r) {
-            return api::Error::unavailable("deleted on this target, but not everywhere: " + r.error().message +
-                                           "; the delete is not acknowledged, retry it");
+            // The holders before it removed their parts; this one may have.
+            maybeSent = i > 0 || !client::failedBeforeSending(r.error());
+            if (!maybeSent) {
+                return api::Error::unavailable("not deleted, nothing changed: " + r.error().message +
+                                               "; retry the delete");
+            }
+            return api::Error::unavailable("not acknowledged: " + r.error().message +
+                                           "; other holders dropped their slices: the outcome is unknown, retry the "
+                                           "delete");
         }
         removed = removed || *r;
     }
     return removed;
 }
 
-void EcService::withdraw(const api_util::ObjectRef& ref)
+api::Result<bool> EcService::reconcile(const api_util::ObjectRef& ref)
 {
-    if (auto here = m_store.open(ref.bucket, ref.name); here) {
-        if (auto sent = m_protector.protect(ref, here->meta, here->fd->get(), false); !sent) {
-            logWarn("a failed write of ", ref.bucket, "/", ref.name,
-                    " was taken back; its holders get the restored version later: ", sent.error().message);
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(ref.bucket);
+    if (props == nullptr || !props->ec.enabled) return true;
+    const auto found = survey(ref, true);
+    auto here = m_store.open(ref.bucket, ref.name);
+    if (!here && here.kind() != api::ErrorKind::NotFound) return here.error();
+    const auto tomb = here ? std::nullopt : m_store.tombstone(ref.bucket, ref.name);
+    std::int64_t own = here ? here->meta.stamp : tomb.value_or(0);
+    if (found.newestTombstone > std::max(own, found.newest)) {
+        // A deletion reached holders but not this target: it wins here too.
+        if (auto st = m_store.removeCopy(ref.bucket, ref.name, found.newestTombstone);
+            !st && st.kind() != api::ErrorKind::Conflict) {
+            return st.error();
         }
-        return;
+        logInfo("reconciled ", ref.bucket, "/", ref.name, ": took the deletion its holders recorded");
+        here = m_store.open(ref.bucket, ref.name);
+        if (!here && here.kind() != api::ErrorKind::NotFound) return here.error();
+        own = found.newestTombstone;
+    } else if (found.newest > own) {
+        // A holder keeps a newer version than this target: the change that
+        // was interrupted here after it reached the holders.
+        const auto sources = found.newestSlices();
+        const bool rebuildable =
+            found.newestCopy() != nullptr ||
+            (!sources.empty() && sources.size() >= static_cast<std::size_t>(sources.front()->holding.slice->data));
+        if (rebuildable) {
+            if (auto st = restore(ref, found, false); !st) return st.error();
+            logInfo("reconciled ", ref.bucket, "/", ref.name, ": took the newer version its holders keep");
+        } else if (found.missing.empty()) {
+            // Too few of its slices anywhere: it cannot be read, so it was
+            // never acknowledged. This target's state wins, newer than it.
+            if (auto st = m_store.restamp(ref.bucket, ref.name); !st) return st.error();
+        } else {
+            return api::Error::unavailable("cannot rebuild the newer version of \"" + ref.bucket + "/" + ref.name +
+                                           "\" its holders keep: " + found.missingText());
+        }
+        here = m_store.open(ref.bucket, ref.name);
+        if (!here && here.kind() != api::ErrorKind::NotFound) return here.error();
     }
-    const auto tomb = m_store.tombstone(ref.bucket, ref.name);
-    auto holders = m_protector.holders(ref, false);
-    if (!tomb || !holders) return;
+    if (!found.missing.empty()) return false;
+    if (here) {
+        auto sent = m_protector.protect(ref, here->meta, here->fd->get(), true);
+        if (!sent) return sent.error();
+        return true;
+    }
+    // Deleted here (or never written): every part a holder keeps goes.
+    const auto stamp = m_store.tombstone(ref.bucket, ref.name);
+    if (!stamp) return true;  // nothing anywhere
     client::HttpClient http(peerOptions());
     SliceTransfer slices(http, m_clusterKey);
-    for (const auto& node : *holders) {
-        if (node.away()) continue;
-        if (auto r = slices.remove(peerOf(node), ref, *tomb); !r) {
-            logWarn("a failed write of ", ref.bucket, "/", ref.name, " was taken back; its slice on target ", node.id,
-                    " goes at the next rebalance: ", r.error().message);
-        }
+    for (const auto& f : found.found) {
+        if (f.self) continue;
+        const bool older = (f.holding.slice && f.holding.slice->object.stamp < *stamp) ||
+                           (f.holding.copyStamp && *f.holding.copyStamp < *stamp);
+        if (!older) continue;
+        if (auto r = slices.remove(f.peer, ref, *stamp); !r) return r.error();
     }
+    return true;
 }
 
 EcService::Survey EcService::survey(const api_util::ObjectRef& ref, bool useLocalCopy)
@@ -192,6 +244,7 @@ EcService::Survey EcService::survey(const api_util::ObjectRef& ref, bool useLoca
         out.found.push_back(std::move(src));
     }
     for (const auto& f : out.found) {
+        if (!f.self) out.newestTombstone = std::max(out.newestTombstone, f.holding.tombstone.value_or(0));
         out.newest = std::max(out.newest, f.holding.copyStamp.value_or(0));
         if (f.holding.slice) out.newest = std::max(out.newest, f.holding.slice->object.stamp);
     }
@@ -441,7 +494,12 @@ Response EcService::headSlice(const Request& req)
         return Response::error(copy.error());
     }
     if (!any) {
-        return Response::error(api::Error::notFound("nothing of \"" + ref->bucket + "/" + ref->name + "\" here"));
+        auto none = Response::error(api::Error::notFound("nothing of \"" + ref->bucket + "/" + ref->name + "\" here"));
+        // The owner reconciling an interrupted deletion needs to know it reached here.
+        if (const auto tomb = m_store.tombstone(ref->bucket, ref->name)) {
+            none.header(std::string(api::kHdrTombstone), std::to_string(*tomb));
+        }
+        return none;
     }
     return r;
 }

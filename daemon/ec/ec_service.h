@@ -52,21 +52,28 @@ public:
     // The other targets of ref's set, in placement order; when `allPresent`,
     // Unavailable naming the first that is away.
     api::Result<std::vector<api::Snode>> holders(const api_util::ObjectRef& ref, bool allPresent) const;
-    // After this target (the owner) committed version `meta` of ref (`fd`:
-    // the committed file): its slices, or its copies, to the holders.
-    api::Status protect(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd);
-    // The owner deleted ref with a tombstone stamped `stamp`: each of
-    // `holders` drops its slice and its copy. True when one had either.
+    // Version `meta` of ref, prepared on this target (the owner; `fd`: its
+    // work file) but not committed yet: its slices, or its copies, to every
+    // holder. The owner commits only once this returned OK, so it never
+    // serves a version its holders lack. On failure `maybeSent` tells
+    // whether a holder took (or may have taken) a slice or copy of it.
+    api::Status protectFirst(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd, bool& maybeSent);
+    // The owner deletes ref with a tombstone stamped `stamp`, holders
+    // first: each of `holders` drops its slice and its copy. True when one
+    // had either. On failure `maybeSent` tells whether a holder may have
+    // dropped its part.
     api::Result<bool> deleteEverywhere(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
-                                       std::int64_t stamp);
-    // A write whose slices could not all be stored was taken back here (the
-    // replaced version restored with a fresh stamp, or a fresh deletion
-    // record): the holders that took slices of it are brought to that state
-    // at once, as far as they can be reached — the restored version's slices
-    // are sent again, or theirs removed. Those that cannot be reached are
-    // left to the next rebalance or reprotect (which drops what the owner
-    // no longer has).
-    void withdraw(const api_util::ObjectRef& ref);
+                                       std::int64_t stamp, bool& maybeSent);
+    // A suspect name of this target (the owner): a change was interrupted
+    // after some holders took it (see target/intent_store.h). The newest
+    // state of the set wins everywhere: a newer version on the holders is
+    // restored here (from a whole copy or rebuilt from D slices) — or, when
+    // too few of its slices exist anywhere to rebuild it (never
+    // acknowledged, then), this target's state is restamped and wins — and
+    // every holder is brought to it. True once every target of the set was
+    // asked; false when one is away (its state is unknown: the name stays a
+    // suspect). Blocks on peers.
+    api::Result<bool> reconcile(const api_util::ObjectRef& ref);
     // A GET or HEAD of ref served from what the set keeps: a HEAD from the
     // newest version's metadata, a GET by `serve` (which answers the request
     // — Range, archpath, ETL — from the object this target has or rebuilt),
@@ -108,6 +115,7 @@ private:
         std::vector<std::string> missing;    // the targets that could not say, and why
         std::size_t copyKeepersMissing = 0;  // of them, the owner and the next P (whole copies of small versions)
         std::int64_t newest = 0;
+        std::int64_t newestTombstone = 0;  // the newest deletion another target recorded (0: none)
         std::string missingText() const;
         // A target with a whole copy of the newest version, or null.
         const Source* newestCopy() const;

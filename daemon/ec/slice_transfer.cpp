@@ -28,7 +28,13 @@ api::Status SliceTransfer::send(const target::CopyPeer& to, const api_util::Obje
     const auto what = "slice " + std::to_string(meta.index) + " of " + ref.bucket + "/" + ref.name;
     auto r = m_http.send(client::Method::Put, url(to, ref), client::Body::file("/proc/self/fd/" + std::to_string(fd)),
                          headers);
-    if (!r) return failed(to, "sending " + what, r.error());
+    if (!r) {
+        auto e = r.error();
+        // A holder that was reached may have stored the slice before the
+        // connection failed.
+        e.message += client::failedBeforeSending(e) ? " (nothing was sent)" : " (the outcome is unknown)";
+        return failed(to, "sending " + what, e);
+    }
     if (!r->isSuccess()) return failed(to, "sending " + what, api::errorFromResponse(r->status, r->body));
     // A 200 alone proves nothing: the holder names what it keeps.
     if (r->header("tessera-transfer") == "superseded") return {};
@@ -43,7 +49,18 @@ api::Result<Holding> SliceTransfer::probe(const target::CopyPeer& at, const api_
 {
     auto r = m_http.send(client::Method::Head, url(at, ref));
     if (!r) return failed(at, "asking for " + ref.bucket + "/" + ref.name, r.error());
-    if (r->status == 404) return Holding{};
+    if (r->status == 404) {
+        Holding none;
+        if (const auto t = r->header(std::string(api::kHdrTombstone)); !t.empty()) {
+            try {
+                none.tombstone = std::stoll(t);
+            } catch (const std::exception&) {
+                return failed(at, "asking for " + ref.bucket + "/" + ref.name,
+                              api::Error::badRequest("unreadable " + std::string(api::kHdrTombstone)));
+            }
+        }
+        return none;
+    }
     if (!r->isSuccess()) {
         return failed(at, "asking for " + ref.bucket + "/" + ref.name,
                       api::Error::unavailable("HTTP " + std::to_string(r->status)));

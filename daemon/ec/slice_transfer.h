@@ -3,7 +3,9 @@
 // routes in ec_service.h):
 //   PUT    /v1/internal/ec/B/N  a slice (cluster key, slice headers, its bytes)
 //   HEAD   /v1/internal/ec/B/N  what the target keeps of B/N: its slice's
-//                               headers and/or tessera-ec-copy-stamp
+//                               headers and/or tessera-ec-copy-stamp; a 404
+//                               names the deletion recorded there
+//                               (tessera-tombstone), if any
 //   GET    /v1/internal/ec/B/N  the slice's bytes and headers
 //   DELETE /v1/internal/ec/B/N  (cluster key, the owner's tombstone stamp)
 //                               the slice and any whole copy go
@@ -30,6 +32,7 @@ namespace tessera::daemon::ec {
 struct Holding {
     std::optional<SliceMeta> slice;
     std::optional<std::int64_t> copyStamp;  // a whole copy (objects below ec.objsize_limit)
+    std::optional<std::int64_t> tombstone;  // with neither: the name's deletion recorded there
 };
 
 // What the owner keeps of a name after an ensure (POST).

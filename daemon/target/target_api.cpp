@@ -63,8 +63,10 @@ public:
     struct Hooks {
         BeforeCommit before;
         AfterCommit after;
-        // After `after` failed and the version was taken back here.
-        std::function<void()> withdrawn;
+        // After `before` failed once a holder took the version (or may
+        // have): the holders are brought to this target's state at once, as
+        // far as they can be reached (what is left stays a suspect).
+        std::function<void()> reconcileNow;
         // With `before`: the store whose intent records cover the change.
         const ObjectStore* store = nullptr;
         std::string bucket;
@@ -97,7 +99,6 @@ public:
                         st.error().message + "; and the version stored here could not be taken back (" +
                         undone.error().message + "): it may be served"));
                 }
-                if (m_hooks.withdrawn) m_hooks.withdrawn();
                 return Response::error(st.error());
             }
         }
@@ -128,6 +129,7 @@ private:
         bool maybeSent = false;
         if (auto st = m_hooks.before(*prepared, m_writer->preparedFd(), maybeSent); !st) {
             intents.end(m_hooks.bucket, m_hooks.name, pinAfterFailure(maybeSent));
+            if (maybeSent && m_hooks.reconcileNow) m_hooks.reconcileNow();
             return Response::error(st.error());
         }
         auto meta = m_writer->commit();
@@ -362,23 +364,33 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
                        "object larger than the limit of " + std::to_string(m_store.options().maxObjectSize) + " bytes",
                        {}});
     }
-    params.undoable = coded(ref->bucket) && how == Serve::Owner && !req.hasQuery(api::kQpRebalance);
     params.mountpathCopies = mountpathCopies(ref->bucket);
     auto writer = m_store.beginPut(ref->bucket, ref->name, std::move(params));
     if (!writer) return Response::error(writer.error());
     PutSink::Hooks hooks;
-    if (!holders.empty()) {
-        hooks.before = [this, ref = *ref, holders = std::move(holders)](const api::ObjectMeta& meta, int fd,
-                                                                        bool& maybeSent) {
-            return sendCopies(ref, holders, meta, fd, maybeSent);
+    const bool codedWrite = coded(ref->bucket) && how == Serve::Owner && !req.hasQuery(api::kQpRebalance);
+    if (!holders.empty() || codedWrite) {
+        // Acknowledged once every copy, or every slice (copies of a small
+        // version), is durable on its holder; committed here last.
+        if (codedWrite) {
+            hooks.before = [this, ref = *ref](const api::ObjectMeta& meta, int fd, bool& maybeSent) {
+                return m_ec->protectFirst(ref, meta, fd, maybeSent);
+            };
+        } else {
+            hooks.before = [this, ref = *ref, holders = std::move(holders)](const api::ObjectMeta& meta, int fd,
+                                                                            bool& maybeSent) {
+                return sendCopies(ref, holders, meta, fd, maybeSent);
+            };
+        }
+        hooks.reconcileNow = [this, ref = *ref] {
+            if (auto st = reconcile(ref); !st) {
+                logWarn("after an interrupted write of ", ref.bucket, "/", ref.name,
+                        ", its holders are reconciled later: ", st.error().message);
+            }
         };
         hooks.store = &m_store;
         hooks.bucket = ref->bucket;
         hooks.name = ref->name;
-    } else if (coded(ref->bucket) && how == Serve::Owner && !req.hasQuery(api::kQpRebalance)) {
-        // A client's write: acknowledged once its slices (or copies) are durable.
-        hooks.after = [this, ref = *ref](const api::ObjectMeta& meta, int fd) { return m_ec->protect(ref, meta, fd); };
-        hooks.withdrawn = [this, ref = *ref] { m_ec->withdraw(ref); };
     } else if (coded(ref->bucket) && how == Serve::Copy) {
         // A whole copy of a newer version: an older slice here goes.
         hooks.after = [this, ref = *ref](const api::ObjectMeta& meta, int) {
@@ -603,41 +615,42 @@ Response TargetApi::deleteObject(const Request& req)
         // all the same (the retry of a deletion that did not reach them all).
         // An interrupted change: whether the name is here (the answer) and
         // what the holders drop depend on the reconciled state.
-        if (!copies->empty() && mustCompareFirst(*ref)) {
+        if (mustCompareFirst(*ref)) {
             if (auto e = reconcileBeforeServing(*ref)) return Response::error(*e);
         }
         const auto here = m_store.stat(ref->bucket, ref->name);
         if (!here && here.kind() != api::ErrorKind::NotFound) return Response::error(here.error());
         const auto stamp = m_store.nextStamp();
         bool elsewhere = false;  // kept as slices or copies though lost here
-        if (!sliceHolders.empty()) {
-            auto sent = m_ec->deleteEverywhere(*ref, sliceHolders, stamp);
-            if (!sent) return Response::error(sent.error());
-            elsewhere = *sent;
-        }
         // The change is recorded until it is settled: interrupted after a
-        // holder removed its copy, the name is reconciled before it is
-        // served again (the deletion then wins).
-        bool recorded = false;
-        if (!copies->empty()) {
-            const auto mp = m_store.mountpathFor(ref->bucket, ref->name);
-            if (auto st = m_store.intents().begin(mp, ref->bucket, ref->name); !st) {
-                return Response::error(api::Error::unavailable("not deleted: " + st.error().message));
-            }
-            recorded = true;
-            bool maybeSent = false;
-            if (auto sent = deleteCopies(*ref, *copies, stamp, maybeSent); !sent) {
-                // A holder may have removed its copy: the version here gets a
-                // fresh stamp and stays the newest, or the name must be compared.
-                auto how = IntentStore::Ended::Settled;
-                if (maybeSent) {
-                    how = m_store.restamp(ref->bucket, ref->name) ? IntentStore::Ended::Pinned
-                                                                  : IntentStore::Ended::Unknown;
-                }
-                m_store.intents().end(ref->bucket, ref->name, how);
-                return Response::error(sent.error());
-            }
+        // holder removed its copy or slice, the name is reconciled before it
+        // is served again (the deletion then wins).
+        const auto mp = m_store.mountpathFor(ref->bucket, ref->name);
+        if (auto st = m_store.intents().begin(mp, ref->bucket, ref->name); !st) {
+            return Response::error(api::Error::unavailable("not deleted: " + st.error().message));
         }
+        bool maybeSent = false;
+        api::Status sent;
+        if (!sliceHolders.empty()) {
+            auto removed = m_ec->deleteEverywhere(*ref, sliceHolders, stamp, maybeSent);
+            if (removed) elsewhere = *removed;
+            else sent = removed.error();
+        } else {
+            sent = deleteCopies(*ref, *copies, stamp, maybeSent);
+        }
+        if (!sent) {
+            // A holder may have removed its part: the version here gets a
+            // fresh stamp and stays the newest, or the name must be compared.
+            auto how = IntentStore::Ended::Settled;
+            if (maybeSent) {
+                how =
+                    m_store.restamp(ref->bucket, ref->name) ? IntentStore::Ended::Pinned : IntentStore::Ended::Unknown;
+            }
+            m_store.intents().end(ref->bucket, ref->name, how);
+            if (maybeSent) (void)reconcile(*ref);
+            return Response::error(sent.error());
+        }
+        const bool recorded = true;
         if (auto st = m_store.removeCopy(ref->bucket, ref->name, stamp); !st) {
             // Conflict: a newer version was committed meanwhile; it wins, and
             // its copies reach the holders (newer than their tombstone).

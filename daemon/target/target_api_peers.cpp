@@ -286,6 +286,11 @@ api::Result<bool> TargetApi::reconcile(const api_util::ObjectRef& ref)
 {
     const auto bmd = m_cache.bmd();
     const auto* props = bmd->find(ref.bucket);
+    if (coded(ref.bucket)) {
+        auto done = m_ec->reconcile(ref);
+        if (done && *done) m_store.intents().settle(ref.bucket, ref.name);
+        return done;
+    }
     if (props == nullptr || props->mirror.targetCopies() <= 1) {
         m_store.intents().settle(ref.bucket, ref.name);  // no copies (any more)
         return true;
@@ -340,9 +345,9 @@ std::optional<api::Error> TargetApi::reconcileBeforeServing(const api_util::Obje
     if (done) {
         const auto smap = m_cache.smap();
         const auto bmd = m_cache.bmd();
-        for (const auto* h : api::copyTargets(*smap, bmd->find(ref.bucket), ref.bucket, ref.name)) {
+        for (const auto* h : api::readTargets(*smap, bmd->find(ref.bucket), ref.bucket, ref.name)) {
             if (h->id != m_self.id && h->away()) {
-                why = "target " + h->id + " (" + h->publicNet.url + "), which keeps a copy, is away";
+                why = "target " + h->id + " (" + h->publicNet.url + "), which keeps a copy or a slice, is away";
                 break;
             }
         }

@@ -14,6 +14,8 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -321,6 +323,86 @@ private slots:
                 QCOMPARE(filesOf(p[k], "buckets", name).size(), 0);
             }
         }
+    }
+
+    // A change interrupted after its holders took it and before its owner
+    // did (the owner killed between the two): a version whose slices the
+    // holders keep, and a deletion they recorded. The owner, back with its
+    // records of the changes in flight, reconciles both before serving.
+    void interruptedChangesAreReconciled()
+    {
+        std::string newer, deleted;
+        int owner = -1;
+        for (int i = 0; deleted.empty(); ++i) {
+            const auto name = "intr-" + std::to_string(i);
+            const int o = placement(name)[0];
+            if (owner < 0) {
+                owner = o;
+                newer = name;
+            } else if (o == owner) {
+                deleted = name;
+            }
+        }
+        const auto v1 = randomBytes(static_cast<std::size_t>(kLimit) * 2, 71);
+        const auto v2 = randomBytes(static_cast<std::size_t>(kLimit) * 2 + 5, 72);
+        QTemporaryDir saved;
+        QVERIFY(saved.isValid());
+        // The owner's file of a version, with its metadata (extended attributes), kept aside.
+        std::map<std::string, QString> ownerPaths;
+        const auto keep = [&](const std::string& name) {
+            const auto files = filesOf(owner, "buckets", name);
+            QCOMPARE(files.size(), 1);
+            ownerPaths[name] = files[0];
+            QCOMPARE(QProcess::execute("cp", {"-a", files[0], saved.filePath(QString::fromStdString(name))}), 0);
+        };
+        QCOMPARE(m_http.send(Method::Put, objUrl(newer), Body::string(v1))->status, 200);
+        keep(newer);
+        QCOMPARE(m_http.send(Method::Put, objUrl(newer), Body::string(v2))->status, 200);
+        QCOMPARE(m_http.send(Method::Put, objUrl(deleted), Body::string(v1))->status, 200);
+        keep(deleted);
+        QCOMPARE(m_http.send(Method::Delete, objUrl(deleted))->status, 200);
+
+        // The owner as it would be had it died before committing either change.
+        const auto ownerPath = ownerPaths[newer];
+        m_cluster.killTarget(owner);
+        QVERIFY(QFile::remove(ownerPath));
+        const auto mps = m_cluster.targetMountpaths(owner);
+        for (const auto& name : {newer, deleted}) {
+            QCOMPARE(QProcess::execute("cp", {"-a", saved.filePath(QString::fromStdString(name)), ownerPaths[name]}),
+                     0);
+        }
+        for (const auto& mp : mps) {
+            QFile::remove(QString::fromStdString(mp + "/.tessera/tomb/" + kBucket + "/" + deleted));
+        }
+        const auto intents = mps.front() + "/.tessera/intent";
+        QVERIFY(QDir().mkpath(QString::fromStdString(intents)));
+        for (const auto& name : {newer, deleted}) {
+            QFile rec(QString::fromStdString(intents + "/rec-" + name));
+            QVERIFY(rec.open(QIODevice::WriteOnly));
+            rec.write(QByteArray::fromStdString(std::string(kBucket) + "\n" + name));
+        }
+
+        QVERIFY(m_cluster.restartTarget(owner));
+        QVERIFY(m_cluster.waitForTargets(4, std::chrono::seconds(10)));
+        auto got = m_http.send(Method::Get, objUrl(newer));
+        QVERIFY(got);
+        QVERIFY2(got->status == 200 && got->body == v2,
+                 (std::to_string(got->status) + " " + got->body.substr(0, 200)).c_str());
+        auto gone = m_http.send(Method::Get, objUrl(deleted));
+        QVERIFY(gone);
+        QVERIFY2(gone->status == 404, gone->body.c_str());
+        // Settled: the owner keeps v2 itself, no part of the deleted name is
+        // left anywhere, and no record of a change in flight.
+        QFile here(ownerPath);
+        QVERIFY(here.open(QIODevice::ReadOnly));
+        QVERIFY(here.readAll().toStdString() == v2);
+        for (int t = 0; t < 4; ++t) {
+            QVERIFY2(filesOf(t, "buckets", deleted).isEmpty(),
+                     (std::to_string(t) + " owner " + std::to_string(owner)).c_str());
+            QCOMPARE(filesOf(t, ".tessera/ec", deleted).size(), 0);
+        }
+        QVERIFY(QTest::qWaitFor([&] { return QDir(QString::fromStdString(intents)).isEmpty(); }, 5000));
+        QCOMPARE(m_http.send(Method::Delete, objUrl(newer))->status, 200);
     }
 
     void readsSurviveAKilledTarget()
