@@ -113,14 +113,14 @@ api::Result<std::vector<api::Snode>> EcProtector::holders(const api_util::Object
 }
 
 api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd,
-                                                    bool onlyMissing, bool* anyStored)
+                                                    bool onlyMissing, bool* anyStored, bool presentOnly)
 {
     Sent sent;
     const auto bmd = m_cache.bmd();
     const auto* props = bmd->find(ref.bucket);
     if (props == nullptr || !props->ec.enabled) return sent;
     const auto ec = props->ec;
-    auto set = holders(ref, true);
+    auto set = holders(ref, !presentOnly);
     if (!set) return set.error();
     const auto smap = m_cache.smap();
     const auto all = api::ecTargets(*smap, props, ref.bucket, ref.name);
@@ -134,6 +134,7 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
         // Small: whole copies on the next P targets, as mirroring makes them.
         target::CopyTransfer copies(http, m_clusterKey, smap->version);
         for (int i = 0; i < ec.paritySlices; ++i) {
+            if (presentOnly && (*set)[static_cast<std::size_t>(i)].away()) continue;
             const auto peer = peerOf((*set)[static_cast<std::size_t>(i)]);
             if (onlyMissing) {
                 auto there = copies.stateAt(peer, ref);
@@ -154,6 +155,7 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
     SliceTransfer slices(http, m_clusterKey);
     std::vector<int> wanted;
     for (int i = 0; i < codec->totalSlices(); ++i) {
+        if (presentOnly && (*set)[static_cast<std::size_t>(i)].away()) continue;
         if (onlyMissing) {
             auto h = slices.probe(peerOf((*set)[static_cast<std::size_t>(i)]), ref);
             if (!h) return h.error();

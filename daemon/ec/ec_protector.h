@@ -45,9 +45,10 @@ public:
     // is sent only what it lacks. OK once every holder keeps this version
     // or a newer one; Unavailable naming the holder otherwise. `anyStored`
     // (when given) is set when a holder took its slice or copy, or may have
-    // (its answer was lost).
+    // (its answer was lost). `presentOnly`: the holders marked away are
+    // left out (and OK means every present holder keeps it).
     api::Result<Sent> protect(const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd, bool onlyMissing,
-                              bool* anyStored = nullptr);
+                              bool* anyStored = nullptr, bool presentOnly = false);
 
 private:
     client::HttpClient::Options peerOptions() const;

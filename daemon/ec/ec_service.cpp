@@ -146,11 +146,11 @@ api::Result<bool> EcService::deleteEverywhere(const api_util::ObjectRef& ref, co
     return removed;
 }
 
-api::Result<bool> EcService::reconcile(const api_util::ObjectRef& ref)
+api::Result<EcService::Reconciled> EcService::reconcile(const api_util::ObjectRef& ref, bool pinWhenUnsure)
 {
     const auto bmd = m_cache.bmd();
     const auto* props = bmd->find(ref.bucket);
-    if (props == nullptr || !props->ec.enabled) return true;
+    if (props == nullptr || !props->ec.enabled) return Reconciled::Settled;
     const auto found = survey(ref, true);
     auto here = m_store.open(ref.bucket, ref.name);
     if (!here && here.kind() != api::ErrorKind::NotFound) return here.error();
@@ -176,26 +176,38 @@ api::Result<bool> EcService::reconcile(const api_util::ObjectRef& ref)
         if (rebuildable) {
             if (auto st = restore(ref, found, false); !st) return st.error();
             logInfo("reconciled ", ref.bucket, "/", ref.name, ": took the newer version its holders keep");
-        } else if (found.missing.empty()) {
-            // Too few of its slices anywhere: it cannot be read, so it was
-            // never acknowledged. This target's state wins, newer than it.
-            if (auto st = m_store.restamp(ref.bucket, ref.name); !st) return st.error();
         } else {
-            return api::Error::unavailable("cannot rebuild the newer version of \"" + ref.bucket + "/" + ref.name +
-                                           "\" its holders keep: " + found.missingText());
+            // Too few of its slices to rebuild it: it was never acknowledged
+            // (or, with a holder away, is given up). This target's state
+            // wins, restamped newer than it.
+            if (auto st = m_store.restamp(ref.bucket, ref.name); !st) return st.error();
+            pinWhenUnsure = false;  // just restamped
         }
         here = m_store.open(ref.bucket, ref.name);
         if (!here && here.kind() != api::ErrorKind::NotFound) return here.error();
     }
-    if (!found.missing.empty()) return false;
+    auto outcome = Reconciled::Settled;
+    if (!found.missing.empty()) {
+        if (!pinWhenUnsure) {
+            outcome = Reconciled::Open;  // pinned already
+        } else {
+            if (auto st = m_store.restamp(ref.bucket, ref.name); !st) return st.error();
+            outcome = Reconciled::Pinned;
+            here = m_store.open(ref.bucket, ref.name);
+            if (!here && here.kind() != api::ErrorKind::NotFound) return here.error();
+        }
+    }
+    // The holders that can be reached are brought to this target's state
+    // now (so that a stand-in never serves what this target gave up), the
+    // others when they can be.
     if (here) {
-        auto sent = m_protector.protect(ref, here->meta, here->fd->get(), true);
+        auto sent = m_protector.protect(ref, here->meta, here->fd->get(), true, nullptr, !found.missing.empty());
         if (!sent) return sent.error();
-        return true;
+        return outcome;
     }
     // Deleted here (or never written): every part a holder keeps goes.
     const auto stamp = m_store.tombstone(ref.bucket, ref.name);
-    if (!stamp) return true;  // nothing anywhere
+    if (!stamp) return outcome;  // nothing anywhere
     client::HttpClient http(peerOptions());
     SliceTransfer slices(http, m_clusterKey);
     for (const auto& f : found.found) {
@@ -205,7 +217,7 @@ api::Result<bool> EcService::reconcile(const api_util::ObjectRef& ref)
         if (!older) continue;
         if (auto r = slices.remove(f.peer, ref, *stamp); !r) return r.error();
     }
-    return true;
+    return outcome;
 }
 
 EcService::Survey EcService::survey(const api_util::ObjectRef& ref, bool useLocalCopy)

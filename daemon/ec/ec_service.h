@@ -67,13 +67,19 @@ public:
     // A suspect name of this target (the owner): a change was interrupted
     // after some holders took it (see target/intent_store.h). The newest
     // state of the set wins everywhere: a newer version on the holders is
-    // restored here (from a whole copy or rebuilt from D slices) — or, when
-    // too few of its slices exist anywhere to rebuild it (never
-    // acknowledged, then), this target's state is restamped and wins — and
-    // every holder is brought to it. True once every target of the set was
-    // asked; false when one is away (its state is unknown: the name stays a
-    // suspect). Blocks on peers.
-    api::Result<bool> reconcile(const api_util::ObjectRef& ref);
+    // restored here (from a whole copy or rebuilt from D slices), a newer
+    // deletion they recorded is applied here; a newer version too few of
+    // whose slices exist to rebuild it loses (it was never acknowledged:
+    // this target's state is restamped). Every holder is then brought to
+    // the result. Settled once every target of the set was asked. When one
+    // cannot be asked and `pinWhenUnsure`, this target's state is restamped
+    // (Pinned: newer than anything the away one may keep, so it may be
+    // served; a version that reached only it is given up, which is allowed:
+    // its write was never acknowledged). Otherwise Open. Pinned and Open
+    // both mean the holders that answered keep this target's state now.
+    // Blocks on peers.
+    enum class Reconciled { Settled, Pinned, Open };
+    api::Result<Reconciled> reconcile(const api_util::ObjectRef& ref, bool pinWhenUnsure);
     // A GET or HEAD of ref served from what the set keeps: a HEAD from the
     // newest version's metadata, a GET by `serve` (which answers the request
     // — Range, archpath, ETL — from the object this target has or rebuilt),

@@ -120,6 +120,7 @@ void IntentStore::end(std::string_view bucket, std::string_view name, Ended how)
     if (it == m_entries.end()) return;
     if (it->second.inFlight > 0) --it->second.inFlight;
     if (how != Ended::Settled) {
+        it->second.caughtUp = false;  // a new change may have reached holders
         if (!it->second.suspect) {
             it->second.suspect = true;
             it->second.pinned = how == Ended::Pinned;
@@ -138,8 +139,26 @@ void IntentStore::settle(std::string_view bucket, std::string_view name)
     if (it == m_entries.end() || !it->second.suspect) return;
     it->second.suspect = false;
     it->second.pinned = false;
+    it->second.caughtUp = false;
     m_suspectCount.fetch_sub(1, std::memory_order_acq_rel);
     dropIfIdle(it);
+}
+
+void IntentStore::pinCaughtUp(std::string_view bucket, std::string_view name)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_entries.find(std::make_pair(std::string(bucket), std::string(name)));
+    if (it == m_entries.end() || !it->second.suspect || it->second.inFlight > 0) return;
+    it->second.pinned = true;
+    it->second.caughtUp = true;
+}
+
+bool IntentStore::holdersCaughtUp(std::string_view bucket, std::string_view name) const
+{
+    if (!anySuspect()) return true;
+    std::lock_guard lock(m_mutex);
+    auto it = m_entries.find(std::make_pair(std::string(bucket), std::string(name)));
+    return it == m_entries.end() || !it->second.suspect || (it->second.caughtUp && it->second.inFlight == 0);
 }
 
 bool IntentStore::suspect(std::string_view bucket, std::string_view name) const

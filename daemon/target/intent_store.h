@@ -57,6 +57,15 @@ public:
     void end(std::string_view bucket, std::string_view name, Ended how);
     // The copies of a suspect were reconciled: it is no longer one.
     void settle(std::string_view bucket, std::string_view name);
+    // A suspect's state here is the newest (restamped while some holder
+    // could not be asked: ObjectStore::restamp) and every holder that could
+    // be asked keeps it now: it may be served, here or (this target's copy
+    // unreadable) from those holders. The name stays a suspect until the
+    // others have been brought to it too.
+    void pinCaughtUp(std::string_view bucket, std::string_view name);
+    // Not a suspect, or one whose reachable holders keep this target's state
+    // (pinCaughtUp, and no change interrupted since).
+    bool holdersCaughtUp(std::string_view bucket, std::string_view name) const;
 
     bool anySuspect() const { return m_suspectCount.load(std::memory_order_acquire) > 0; }
     bool suspect(std::string_view bucket, std::string_view name) const;
@@ -72,7 +81,8 @@ private:
     struct Entry {
         int inFlight = 0;
         bool suspect = false;
-        bool pinned = false;  // a suspect whose state here is the newest
+        bool pinned = false;    // a suspect whose state here is the newest
+        bool caughtUp = false;  // pinned, and the holders that were asked keep it
         std::size_t mp = 0;
     };
     std::string recordPath(std::size_t mp, std::string_view bucket, std::string_view name) const;

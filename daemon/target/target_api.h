@@ -95,8 +95,9 @@ public:
     // A suspect name (a change of its copies was interrupted, see
     // intent_store.h): the newest state among this target and the present
     // holders wins everywhere (blocks). It stops being a suspect once every
-    // holder was present (true). An error names the holder that could not
-    // be asked.
+    // holder was present. True when this target's state may be served (the
+    // name settled, or, erasure coded, its state pinned). An error names
+    // the holder that could not be asked.
     api::Result<bool> reconcile(const api_util::ObjectRef& ref);
     // Reconciles every suspect; returns how many are left.
     std::size_t reconcileSuspects();

@@ -109,6 +109,14 @@ Response TargetApi::standInCoded(const Request& req, const api_util::ObjectRef& 
 
 Response TargetApi::unavailableCoded(const Request& req, const api_util::ObjectRef& ref, const api::Error& why)
 {
+    // A suspect's newest state may be the one on this disabled mountpath
+    // (restamped after an interrupted write): the holders' may be older.
+    if (!m_store.intents().holdersCaughtUp(ref.bucket, ref.name)) {
+        return Response::error(api::Error::unavailable("a change of \"" + ref.bucket + "/" + ref.name +
+                                                       "\" was interrupted and its newest state is on this "
+                                                       "target's disabled mountpath: " +
+                                                       why.message));
+    }
     return Response::continueOnWorker(
         [this, &req, ref, why] { return readCoded(req, ref, false, [&why] { return Response::error(why); }); });
 }
@@ -287,9 +295,15 @@ api::Result<bool> TargetApi::reconcile(const api_util::ObjectRef& ref)
     const auto bmd = m_cache.bmd();
     const auto* props = bmd->find(ref.bucket);
     if (coded(ref.bucket)) {
-        auto done = m_ec->reconcile(ref);
-        if (done && *done) m_store.intents().settle(ref.bucket, ref.name);
-        return done;
+        // Erasure coded: a holder away does not keep this target's state
+        // from being served (it is restamped, newer than the away holder's).
+        auto done = m_ec->reconcile(ref, m_store.intents().mustCompare(ref.bucket, ref.name));
+        if (!done) return done.error();
+        using R = ec::EcService::Reconciled;
+        if (*done == R::Settled) m_store.intents().settle(ref.bucket, ref.name);
+        // Pinned or open: the holders that answered keep this target's state now.
+        if (*done != R::Settled) m_store.intents().pinCaughtUp(ref.bucket, ref.name);
+        return *done != R::Open || !m_store.intents().mustCompare(ref.bucket, ref.name);
     }
     if (props == nullptr || props->mirror.targetCopies() <= 1) {
         m_store.intents().settle(ref.bucket, ref.name);  // no copies (any more)

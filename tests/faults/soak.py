@@ -223,7 +223,7 @@ class Client(threading.Thread):
         self.history = {n: set() for n in self.objects}   # every digest ever written
         self.members = {s: {} for s in self.shards}       # shard -> member -> [possible digests or None]
         self.seq = 0
-        self.trace = {n: deque(maxlen=10) for n in self.objects}  # the last operations on a name, for a report
+        self.trace = {n: deque(maxlen=int(os.environ.get("SOAK_TRACE", "10"))) for n in self.objects}  # the last operations on a name, for a report
 
     def note(self, name, op, status, d=None):
         st = "no-answer" if status is None else status
