@@ -24,15 +24,17 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # A port p with p..p+N free too (local-cluster.sh gives targets PORT+1..PORT+N).
 free_port_run() {
   python3 - "$1" <<'PY'
-import socket, sys
+import random, socket, sys
 n = int(sys.argv[1])
 # SO_REUSEADDR as the nodes bind: after a busy run, ports whose old
-# connections sit in TIME_WAIT are free for a listener.
+# connections sit in TIME_WAIT are free for a listener. The ports are taken
+# below the kernel's ephemeral range: after a heavy run that range can be
+# full of TIME_WAIT client ports, n + 1 free ones in a row then rare.
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
 def sock():
     x = socket.socket(); x.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); return x
 for _ in range(200):
-    s = sock(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
-    if p + n > 65535: continue
+    p = random.randrange(10000, max(10001, lo - n - 1))
     ok = True
     for q in range(p, p + n + 1):
         t = sock()

@@ -14,20 +14,23 @@
 #         one (goal >= 0.6: the object, plus 1.5 x its size in slices);
 #   P13e  1 MiB GET MB/s of the 4+2 bucket with one target killed (a
 #         seventh of the reads rebuilt from 4 slices) vs all targets up.
-# Rounds alternate; medians are compared.
-# Usage: tests/bench/protect.sh [--duration SECONDS] [--rounds N] [--workers N] [--mib N]
+# Rounds alternate; medians are compared. --part mirror or --part ec runs one
+# cluster's half only (P13a-c or P13d-e).
+# Usage: tests/bench/protect.sh [--duration SECONDS] [--rounds N] [--workers N] [--mib N] [--part all|mirror|ec]
 set -euo pipefail
 DURATION=5
 ROUNDS=3
 WORKERS=16
 MIB=512
+PART=all
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
     --workers) WORKERS="$2"; shift 2 ;;
     --mib) MIB="$2"; shift 2 ;;
-    *) echo "usage: $0 [--duration SECONDS] [--rounds N] [--workers N] [--mib N]" >&2; exit 2 ;;
+    --part) PART="$2"; shift 2 ;;
+    *) echo "usage: $0 [--duration SECONDS] [--rounds N] [--workers N] [--mib N] [--part all|mirror|ec]" >&2; exit 2 ;;
   esac
 done
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -35,8 +38,6 @@ bench_require curl
 WORK="$(mktemp -d)"
 trap bench_cleanup EXIT
 
-cluster_up protect 3 "--fsync true"
-P="$PROXY_URL"
 mkbucket() {
   curl -sf -X POST "$P/v1/buckets/$1" -d '{"action":"create-bck"}' >/dev/null
   if [ "$2" -gt 1 ]; then
@@ -71,15 +72,20 @@ while not any(n.get("flags", 0) & 0x10000 for n in json.load(urllib.request.urlo
     time.sleep(0.1)
 PY
 }
+declare -A RES M
+if [ "$PART" != ec ]; then
+cluster_up protect 3 "--fsync true"
+P="$PROXY_URL"
 mkbucket bench-plain 1
 mkbucket bench-mirror 2
 wait_jobs reprotect >/dev/null
+fi
 
-declare -A RES M
 measure() {
   local name="$1"; shift
   bench_run "$WORK/$name.json" --endpoint "$P" "$@" --size 1MiB --workers "$WORKERS" --duration "${DURATION}s"
 }
+if [ "$PART" != ec ]; then
 for r in $(seq 1 "$ROUNDS"); do
   measure plain put --bucket bench-plain
   RES[plain]="${RES[plain]:-} $(json_get "$WORK/plain.json" 'd["summary"]["put"]["mb_per_s"]')"
@@ -122,7 +128,9 @@ for r in $(seq 1 "$ROUNDS"); do
   wait_jobs reprotect >/dev/null
   echo "round $r: reprotect ${MIB} MiB ${RES[reprotect]##* } s, cp -r ${RES[cp]##* } s" >&2
 done
+fi
 
+if [ "$PART" != mirror ]; then
 # Erasure coding 4+2 on 7 targets.
 cluster_up ec 7 "--fsync true"
 P="$PROXY_URL"
@@ -144,8 +152,7 @@ for r in $(seq 1 "$ROUNDS"); do
   RES[ecgetup]="${RES[ecgetup]:-} $(json_get "$WORK/ecgetup.json" 'd["summary"]["get"]["mb_per_s"]')"
 done
 kill_target ec 7
-# The listing of an erasure-coded bucket is incomplete with a target away:
-# the names the fill wrote are read by URL (the proxy redirects each).
+# The names the fill wrote, read by URL (the proxy redirects each).
 for r in $(seq 1 "$ROUNDS"); do
   bench_run "$WORK/ecgetaway.json" --url-get "$P/v1/objects/bench-ec/g/obj-{i}" --count-objects 256 \
     --workers "$WORKERS" --duration "${DURATION}s"
@@ -154,17 +161,24 @@ for r in $(seq 1 "$ROUNDS"); do
   [ "$errs" = "0" ] || { echo "GETs of the 4+2 bucket with a target away failed: $errs" >&2; exit 1; }
 done
 echo "GET 4+2: all up ${RES[ecgetup]}; one target away ${RES[ecgetaway]} MB/s" >&2
+fi
 
-for k in plain mirror getup getaway cp reprotect ecplain ec ecgetup ecgetaway; do M[$k]=$(echo "${RES[$k]}" | median); done
+for k in plain mirror getup getaway cp reprotect ecplain ec ecgetup ecgetaway; do
+  [ -n "${RES[$k]:-}" ] && M[$k]=$(echo "${RES[$k]}" | median)
+done
 fmt() { python3 -c "import sys; print(f'{float(sys.argv[1]):.0f} MB/s')" "$1"; }
 secs() { python3 -c "import sys; print(f'{float(sys.argv[1]):.2f} s')" "$1"; }
+if [ "$PART" != ec ]; then
 result P13a "1 MiB PUT, 2 copies across targets, $WORKERS workers" "$(fmt "${M[mirror]}")" \
   "unprotected $(fmt "${M[plain]}")" "$(ratio "${M[mirror]}" "${M[plain]}")" 0.45
 result P13b "1 MiB GET, mirrored, 1 of 3 targets away, $WORKERS workers" "$(fmt "${M[getaway]}")" \
   "all targets up $(fmt "${M[getup]}")" "$(ratio "${M[getaway]}" "${M[getup]}")" 0.5
+result P13c "reprotect $MIB MiB (second copies)" "$(secs "${M[reprotect]}")" "cp -r $(secs "${M[cp]}")" \
+  "$(ratio "${M[cp]}" "${M[reprotect]}")" 0.3
+fi
+if [ "$PART" != mirror ]; then
 result P13d "1 MiB PUT, erasure coded 4+2 (7 targets), $WORKERS workers" "$(fmt "${M[ec]}")" \
   "unprotected $(fmt "${M[ecplain]}")" "$(ratio "${M[ec]}" "${M[ecplain]}")" 0.6
 result P13e "1 MiB GET, erasure coded 4+2, 1 of 7 targets away" "$(fmt "${M[ecgetaway]}")" \
   "all targets up $(fmt "${M[ecgetup]}")" "$(ratio "${M[ecgetaway]}" "${M[ecgetup]}")" 0.5
-result P13c "reprotect $MIB MiB (second copies)" "$(secs "${M[reprotect]}")" "cp -r $(secs "${M[cp]}")" \
-  "$(ratio "${M[cp]}" "${M[reprotect]}")" 0.3
+fi
