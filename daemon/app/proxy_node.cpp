@@ -30,6 +30,17 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         std::chrono::milliseconds(c.keepaliveIntervalMs * c.keepaliveMaxMissed));
     m_api->registerRoutes(m_router);
     addMetricsRoute(m_router, [this] { return nodeStats(); });
+    if (c.authEnabled) {
+        m_auth = NodeAuth::forProxy(c, clusterKey);
+        m_server->setAuthorizer(&m_auth->authorizer());
+        m_authApi = std::make_unique<proxy::AuthProxyApi>(*m_auth->users(), m_auth->tokens());
+        m_authApi->registerRoutes(m_router);
+        m_api->setRedirectSigner([this](std::string_view method, std::string_view bucket, std::string_view object) {
+            return m_auth->signRedirect(method, bucket, object);
+        });
+    } else {
+        NodeAuth::warnOpen("proxy");
+    }
 
     proxy::ClusterMonitor::Options mo;
     mo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
@@ -91,6 +102,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
                           [this](const api::Bmd& bmd) { m_monitor->onBmdChanged(bmd); }});
     net::Route ws{boost::beast::http::verb::get, "/v1/ws", net::Exec::Inline, {}, {}};
     ws.websocket = m_feed->acceptor();
+    ws.access = net::Access::user();
     m_router.add(std::move(ws));
 }
 

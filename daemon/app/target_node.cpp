@@ -61,6 +61,12 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
         m_server->stats(), clusterKey);
     m_api->registerRoutes(m_router);
+    if (c.authEnabled) {
+        m_auth = NodeAuth::forTarget(clusterKey);
+        m_server->setAuthorizer(&m_auth->authorizer());
+    } else {
+        NodeAuth::warnOpen("target");
+    }
     m_ec = std::make_unique<ec::EcService>(m_self, *m_store, m_cache, std::chrono::milliseconds(c.peerTimeoutMs),
                                            clusterKey);
     m_ec->registerRoutes(m_router);
