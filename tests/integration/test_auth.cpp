@@ -55,7 +55,9 @@ private:
     tests::LocalCluster m_cluster{[] {
         tests::LocalCluster::Options o;
         o.targets = 2;
-        o.extraProxyArgs = {"--auth-enabled", "true"};
+        // No automatic rebalance: objects stay where they were written when
+        // a target joins, so reads must find them on the peers.
+        o.extraProxyArgs = {"--auth-enabled", "true", "--rebalance-auto", "false"};
         o.extraTargetArgs = {"--auth-enabled", "true"};
         return o;
     }()};
@@ -185,6 +187,38 @@ private slots:
         QCOMPARE(curl({url("/v1/health")}).status, 200);
         // The admin may delete.
         QCOMPARE(curl({"-L", "-X", "DELETE", "-H", bearer(m_admin), url("/v1/objects/imgs/a.txt")}).status, 200);
+    }
+
+    void readFromPeersAfterJoin()
+    {
+        // Objects written to two targets; a third joins and owns some of
+        // them without holding them. Its lookup on the peers is a node's
+        // call (cluster key), and the client's signed redirect still leads
+        // to the object.
+        QTemporaryFile file;
+        QVERIFY(file.open());
+        constexpr int kObjects = 20;
+        for (int i = 0; i < kObjects; ++i) {
+            file.resize(0);
+            file.write(QByteArray("object ") + QByteArray::number(i));
+            file.flush();
+            auto put = curl({"-L", "-T", file.fileName(), "-H", bearer(m_alice),
+                             url("/v1/objects/imgs/peer/" + std::to_string(i))});
+            QCOMPARE(put.status, 200);
+        }
+        QVERIFY(m_cluster.addTarget());
+        const auto newcomer = QString::fromStdString(m_cluster.targetUrl(2));
+        int ownedByNewcomer = 0;
+        for (int i = 0; i < kObjects; ++i) {
+            const auto path = url("/v1/objects/imgs/peer/" + std::to_string(i));
+            auto where = curl({"-o", "/dev/null", "-H", bearer(m_alice), path}, "%{redirect_url}");
+            QCOMPARE(where.status, 307);
+            if (QString::fromStdString(where.body).trimmed().startsWith(newcomer)) ++ownedByNewcomer;
+            auto get = curl({"-L", "-H", bearer(m_alice), path});
+            QCOMPARE(get.status, 200);
+            QCOMPARE(get.body, "object " + std::to_string(i));
+        }
+        QVERIFY(ownedByNewcomer > 0);
     }
 
     void revokedTokenRefused()
