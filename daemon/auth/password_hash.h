@@ -5,7 +5,8 @@
 // made with other parameters (a later, stronger setting) still verifies.
 //
 // Thread safety: all functions are safe to call from any thread. Each hash
-// or verify takes kMemLimit bytes of memory for about 0.1 s of one core.
+// or verify takes kMemLimit bytes of memory for about 0.1 s of one core, and
+// at most kMaxConcurrent run at once (the others block until one ends).
 
 #include "api/result.h"
 
@@ -31,6 +32,10 @@ public:
     // the hash read a large input.
     static constexpr std::size_t kMinPasswordBytes = 8;
     static constexpr std::size_t kMaxPasswordBytes = 1024;
+    // Hashes and verifies running at once; more wait their turn. Logins are
+    // open to anyone, so without a bound a burst of them would take
+    // kMemLimit each: 4 x 64 MiB is the most hashing ever holds.
+    static constexpr std::ptrdiff_t kMaxConcurrent = 4;
 
     // BadRequest naming the limit when the password is too short or long.
     static api::Status checkPolicy(std::string_view password);
@@ -41,6 +46,9 @@ public:
     // encoded string that is not a libsodium hash, and for a password
     // outside the policy's bounds.
     static bool verify(std::string_view encoded, std::string_view password);
+    // The most hashes and verifies that ran at once since the process
+    // started (never above kMaxConcurrent); for tests.
+    static int peakConcurrent();
 };
 
 }  // namespace tessera::daemon::auth

@@ -6,6 +6,7 @@
 // without the permission, and a revoked token is refused.
 #include "local_cluster.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryFile>
 #include <QTest>
@@ -219,6 +220,21 @@ private slots:
             QCOMPARE(get.body, "object " + std::to_string(i));
         }
         QVERIFY(ownedByNewcomer > 0);
+    }
+
+    void configShowsNoSecret()
+    {
+        auto config = curl({"-H", bearer(m_alice), url("/v1/daemon?what=config")});
+        QCOMPARE(config.status, 200);
+        auto j = nlohmann::json::parse(config.body, nullptr, false);
+        QVERIFY(j.is_object());
+        QCOMPARE(j["auth"].dump(), std::string(R"({"enabled":true})"));
+        QFile keyFile(m_cluster.clusterKeyFile());
+        QVERIFY(keyFile.open(QIODevice::ReadOnly));
+        const auto key = keyFile.readAll().trimmed().toStdString();
+        QCOMPARE(key.size(), std::size_t{64});
+        QVERIFY(config.body.find(key) == std::string::npos);
+        QVERIFY(config.body.find("argon2") == std::string::npos);
     }
 
     void revokedTokenRefused()

@@ -3,6 +3,9 @@
 #include "auth/password_hash.h"
 
 #include <QTest>
+#include <atomic>
+#include <thread>
+#include <vector>
 
 using namespace tessera;
 using tessera::daemon::auth::PasswordHash;
@@ -47,6 +50,25 @@ private slots:
         QVERIFY(h.ok());
         QVERIFY(PasswordHash::verify(*h, std::string(1024, 'x')));
         QVERIFY(!PasswordHash::verify(*h, std::string(1025, 'x')));
+    }
+
+    void boundedConcurrency()
+    {
+        // Twice as many logins at once as there are slots: all of them get
+        // the right answer, and never more than kMaxConcurrent hash at once.
+        auto h = PasswordHash::hash("burst password");
+        QVERIFY(h.ok());
+        std::atomic<int> right{0};
+        std::vector<std::thread> threads;
+        for (int i = 0; i < 2 * PasswordHash::kMaxConcurrent; ++i) {
+            threads.emplace_back([&, i] {
+                if (PasswordHash::verify(*h, i % 2 ? "burst password" : "wrong password")) ++right;
+            });
+        }
+        for (auto& t : threads) t.join();
+        QCOMPARE(right.load(), PasswordHash::kMaxConcurrent);
+        QVERIFY(PasswordHash::peakConcurrent() >= 1);
+        QVERIFY(PasswordHash::peakConcurrent() <= PasswordHash::kMaxConcurrent);
     }
 
     void garbageHashNeverVerifies()
