@@ -44,6 +44,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
 
     proxy::ClusterMonitor::Options mo;
     mo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
+    mo.clusterKey = clusterKey;
     mo.errorBurstPerSec = c.errorBurstPerSec;
     m_monitor = std::make_unique<proxy::ClusterMonitor>(mo, *m_state, [this] { return nodeStats(); });
     proxy::FeedOptions fo;
@@ -59,6 +60,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_monitor->attach(m_feed);
     proxy::JobCoordinator::Options jo;
     jo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
+    jo.clusterKey = clusterKey;
     jo.rebalanceAuto = c.rebalanceAuto;
     jo.rebalanceDelay = std::chrono::milliseconds(c.rebalanceDelayMs);
     m_jobs = std::make_unique<proxy::JobCoordinator>(jo, *m_state);
@@ -68,7 +70,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
                                                            std::chrono::milliseconds(c.peerTimeoutMs));
     m_shardJobs->registerWith(*m_jobs, m_router);
     m_dsorts = std::make_unique<dsort::DsortProxyApi>(*m_state, *m_jobs, m_self.publicNet.url,
-                                                      std::chrono::milliseconds(c.peerTimeoutMs));
+                                                      std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
     m_dsorts->registerWith(*m_jobs, m_router);
     m_api->addBucketAction("archive", [this](const std::string& bucket, const api::ActionMsg& msg) {
         return m_shardJobs->archiveAction(bucket, msg.value);

@@ -88,6 +88,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     m_dsortApi->registerRoutes(m_router);
     dsort::DsortJob::Options dsortOptions;
     dsortOptions.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
+    dsortOptions.clusterKey = clusterKey;
     dsortOptions.limits = shardOptions.limits;
     dsortOptions.physicalMemory =
         static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
@@ -120,13 +121,13 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                     *m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey, bucket));
             }
             if (kind == jobs::kKindArchive || kind == jobs::kKindIshard) {
-                return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, args);
+                return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, clusterKey, args);
             }
             if (kind == dsort::kKindDsort) return dsort::DsortJob::create(*m_store, *m_dsorts, dsortOptions, args);
             if (kind == etl::kKindEtlBucket) {
                 return etl::EtlJob::create(
                     etl::EtlJob::Env{*m_store, m_cache, *m_etl, m_id, peerTimeout, dsortOptions.limits,
-                                     std::max(1u, std::thread::hardware_concurrency())},
+                                     std::max(1u, std::thread::hardware_concurrency()), clusterKey},
                     args);
             }
             return api::Error::badRequest("unknown job kind \"" + kind +

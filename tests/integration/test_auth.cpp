@@ -222,6 +222,53 @@ private slots:
         QVERIFY(ownedByNewcomer > 0);
     }
 
+    void archiveJobReadsFromPeers()
+    {
+        // An archive job's target fetches the members it lacks from their
+        // owners: a node's call, with the cluster key. Starting it is for
+        // whoever holds admin-bucket, which alice does not.
+        // Members written now, each on its owner among the three targets.
+        QTemporaryFile file;
+        QVERIFY(file.open());
+        nlohmann::json names = nlohmann::json::array();
+        for (int i = 0; i < 20; ++i) {
+            file.resize(0);
+            file.write(QByteArray("member ") + QByteArray::number(i));
+            file.flush();
+            const auto name = "arch/" + std::to_string(i);
+            QCOMPARE(curl({"-L", "-T", file.fileName(), "-H", bearer(m_alice), url("/v1/objects/imgs/" + name)}).status,
+                     200);
+            names.push_back(name);
+        }
+        const auto body =
+            nlohmann::json{{"action", "archive"}, {"value", {{"archname", "peer.tar"}, {"objnames", names}}}}.dump();
+        QCOMPARE(curl({"-X", "POST", "-H", bearer(m_alice), url("/v1/buckets/imgs"), "--data-binary",
+                       QString::fromStdString(body)})
+                     .status,
+                 403);
+        auto started = curl({"-X", "POST", "-H", bearer(m_admin), url("/v1/buckets/imgs"), "--data-binary",
+                             QString::fromStdString(body)});
+        QVERIFY2(started.status == 200, started.body.c_str());
+        const auto id = nlohmann::json::parse(started.body, nullptr, false).value("id", std::string());
+        QVERIFY(!id.empty());
+        std::string state;
+        std::string lastJob;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                auto job = curl({"-H", bearer(m_admin), url("/v1/jobs/" + id)});
+                lastJob = job.body;
+                state = nlohmann::json::parse(job.body, nullptr, false).value("state", std::string());
+                return state != "running" && !state.empty();
+            },
+            30000));
+        QVERIFY2(state == "finished", lastJob.c_str());
+        QProcess tar;
+        tar.start("sh", {"-c", "curl -sSL -H '" + bearer(m_alice) + "' '" + url("/v1/objects/imgs/peer.tar") +
+                                   "' | tar tf - | wc -l"});
+        QVERIFY(tar.waitForFinished(30000));
+        QCOMPARE(tar.readAllStandardOutput().trimmed(), QByteArray("20"));
+    }
+
     void configShowsNoSecret()
     {
         auto config = curl({"-H", bearer(m_alice), url("/v1/daemon?what=config")});
