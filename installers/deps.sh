@@ -15,6 +15,9 @@ BUILD_PACKAGES=(
   libyaml-cpp-dev
   # Erasure coding (daemon/ec): Intel ISA-L.
   libisal-dev
+  # Security (daemon/auth): Argon2id password hashes and random keys from
+  # libsodium, JWTs from libjwt, the redirect signature's HMAC-SHA256 from OpenSSL.
+  libsodium-dev libjwt-dev libssl-dev
   curl
 )
 # promtool (package prometheus) checks /metrics; bsdtar, unzip and lz4 read

@@ -74,7 +74,8 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"archive_index_cache_bytes", c.archiveIndexCacheBytes},
                        {"archive_index", c.archiveIndex},
                        {"open_object_cache", c.openObjectCache},
-                       {"open_object_cache_ttl_ms", c.openObjectCacheTtlMs}};
+                       {"open_object_cache_ttl_ms", c.openObjectCacheTtlMs},
+                       {"auth", {{"enabled", c.authEnabled}}}};
 }
 
 namespace {
@@ -132,7 +133,13 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "archive_index") v.get_to(c.archiveIndex);
             else if (k == "open_object_cache") v.get_to(c.openObjectCache);
             else if (k == "open_object_cache_ttl_ms") v.get_to(c.openObjectCacheTtlMs);
-            else return api::Error::badRequest("unknown config field \"" + k + "\" in " + path);
+            else if (k == "auth") {
+                if (!v.is_object()) return api::Error::badRequest("config field \"auth\" is not an object in " + path);
+                for (const auto& [ak, av] : v.items()) {
+                    if (ak == "enabled") av.get_to(c.authEnabled);
+                    else return api::Error::badRequest("unknown config field \"auth." + ak + "\" in " + path);
+                }
+            } else return api::Error::badRequest("unknown config field \"" + k + "\" in " + path);
         }
     } catch (const nlohmann::json::exception& e) {
         return api::Error::badRequest("config file " + path + ": " + e.what());
@@ -190,6 +197,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("open-object-cache", po::value<std::uint64_t>(), "target: objects kept open for the next read, 0..1000000 (default 4096; 0: off)")
         ("open-object-cache-ttl-ms", po::value<std::uint64_t>(), "target: longest an object stays open unused by a change, 1..3600000 ms (default 5000)")
         ("etl-bin-dir", po::value<std::vector<std::string>>(), "target: a directory ETL transformers may run from (repeatable; default: the sample transformers and <data-dir>/etl-bin)")
+        ("auth-enabled", po::value<bool>(), "require tokens and permissions (default false: the node is open to anyone)")
         ("log-level", po::value<std::string>(), "debug | info | warn | error");
     // clang-format on
     po::variables_map vm;
@@ -231,6 +239,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("peer-timeout-ms")) c.peerTimeoutMs = vm["peer-timeout-ms"].as<std::int64_t>();
     if (vm.count("max-object-size")) c.maxObjectSize = vm["max-object-size"].as<std::uint64_t>();
     if (vm.count("log-level")) c.logLevel = vm["log-level"].as<std::string>();
+    if (vm.count("auth-enabled")) c.authEnabled = vm["auth-enabled"].as<bool>();
     if (vm.count("op-stats")) c.opStats = vm["op-stats"].as<bool>();
     if (vm.count("cluster-key-file")) c.clusterKeyFile = vm["cluster-key-file"].as<std::string>();
     if (vm.count("tombstone-ttl-ms")) c.tombstoneTtlMs = vm["tombstone-ttl-ms"].as<std::int64_t>();

@@ -95,6 +95,13 @@ struct Config {
     // transformers shipped with Tessera and <data_dir>/etl-bin.
     std::vector<std::string> etlBinDirs;
 
+    // Config file {"auth": {"enabled": true}}, flag --auth-enabled. Off
+    // (the default): anyone who reaches a port may do anything, as before,
+    // and the node says so loudly at start. On: the proxy keeps users in
+    // <data_dir>/users.db and issues tokens; every route needs the Access
+    // it names (net/router.h); redirects carry a signature targets check.
+    bool authEnabled = false;
+
     int effectivePort() const;
     // etl_bin_dirs, or the defaults when it is empty.
     std::vector<std::string> effectiveEtlBinDirs() const;

@@ -2,6 +2,7 @@
 #include "common/log.h"
 #include "config.h"
 #include "node.h"
+#include "user_command.h"
 
 #include <clocale>
 #include <csignal>
@@ -13,8 +14,10 @@ int main(int argc, char** argv)
     // Names are UTF-8 throughout; libarchive writes shard member names as
     // UTF-8 pax paths only under a UTF-8 character type.
     std::setlocale(LC_CTYPE, "C.UTF-8");
+    // "... user add NAME": the options before "user" configure, the words after it are the command.
+    const auto userAt = userCommandIndex(argc, argv);
     std::string help;
-    auto config = parseConfig(argc, argv, help);
+    auto config = parseConfig(userAt.value_or(argc), argv, help);
     if (!config) {
         if (!help.empty()) {
             std::cout << help;
@@ -22,6 +25,10 @@ int main(int argc, char** argv)
         }
         std::cerr << "tessera-node: " << config.error().message << "\n";
         return 2;
+    }
+    if (userAt) {
+        return runUserCommand(*config, std::vector<std::string>(argv + *userAt + 1, argv + argc), std::cin, std::cout,
+                              std::cerr);
     }
     const auto& lvl = config->logLevel;
     setLogLevel(lvl == "debug"   ? LogLevel::Debug

@@ -30,9 +30,21 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         std::chrono::milliseconds(c.keepaliveIntervalMs * c.keepaliveMaxMissed));
     m_api->registerRoutes(m_router);
     addMetricsRoute(m_router, [this] { return nodeStats(); });
+    if (c.authEnabled) {
+        m_auth = NodeAuth::forProxy(c, clusterKey);
+        m_server->setAuthorizer(&m_auth->authorizer());
+        m_authApi = std::make_unique<proxy::AuthProxyApi>(*m_auth->users(), m_auth->tokens());
+        m_authApi->registerRoutes(m_router);
+        m_api->setRedirectSigner([this](std::string_view method, std::string_view bucket, std::string_view object) {
+            return m_auth->signRedirect(method, bucket, object);
+        });
+    } else {
+        NodeAuth::warnOpen("proxy");
+    }
 
     proxy::ClusterMonitor::Options mo;
     mo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
+    mo.clusterKey = clusterKey;
     mo.errorBurstPerSec = c.errorBurstPerSec;
     m_monitor = std::make_unique<proxy::ClusterMonitor>(mo, *m_state, [this] { return nodeStats(); });
     proxy::FeedOptions fo;
@@ -48,6 +60,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_monitor->attach(m_feed);
     proxy::JobCoordinator::Options jo;
     jo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
+    jo.clusterKey = clusterKey;
     jo.rebalanceAuto = c.rebalanceAuto;
     jo.rebalanceDelay = std::chrono::milliseconds(c.rebalanceDelayMs);
     m_jobs = std::make_unique<proxy::JobCoordinator>(jo, *m_state);
@@ -57,7 +70,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
                                                            std::chrono::milliseconds(c.peerTimeoutMs));
     m_shardJobs->registerWith(*m_jobs, m_router);
     m_dsorts = std::make_unique<dsort::DsortProxyApi>(*m_state, *m_jobs, m_self.publicNet.url,
-                                                      std::chrono::milliseconds(c.peerTimeoutMs));
+                                                      std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
     m_dsorts->registerWith(*m_jobs, m_router);
     m_api->addBucketAction("archive", [this](const std::string& bucket, const api::ActionMsg& msg) {
         return m_shardJobs->archiveAction(bucket, msg.value);
@@ -91,6 +104,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
                           [this](const api::Bmd& bmd) { m_monitor->onBmdChanged(bmd); }});
     net::Route ws{boost::beast::http::verb::get, "/v1/ws", net::Exec::Inline, {}, {}};
     ws.websocket = m_feed->acceptor();
+    ws.access = net::Access::user();
     m_router.add(std::move(ws));
 }
 

@@ -9,7 +9,9 @@
 #include "net/http_server.h"
 #include "net/router.h"
 #include "node.h"
+#include "node_auth.h"
 #include "node_common.h"
+#include "proxy/auth_proxy_api.h"
 #include "proxy/cluster_monitor.h"
 #include "proxy/decommission.h"
 #include "proxy/etl_proxy_api.h"
@@ -51,6 +53,9 @@ private:
     Clock::time_point m_started = Clock::now();
     net::Router m_router;
     std::unique_ptr<meta::ClusterStore> m_store;
+    // Auth on only; declared before the server, which refers to its
+    // authorizer, so that it outlives the server.
+    std::unique_ptr<NodeAuth> m_auth;
     std::unique_ptr<net::HttpServer> m_server;
     api::Snode m_self;
     std::unique_ptr<proxy::ProxyState> m_state;
@@ -64,6 +69,7 @@ private:
     std::unique_ptr<proxy::ShardJobPlanner> m_shardJobs;
     std::unique_ptr<dsort::DsortProxyApi> m_dsorts;
     std::unique_ptr<proxy::EtlProxyApi> m_etl;
+    std::unique_ptr<proxy::AuthProxyApi> m_authApi;
     std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_stopping = false;

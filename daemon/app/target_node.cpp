@@ -61,6 +61,12 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
         m_server->stats(), clusterKey);
     m_api->registerRoutes(m_router);
+    if (c.authEnabled) {
+        m_auth = NodeAuth::forTarget(clusterKey);
+        m_server->setAuthorizer(&m_auth->authorizer());
+    } else {
+        NodeAuth::warnOpen("target");
+    }
     m_ec = std::make_unique<ec::EcService>(m_self, *m_store, m_cache, std::chrono::milliseconds(c.peerTimeoutMs),
                                            clusterKey);
     m_ec->registerRoutes(m_router);
@@ -82,6 +88,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     m_dsortApi->registerRoutes(m_router);
     dsort::DsortJob::Options dsortOptions;
     dsortOptions.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
+    dsortOptions.clusterKey = clusterKey;
     dsortOptions.limits = shardOptions.limits;
     dsortOptions.physicalMemory =
         static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
@@ -114,13 +121,13 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                     *m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey, bucket));
             }
             if (kind == jobs::kKindArchive || kind == jobs::kKindIshard) {
-                return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, args);
+                return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, clusterKey, args);
             }
             if (kind == dsort::kKindDsort) return dsort::DsortJob::create(*m_store, *m_dsorts, dsortOptions, args);
             if (kind == etl::kKindEtlBucket) {
                 return etl::EtlJob::create(
                     etl::EtlJob::Env{*m_store, m_cache, *m_etl, m_id, peerTimeout, dsortOptions.limits,
-                                     std::max(1u, std::thread::hardware_concurrency())},
+                                     std::max(1u, std::thread::hardware_concurrency()), clusterKey},
                     args);
             }
             return api::Error::badRequest("unknown job kind \"" + kind +

@@ -13,6 +13,7 @@
 #include "net/http_server.h"
 #include "net/router.h"
 #include "node.h"
+#include "node_auth.h"
 #include "node_common.h"
 #include "target/archive_index_store.h"
 #include "target/membership.h"
@@ -59,6 +60,9 @@ private:
     std::unique_ptr<target::ObjectStore> m_store;
     std::unique_ptr<target::ArchiveIndexStore> m_archiveIndexes;
     std::unique_ptr<target::ShardService> m_shards;
+    // Auth on only; declared before the server, which refers to its
+    // authorizer, so that it outlives the server.
+    std::unique_ptr<NodeAuth> m_auth;
     std::unique_ptr<net::HttpServer> m_server;
     api::Snode m_self;
     target::MetaCache m_cache;

@@ -81,7 +81,7 @@ api::Status DsortJob::run(jobs::JobContext& ctx)
     const auto peerFailure = m_session->failure();
     if (!st && !peerFailure) {
         // Our own failure: every peer stops too.
-        PeerLink link(m_session->id(), m_options.peerTimeout);
+        PeerLink link(m_session->id(), m_options.peerTimeout, m_options.clusterKey);
         broadcast("fail", nlohmann::json(api::DsortFailure{m_peers[m_self].id, st.error().message}).dump(), link);
         m_session->fail(st.error().message);
     }
@@ -230,7 +230,7 @@ api::Status DsortJob::waitFor(jobs::JobContext& ctx, const std::function<bool()>
 api::Status DsortJob::phases(jobs::JobContext& ctx)
 {
     auto& s = *m_session;
-    PeerLink link(s.id(), m_options.peerTimeout);
+    PeerLink link(s.id(), m_options.peerTimeout, m_options.clusterKey);
 
     auto t0 = std::chrono::steady_clock::now();
     std::vector<spec::DsortRecord> mine;
@@ -525,7 +525,7 @@ api::Status DsortJob::create(jobs::JobContext& ctx, const std::vector<DsortAssig
             std::lock_guard lock(m_mutex);
             if (!m_firstError.empty()) return;
         }
-        PeerLink link(m_session->id(), m_options.peerTimeout);
+        PeerLink link(m_session->id(), m_options.peerTimeout, m_options.clusterKey);
         api::Status st;
         try {
             st = createShard(ctx, shards[i], link);

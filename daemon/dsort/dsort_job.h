@@ -49,6 +49,7 @@ class DsortJob : public jobs::JobWork {
 public:
     struct Options {
         std::chrono::milliseconds peerTimeout{5000};
+        std::string clusterKey;  // presented to the peers (auth on)
         archive::ArchiveLimits limits;
         std::uint64_t physicalMemory = 0;  // bytes; max_mem_usage percentages are of it
         int missedHealthChecks = 3;        // a peer failing this many checks in a row is dead

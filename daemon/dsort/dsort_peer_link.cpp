@@ -1,5 +1,6 @@
 #include "dsort_peer_link.h"
 
+#include "api/headers.h"
 #include "api/http_error.h"
 #include "api/paths.h"
 
@@ -19,8 +20,8 @@ client::HttpClient::Options options(std::chrono::milliseconds timeout)
 }
 }  // namespace
 
-PeerLink::PeerLink(std::string jobId, std::chrono::milliseconds timeout)
-    : m_jobId(std::move(jobId)), m_http(options(timeout)), m_health([&] {
+PeerLink::PeerLink(std::string jobId, std::chrono::milliseconds timeout, std::string clusterKey)
+    : m_jobId(std::move(jobId)), m_clusterKey(std::move(clusterKey)), m_http(options(timeout)), m_health([&] {
           auto o = options(std::min(timeout, std::chrono::milliseconds(2000)));
           o.ioTimeout = std::chrono::milliseconds(2000);
           o.retriesOn503 = 0;
@@ -36,7 +37,8 @@ api::Status PeerLink::post(const DsortPeer& peer, const std::string& what, const
     const auto deadline = std::chrono::steady_clock::now() + kStartGrace;
     const auto payload = client::Body::string(std::move(body));
     while (true) {
-        auto r = m_http.send(client::Method::Post, url, payload, {{"Content-Type", "application/json"}});
+        auto r = m_http.send(client::Method::Post, url, payload,
+                             {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}});
         if (!r) return api::Error::unavailable("target " + peer.id + " is unreachable: " + r.error().message);
         if (r->isSuccess()) return {};
         if (r->status != 404 || std::chrono::steady_clock::now() > deadline || (stop && stop())) {
@@ -51,7 +53,7 @@ api::Result<std::string> PeerLink::pull(const DsortPeer& peer, const std::vector
 {
     const auto url = peer.url + api::path::internalDsort(m_jobId, "pull");
     auto r = m_http.send(client::Method::Post, url, client::Body::string(nlohmann::json(indices).dump()),
-                         {{"Content-Type", "application/json"}});
+                         {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}});
     if (!r) return api::Error::unavailable("cannot pull records from target " + peer.id + ": " + r.error().message);
     if (!r->isSuccess()) {
         auto e = api::errorFromResponse(r->status, r->body);

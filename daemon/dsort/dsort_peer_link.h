@@ -22,7 +22,8 @@ public:
     // before a delivery fails.
     static constexpr std::chrono::milliseconds kStartGrace{15000};
 
-    PeerLink(std::string jobId, std::chrono::milliseconds timeout);
+    // `clusterKey` goes with every call (with auth on peers require it).
+    PeerLink(std::string jobId, std::chrono::milliseconds timeout, std::string clusterKey);
 
     // POST /v1/internal/dsort/{id}/<what>?<query> with a body; retried while
     // the peer does not know the job yet, or until `stop` says so.
@@ -35,6 +36,7 @@ public:
 
 private:
     std::string m_jobId;
+    std::string m_clusterKey;
     client::HttpClient m_http;
     client::HttpClient m_health;  // short timeouts: a hung peer counts as down
 };

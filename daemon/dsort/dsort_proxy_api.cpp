@@ -27,8 +27,9 @@ using net::Response;
 using net::Route;
 
 DsortProxyApi::DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jobs, std::string selfUrl,
-                             std::chrono::milliseconds peerTimeout)
-    : m_state(state), m_jobs(jobs), m_selfUrl(std::move(selfUrl)), m_peerTimeout(peerTimeout)
+                             std::chrono::milliseconds peerTimeout, std::string clusterKey)
+    : m_state(state), m_jobs(jobs), m_selfUrl(std::move(selfUrl)), m_peerTimeout(peerTimeout),
+      m_clusterKey(std::move(clusterKey))
 {
 }
 
@@ -321,7 +322,7 @@ Response DsortProxyApi::show(const Request& req)
         if (auto it = smap->tmap.find(tid); it != smap->tmap.end()) targets.tmap.emplace(tid, it->second);
     }
     nlohmann::json metrics = nlohmann::json::object();
-    proxy::PeerCalls peers(std::min(m_peerTimeout, std::chrono::milliseconds(2000)));
+    proxy::PeerCalls peers(std::min(m_peerTimeout, std::chrono::milliseconds(2000)), m_clusterKey);
     for (const auto& [tid, r] :
          peers.fanOut(targets, client::Method::Get, api::path::internalDsort(st->id, "metrics"))) {
         if (!r || !r->isSuccess()) continue;

@@ -41,7 +41,7 @@ public:
     static constexpr std::uint64_t kMaxOverwriteCheck = 1'000'000;
 
     DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jobs, std::string selfUrl,
-                  std::chrono::milliseconds peerTimeout);
+                  std::chrono::milliseconds peerTimeout, std::string clusterKey);
 
     // Registers the dsort kind with the coordinator and the /v1/sort routes.
     void registerWith(proxy::JobCoordinator& jobs, net::Router& router);
@@ -64,6 +64,7 @@ private:
     proxy::JobCoordinator& m_jobs;
     std::string m_selfUrl;
     std::chrono::milliseconds m_peerTimeout;
+    std::string m_clusterKey;  // presented to the targets (auth on)
 };
 
 }  // namespace tessera::daemon::dsort

@@ -1,5 +1,6 @@
 #include "etl_job.h"
 
+#include "api/headers.h"
 #include "api/hrw.h"
 #include "api/http_error.h"
 #include "archive/archive_reader.h"
@@ -246,7 +247,8 @@ api::Status EtlJob::store(const std::string& name, const EtlOutput& out) const
     thread_local std::unique_ptr<client::HttpClient> http;
     if (!http || http->options().ioTimeout != o.ioTimeout) http = std::make_unique<client::HttpClient>(o);
     const auto url = owner->publicNet.url + api_util::objectTarget({m_args.dstBucket, name}, {}, smap->version);
-    auto r = http->send(client::Method::Put, url, client::Body::file("/proc/self/fd/" + std::to_string(out.fd->get())));
+    auto r = http->send(client::Method::Put, url, client::Body::file("/proc/self/fd/" + std::to_string(out.fd->get())),
+                        {{std::string(api::kHdrClusterKey), m_env.clusterKey}});
     if (!r) return api::Error::unavailable("cannot store on " + owner->id + ": " + r.error().message);
     if (!r->isSuccess()) {
         auto e = api::errorFromResponse(r->status, r->body);

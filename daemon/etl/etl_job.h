@@ -35,6 +35,7 @@ public:
         std::chrono::milliseconds peerTimeout;
         archive::ArchiveLimits limits;
         unsigned cores = 2;
+        std::string clusterKey;  // presented to the owners results are stored on (auth on)
     };
     static api::Result<std::unique_ptr<jobs::JobWork>> create(Env env, const nlohmann::json& args);
     api::Status run(jobs::JobContext& ctx) override;

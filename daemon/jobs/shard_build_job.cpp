@@ -19,15 +19,16 @@
 namespace tessera::daemon::jobs {
 
 ShardBuildJob::ShardBuildJob(const target::ObjectStore& store, const target::MetaCache& cache, std::string selfId,
-                             std::chrono::milliseconds peerTimeout, api::ShardTask task)
-    : m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout), m_task(std::move(task))
+                             std::chrono::milliseconds peerTimeout, std::string clusterKey, api::ShardTask task)
+    : m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout),
+      m_clusterKey(std::move(clusterKey)), m_task(std::move(task))
 {
 }
 
 api::Result<std::unique_ptr<JobWork>> ShardBuildJob::create(const target::ObjectStore& store,
                                                             const target::MetaCache& cache, std::string selfId,
                                                             std::chrono::milliseconds peerTimeout,
-                                                            const nlohmann::json& args)
+                                                            std::string clusterKey, const nlohmann::json& args)
 {
     auto task = api::parseShardTask(args);
     if (!task) return task.error();
@@ -41,8 +42,8 @@ api::Result<std::unique_ptr<JobWork>> ShardBuildJob::create(const target::Object
             if (auto st = api::validateObjectName(m.object); !st) return st.error();
         }
     }
-    return std::unique_ptr<JobWork>(
-        new ShardBuildJob(store, cache, std::move(selfId), peerTimeout, std::move(task.value())));
+    return std::unique_ptr<JobWork>(new ShardBuildJob(store, cache, std::move(selfId), peerTimeout,
+                                                      std::move(clusterKey), std::move(task.value())));
 }
 
 api::Status ShardBuildJob::run(JobContext& ctx)
@@ -59,6 +60,7 @@ api::Status ShardBuildJob::run(JobContext& ctx)
     ctx.setTotals(static_cast<std::int64_t>(items.size()), bytes);
     SourceFetcher::Options fo;
     fo.peerTimeout = m_peerTimeout;
+    fo.clusterKey = m_clusterKey;
     SourceFetcher fetcher(m_store, m_cache, m_selfId, std::move(items), ctx, fo);
     client::HttpClient::Options ho;
     ho.connectTimeout = m_peerTimeout;
@@ -156,7 +158,8 @@ api::Status ShardBuildJob::buildShard(const api::ShardBuild& shard, SourceFetche
             // into the archive; a size that changed in between fails.
             const auto smapVersion = m_cache.smap()->version;
             const auto url = f->ownerUrl + api_util::objectTarget({m_task.srcBck, member.object}, {}, smapVersion);
-            auto head = http.send(client::Method::Head, url);
+            const client::Headers node{{std::string(api::kHdrClusterKey), m_clusterKey}};
+            auto head = http.send(client::Method::Head, url, {}, node);
             if (!head) return head.error();
             if (!head->isSuccess()) return api::errorFromResponse(head->status, head->body);
             auto sizeText = head->header(api::kHdrSize);
@@ -175,7 +178,7 @@ api::Status ShardBuildJob::buildShard(const api::ShardBuild& shard, SourceFetche
                 hash.update(d, n);
                 return aw.write(d, n);
             };
-            auto r = http.send(client::Method::Get, url, {}, {}, &sink);
+            auto r = http.send(client::Method::Get, url, {}, node, &sink);
             if (!r) return r.error();
             if (!r->isSuccess()) return api::errorFromResponse(r->status, r->body);
             if (got != size) return api::Error::conflict(what + " changed while it was archived");

@@ -38,13 +38,13 @@ public:
     // a known format.
     static api::Result<std::unique_ptr<JobWork>> create(const target::ObjectStore& store,
                                                         const target::MetaCache& cache, std::string selfId,
-                                                        std::chrono::milliseconds peerTimeout,
+                                                        std::chrono::milliseconds peerTimeout, std::string clusterKey,
                                                         const nlohmann::json& args);
     api::Status run(JobContext& ctx) override;
 
 private:
     ShardBuildJob(const target::ObjectStore& store, const target::MetaCache& cache, std::string selfId,
-                  std::chrono::milliseconds peerTimeout, api::ShardTask task);
+                  std::chrono::milliseconds peerTimeout, std::string clusterKey, api::ShardTask task);
     api::Status buildShard(const api::ShardBuild& shard, SourceFetcher& fetcher, client::HttpClient& http,
                            JobContext& ctx);
 
@@ -52,6 +52,7 @@ private:
     const target::MetaCache& m_cache;
     std::string m_selfId;
     std::chrono::milliseconds m_peerTimeout;
+    std::string m_clusterKey;  // presented to the peers the sources come from
     api::ShardTask m_task;
     archive::ArchiveLimits m_limits;  // reading an old shard to append to
 };

@@ -121,8 +121,10 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
         }
         api::BatchGetRequest body{key.second, {}};
         for (auto k : ks) body.names.push_back(m_items[begin + k].object);
-        auto r = http.send(client::Method::Post, urls[key.first] + api::BatchGet::kPath,
-                           client::Body::string(nlohmann::json(body).dump()), {{"Content-Type", "application/json"}});
+        auto r =
+            http.send(client::Method::Post, urls[key.first] + api::BatchGet::kPath,
+                      client::Body::string(nlohmann::json(body).dump()),
+                      {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_options.clusterKey}});
         std::size_t done = 0;  // records received, in the order asked
         if (r && r->isSuccess()) {
             std::string_view in = r->body;
@@ -192,7 +194,7 @@ SourceFetcher::Fetched SourceFetcher::fetchOne(const Item& item, client::HttpCli
         f.data.append(data, n);
         return {};
     };
-    auto r = http.send(client::Method::Get, url, {}, {}, &sink);
+    auto r = http.send(client::Method::Get, url, {}, {{std::string(api::kHdrClusterKey), m_options.clusterKey}}, &sink);
     if (tooLarge) {
         f.data.clear();
         f.streamLater = true;

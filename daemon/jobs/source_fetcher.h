@@ -40,6 +40,9 @@ public:
         std::size_t maxAhead = 1024;  // items fetched but not yet taken
         std::uint64_t maxBufferedBytes = std::uint64_t{64} << 20;
         std::chrono::milliseconds peerTimeout{5000};
+        // Presented to the peers (tessera-cluster-key): with auth on they
+        // take a node's reads only with it.
+        std::string clusterKey;
     };
 
     struct Item {

@@ -26,6 +26,7 @@
 namespace tessera::daemon::net {
 
 class HttpSession;
+class Authorizer;
 
 struct ServerOptions {
     std::string host = "127.0.0.1";
@@ -50,6 +51,9 @@ struct ServerOptions {
 struct ServerContext {
     ServerOptions options;
     const Router* router = nullptr;
+    // Auth on: checks each matched route's Access before anything else
+    // (nullptr: auth off, nothing checked).
+    const Authorizer* authorizer = nullptr;
     boost::asio::thread_pool* workers = nullptr;
     // Work that never waits on another node (see UploadSink::receivesFromPeer).
     boost::asio::thread_pool* internalWorkers = nullptr;
@@ -119,6 +123,8 @@ public:
     // Shared with sessions that outlive a request (WebSocket upgrades).
     std::shared_ptr<ServerContext> sharedContext() { return m_ctx; }
     stats::StatsRecorder& stats() { return m_stats; }
+    // Before start(); `a` must outlive the server.
+    void setAuthorizer(const Authorizer* a) { m_ctx->authorizer = a; }
 
 private:
     void doAccept();

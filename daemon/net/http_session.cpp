@@ -1,5 +1,7 @@
 #include "http_session.h"
 
+#include "authorizer.h"
+
 #include "api/headers.h"
 #include "api/http_error.h"
 #include "common/fd_io.h"
@@ -194,6 +196,14 @@ void HttpSession::onHeader(beast::error_code ec)
         return;
     }
     m_route = match->route;
+
+    // The one place a route's Access is checked (auth on).
+    if (m_ctx->authorizer != nullptr) {
+        if (auto st = m_ctx->authorizer->authorize(m_req, *m_route); !st) {
+            fail(st.error(), m_req.hasBody);
+            return;
+        }
+    }
 
     if (m_route->websocket) {
         acceptWebSocket();

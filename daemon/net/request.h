@@ -23,6 +23,9 @@ struct Request {
     std::string body;  // buffered routes only
     std::uint64_t contentLength = 0;
     bool hasBody = false;  // a body is (or was) announced by the client
+    // Auth on: the caller the Authorizer found (a user name; empty for
+    // another node or a signed redirect).
+    std::string user;
 
     std::string header(std::string_view name) const
     {

@@ -26,6 +26,8 @@ Response Response::error(const api::Error& e)
 {
     auto r = jsonText(api::errorBody(e), api::httpStatusFor(e.kind));
     if (e.kind == api::ErrorKind::Unavailable) r.header("Retry-After", "1");
+    // RFC 7235: a 401 names the scheme that would be accepted.
+    if (e.kind == api::ErrorKind::Unauthorized) r.header("WWW-Authenticate", "Bearer realm=\"tessera\"");
     return r;
 }
 

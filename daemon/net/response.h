@@ -47,7 +47,8 @@ struct Response {
     static Response json(const nlohmann::json& j, int status = 200);
     static Response jsonText(std::string text, int status = 200);
     // The JSON error body with the kind's status. Every 503 (Unavailable)
-    // carries Retry-After: 1; setHeader changes it.
+    // carries Retry-After: 1; setHeader changes it. Every 401 carries
+    // WWW-Authenticate: Bearer.
     static Response error(const api::Error& e);
     static Response redirect(std::string location);  // 307
     // The handler hands over what it has done so far (captured in `work`),

@@ -7,6 +7,7 @@
 #include "response.h"
 #include "upload_sink.h"
 
+#include "api/auth_msg.h"
 #include "api/node_stats.h"
 
 #include "stream.h"
@@ -52,6 +53,25 @@ Handler bind(T* self, Response (T::*fn)(const Request&))
     return [self, fn](const Request& r) { return (self->*fn)(r); };
 }
 
+// Who may call a route when auth is on; the node's Authorizer checks it
+// once, before the handler runs (with auth off nothing is checked). The
+// default is the strictest: a route nobody classified is for admins (and
+// for the other nodes, which present the cluster key).
+struct Access {
+    enum class Kind {
+        Admin,   // an admin's token
+        Open,    // anyone: logging in, health
+        User,    // any valid token
+        Bucket,  // a token whose user holds `permission` on the route's {bucket}
+    };
+    Kind kind = Kind::Admin;
+    api::Permission permission = api::Permission::Read;
+
+    static Access open() { return {Kind::Open, {}}; }
+    static Access user() { return {Kind::User, {}}; }
+    static Access bucket(api::Permission p) { return {Kind::Bucket, p}; }
+};
+
 struct Route {
     boost::beast::http::verb method;
     std::string pattern;
@@ -61,11 +81,18 @@ struct Route {
     std::size_t maxBody = 1 << 20;    // buffered routes: body limit
     std::optional<api::OpKind> op{};  // counted in the node's statistics under this kind
     WebSocketAccept websocket{};      // set: the route only accepts WebSocket upgrades
+    Access access{};                  // checked when auth is on
 };
 
 inline Route counted(Route r, api::OpKind op)
 {
     r.op = op;
+    return r;
+}
+
+inline Route needs(Route r, Access a)
+{
+    r.access = a;
     return r;
 }
 

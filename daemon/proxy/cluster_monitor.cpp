@@ -68,7 +68,7 @@ void ClusterMonitor::collect(std::chrono::milliseconds interval)
 {
     const auto smap = m_state.smap();
     const auto bmd = m_state.bmd();
-    PeerCalls peers(std::min(interval, m_options.peerTimeout));
+    PeerCalls peers(std::min(interval, m_options.peerTimeout), m_options.clusterKey);
     auto results = peers.fanOut(*smap, client::Method::Get, api::path::daemonWhat("node_stats"));
     auto self = m_selfStats();
     const auto now = Steady::now();

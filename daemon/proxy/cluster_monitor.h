@@ -37,6 +37,7 @@ class ClusterMonitor {
 public:
     struct Options {
         std::chrono::milliseconds peerTimeout{5000};  // upper bound of one pull; the interval bounds it too
+        std::string clusterKey;                       // presented to the targets (auth on)
         double errorBurstPerSec = 10;
         std::size_t eventHistory = 100;  // events kept for snapshots
         int staleIntervals = 3;

@@ -116,7 +116,7 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
         const auto body = api::dumpJson(nlohmann::json(api::JobEnvelope{st.id, kind, args}));
         for (const auto& [tid, node] : all.tmap) bodies[tid] = body;
     }
-    PeerCalls peers(m_options.peerTimeout);
+    PeerCalls peers(m_options.peerTimeout, m_options.clusterKey);
     auto results = peers.fanOutEach(job.targets, client::Method::Post, std::string(api::path::kInternalJobs), bodies);
     std::string errors;
     for (const auto& [tid, r] : results) {
@@ -192,7 +192,8 @@ void JobCoordinator::autoRebalance()
             targets = job.targets;
         }
         logInfo("targets changed: aborting ", running, " to start a new rebalance");
-        PeerCalls(m_options.peerTimeout).fanOut(targets, client::Method::Delete, api::path::internalJob(running));
+        PeerCalls(m_options.peerTimeout, m_options.clusterKey)
+            .fanOut(targets, client::Method::Delete, api::path::internalJob(running));
         return;
     }
     auto st = startKind("rebalance", nlohmann::json::object());
@@ -216,7 +217,7 @@ api::Result<api::JobStatus> JobCoordinator::abort(const std::string& id)
         it->second.status.abortRequested = true;
         targets = it->second.targets;
     }
-    PeerCalls peers(m_options.peerTimeout);
+    PeerCalls peers(m_options.peerTimeout, m_options.clusterKey);
     peers.fanOut(targets, client::Method::Delete, api::path::internalJob(id));
     m_cv.notify_all();  // poll now
     std::lock_guard lock(m_mutex);
@@ -293,7 +294,7 @@ void JobCoordinator::pollOnce()
     }
     if (running.empty()) return;
     const auto smap = m_state.smap();
-    PeerCalls peers(std::min(m_options.peerTimeout, std::chrono::milliseconds(2000)));
+    PeerCalls peers(std::min(m_options.peerTimeout, std::chrono::milliseconds(2000)), m_options.clusterKey);
     for (const auto& [id, targets] : running) {
         auto results = peers.fanOut(targets, client::Method::Get, api::path::internalJob(id));
         nlohmann::json out;

@@ -33,6 +33,7 @@ class JobCoordinator {
 public:
     struct Options {
         std::chrono::milliseconds peerTimeout{5000};
+        std::string clusterKey;  // presented to the targets (auth on)
         std::chrono::milliseconds pollInterval{500};
         int maxMissedPolls = 6;                          // unanswered polls before a target fails the job
         std::size_t history = 100;                       // finished jobs kept

@@ -65,47 +65,80 @@ void ProxyApi::registerRoutes(net::Router& router)
     // PUT: answer the redirect before the body; the session closes the
     // connection when a body was announced and left unread.
     using api::OpKind;
-    router.add(net::counted(Route{http::verb::put,
-                                  obj,
-                                  Exec::Inline,
-                                  {},
-                                  [this](const Request& r) -> std::variant<Response, std::unique_ptr<net::UploadSink>> {
-                                      return redirectObject(r);
-                                  }},
-                            OpKind::Put));
-    router.add(net::counted(Route{http::verb::get, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}},
-                            OpKind::Get));
-    router.add(net::counted(Route{http::verb::head, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}},
-                            OpKind::Head));
-    router.add(net::counted(
-        Route{http::verb::delete_, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}}, OpKind::Delete));
+    // Access (auth on): the permission each needs on {bucket}; what is not
+    // marked is for admins (and the other nodes, with the cluster key).
+    using net::Access;
+    using P = api::Permission;
+    router.add(net::needs(
+        net::counted(Route{http::verb::put,
+                           obj,
+                           Exec::Inline,
+                           {},
+                           [this](const Request& r) -> std::variant<Response, std::unique_ptr<net::UploadSink>> {
+                               return redirectObject(r);
+                           }},
+                     OpKind::Put),
+        Access::bucket(P::Write)));
+    router.add(net::needs(
+        net::counted(Route{http::verb::get, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}},
+                     OpKind::Get),
+        Access::bucket(P::Read)));
+    router.add(net::needs(
+        net::counted(Route{http::verb::head, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}},
+                     OpKind::Head),
+        Access::bucket(P::Read)));
+    router.add(net::needs(
+        net::counted(Route{http::verb::delete_, obj, Exec::Inline, net::bind(this, &ProxyApi::redirectObject), {}},
+                     OpKind::Delete),
+        Access::bucket(P::Delete)));
 
-    router.add(Route{http::verb::get, "/v1/buckets", Exec::Inline, net::bind(this, &ProxyApi::listBuckets), {}});
-    router.add(net::counted(
-        Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::listObjects), {}},
-        OpKind::List));
+    router.add(
+        net::needs(Route{http::verb::get, "/v1/buckets", Exec::Inline, net::bind(this, &ProxyApi::listBuckets), {}},
+                   Access::user()));
+    router.add(net::needs(
+        net::counted(
+            Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::listObjects), {}},
+            OpKind::List),
+        Access::bucket(P::List)));
     // The body may be an archive action listing up to api::kMaxArchiveObjects names.
-    router.add(Route{http::verb::post,
-                     "/v1/buckets/{bucket}",
-                     Exec::Worker,
-                     net::bind(this, &ProxyApi::createBucket),
-                     {},
-                     std::size_t{16} << 20});
-    router.add(Route{
-        http::verb::delete_, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::destroyBucket), {}});
-    router.add(
-        Route{http::verb::head, "/v1/buckets/{bucket}", Exec::Inline, net::bind(this, &ProxyApi::headBucket), {}});
-    router.add(
-        Route{http::verb::patch, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::patchBucket), {}});
+    // POST carries the bucket actions (create-bck, archive, etl-bck): admin-bucket.
+    router.add(net::needs(Route{http::verb::post,
+                                "/v1/buckets/{bucket}",
+                                Exec::Worker,
+                                net::bind(this, &ProxyApi::createBucket),
+                                {},
+                                std::size_t{16} << 20},
+                          Access::bucket(P::AdminBucket)));
+    router.add(net::needs(
+        Route{http::verb::delete_, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::destroyBucket), {}},
+        Access::bucket(P::AdminBucket)));
+    router.add(net::needs(
+        Route{http::verb::head, "/v1/buckets/{bucket}", Exec::Inline, net::bind(this, &ProxyApi::headBucket), {}},
+        Access::bucket(P::Read)));
+    router.add(net::needs(
+        Route{http::verb::patch, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &ProxyApi::patchBucket), {}},
+        Access::bucket(P::AdminBucket)));
 
     router.add(Route{http::verb::post, "/v1/cluster/join", Exec::Worker, net::bind(this, &ProxyApi::join), {}});
     router.add(
         Route{http::verb::post, "/v1/cluster/keepalive", Exec::Inline, net::bind(this, &ProxyApi::keepalive), {}});
-    router.add(Route{http::verb::get, "/v1/cluster", Exec::Worker, net::bind(this, &ProxyApi::clusterInfo), {}});
+    router.add(
+        net::needs(Route{http::verb::get, "/v1/cluster", Exec::Worker, net::bind(this, &ProxyApi::clusterInfo), {}},
+                   Access::user()));
     router.add(
         Route{http::verb::put, "/v1/cluster", Exec::Worker, net::bind(this, &ProxyApi::clusterAction), {}, 64 * 1024});
-    router.add(Route{http::verb::get, "/v1/daemon", Exec::Inline, net::bind(this, &ProxyApi::daemonInfo), {}});
-    router.add(Route{http::verb::get, "/v1/health", Exec::Inline, net::bind(this, &ProxyApi::health), {}});
+    router.add(
+        net::needs(Route{http::verb::get, "/v1/daemon", Exec::Inline, net::bind(this, &ProxyApi::daemonInfo), {}},
+                   Access::user()));
+    router.add(net::needs(Route{http::verb::get, "/v1/health", Exec::Inline, net::bind(this, &ProxyApi::health), {}},
+                          Access::open()));
+}
+
+std::string ProxyApi::redirectSignature(const Request& req, const api_util::ObjectRef& ref) const
+{
+    if (!m_redirectSigner) return {};
+    const auto method = http::to_string(req.method);
+    return "&" + m_redirectSigner(std::string_view(method.data(), method.size()), ref.bucket, ref.name);
 }
 
 Response ProxyApi::redirectObject(const Request& req)
@@ -126,12 +159,14 @@ Response ProxyApi::redirectObject(const Request& req)
         const bool read = req.method == http::verb::get || req.method == http::verb::head;
         for (const auto* h : api::readTargets(*smap, props, ref->bucket, ref->name)) {
             if (read && !h->away()) {
-                return Response::redirect(h->publicNet.url + api_util::objectTarget(*ref, req.query, smap->version));
+                return Response::redirect(h->publicNet.url + api_util::objectTarget(*ref, req.query, smap->version) +
+                                          redirectSignature(req, *ref));
             }
         }
         return Response::error(ownerAway(*owner));
     }
-    return Response::redirect(owner->publicNet.url + api_util::objectTarget(*ref, req.query, smap->version));
+    return Response::redirect(owner->publicNet.url + api_util::objectTarget(*ref, req.query, smap->version) +
+                              redirectSignature(req, *ref));
 }
 
 Response ProxyApi::join(const Request& req)

@@ -6,6 +6,7 @@
 #include "api/action_msg.h"
 #include "api/node_stats.h"
 #include "api/smap.h"
+#include "net/request_params.h"
 #include "net/router.h"
 #include "peer_calls.h"
 #include "proxy_state.h"
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace tessera::daemon::proxy {
 
@@ -52,9 +54,16 @@ public:
     void setMoveRequested(std::function<void(const std::string& target)> f) { m_moveRequested = std::move(f); }
     // A present target joined again (its process restarted within the keepalive window).
     void setRestarted(std::function<void(const std::string& target)> f) { m_restarted = std::move(f); }
+    // Auth on: the query parameters that let a target accept the redirected
+    // request without the client's Authorization header (method, bucket,
+    // object -> "tsig=...&texp=..."). Unset: redirects carry none.
+    using RedirectSigner =
+        std::function<std::string(std::string_view method, std::string_view bucket, std::string_view object)>;
+    void setRedirectSigner(RedirectSigner f) { m_redirectSigner = std::move(f); }
 
 private:
     net::Response redirectObject(const net::Request& req);
+    std::string redirectSignature(const net::Request& req, const api_util::ObjectRef& ref) const;
     net::Response join(const net::Request& req);
     net::Response keepalive(const net::Request& req);
     net::Response listBuckets(const net::Request& req);
@@ -82,6 +91,7 @@ private:
     PropsObserver m_propsObserver;
     std::function<void(const std::string&)> m_moveRequested;
     std::function<void(const std::string&)> m_restarted;
+    RedirectSigner m_redirectSigner;
     std::map<std::string, BucketAction> m_bucketActions;
     std::string m_clusterKey;
     std::chrono::milliseconds m_keepaliveWindow;

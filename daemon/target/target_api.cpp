@@ -201,20 +201,34 @@ void TargetApi::registerRoutes(net::Router& router)
 {
     const std::string obj = "/v1/objects/{bucket}/{name...}";
     using api::OpKind;
-    router.add(net::counted(
-        Route{http::verb::put, obj, Exec::Inline, {}, [this](const Request& r) { return putObject(r); }}, OpKind::Put));
+    // Access (auth on): a client reaches these through the proxy's signed
+    // redirect (or with an admin's token); the rest is for the other nodes.
+    using net::Access;
+    using P = api::Permission;
+    router.add(net::needs(
+        net::counted(Route{http::verb::put, obj, Exec::Inline, {}, [this](const Request& r) { return putObject(r); }},
+                     OpKind::Put),
+        Access::bucket(P::Write)));
     // GET and HEAD run on the connection's strand (an open, an fstat and an
     // xattr read) and move to the worker pool only to hash a whole object or
     // to ask the peers for one that is missing here.
-    router.add(net::counted(Route{http::verb::get, obj, Exec::InlineFirst, net::bind(this, &TargetApi::getObject), {}},
-                            OpKind::Get));
-    router.add(net::counted(
-        Route{http::verb::head, obj, Exec::InlineFirst, net::bind(this, &TargetApi::headObject), {}}, OpKind::Head));
-    router.add(net::counted(
-        Route{http::verb::delete_, obj, Exec::Worker, net::bind(this, &TargetApi::deleteObject), {}}, OpKind::Delete));
-    router.add(net::counted(
-        Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &TargetApi::listObjects), {}},
-        OpKind::List));
+    router.add(net::needs(
+        net::counted(Route{http::verb::get, obj, Exec::InlineFirst, net::bind(this, &TargetApi::getObject), {}},
+                     OpKind::Get),
+        Access::bucket(P::Read)));
+    router.add(net::needs(
+        net::counted(Route{http::verb::head, obj, Exec::InlineFirst, net::bind(this, &TargetApi::headObject), {}},
+                     OpKind::Head),
+        Access::bucket(P::Read)));
+    router.add(net::needs(
+        net::counted(Route{http::verb::delete_, obj, Exec::Worker, net::bind(this, &TargetApi::deleteObject), {}},
+                     OpKind::Delete),
+        Access::bucket(P::Delete)));
+    router.add(net::needs(
+        net::counted(
+            Route{http::verb::get, "/v1/buckets/{bucket}", Exec::Worker, net::bind(this, &TargetApi::listObjects), {}},
+            OpKind::List),
+        Access::bucket(P::List)));
     router.add(Route{http::verb::delete_,
                      "/v1/internal/buckets/{bucket}",
                      Exec::Worker,
@@ -223,7 +237,8 @@ void TargetApi::registerRoutes(net::Router& router)
     Route ms{http::verb::put, "/v1/metasync", Exec::Inline, net::bind(this, &TargetApi::metasync), {}};
     ms.maxBody = 16 << 20;
     router.add(std::move(ms));
-    router.add(Route{http::verb::get, "/v1/health", Exec::Inline, net::bind(this, &TargetApi::health), {}});
+    router.add(net::needs(Route{http::verb::get, "/v1/health", Exec::Inline, net::bind(this, &TargetApi::health), {}},
+                          Access::open()));
     router.add(Route{http::verb::get, "/v1/daemon", Exec::Worker, net::bind(this, &TargetApi::daemonInfo), {}});
 }
 

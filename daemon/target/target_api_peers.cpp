@@ -18,6 +18,13 @@
 
 namespace tessera::daemon::target {
 
+namespace {
+// Asking a peer for its copy is a node's call: with auth on the peer takes
+// the cluster key, not the client's redirect signature (signed for the
+// client's method, not these HEADs).
+client::Headers nodeHeaders(const std::string& clusterKey) { return {{std::string(api::kHdrClusterKey), clusterKey}}; }
+}  // namespace
+
 using net::Request;
 using net::Response;
 using namespace detail;
@@ -173,7 +180,7 @@ std::optional<Response> TargetApi::findOnPeers(const Request& req, const api_uti
     const auto target = api_util::objectTarget(ref, query, smap->version);
     for (const auto& [id, node] : smap->tmap) {
         if (id == m_self.id || node.away()) continue;
-        auto r = http.send(client::Method::Head, node.publicNet.url + target);
+        auto r = http.send(client::Method::Head, node.publicNet.url + target, {}, nodeHeaders(m_clusterKey));
         if (r && r->status == 200) return Response::redirect(node.publicNet.url + target);
     }
     return std::nullopt;
@@ -188,7 +195,7 @@ std::vector<api::Snode> TargetApi::peersHolding(const api_util::ObjectRef& ref)
     std::vector<api::Snode> out;
     for (const auto& [id, node] : smap->tmap) {
         if (id == m_self.id || node.away()) continue;
-        auto r = http.send(client::Method::Head, node.publicNet.url + target);
+        auto r = http.send(client::Method::Head, node.publicNet.url + target, {}, nodeHeaders(m_clusterKey));
         if (r && r->status == 200) out.push_back(node);
     }
     return out;
@@ -238,7 +245,7 @@ api::Status TargetApi::pullFromPeer(const api_util::ObjectRef& ref)
     const auto smap = m_cache.smap();
     const auto target = api_util::objectTarget(
         ref, {{std::string(kQpLocal), "true"}, {std::string(kQpRelocated), "true"}}, smap->version);
-    auto head = http.send(client::Method::Head, url + target);
+    auto head = http.send(client::Method::Head, url + target, {}, nodeHeaders(m_clusterKey));
     if (!head || head->status != 200) return {};  // gone meanwhile (moved here by the rebalance)
     std::int64_t stamp = 0;
     if (!parseInt64(head->header(std::string(api::kHdrVersionStamp)), stamp) || stamp <= 0) {
@@ -255,7 +262,7 @@ api::Status TargetApi::pullFromPeer(const api_util::ObjectRef& ref)
     if (!w) return w.error();
     auto& writer = **w;
     const client::Sink sink = [&writer](const char* p, std::size_t n) { return writer.write(p, n); };
-    auto got = http.send(client::Method::Get, url + target, client::Body::none(), {}, &sink);
+    auto got = http.send(client::Method::Get, url + target, client::Body::none(), nodeHeaders(m_clusterKey), &sink);
     if (!got)
         return api::Error::unavailable("cannot copy " + ref.bucket + "/" + ref.name + " from " + url + ": " +
                                        got.error().message);

@@ -19,6 +19,7 @@ const char* errorKindName(ErrorKind kind)
     case ErrorKind::TooLarge: return "TooLarge";
     case ErrorKind::HeaderTooLarge: return "HeaderTooLarge";
     case ErrorKind::MethodNotAllowed: return "MethodNotAllowed";
+    case ErrorKind::Unauthorized: return "Unauthorized";
     case ErrorKind::Forbidden: return "Forbidden";
     case ErrorKind::BadGateway: return "BadGateway";
     case ErrorKind::Internal: return "Internal";
@@ -32,6 +33,7 @@ int httpStatusFor(ErrorKind kind)
     case ErrorKind::BadRequest: return 400;
     case ErrorKind::NotFound: return 404;
     case ErrorKind::MethodNotAllowed: return 405;
+    case ErrorKind::Unauthorized: return 401;
     case ErrorKind::Forbidden: return 403;
     case ErrorKind::Conflict: return 409;
     case ErrorKind::TooLarge: return 413;
@@ -53,6 +55,7 @@ ErrorKind errorKindForStatus(int status)
     switch (status) {
     case 400: return ErrorKind::BadRequest;
     case 404: return ErrorKind::NotFound;
+    case 401: return ErrorKind::Unauthorized;
     case 403: return ErrorKind::Forbidden;
     case 405: return ErrorKind::MethodNotAllowed;
     case 409: return ErrorKind::Conflict;

@@ -23,8 +23,9 @@ enum class ErrorKind {
     TooLarge,
     HeaderTooLarge,  // the request head is over the limit (431)
     MethodNotAllowed,
-    Forbidden,
-    BadGateway,  // a process the node relies on (an ETL transformer) failed (502)
+    Unauthorized,  // no credentials, or credentials that do not hold (401)
+    Forbidden,     // known caller without the permission (403)
+    BadGateway,    // a process the node relies on (an ETL transformer) failed (502)
     Internal,
 };
 
@@ -46,6 +47,8 @@ struct Error {
     static Error noSpace(std::string m) { return {ErrorKind::NoSpace, std::move(m), {}}; }
     static Error unavailable(std::string m) { return {ErrorKind::Unavailable, std::move(m), {}}; }
     static Error timeout(std::string m) { return {ErrorKind::Timeout, std::move(m), {}}; }
+    static Error unauthorized(std::string m) { return {ErrorKind::Unauthorized, std::move(m), {}}; }
+    static Error forbidden(std::string m) { return {ErrorKind::Forbidden, std::move(m), {}}; }
     static Error internal(std::string m) { return {ErrorKind::Internal, std::move(m), {}}; }
     static Error badGateway(std::string m, std::string cause = {})
     {

@@ -238,6 +238,11 @@ private slots:
         QTest::newRow("wrong type") << QByteArray("{\"role\":\"proxy\",\"data_dir\":\"/d\",\"port\":\"8080\"}") << "";
         QTest::newRow("not an object") << QByteArray("[1,2]") << "not a JSON object";
         QTest::newRow("not JSON") << QByteArray("role = proxy") << "not a JSON object";
+        QTest::newRow("unknown auth field")
+            << QByteArray("{\"role\":\"proxy\",\"data_dir\":\"/d\",\"auth\":{\"enabled\":true,\"mode\":\"x\"}}")
+            << "auth.mode";
+        QTest::newRow("auth not an object")
+            << QByteArray("{\"role\":\"proxy\",\"data_dir\":\"/d\",\"auth\":true}") << "\"auth\" is not an object";
         QTest::newRow("file port out of range")
             << QByteArray("{\"role\":\"proxy\",\"data_dir\":\"/d\",\"port\":70000}") << "port";
     }
@@ -250,6 +255,23 @@ private slots:
         QVERIFY(!c.ok());
         QCOMPARE(c.kind(), api::ErrorKind::BadRequest);
         QVERIFY2(c.error().message.find(mentions.toStdString()) != std::string::npos, c.error().message.c_str());
+    }
+
+    // Off unless asked for, by file ({"auth":{"enabled":true}}) or flag,
+    // the flag winning.
+    void authSwitch()
+    {
+        auto off = parse({"--role", "proxy", "--data-dir", "/tmp/x"});
+        QVERIFY(off.ok());
+        QCOMPARE(off->authEnabled, false);
+        QCOMPARE(nlohmann::json(*off)["auth"].dump(), std::string(R"({"enabled":false})"));
+        const auto path = writeFile("auth.json", R"({"role":"proxy","data_dir":"/d","auth":{"enabled":true}})");
+        auto file = parse({"--config", path});
+        QVERIFY(file.ok());
+        QCOMPARE(file->authEnabled, true);
+        auto flag = parse({"--config", path, "--auth-enabled", "false"});
+        QVERIFY(flag.ok());
+        QCOMPARE(flag->authEnabled, false);
     }
 
     void missingFile()

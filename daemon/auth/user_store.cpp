@@ -1,0 +1,316 @@
+#include "user_store.h"
+
+#include "password_hash.h"
+#include "sodium_runtime.h"
+
+#include "api/names.h"
+
+#include <algorithm>
+#include <sodium.h>
+
+namespace tessera::daemon::auth {
+
+namespace {
+
+constexpr std::string_view kSchema =
+    "CREATE TABLE IF NOT EXISTS users ("
+    "  name TEXT PRIMARY KEY,"
+    "  hash TEXT NOT NULL,"
+    "  admin INTEGER NOT NULL,"
+    "  created_at INTEGER NOT NULL DEFAULT (strftime('%s','now')));"
+    "CREATE TABLE IF NOT EXISTS grants ("
+    "  user TEXT NOT NULL,"
+    "  bucket TEXT NOT NULL,"
+    "  permission TEXT NOT NULL,"
+    "  PRIMARY KEY (user, bucket, permission));";
+
+api::Status checkGrantBucket(std::string_view bucket)
+{
+    if (bucket == api::kAnyBucket) return {};
+    if (auto st = api::validateBucketName(bucket); !st) {
+        return api::Error::badRequest("a grant names a bucket or \"*\": " + st.error().message);
+    }
+    return {};
+}
+
+api::Error unknownUser(std::string_view name) { return api::Error::notFound("no user \"" + std::string(name) + "\""); }
+
+// Runs `body` inside one transaction: all of it or nothing.
+template <typename F>
+api::Status inTransaction(sqlite::SqliteDb& db, F&& body)
+{
+    if (auto st = db.exec("BEGIN IMMEDIATE"); !st) return st;
+    api::Status st = body();
+    if (!st) {
+        // The failure is what the caller needs to hear; a failed rollback
+        // leaves SQLite to roll back when the connection next writes.
+        (void)db.exec("ROLLBACK");
+        return st;
+    }
+    return db.exec("COMMIT");
+}
+
+}  // namespace
+
+UserStore::UserStore(std::unique_ptr<sqlite::SqliteDb> db, std::string dummyHash)
+    : m_db(std::move(db)), m_dummyHash(std::move(dummyHash))
+{
+}
+
+UserStore::~UserStore() = default;
+
+api::Result<std::unique_ptr<UserStore>> UserStore::open(const std::string& path)
+{
+    auto db = sqlite::SqliteDb::open(path, kSchema, sqlite::SqliteDb::Sync::Full);
+    if (!db) return api::Error{db.error().kind, "user store: " + db.error().message, db.error().causedBy};
+    ensureSodium();
+    unsigned char random[32];
+    randombytes_buf(random, sizeof random);
+    char hex[2 * sizeof random + 1];
+    sodium_bin2hex(hex, sizeof hex, random, sizeof random);
+    auto dummy = PasswordHash::hash(hex);
+    if (!dummy) return dummy.error();
+    return std::unique_ptr<UserStore>(new UserStore(std::move(db.value()), std::move(dummy.value())));
+}
+
+api::Result<bool> UserStore::exists(std::string_view name)
+{
+    auto stmt = m_db->prepare("SELECT 1 FROM users WHERE name = ?1");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, name);
+    return stmt->step();
+}
+
+api::Result<bool> UserStore::isAdmin(std::string_view name)
+{
+    auto stmt = m_db->prepare("SELECT admin FROM users WHERE name = ?1");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, name);
+    auto row = stmt->step();
+    if (!row) return row.error();
+    if (!*row) return unknownUser(name);
+    return stmt->int64(0) != 0;
+}
+
+api::Result<std::int64_t> UserStore::adminCount()
+{
+    auto stmt = m_db->prepare("SELECT COUNT(*) FROM users WHERE admin != 0");
+    if (!stmt) return stmt.error();
+    auto row = stmt->step();
+    if (!row) return row.error();
+    if (!*row) return api::Error::internal("user store: COUNT returned no row");
+    return stmt->int64(0);
+}
+
+api::Status UserStore::addUser(std::string_view name, std::string_view password, bool admin)
+{
+    if (auto st = api::validateUserName(name); !st) return st;
+    auto hash = PasswordHash::hash(password);
+    if (!hash) return hash.error();
+    std::lock_guard lock(m_mutex);
+    auto found = exists(name);
+    if (!found) return found.error();
+    if (*found) return api::Error::conflict("user \"" + std::string(name) + "\" exists");
+    auto stmt = m_db->prepare("INSERT INTO users(name, hash, admin) VALUES(?1, ?2, ?3)");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, name);
+    stmt->bind(2, *hash);
+    stmt->bind(3, std::int64_t{admin ? 1 : 0});
+    return stmt->run();
+}
+
+api::Status UserStore::setPassword(std::string_view name, std::string_view password)
+{
+    auto hash = PasswordHash::hash(password);
+    if (!hash) return hash.error();
+    std::lock_guard lock(m_mutex);
+    auto found = exists(name);
+    if (!found) return found.error();
+    if (!*found) return unknownUser(name);
+    auto stmt = m_db->prepare("UPDATE users SET hash = ?2 WHERE name = ?1");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, name);
+    stmt->bind(2, *hash);
+    return stmt->run();
+}
+
+api::Status UserStore::setAdmin(std::string_view name, bool admin)
+{
+    std::lock_guard lock(m_mutex);
+    auto was = isAdmin(name);
+    if (!was) return was.error();
+    if (*was == admin) return {};
+    if (!admin) {
+        auto n = adminCount();
+        if (!n) return n.error();
+        if (*n <= 1) return api::Error::conflict("\"" + std::string(name) + "\" is the last admin");
+    }
+    auto stmt = m_db->prepare("UPDATE users SET admin = ?2 WHERE name = ?1");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, name);
+    stmt->bind(2, std::int64_t{admin ? 1 : 0});
+    return stmt->run();
+}
+
+api::Status UserStore::deleteUser(std::string_view name)
+{
+    std::lock_guard lock(m_mutex);
+    auto admin = isAdmin(name);
+    if (!admin) return admin.error();
+    if (*admin) {
+        auto n = adminCount();
+        if (!n) return n.error();
+        if (*n <= 1) return api::Error::conflict("\"" + std::string(name) + "\" is the last admin");
+    }
+    return inTransaction(*m_db, [&]() -> api::Status {
+        for (const char* sql : {"DELETE FROM grants WHERE user = ?1", "DELETE FROM users WHERE name = ?1"}) {
+            auto stmt = m_db->prepare(sql);
+            if (!stmt) return stmt.error();
+            stmt->bind(1, name);
+            if (auto st = stmt->run(); !st) return st;
+        }
+        return {};
+    });
+}
+
+api::Status UserStore::grant(std::string_view name, const api::Grant& grant)
+{
+    if (auto st = checkGrantBucket(grant.bucket); !st) return st;
+    if (grant.permissions.empty()) return api::Error::badRequest("a grant names at least one permission");
+    std::lock_guard lock(m_mutex);
+    auto found = exists(name);
+    if (!found) return found.error();
+    if (!*found) return unknownUser(name);
+    return inTransaction(*m_db, [&]() -> api::Status {
+        for (auto p : grant.permissions) {
+            auto stmt = m_db->prepare("INSERT OR IGNORE INTO grants(user, bucket, permission) VALUES(?1, ?2, ?3)");
+            if (!stmt) return stmt.error();
+            stmt->bind(1, name);
+            stmt->bind(2, grant.bucket);
+            stmt->bind(3, api::permissionName(p));
+            if (auto st = stmt->run(); !st) return st;
+        }
+        return {};
+    });
+}
+
+api::Status UserStore::revoke(std::string_view name, std::string_view bucket, api::Permission permission)
+{
+    std::lock_guard lock(m_mutex);
+    auto found = exists(name);
+    if (!found) return found.error();
+    if (!*found) return unknownUser(name);
+    auto held = m_db->prepare("SELECT 1 FROM grants WHERE user = ?1 AND bucket = ?2 AND permission = ?3");
+    if (!held) return held.error();
+    held->bind(1, name);
+    held->bind(2, bucket);
+    held->bind(3, api::permissionName(permission));
+    auto row = held->step();
+    if (!row) return row.error();
+    if (!*row) {
+        return api::Error::notFound("\"" + std::string(name) + "\" holds no " +
+                                    std::string(api::permissionName(permission)) + " on \"" + std::string(bucket) +
+                                    "\"");
+    }
+    auto stmt = m_db->prepare("DELETE FROM grants WHERE user = ?1 AND bucket = ?2 AND permission = ?3");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, name);
+    stmt->bind(2, bucket);
+    stmt->bind(3, api::permissionName(permission));
+    return stmt->run();
+}
+
+api::Result<api::UserInfo> UserStore::load(std::string_view name)
+{
+    auto admin = isAdmin(name);
+    if (!admin) return admin.error();
+    api::UserInfo info;
+    info.name = std::string(name);
+    info.admin = *admin;
+    auto stmt = m_db->prepare("SELECT bucket, permission FROM grants WHERE user = ?1 ORDER BY bucket");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, name);
+    while (true) {
+        auto row = stmt->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        const auto bucket = stmt->text(0);
+        const auto p = api::permissionFromName(stmt->text(1));
+        if (!p) return api::Error::corruption("user store: unknown permission \"" + stmt->text(1) + "\"");
+        if (info.grants.empty() || info.grants.back().bucket != bucket) info.grants.push_back({bucket, {}});
+        info.grants.back().permissions.push_back(*p);
+    }
+    // Permissions in their declared order, whatever the text order.
+    for (auto& g : info.grants) std::sort(g.permissions.begin(), g.permissions.end());
+    return info;
+}
+
+api::Result<api::UserInfo> UserStore::user(std::string_view name)
+{
+    std::lock_guard lock(m_mutex);
+    return load(name);
+}
+
+api::Result<std::vector<api::UserInfo>> UserStore::listUsers()
+{
+    std::lock_guard lock(m_mutex);
+    auto stmt = m_db->prepare("SELECT name FROM users ORDER BY name");
+    if (!stmt) return stmt.error();
+    std::vector<std::string> names;
+    while (true) {
+        auto row = stmt->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        names.push_back(stmt->text(0));
+    }
+    std::vector<api::UserInfo> out;
+    out.reserve(names.size());
+    for (const auto& n : names) {
+        auto u = load(n);
+        if (!u) return u.error();
+        out.push_back(std::move(*u));
+    }
+    return out;
+}
+
+api::Result<api::UserInfo> UserStore::authenticate(std::string_view name, std::string_view password)
+{
+    const auto refused = api::Error::unauthorized("wrong user name or password");
+    std::string hash;
+    {
+        std::lock_guard lock(m_mutex);
+        auto stmt = m_db->prepare("SELECT hash FROM users WHERE name = ?1");
+        if (!stmt) return stmt.error();
+        stmt->bind(1, name);
+        auto row = stmt->step();
+        if (!row) return row.error();
+        if (*row) hash = stmt->text(0);
+    }
+    if (hash.empty()) {
+        // Same cost as a wrong password for a known user.
+        (void)PasswordHash::verify(m_dummyHash, password);
+        return refused;
+    }
+    if (!PasswordHash::verify(hash, password)) return refused;
+    std::lock_guard lock(m_mutex);
+    auto u = load(name);
+    if (!u && u.kind() == api::ErrorKind::NotFound) return refused;  // removed meanwhile
+    return u;
+}
+
+api::Result<bool> UserStore::check(std::string_view name, std::string_view bucket, api::Permission permission)
+{
+    std::lock_guard lock(m_mutex);
+    auto admin = isAdmin(name);
+    if (!admin) return admin.error();
+    if (*admin) return true;
+    auto stmt =
+        m_db->prepare("SELECT 1 FROM grants WHERE user = ?1 AND (bucket = ?2 OR bucket = '*') AND permission = ?3");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, name);
+    stmt->bind(2, bucket);
+    stmt->bind(3, api::permissionName(permission));
+    return stmt->step();
+}
+
+}  // namespace tessera::daemon::auth

@@ -1,0 +1,85 @@
+#pragma once
+// The proxy's users: a name, an Argon2id password hash, the cluster-wide
+// `admin` flag, and per-bucket permission grants (a grant on bucket "*"
+// covers every bucket). All SQL about users lives in this class.
+//
+// There is no default user and no default password: the first admin is
+// added by a command run on the proxy's host (tessera-node ... user add).
+// The last admin can neither be removed nor lose the flag, so a cluster
+// with auth on always has someone who can manage it.
+//
+// Thread safety: calls are serialized by an internal mutex; the password
+// hash (0.1 s, 64 MiB) is computed outside it.
+
+#include "api/auth_msg.h"
+#include "api/result.h"
+#include "sqlite/sqlite_db.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::daemon::auth {
+
+class UserStore {
+public:
+    // Opens (creating) the database at `path`. IoError when it cannot.
+    static api::Result<std::unique_ptr<UserStore>> open(const std::string& path);
+    ~UserStore();
+    UserStore(const UserStore&) = delete;
+    UserStore& operator=(const UserStore&) = delete;
+
+    // BadRequest for a bad name or a password outside the policy; Conflict
+    // when the name is taken.
+    api::Status addUser(std::string_view name, std::string_view password, bool admin);
+    // NotFound for an unknown user; BadRequest for a password outside the policy.
+    api::Status setPassword(std::string_view name, std::string_view password);
+    // NotFound for an unknown user; Conflict when it would leave no admin.
+    api::Status setAdmin(std::string_view name, bool admin);
+    // Removes the user and all its grants. NotFound for an unknown user;
+    // Conflict for the last admin.
+    api::Status deleteUser(std::string_view name);
+
+    // Adds the grant's permissions on its bucket (those already held stay).
+    // NotFound for an unknown user; BadRequest for a bucket that is neither
+    // "*" nor a valid bucket name.
+    api::Status grant(std::string_view name, const api::Grant& grant);
+    // Takes one permission on one bucket away. NotFound for an unknown user
+    // or a permission the user does not hold on exactly that bucket name (a
+    // grant on "*" is revoked on "*").
+    api::Status revoke(std::string_view name, std::string_view bucket, api::Permission permission);
+
+    // NotFound for an unknown user.
+    api::Result<api::UserInfo> user(std::string_view name);
+    // Sorted by name.
+    api::Result<std::vector<api::UserInfo>> listUsers();
+
+    // The user when the password matches. Unauthorized with the same message
+    // for an unknown user and a wrong password, after the same work (a hash
+    // is verified either way), so neither the answer nor its time tells
+    // which user names exist.
+    api::Result<api::UserInfo> authenticate(std::string_view name, std::string_view password);
+
+    // Whether `name` may do `permission` on `bucket`: an admin may do
+    // anything; others need the permission on the bucket or on "*".
+    // NotFound for an unknown user.
+    api::Result<bool> check(std::string_view name, std::string_view bucket, api::Permission permission);
+
+private:
+    UserStore(std::unique_ptr<sqlite::SqliteDb> db, std::string dummyHash);
+    // Callers hold m_mutex.
+    api::Result<bool> exists(std::string_view name);
+    api::Result<bool> isAdmin(std::string_view name);
+    api::Result<std::int64_t> adminCount();
+    api::Result<api::UserInfo> load(std::string_view name);
+
+    std::unique_ptr<sqlite::SqliteDb> m_db;
+    // A hash of a random password, verified when the user is unknown so an
+    // unknown name costs what a wrong password costs.
+    std::string m_dummyHash;
+    std::mutex m_mutex;
+};
+
+}  // namespace tessera::daemon::auth

@@ -1,0 +1,141 @@
+#include "auth_proxy_api.h"
+
+#include "common/log.h"
+
+#include "api/auth_msg.h"
+#include "api/wire.h"
+
+namespace tessera::daemon::proxy {
+
+using net::Access;
+using net::Exec;
+using net::Request;
+using net::Response;
+using net::Route;
+namespace http = boost::beast::http;
+
+namespace {
+// Login and user bodies are a few hundred bytes; a password is at most 1 KiB.
+constexpr std::size_t kMaxAuthBody = 16 * 1024;
+
+Response answerStatus(const api::Status& st) { return st ? Response::ok() : Response::error(st.error()); }
+}  // namespace
+
+void AuthProxyApi::registerRoutes(net::Router& router)
+{
+    const auto add = [&](http::verb verb, const char* pattern, Exec exec, Response (AuthProxyApi::*fn)(const Request&),
+                         Access access) {
+        router.add(net::needs(Route{verb, pattern, exec, net::bind(this, fn), {}, kMaxAuthBody}, access));
+    };
+    add(http::verb::post, "/v1/tokens", Exec::Worker, &AuthProxyApi::login, Access::open());
+    add(http::verb::post, "/v1/tokens/refresh", Exec::Worker, &AuthProxyApi::refresh, Access::open());
+    add(http::verb::delete_, "/v1/tokens", Exec::Inline, &AuthProxyApi::revoke, Access::user());
+    add(http::verb::get, "/v1/whoami", Exec::Worker, &AuthProxyApi::whoami, Access::user());
+    add(http::verb::get, "/v1/users", Exec::Worker, &AuthProxyApi::listUsers, Access{});
+    add(http::verb::post, "/v1/users", Exec::Worker, &AuthProxyApi::addUser, Access{});
+    add(http::verb::delete_, "/v1/users/{user}", Exec::Worker, &AuthProxyApi::deleteUser, Access{});
+    add(http::verb::post, "/v1/users/{user}/grants", Exec::Worker, &AuthProxyApi::grant, Access{});
+    add(http::verb::delete_, "/v1/users/{user}/grants/{bucket}/{permission}", Exec::Worker, &AuthProxyApi::revokeGrant,
+        Access{});
+}
+
+Response AuthProxyApi::login(const Request& req)
+{
+    auto msg = api::parseMessage<api::LoginRequest>(req.body, "login");
+    if (!msg) return Response::error(msg.error());
+    auto user = m_users.authenticate(msg->user, msg->password);
+    if (!user) {
+        logInfo("auth: login refused for \"", msg->user, "\"");
+        return Response::error(user.error());
+    }
+    auto reply = m_tokens.issuePair(user->name, user->admin);
+    if (!reply) return Response::error(reply.error());
+    return Response::json(*reply);
+}
+
+Response AuthProxyApi::refresh(const Request& req)
+{
+    auto msg = api::parseMessage<api::RefreshRequest>(req.body, "refresh");
+    if (!msg) return Response::error(msg.error());
+    auto claims = m_tokens.redeemRefresh(msg->refreshToken);
+    if (!claims) return Response::error(claims.error());
+    // The user as it is now: removed users get nothing, the admin flag is current.
+    auto user = m_users.user(claims->subject);
+    if (!user) {
+        if (user.kind() == api::ErrorKind::NotFound) {
+            return Response::error(api::Error::unauthorized("user \"" + claims->subject + "\" no longer exists"));
+        }
+        return Response::error(user.error());
+    }
+    auto reply = m_tokens.issuePair(user->name, user->admin);
+    if (!reply) return Response::error(reply.error());
+    return Response::json(*reply);
+}
+
+Response AuthProxyApi::revoke(const Request& req)
+{
+    auto msg = api::parseMessage<api::RevokeRequest>(req.body, "revoke");
+    if (!msg) return Response::error(msg.error());
+    return answerStatus(m_tokens.revoke(msg->token));
+}
+
+Response AuthProxyApi::whoami(const Request& req)
+{
+    auto user = m_users.user(req.user);
+    if (!user) return Response::error(user.error());
+    return Response::json(*user);
+}
+
+Response AuthProxyApi::listUsers(const Request&)
+{
+    auto users = m_users.listUsers();
+    if (!users) return Response::error(users.error());
+    return Response::json(*users);
+}
+
+Response AuthProxyApi::addUser(const Request& req)
+{
+    auto msg = api::parseMessage<api::NewUser>(req.body, "new user");
+    if (!msg) return Response::error(msg.error());
+    if (auto st = m_users.addUser(msg->name, msg->password, msg->admin); !st) return Response::error(st.error());
+    logInfo("audit: \"", req.user, "\" added user \"", msg->name, "\"", msg->admin ? " (admin)" : "");
+    auto user = m_users.user(msg->name);
+    if (!user) return Response::error(user.error());
+    return Response::json(*user, 201);
+}
+
+Response AuthProxyApi::deleteUser(const Request& req)
+{
+    const auto name = req.param("user");
+    if (auto st = m_users.deleteUser(name); !st) return Response::error(st.error());
+    logInfo("audit: \"", req.user, "\" removed user \"", name, "\"");
+    return Response::ok();
+}
+
+Response AuthProxyApi::grant(const Request& req)
+{
+    auto msg = api::parseMessage<api::Grant>(req.body, "grant");
+    if (!msg) return Response::error(msg.error());
+    const auto name = req.param("user");
+    if (auto st = m_users.grant(name, *msg); !st) return Response::error(st.error());
+    logInfo("audit: \"", req.user, "\" granted \"", name, "\" ", nlohmann::json(*msg).dump());
+    auto user = m_users.user(name);
+    if (!user) return Response::error(user.error());
+    return Response::json(*user);
+}
+
+Response AuthProxyApi::revokeGrant(const Request& req)
+{
+    const auto name = req.param("user");
+    const auto bucket = req.param("bucket");
+    const auto permission = api::permissionFromName(req.param("permission"));
+    if (!permission) {
+        return Response::error(api::Error::badRequest("\"" + req.param("permission") +
+                                                      "\" is not read, list, write, delete or admin-bucket"));
+    }
+    if (auto st = m_users.revoke(name, bucket, *permission); !st) return Response::error(st.error());
+    logInfo("audit: \"", req.user, "\" revoked ", req.param("permission"), " on \"", bucket, "\" from \"", name, "\"");
+    return Response::ok();
+}
+
+}  // namespace tessera::daemon::proxy

@@ -1,0 +1,120 @@
+// The security messages: each round-trips through JSON unchanged, and bad
+// input (missing field, wrong type, unknown field, unknown permission,
+// bad user name, oversized password or token) is a BadRequest naming the
+// field.
+#include "api/auth_msg.h"
+#include "api/wire.h"
+
+#include <QTest>
+#include <nlohmann/json.hpp>
+
+using namespace tessera::api;
+using nlohmann::json;
+
+namespace {
+
+template <typename T>
+T roundTrip(const T& v, const char* what)
+{
+    auto back = parseMessage<T>(json(v).dump(), what);
+    if (!back) qFatal("%s did not round-trip: %s", what, back.error().message.c_str());
+    return *back;
+}
+
+template <typename T>
+std::string errorOf(const std::string& body)
+{
+    auto r = parseMessage<T>(body, "msg");
+    if (r) return "(accepted)";
+    if (r.kind() != ErrorKind::BadRequest) return "(wrong kind)";
+    return r.error().message;
+}
+
+}  // namespace
+
+class TestAuthMsg : public QObject {
+    Q_OBJECT
+
+private slots:
+    void roundTrips()
+    {
+        const LoginRequest login{"alice", "s3cret-pass"};
+        QCOMPARE(roundTrip(login, "login"), login);
+        QCOMPARE(json(login).dump(), std::string(R"({"password":"s3cret-pass","user":"alice"})"));
+
+        TokenReply reply{"a.b.c", 1700000900, std::string("d.e.f"), std::int64_t{1700086400}};
+        QCOMPARE(roundTrip(reply, "token"), reply);
+        const TokenReply accessOnly{"a.b.c", 1700000900, std::nullopt, std::nullopt};
+        QCOMPARE(roundTrip(accessOnly, "token"), accessOnly);
+        QCOMPARE(json(accessOnly).dump(), std::string(R"({"expires_at":1700000900,"token":"a.b.c"})"));
+
+        const RefreshRequest refresh{"d.e.f"};
+        QCOMPARE(roundTrip(refresh, "refresh"), refresh);
+        const RevokeRequest revoke{"a.b.c"};
+        QCOMPARE(roundTrip(revoke, "revoke"), revoke);
+
+        const Grant grant{"imgs", {Permission::Read, Permission::AdminBucket}};
+        QCOMPARE(roundTrip(grant, "grant"), grant);
+        QCOMPARE(json(grant).dump(), std::string(R"({"bucket":"imgs","permissions":["read","admin-bucket"]})"));
+
+        const UserInfo user{"bob", false, {grant, Grant{"*", {Permission::List}}}};
+        QCOMPARE(roundTrip(user, "user"), user);
+        const NewUser newUser{"carol", "password1", true};
+        QCOMPARE(roundTrip(newUser, "new user"), newUser);
+
+        const RevokedTokens revoked{{{"00ff", 1700000900}, {"11ee", 1700000901}}};
+        QCOMPARE(roundTrip(revoked, "revoked"), revoked);
+        QCOMPARE(roundTrip(RevokedTokens{}, "revoked"), RevokedTokens{});
+    }
+
+    void permissionNames()
+    {
+        for (auto p : kAllPermissions) QCOMPARE(*permissionFromName(permissionName(p)), p);
+        QVERIFY(!permissionFromName("READ").has_value());
+        QVERIFY(!permissionFromName("admin").has_value());
+    }
+
+    void badInput()
+    {
+        QCOMPARE(errorOf<LoginRequest>(R"({"user":"alice"})"), std::string("msg: /password: required"));
+        QCOMPARE(errorOf<LoginRequest>(R"({"user":"alice","password":7})"),
+                 std::string("msg: /password: must be a string"));
+        QCOMPARE(errorOf<LoginRequest>(R"({"user":"alice","password":"p","role":"admin"})"),
+                 std::string("msg: /role: unknown field"));
+        QCOMPARE(errorOf<LoginRequest>(R"({"user":"al ice","password":"p"})"),
+                 std::string("msg: /user: a user name holds only letters, digits, '.', '_' and '-'"));
+        QCOMPARE(errorOf<LoginRequest>(json{{"user", "alice"}, {"password", std::string(1025, 'x')}}.dump()),
+                 std::string("msg: /password: is longer than 1024 bytes"));
+        QCOMPARE(errorOf<LoginRequest>("{"), std::string("msg: malformed JSON"));
+        QCOMPARE(errorOf<LoginRequest>("[]"), std::string("msg: /: must be a JSON object"));
+
+        QCOMPARE(errorOf<Grant>(R"({"bucket":"imgs","permissions":["read","own"]})"),
+                 std::string("msg: /permissions/1: \"own\" is not read, list, write, delete or admin-bucket"));
+        QCOMPARE(errorOf<Grant>(R"({"bucket":"imgs","permissions":["read","read"]})"),
+                 std::string("msg: /permissions/1: \"read\" is named twice"));
+        QCOMPARE(errorOf<Grant>(R"({"bucket":"imgs","permissions":[]})"),
+                 std::string("msg: /permissions: must name at least one permission"));
+        QCOMPARE(errorOf<Grant>(R"({"bucket":"","permissions":["read"]})"),
+                 std::string("msg: /bucket: must not be empty"));
+
+        QCOMPARE(errorOf<TokenReply>(R"({"token":"a.b.c","expires_at":"soon"})"),
+                 std::string("msg: /expires_at: must be a whole number"));
+        QCOMPARE(errorOf<TokenReply>(R"({"token":"a.b.c","expires_at":1,"refresh_token":"x"})"),
+                 std::string("msg: /refresh_expires_at: comes with refresh_token, and only with it"));
+        QCOMPARE(errorOf<RevokeRequest>(json{{"token", std::string(4097, 'a')}}.dump()),
+                 std::string("msg: /token: is longer than 4096 bytes"));
+        QCOMPARE(errorOf<RefreshRequest>(R"({"refresh_token":""})"),
+                 std::string("msg: /refresh_token: must not be empty"));
+        QCOMPARE(errorOf<UserInfo>(R"({"name":"bob","admin":"yes"})"),
+                 std::string("msg: /admin: must be true or false"));
+        QCOMPARE(errorOf<NewUser>(R"({"name":"","password":"password1"})"),
+                 std::string("msg: /name: a user name is 1 to 64 bytes"));
+        QCOMPARE(errorOf<RevokedTokens>(R"({"tokens":[{"jti":"","expires_at":1}]})"),
+                 std::string("msg: /tokens/0/jti: must be 1 to 64 bytes"));
+        QCOMPARE(errorOf<RevokedTokens>(R"({"tokens":[{"jti":"ab"}]})"),
+                 std::string("msg: /tokens/0/expires_at: required"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAuthMsg)
+#include "test_auth_msg.moc"
