@@ -47,7 +47,8 @@ api::Status SliceTransfer::send(const target::CopyPeer& to, const api_util::Obje
 
 api::Result<Holding> SliceTransfer::probe(const target::CopyPeer& at, const api_util::ObjectRef& ref)
 {
-    auto r = m_http.send(client::Method::Head, url(at, ref));
+    auto r = m_http.send(client::Method::Head, url(at, ref), client::Body::none(),
+                         {{std::string(api::kHdrClusterKey), m_clusterKey}});
     if (!r) return failed(at, "asking for " + ref.bucket + "/" + ref.name, r.error());
     if (r->status == 404) {
         Holding none;
@@ -86,7 +87,8 @@ api::Result<Holding> SliceTransfer::probe(const target::CopyPeer& at, const api_
 api::Result<SliceMeta> SliceTransfer::fetch(const target::CopyPeer& from, const api_util::ObjectRef& ref,
                                             const client::Sink& sink)
 {
-    auto r = m_http.send(client::Method::Get, url(from, ref), client::Body::none(), {}, &sink);
+    auto r = m_http.send(client::Method::Get, url(from, ref), client::Body::none(),
+                         {{std::string(api::kHdrClusterKey), m_clusterKey}}, &sink);
     if (!r) return failed(from, "reading the slice of " + ref.bucket + "/" + ref.name, r.error());
     if (!r->isSuccess()) {
         return failed(from, "reading the slice of " + ref.bucket + "/" + ref.name,

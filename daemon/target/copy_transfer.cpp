@@ -66,7 +66,8 @@ api::Status CopyTransfer::put(const std::string& target, const CopyPeer& to, con
 
 api::Result<CopyTransfer::State> CopyTransfer::stateAt(const CopyPeer& at, const api_util::ObjectRef& ref)
 {
-    auto r = m_http.send(client::Method::Head, url(at, ref));
+    auto r = m_http.send(client::Method::Head, url(at, ref), client::Body::none(),
+                         {{std::string(api::kHdrClusterKey), m_clusterKey}});
     if (!r) return api::Error::unavailable("target " + at.id + " (" + at.url + "): " + r.error().message);
     State st;
     if (r->status == 404) {
@@ -93,7 +94,8 @@ api::Result<api::ObjectMeta> CopyTransfer::fetch(const CopyPeer& from, const api
                                                  const client::Sink& sink)
 {
     std::map<std::string, std::string> got;
-    auto r = m_http.send(client::Method::Get, url(from, ref), client::Body::none(), {}, &sink);
+    auto r = m_http.send(client::Method::Get, url(from, ref), client::Body::none(),
+                         {{std::string(api::kHdrClusterKey), m_clusterKey}}, &sink);
     if (!r) return api::Error::unavailable("target " + from.id + " (" + from.url + "): " + r.error().message);
     if (!r->isSuccess()) {
         auto e = api::errorFromResponse(r->status, r->body);

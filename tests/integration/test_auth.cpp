@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QTemporaryFile>
 #include <QTest>
+#include <map>
 #include <nlohmann/json.hpp>
 
 using namespace tessera;
@@ -298,6 +299,60 @@ private slots:
         QVERIFY2(after.body.find("revoked") != std::string::npos, after.body.c_str());
         // The other token of the same user still works.
         QCOMPARE(curl({"-H", bearer(m_alice), url("/v1/whoami")}).status, 200);
+    }
+
+    // Mirrored and erasure-coded buckets with auth on and a target killed:
+    // the copies, slices, probes and listings between nodes carry the
+    // cluster key, and a reader's signed redirect still leads to a copy or
+    // to a rebuild. Last: it leaves a target dead.
+    void protectedBucketsSurviveAKilledTarget()
+    {
+        QCOMPARE(m_cluster.targetCount(), 3);
+        const std::map<std::string, std::string> protections = {
+            {"mir", R"({"mirror":{"enabled":true,"copies":2,"across_targets":true}})"},
+            {"cod", R"({"ec":{"enabled":true,"data_slices":1,"parity_slices":1,"objsize_limit":0}})"}};
+        QTemporaryFile file;
+        QVERIFY(file.open());
+        for (const auto& [bucket, props] : protections) {
+            QCOMPARE(curl({"-X", "POST", url("/v1/buckets/" + bucket), "-H", bearer(m_admin), "--data-binary",
+                           R"({"action":"create-bck"})"})
+                         .status,
+                     200);
+            auto set = curl({"-X", "PATCH", url("/v1/buckets/" + bucket), "-H", bearer(m_admin), "--data-binary",
+                             QString::fromStdString(R"({"action":"set-bprops","value":)" + props + "}")});
+            QVERIFY2(set.status == 200, set.body.c_str());
+            QVERIFY(QTest::qWaitFor(
+                [&] {
+                    auto j = nlohmann::json::parse(curl({"-H", bearer(m_admin), url("/v1/daemon?what=bmd")}).body,
+                                                   nullptr, false);
+                    const auto key = bucket == "mir" ? "mirror" : "ec";
+                    return j.is_object() && !j["buckets"][bucket][key]["pending"].get<bool>();
+                },
+                20000));
+            for (int i = 0; i < 12; ++i) {
+                file.resize(0);
+                file.write(QByteArray(bucket.c_str()) + " object " + QByteArray::number(i));
+                file.flush();
+                auto put = curl({"-L", "-T", file.fileName(), "-H", bearer(m_admin),
+                                 url("/v1/objects/" + bucket + "/o-" + std::to_string(i))});
+                QVERIFY2(put.status == 200, put.body.c_str());
+            }
+        }
+        m_cluster.killTarget(2);
+        QVERIFY(m_cluster.waitForTargets(2, std::chrono::seconds(10)));
+        for (const auto& [bucket, props] : protections) {
+            for (int i = 0; i < 12; ++i) {
+                auto get =
+                    curl({"-L", "-H", bearer(m_admin), url("/v1/objects/" + bucket + "/o-" + std::to_string(i))});
+                QVERIFY2(get.status == 200, (bucket + ": " + get.body).c_str());
+                QCOMPARE(get.body, bucket + " object " + std::to_string(i));
+            }
+            auto list = curl({"-H", bearer(m_admin), url("/v1/buckets/" + bucket)});
+            QVERIFY2(list.status == 200, (bucket + ": " + list.body).c_str());
+            auto j = nlohmann::json::parse(list.body, nullptr, false);
+            QVERIFY(j.is_object());
+            QCOMPARE(j["entries"].size(), std::size_t{12});
+        }
     }
 };
 
