@@ -78,9 +78,32 @@ private slots:
                 ++rounds;
             }
         });
+        // And a writer replacing 10 other names (5 plain, 5 mirrored) round
+        // after round: every write acknowledged, the last one read back at
+        // the end whatever the move did meanwhile.
+        std::map<std::pair<std::string, std::string>, std::string> written;  // the writer's until it is joined
+        Tally writes;
+        std::thread writer([&] {
+            HttpClient wh;  // retries a 503 with Retry-After (a map on its way), as clients do
+            for (int round = 0; !stop.load(); ++round) {
+                for (int k = 0; k < 10; ++k) {
+                    const std::pair<std::string, std::string> key{k < 5 ? plain : mirrored,
+                                                                  "write/o-" + std::to_string(k)};
+                    const auto bytes = "round " + std::to_string(round) + " of " + key.second +
+                                       std::string(static_cast<std::size_t>(k) * 3000, 'w');
+                    auto put = wh.send(Method::Put, url(key), Body::string(bytes));
+                    ++writes.ops;
+                    if (!put) writes.fail("PUT " + key.second + ": " + put.error().message);
+                    else if (put->status != 200)
+                        writes.fail("PUT " + key.second + ": HTTP " + std::to_string(put->status) + " " + put->body);
+                    else written[key] = bytes;
+                }
+            }
+        });
         const auto joinReader = qScopeGuard([&] {
             stop = true;
             if (reader.joinable()) reader.join();
+            if (writer.joinable()) writer.join();
         });
         QVERIFY(QTest::qWaitFor([&] { return rounds.load() >= 1; }, 20000));
 
@@ -124,7 +147,19 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return rounds.load() >= roundsAtExit + 2; }, 30000));
         stop = true;
         reader.join();
+        writer.join();
         QVERIFY2(tally.failures.empty(), tally.report().c_str());
+        QVERIFY2(writes.failures.empty(), writes.report().c_str());
+        QCOMPARE(written.size(), std::size_t{10});
+        for (const auto& [key, bytes] : written) {
+            auto got = http.send(Method::Get, url(key));
+            QVERIFY(got);
+            QVERIFY2(got->status == 200 && got->body == bytes,
+                     (key.first + "/" + key.second + ": " + std::to_string(got->status) + " " +
+                      got->body.substr(0, 40) + " expected " + bytes.substr(0, 40))
+                         .c_str());
+        }
+        qInfo("%d writes acknowledged during the move", writes.ops.load());
         // Reads ended while the rebalance was moving the target's objects.
         auto jobs = http.send(Method::Get, c.proxyUrl() + "/v1/jobs");
         QVERIFY(jobs && jobs->status == 200);
