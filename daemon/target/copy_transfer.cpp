@@ -106,7 +106,7 @@ api::Result<api::ObjectMeta> CopyTransfer::fetch(const CopyPeer& from, const api
     return meta;
 }
 
-api::Status CopyTransfer::remove(const CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp)
+api::Result<bool> CopyTransfer::remove(const CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp)
 {
     auto r = m_http.send(client::Method::Delete, url(at, ref), client::Body::none(),
                          {{std::string(api::kHdrClusterKey), m_clusterKey},
@@ -117,7 +117,8 @@ api::Status CopyTransfer::remove(const CopyPeer& at, const api_util::ObjectRef& 
             (client::failedBeforeSending(r.error()) ? " (nothing was sent)" : " (the outcome is unknown)"));
     }
     // Conflict: the copy there is newer than the deletion; it stays.
-    if (r->isSuccess() || r->status == 409) return {};
+    if (r->status == 409) return true;
+    if (r->isSuccess()) return r->header(std::string(api::kHdrRemoved)) == "true";
     auto e = api::errorFromResponse(r->status, r->body);
     e.message = "removing the copy on target " + at.id + " (" + at.url + "): " + e.message;
     e.kind = api::ErrorKind::Unavailable;

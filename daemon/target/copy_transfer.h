@@ -51,7 +51,8 @@ public:
     api::Status sendToOwner(const CopyPeer& owner, const api_util::ObjectRef& ref, const api::ObjectMeta& meta, int fd);
     // Removes the holder's copy of ref unless it is newer than `stamp` (the
     // deletion's), and records the deletion there.
-    api::Status remove(const CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp);
+    // True when the holder had a copy (its answer says so).
+    api::Result<bool> remove(const CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp);
     // Reads the holder's copy into `sink`; the copy's metadata.
     api::Result<api::ObjectMeta> fetch(const CopyPeer& from, const api_util::ObjectRef& ref, const client::Sink& sink);
 

@@ -611,8 +611,14 @@ Response TargetApi::deleteObject(const Request& req)
             return Response::error(api::Error::badRequest(std::string("deleting a copy needs a positive ") +
                                                           std::string(api::kHdrVersionStamp)));
         }
+        // Whether there was one: the owner that lost its own copy answers
+        // the client 200, not 404, when a holder's was removed.
+        const bool had = m_store.open(ref->bucket, ref->name).ok();
         auto st = m_store.removeCopy(ref->bucket, ref->name, stamp);
-        return st ? Response::ok() : Response::error(st.error());
+        if (!st) return Response::error(st.error());
+        auto r = Response::ok();
+        r.header(std::string(api::kHdrRemoved), had ? "true" : "false");
+        return r;
     }
     auto copies = copyHolders(*ref, true);
     if (!copies) return Response::error(copies.error());
@@ -651,7 +657,9 @@ Response TargetApi::deleteObject(const Request& req)
             if (removed) elsewhere = *removed;
             else sent = removed.error();
         } else {
-            sent = deleteCopies(*ref, *copies, stamp, maybeSent);
+            auto removed = deleteCopies(*ref, *copies, stamp, maybeSent);
+            if (removed) elsewhere = *removed;
+            else sent = removed.error();
         }
         if (!sent) {
             // A holder may have removed its part: the version here gets a

@@ -88,8 +88,9 @@ private:
     // Sends the deletion (stamped `stamp`) to every other holder of a
     // mirrored object's copies.
     // `maybeSent`: after a failure, a holder may have removed its copy.
-    api::Status deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders, std::int64_t stamp,
-                             bool& maybeSent);
+    // True when a holder had a copy.
+    api::Result<bool> deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
+                                   std::int64_t stamp, bool& maybeSent);
 
 public:
     // A suspect name (a change of its copies was interrupted, see

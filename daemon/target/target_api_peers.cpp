@@ -141,14 +141,17 @@ Response TargetApi::readCoded(const Request& req, const api_util::ObjectRef& ref
     return otherwise();
 }
 
-api::Status TargetApi::deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
-                                    std::int64_t stamp, bool& maybeSent)
+api::Result<bool> TargetApi::deleteCopies(const api_util::ObjectRef& ref, const std::vector<api::Snode>& holders,
+                                          std::int64_t stamp, bool& maybeSent)
 {
     client::HttpClient http(peerOptions(m_peerTimeout));
     CopyTransfer copies(http, m_clusterKey, m_cache.smap()->version);
+    bool removed = false;
     for (std::size_t i = 0; i < holders.size(); ++i) {
         const auto& node = holders[i];
-        if (auto st = copies.remove({node.id, node.publicNet.url}, ref, stamp); !st) {
+        auto st = copies.remove({node.id, node.publicNet.url}, ref, stamp);
+        if (st) removed = removed || *st;
+        if (!st) {
             // No answer: the holder may have removed it; so have those before it.
             maybeSent = i > 0 || st.error().message.find("outcome is unknown") != std::string::npos;
             return api::Error::unavailable(
@@ -157,7 +160,7 @@ api::Status TargetApi::deleteCopies(const api_util::ObjectRef& ref, const std::v
                 (maybeSent ? "; the outcome is unknown, retry the delete" : "; nothing changed, retry the delete"));
         }
     }
-    return {};
+    return removed;
 }
 
 std::optional<Response> TargetApi::findOnPeers(const Request& req, const api_util::ObjectRef& ref)

@@ -32,6 +32,9 @@ inline constexpr std::string_view kHdrVersionStamp = "tessera-version-stamp";
 // tombstone there, when it has one (the name was deleted, or a write that
 // was not acknowledged was taken back).
 inline constexpr std::string_view kHdrTombstone = "tessera-tombstone";
+// In the answer to a DELETE of a copy or a slice between targets: "true" when
+// the target had one (the owner that lost its own copy then answers 200).
+inline constexpr std::string_view kHdrRemoved = "tessera-removed";
 
 // Bodies up to this size are sent without `Expect: 100-continue`, and a
 // server that answers before reading one (a redirect) reads and drops it to

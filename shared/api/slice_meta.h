@@ -6,6 +6,7 @@
 // attribute, and sent between targets as headers (the object's own ais-*
 // headers with its stamp, plus the tessera-ec-* ones below).
 
+#include "headers.h"
 #include "object_meta.h"
 #include "result.h"
 
@@ -24,8 +25,6 @@ inline constexpr std::string_view kHdrSliceSize = "tessera-ec-slice-size";
 inline constexpr std::string_view kHdrSliceChecksum = "tessera-ec-slice-checksum";
 // In a HEAD of a slice: the stamp of the whole copy the target also keeps.
 inline constexpr std::string_view kHdrCopyStamp = "tessera-ec-copy-stamp";
-// In the answer to a DELETE of a slice: "true" when a slice or a copy was here.
-inline constexpr std::string_view kHdrRemoved = "tessera-ec-removed";
 // In the owner's answer to an ensure (POST): "true" when the name is deleted.
 inline constexpr std::string_view kHdrDeleted = "tessera-ec-deleted";
 // The extended attribute of a slice file.

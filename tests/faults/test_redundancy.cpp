@@ -544,6 +544,17 @@ private slots:
         QCOMPARE(holders(c, "lost", "gone-here").size(), std::size_t{2});
         QCOMPARE(holders(c, "lost", "deleted").size(), std::size_t{0});
         QCOMPARE(m_http.send(Method::Get, objUrl(c, "lost", "deleted"))->status, 404);
+
+        // Lost on its owner again, then deleted: the holder's copy goes and
+        // the DELETE says it removed something (200, not 404).
+        QVERIFY(QFile::remove(QString::fromStdString(path)));
+        auto del = m_http.send(Method::Delete, objUrl(c, "lost", "gone-here"));
+        QVERIFY(del);
+        QVERIFY2(del->status == 200, del->body.c_str());
+        QCOMPARE(holders(c, "lost", "gone-here").size(), std::size_t{0});
+        QCOMPARE(m_http.send(Method::Get, objUrl(c, "lost", "gone-here"))->status, 404);
+        // Deleting it again: nothing anywhere, 404.
+        QCOMPARE(m_http.send(Method::Delete, objUrl(c, "lost", "gone-here"))->status, 404);
     }
 
     // A holder killed and not yet known to be away: the owner cannot reach
