@@ -321,14 +321,22 @@ private slots:
             auto set = curl({"-X", "PATCH", url("/v1/buckets/" + bucket), "-H", bearer(m_admin), "--data-binary",
                              QString::fromStdString(R"({"action":"set-bprops","value":)" + props + "}")});
             QVERIFY2(set.status == 200, set.body.c_str());
-            QVERIFY(QTest::qWaitFor(
-                [&] {
-                    auto j = nlohmann::json::parse(curl({"-H", bearer(m_admin), url("/v1/daemon?what=bmd")}).body,
-                                                   nullptr, false);
-                    const auto key = bucket == "mir" ? "mirror" : "ec";
-                    return j.is_object() && !j["buckets"][bucket][key]["pending"].get<bool>();
-                },
-                20000));
+            const auto protectedNow = [&] {
+                auto j = nlohmann::json::parse(curl({"-H", bearer(m_admin), url("/v1/daemon?what=bmd")}).body, nullptr,
+                                               false);
+                const auto key = bucket == "mir" ? "mirror" : "ec";
+                return j.is_object() && !j["buckets"][bucket][key]["pending"].get<bool>();
+            };
+            if (!QTest::qWaitFor(protectedNow, 20000)) {
+                // The reprotect that enabling started failed (on a loaded
+                // 2-core machine a target can miss its keepalives for a
+                // moment): run it again, as an operator would.
+                const auto job = nlohmann::json{{"kind", "reprotect"}, {"args", {{"bucket", bucket}}}}.dump();
+                auto again = curl({"-X", "POST", url("/v1/jobs"), "-H", bearer(m_admin), "--data-binary",
+                                   QString::fromStdString(job)});
+                QVERIFY2(again.status == 200, again.body.c_str());
+                QVERIFY(QTest::qWaitFor(protectedNow, 20000));
+            }
             for (int i = 0; i < 12; ++i) {
                 file.resize(0);
                 file.write(QByteArray(bucket.c_str()) + " object " + QByteArray::number(i));
