@@ -222,6 +222,13 @@ int ProxyNode::run()
             " bucket(s)");
     std::thread monitor([this] { monitorKeepalives(); });
     m_monitor->start();
+    // A decommission whose move a previous run did not see to its end (the
+    // proxy restarted meanwhile): the flag is in the persisted map, the
+    // rebalance that ends it is asked for again (retried until it starts).
+    if (anyDecommissioning(*m_state->smap())) {
+        logInfo("a target is being decommissioned: its move's rebalance is due");
+        m_jobs->requestRebalance();
+    }
     m_jobs->start();
     m_etl->start();
     m_protection->start();

@@ -201,6 +201,48 @@ private slots:
         }
     }
 
+    // The proxy killed and started again just after decommission-node,
+    // before the move's rebalance began: the flag is in the persisted map,
+    // and the restarted proxy starts the move itself; the target leaves the
+    // map and exits 0, every object read back.
+    void proxyRestartDuringTheMove()
+    {
+        tests::LocalCluster c{tests::LocalCluster::Options{3, 1, false, 200, 5, {"--rebalance-delay-ms", "1500"}, {}}};
+        QVERIFY2(c.start(), c.error().c_str());
+        createBucket(c.proxyUrl(), kBucket);
+        QVERIFY(formationRebalances(c.proxyUrl(), 3) > 0);
+        HttpClient http(noRetry());
+        std::map<std::string, std::string> data;
+        for (int i = 0; i < 30; ++i) {
+            const auto name = "restart/o-" + std::to_string(i);
+            data[name] = std::string(20000 + static_cast<std::size_t>(i) * 1000, static_cast<char>('A' + i % 26));
+            QCOMPARE(
+                http.send(Method::Put, c.proxyUrl() + "/v1/objects/" + kBucket + "/" + name, Body::string(data[name]))
+                    ->status,
+                200);
+        }
+        const int leaving = 2;
+        const auto id = c.targetId(leaving);
+        int held = 0;
+        for (const auto& [name, bytes] : data) held += holders(c, kBucket, name).count(leaving) ? 1 : 0;
+        QVERIFY(held > 0);
+        auto r = http.send(Method::Put, c.proxyUrl() + "/v1/cluster", Body::string(action("decommission-node", id)));
+        QVERIFY2(r && r->status == 200, r ? r->body.c_str() : "");
+        c.killProxy();  // before the move's rebalance is due
+        QVERIFY(c.restartProxy());
+        QVERIFY2(QTest::qWaitFor([&] { return c.smap().findTarget(id) == nullptr; }, 60000),
+                 c.targetLogTail(leaving).c_str());
+        int code = -1;
+        QVERIFY2(c.waitForTargetExit(leaving, std::chrono::seconds(20), &code), c.targetLogTail(leaving).c_str());
+        QCOMPARE(code, 0);
+        for (const auto& [name, bytes] : data) {
+            auto got = http.send(Method::Get, c.proxyUrl() + "/v1/objects/" + kBucket + "/" + name);
+            QVERIFY(got);
+            QVERIFY2(got->status == 200 && got->body == bytes, (name + ": " + std::to_string(got->status)).c_str());
+            QVERIFY(!holders(c, kBucket, name).count(leaving));
+        }
+    }
+
     // What decommission-node refuses: an unknown id (404), a target in
     // maintenance, one whose leaving would leave a mirrored bucket's copies
     // without a target each, the last target that can own objects while
