@@ -21,6 +21,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 namespace tessera::daemon::target {
 
@@ -793,18 +794,52 @@ api::Result<std::set<std::string>> TargetApi::addAwayOwnersNames(const std::stri
         return std::any_of(set.begin() + 1, set.end(), [&](const api::Snode* n) { return n->id == m_self.id; });
     };
     const std::size_t limit = lr.pageSize == 0 ? api::kDefaultPageSize : lr.pageSize;
-    auto slices = m_ec->slices().list(bucket, lr.prefix, lr.continuationToken, limit, wanted);
-    if (!slices) return slices.error();
+    // One walk of the slices per (bucket, away owners, maps), not one per
+    // page: while an owner is away its names cannot change (a write or a
+    // delete needs every target of the name's set), and its return changes
+    // the map.
+    std::shared_ptr<const StandInNames> names;
+    {
+        std::lock_guard lock(m_standInMutex);
+        if (m_standIn && m_standIn->bucket == bucket && m_standIn->owners == lr.standInFor &&
+            m_standIn->smapVersion == smap->version && m_standIn->bmdVersion == bmd->version) {
+            names = m_standIn;
+        }
+    }
+    if (!names) {
+        auto all = m_ec->slices().list(bucket, "", "", std::numeric_limits<std::size_t>::max(), wanted);
+        if (!all) return all.error();
+        auto built = std::make_shared<StandInNames>();
+        built->bucket = bucket;
+        built->owners = lr.standInFor;
+        built->smapVersion = smap->version;
+        built->bmdVersion = bmd->version;
+        built->slices = std::move(all->slices);  // sorted by name
+        names = built;
+        std::lock_guard lock(m_standInMutex);
+        m_standIn = std::move(built);
+    }
+    // This page's share: names after the token with the prefix, at most `limit`.
+    std::vector<const ec::SliceStore::Listed*> taken;
+    const std::string& from = lr.continuationToken > lr.prefix ? lr.continuationToken : lr.prefix;
+    auto it = std::lower_bound(names->slices.begin(), names->slices.end(), from,
+                               [](const ec::SliceStore::Listed& l, const std::string& v) { return l.name < v; });
+    for (; it != names->slices.end() && taken.size() < limit; ++it) {
+        if (!lr.continuationToken.empty() && it->name <= lr.continuationToken) continue;
+        if (!it->name.starts_with(lr.prefix)) break;  // sorted: no later name has the prefix
+        taken.push_back(&*it);
+    }
     std::set<std::string> added;
-    if (slices->slices.empty()) return added;
+    if (taken.empty()) return added;
     // Both lists hold every name up to their last when they are full: the
     // merged page holds every name up to the smaller of the two.
     std::optional<std::string> upTo =
         page.continuationToken.empty() ? std::nullopt : std::optional(page.continuationToken);
-    if (slices->last && (!upTo || *slices->last < *upTo)) upTo = slices->last;
+    if (taken.size() == limit && (!upTo || taken.back()->name < *upTo)) upTo = taken.back()->name;
     std::map<std::string, api::ObjEntry> merged;
     for (auto& e : page.entries) merged.emplace(e.name, std::move(e));
-    for (auto& s : slices->slices) {
+    for (const auto* sp : taken) {
+        const auto& s = *sp;
         if (merged.contains(s.name)) continue;
         api::ObjEntry e;
         e.name = s.name;

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <functional>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -179,6 +180,17 @@ private:
     std::string m_clusterKey;
     etl::EtlManager* m_etl = nullptr;
     ec::EcService* m_ec = nullptr;
+    // The names of away owners this target keeps slices of, for the pages
+    // of one listing (addAwayOwnersNames); the last one asked for.
+    struct StandInNames {
+        std::string bucket;
+        std::vector<std::string> owners;
+        std::int64_t smapVersion = 0;
+        std::int64_t bmdVersion = 0;
+        std::vector<ec::SliceStore::Listed> slices;  // sorted by name
+    };
+    std::mutex m_standInMutex;
+    std::shared_ptr<const StandInNames> m_standIn;
 };
 
 }  // namespace tessera::daemon::target
