@@ -298,6 +298,13 @@ std::optional<Response> EcService::read(const Request& req, const api_util::Obje
     const auto* props = bmd->find(ref.bucket);
     if (props == nullptr || !props->ec.enabled) return std::nullopt;
     const auto found = survey(ref, useLocalCopy);
+    if (found.newest != 0 && found.newestTombstone > found.newest) {
+        // A deletion the holders recorded is newer than every version they
+        // keep: a deletion interrupted after it reached some of them (its
+        // owner reconciles the rest). What is left of the old version may be
+        // too little to rebuild, and must not come back.
+        return std::nullopt;
+    }
     if (found.newest == 0) {
         // Nothing on the targets that answered: the name does not exist,
         // unless every target that would keep it whole (the owner and the

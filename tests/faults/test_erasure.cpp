@@ -10,6 +10,7 @@
 
 #include "api/checksum.h"
 #include "api/hrw.h"
+#include "api/paths.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -403,6 +404,52 @@ private slots:
         }
         QVERIFY(QTest::qWaitFor([&] { return QDir(QString::fromStdString(intents)).isEmpty(); }, 5000));
         QCOMPARE(m_http.send(Method::Delete, objUrl(newer))->status, 200);
+    }
+
+    // A deletion interrupted after two of the three slice holders dropped
+    // their slices, the owner killed before its own copy went: with the
+    // owner away, the one slice left is not a version to rebuild (nor a
+    // 503): the name reads as deleted. The owner, back with its record of
+    // the change, completes the deletion.
+    void interruptedDeleteIsNotRebuilt()
+    {
+        const std::string name = "half-deleted";
+        const auto p = placement(name);
+        const auto bytes = randomBytes(static_cast<std::size_t>(kLimit) * 2, 81);
+        QCOMPARE(m_http.send(Method::Put, objUrl(name), Body::string(bytes))->status, 200);
+        QFile keyFile(m_cluster.clusterKeyFile());
+        QVERIFY(keyFile.open(QIODevice::ReadOnly));
+        const auto key = keyFile.readAll().trimmed().toStdString();
+        const auto stamp = std::to_string(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count() +
+            1'000'000'000'000LL);
+        for (int k : {1, 2}) {
+            auto r = m_http.send(Method::Delete, m_cluster.targetUrl(p[k]) + api::path::internalEcSlice(kBucket, name),
+                                 Body::none(), {{"tessera-cluster-key", key}, {"tessera-version-stamp", stamp}});
+            QVERIFY(r);
+            QVERIFY2(r->status == 200, r->body.c_str());
+        }
+        const auto intents = m_cluster.targetMountpaths(p[0]).front() + "/.tessera/intent";
+        m_cluster.killTarget(p[0]);
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        auto away = m_http.send(Method::Get, objUrl(name));
+        QVERIFY(away);
+        QVERIFY2(away->status == 404, (std::to_string(away->status) + " " + away->body).c_str());
+        QVERIFY(QDir().mkpath(QString::fromStdString(intents)));
+        QFile rec(QString::fromStdString(intents + "/rec-" + name));
+        QVERIFY(rec.open(QIODevice::WriteOnly));
+        rec.write(QByteArray::fromStdString(std::string(kBucket) + "\n" + name));
+        rec.close();
+        QVERIFY(m_cluster.restartTarget(p[0]));
+        QVERIFY(m_cluster.waitForTargets(4, std::chrono::seconds(10)));
+        auto back = m_http.send(Method::Get, objUrl(name));
+        QVERIFY(back);
+        QVERIFY2(back->status == 404, (std::to_string(back->status) + " " + back->body.substr(0, 100)).c_str());
+        for (int t = 0; t < 4; ++t) {
+            QCOMPARE(filesOf(t, "buckets", name).size(), 0);
+            QCOMPARE(filesOf(t, ".tessera/ec", name).size(), 0);
+        }
     }
 
     void readsSurviveAKilledTarget()
