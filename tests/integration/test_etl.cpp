@@ -191,7 +191,15 @@ private slots:
         std::set<std::string> names;
         for (const auto& e : *list) names.insert(e.name);
         QVERIFY(names.count("md5") && names.count("upper-push") && names.count("upper-pull"));
+        // Init answers once every target accepted the spec; a transformer
+        // on a loaded machine may still be `starting` for a moment.
         auto show = c.etlShow("upper-push");
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                show = c.etlShow("upper-push");
+                return show && show->stage == "running";
+            },
+            20000));
         QVERIFY(show);
         QCOMPARE(show->stage, std::string("running"));
         QCOMPARE(show->targets.size(), std::size_t(3));
