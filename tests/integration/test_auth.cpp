@@ -6,10 +6,14 @@
 // without the permission, and a revoked token is refused.
 #include "local_cluster.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QTest>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -48,6 +52,12 @@ CurlResult curl(QStringList args, const QString& writeOut = {})
 
 QString bearer(const std::string& token) { return QString::fromStdString("Authorization: Bearer " + token); }
 
+struct CliRun {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
 }  // namespace
 
 class TestAuth : public QObject {
@@ -79,6 +89,28 @@ private:
         p.closeWriteChannel();
         if (!p.waitForFinished(30000)) return -1;
         return p.exitCode();
+    }
+
+    // The real `tessera` binary against the proxy, its session under
+    // `config` ($XDG_CONFIG_HOME), `stdinText` on its stdin.
+    CliRun cli(const QString& config, const QStringList& args, const QByteArray& stdinText = {})
+    {
+        QProcess p;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("TESSERA_ENDPOINT", QString::fromStdString(m_cluster.proxyUrl()));
+        env.insert("XDG_CONFIG_HOME", config);
+        env.remove("TESSERA_TOKEN");
+        env.remove("TESSERA_TOKEN_FILE");
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(TESSERA_CLI_BINARY), args);
+        p.write(stdinText);
+        p.closeWriteChannel();
+        CliRun r;
+        if (!p.waitForFinished(60000)) return r;
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput().toStdString();
+        r.err = p.readAllStandardError().toStdString();
+        return r;
     }
 
     std::string login(const std::string& user, const std::string& password)
@@ -185,6 +217,15 @@ private slots:
         QCOMPARE(curl({"-H", bearer(m_alice), url("/v1/users")}).status, 403);
         QCOMPARE(curl({url("/v1/users")}).status, 401);
         QCOMPARE(curl({"-H", bearer(m_admin), url("/v1/users")}).status, 200);
+        // The live feed: a token first, then the Origin check.
+        const QStringList upgrade = {"-H",         "Connection: Upgrade",
+                                     "-H",         "Upgrade: websocket",
+                                     "-H",         "Sec-WebSocket-Version: 13",
+                                     "-H",         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+                                     "--max-time", "5",
+                                     url("/v1/ws")};
+        QCOMPARE(curl(upgrade).status, 401);
+        QCOMPARE(curl(QStringList{"-H", bearer(m_bob), "-H", "Origin: http://evil.example"} + upgrade).status, 403);
         // Open: health.
         QCOMPARE(curl({url("/v1/health")}).status, 200);
         // The admin may delete.
@@ -299,6 +340,130 @@ private slots:
         QVERIFY2(after.body.find("revoked") != std::string::npos, after.body.c_str());
         // The other token of the same user still works.
         QCOMPARE(curl({"-H", bearer(m_alice), url("/v1/whoami")}).status, 200);
+    }
+
+    void ishardJobFinishes()
+    {
+        // The planner lists the source through the proxy (a node's call,
+        // with the cluster key) and the targets fetch the members from
+        // their owners; the shards come back whole through signed redirects.
+        QTemporaryFile file;
+        QVERIFY(file.open());
+        for (const char* bucket : {"loose", "wds"}) {
+            QCOMPARE(curl({"-X", "POST", url(std::string("/v1/buckets/") + bucket), "-H", bearer(m_admin),
+                           "--data-binary", R"({"action":"create-bck"})"})
+                         .status,
+                     200);
+        }
+        constexpr int kSamples = 12;
+        for (int i = 0; i < kSamples; ++i) {
+            for (const char* ext : {".jpg", ".cls"}) {
+                file.resize(0);
+                file.write(QByteArray("sample ") + QByteArray::number(i) + ext);
+                file.flush();
+                const auto name = "train/s" + std::to_string(100 + i) + ext;
+                QCOMPARE(
+                    curl({"-L", "-T", file.fileName(), "-H", bearer(m_admin), url("/v1/objects/loose/" + name)}).status,
+                    200);
+            }
+        }
+        const auto spec = QString(R"({"src_bck":"loose","dst_bck":"wds","sample_count":4})");
+        // Not for a user without admin, even one who may read the source.
+        QCOMPARE(curl({"-X", "POST", "-H", bearer(m_alice), url("/v1/ishard"), "--data-binary", spec}).status, 403);
+        auto started = curl({"-X", "POST", "-H", bearer(m_admin), url("/v1/ishard"), "--data-binary", spec});
+        QVERIFY2(started.status == 200, started.body.c_str());
+        const auto id = nlohmann::json::parse(started.body, nullptr, false).value("id", std::string());
+        QVERIFY(!id.empty());
+        std::string state;
+        std::string lastJob;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                auto job = curl({"-H", bearer(m_admin), url("/v1/jobs/" + id)});
+                lastJob = job.body;
+                state = nlohmann::json::parse(job.body, nullptr, false).value("state", std::string());
+                return state != "running" && !state.empty();
+            },
+            30000));
+        QVERIFY2(state == "finished", lastJob.c_str());
+        // Three shards of four samples (eight files) each.
+        auto list = curl({"-H", bearer(m_admin), url("/v1/buckets/wds")});
+        QCOMPARE(list.status, 200);
+        auto j = nlohmann::json::parse(list.body, nullptr, false);
+        QVERIFY(j.is_object());
+        QCOMPARE(j["entries"].size(), std::size_t{3});
+        QProcess tar;
+        tar.start("sh", {"-c", "curl -sSL -H '" + bearer(m_admin) + "' '" + url("/v1/objects/wds/shard-000001.tar") +
+                                   "' | tar tf - | tr '\\n' ' '"});
+        QVERIFY(tar.waitForFinished(30000));
+        QCOMPARE(tar.readAllStandardOutput().trimmed(),
+                 QByteArray("train/s104.cls train/s104.jpg train/s105.cls train/s105.jpg train/s106.cls "
+                            "train/s106.jpg train/s107.cls train/s107.jpg"));
+    }
+
+    void bucketListShowsWhatTheUserMayList()
+    {
+        // Buckets now: imgs, loose, wds. alice holds list on imgs only.
+        const auto names = [&](const std::string& token) {
+            auto r = curl({"-H", bearer(token), url("/v1/buckets")});
+            std::vector<std::string> out;
+            if (r.status != 200) return std::vector<std::string>{"status " + std::to_string(r.status)};
+            for (const auto& b : nlohmann::json::parse(r.body, nullptr, false)) out.push_back(b.value("name", ""));
+            return out;
+        };
+        using Names = std::vector<std::string>;
+        QCOMPARE(names(m_admin), (Names{"imgs", "loose", "wds"}));
+        QCOMPARE(names(m_alice), (Names{"imgs"}));
+        QCOMPARE(names(m_bob), Names{});
+        // Read alone does not show a bucket; list on "*" shows every one,
+        // from the next request on (the grants are read per request).
+        QCOMPARE(curl({"-X", "POST", url("/v1/users/bob/grants"), "-H", bearer(m_admin), "--data-binary",
+                       R"({"bucket":"loose","permissions":["read"]})"})
+                     .status,
+                 200);
+        QCOMPARE(names(m_bob), Names{});
+        QCOMPARE(curl({"-X", "POST", url("/v1/users/bob/grants"), "-H", bearer(m_admin), "--data-binary",
+                       R"({"bucket":"*","permissions":["list"]})"})
+                     .status,
+                 200);
+        QCOMPARE(names(m_bob), (Names{"imgs", "loose", "wds"}));
+        for (const char* grant : {"/v1/users/bob/grants/*/list", "/v1/users/bob/grants/loose/read"}) {
+            QCOMPARE(curl({"-X", "DELETE", url(grant), "-H", bearer(m_admin)}).status, 200);
+        }
+        QCOMPARE(names(m_bob), Names{});
+        QCOMPARE(curl({url("/v1/buckets")}).status, 401);
+    }
+
+    void revokedAdminTokenRefusedByEveryTarget()
+    {
+        // An admin's token goes straight to the targets; once the revocation
+        // returns, every target refuses it (the list came with a metasync),
+        // with no wait.
+        const auto token = login("admin", kAdminPassword);
+        QVERIFY(!token.empty());
+        const int targets = m_cluster.targetCount();
+        QVERIFY(targets >= 2);
+        const auto direct = [&](int i) {
+            return curl({"-H", bearer(token), QString::fromStdString(m_cluster.targetUrl(i) + "/v1/daemon?what=smap")});
+        };
+        for (int i = 0; i < targets; ++i) QCOMPARE(direct(i).status, 200);
+        const auto body = nlohmann::json{{"token", token}}.dump();
+        auto revoked = curl(
+            {"-X", "DELETE", "-H", bearer(m_admin), url("/v1/tokens"), "--data-binary", QString::fromStdString(body)});
+        QVERIFY2(revoked.status == 200, revoked.body.c_str());
+        for (int i = 0; i < targets; ++i) {
+            auto after = direct(i);
+            QCOMPARE(after.status, 401);
+            QVERIFY2(after.body.find("revoked") != std::string::npos, after.body.c_str());
+        }
+        QCOMPARE(curl({"-H", bearer(token), url("/v1/users")}).status, 401);
+        // The admin's other token still reaches a target.
+        QCOMPARE(curl({"-H", bearer(m_admin), QString::fromStdString(m_cluster.targetUrl(0) + "/v1/daemon?what=smap")})
+                     .status,
+                 200);
+        // A revocation of garbage is a clear 401, not a push.
+        auto bad = curl(
+            {"-X", "DELETE", "-H", bearer(m_admin), url("/v1/tokens"), "--data-binary", R"({"token":"not.a.token"})"});
+        QCOMPARE(bad.status, 401);
     }
 
     // Mirrored and erasure-coded buckets with auth on and a target killed:
