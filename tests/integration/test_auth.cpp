@@ -52,6 +52,14 @@ CurlResult curl(QStringList args, const QString& writeOut = {})
 
 QString bearer(const std::string& token) { return QString::fromStdString("Authorization: Bearer " + token); }
 
+// The permission bits of `path` (-1 when it cannot be read).
+int modeOf(const QString& path)
+{
+    std::error_code ec;
+    const auto p = std::filesystem::status(path.toStdString(), ec).permissions();
+    return ec ? -1 : static_cast<int>(p & std::filesystem::perms::mask);
+}
+
 struct CliRun {
     int code = -1;
     std::string out;
@@ -431,6 +439,101 @@ private slots:
         }
         QCOMPARE(names(m_bob), Names{});
         QCOMPARE(curl({url("/v1/buckets")}).status, 401);
+    }
+
+    void cliLoginCommandsLogout()
+    {
+        QTemporaryDir home;
+        QVERIFY(home.isValid());
+        const auto config = home.path() + "/config";
+        const auto tokenPath = config + "/tessera/token";
+        const auto said = [](const CliRun& r) { return r.out + r.err; };
+
+        // Before logging in: refused, and told how to log in.
+        auto before = cli(config, {"bucket", "ls"});
+        QCOMPARE(before.code, 1);
+        QVERIFY2(before.err.find("needs a token") != std::string::npos, said(before).c_str());
+        QVERIFY2(before.err.find("tessera login --user NAME") != std::string::npos, said(before).c_str());
+
+        // A wrong password stores nothing.
+        auto wrong = cli(config, {"login", "--user", "alice"}, "not-her-password\n");
+        QCOMPARE(wrong.code, 1);
+        QVERIFY(!QFile::exists(tokenPath));
+        QCOMPARE(cli(config, {"login"}).code, 2);
+
+        auto in = cli(config, {"login", "--user", "alice"}, "alice-password\n");
+        QVERIFY2(in.code == 0, said(in).c_str());
+        QVERIFY(QFile::exists(tokenPath));
+        QCOMPARE(modeOf(tokenPath), 0600);
+        QCOMPARE(modeOf(config + "/tessera"), 0700);
+
+        auto me = cli(config, {"whoami"});
+        QVERIFY2(me.code == 0, said(me).c_str());
+        QVERIFY2(me.out.rfind("alice at ", 0) == 0, said(me).c_str());
+        // The feed's upgrade carries the token too.
+        auto feed = cli(config, {"watch", "--count", "1"});
+        QVERIFY2(feed.code == 0, said(feed).c_str());
+        QVERIFY2(feed.out.find("snapshot") != std::string::npos, said(feed).c_str());
+        auto buckets = cli(config, {"bucket", "ls"});
+        QVERIFY2(buckets.code == 0, said(buckets).c_str());
+        QVERIFY2(buckets.out.find("imgs") != std::string::npos, said(buckets).c_str());
+        QFile object(home.path() + "/cli.txt");
+        QVERIFY(object.open(QIODevice::WriteOnly));
+        object.write("written by the CLI");
+        object.close();
+        auto put = cli(config, {"put", object.fileName(), "imgs/cli.txt"});
+        QVERIFY2(put.code == 0, said(put).c_str());
+        auto cat = cli(config, {"cat", "imgs/cli.txt"});
+        QVERIFY2(cat.code == 0, said(cat).c_str());
+        QCOMPARE(cat.out, std::string("written by the CLI"));
+        // alice may not delete: the CLI's token is hers, nobody else's.
+        auto rm = cli(config, {"rm", "imgs/cli.txt"});
+        QCOMPARE(rm.code, 1);
+        QVERIFY2(rm.err.find("may not delete") != std::string::npos, said(rm).c_str());
+
+        const auto readSession = [&] {
+            QFile f(tokenPath);
+            if (!f.open(QIODevice::ReadOnly)) return nlohmann::json();
+            return nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+        };
+        // An access token about to expire is refreshed first and the file
+        // rewritten (still 0600) with the new pair.
+        auto session = readSession();
+        QVERIFY(session.is_object());
+        const auto oldToken = session["tokens"]["token"].get<std::string>();
+        session["tokens"]["expires_at"] = 1;
+        {
+            QFile f(tokenPath);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(QByteArray::fromStdString(session.dump()));
+        }
+        auto refreshed = cli(config, {"whoami"});
+        QVERIFY2(refreshed.code == 0, said(refreshed).c_str());
+        session = readSession();
+        const auto newToken = session["tokens"]["token"].get<std::string>();
+        QVERIFY(newToken != oldToken);
+        QVERIFY(session["tokens"]["expires_at"].get<std::int64_t>() > 1);
+        QCOMPARE(modeOf(tokenPath), 0600);
+
+        // A session file others may read is not used.
+        QVERIFY(QFile::setPermissions(tokenPath,
+                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadOther));
+        auto exposed = cli(config, {"whoami"});
+        QCOMPARE(exposed.code, 1);
+        QVERIFY2(exposed.err.find("may be read by others") != std::string::npos, said(exposed).c_str());
+        QVERIFY(QFile::setPermissions(tokenPath, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+
+        auto out = cli(config, {"logout"});
+        QVERIFY2(out.code == 0, said(out).c_str());
+        QVERIFY(!QFile::exists(tokenPath));
+        // Revoked, not only forgotten: the token itself is refused now.
+        auto revoked = curl({"-H", bearer(newToken), url("/v1/whoami")});
+        QCOMPARE(revoked.status, 401);
+        QVERIFY2(revoked.body.find("revoked") != std::string::npos, revoked.body.c_str());
+        auto after = cli(config, {"bucket", "ls"});
+        QCOMPARE(after.code, 1);
+        QVERIFY2(after.err.find("needs a token") != std::string::npos, said(after).c_str());
+        QVERIFY2(after.err.find("log in first") != std::string::npos, said(after).c_str());
     }
 
     void revokedAdminTokenRefusedByEveryTarget()
