@@ -7,6 +7,8 @@
 #include "api/uri.h"
 #include "client/http_client.h"
 #include "commands.h"
+#include "credentials.h"
+#include "token_file.h"
 
 #include <algorithm>
 #include <chrono>
@@ -93,6 +95,25 @@ const std::vector<Command>& commands()
          "  --count N        stop after N messages (the snapshot counts)\n"
          "With --json: each message exactly as received, one per line.\n",
          cmdWatch},
+        {{"login"},
+         "login --user NAME",
+         "log in (auth on): keep a token for the following commands",
+         "Asks the proxy for a token (POST /v1/tokens). The password is prompted for\n"
+         "without echo on a terminal, else read from the first line of stdin. The\n"
+         "access token (15 min) and the refresh token (24 h) are kept with the proxy's\n"
+         "URL in a file of mode 0600: --token-file, else $TESSERA_TOKEN_FILE, else\n"
+         "$XDG_CONFIG_HOME/tessera/token, else ~/.config/tessera/token. Every command\n"
+         "then sends the access token to that proxy (Authorization: Bearer) and\n"
+         "refreshes it when it is about to expire. $TESSERA_TOKEN, when set, is sent\n"
+         "instead (never stored nor refreshed).\n",
+         cmdLogin},
+        {{"logout"},
+         "logout",
+         "revoke the stored tokens and remove the token file",
+         "Revokes the refresh and access tokens at the proxy that issued them\n"
+         "(DELETE /v1/tokens; every target refuses them at once) and removes the file.\n",
+         cmdLogout},
+        {{"whoami"}, "whoami", "the user the token names, with its grants", "", cmdWhoami},
         {{"bucket", "create"}, "bucket create NAME", "create a bucket", "", cmdBucketCreate},
         {{"bucket", "ls"}, "bucket ls", "list buckets", "", cmdBucketList},
         {{"bucket", "rm"},
@@ -377,11 +398,13 @@ constexpr const char* kGlobalHelp =
     "global options:\n"
     "  --endpoint URL  the proxy (else $TESSERA_ENDPOINT, else http://127.0.0.1:8080)\n"
     "  --json          print JSON documents instead of tables\n"
+    "  --token-file F  the session file of \"tessera login\" (see \"tessera login --help\")\n"
     "  -h, --help      this help, or a command's help after the command\n";
 
 void usage(std::ostream& os)
 {
-    os << "usage: tessera [--endpoint URL] [--json] COMMAND [ARGS]\n\n" << kGlobalHelp << "\ncommands:\n";
+    os << "usage: tessera [--endpoint URL] [--json] [--token-file F] COMMAND [ARGS]\n\n"
+       << kGlobalHelp << "\ncommands:\n";
     std::size_t width = 0;
     for (const auto& c : commands()) width = std::max(width, c.synopsis.size());
     width = std::min<std::size_t>(width, 40);
@@ -477,21 +500,36 @@ int CliApp::run(int argc, char** argv, std::ostream& out, std::ostream& err)
     // Global options may appear anywhere; everything else is the command and its arguments.
     std::vector<std::string> words;
     bool help = false;
+    std::string tokenFile;
+    // "--name value" or "--name=value"; false when `a` is not --name.
+    const auto globalValue = [&](const std::string& a, const std::string& name, int& i, std::string& out) {
+        if (a == name) {
+            out = i + 1 < argc ? argv[++i] : "";
+            return true;
+        }
+        if (a.rfind(name + "=", 0) == 0) {
+            out = a.substr(name.size() + 1);
+            return true;
+        }
+        return false;
+    };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--endpoint" || a.rfind("--endpoint=", 0) == 0) {
-            std::string value;
-            if (a == "--endpoint") {
-                if (i + 1 < argc) value = argv[++i];
-            } else {
-                value = a.substr(11);
-            }
+        std::string value;
+        if (globalValue(a, "--endpoint", i, value)) {
             if (value.empty()) {
                 err << "error: --endpoint needs a URL\n";
                 usage(err);
                 return kExitUsage;
             }
             ctx.endpoint = value;
+        } else if (globalValue(a, "--token-file", i, value)) {
+            if (value.empty()) {
+                err << "error: --token-file needs a path\n";
+                usage(err);
+                return kExitUsage;
+            }
+            tokenFile = value;
         } else if (a == "--json") {
             ctx.json = true;
         } else if (a == "-h" || a == "--help") {
@@ -519,6 +557,16 @@ int CliApp::run(int argc, char** argv, std::ostream& out, std::ostream& err)
         }
         ctx.endpoint = std::move(endpoint.value());
         if (auto st = resolveEndpoint(ctx); !st) return ctx.fail(st.error());
+        if (tokenFile.empty()) {
+            auto path = TokenFile::defaultPath();
+            if (!path) return ctx.fail(path.error());
+            tokenFile = std::move(path.value());
+        }
+        ctx.tokenFile = tokenFile;
+        // Logging in needs no token; logging out uses the file's own.
+        if (c.words.front() != "login" && c.words.front() != "logout") {
+            if (auto st = useCredentials(ctx); !st) return ctx.fail(st.error());
+        }
         try {
             return c.run(ctx);
         } catch (const UsageError& e) {
@@ -548,6 +596,10 @@ int CliContext::fail(const api::Error& e) const
     *err << "error: " << e.message;
     if (!e.causedBy.empty()) *err << " (" << e.causedBy << ")";
     *err << "\n";
+    if (e.kind == api::ErrorKind::Unauthorized) {
+        *err << (token.empty() ? "hint: this cluster checks tokens; log in first: tessera login --user NAME\n"
+                               : "hint: the token was refused; log in again: tessera login --user NAME\n");
+    }
     return kExitFailed;
 }
 

@@ -28,8 +28,20 @@ struct CliContext {
     std::vector<std::string> args;  // after the command words
     std::ostream* out = nullptr;
     std::ostream* err = nullptr;
+    // The session file (token_file.h) and the access token every call
+    // sends as `Authorization: Bearer` (empty: none; auth off needs none).
+    std::string tokenFile;
+    std::string token;
 
-    client::Client makeClient() const { return client::Client(endpoint); }
+    // Every HTTP call of a command goes through these options: the token
+    // is added here and nowhere else.
+    client::HttpClient::Options clientOptions() const
+    {
+        client::HttpClient::Options o;
+        if (!token.empty()) o.headers.emplace_back("Authorization", "Bearer " + token);
+        return o;
+    }
+    client::Client makeClient() const { return client::Client(endpoint, clientOptions()); }
     // Prints "error: ..." for a failed call and returns kExitFailed.
     int fail(const api::Error& e) const;
 };

@@ -6,6 +6,9 @@
 
 namespace tessera::cli {
 
+int cmdLogin(CliContext& ctx);
+int cmdLogout(CliContext& ctx);
+int cmdWhoami(CliContext& ctx);
 int cmdClusterShow(CliContext& ctx);
 int cmdClusterDecommission(CliContext& ctx);
 int cmdNodeMaintenanceStart(CliContext& ctx);

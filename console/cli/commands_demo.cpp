@@ -147,8 +147,10 @@ int cmdDemoFashionMnist(CliContext& ctx)
         if (!keep) fs::remove_all(dir);
         return ctx.fail(summary.error());
     }
-    Uploader up(ctx.endpoint, bucket, static_cast<unsigned>(workers), false, true, *ctx.err,
+    // Straight to the targets, unless a token is sent (see cmdPut).
+    Uploader up(ctx.endpoint, bucket, static_cast<unsigned>(workers), false, ctx.token.empty(), *ctx.err,
                 ::isatty(STDERR_FILENO) != 0);
+    up.setClientOptions(ctx.clientOptions());
     auto res = up.run(items);
     if (!keep) fs::remove_all(dir);
     // Shards only from a complete upload (ishard would abort on a sample

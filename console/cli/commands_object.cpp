@@ -88,8 +88,11 @@ int cmdPut(CliContext& ctx)
     }
 
     // Bulk uploads go straight to the owning targets unless asked otherwise.
-    Uploader up(ctx.endpoint, bucket, workers, args.has("--verify"), !args.has("--via-proxy"), *ctx.err,
-                ::isatty(STDERR_FILENO) != 0);
+    // With a token the uploads go through the proxy: a target takes only an
+    // admin's token directly, anyone's through the proxy's signed redirect.
+    Uploader up(ctx.endpoint, bucket, workers, args.has("--verify"), !args.has("--via-proxy") && ctx.token.empty(),
+                *ctx.err, ::isatty(STDERR_FILENO) != 0);
+    up.setClientOptions(ctx.clientOptions());
     auto res = up.run(items);
     const double rate = res.seconds > 0 ? static_cast<double>(res.bytes) / res.seconds : 0;
     if (ctx.json) {

@@ -52,7 +52,7 @@ UploadResult Uploader::run(const std::vector<UploadItem>& items)
     const auto count = std::min<std::size_t>(m_workers, std::max<std::size_t>(items.size(), 1));
     for (std::size_t w = 0; w < count; ++w) {
         workers.emplace_back([&] {
-            client::Client client(m_endpoint);
+            client::Client client(m_endpoint, m_clientOptions);
             client.setDirect(m_direct);
             while (true) {
                 const auto idx = next.fetch_add(1);

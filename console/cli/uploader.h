@@ -32,6 +32,9 @@ public:
     // each with its own Client.
     Uploader(std::string endpoint, std::string bucket, unsigned workers, bool verify, bool direct,
              std::ostream& progress, bool progressIsTty);
+    // The options of every worker's Client (the CLI's credential); set
+    // before run().
+    void setClientOptions(client::HttpClient::Options o) { m_clientOptions = std::move(o); }
     UploadResult run(const std::vector<UploadItem>& items);
 
 private:
@@ -42,6 +45,7 @@ private:
     bool m_direct;
     std::ostream& m_progress;
     bool m_tty;
+    client::HttpClient::Options m_clientOptions;
 };
 
 // xxhash64 of a file, hex; empty on read failure.

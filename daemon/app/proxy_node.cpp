@@ -33,8 +33,13 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     if (c.authEnabled) {
         m_auth = NodeAuth::forProxy(c, clusterKey);
         m_server->setAuthorizer(&m_auth->authorizer());
-        m_authApi = std::make_unique<proxy::AuthProxyApi>(*m_auth->users(), m_auth->tokens());
+        m_peers->setRevokedSource([this] { return m_auth->tokens().exportRevoked(); });
+        m_authApi = std::make_unique<proxy::AuthProxyApi>(*m_auth->users(), m_auth->tokens(),
+                                                          [this] { return m_peers->pushRevoked(*m_state->smap()); });
         m_authApi->registerRoutes(m_router);
+        m_api->setBucketFilter([this](const net::Request& req, std::vector<api::BucketRef> all) {
+            return m_authApi->visibleBuckets(req, std::move(all));
+        });
         m_api->setRedirectSigner([this](std::string_view method, std::string_view bucket, std::string_view object) {
             return m_auth->signRedirect(method, bucket, object);
         });
@@ -67,7 +72,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_jobs->attach(m_feed);
     m_jobs->registerRoutes(m_router);
     m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(*m_state, *m_jobs, m_self.publicNet.url,
-                                                           std::chrono::milliseconds(c.peerTimeoutMs));
+                                                           std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
     m_shardJobs->registerWith(*m_jobs, m_router);
     m_dsorts = std::make_unique<dsort::DsortProxyApi>(*m_state, *m_jobs, m_self.publicNet.url,
                                                       std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);

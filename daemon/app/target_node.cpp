@@ -64,6 +64,8 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     if (c.authEnabled) {
         m_auth = NodeAuth::forTarget(clusterKey);
         m_server->setAuthorizer(&m_auth->authorizer());
+        m_cache.setRevokedListener(
+            [this](const api::RevokedTokens& revoked) { return m_auth->tokens().importRevoked(revoked); });
     } else {
         NodeAuth::warnOpen("target");
     }

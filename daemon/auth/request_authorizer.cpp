@@ -62,6 +62,7 @@ api::Status RequestAuthorizer::authorize(net::Request& req, const net::Route& ro
     auto claims = m_tokens.verify(token, TokenUse::Access);
     if (!claims) return claims.error();
     req.user = claims->subject;
+    req.admin = claims->admin;
 
     if (access.kind == Kind::User || claims->admin) return {};
     if (access.kind == Kind::Admin) {

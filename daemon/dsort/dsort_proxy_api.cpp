@@ -1,6 +1,7 @@
 #include "dsort_proxy_api.h"
 
 #include "api/dsort_msg.h"
+#include "api/headers.h"
 #include "api/hrw.h"
 #include "api/json_util.h"
 #include "api/paths.h"
@@ -49,6 +50,7 @@ api::Result<std::string> DsortProxyApi::readEkm(const spec::DsortSpec& s) const
     const auto [bck, obj] = s.ekmObject();
     client::HttpClient::Options o;
     o.connectTimeout = m_peerTimeout;
+    if (!m_clusterKey.empty()) o.headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
     client::Client self(m_selfUrl, o);
     auto head = self.headObject(bck, obj);
     if (!head) {
@@ -194,6 +196,7 @@ api::Result<nlohmann::json> DsortProxyApi::dryRun(spec::DsortSpec s) const
     // archive order (each shard arrives whole, with its members).
     client::HttpClient::Options o;
     o.connectTimeout = m_peerTimeout;
+    if (!m_clusterKey.empty()) o.headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
     client::Client self(m_selfUrl, o);
     api::ListRequest req;
     req.prefix = commonPrefix(*names);

@@ -24,8 +24,9 @@ struct Request {
     std::uint64_t contentLength = 0;
     bool hasBody = false;  // a body is (or was) announced by the client
     // Auth on: the caller the Authorizer found (a user name; empty for
-    // another node or a signed redirect).
+    // another node or a signed redirect) and whether its token says admin.
     std::string user;
+    bool admin = false;
 
     std::string header(std::string_view name) const
     {

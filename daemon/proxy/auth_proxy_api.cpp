@@ -5,6 +5,8 @@
 #include "api/auth_msg.h"
 #include "api/wire.h"
 
+#include <algorithm>
+
 namespace tessera::daemon::proxy {
 
 using net::Access;
@@ -29,7 +31,8 @@ void AuthProxyApi::registerRoutes(net::Router& router)
     };
     add(http::verb::post, "/v1/tokens", Exec::Worker, &AuthProxyApi::login, Access::open());
     add(http::verb::post, "/v1/tokens/refresh", Exec::Worker, &AuthProxyApi::refresh, Access::open());
-    add(http::verb::delete_, "/v1/tokens", Exec::Inline, &AuthProxyApi::revoke, Access::user());
+    // A worker: the revocation waits for every target's answer.
+    add(http::verb::delete_, "/v1/tokens", Exec::Worker, &AuthProxyApi::revoke, Access::user());
     add(http::verb::get, "/v1/whoami", Exec::Worker, &AuthProxyApi::whoami, Access::user());
     add(http::verb::get, "/v1/users", Exec::Worker, &AuthProxyApi::listUsers, Access{});
     add(http::verb::post, "/v1/users", Exec::Worker, &AuthProxyApi::addUser, Access{});
@@ -37,6 +40,28 @@ void AuthProxyApi::registerRoutes(net::Router& router)
     add(http::verb::post, "/v1/users/{user}/grants", Exec::Worker, &AuthProxyApi::grant, Access{});
     add(http::verb::delete_, "/v1/users/{user}/grants/{bucket}/{permission}", Exec::Worker, &AuthProxyApi::revokeGrant,
         Access{});
+}
+
+api::Result<std::vector<api::BucketRef>> AuthProxyApi::visibleBuckets(const Request& req,
+                                                                      std::vector<api::BucketRef> all) const
+{
+    if (req.user.empty() || req.admin) return all;
+    auto user = m_users.user(req.user);
+    if (!user) {
+        if (user.kind() == api::ErrorKind::NotFound) {
+            return api::Error::unauthorized("user \"" + req.user + "\" no longer exists");
+        }
+        return user.error();
+    }
+    if (user->admin) return all;  // as UserStore::check
+    const auto mayList = [&](const std::string& bucket) {
+        return std::any_of(user->grants.begin(), user->grants.end(), [&](const api::Grant& g) {
+            return (g.bucket == bucket || g.bucket == api::kAnyBucket) &&
+                   std::find(g.permissions.begin(), g.permissions.end(), api::Permission::List) != g.permissions.end();
+        });
+    };
+    std::erase_if(all, [&](const api::BucketRef& b) { return !mayList(b.name); });
+    return all;
 }
 
 Response AuthProxyApi::login(const Request& req)
@@ -76,7 +101,8 @@ Response AuthProxyApi::revoke(const Request& req)
 {
     auto msg = api::parseMessage<api::RevokeRequest>(req.body, "revoke");
     if (!msg) return Response::error(msg.error());
-    return answerStatus(m_tokens.revoke(msg->token));
+    if (auto st = m_tokens.revoke(msg->token); !st) return Response::error(st.error());
+    return answerStatus(m_pushRevoked());
 }
 
 Response AuthProxyApi::whoami(const Request& req)

@@ -1,8 +1,10 @@
 #pragma once
 // The proxy's users and tokens (auth on only):
 //   POST   /v1/tokens                        login: LoginRequest -> TokenReply (access + refresh)
-//   POST   /v1/tokens/refresh                RefreshRequest -> TokenReply (the refresh token is spent)
-//   DELETE /v1/tokens                        RevokeRequest: the token is refused from now on
+//   POST   /v1/tokens/refresh                RefreshRequest -> TokenReply (the refresh token is spent;
+//                                            its revocation reaches the targets with the next push)
+//   DELETE /v1/tokens                        RevokeRequest: the token is refused from now on, by
+//                                            every target too (the answer waits for their metasync)
 //   GET    /v1/whoami                        the caller's UserInfo
 //   GET    /v1/users                         admins: every UserInfo
 //   POST   /v1/users                         admins: NewUser (409 when the name is taken)
@@ -17,16 +19,31 @@
 // Thread safety: handlers run on worker threads (a login hashes a password:
 // 0.1 s); the store and the token service serialize themselves.
 
+#include "api/bmd.h"
 #include "auth/token_service.h"
 #include "auth/user_store.h"
 #include "net/router.h"
+
+#include <functional>
 
 namespace tessera::daemon::proxy {
 
 class AuthProxyApi {
 public:
-    AuthProxyApi(auth::UserStore& users, auth::TokenService& tokens) : m_users(users), m_tokens(tokens) {}
+    // Sends the revoked-token list to every target and waits for their
+    // answers (PeerCalls::pushRevoked over the current map).
+    using PushRevoked = std::function<api::Status()>;
+    AuthProxyApi(auth::UserStore& users, auth::TokenService& tokens, PushRevoked pushRevoked)
+        : m_users(users), m_tokens(tokens), m_pushRevoked(std::move(pushRevoked))
+    {
+    }
     void registerRoutes(net::Router& router);
+    // What GET /v1/buckets shows the caller (ProxyApi::BucketFilter): every
+    // bucket to an admin and to another node (cluster key), else the ones
+    // the user holds `list` on (by name or "*"), in the order given.
+    // Unauthorized for a user removed since the token was issued.
+    api::Result<std::vector<api::BucketRef>> visibleBuckets(const net::Request& req,
+                                                            std::vector<api::BucketRef> all) const;
 
 private:
     net::Response login(const net::Request& req);
@@ -41,6 +58,7 @@ private:
 
     auth::UserStore& m_users;
     auth::TokenService& m_tokens;
+    PushRevoked m_pushRevoked;
 };
 
 }  // namespace tessera::daemon::proxy

@@ -2,6 +2,7 @@
 
 #include "api/cluster_msg.h"
 #include "api/headers.h"
+#include "api/http_error.h"
 #include "api/json_util.h"
 #include "api/paths.h"
 #include "common/log.h"
@@ -82,7 +83,7 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOutEach(
 void PeerCalls::pushMeta(const api::Smap& smap, const std::optional<api::Smap>& newSmap,
                          const std::optional<api::Bmd>& newBmd, const std::optional<api::EtlMd>& newEtl) const
 {
-    const api::Metasync msg{newSmap, newBmd, newEtl};
+    const api::Metasync msg{newSmap, newBmd, newEtl, revokedTokens()};
     auto results =
         fanOut(smap, client::Method::Put, std::string(api::path::kMetasync), api::dumpJson(nlohmann::json(msg)));
     for (const auto& [id, r] : results) {
@@ -94,6 +95,32 @@ void PeerCalls::pushMeta(const api::Smap& smap, const std::optional<api::Smap>& 
             logWarn("metasync to ", id, " answered ", r->status);
         }
     }
+}
+
+std::optional<api::RevokedTokens> PeerCalls::revokedTokens() const
+{
+    if (!m_revokedSource) return std::nullopt;
+    return m_revokedSource();
+}
+
+api::Status PeerCalls::pushRevoked(const api::Smap& smap) const
+{
+    const api::Metasync msg{std::nullopt, std::nullopt, std::nullopt, revokedTokens()};
+    auto results =
+        fanOut(smap, client::Method::Put, std::string(api::path::kMetasync), api::dumpJson(nlohmann::json(msg)));
+    std::string failed;
+    for (const auto& [id, r] : results) {
+        if (auto n = smap.tmap.find(id); n != smap.tmap.end() && n->second.away()) continue;
+        std::string why;
+        if (!r) why = r.error().message;
+        else if (!r->isSuccess()) why = api::errorFromResponse(r->status, r->body).message;
+        if (why.empty()) continue;
+        logWarn("revoked tokens to ", id, ": ", why);
+        failed += (failed.empty() ? "" : ", ") + id + " (" + why + ")";
+    }
+    if (failed.empty()) return {};
+    return api::Error::unavailable("the token is revoked at the proxy but these targets did not take the list yet: " +
+                                   failed + "; retry the revocation");
 }
 
 void PeerCalls::pushMetaLast(const api::Smap& smap, const std::string& last, const std::optional<api::Smap>& newSmap,

@@ -186,7 +186,7 @@ Response ProxyApi::join(const Request& req)
         if (r->bmdChanged) m_state.announceBmd(r->bmd);
     }
     if (r->restarted && m_restarted) m_restarted(node->id);
-    return Response::json(api::JoinReply{r->smap, r->bmd, *m_state.etl()});
+    return Response::json(api::JoinReply{r->smap, r->bmd, *m_state.etl(), m_peers.revokedTokens()});
 }
 
 Response ProxyApi::keepalive(const Request& req)
@@ -199,12 +199,15 @@ Response ProxyApi::keepalive(const Request& req)
     return Response::json(api::MetaVersions{r.smapVersion, r.bmdVersion, r.etlVersion});
 }
 
-Response ProxyApi::listBuckets(const Request&)
+Response ProxyApi::listBuckets(const Request& req)
 {
     const auto bmd = m_state.bmd();
     std::vector<api::BucketRef> out;
     for (const auto& [name, props] : bmd->buckets) out.push_back({name, props.provider});
-    return Response::json(out);
+    if (!m_bucketFilter) return Response::json(out);
+    auto visible = m_bucketFilter(req, std::move(out));
+    if (!visible) return Response::error(visible.error());
+    return Response::json(*visible);
 }
 
 Response ProxyApi::createBucket(const Request& req)

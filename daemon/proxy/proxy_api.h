@@ -60,6 +60,11 @@ public:
     using RedirectSigner =
         std::function<std::string(std::string_view method, std::string_view bucket, std::string_view object)>;
     void setRedirectSigner(RedirectSigner f) { m_redirectSigner = std::move(f); }
+    // Auth on: GET /v1/buckets answers what this leaves of every bucket
+    // (the ones the caller may list). Unset: every bucket.
+    using BucketFilter = std::function<api::Result<std::vector<api::BucketRef>>(const net::Request& req,
+                                                                                std::vector<api::BucketRef> all)>;
+    void setBucketFilter(BucketFilter f) { m_bucketFilter = std::move(f); }
 
 private:
     net::Response redirectObject(const net::Request& req);
@@ -92,6 +97,7 @@ private:
     std::function<void(const std::string&)> m_moveRequested;
     std::function<void(const std::string&)> m_restarted;
     RedirectSigner m_redirectSigner;
+    BucketFilter m_bucketFilter;
     std::map<std::string, BucketAction> m_bucketActions;
     std::string m_clusterKey;
     std::chrono::milliseconds m_keepaliveWindow;

@@ -1,6 +1,7 @@
 #include "shard_job_planner.h"
 
 #include "api/archive_msg.h"
+#include "api/headers.h"
 #include "api/hrw.h"
 #include "api/json_util.h"
 #include "api/names.h"
@@ -36,8 +37,9 @@ std::int64_t nowSeconds()
 }  // namespace
 
 ShardJobPlanner::ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::string selfUrl,
-                                 std::chrono::milliseconds peerTimeout)
-    : m_state(state), m_jobs(jobs), m_selfUrl(std::move(selfUrl)), m_peerTimeout(peerTimeout)
+                                 std::chrono::milliseconds peerTimeout, std::string clusterKey)
+    : m_state(state), m_jobs(jobs), m_selfUrl(std::move(selfUrl)), m_peerTimeout(peerTimeout),
+      m_clusterKey(std::move(clusterKey))
 {
 }
 
@@ -131,6 +133,7 @@ api::Result<spec::IshardPlan> ShardJobPlanner::plan(spec::IshardSpec& s) const
 
     client::HttpClient::Options o;
     o.connectTimeout = m_peerTimeout;
+    if (!m_clusterKey.empty()) o.headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
     client::Client self(m_selfUrl, o);
     api::ListRequest req;
     req.prefix = s.prefix;

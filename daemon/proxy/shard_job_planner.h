@@ -32,8 +32,11 @@ class ShardJobPlanner {
 public:
     static constexpr std::uint64_t kMaxIshardObjects = 1'000'000;
 
-    ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::string selfUrl,
-                    std::chrono::milliseconds peerTimeout);
+    // `clusterKey` (empty: none) goes with the planner's own calls to the
+    // proxy: with auth on, listing the source is a node's call (starting
+    // the job already needed an admin).
+    ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::string selfUrl, std::chrono::milliseconds peerTimeout,
+                    std::string clusterKey);
 
     // Registers the archive and ishard kinds with the coordinator and the
     // /v1/ishard route.
@@ -57,6 +60,7 @@ private:
     JobCoordinator& m_jobs;
     std::string m_selfUrl;
     std::chrono::milliseconds m_peerTimeout;
+    std::string m_clusterKey;
 };
 
 }  // namespace tessera::daemon::proxy

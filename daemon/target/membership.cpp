@@ -109,6 +109,9 @@ bool Membership::tryJoin()
     m_cache.applyBmd(std::move(reply->bmd));
     m_cache.applySmap(std::move(reply->smap));
     m_cache.applyEtl(std::move(reply->etl));
+    if (reply->revoked) {
+        if (auto st = m_cache.applyRevoked(*reply->revoked); !st) logWarn("join: revoked tokens: ", st.error().message);
+    }
     logInfo("joined cluster at ", m_proxyUrl, " as ", m_self.id, " (smap v", m_cache.smap()->version, ")");
     return true;
 }

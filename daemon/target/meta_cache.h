@@ -4,8 +4,10 @@
 //
 // Thread safety: all methods may be called concurrently.
 
+#include "api/auth_msg.h"
 #include "api/bmd.h"
 #include "api/etl_msg.h"
+#include "api/result.h"
 #include "api/smap.h"
 
 #include <functional>
@@ -79,6 +81,18 @@ public:
         if (listener) listener(*now);
         return true;
     }
+    // The proxy's revoked-token list (auth on): handed to the listener (the
+    // token service, which merges it and keeps no version: a revocation is
+    // never taken back). Without a listener (auth off) it is ignored.
+    api::Status applyRevoked(const api::RevokedTokens& revoked) const
+    {
+        if (!m_revokedListener) return {};
+        return m_revokedListener(revoked);
+    }
+    void setRevokedListener(std::function<api::Status(const api::RevokedTokens&)> f)
+    {
+        m_revokedListener = std::move(f);
+    }
     // Set before the node serves requests.
     void setEtlListener(std::function<void(const api::EtlMd&)> f) { m_etlListener = std::move(f); }
     void setSmapListener(std::function<void(const api::Smap& before, const api::Smap& after)> f)
@@ -93,6 +107,7 @@ private:
     std::shared_ptr<const api::EtlMd> m_etl;
     std::function<void(const api::EtlMd&)> m_etlListener;
     std::function<void(const api::Smap&, const api::Smap&)> m_smapListener;
+    std::function<api::Status(const api::RevokedTokens&)> m_revokedListener;
 };
 
 }  // namespace tessera::daemon::target

@@ -887,6 +887,9 @@ Response TargetApi::metasync(const Request& req)
     if (msg->bmd) m_cache.applyBmd(std::move(*msg->bmd));
     if (msg->smap) m_cache.applySmap(std::move(*msg->smap));
     if (msg->etl) m_cache.applyEtl(std::move(*msg->etl));
+    if (msg->revoked) {
+        if (auto st = m_cache.applyRevoked(*msg->revoked); !st) return Response::error(st.error());
+    }
     return Response::json(api::MetaVersions{m_cache.smap()->version, m_cache.bmd()->version, m_cache.etl()->version});
 }
 

@@ -36,21 +36,23 @@ void to_json(nlohmann::json& j, const Metasync& v)
     if (v.smap) j["smap"] = *v.smap;
     if (v.bmd) j["bmd"] = *v.bmd;
     if (v.etl) j["etl"] = *v.etl;
+    if (v.revoked) j["revoked"] = *v.revoked;
 }
 
 void readFields(FieldReader& r, Metasync& v)
 {
-    r.optional("smap", v.smap).optional("bmd", v.bmd).optional("etl", v.etl);
+    r.optional("smap", v.smap).optional("bmd", v.bmd).optional("etl", v.etl).optional("revoked", v.revoked);
 }
 
 void to_json(nlohmann::json& j, const JoinReply& v)
 {
     j = nlohmann::json{{"smap", v.smap}, {"bmd", v.bmd}, {"etl", v.etl}};
+    if (v.revoked) j["revoked"] = *v.revoked;
 }
 
 void readFields(FieldReader& r, JoinReply& v)
 {
-    r.required("smap", v.smap).required("bmd", v.bmd).optional("etl", v.etl);
+    r.required("smap", v.smap).required("bmd", v.bmd).optional("etl", v.etl).optional("revoked", v.revoked);
 }
 
 void to_json(nlohmann::json& j, const Health& v)

@@ -7,6 +7,7 @@
 //   PUT  /v1/metasync           body Metasync         answer MetaVersions
 //   GET  /v1/health                                   answer Health
 
+#include "auth_msg.h"
 #include "bmd.h"
 #include "etl_msg.h"
 #include "smap.h"
@@ -36,18 +37,24 @@ struct MetaVersions {
     bool operator==(const MetaVersions&) const = default;
 };
 
-// New cluster metadata pushed by the proxy; any part may be absent.
+// New cluster metadata pushed by the proxy; any part may be absent. With
+// auth on, every push carries the proxy's whole revoked-token list (a
+// revocation pushes it alone), so a target that missed one push has it
+// again with the next; targets merge it into theirs.
 struct Metasync {
     std::optional<Smap> smap;
     std::optional<Bmd> bmd;
     std::optional<EtlMd> etl;
+    std::optional<RevokedTokens> revoked;
 };
 
 // What a joining target receives: the maps it needs before serving.
+// With auth on it carries the revoked-token list too.
 struct JoinReply {
     Smap smap;
     Bmd bmd;
     EtlMd etl;
+    std::optional<RevokedTokens> revoked;
 };
 
 // GET /v1/health. A target answers 503 with status "joining" until it is in

@@ -8,6 +8,7 @@
 #include "api/object_meta.h"
 #include "api/paths.h"
 #include "api/uri.h"
+#include "api/wire.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -285,6 +286,38 @@ api::Result<api::Bmd> Client::bmd()
     auto r = call(Method::Get, m_endpoint + api::path::clusterWhat("bmd"));
     if (!r) return r.error();
     return api::parseBmd(r->body);
+}
+
+api::Result<api::TokenReply> Client::login(std::string_view user, std::string_view password)
+{
+    const api::LoginRequest msg{std::string(user), std::string(password)};
+    auto r = call(Method::Post, m_endpoint + "/v1/tokens", Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
+    if (!r) return r.error();
+    return api::parseMessage<api::TokenReply>(r->body, "token");
+}
+
+api::Result<api::TokenReply> Client::refreshTokens(std::string_view refreshToken)
+{
+    const api::RefreshRequest msg{std::string(refreshToken)};
+    auto r =
+        call(Method::Post, m_endpoint + "/v1/tokens/refresh", Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
+    if (!r) return r.error();
+    return api::parseMessage<api::TokenReply>(r->body, "token");
+}
+
+api::Status Client::revokeToken(std::string_view token)
+{
+    const api::RevokeRequest msg{std::string(token)};
+    auto r = call(Method::Delete, m_endpoint + "/v1/tokens", Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
+    if (!r) return r.error();
+    return {};
+}
+
+api::Result<api::UserInfo> Client::whoami()
+{
+    auto r = call(Method::Get, m_endpoint + "/v1/whoami");
+    if (!r) return r.error();
+    return api::parseMessage<api::UserInfo>(r->body, "user");
 }
 
 api::Result<std::vector<api::BucketRef>> Client::listBuckets()

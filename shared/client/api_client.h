@@ -7,6 +7,7 @@
 // Thread safety: one Client per thread (it owns an HttpClient).
 
 #include "api/archive_msg.h"
+#include "api/auth_msg.h"
 #include "api/bmd.h"
 #include "api/etl_msg.h"
 #include "api/job.h"
@@ -80,6 +81,15 @@ public:
     // map version holding the change.
     api::Result<std::int64_t> setMaintenance(std::string_view targetId, bool on);
     api::Result<nlohmann::json> daemonInfo(std::string_view what);  // GET /v1/daemon?what=...
+
+    // Tokens (auth on; docs/security.md). login: POST /v1/tokens (401 for a
+    // wrong name or password); refreshTokens: POST /v1/tokens/refresh (the
+    // refresh token is spent); revokeToken: DELETE /v1/tokens, sent with
+    // the client's own credential; whoami: GET /v1/whoami.
+    api::Result<api::TokenReply> login(std::string_view user, std::string_view password);
+    api::Result<api::TokenReply> refreshTokens(std::string_view refreshToken);
+    api::Status revokeToken(std::string_view token);
+    api::Result<api::UserInfo> whoami();
 
     // Buckets
     api::Result<std::vector<api::BucketRef>> listBuckets();

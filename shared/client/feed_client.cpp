@@ -33,7 +33,7 @@ FeedClient::~FeedClient()
     }
 }
 
-api::Result<std::unique_ptr<FeedClient>> FeedClient::connect(const std::string& endpoint)
+api::Result<std::unique_ptr<FeedClient>> FeedClient::connect(const std::string& endpoint, const Headers& headers)
 {
     auto url = parseUrl(endpoint);
     if (!url) return url.error();
@@ -44,8 +44,10 @@ api::Result<std::unique_ptr<FeedClient>> FeedClient::connect(const std::string& 
     if (ec) return api::Error::unavailable("cannot resolve " + url->host + ": " + ec.message());
     asio::connect(impl->ws.next_layer(), results, ec);
     if (ec) return api::Error::unavailable("cannot connect to " + endpoint + ": " + ec.message());
-    impl->ws.set_option(websocket::stream_base::decorator(
-        [](websocket::request_type& req) { req.set(beast::http::field::user_agent, "tessera-cli"); }));
+    impl->ws.set_option(websocket::stream_base::decorator([headers](websocket::request_type& req) {
+        req.set(beast::http::field::user_agent, "tessera-cli");
+        for (const auto& [k, v] : headers) req.set(k, v);
+    }));
     impl->ws.read_message_max(64 << 20);
     websocket::response_type res;
     impl->ws.handshake(res, url->host + ":" + url->port, std::string(api::path::kFeed), ec);

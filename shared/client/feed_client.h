@@ -7,6 +7,7 @@
 // Not thread-safe; one owner.
 
 #include "api/result.h"
+#include "http_client.h"
 
 #include <memory>
 #include <string>
@@ -16,8 +17,9 @@ namespace tessera::client {
 
 class FeedClient {
 public:
-    // `endpoint` is the proxy URL ("http://127.0.0.1:8080").
-    static api::Result<std::unique_ptr<FeedClient>> connect(const std::string& endpoint);
+    // `endpoint` is the proxy URL ("http://127.0.0.1:8080"); `headers` go
+    // with the upgrade request (the CLI's `Authorization: Bearer`).
+    static api::Result<std::unique_ptr<FeedClient>> connect(const std::string& endpoint, const Headers& headers = {});
     ~FeedClient();
 
     // Sends {"subscribe":[...]} and/or {"interval_ms":N} (0 / empty: leave as is).

@@ -354,6 +354,7 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                 req.version(11);
                 req.set(http::field::host, parsed->host + ":" + parsed->port);
                 req.set(http::field::user_agent, "tessera-client/0.1");
+                for (const auto& [k, v] : m_options.headers) req.set(k, v);
                 for (const auto& [k, v] : headers) req.set(k, v);
             };
             if (curBody->kind == Body::Kind::File) {

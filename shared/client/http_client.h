@@ -68,6 +68,10 @@ public:
         int retriesOn503 = 2;
         bool followRedirects = true;
         std::size_t maxBodyInMemory = std::size_t{512} << 20;  // bodies bigger than this need a sink
+        // Sent with every request and every redirect it follows (a
+        // credential: `Authorization: Bearer ...` from the CLI, the cluster
+        // key from a node); a call's own header of the same name wins.
+        Headers headers;
     };
 
     HttpClient();

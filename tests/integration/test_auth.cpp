@@ -6,10 +6,14 @@
 // without the permission, and a revoked token is refused.
 #include "local_cluster.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QTest>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -48,6 +52,20 @@ CurlResult curl(QStringList args, const QString& writeOut = {})
 
 QString bearer(const std::string& token) { return QString::fromStdString("Authorization: Bearer " + token); }
 
+// The permission bits of `path` (-1 when it cannot be read).
+int modeOf(const QString& path)
+{
+    std::error_code ec;
+    const auto p = std::filesystem::status(path.toStdString(), ec).permissions();
+    return ec ? -1 : static_cast<int>(p & std::filesystem::perms::mask);
+}
+
+struct CliRun {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
 }  // namespace
 
 class TestAuth : public QObject {
@@ -79,6 +97,28 @@ private:
         p.closeWriteChannel();
         if (!p.waitForFinished(30000)) return -1;
         return p.exitCode();
+    }
+
+    // The real `tessera` binary against the proxy, its session under
+    // `config` ($XDG_CONFIG_HOME), `stdinText` on its stdin.
+    CliRun cli(const QString& config, const QStringList& args, const QByteArray& stdinText = {})
+    {
+        QProcess p;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("TESSERA_ENDPOINT", QString::fromStdString(m_cluster.proxyUrl()));
+        env.insert("XDG_CONFIG_HOME", config);
+        env.remove("TESSERA_TOKEN");
+        env.remove("TESSERA_TOKEN_FILE");
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(TESSERA_CLI_BINARY), args);
+        p.write(stdinText);
+        p.closeWriteChannel();
+        CliRun r;
+        if (!p.waitForFinished(60000)) return r;
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput().toStdString();
+        r.err = p.readAllStandardError().toStdString();
+        return r;
     }
 
     std::string login(const std::string& user, const std::string& password)
@@ -185,6 +225,15 @@ private slots:
         QCOMPARE(curl({"-H", bearer(m_alice), url("/v1/users")}).status, 403);
         QCOMPARE(curl({url("/v1/users")}).status, 401);
         QCOMPARE(curl({"-H", bearer(m_admin), url("/v1/users")}).status, 200);
+        // The live feed: a token first, then the Origin check.
+        const QStringList upgrade = {"-H",         "Connection: Upgrade",
+                                     "-H",         "Upgrade: websocket",
+                                     "-H",         "Sec-WebSocket-Version: 13",
+                                     "-H",         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+                                     "--max-time", "5",
+                                     url("/v1/ws")};
+        QCOMPARE(curl(upgrade).status, 401);
+        QCOMPARE(curl(QStringList{"-H", bearer(m_bob), "-H", "Origin: http://evil.example"} + upgrade).status, 403);
         // Open: health.
         QCOMPARE(curl({url("/v1/health")}).status, 200);
         // The admin may delete.
@@ -299,6 +348,225 @@ private slots:
         QVERIFY2(after.body.find("revoked") != std::string::npos, after.body.c_str());
         // The other token of the same user still works.
         QCOMPARE(curl({"-H", bearer(m_alice), url("/v1/whoami")}).status, 200);
+    }
+
+    void ishardJobFinishes()
+    {
+        // The planner lists the source through the proxy (a node's call,
+        // with the cluster key) and the targets fetch the members from
+        // their owners; the shards come back whole through signed redirects.
+        QTemporaryFile file;
+        QVERIFY(file.open());
+        for (const char* bucket : {"loose", "wds"}) {
+            QCOMPARE(curl({"-X", "POST", url(std::string("/v1/buckets/") + bucket), "-H", bearer(m_admin),
+                           "--data-binary", R"({"action":"create-bck"})"})
+                         .status,
+                     200);
+        }
+        constexpr int kSamples = 12;
+        for (int i = 0; i < kSamples; ++i) {
+            for (const char* ext : {".jpg", ".cls"}) {
+                file.resize(0);
+                file.write(QByteArray("sample ") + QByteArray::number(i) + ext);
+                file.flush();
+                const auto name = "train/s" + std::to_string(100 + i) + ext;
+                QCOMPARE(
+                    curl({"-L", "-T", file.fileName(), "-H", bearer(m_admin), url("/v1/objects/loose/" + name)}).status,
+                    200);
+            }
+        }
+        const auto spec = QString(R"({"src_bck":"loose","dst_bck":"wds","sample_count":4})");
+        // Not for a user without admin, even one who may read the source.
+        QCOMPARE(curl({"-X", "POST", "-H", bearer(m_alice), url("/v1/ishard"), "--data-binary", spec}).status, 403);
+        auto started = curl({"-X", "POST", "-H", bearer(m_admin), url("/v1/ishard"), "--data-binary", spec});
+        QVERIFY2(started.status == 200, started.body.c_str());
+        const auto id = nlohmann::json::parse(started.body, nullptr, false).value("id", std::string());
+        QVERIFY(!id.empty());
+        std::string state;
+        std::string lastJob;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                auto job = curl({"-H", bearer(m_admin), url("/v1/jobs/" + id)});
+                lastJob = job.body;
+                state = nlohmann::json::parse(job.body, nullptr, false).value("state", std::string());
+                return state != "running" && !state.empty();
+            },
+            30000));
+        QVERIFY2(state == "finished", lastJob.c_str());
+        // Three shards of four samples (eight files) each.
+        auto list = curl({"-H", bearer(m_admin), url("/v1/buckets/wds")});
+        QCOMPARE(list.status, 200);
+        auto j = nlohmann::json::parse(list.body, nullptr, false);
+        QVERIFY(j.is_object());
+        QCOMPARE(j["entries"].size(), std::size_t{3});
+        QProcess tar;
+        tar.start("sh", {"-c", "curl -sSL -H '" + bearer(m_admin) + "' '" + url("/v1/objects/wds/shard-000001.tar") +
+                                   "' | tar tf - | tr '\\n' ' '"});
+        QVERIFY(tar.waitForFinished(30000));
+        QCOMPARE(tar.readAllStandardOutput().trimmed(),
+                 QByteArray("train/s104.cls train/s104.jpg train/s105.cls train/s105.jpg train/s106.cls "
+                            "train/s106.jpg train/s107.cls train/s107.jpg"));
+    }
+
+    void bucketListShowsWhatTheUserMayList()
+    {
+        // Buckets now: imgs, loose, wds. alice holds list on imgs only.
+        const auto names = [&](const std::string& token) {
+            auto r = curl({"-H", bearer(token), url("/v1/buckets")});
+            std::vector<std::string> out;
+            if (r.status != 200) return std::vector<std::string>{"status " + std::to_string(r.status)};
+            for (const auto& b : nlohmann::json::parse(r.body, nullptr, false)) out.push_back(b.value("name", ""));
+            return out;
+        };
+        using Names = std::vector<std::string>;
+        QCOMPARE(names(m_admin), (Names{"imgs", "loose", "wds"}));
+        QCOMPARE(names(m_alice), (Names{"imgs"}));
+        QCOMPARE(names(m_bob), Names{});
+        // Read alone does not show a bucket; list on "*" shows every one,
+        // from the next request on (the grants are read per request).
+        QCOMPARE(curl({"-X", "POST", url("/v1/users/bob/grants"), "-H", bearer(m_admin), "--data-binary",
+                       R"({"bucket":"loose","permissions":["read"]})"})
+                     .status,
+                 200);
+        QCOMPARE(names(m_bob), Names{});
+        QCOMPARE(curl({"-X", "POST", url("/v1/users/bob/grants"), "-H", bearer(m_admin), "--data-binary",
+                       R"({"bucket":"*","permissions":["list"]})"})
+                     .status,
+                 200);
+        QCOMPARE(names(m_bob), (Names{"imgs", "loose", "wds"}));
+        for (const char* grant : {"/v1/users/bob/grants/*/list", "/v1/users/bob/grants/loose/read"}) {
+            QCOMPARE(curl({"-X", "DELETE", url(grant), "-H", bearer(m_admin)}).status, 200);
+        }
+        QCOMPARE(names(m_bob), Names{});
+        QCOMPARE(curl({url("/v1/buckets")}).status, 401);
+    }
+
+    void cliLoginCommandsLogout()
+    {
+        QTemporaryDir home;
+        QVERIFY(home.isValid());
+        const auto config = home.path() + "/config";
+        const auto tokenPath = config + "/tessera/token";
+        const auto said = [](const CliRun& r) { return r.out + r.err; };
+
+        // Before logging in: refused, and told how to log in.
+        auto before = cli(config, {"bucket", "ls"});
+        QCOMPARE(before.code, 1);
+        QVERIFY2(before.err.find("needs a token") != std::string::npos, said(before).c_str());
+        QVERIFY2(before.err.find("tessera login --user NAME") != std::string::npos, said(before).c_str());
+
+        // A wrong password stores nothing.
+        auto wrong = cli(config, {"login", "--user", "alice"}, "not-her-password\n");
+        QCOMPARE(wrong.code, 1);
+        QVERIFY(!QFile::exists(tokenPath));
+        QCOMPARE(cli(config, {"login"}).code, 2);
+
+        auto in = cli(config, {"login", "--user", "alice"}, "alice-password\n");
+        QVERIFY2(in.code == 0, said(in).c_str());
+        QVERIFY(QFile::exists(tokenPath));
+        QCOMPARE(modeOf(tokenPath), 0600);
+        QCOMPARE(modeOf(config + "/tessera"), 0700);
+
+        auto me = cli(config, {"whoami"});
+        QVERIFY2(me.code == 0, said(me).c_str());
+        QVERIFY2(me.out.rfind("alice at ", 0) == 0, said(me).c_str());
+        // The feed's upgrade carries the token too.
+        auto feed = cli(config, {"watch", "--count", "1"});
+        QVERIFY2(feed.code == 0, said(feed).c_str());
+        QVERIFY2(feed.out.find("snapshot") != std::string::npos, said(feed).c_str());
+        auto buckets = cli(config, {"bucket", "ls"});
+        QVERIFY2(buckets.code == 0, said(buckets).c_str());
+        QVERIFY2(buckets.out.find("imgs") != std::string::npos, said(buckets).c_str());
+        QFile object(home.path() + "/cli.txt");
+        QVERIFY(object.open(QIODevice::WriteOnly));
+        object.write("written by the CLI");
+        object.close();
+        auto put = cli(config, {"put", object.fileName(), "imgs/cli.txt"});
+        QVERIFY2(put.code == 0, said(put).c_str());
+        auto cat = cli(config, {"cat", "imgs/cli.txt"});
+        QVERIFY2(cat.code == 0, said(cat).c_str());
+        QCOMPARE(cat.out, std::string("written by the CLI"));
+        // alice may not delete: the CLI's token is hers, nobody else's.
+        auto rm = cli(config, {"rm", "imgs/cli.txt"});
+        QCOMPARE(rm.code, 1);
+        QVERIFY2(rm.err.find("may not delete") != std::string::npos, said(rm).c_str());
+
+        const auto readSession = [&] {
+            QFile f(tokenPath);
+            if (!f.open(QIODevice::ReadOnly)) return nlohmann::json();
+            return nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+        };
+        // An access token about to expire is refreshed first and the file
+        // rewritten (still 0600) with the new pair.
+        auto session = readSession();
+        QVERIFY(session.is_object());
+        const auto oldToken = session["tokens"]["token"].get<std::string>();
+        session["tokens"]["expires_at"] = 1;
+        {
+            QFile f(tokenPath);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(QByteArray::fromStdString(session.dump()));
+        }
+        auto refreshed = cli(config, {"whoami"});
+        QVERIFY2(refreshed.code == 0, said(refreshed).c_str());
+        session = readSession();
+        const auto newToken = session["tokens"]["token"].get<std::string>();
+        QVERIFY(newToken != oldToken);
+        QVERIFY(session["tokens"]["expires_at"].get<std::int64_t>() > 1);
+        QCOMPARE(modeOf(tokenPath), 0600);
+
+        // A session file others may read is not used.
+        QVERIFY(QFile::setPermissions(tokenPath,
+                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadOther));
+        auto exposed = cli(config, {"whoami"});
+        QCOMPARE(exposed.code, 1);
+        QVERIFY2(exposed.err.find("may be read by others") != std::string::npos, said(exposed).c_str());
+        QVERIFY(QFile::setPermissions(tokenPath, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+
+        auto out = cli(config, {"logout"});
+        QVERIFY2(out.code == 0, said(out).c_str());
+        QVERIFY(!QFile::exists(tokenPath));
+        // Revoked, not only forgotten: the token itself is refused now.
+        auto revoked = curl({"-H", bearer(newToken), url("/v1/whoami")});
+        QCOMPARE(revoked.status, 401);
+        QVERIFY2(revoked.body.find("revoked") != std::string::npos, revoked.body.c_str());
+        auto after = cli(config, {"bucket", "ls"});
+        QCOMPARE(after.code, 1);
+        QVERIFY2(after.err.find("needs a token") != std::string::npos, said(after).c_str());
+        QVERIFY2(after.err.find("log in first") != std::string::npos, said(after).c_str());
+    }
+
+    void revokedAdminTokenRefusedByEveryTarget()
+    {
+        // An admin's token goes straight to the targets; once the revocation
+        // returns, every target refuses it (the list came with a metasync),
+        // with no wait.
+        const auto token = login("admin", kAdminPassword);
+        QVERIFY(!token.empty());
+        const int targets = m_cluster.targetCount();
+        QVERIFY(targets >= 2);
+        const auto direct = [&](int i) {
+            return curl({"-H", bearer(token), QString::fromStdString(m_cluster.targetUrl(i) + "/v1/daemon?what=smap")});
+        };
+        for (int i = 0; i < targets; ++i) QCOMPARE(direct(i).status, 200);
+        const auto body = nlohmann::json{{"token", token}}.dump();
+        auto revoked = curl(
+            {"-X", "DELETE", "-H", bearer(m_admin), url("/v1/tokens"), "--data-binary", QString::fromStdString(body)});
+        QVERIFY2(revoked.status == 200, revoked.body.c_str());
+        for (int i = 0; i < targets; ++i) {
+            auto after = direct(i);
+            QCOMPARE(after.status, 401);
+            QVERIFY2(after.body.find("revoked") != std::string::npos, after.body.c_str());
+        }
+        QCOMPARE(curl({"-H", bearer(token), url("/v1/users")}).status, 401);
+        // The admin's other token still reaches a target.
+        QCOMPARE(curl({"-H", bearer(m_admin), QString::fromStdString(m_cluster.targetUrl(0) + "/v1/daemon?what=smap")})
+                     .status,
+                 200);
+        // A revocation of garbage is a clear 401, not a push.
+        auto bad = curl(
+            {"-X", "DELETE", "-H", bearer(m_admin), url("/v1/tokens"), "--data-binary", R"({"token":"not.a.token"})"});
+        QCOMPARE(bad.status, 401);
     }
 
     // Mirrored and erasure-coded buckets with auth on and a target killed:

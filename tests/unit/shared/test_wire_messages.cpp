@@ -132,6 +132,27 @@ private slots:
         QCOMPARE(errorOf<JoinReply>(json{{"smap", json(sampleSmap())}}), std::string("msg: /bmd: required"));
     }
 
+    void metasyncCarriesRevokedTokens()
+    {
+        const RevokedTokens revoked{{{"0a1b2c", 1700000900}, {"ffee", 1700000999}}};
+        const Metasync alone{std::nullopt, std::nullopt, std::nullopt, revoked};
+        QCOMPARE(json(alone).dump(), std::string(R"({"revoked":{"tokens":[{"expires_at":1700000900,"jti":"0a1b2c"},)"
+                                                 R"({"expires_at":1700000999,"jti":"ffee"}]}})"));
+        const auto back = roundTrip(alone, "metasync");
+        QVERIFY(!back.smap && !back.bmd && !back.etl);
+        QVERIFY(back.revoked);
+        QCOMPARE(*back.revoked, revoked);
+        // A push without the list (auth off) leaves it absent, not empty.
+        QVERIFY(!roundTrip(Metasync{sampleSmap(), std::nullopt, std::nullopt}, "metasync").revoked);
+        QCOMPARE(errorOf<Metasync>(json{{"revoked", {{"tokens", {{{"jti", "ab"}}}}}}}),
+                 std::string("msg: /revoked/tokens/0/expires_at: required"));
+
+        const JoinReply j{sampleSmap(), sampleBmd(), {}, revoked};
+        const auto jb = roundTrip(j, "join reply");
+        QVERIFY(jb.revoked);
+        QCOMPARE(*jb.revoked, revoked);
+    }
+
     void etlMessages()
     {
         EtlSpec spec;
