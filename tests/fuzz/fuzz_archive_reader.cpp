@@ -10,6 +10,8 @@
 #include "archive/member_name.h"
 
 using namespace tessera;
+// Not `archive::`: libarchive's `struct archive` is in the global namespace.
+namespace ar = tessera::archive;
 
 namespace {
 
@@ -27,20 +29,20 @@ bool safeName(std::string_view name)
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
     if (size == 0) return 0;
-    constexpr archive::ArchiveFormat kFormats[] = {archive::ArchiveFormat::Tar, archive::ArchiveFormat::TarGz,
-                                                   archive::ArchiveFormat::TarLz4, archive::ArchiveFormat::Zip};
+    constexpr ar::ArchiveFormat kFormats[] = {ar::ArchiveFormat::Tar, ar::ArchiveFormat::TarGz,
+                                              ar::ArchiveFormat::TarLz4, ar::ArchiveFormat::Zip};
     const auto format = kFormats[data[0] % 4];
     const auto shard = fuzz::asText(data + 1, size - 1);
 
     // Small limits, so that a fuzzed shard reaches them (and the fuzzer
     // does not spend its time inflating).
-    archive::ArchiveLimits limits;
+    ar::ArchiveLimits limits;
     limits.maxMembers = 64;
     limits.maxMemberSize = 1 << 20;
     limits.maxTotalSize = 4 << 20;
     limits.maxNameBytes = 256;
 
-    auto reader = archive::ArchiveReader::openMemory(shard, format, limits);
+    auto reader = ar::ArchiveReader::openMemory(shard, format, limits);
     if (!reader) return 0;
     std::uint64_t members = 0;
     std::uint64_t total = 0;
@@ -56,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         ++members;
         FUZZ_CHECK(members <= limits.maxMembers, m.name);
         FUZZ_CHECK(safeName(m.name), m.name);
-        FUZZ_CHECK(archive::validateMemberName(m.name, limits.maxNameBytes).ok(), m.name);
+        FUZZ_CHECK(ar::validateMemberName(m.name, limits.maxNameBytes).ok(), m.name);
         FUZZ_CHECK(m.name.size() <= limits.maxNameBytes, m.name);
         FUZZ_CHECK(m.size <= limits.maxMemberSize, m.name + " " + std::to_string(m.size));
         // Read every other member and skip the rest: both paths are used.
