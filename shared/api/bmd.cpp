@@ -1,6 +1,7 @@
 #include "bmd.h"
 
 #include "json_util.h"
+#include "json_whole_numbers.h"
 
 #include <nlohmann/json.hpp>
 
@@ -98,10 +99,10 @@ void from_json(const nlohmann::json& j, BucketRef& v)
     v.provider = j.value("provider", std::string("ais"));
 }
 
-Result<Bmd> parseBmd(std::string_view json) { return parseJsonAs<Bmd>(json, "bucket metadata"); }
+Result<Bmd> parseBmd(std::string_view json) { return parseWholeNumberJsonAs<Bmd>(json, "bucket metadata"); }
 Result<BucketProps> parseBucketProps(std::string_view json)
 {
-    return parseJsonAs<BucketProps>(json, "bucket properties");
+    return parseWholeNumberJsonAs<BucketProps>(json, "bucket properties");
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include "headers.h"
 #include "json_util.h"
+#include "json_whole_numbers.h"
 
 #include <limits>
 
@@ -29,7 +30,7 @@ void from_json(const nlohmann::json& j, ObjectMeta& v)
 
 Result<ObjectMeta> parseObjectMeta(std::string_view json)
 {
-    auto r = parseJsonAs<ObjectMeta>(json, "object metadata");
+    auto r = parseWholeNumberJsonAs<ObjectMeta>(json, "object metadata");
     if (!r) {
         return Error::corruption("object metadata is unreadable: " + r.error().message);
     }

@@ -3,6 +3,7 @@
 #include "bmd.h"
 #include "headers.h"
 #include "json_util.h"
+#include "json_whole_numbers.h"
 
 #include <charconv>
 #include <nlohmann/json.hpp>
@@ -47,7 +48,7 @@ void from_json(const nlohmann::json& j, SliceMeta& v)
 
 api::Result<SliceMeta> parseSliceMeta(std::string_view json)
 {
-    auto m = api::parseJsonAs<SliceMeta>(json, "slice metadata");
+    auto m = api::parseWholeNumberJsonAs<SliceMeta>(json, "slice metadata");
     if (!m) return m.error();
     if (auto st = validate(*m); !st) return api::Error::corruption("stored slice metadata: " + st.error().message);
     return m;

@@ -1,6 +1,7 @@
 #include "smap.h"
 
 #include "json_util.h"
+#include "json_whole_numbers.h"
 
 #include <nlohmann/json.hpp>
 
@@ -66,12 +67,13 @@ void from_json(const nlohmann::json& j, Smap& v)
     j.at("tmap").get_to(v.tmap);
 }
 
-Result<Smap> parseSmap(std::string_view json) { return parseJsonAs<Smap>(json, "cluster map"); }
+Result<Smap> parseSmap(std::string_view json) { return parseWholeNumberJsonAs<Smap>(json, "cluster map"); }
 Result<Snode> parseSnode(std::string_view json)
 {
     // A join names its field in the error, never the JSON library's text.
     auto j = nlohmann::json::parse(json, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return Error::badRequest("node: body must be a JSON object");
+    if (hasFloat(j)) return Error::badRequest("node: a number that is not a whole number");
     const auto str = [&](const nlohmann::json& o, const char* key, const std::string& path) -> Result<std::string> {
         auto it = o.find(key);
         if (it == o.end() || !it->is_string()) return Error::badRequest("node: " + path + " must be a string");

@@ -1,5 +1,7 @@
 #include "spec_text.h"
 
+#include "api/names.h"
+
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
@@ -240,6 +242,27 @@ std::string located(std::string_view what, std::string_view form, std::size_t li
            ", column " + std::to_string(column) + ": " + message;
 }
 
+// Every key and string in `root` is valid UTF-8 (iterative: documents nest
+// up to the reader's depth limit).
+bool allTextIsUtf8(const nlohmann::json& root)
+{
+    std::vector<const nlohmann::json*> todo{&root};
+    while (!todo.empty()) {
+        const auto* v = todo.back();
+        todo.pop_back();
+        if (v->is_string() && !api::isValidUtf8(v->get_ref<const std::string&>())) return false;
+        if (v->is_object()) {
+            for (const auto& [k, item] : v->items()) {
+                if (!api::isValidUtf8(k)) return false;
+                todo.push_back(&item);
+            }
+        } else if (v->is_array()) {
+            for (const auto& item : *v) todo.push_back(&item);
+        }
+    }
+    return true;
+}
+
 api::Result<nlohmann::json> parseYaml(std::string_view text, std::string_view what)
 {
     std::istringstream in{std::string(text)};
@@ -259,6 +282,11 @@ api::Result<nlohmann::json> parseYaml(std::string_view text, std::string_view wh
     }
     if (!builder.haveRoot) {
         return api::Error::badRequest("invalid " + std::string(what) + " spec: the YAML document is empty");
+    }
+    // yaml-cpp passes bytes through; a JSON document holds UTF-8 only (its
+    // dump() throws on anything else), as the JSON reader requires.
+    if (!allTextIsUtf8(builder.root)) {
+        return api::Error::badRequest("invalid " + std::string(what) + " spec: YAML text is not valid UTF-8");
     }
     return std::move(builder.root);
 }
@@ -283,6 +311,9 @@ api::Result<nlohmann::json> parseJson(std::string_view text, std::string_view wh
         std::string why = e.what();
         if (const auto p = why.find(": "); p != std::string::npos) why = why.substr(p + 2);
         return api::Error::badRequest(located(what, "malformed JSON:", line, column, why));
+    } catch (const nlohmann::json::out_of_range& e) {
+        // A number beyond double's range ("1e999") is not a parse_error.
+        return api::Error::badRequest("invalid " + std::string(what) + " spec: malformed JSON: " + e.what());
     }
 }
 

@@ -480,6 +480,16 @@ private slots:
         auto badStamp = j;
         badStamp["stamp"] = "soon";
         QCOMPARE(parseObjectMeta(badStamp.dump()).kind(), ErrorKind::Corruption);
+        // A float in the metadata (all whole numbers) is refused, not cast:
+        // beyond int64 the cast is undefined behaviour (found by fuzzing).
+        auto hugeAtime = j;
+        hugeAtime["atime"] = 1.79e21;
+        QCOMPARE(parseObjectMeta(hugeAtime.dump()).kind(), ErrorKind::Corruption);
+        const std::string hugePort =
+            "{\"version\":1,\"uuid\":\"u\",\"primary\":{\"daemon_id\":\"p\","
+            "\"daemon_type\":\"proxy\",\"public_net\":{\"node_ip_addr\":\"h\","
+            "\"daemon_port\":1e52,\"direct_url\":\"http://h:1\"}},\"pmap\":{},\"tmap\":{}}";
+        QCOMPARE(parseSmap(hugePort).kind(), ErrorKind::BadRequest);
 
         // Metadata without custom keys is fine; a damaged record is Corruption, never BadRequest.
         ObjectMeta plain;

@@ -203,6 +203,15 @@ private slots:
         QVERIFY2(j.error().message.rfind("invalid etl spec: malformed JSON: line 3, column 8: ", 0) == 0,
                  j.error().message.c_str());
         QCOMPARE(j.error().kind, api::ErrorKind::BadRequest);
+        // A number beyond double's range is a 400 too, not an exception
+        // (found by fuzzing).
+        auto overflow = spec::parseSpecText("{\"shard_size\": 88888444e444644}", SpecFormat::Json, "ishard");
+        QVERIFY(!overflow);
+        QCOMPARE(overflow.error().kind, api::ErrorKind::BadRequest);
+        // YAML text that is not UTF-8 is refused as JSON text would be.
+        auto latin1 = spec::parseSpecText("src_bck: caf\xe9\n", SpecFormat::Yaml, "ishard");
+        QVERIFY(!latin1);
+        QVERIFY2(latin1.error().message.find("not valid UTF-8") != std::string::npos, latin1.error().message.c_str());
         // JSON read as YAML works too (a flow mapping), with the same values.
         auto y = spec::parseSpecText("{\"a\": 1, \"b\": [\"x\", true]}", SpecFormat::Yaml, "etl");
         QVERIFY(y && *y == json({{"a", 1}, {"b", {"x", true}}}));
