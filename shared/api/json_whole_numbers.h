@@ -18,13 +18,13 @@ namespace tessera::api {
 // True when any number in `root` has a fraction or an exponent.
 inline bool hasFloat(const nlohmann::json& root)
 {
-    std::vector<const nlohmann::json*> todo{&root};  // iterative: no recursion on deep input
-    while (!todo.empty()) {
-        const auto* v = todo.back();
-        todo.pop_back();
+    std::vector<const nlohmann::json*> left{&root};  // iterative: no recursion on deep input
+    while (!left.empty()) {
+        const auto* v = left.back();
+        left.pop_back();
         if (v->is_number_float()) return true;
         if (v->is_structured()) {
-            for (const auto& item : *v) todo.push_back(&item);
+            for (const auto& item : *v) left.push_back(&item);
         }
     }
     return false;

@@ -1,0 +1,144 @@
+// TargetApi's bucket listing: a page of this target's names, and, for an
+// erasure-coded bucket whose owners are away, the names it keeps slices of
+// (part of TargetApi; see target_api.h).
+#include "target_api.h"
+
+#include "api/hrw.h"
+#include "api/object_list.h"
+#include "archive/archive_format.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace tessera::daemon::target {
+
+using net::Request;
+using net::Response;
+
+Response TargetApi::listObjects(const Request& req)
+{
+    auto bucket = api_util::bucketParam(req);
+    if (!bucket) return Response::error(bucket.error());
+    if (m_cache.bmd()->find(*bucket) == nullptr) {
+        return Response::error(api::Error::notFound("bucket \"" + *bucket + "\" does not exist"));
+    }
+    auto lr = req.body.empty() ? api::listRequestFromQuery(req.query) : api::listRequestFromJson(req.body);
+    if (!lr) return Response::error(lr.error());
+    // A name whose copies may disagree is listed as the reconciliation
+    // decides, never as this target alone has it.
+    for (const auto& [b, name] : m_store.intents().suspects(*bucket, true)) {
+        if (!name.starts_with(lr->prefix) || !mustCompareFirst({b, name})) continue;
+        if (auto e = reconcileBeforeServing({b, name})) {
+            auto why = *e;
+            why.message = "listing incomplete: " + why.message;
+            return Response::error(why);
+        }
+    }
+    auto list = m_store.list(*bucket, *lr);
+    if (!list) return Response::error(list.error());
+    std::set<std::string> standIn;
+    if (!lr->standInFor.empty() && coded(*bucket)) {
+        auto added = addAwayOwnersNames(*bucket, *lr, *list);
+        if (!added) return Response::error(added.error());
+        standIn = std::move(added.value());
+    }
+    if (lr->flags & api::kLsArchDir) {
+        m_shards.addMembers(*bucket, *list);
+        for (auto& e : list->entries) {
+            if (!standIn.contains(e.name) || !archive::formatFromName(e.name)) continue;
+            e.flags |= api::kEntryArchError;
+            e.error = "the shard's owner is away (listed from its slices): its members are listed when it returns";
+        }
+    }
+    return Response::jsonText(api::dumpObjectList(*list));
+}
+
+api::Result<std::set<std::string>> TargetApi::addAwayOwnersNames(const std::string& bucket, const api::ListRequest& lr,
+                                                                 api::ObjectList& page)
+{
+    // The names this target keeps a slice of, owned by a target the proxy
+    // lists without (lr.standInFor), with this target in their set under
+    // the current map (a slice left outside its set by a placement change
+    // is not listed: its object may have been deleted since).
+    const auto smap = m_cache.smap();
+    const auto bmd = m_cache.bmd();
+    const auto* props = bmd->find(bucket);
+    const auto wanted = [&](const std::string& name) {
+        const auto set = api::ecTargets(*smap, props, bucket, name);
+        if (set.empty() || !std::binary_search(lr.standInFor.begin(), lr.standInFor.end(), set.front()->id)) {
+            return false;
+        }
+        return std::any_of(set.begin() + 1, set.end(), [&](const api::Snode* n) { return n->id == m_self.id; });
+    };
+    const std::size_t limit = lr.pageSize == 0 ? api::kDefaultPageSize : lr.pageSize;
+    // One walk of the slices per (bucket, away owners, maps), not one per
+    // page: while an owner is away its names cannot change (a write or a
+    // delete needs every target of the name's set), and its return changes
+    // the map.
+    std::shared_ptr<const StandInNames> names;
+    {
+        std::lock_guard lock(m_standInMutex);
+        if (m_standIn && m_standIn->bucket == bucket && m_standIn->owners == lr.standInFor &&
+            m_standIn->smapVersion == smap->version && m_standIn->bmdVersion == bmd->version) {
+            names = m_standIn;
+        }
+    }
+    if (!names) {
+        auto all = m_ec->slices().list(bucket, "", "", std::numeric_limits<std::size_t>::max(), wanted);
+        if (!all) return all.error();
+        auto built = std::make_shared<StandInNames>();
+        built->bucket = bucket;
+        built->owners = lr.standInFor;
+        built->smapVersion = smap->version;
+        built->bmdVersion = bmd->version;
+        built->slices = std::move(all->slices);  // sorted by name
+        names = built;
+        std::lock_guard lock(m_standInMutex);
+        m_standIn = std::move(built);
+    }
+    // This page's share: names after the token with the prefix, at most `limit`.
+    std::vector<const ec::SliceStore::Listed*> taken;
+    const std::string& from = lr.continuationToken > lr.prefix ? lr.continuationToken : lr.prefix;
+    auto it = std::lower_bound(names->slices.begin(), names->slices.end(), from,
+                               [](const ec::SliceStore::Listed& l, const std::string& v) { return l.name < v; });
+    for (; it != names->slices.end() && taken.size() < limit; ++it) {
+        if (!lr.continuationToken.empty() && it->name <= lr.continuationToken) continue;
+        if (!it->name.starts_with(lr.prefix)) break;  // sorted: no later name has the prefix
+        taken.push_back(&*it);
+    }
+    std::set<std::string> added;
+    if (taken.empty()) return added;
+    // Both lists hold every name up to their last when they are full: the
+    // merged page holds every name up to the smaller of the two.
+    std::optional<std::string> upTo =
+        page.continuationToken.empty() ? std::nullopt : std::optional(page.continuationToken);
+    if (taken.size() == limit && (!upTo || taken.back()->name < *upTo)) upTo = taken.back()->name;
+    std::map<std::string, api::ObjEntry> merged;
+    for (auto& e : page.entries) merged.emplace(e.name, std::move(e));
+    for (const auto* sp : taken) {
+        const auto& s = *sp;
+        if (merged.contains(s.name)) continue;
+        api::ObjEntry e;
+        e.name = s.name;
+        const auto& m = s.meta.object;
+        e.size = (lr.props & api::kPropSize) ? m.size : -1;
+        if (lr.props & api::kPropChecksum) e.checksum = m.checksumValue;
+        if (lr.props & api::kPropVersion) e.version = m.version;
+        if ((lr.props & api::kPropAtime) && m.atimeNs > 0) e.atime = api::formatRfc3339(m.atimeNs);
+        added.insert(s.name);
+        merged.emplace(s.name, std::move(e));
+    }
+    page.entries.clear();
+    page.continuationToken.clear();
+    for (auto& [name, e] : merged) {
+        if (upTo && name > *upTo) break;
+        if (page.entries.size() == limit) break;
+        page.entries.push_back(std::move(e));
+    }
+    if (page.entries.size() == limit) page.continuationToken = page.entries.back().name;
+    else if (upTo) page.continuationToken = *upTo;
+    return added;
+}
+
+}  // namespace tessera::daemon::target
