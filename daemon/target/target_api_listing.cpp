@@ -76,8 +76,14 @@ api::Result<std::set<std::string>> TargetApi::addAwayOwnersNames(const std::stri
     // page: while an owner is away its names cannot change (a write or a
     // delete needs every target of the name's set), and its return changes
     // the map.
+    // Only then: an owner that is present but failed to answer the proxy
+    // (a disabled mountpath) still takes writes to its other names.
+    const bool allAway = std::all_of(lr.standInFor.begin(), lr.standInFor.end(), [&](const std::string& id) {
+        const auto* n = smap->findTarget(id);
+        return n != nullptr && n->away();
+    });
     std::shared_ptr<const StandInNames> names;
-    {
+    if (allAway) {
         std::lock_guard lock(m_standInMutex);
         if (m_standIn && m_standIn->bucket == bucket && m_standIn->owners == lr.standInFor &&
             m_standIn->smapVersion == smap->version && m_standIn->bmdVersion == bmd->version) {
@@ -94,8 +100,10 @@ api::Result<std::set<std::string>> TargetApi::addAwayOwnersNames(const std::stri
         built->bmdVersion = bmd->version;
         built->slices = std::move(all->slices);  // sorted by name
         names = built;
-        std::lock_guard lock(m_standInMutex);
-        m_standIn = std::move(built);
+        if (allAway) {
+            std::lock_guard lock(m_standInMutex);
+            m_standIn = std::move(built);
+        }
     }
     // This page's share: names after the token with the prefix, at most `limit`.
     std::vector<const ec::SliceStore::Listed*> taken;
