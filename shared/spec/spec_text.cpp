@@ -246,18 +246,18 @@ std::string located(std::string_view what, std::string_view form, std::size_t li
 // up to the reader's depth limit).
 bool allTextIsUtf8(const nlohmann::json& root)
 {
-    std::vector<const nlohmann::json*> todo{&root};
-    while (!todo.empty()) {
-        const auto* v = todo.back();
-        todo.pop_back();
+    std::vector<const nlohmann::json*> left{&root};
+    while (!left.empty()) {
+        const auto* v = left.back();
+        left.pop_back();
         if (v->is_string() && !api::isValidUtf8(v->get_ref<const std::string&>())) return false;
         if (v->is_object()) {
             for (const auto& [k, item] : v->items()) {
                 if (!api::isValidUtf8(k)) return false;
-                todo.push_back(&item);
+                left.push_back(&item);
             }
         } else if (v->is_array()) {
-            for (const auto& item : *v) todo.push_back(&item);
+            for (const auto& item : *v) left.push_back(&item);
         }
     }
     return true;
