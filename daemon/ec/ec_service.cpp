@@ -169,12 +169,11 @@ api::Result<EcService::Reconciled> EcService::reconcile(const api_util::ObjectRe
     } else if (found.newest > own) {
         // A holder keeps a newer version than this target: the change that
         // was interrupted here after it reached the holders.
-        const auto sources = found.newestSlices();
-        const bool rebuildable =
-            found.newestCopy() != nullptr ||
-            (!sources.empty() && sources.size() >= static_cast<std::size_t>(sources.front()->holding.slice->data));
-        if (rebuildable) {
-            if (auto st = restore(ref, found, false); !st) return st.error();
+        // The newest version that can be rebuilt wins; one newer than it
+        // that cannot never reached every holder (see Survey::choose).
+        const auto chosen = found.choose();
+        if (chosen.servable && chosen.stamp > own) {
+            if (auto st = restore(ref, found, chosen, false); !st) return st.error();
             logInfo("reconciled ", ref.bucket, "/", ref.name, ": took the newer version its holders keep");
         } else {
             // Too few of its slices to rebuild it: it was never acknowledged
@@ -260,6 +259,9 @@ EcService::Survey EcService::survey(const api_util::ObjectRef& ref, bool useLoca
         out.newest = std::max(out.newest, f.holding.copyStamp.value_or(0));
         if (f.holding.slice) out.newest = std::max(out.newest, f.holding.slice->object.stamp);
     }
+    // A stamp this target issues next (a restamp, a deletion) is newer than
+    // anything the set keeps, even when another target's clock runs ahead.
+    m_store.observeStamp(std::max(out.newest, out.newestTombstone));
     return out;
 }
 
@@ -270,24 +272,51 @@ std::string EcService::Survey::missingText() const
     return out;
 }
 
-const EcService::Source* EcService::Survey::newestCopy() const
+const EcService::Source* EcService::Survey::copyAt(std::int64_t stamp) const
 {
     for (const auto& f : found) {
-        if (newest != 0 && f.holding.copyStamp == newest) return &f;
+        if (stamp != 0 && f.holding.copyStamp == stamp) return &f;
     }
     return nullptr;
 }
 
-std::vector<const EcService::Source*> EcService::Survey::newestSlices() const
+std::vector<const EcService::Source*> EcService::Survey::slicesAt(std::int64_t stamp) const
 {
     std::vector<const Source*> out;
     for (const auto& f : found) {
-        if (!f.holding.slice || f.holding.slice->object.stamp != newest) continue;
+        if (!f.holding.slice || f.holding.slice->object.stamp != stamp) continue;
         const auto& first = out.empty() ? *f.holding.slice : *out.front()->holding.slice;
         if (f.holding.slice->data != first.data || f.holding.slice->parity != first.parity) continue;
         out.push_back(&f);
     }
     return out;
+}
+
+EcService::Survey::Choice EcService::Survey::choose() const
+{
+    std::vector<std::int64_t> stamps;
+    for (const auto& f : found) {
+        if (f.holding.copyStamp) stamps.push_back(*f.holding.copyStamp);
+        if (f.holding.slice) stamps.push_back(f.holding.slice->object.stamp);
+    }
+    std::sort(stamps.begin(), stamps.end(), std::greater<>());
+    stamps.erase(std::unique(stamps.begin(), stamps.end()), stamps.end());
+    Choice newestChoice;
+    for (const auto stamp : stamps) {
+        Choice c;
+        c.stamp = stamp;
+        c.copy = copyAt(stamp);
+        c.slices = slicesAt(stamp);
+        c.slicesNeeded = c.slices.empty() ? 1 : static_cast<std::size_t>(c.slices.front()->holding.slice->data);
+        c.servable = c.copy != nullptr || c.slices.size() >= c.slicesNeeded;
+        if (c.servable) return c;
+        if (newestChoice.stamp == 0) newestChoice = c;
+        const bool neverAcknowledged = std::any_of(found.begin(), found.end(), [stamp](const Source& f) {
+            return f.holding.slice && f.holding.slice->object.stamp < stamp;
+        });
+        if (!neverAcknowledged) break;
+    }
+    return newestChoice;
 }
 
 std::optional<Response> EcService::read(const Request& req, const api_util::ObjectRef& ref, bool useLocalCopy,
@@ -298,7 +327,8 @@ std::optional<Response> EcService::read(const Request& req, const api_util::Obje
     const auto* props = bmd->find(ref.bucket);
     if (props == nullptr || !props->ec.enabled) return std::nullopt;
     const auto found = survey(ref, useLocalCopy);
-    if (found.newest != 0 && found.newestTombstone > found.newest) {
+    const auto chosen = found.choose();
+    if (found.newest != 0 && found.newestTombstone > (chosen.servable ? chosen.stamp : found.newest)) {
         // A deletion the holders recorded is newer than every version they
         // keep: a deletion interrupted after it reached some of them (its
         // owner reconciles the rest). What is left of the old version may be
@@ -320,16 +350,16 @@ std::optional<Response> EcService::read(const Request& req, const api_util::Obje
         }
         return std::nullopt;
     }
-    if (const auto* copy = found.newestCopy()) {
+    if (const auto* copy = chosen.copy) {
         if (!copy->self) {
             auto query = req.query;
             query[std::string(api::kQpCopy)] = "true";
             return Response::redirect(copy->peer.url + api_util::objectTarget(ref, query, m_cache.smap()->version));
         }
         auto o = m_store.open(ref.bucket, ref.name);
-        if (o && o->meta.stamp == found.newest) return head ? headResponse(ref, o->meta) : serve(std::move(*o));
+        if (o && o->meta.stamp == chosen.stamp) return head ? headResponse(ref, o->meta) : serve(std::move(*o));
     }
-    const auto sources = found.newestSlices();
+    const auto& sources = chosen.slices;
     if (sources.empty()) {
         return Response::error(api::Error::unavailable("the newest version of \"" + ref.bucket + "/" + ref.name +
                                                        "\" changed while it was read; retry"));
@@ -566,9 +596,10 @@ api::Result<OwnerState> EcService::ensureOwned(const api_util::ObjectRef& ref)
     if (!here) {
         const auto tomb = m_store.tombstone(ref.bucket, ref.name);
         const auto found = survey(ref, false);
-        if (tomb && *tomb >= found.newest) return OwnerState{*tomb, true};
+        const auto chosen = found.choose();
+        if (tomb && *tomb >= (chosen.servable ? chosen.stamp : found.newest)) return OwnerState{*tomb, true};
         if (found.newest == 0) return OwnerState{};
-        if (auto st = restore(ref, found, false); !st) return st.error();
+        if (auto st = restore(ref, found, chosen, false); !st) return st.error();
         here = m_store.open(ref.bucket, ref.name);
         if (!here) return here.error();
     }
@@ -577,14 +608,15 @@ api::Result<OwnerState> EcService::ensureOwned(const api_util::ObjectRef& ref)
     return OwnerState{here->meta.stamp, false};
 }
 
-api::Status EcService::restore(const api_util::ObjectRef& ref, const Survey& found, bool repair)
+api::Status EcService::restore(const api_util::ObjectRef& ref, const Survey& found, const Survey::Choice& chosen,
+                               bool repair)
 {
     const auto smap = m_cache.smap();
     // The newest version, whole in a scratch file, then committed here
     // as a delivered copy (its stamp kept; a newer write wins).
     api::ObjectMeta meta;
     std::shared_ptr<UniqueFd> file;
-    if (const auto* copy = found.newestCopy()) {
+    if (const auto* copy = chosen.copy) {
         client::HttpClient http(peerOptions());
         target::CopyTransfer copies(http, m_clusterKey, smap->version);
         auto tmp = tempFile(ref);
@@ -600,9 +632,9 @@ api::Status EcService::restore(const api_util::ObjectRef& ref, const Survey& fou
         meta = *got;
         meta.size = static_cast<std::int64_t>(at);
     } else {
-        const auto sources = found.newestSlices();
-        const auto need = sources.empty() ? 1 : static_cast<std::size_t>(sources.front()->holding.slice->data);
-        if (sources.size() < need) {
+        const auto& sources = chosen.slices;
+        const auto need = chosen.slicesNeeded;
+        if (sources.empty() || sources.size() < need) {
             return api::Error::unavailable("cannot restore \"" + ref.bucket + "/" + ref.name +
                                            "\": " + std::to_string(sources.size()) + " of the " + std::to_string(need) +
                                            " slices needed are reachable" +
@@ -627,12 +659,13 @@ api::Status EcService::restore(const api_util::ObjectRef& ref, const Survey& fou
 api::Status EcService::repairOwned(const api_util::ObjectRef& ref, const api::ObjectMeta& damaged)
 {
     const auto found = survey(ref, false);
-    if (found.newest != damaged.stamp) {
+    const auto chosen = found.choose();
+    if (!chosen.servable || chosen.stamp != damaged.stamp) {
         return api::Error::unavailable("no slice or copy of this version of \"" + ref.bucket + "/" + ref.name +
                                        "\" on the targets that answered" +
                                        (found.missing.empty() ? "" : " (" + found.missingText() + ")"));
     }
-    return restore(ref, found, true);
+    return restore(ref, found, chosen, true);
 }
 
 Response EcService::ensureRoute(const Request& req)

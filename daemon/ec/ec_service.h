@@ -13,7 +13,9 @@
 //
 // Reads: when the owner is away, or its copy is missing, damaged or on a
 // disabled mountpath, read() asks every present target of the set what it
-// keeps, takes the newest version (largest stamp), and serves it from a
+// keeps, takes the newest version that can be served (largest stamp; a
+// newer one passed over only when provably never acknowledged, see
+// Survey::choose), and serves it from a
 // whole copy (this target's, or a redirect to a holder's `?copy=true`) or
 // by fetching D slices of that version, checking each one's xxhash64,
 // decoding, and checking the whole object's checksum. Rebuilt objects are
@@ -123,16 +125,32 @@ private:
         std::int64_t newest = 0;
         std::int64_t newestTombstone = 0;  // the newest deletion another target recorded (0: none)
         std::string missingText() const;
-        // A target with a whole copy of the newest version, or null.
-        const Source* newestCopy() const;
-        // The targets with a slice of the newest version (one code).
-        std::vector<const Source*> newestSlices() const;
+        // A target with a whole copy of version `stamp`, or null.
+        const Source* copyAt(std::int64_t stamp) const;
+        // The targets with a slice of version `stamp` (one code).
+        std::vector<const Source*> slicesAt(std::int64_t stamp) const;
+        // The version to serve: the newest one with a whole copy or D
+        // slices. A newer one without either is passed over only when a
+        // target answered with a slice older than it: that version never
+        // reached every holder, so it was never acknowledged (an
+        // interrupted overwrite), and the version it was to replace still
+        // stands. Without such proof the newest is chosen and `servable` is
+        // false (it may be an acknowledged version with too many holders
+        // away; serving an older one could be a stale read).
+        struct Choice {
+            std::int64_t stamp = 0;  // 0: nothing anywhere
+            const Source* copy = nullptr;
+            std::vector<const Source*> slices;
+            std::size_t slicesNeeded = 0;
+            bool servable = false;
+        };
+        Choice choose() const;
     };
     Survey survey(const api_util::ObjectRef& ref, bool useLocalCopy);
-    // Commits the newest version `found` knows here, from a whole copy or
+    // Commits version `chosen` of `found` here, from a whole copy or
     // rebuilt from slices (as a delivered copy: its stamp kept; `repair`: it
     // replaces a damaged copy of the same version).
-    api::Status restore(const api_util::ObjectRef& ref, const Survey& found, bool repair);
+    api::Status restore(const api_util::ObjectRef& ref, const Survey& found, const Survey::Choice& chosen, bool repair);
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> putSlice(const net::Request& req);
     net::Response getSlice(const net::Request& req);
     net::Response headSlice(const net::Request& req);

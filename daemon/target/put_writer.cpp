@@ -193,6 +193,9 @@ api::Result<api::ObjectMeta> PutWriter::finishBytes()
 
 void PutWriter::decideVersion(const std::optional<api::ObjectMeta>& prev, api::ObjectMeta& meta) const
 {
+    // Newer than the version it replaces, even when that one was stamped by
+    // a clock ahead of this one (a peer's, or this target's before a restart).
+    if (prev) m_store->observeStamp(prev->stamp);
     meta.stamp = m_store->nextStamp();
     meta.version = "1";
     if (prev) {

@@ -641,6 +641,10 @@ Response TargetApi::deleteObject(const Request& req)
         }
         const auto here = m_store.stat(ref->bucket, ref->name);
         if (!here && here.kind() != api::ErrorKind::NotFound) return Response::error(here.error());
+        // Newer than the version it deletes, even when that version was
+        // stamped by a clock ahead of this one (a peer's, or this target's
+        // before a restart).
+        if (here) m_store.observeStamp(here->stamp);
         const auto stamp = m_store.nextStamp();
         bool elsewhere = false;  // kept as slices or copies though lost here
         // The change is recorded until it is settled: interrupted after a

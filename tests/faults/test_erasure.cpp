@@ -452,6 +452,66 @@ private slots:
         }
     }
 
+    // An overwrite interrupted after the first slice holder took its slice
+    // of the new version, the owner killed before it committed: the new
+    // version cannot be rebuilt (one slice of two), was never acknowledged,
+    // and the two holders that still keep the old version's slices prove
+    // it. With the owner away the old version reads (not a 503); the owner,
+    // back with its record of the change, keeps the old version and brings
+    // every holder to it, so it still reads with the owner away again.
+    void interruptedOverwriteKeepsTheOldVersion()
+    {
+        const std::string name = "half-overwritten";
+        const auto p = placement(name);
+        const auto v1 = randomBytes(static_cast<std::size_t>(kLimit) * 2, 91);
+        const auto v2 = randomBytes(static_cast<std::size_t>(kLimit) * 2 + 7, 92);
+        QCOMPARE(m_http.send(Method::Put, objUrl(name), Body::string(v1))->status, 200);
+        QTemporaryDir saved;
+        QVERIFY(saved.isValid());
+        // The owner's file and the last two holders' slices of v1, kept aside.
+        std::vector<std::pair<QString, QString>> v1Files;  // where it lives, the copy aside
+        for (int k : {0, 2, 3}) {
+            const auto files = filesOf(p[k], k == 0 ? "buckets" : ".tessera/ec", name);
+            QCOMPARE(files.size(), 1);
+            const auto aside = saved.filePath(QString::number(k));
+            QCOMPARE(QProcess::execute("cp", {"-a", files[0], aside}), 0);
+            v1Files.emplace_back(files[0], aside);
+        }
+        QCOMPARE(m_http.send(Method::Put, objUrl(name), Body::string(v2))->status, 200);
+        // As if v2 had reached only the first holder when its owner died.
+        m_cluster.killTarget(p[0]);
+        for (const auto& [at, aside] : v1Files) {
+            QVERIFY(QFile::remove(at));
+            QCOMPARE(QProcess::execute("cp", {"-a", aside, at}), 0);
+        }
+        const auto intents = m_cluster.targetMountpaths(p[0]).front() + "/.tessera/intent";
+        QVERIFY(QDir().mkpath(QString::fromStdString(intents)));
+        QFile rec(QString::fromStdString(intents + "/rec-" + name));
+        QVERIFY(rec.open(QIODevice::WriteOnly));
+        rec.write(QByteArray::fromStdString(std::string(kBucket) + "\n" + name));
+        rec.close();
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        const auto expectV1 = [&](const char* when) {
+            auto got = m_http.send(Method::Get, objUrl(name));
+            QVERIFY(got);
+            QVERIFY2(got->status == 200 && got->body == v1,
+                     (std::string(when) + ": " + std::to_string(got->status) + " " + got->body.substr(0, 200)).c_str());
+        };
+        expectV1("owner away");
+        QVERIFY(m_cluster.restartTarget(p[0]));
+        QVERIFY(m_cluster.waitForTargets(4, std::chrono::seconds(10)));
+        QVERIFY(QTest::qWaitFor([&] { return QDir(QString::fromStdString(intents)).isEmpty(); }, 5000));
+        expectV1("owner back");
+        m_cluster.killTarget(p[0]);
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        expectV1("owner away after the reconcile");
+        QVERIFY(m_cluster.restartTarget(p[0]));
+        QVERIFY(m_cluster.waitForTargets(4, std::chrono::seconds(10)));
+        auto del = m_http.send(Method::Delete, objUrl(name));
+        QVERIFY(del);
+        QVERIFY2(del->status == 200, del->body.c_str());
+    }
+
     void readsSurviveAKilledTarget()
     {
         // The target that owns the most sliced objects dies.
