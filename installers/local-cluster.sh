@@ -2,7 +2,10 @@
 # A local Tessera cluster of real tessera-node processes: 1 proxy and N
 # targets (default 3), each target with 2 mountpaths.
 #
-# Usage: installers/local-cluster.sh up|down|status|logs [--targets N] [--data DIR]
+# Usage: installers/local-cluster.sh up|down|status|logs [--targets N] [--data DIR] [--tls]
+#   --tls: every node serves HTTPS only, with a certificate from a CA made for
+#          this cluster ($DATA/tls/ca.pem; clients: curl --cacert, tessera
+#          --ca-file). A data directory made with --tls keeps it.
 #   data:  $TESSERA_DATA or --data, default <repo>/.data/cluster
 #          $DATA/proxy, $DATA/target-<i>/{mp1,mp2}, $DATA/logs/<node>.log, $DATA/pids/<node>.pid
 #   ports: proxy $TESSERA_PORT (default 8080), targets the next N ports
@@ -12,12 +15,13 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-usage() { echo "usage: $0 up|down|status|logs [--targets N] [--data DIR]" >&2; exit 2; }
+usage() { echo "usage: $0 up|down|status|logs [--targets N] [--data DIR] [--tls]" >&2; exit 2; }
 
 CMD="${1:-status}"
 shift || true
 TARGETS=3
 TARGETS_GIVEN=0
+TLS=0
 DATA="${TESSERA_DATA:-$ROOT/.data/cluster}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -27,6 +31,7 @@ while [ $# -gt 0 ]; do
     --data)
       [ $# -ge 2 ] || usage
       DATA="$2"; shift 2 ;;
+    --tls) TLS=1; shift ;;
     *) usage ;;
   esac
 done
@@ -37,7 +42,15 @@ case "$DATA" in /*) ;; *) DATA="$PWD/$DATA" ;; esac
 PORT="${TESSERA_PORT:-8080}"
 BUILD="${TESSERA_BUILD:-$ROOT/build/release}"
 NODE="$BUILD/daemon/tessera-node"
-PROXY_URL="http://127.0.0.1:$PORT"
+TLS_DIR="$DATA/tls"
+if [ -s "$TLS_DIR/node.pem" ]; then TLS=1; fi
+SCHEME=http
+CURL=(curl)
+if [ "$TLS" = 1 ]; then
+  SCHEME=https
+  CURL=(curl --cacert "$TLS_DIR/ca.pem")
+fi
+PROXY_URL="$SCHEME://127.0.0.1:$PORT"
 LOGS="$DATA/logs"
 PIDS="$DATA/pids"
 read -r -a TARGET_ARGS <<< "${TESSERA_TARGET_ARGS:-}"
@@ -100,7 +113,7 @@ start_node() {
 # Number of targets in the proxy's cluster map ("tmap"), or 0.
 joined_targets() {
   local smap
-  smap="$(curl -sf --max-time 2 "$PROXY_URL/v1/cluster?what=smap" 2>/dev/null)" || { echo 0; return 0; }
+  smap="$("${CURL[@]}" -sf --max-time 2 "$PROXY_URL/v1/cluster?what=smap" 2>/dev/null)" || { echo 0; return 0; }
   # Every target appears once in the map with its type; proxies say "proxy".
   grep -oE '"daemon_type"[[:space:]]*:[[:space:]]*"target"' <<<"$smap" | wc -l
 }
@@ -115,7 +128,7 @@ wait_healthy() {
         return 1
       fi
     done
-    if curl -sf --max-time 2 "$PROXY_URL/v1/health" >/dev/null 2>&1; then
+    if "${CURL[@]}" -sf --max-time 2 "$PROXY_URL/v1/health" >/dev/null 2>&1; then
       count="$(joined_targets)"
       [ "$count" -ge "$TARGETS" ] && return 0
     fi
@@ -126,12 +139,41 @@ wait_healthy() {
   return 1
 }
 
+# A CA for this cluster and one certificate for every node (they all listen
+# on 127.0.0.1), made once with openssl.
+make_certificates() {
+  [ -s "$TLS_DIR/node.pem" ] && return 0
+  command -v openssl >/dev/null || { echo "--tls needs openssl (installers/install-deps.sh)" >&2; exit 1; }
+  mkdir -p "$TLS_DIR"
+  (
+    umask 077
+    cd "$TLS_DIR"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 825 \
+      -keyout ca.key -out ca.pem -subj "/CN=Tessera local cluster CA" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+      -keyout node.key -out node.csr -subj "/CN=127.0.0.1" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >node.ext
+    openssl x509 -req -in node.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 825 \
+      -extfile node.ext -out node.pem 2>/dev/null
+    rm -f node.csr node.ext
+    chmod 644 ca.pem node.pem
+  )
+  echo "  certificates in $TLS_DIR (trust ca.pem: curl --cacert, tessera --ca-file)"
+}
+
+NODE_TLS=()
+if [ "$TLS" = 1 ]; then
+  NODE_TLS=(--tls-cert-file "$TLS_DIR/node.pem" --tls-key-file "$TLS_DIR/node.key" --tls-ca-file "$TLS_DIR/ca.pem")
+fi
+
 case "$CMD" in
   up)
     [ -x "$NODE" ] || { echo "no $NODE: run installers/build.sh first" >&2; exit 1; }
     echo "starting cluster in $DATA (proxy $PROXY_URL, $TARGETS targets)"
     mkdir -p "$DATA/proxy"
-    start_node proxy --role proxy --port "$PORT" --data-dir "$DATA/proxy" --host 127.0.0.1
+    if [ "$TLS" = 1 ]; then make_certificates; fi
+    start_node proxy --role proxy --port "$PORT" --data-dir "$DATA/proxy" --host 127.0.0.1 \
+      ${NODE_TLS[@]+"${NODE_TLS[@]}"}
     # The proxy creates the cluster's secret key at its first start; the
     # targets need it to join.
     KEY="$DATA/proxy/cluster.key"
@@ -147,13 +189,14 @@ case "$CMD" in
       mkdir -p "$d/mp1" "$d/mp2"
       start_node "target-$i" --role target --port $((PORT + i)) --data-dir "$d" \
         --mountpath "$d/mp1" --mountpath "$d/mp2" --proxy-url "$PROXY_URL" --host 127.0.0.1 \
-        --cluster-key-file "$KEY" ${TARGET_ARGS[@]+"${TARGET_ARGS[@]}"}
+        --cluster-key-file "$KEY" ${NODE_TLS[@]+"${NODE_TLS[@]}"} ${TARGET_ARGS[@]+"${TARGET_ARGS[@]}"}
     done
     if ! wait_healthy; then
       echo "nodes that started are still running; 'installers/local-cluster.sh down' stops them" >&2
       exit 1
     fi
     echo "cluster up: $PROXY_URL ($TARGETS targets, data in $DATA)"
+    if [ "$TLS" = 1 ]; then echo "TLS: trust $TLS_DIR/ca.pem (curl --cacert, tessera --ca-file)"; fi
     ;;
   down)
     for n in $(nodes); do
@@ -180,7 +223,7 @@ case "$CMD" in
         echo "  $n stopped"
       fi
     done
-    if health="$(curl -s --max-time 2 "$PROXY_URL/v1/health")"; then
+    if health="$("${CURL[@]}" -s --max-time 2 "$PROXY_URL/v1/health")"; then
       echo "health ($PROXY_URL): ${health:-ok}"
       echo "targets in the cluster map: $(joined_targets)"
     else

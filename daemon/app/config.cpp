@@ -75,7 +75,8 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"archive_index", c.archiveIndex},
                        {"open_object_cache", c.openObjectCache},
                        {"open_object_cache_ttl_ms", c.openObjectCacheTtlMs},
-                       {"auth", {{"enabled", c.authEnabled}}}};
+                       {"auth", {{"enabled", c.authEnabled}}},
+                       {"tls", {{"cert_file", c.tlsCertFile}, {"key_file", c.tlsKeyFile}, {"ca_file", c.tlsCaFile}}}};
 }
 
 namespace {
@@ -139,6 +140,14 @@ api::Status applyFile(const std::string& path, Config& c)
                     if (ak == "enabled") av.get_to(c.authEnabled);
                     else return api::Error::badRequest("unknown config field \"auth." + ak + "\" in " + path);
                 }
+            } else if (k == "tls") {
+                if (!v.is_object()) return api::Error::badRequest("config field \"tls\" is not an object in " + path);
+                for (const auto& [tk, tv] : v.items()) {
+                    if (tk == "cert_file") tv.get_to(c.tlsCertFile);
+                    else if (tk == "key_file") tv.get_to(c.tlsKeyFile);
+                    else if (tk == "ca_file") tv.get_to(c.tlsCaFile);
+                    else return api::Error::badRequest("unknown config field \"tls." + tk + "\" in " + path);
+                }
             } else return api::Error::badRequest("unknown config field \"" + k + "\" in " + path);
         }
     } catch (const nlohmann::json::exception& e) {
@@ -198,6 +207,9 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("open-object-cache-ttl-ms", po::value<std::uint64_t>(), "target: longest an object stays open unused by a change, 1..3600000 ms (default 5000)")
         ("etl-bin-dir", po::value<std::vector<std::string>>(), "target: a directory ETL transformers may run from (repeatable; default: the sample transformers and <data-dir>/etl-bin)")
         ("auth-enabled", po::value<bool>(), "require tokens and permissions (default false: the node is open to anyone)")
+        ("tls-cert-file", po::value<std::string>(), "serve HTTPS with this PEM certificate chain (with --tls-key-file; re-read at SIGHUP)")
+        ("tls-key-file", po::value<std::string>(), "the PEM private key of --tls-cert-file")
+        ("tls-ca-file", po::value<std::string>(), "PEM CAs trusted when calling other nodes over HTTPS (default: the system's)")
         ("log-level", po::value<std::string>(), "debug | info | warn | error");
     // clang-format on
     po::variables_map vm;
@@ -240,6 +252,9 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("max-object-size")) c.maxObjectSize = vm["max-object-size"].as<std::uint64_t>();
     if (vm.count("log-level")) c.logLevel = vm["log-level"].as<std::string>();
     if (vm.count("auth-enabled")) c.authEnabled = vm["auth-enabled"].as<bool>();
+    if (vm.count("tls-cert-file")) c.tlsCertFile = vm["tls-cert-file"].as<std::string>();
+    if (vm.count("tls-key-file")) c.tlsKeyFile = vm["tls-key-file"].as<std::string>();
+    if (vm.count("tls-ca-file")) c.tlsCaFile = vm["tls-ca-file"].as<std::string>();
     if (vm.count("op-stats")) c.opStats = vm["op-stats"].as<bool>();
     if (vm.count("cluster-key-file")) c.clusterKeyFile = vm["cluster-key-file"].as<std::string>();
     if (vm.count("tombstone-ttl-ms")) c.tombstoneTtlMs = vm["tombstone-ttl-ms"].as<std::int64_t>();
@@ -291,6 +306,12 @@ api::Status validateConfig(const Config& c)
                 "a target needs --cluster-key-file (the proxy writes its key to "
                 "<proxy data dir>/cluster.key at first start)");
         }
+    }
+    if (c.tlsCertFile.empty() != c.tlsKeyFile.empty()) {
+        return api::Error::badRequest("TLS needs both --tls-cert-file and --tls-key-file (tls.cert_file, tls.key_file)");
+    }
+    if (c.role == "target" && !c.proxyUrl.empty() && c.tlsEnabled() && c.proxyUrl.rfind("https://", 0) != 0) {
+        return api::Error::badRequest("a target serving TLS joins its proxy over TLS too: --proxy-url must be https://");
     }
     if (c.tombstoneTtlMs < 60000 || c.tombstoneTtlMs > 31'536'000'000LL) {
         return api::Error::badRequest("tombstone TTL must be 60000..31536000000 ms");

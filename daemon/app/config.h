@@ -102,6 +102,18 @@ struct Config {
     // it names (net/router.h); redirects carry a signature targets check.
     bool authEnabled = false;
 
+    // Config file {"tls": {"cert_file", "key_file", "ca_file"}}, flags
+    // --tls-cert-file, --tls-key-file, --tls-ca-file. With a certificate and
+    // its key the node serves HTTPS only (its URL in the cluster map is
+    // https://), and re-reads both files at SIGHUP. ca_file: the CAs this
+    // node trusts when it calls other nodes (empty: the system's store).
+    std::string tlsCertFile;
+    std::string tlsKeyFile;
+    std::string tlsCaFile;
+    bool tlsEnabled() const { return !tlsCertFile.empty(); }
+    // "https" or "http".
+    std::string scheme() const { return tlsEnabled() ? "https" : "http"; }
+
     int effectivePort() const;
     // etl_bin_dirs, or the defaults when it is empty.
     std::vector<std::string> effectiveEtlBinDirs() const;

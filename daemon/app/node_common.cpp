@@ -34,7 +34,7 @@ api::Snode makeSnode(const std::string& id, std::string_view role, const Config&
     n.type = std::string(role);
     n.publicNet.host = c.host;
     n.publicNet.port = port;
-    n.publicNet.url = "http://" + c.host + ":" + std::to_string(port);
+    n.publicNet.url = c.scheme() + "://" + c.host + ":" + std::to_string(port);
     return n;
 }
 
@@ -44,7 +44,8 @@ void announcePort(const Config& c, unsigned short port)
         auto st = meta::writeFileAtomic(c.portFile, std::to_string(port) + "\n");
         if (!st) throw std::runtime_error("cannot write port file: " + st.error().message);
     }
-    std::cout << "tessera-node " << c.role << " listening on http://" << c.host << ":" << port << std::endl;
+    std::cout << "tessera-node " << c.role << " listening on " << c.scheme() << "://" << c.host << ":" << port
+              << std::endl;
 }
 
 // Blocks until SIGINT or SIGTERM.

@@ -20,6 +20,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     const auto clusterKey = orThrow(meta::loadClusterKey(keyFile, c.clusterKeyFile.empty()), "cluster key");
     logInfo("cluster key in ", keyFile, " (targets need it: --cluster-key-file)");
     m_server = std::make_unique<net::HttpServer>(serverOptions(c), m_router);
+    m_tls = NodeTls::start(c, *m_server);
     m_server->listen();
     m_self = makeSnode(m_id, api::kRoleProxy, c, m_server->port());
     m_state = orThrow(proxy::ProxyState::create(*m_store, m_self), "cluster state");

@@ -11,6 +11,7 @@
 #include "node.h"
 #include "node_auth.h"
 #include "node_common.h"
+#include "node_tls.h"
 #include "proxy/auth_proxy_api.h"
 #include "proxy/cluster_monitor.h"
 #include "proxy/decommission.h"
@@ -57,6 +58,7 @@ private:
     // authorizer, so that it outlives the server.
     std::unique_ptr<NodeAuth> m_auth;
     std::unique_ptr<net::HttpServer> m_server;
+    std::unique_ptr<NodeTls> m_tls;  // null: plain HTTP
     api::Snode m_self;
     std::unique_ptr<proxy::ProxyState> m_state;
     std::unique_ptr<proxy::PeerCalls> m_peers;

@@ -38,6 +38,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         std::make_unique<target::ArchiveIndexStore>(*m_store, shardOptions.limits, c.archiveIndexCacheBytes);
     m_shards = std::make_unique<target::ShardService>(*m_store, *m_archiveIndexes, shardOptions);
     m_server = std::make_unique<net::HttpServer>(serverOptions(c), m_router);
+    m_tls = NodeTls::start(c, *m_server);
     m_server->listen();
     m_self = makeSnode(m_id, api::kRoleTarget, c, m_server->port());
     m_membership = std::make_unique<target::Membership>(m_self, c.proxyUrl, m_cache,

@@ -15,6 +15,7 @@
 #include "node.h"
 #include "node_auth.h"
 #include "node_common.h"
+#include "node_tls.h"
 #include "target/archive_index_store.h"
 #include "target/membership.h"
 #include "target/meta_cache.h"
@@ -64,6 +65,7 @@ private:
     // authorizer, so that it outlives the server.
     std::unique_ptr<NodeAuth> m_auth;
     std::unique_ptr<net::HttpServer> m_server;
+    std::unique_ptr<NodeTls> m_tls;  // null: plain HTTP
     api::Snode m_self;
     target::MetaCache m_cache;
     std::unique_ptr<target::Membership> m_membership;

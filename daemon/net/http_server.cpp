@@ -57,6 +57,18 @@ std::size_t ServerContext::waitForRequests(std::chrono::steady_clock::time_point
     return inFlight.load();
 }
 
+std::shared_ptr<boost::asio::ssl::context> ServerContext::tlsContext() const
+{
+    std::lock_guard lock(m_tlsMutex);
+    return m_tls;
+}
+
+void ServerContext::setTlsContext(std::shared_ptr<boost::asio::ssl::context> c)
+{
+    std::lock_guard lock(m_tlsMutex);
+    m_tls = std::move(c);
+}
+
 void ServerContext::addSession(const std::shared_ptr<HttpSession>& s)
 {
     std::lock_guard lock(m_sessionMutex);
@@ -188,16 +200,16 @@ void HttpServer::doAccept()
             if (ec == asio::error::operation_aborted || !m_acceptor.is_open()) return;
             logWarn("accept: ", ec.message());
         } else if (m_ctx->connections.load() >= m_ctx->options.maxConnections) {
-            HttpSession::rejectBusy(std::move(socket));
+            HttpSession::rejectBusy(std::move(socket), m_ctx->tlsContext() != nullptr);
         } else {
             boost::system::error_code aec;
             const auto peer = socket.remote_endpoint(aec).address();
             if (aec) {
                 socket.close(aec);  // gone already
             } else if (!m_ctx->acquireAddress(peer)) {
-                HttpSession::rejectBusy(std::move(socket));
+                HttpSession::rejectBusy(std::move(socket), m_ctx->tlsContext() != nullptr);
             } else {
-                std::make_shared<HttpSession>(std::move(socket), m_ctx, peer)->run();
+                HttpSession::start(std::move(socket), m_ctx, peer);
             }
         }
         doAccept();

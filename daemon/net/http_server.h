@@ -13,6 +13,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -78,6 +79,11 @@ struct ServerContext {
     void removeSession(const HttpSession* s);
     std::vector<std::shared_ptr<HttpSession>> sessions();
 
+    // TLS (null: plain HTTP). A reload replaces it whole; a session keeps
+    // the context it started with.
+    std::shared_ptr<boost::asio::ssl::context> tlsContext() const;
+    void setTlsContext(std::shared_ptr<boost::asio::ssl::context> c);
+
     // Connections per client address. acquire() is false when the address
     // has its share already (the caller refuses the connection).
     bool acquireAddress(const boost::asio::ip::address& a);
@@ -85,6 +91,8 @@ struct ServerContext {
     std::size_t addressShare() const;
 
 private:
+    mutable std::mutex m_tlsMutex;
+    std::shared_ptr<boost::asio::ssl::context> m_tls;
     std::mutex m_addressMutex;
     std::map<boost::asio::ip::address, std::size_t> m_perAddress;
     std::mutex m_drainMutex;
@@ -125,6 +133,8 @@ public:
     stats::StatsRecorder& stats() { return m_stats; }
     // Before start(); `a` must outlive the server.
     void setAuthorizer(const Authorizer* a) { m_ctx->authorizer = a; }
+    // Serves TLS with `c` from the next connection on (any time; null: plain).
+    void setTls(std::shared_ptr<boost::asio::ssl::context> c) { m_ctx->setTlsContext(std::move(c)); }
 
 private:
     void doAccept();

@@ -11,7 +11,9 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl/stream_base.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -51,27 +53,25 @@ public:
 private:
     Response m_res;
 };
+// A server-side stream on an accepted socket.
+template <class S>
+S makeStream(Socket&& socket, asio::ssl::context* tls)
+{
+    if constexpr (std::is_same_v<S, SslStream>) return S(std::move(socket), *tls);
+    else return S(std::move(socket));
+}
 }  // namespace
 
-HttpSession::HttpSession(Socket socket, std::shared_ptr<ServerContext> ctx, boost::asio::ip::address peer)
-    : m_stream(std::move(socket)), m_ctx(std::move(ctx)), m_peer(peer), m_sendTimer(m_stream.get_executor())
+void HttpSession::start(Socket socket, std::shared_ptr<ServerContext> ctx, boost::asio::ip::address peer)
 {
-    m_ctx->connections.fetch_add(1);
-    // A response is often a header write followed by a sendfile of the body:
-    // with Nagle on, the second segment waits for the peer's delayed ACK.
-    boost::system::error_code ec;
-    m_stream.socket().set_option(tcp::no_delay(true), ec);
+    if (auto tls = ctx->tlsContext()) {
+        std::make_shared<BasicHttpSession<SslStream>>(std::move(socket), std::move(ctx), peer, std::move(tls))->run();
+    } else {
+        std::make_shared<BasicHttpSession<Stream>>(std::move(socket), std::move(ctx), peer, nullptr)->run();
+    }
 }
 
-HttpSession::~HttpSession()
-{
-    endRequest();
-    m_ctx->removeSession(this);
-    m_ctx->connections.fetch_sub(1);
-    m_ctx->releaseAddress(m_peer);
-}
-
-void HttpSession::rejectBusy(Socket socket)
+void HttpSession::rejectBusy(Socket socket, bool tls)
 {
     // The same JSON error body as every other 503, its length counted.
     static const std::string kBusy = [] {
@@ -82,34 +82,101 @@ void HttpSession::rejectBusy(Socket socket)
     }();
     boost::system::error_code ec;
     socket.non_blocking(true, ec);
-    socket.write_some(asio::buffer(kBusy), ec);
+    if (!tls) socket.write_some(asio::buffer(kBusy), ec);
     socket.shutdown(tcp::socket::shutdown_both, ec);
     socket.close(ec);
 }
 
-void HttpSession::run()
+template <class S>
+BasicHttpSession<S>::BasicHttpSession(Socket socket, std::shared_ptr<ServerContext> ctx,
+                                      boost::asio::ip::address peer, std::shared_ptr<asio::ssl::context> tls)
+    : m_tls(std::move(tls)), m_stream(makeStream<S>(std::move(socket), m_tls.get())), m_ctx(std::move(ctx)),
+      m_peer(peer), m_sendTimer(m_stream.get_executor())
 {
-    m_ctx->addSession(shared_from_this());
-    asio::dispatch(m_stream.get_executor(), [self = shared_from_this()] { self->doReadHeader(); });
+    m_ctx->connections.fetch_add(1);
+    // A response is often a header write followed by a sendfile of the body:
+    // with Nagle on, the second segment waits for the peer's delayed ACK.
+    boost::system::error_code ec;
+    lowest().socket().set_option(tcp::no_delay(true), ec);
 }
 
-void HttpSession::closeIfIdle(std::shared_ptr<HttpSession> session)
+template <class S>
+BasicHttpSession<S>::~BasicHttpSession()
 {
-    auto executor = session->m_stream.get_executor();
-    asio::post(executor, [self = std::move(session)] {
+    endRequest();
+    m_ctx->removeSession(this);
+    m_ctx->connections.fetch_sub(1);
+    m_ctx->releaseAddress(m_peer);
+}
+
+template <class S>
+void BasicHttpSession<S>::run()
+{
+    m_ctx->addSession(this->shared_from_this());
+    if constexpr (kTls) {
+        // The handshake gets the deadline of a first request head. A client
+        // speaking plain HTTP to this port is told so in plain HTTP.
+        lowest().expires_after(std::min(m_ctx->options.headerTimeout, m_ctx->options.idleTimeout));
+        beast::async_detect_ssl(lowest(), m_buffer, [self = this->shared_from_this()](beast::error_code ec, bool tls) {
+            if (ec) {
+                self->closeConnection();
+                return;
+            }
+            if (!tls) {
+                self->refusePlaintext();
+                return;
+            }
+            self->m_stream.async_handshake(
+                asio::ssl::stream_base::server, self->m_buffer.data(),
+                [self](beast::error_code hec, std::size_t used) {
+                    if (hec) {
+                        logDebug("TLS handshake from ", self->m_peer.to_string(), " failed: ", hec.message());
+                        self->closeConnection();
+                        return;
+                    }
+                    self->m_buffer.consume(used);
+                    self->doReadHeader();
+                });
+        });
+    } else {
+        asio::dispatch(m_stream.get_executor(), [self = this->shared_from_this()] { self->doReadHeader(); });
+    }
+}
+
+template <class S>
+void BasicHttpSession<S>::refusePlaintext()
+{
+    static const std::string kRefusal = [] {
+        const auto body = api::errorBody(
+            api::Error::badRequest("this port speaks HTTPS only: a plain HTTP request was sent to it (use https://)"));
+        return "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n"
+               "Content-Length: " +
+               std::to_string(body.size()) + "\r\n\r\n" + body;
+    }();
+    lowest().expires_after(m_ctx->options.ioTimeout);
+    asio::async_write(lowest(), asio::buffer(kRefusal),
+                      [self = this->shared_from_this()](beast::error_code, std::size_t) { self->closeConnection(); });
+}
+
+template <class S>
+void BasicHttpSession<S>::postCloseIfIdle()
+{
+    asio::post(m_stream.get_executor(), [self = this->shared_from_this()] {
         // Bytes in the buffer are the start of a request: it is answered.
         if (self->m_waitingForHead && self->m_buffer.size() == 0) self->closeConnection();
     });
 }
 
-void HttpSession::endRequest()
+template <class S>
+void BasicHttpSession<S>::endRequest()
 {
     if (!m_inFlight) return;
     m_inFlight = false;
     m_ctx->requestEnded();
 }
 
-void HttpSession::doReadHeader()
+template <class S>
+void BasicHttpSession<S>::doReadHeader()
 {
     if (m_ctx->draining.load() && m_buffer.size() == 0) {
         closeConnection();
@@ -132,13 +199,14 @@ void HttpSession::doReadHeader()
     // between requests gives its slot up.
     const auto& o = m_ctx->options;
     const bool pressed = m_ctx->connections.load(std::memory_order_relaxed) * 2 >= o.maxConnections;
-    m_stream.expires_after(pressed || !m_hadRequest ? std::min(o.headerTimeout, o.idleTimeout) : o.idleTimeout);
+    lowest().expires_after(pressed || !m_hadRequest ? std::min(o.headerTimeout, o.idleTimeout) : o.idleTimeout);
     m_waitingForHead = true;
     http::async_read_header(m_stream, m_buffer, *m_parser,
-                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
 }
 
-void HttpSession::onHeader(beast::error_code ec)
+template <class S>
+void BasicHttpSession<S>::onHeader(beast::error_code ec)
 {
     m_waitingForHead = false;
     if (ec) {
@@ -166,6 +234,7 @@ void HttpSession::onHeader(beast::error_code ec)
     m_req.method = hdr.method();
     m_req.target = std::string(hdr.target());
     m_req.headers = &hdr;
+    m_req.peer = m_peer;
     auto split = api::splitTarget(m_req.target);
     m_req.path = std::move(split.path);
     m_req.hasBody = m_parser->content_length().has_value() ? *m_parser->content_length() > 0 : m_parser->chunked();
@@ -238,7 +307,7 @@ void HttpSession::onHeader(beast::error_code ec)
             bodyDone();
             return;
         }
-        sendContinueThen(&HttpSession::readBody);
+        sendContinueThen(&BasicHttpSession::readBody);
         return;
     }
 
@@ -251,13 +320,14 @@ void HttpSession::onHeader(beast::error_code ec)
                  true);
             return;
         }
-        sendContinueThen(&HttpSession::readBody);
+        sendContinueThen(&BasicHttpSession::readBody);
         return;
     }
     bodyDone();
 }
 
-void HttpSession::sendContinueThen(void (HttpSession::*next)())
+template <class S>
+void BasicHttpSession<S>::sendContinueThen(void (BasicHttpSession::*next)())
 {
     auto expect = m_req.header("Expect");
     if (!beast::iequals(expect, "100-continue")) {
@@ -265,8 +335,8 @@ void HttpSession::sendContinueThen(void (HttpSession::*next)())
         return;
     }
     auto msg = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
-    m_stream.expires_after(m_ctx->options.ioTimeout);
-    http::async_write(m_stream, *msg, [self = shared_from_this(), msg, next](beast::error_code ec, std::size_t) {
+    lowest().expires_after(m_ctx->options.ioTimeout);
+    http::async_write(m_stream, *msg, [self = this->shared_from_this(), msg, next](beast::error_code ec, std::size_t) {
         if (ec) {
             self->closeConnection();
             return;
@@ -275,7 +345,8 @@ void HttpSession::sendContinueThen(void (HttpSession::*next)())
     });
 }
 
-void HttpSession::readBody()
+template <class S>
+void BasicHttpSession<S>::readBody()
 {
     if (m_chunk.empty()) m_chunk.resize(kBodyChunk);
     if (!m_parser->chunked() && m_parser->content_length()) {
@@ -295,21 +366,22 @@ void HttpSession::readBody()
     }
     m_parser->get().body().data = m_chunk.data();
     m_parser->get().body().size = m_chunk.size();
-    m_stream.expires_after(m_ctx->options.ioTimeout);
+    lowest().expires_after(m_ctx->options.ioTimeout);
     http::async_read(m_stream, m_buffer, *m_parser,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onBodyChunk(ec); });
+                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onBodyChunk(ec); });
 }
 
-void HttpSession::readRawBody()
+template <class S>
+void BasicHttpSession<S>::readRawBody()
 {
     if (m_remaining == 0) {
         bodyDone();
         return;
     }
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(m_remaining, m_chunk.size()));
-    m_stream.expires_after(m_ctx->options.ioTimeout);
+    lowest().expires_after(m_ctx->options.ioTimeout);
     asio::async_read(m_stream, asio::buffer(m_chunk.data(), want),
-                     [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                     [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
                          if (ec) {
                              // Client gone or too slow mid-body: nothing is stored.
                              self->m_sink.reset();
@@ -323,7 +395,8 @@ void HttpSession::readRawBody()
                      });
 }
 
-bool HttpSession::consumeBody(const char* data, std::size_t n)
+template <class S>
+bool BasicHttpSession<S>::consumeBody(const char* data, std::size_t n)
 {
     m_bodyBytes += n;
     if (m_sink) {
@@ -346,7 +419,8 @@ bool HttpSession::consumeBody(const char* data, std::size_t n)
     return true;
 }
 
-void HttpSession::onBodyChunk(beast::error_code ec)
+template <class S>
+void BasicHttpSession<S>::onBodyChunk(beast::error_code ec)
 {
     if (ec == http::error::need_buffer) ec = {};
     if (ec) {
@@ -370,7 +444,8 @@ void HttpSession::onBodyChunk(beast::error_code ec)
     readBody();
 }
 
-void HttpSession::bodyDone()
+template <class S>
+void BasicHttpSession<S>::bodyDone()
 {
     m_bodyComplete = true;
     if (m_sink) {
@@ -380,9 +455,10 @@ void HttpSession::bodyDone()
     dispatch(*m_route);
 }
 
-void HttpSession::dispatch(const Route& route)
+template <class S>
+void BasicHttpSession<S>::dispatch(const Route& route)
 {
-    auto run = [self = shared_from_this(), &route]() -> Response {
+    auto run = [self = this->shared_from_this(), &route]() -> Response {
         try {
             return route.handler(self->m_req);
         } catch (const std::exception& e) {
@@ -402,7 +478,7 @@ void HttpSession::dispatch(const Route& route)
             send(Response::error(api::Error::internal("handler continued on an inline route")));
             return;
         }
-        work = [self = shared_from_this(), rest = std::move(res.continuation)]() -> Response {
+        work = [self = this->shared_from_this(), rest = std::move(res.continuation)]() -> Response {
             try {
                 return rest();
             } catch (const std::exception& e) {
@@ -413,17 +489,18 @@ void HttpSession::dispatch(const Route& route)
     }
     // A long handler (a big listing) must not trip the read timeout armed for
     // the request; send() arms the write timeout.
-    m_stream.expires_never();
+    lowest().expires_never();
     auto& pool =
         route.exec == Exec::Peer && m_ctx->internalWorkers != nullptr ? *m_ctx->internalWorkers : *m_ctx->workers;
-    asio::post(pool, [self = shared_from_this(), work = std::move(work)]() mutable {
+    asio::post(pool, [self = this->shared_from_this(), work = std::move(work)]() mutable {
         Response res = work();
         asio::post(self->m_stream.get_executor(),
                    [self, res = std::move(res)]() mutable { self->send(std::move(res)); });
     });
 }
 
-void HttpSession::finishUpload()
+template <class S>
+void BasicHttpSession<S>::finishUpload()
 {
     if (m_sink->finishesInline()) {
         Response res = m_sink->finish();
@@ -431,10 +508,10 @@ void HttpSession::finishUpload()
         send(std::move(res));
         return;
     }
-    m_stream.expires_never();
+    lowest().expires_never();
     auto& pool =
         m_sink->receivesFromPeer() && m_ctx->internalWorkers != nullptr ? *m_ctx->internalWorkers : *m_ctx->workers;
-    asio::post(pool, [self = shared_from_this()]() mutable {
+    asio::post(pool, [self = this->shared_from_this()]() mutable {
         Response res;
         try {
             res = self->m_sink->finish();
@@ -505,7 +582,8 @@ void writeResponseHead(std::string& out, unsigned version, const Response& res, 
     out += "\r\n";
 }
 
-void HttpSession::send(Response res)
+template <class S>
+void BasicHttpSession<S>::send(Response res)
 {
     const bool keepAlive = m_parser && m_parser->get().keep_alive() && !res.close &&
                            (m_bodyComplete || !m_req.hasBody) && !m_ctx->draining.load(std::memory_order_relaxed);
@@ -543,9 +621,9 @@ void HttpSession::send(Response res)
     if (bodyFollows) m_body = std::move(res.body);
     else m_body.clear();
     if (!headRequest) m_file = std::move(res.file);
-    m_stream.expires_after(m_ctx->options.ioTimeout);
+    lowest().expires_after(m_ctx->options.ioTimeout);
     const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_head), asio::buffer(m_body)};
-    asio::async_write(m_stream, buffers, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    asio::async_write(m_stream, buffers, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
         if (!ec && self->m_file) {
             self->sendFileChunk();
             return;
@@ -554,9 +632,14 @@ void HttpSession::send(Response res)
     });
 }
 
-void HttpSession::sendFileChunk()
+template <class S>
+void BasicHttpSession<S>::sendFileChunk()
 {
-    auto& sock = m_stream.socket();
+    if constexpr (kTls) {
+        sendFileChunkTls();
+        return;
+    }
+    auto& sock = lowest().socket();
     boost::system::error_code ec;
     sock.native_non_blocking(true, ec);
     std::size_t sentThisTurn = 0;
@@ -570,20 +653,20 @@ void HttpSession::sendFileChunk()
             sentThisTurn += static_cast<std::size_t>(n);
             if (sentThisTurn >= kSendfileSlice && m_file->length > 0) {
                 // Let other connections on this I/O thread run.
-                asio::post(m_stream.get_executor(), [self = shared_from_this()] { self->sendFileChunk(); });
+                asio::post(m_stream.get_executor(), [self = this->shared_from_this()] { self->sendFileChunk(); });
                 return;
             }
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             m_sendTimer.expires_after(m_ctx->options.ioTimeout);
-            m_sendTimer.async_wait([self = shared_from_this()](boost::system::error_code tec) {
+            m_sendTimer.async_wait([self = this->shared_from_this()](boost::system::error_code tec) {
                 if (!tec) {
                     boost::system::error_code cec;
-                    self->m_stream.socket().cancel(cec);
+                    self->lowest().socket().cancel(cec);
                 }
             });
-            sock.async_wait(tcp::socket::wait_write, [self = shared_from_this()](boost::system::error_code wec) {
+            sock.async_wait(tcp::socket::wait_write, [self = this->shared_from_this()](boost::system::error_code wec) {
                 self->m_sendTimer.cancel();
                 if (wec) {
                     self->recordOp(kClientAbort);
@@ -610,7 +693,39 @@ void HttpSession::sendFileChunk()
     onWritten({});
 }
 
-void HttpSession::onWritten(beast::error_code ec)
+template <class S>
+void BasicHttpSession<S>::sendFileChunkTls()
+{
+    if (m_file->length == 0) {
+        m_file.reset();
+        onWritten({});
+        return;
+    }
+    if (m_chunk.size() < kBodyChunk) m_chunk.resize(kBodyChunk);
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(m_file->length, m_chunk.size()));
+    if (const int e = preadExact(m_file->fd->get(), m_chunk.data(), n, m_file->offset); e != 0) {
+        // The length is promised already: closing is the only honest move.
+        logWarn("read of ", m_req.path, " failed: ", std::strerror(e));
+        recordOp(500);
+        closeConnection();
+        return;
+    }
+    lowest().expires_after(m_ctx->options.ioTimeout);
+    asio::async_write(m_stream, asio::buffer(m_chunk.data(), n),
+                      [self = this->shared_from_this(), n](beast::error_code ec, std::size_t) {
+                          if (ec) {
+                              self->recordOp(kClientAbort);
+                              self->closeConnection();
+                              return;
+                          }
+                          self->m_file->offset += n;
+                          self->m_file->length -= n;
+                          self->sendFileChunkTls();
+                      });
+}
+
+template <class S>
+void BasicHttpSession<S>::onWritten(beast::error_code ec)
 {
     if (m_body.capacity() > kKeepBodyCapacity) std::string().swap(m_body);  // a big answer's memory goes
     recordOp(ec ? kClientAbort : m_status);
@@ -622,14 +737,16 @@ void HttpSession::onWritten(beast::error_code ec)
     doReadHeader();
 }
 
-void HttpSession::fail(const api::Error& e, bool close)
+template <class S>
+void BasicHttpSession<S>::fail(const api::Error& e, bool close)
 {
     Response res = Response::error(e);
     res.close = close;
     send(std::move(res));
 }
 
-void HttpSession::recordOp(int status)
+template <class S>
+void BasicHttpSession<S>::recordOp(int status)
 {
     if (m_recorded || m_route == nullptr || !m_route->op || m_ctx->stats == nullptr) return;
     m_recorded = true;
@@ -637,7 +754,8 @@ void HttpSession::recordOp(int status)
     m_ctx->stats->record(*m_route->op, status, m_bodyBytes + m_sentBytes, static_cast<std::uint64_t>(ns.count()));
 }
 
-void HttpSession::acceptWebSocket()
+template <class S>
+void BasicHttpSession<S>::acceptWebSocket()
 {
     const auto& hdr = m_parser->get();
     if (!beast::websocket::is_upgrade(hdr)) {
@@ -652,7 +770,7 @@ void HttpSession::acceptWebSocket()
     up.base() = hdr.base();
     std::optional<Response> refused;
     try {
-        refused = m_route->websocket(m_req, m_stream, std::move(up));
+        refused = m_route->websocket(m_req, AnyStream{&m_stream}, std::move(up));
     } catch (const std::exception& e) {
         logError("websocket accept threw: ", e.what());
         refused = Response::error(api::Error::internal(e.what()));
@@ -664,11 +782,15 @@ void HttpSession::acceptWebSocket()
     // Otherwise the stream has left this session, which ends here.
 }
 
-void HttpSession::closeConnection()
+template <class S>
+void BasicHttpSession<S>::closeConnection()
 {
     beast::error_code ec;
-    m_stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-    m_stream.socket().close(ec);
+    lowest().socket().shutdown(tcp::socket::shutdown_send, ec);
+    lowest().socket().close(ec);
 }
+
+template class BasicHttpSession<Stream>;
+template class BasicHttpSession<SslStream>;
 
 }  // namespace tessera::daemon::net

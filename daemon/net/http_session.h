@@ -9,6 +9,7 @@
 #include "http_server.h"
 
 #include "stream.h"
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/buffer_body.hpp>
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 namespace tessera::daemon::net {
@@ -27,25 +29,47 @@ namespace tessera::daemon::net {
 void writeResponseHead(std::string& out, unsigned version, const Response& res, bool keepAlive,
                        std::uint64_t contentLength);
 
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
+// What the server and a drain reach of every HTTP session, plain or TLS.
+class HttpSession {
 public:
-    // `peer` holds one of its address's connection slots (acquired by the
-    // server), released when the session ends.
-    HttpSession(Socket socket, std::shared_ptr<ServerContext> ctx, boost::asio::ip::address peer);
-    ~HttpSession();
+    virtual ~HttpSession() = default;
 
-    void run();
+    // A session on an accepted socket, TLS when the server has a TLS
+    // context (the handshake is its first step). `peer` holds one of its
+    // address's connection slots (acquired by the server), released when the
+    // session ends.
+    static void start(Socket socket, std::shared_ptr<ServerContext> ctx, boost::asio::ip::address peer);
     // During a drain: closes the connection if it is waiting for a request
     // and no byte of one has arrived. Any thread; the session's last
     // reference is then dropped on its own I/O thread.
-    static void closeIfIdle(std::shared_ptr<HttpSession> session);
-    // Answers 503 on a socket over the connection cap and closes it.
-    static void rejectBusy(Socket socket);
+    static void closeIfIdle(std::shared_ptr<HttpSession> session) { session->postCloseIfIdle(); }
+    // Answers 503 on a socket over the connection cap and closes it (TLS:
+    // closes it; a plaintext answer would not be read).
+    static void rejectBusy(Socket socket, bool tls);
+
+protected:
+    virtual void postCloseIfIdle() = 0;
+};
+
+// One connection over stream type S (Stream or SslStream).
+template <class S>
+class BasicHttpSession final : public HttpSession, public std::enable_shared_from_this<BasicHttpSession<S>> {
+public:
+    static constexpr bool kTls = std::is_same_v<S, SslStream>;
+
+    BasicHttpSession(Socket socket, std::shared_ptr<ServerContext> ctx, boost::asio::ip::address peer,
+                     std::shared_ptr<boost::asio::ssl::context> tls);
+    ~BasicHttpSession() override;
+
+    void run();
 
 private:
+    void postCloseIfIdle() override;
+    // TLS port, plain HTTP request: a 400 in plain HTTP, then close.
+    void refusePlaintext();
     void doReadHeader();
     void onHeader(boost::beast::error_code ec);
-    void sendContinueThen(void (HttpSession::*next)());
+    void sendContinueThen(void (BasicHttpSession::*next)());
     void readBody();
     void onBodyChunk(boost::beast::error_code ec);
     void readRawBody();
@@ -58,6 +82,9 @@ private:
     void send(Response res);
     void onWritten(boost::beast::error_code ec);
     void sendFileChunk();
+    // TLS: a file region read in chunks and written through the stream
+    // (sendfile would bypass the encryption).
+    void sendFileChunkTls();
     void fail(const api::Error& e, bool close);
     // Counts the request in the node's statistics (once; routes with an op).
     void recordOp(int status);
@@ -66,7 +93,10 @@ private:
     // The request counted in ServerContext::inFlight is over (once).
     void endRequest();
 
-    Stream m_stream;
+    auto& lowest() { return boost::beast::get_lowest_layer(m_stream); }
+
+    std::shared_ptr<boost::asio::ssl::context> m_tls;  // kept alive for m_stream (TLS only)
+    S m_stream;
     boost::beast::flat_buffer m_buffer;
     std::shared_ptr<ServerContext> m_ctx;
     boost::asio::ip::address m_peer;

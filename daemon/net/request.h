@@ -4,6 +4,7 @@
 
 #include "api/uri.h"
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/beast/http/fields.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/verb.hpp>
@@ -27,6 +28,9 @@ struct Request {
     // another node or a signed redirect) and whether its token says admin.
     std::string user;
     bool admin = false;
+    // The client's address (the TCP peer; a node behind a reverse proxy
+    // sees the proxy's).
+    boost::asio::ip::address peer;
 
     std::string header(std::string_view name) const
     {

@@ -43,7 +43,7 @@ using UploadStart = std::function<std::variant<Response, std::unique_ptr<UploadS
 // and returns the refusal to send (403 origin, 503 too many sessions).
 // Called on the connection's I/O thread; must not block.
 using WebSocketAccept = std::function<std::optional<Response>(
-    const Request&, Stream& stream, boost::beast::http::request<boost::beast::http::empty_body>&&)>;
+    const Request&, AnyStream stream, boost::beast::http::request<boost::beast::http::empty_body>&&)>;
 
 // A member function of `self` as a Handler: routes name their handlers as
 // bind(this, &Api::method).

@@ -8,11 +8,17 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <variant>
 
 namespace tessera::daemon::net {
 
 using Executor = boost::asio::io_context::executor_type;
 using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, Executor>;
 using Stream = boost::beast::basic_stream<boost::asio::ip::tcp, Executor>;
+// A connection of a node that serves TLS (tls.cert_file set).
+using SslStream = boost::beast::ssl_stream<Stream>;
+// The connection a WebSocket upgrade takes over, plain or TLS.
+using AnyStream = std::variant<Stream*, SslStream*>;
 
 }  // namespace tessera::daemon::net

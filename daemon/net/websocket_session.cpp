@@ -20,17 +20,30 @@ std::atomic<std::uint64_t> g_nextId{1};
 constexpr std::size_t kMaxCloseReason = 123;  // RFC 6455: the reason fits a 125-byte control frame
 }  // namespace
 
-WebSocketSession::WebSocketSession(Stream&& stream, std::shared_ptr<ServerContext> ctx, Options options,
+namespace {
+template <class Ws>
+Ws takeOver(AnyStream stream)
+{
+    return std::visit(
+        [](auto* s) -> Ws {
+            using Next = std::decay_t<decltype(*s)>;
+            return Ws(std::in_place_type<websocket::stream<Next>>, std::move(*s));
+        },
+        stream);
+}
+}  // namespace
+
+WebSocketSession::WebSocketSession(AnyStream stream, std::shared_ptr<ServerContext> ctx, Options options,
                                    std::weak_ptr<Listener> listener)
-    : m_ws(std::move(stream)), m_ctx(std::move(ctx)), m_options(options), m_listener(std::move(listener)),
-      m_id(g_nextId.fetch_add(1)), m_writeTimer(m_ws.get_executor())
+    : m_ws(takeOver<Ws>(stream)), m_ctx(std::move(ctx)), m_options(options), m_listener(std::move(listener)),
+      m_id(g_nextId.fetch_add(1)), m_writeTimer(lowest().get_executor())
 {
     m_ctx->connections.fetch_add(1);
     boost::system::error_code ec;
-    const auto ep = beast::get_lowest_layer(m_ws).socket().remote_endpoint(ec);
+    const auto ep = lowest().socket().remote_endpoint(ec);
     if (!ec) m_peer = ep.address().to_string() + ":" + std::to_string(ep.port());
     if (m_options.sendBufferBytes > 0) {
-        beast::get_lowest_layer(m_ws).socket().set_option(
+        lowest().socket().set_option(
             asio::socket_base::send_buffer_size(m_options.sendBufferBytes), ec);
     }
 }
@@ -39,19 +52,21 @@ WebSocketSession::~WebSocketSession() { m_ctx->connections.fetch_sub(1); }
 
 void WebSocketSession::start(http::request<http::empty_body>&& req)
 {
-    beast::get_lowest_layer(m_ws).expires_never();  // the websocket timeouts below take over
+    lowest().expires_never();  // the websocket timeouts below take over
     auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::server);
     timeouts.handshake_timeout = std::chrono::seconds(10);
     // A peer that neither sends nor answers pings for this long is gone.
     timeouts.idle_timeout = std::chrono::seconds(60);
     timeouts.keep_alive_pings = true;
-    m_ws.set_option(timeouts);
-    m_ws.set_option(websocket::stream_base::decorator(
-        [](websocket::response_type& res) { res.set(http::field::server, "tessera"); }));
-    m_ws.read_message_max(m_options.maxIncomingMessage);
-    m_ws.auto_fragment(false);
     auto r = std::make_shared<http::request<http::empty_body>>(std::move(req));
-    m_ws.async_accept(*r, [self = shared_from_this(), r](beast::error_code ec) { self->onAccept(ec); });
+    withWs([&](auto& ws) {
+        ws.set_option(timeouts);
+        ws.set_option(websocket::stream_base::decorator(
+            [](websocket::response_type& res) { res.set(http::field::server, "tessera"); }));
+        ws.read_message_max(m_options.maxIncomingMessage);
+        ws.auto_fragment(false);
+        ws.async_accept(*r, [self = shared_from_this(), r](beast::error_code ec) { self->onAccept(ec); });
+    });
 }
 
 void WebSocketSession::onAccept(beast::error_code ec)
@@ -68,7 +83,10 @@ void WebSocketSession::onAccept(beast::error_code ec)
 
 void WebSocketSession::doRead()
 {
-    m_ws.async_read(m_readBuffer, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
+    withWs([&](auto& ws) {
+        ws.async_read(m_readBuffer,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
+    });
 }
 
 void WebSocketSession::onRead(beast::error_code ec)
@@ -97,7 +115,7 @@ void WebSocketSession::onRead(beast::error_code ec)
     }
     // A binary message reaches the listener as an empty text, which it
     // answers with an error like any other message it cannot parse.
-    const std::string text = m_ws.got_text() ? beast::buffers_to_string(m_readBuffer.data()) : std::string();
+    const std::string text = withWs([](auto& ws) { return ws.got_text(); }) ? beast::buffers_to_string(m_readBuffer.data()) : std::string();
     m_readBuffer.consume(m_readBuffer.size());
     if (auto l = m_listener.lock(); l && !m_closing) l->onText(shared_from_this(), text);
     doRead();
@@ -105,13 +123,13 @@ void WebSocketSession::onRead(beast::error_code ec)
 
 void WebSocketSession::send(OutgoingMessage msg)
 {
-    asio::dispatch(m_ws.get_executor(),
+    asio::dispatch(lowest().get_executor(),
                    [self = shared_from_this(), msg = std::move(msg)]() mutable { self->enqueue(std::move(msg)); });
 }
 
 void WebSocketSession::close(websocket::close_code code, std::string reason)
 {
-    asio::dispatch(m_ws.get_executor(), [self = shared_from_this(), code, reason = std::move(reason)]() mutable {
+    asio::dispatch(lowest().get_executor(), [self = shared_from_this(), code, reason = std::move(reason)]() mutable {
         self->beginClose(code, std::move(reason));
     });
 }
@@ -141,9 +159,11 @@ void WebSocketSession::writeNext()
 {
     if (m_closing) {
         m_writing = true;
-        m_ws.async_close(m_closeReason, [self = shared_from_this()](beast::error_code) {
-            self->m_writing = false;
-            // The read loop sees the peer's close frame (or the timeout) and finishes.
+        withWs([&](auto& ws) {
+            ws.async_close(m_closeReason, [self = shared_from_this()](beast::error_code) {
+                self->m_writing = false;
+                // The read loop sees the peer's close frame (or the timeout) and finishes.
+            });
         });
         return;
     }
@@ -158,7 +178,6 @@ void WebSocketSession::writeNext()
     api::appendFeedEnvelope(m_inflight, msg.type, static_cast<std::int64_t>(++m_seq), msg.tsMs,
                             msg.data ? std::string_view(*msg.data) : std::string_view());
     m_writing = true;
-    m_ws.text(true);
     m_writeTimer.expires_after(m_options.writeTimeout);
     m_writeTimer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
         if (ec) return;  // cancelled: the write finished
@@ -168,10 +187,13 @@ void WebSocketSession::writeNext()
         self->m_closeReason =
             websocket::close_reason(websocket::close_code::policy_error, "client too slow: a write made no progress");
         boost::system::error_code cec;
-        beast::get_lowest_layer(self->m_ws).socket().close(cec);
+        self->lowest().socket().close(cec);
     });
-    m_ws.async_write(asio::buffer(m_inflight),
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onWrite(ec); });
+    withWs([&](auto& ws) {
+        ws.text(true);
+        ws.async_write(asio::buffer(m_inflight),
+                       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onWrite(ec); });
+    });
 }
 
 void WebSocketSession::onWrite(beast::error_code ec)
@@ -207,7 +229,7 @@ void WebSocketSession::finish(const std::string& reason)
     m_queue.clear();
     m_writeTimer.cancel();
     boost::system::error_code ec;
-    beast::get_lowest_layer(m_ws).socket().close(ec);
+    lowest().socket().close(ec);
     logInfo("feed session ", m_id, " (", m_peer, ") ended: ", reason);
     if (auto l = m_listener.lock()) l->onClosed(m_id, reason);
 }

@@ -19,12 +19,14 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/stream.hpp>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
+#include <variant>
 
 namespace tessera::daemon::net {
 
@@ -55,7 +57,8 @@ public:
         virtual void onClosed(std::uint64_t sessionId, const std::string& reason) = 0;
     };
 
-    WebSocketSession(Stream&& stream, std::shared_ptr<ServerContext> ctx, Options options,
+    // Takes over `stream` (moved from), plain or TLS.
+    WebSocketSession(AnyStream stream, std::shared_ptr<ServerContext> ctx, Options options,
                      std::weak_ptr<Listener> listener);
     ~WebSocketSession();
 
@@ -79,7 +82,20 @@ private:
     void beginClose(boost::beast::websocket::close_code code, std::string reason);
     void finish(const std::string& reason);
 
-    boost::beast::websocket::stream<Stream> m_ws;
+    // Runs f on the WebSocket stream, whichever it is.
+    template <class F>
+    decltype(auto) withWs(F&& f)
+    {
+        return std::visit(std::forward<F>(f), m_ws);
+    }
+    // The TCP layer under either kind.
+    Stream& lowest()
+    {
+        return std::visit([](auto& ws) -> Stream& { return boost::beast::get_lowest_layer(ws); }, m_ws);
+    }
+
+    using Ws = std::variant<boost::beast::websocket::stream<Stream>, boost::beast::websocket::stream<SslStream>>;
+    Ws m_ws;
     std::shared_ptr<ServerContext> m_ctx;
     Options m_options;
     std::weak_ptr<Listener> m_listener;

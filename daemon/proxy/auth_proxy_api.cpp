@@ -68,11 +68,23 @@ Response AuthProxyApi::login(const Request& req)
 {
     auto msg = api::parseMessage<api::LoginRequest>(req.body, "login");
     if (!msg) return Response::error(msg.error());
+    const auto from = req.peer.to_string();
+    if (const auto wait = m_throttle.wait(msg->user, from)) {
+        const auto seconds = (wait->count() + 999) / 1000;
+        auto r = Response::error(api::Error{api::ErrorKind::TooManyRequests,
+                                            "too many failed logins for \"" + msg->user + "\" from " + from +
+                                                "; retry in " + std::to_string(seconds) + " s",
+                                            {}});
+        r.setHeader("Retry-After", std::to_string(seconds));
+        return r;
+    }
     auto user = m_users.authenticate(msg->user, msg->password);
     if (!user) {
-        logInfo("auth: login refused for \"", msg->user, "\"");
+        if (user.kind() == api::ErrorKind::Unauthorized) m_throttle.failed(msg->user, from);
+        logInfo("auth: login refused for \"", msg->user, "\" from ", from);
         return Response::error(user.error());
     }
+    m_throttle.succeeded(msg->user, from);
     auto reply = m_tokens.issuePair(user->name, user->admin);
     if (!reply) return Response::error(reply.error());
     return Response::json(*reply);

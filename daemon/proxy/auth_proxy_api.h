@@ -22,6 +22,7 @@
 #include "api/bmd.h"
 #include "auth/token_service.h"
 #include "auth/user_store.h"
+#include "auth/login_throttle.h"
 #include "net/router.h"
 
 #include <functional>
@@ -59,6 +60,7 @@ private:
     auth::UserStore& m_users;
     auth::TokenService& m_tokens;
     PushRevoked m_pushRevoked;
+    auth::LoginThrottle m_throttle;
 };
 
 }  // namespace tessera::daemon::proxy

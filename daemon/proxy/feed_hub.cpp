@@ -63,7 +63,7 @@ FeedHub::FeedHub(FeedOptions options, std::shared_ptr<net::ServerContext> ctx, s
 net::WebSocketAccept FeedHub::acceptor()
 {
     std::weak_ptr<FeedHub> weak = weak_from_this();
-    return [weak](const net::Request& req, net::Stream& stream,
+    return [weak](const net::Request& req, net::AnyStream stream,
                   http::request<http::empty_body>&& up) -> std::optional<net::Response> {
         auto self = weak.lock();
         if (!self) return net::Response::error(api::Error::unavailable("the proxy is shutting down"));
@@ -82,7 +82,7 @@ bool FeedHub::originAllowed(const net::Request& req) const
     return false;
 }
 
-std::optional<net::Response> FeedHub::accept(const net::Request& req, net::Stream& stream,
+std::optional<net::Response> FeedHub::accept(const net::Request& req, net::AnyStream stream,
                                              http::request<http::empty_body>&& up)
 {
     if (!originAllowed(req)) {
@@ -105,7 +105,7 @@ std::optional<net::Response> FeedHub::accept(const net::Request& req, net::Strea
         ++m_pending;
     }
     auto session =
-        std::make_shared<net::WebSocketSession>(std::move(stream), m_ctx, m_options.session, weak_from_this());
+        std::make_shared<net::WebSocketSession>(stream, m_ctx, m_options.session, weak_from_this());
     session->start(std::move(up));
     return std::nullopt;
 }

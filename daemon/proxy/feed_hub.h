@@ -76,7 +76,7 @@ public:
 
 private:
     FeedHub(FeedOptions options, std::shared_ptr<net::ServerContext> ctx, std::function<nlohmann::json()> snapshot);
-    std::optional<net::Response> accept(const net::Request& req, net::Stream& stream,
+    std::optional<net::Response> accept(const net::Request& req, net::AnyStream stream,
                                         boost::beast::http::request<boost::beast::http::empty_body>&& up);
     bool originAllowed(const net::Request& req) const;
     void sendError(const std::shared_ptr<net::WebSocketSession>& s, const std::string& message);

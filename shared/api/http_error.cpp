@@ -22,6 +22,7 @@ const char* errorKindName(ErrorKind kind)
     case ErrorKind::Unauthorized: return "Unauthorized";
     case ErrorKind::Forbidden: return "Forbidden";
     case ErrorKind::BadGateway: return "BadGateway";
+    case ErrorKind::TooManyRequests: return "TooManyRequests";
     case ErrorKind::Internal: return "Internal";
     }
     return "Internal";
@@ -44,6 +45,7 @@ int httpStatusFor(ErrorKind kind)
     case ErrorKind::Unavailable: return 503;
     case ErrorKind::Timeout: return 504;
     case ErrorKind::BadGateway: return 502;
+    case ErrorKind::TooManyRequests: return 429;
     case ErrorKind::IoError: return 500;
     case ErrorKind::Internal: return 500;
     }
@@ -63,6 +65,7 @@ ErrorKind errorKindForStatus(int status)
     case 431: return ErrorKind::HeaderTooLarge;
     case 416: return ErrorKind::RangeNotSatisfiable;
     case 422: return ErrorKind::Corruption;
+    case 429: return ErrorKind::TooManyRequests;
     case 502: return ErrorKind::BadGateway;
     case 503: return ErrorKind::Unavailable;
     case 504: return ErrorKind::Timeout;

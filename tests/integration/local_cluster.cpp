@@ -18,6 +18,7 @@ LocalCluster::LocalCluster() : LocalCluster(Options{}) {}
 LocalCluster::LocalCluster(Options options) : m_options(options)
 {
     m_dir.setAutoRemove(qEnvironmentVariableIsEmpty("TESSERA_KEEP_TEST_DATA"));
+    if (qEnvironmentVariable("TESSERA_TEST_TLS") == "1") m_options.tls = true;
 }
 
 LocalCluster::~LocalCluster()
@@ -84,7 +85,7 @@ QStringList LocalCluster::targetArgs(int i, int port) const
                   "--cluster-key-file",
                   clusterKeyFile()};
     for (const auto& mp : targetMountpaths(i)) a << "--mountpath" << QString::fromStdString(mp);
-    a << m_options.extraTargetArgs;
+    a << tlsArgs() << m_options.extraTargetArgs;
     return a;
 }
 
@@ -108,6 +109,7 @@ bool LocalCluster::start()
         return false;
     }
     QDir().mkpath(m_dir.path() + "/proxy");
+    if (m_options.tls && !makeCertificates()) return false;
     m_proxy.portFile = m_dir.path() + "/proxy/port";
     m_proxy.logFile = m_dir.path() + "/proxy.log";
     m_proxy.args = QStringList{"--role",
@@ -124,7 +126,7 @@ bool LocalCluster::start()
                                QString::number(m_options.maxMissed),
                                "--peer-timeout-ms",
                                "3000"};
-    m_proxy.args << m_options.extraProxyArgs;
+    m_proxy.args << tlsArgs() << m_options.extraProxyArgs;
     if (!launch(m_proxy)) return false;
     // From now on the proxy keeps its port across restarts.
     m_proxy.args[3] = QString::number(m_proxy.port);
@@ -165,11 +167,61 @@ bool LocalCluster::addTarget()
     return waitForTargets(targetCount(), std::chrono::seconds(20));
 }
 
-std::string LocalCluster::proxyUrl() const { return "http://127.0.0.1:" + std::to_string(m_proxy.port); }
+std::string LocalCluster::proxyUrl() const
+{
+    return std::string(m_options.tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(m_proxy.port);
+}
 
 std::string LocalCluster::targetUrl(int i) const
 {
-    return "http://127.0.0.1:" + std::to_string(m_targets[static_cast<std::size_t>(i)].port);
+    return std::string(m_options.tls ? "https" : "http") + "://127.0.0.1:" +
+           std::to_string(m_targets[static_cast<std::size_t>(i)].port);
+}
+
+QStringList LocalCluster::tlsArgs() const
+{
+    if (!m_options.tls) return {};
+    return {"--tls-cert-file", certFile(), "--tls-key-file", keyFile(), "--tls-ca-file", caFile()};
+}
+
+bool LocalCluster::makeCertificates()
+{
+    const auto dir = m_dir.path() + "/tls";
+    QDir().mkpath(dir);
+    const auto run = [&](const QStringList& args) {
+        QProcess p;
+        p.setWorkingDirectory(dir);
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start("openssl", args);
+        if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+            m_error = "openssl " + args.join(' ').toStdString() + " failed: " + p.readAll().toStdString();
+            return false;
+        }
+        return true;
+    };
+    QFile ext(dir + "/node.ext");
+    if (!ext.open(QIODevice::WriteOnly)) {
+        m_error = "cannot write " + ext.fileName().toStdString();
+        return false;
+    }
+    ext.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+    ext.close();
+    const QStringList ec{"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"};
+    if (!run(QStringList{"req", "-x509"} << ec
+                                         << QStringList{"-days", "30", "-keyout", "ca.key", "-out", "ca.pem", "-subj",
+                                                        "/CN=Tessera test CA"}) ||
+        !run(QStringList{"req"} << ec
+                                << QStringList{"-keyout", "node.key", "-out", "node.csr", "-subj", "/CN=127.0.0.1"}) ||
+        !run({"x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "30",
+              "-extfile", "node.ext", "-out", "node.pem"})) {
+        return false;
+    }
+    // Every HttpClient of this process (the tests' and this helper's) trusts
+    // the cluster's CA.
+    client::HttpClient::Options::Tls t;
+    t.caFile = caFile().toStdString();
+    client::HttpClient::setProcessTls(t);
+    return true;
 }
 
 std::string LocalCluster::targetId(int i) const { return m_targets[static_cast<std::size_t>(i)].id; }
@@ -229,6 +281,13 @@ bool LocalCluster::waitForTargetExit(int i, std::chrono::milliseconds timeout, i
 std::string LocalCluster::targetLogTail(int i) const
 {
     QFile log(m_targets[static_cast<std::size_t>(i)].logFile);
+    if (!log.open(QIODevice::ReadOnly)) return {};
+    return log.readAll().right(3000).toStdString();
+}
+
+std::string LocalCluster::proxyLogTail() const
+{
+    QFile log(m_proxy.logFile);
     if (!log.open(QIODevice::ReadOnly)) return {};
     return log.readAll().right(3000).toStdString();
 }

@@ -26,6 +26,10 @@ public:
         int maxMissed = 3;
         QStringList extraProxyArgs;     // appended to the proxy's command line
         QStringList extraTargetArgs{};  // appended to every target's command line
+        // Every node serves HTTPS only, with a certificate from a CA made
+        // for this cluster (caFile()); every HttpClient of the test process
+        // trusts it. Also on when $TESSERA_TEST_TLS is 1.
+        bool tls = false;
     };
 
     LocalCluster();
@@ -38,6 +42,12 @@ public:
     const std::string& error() const { return m_error; }
 
     std::string proxyUrl() const;
+    bool tls() const { return m_options.tls; }
+    // The CA of the nodes' certificates (TLS only).
+    QString caFile() const { return m_dir.path() + "/tls/ca.pem"; }
+    // The certificate and key every node serves (TLS only).
+    QString certFile() const { return m_dir.path() + "/tls/node.pem"; }
+    QString keyFile() const { return m_dir.path() + "/tls/node.key"; }
     std::string targetUrl(int i) const;
     std::string targetId(int i) const;
     int targetCount() const { return static_cast<int>(m_targets.size()); }
@@ -56,6 +66,9 @@ public:
     bool waitForTargetGone(const std::string& id, std::chrono::milliseconds timeout);
 
     qint64 targetPid(int i) const;
+    qint64 proxyPid() const { return m_proxy.process->processId(); }
+    // The tail of the proxy's log.
+    std::string proxyLogTail() const;
     // Starts one more target (index targetCount() before the call) and waits
     // until the proxy's map lists it.
     bool addTarget();
@@ -84,6 +97,9 @@ private:
         std::string id;
     };
     bool launch(Proc& p);
+    QStringList tlsArgs() const;
+    // The CA and the nodes' certificate (for 127.0.0.1) in <dir>/tls.
+    bool makeCertificates();
     bool launchTarget();
     QStringList targetArgs(int i, int port) const;
 

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 using namespace tessera;
+using nlohmann::json;
 
 namespace {
 
@@ -332,6 +333,32 @@ private slots:
         QCOMPARE(key.size(), std::size_t{64});
         QVERIFY(config.body.find(key) == std::string::npos);
         QVERIFY(config.body.find("argon2") == std::string::npos);
+    }
+
+    // A password guesser is slowed down: five failures are free, the sixth
+    // makes the next attempt for that name from that address wait (429 with
+    // Retry-After, the password not even checked); an unknown name is
+    // counted the same, and other names are not held up.
+    void failedLoginsAreSlowedDown()
+    {
+        const auto attempt = [&](const char* user, const char* password) {
+            return curl({"-X", "POST", url("/v1/tokens"), "--data-binary",
+                         QString::fromStdString(json{{"user", user}, {"password", password}}.dump())},
+                        "%header{retry-after}");
+        };
+        for (const char* name : {"admin", "nobody-by-this-name"}) {
+            for (int i = 0; i < 6; ++i) QCOMPARE(attempt(name, "guess-guess").status, 401);
+            auto held = attempt(name, name == std::string("admin") ? kAdminPassword : "guess-guess");
+            QCOMPARE(held.status, 429);
+            const auto nl = held.body.rfind('\n');
+            QVERIFY2(nl != std::string::npos && std::atoi(held.body.c_str() + nl + 1) >= 1, held.body.c_str());
+            const auto j = json::parse(held.body.substr(0, nl), nullptr, false);
+            QVERIFY2(j.is_object() && j.value("message", "").find("too many failed logins") != std::string::npos,
+                     held.body.c_str());
+        }
+        QVERIFY(!login("alice", "alice-password").empty());
+        // The wait over, the right password is heard again.
+        QVERIFY(QTest::qWaitFor([&] { return attempt("admin", kAdminPassword).status == 200; }, 5000));
     }
 
     void revokedTokenRefused()

@@ -572,14 +572,14 @@ private slots:
             {ErrorKind::Corruption, 422},       {ErrorKind::IoError, 500},
             {ErrorKind::Internal, 500},         {ErrorKind::Unavailable, 503},
             {ErrorKind::Timeout, 504},          {ErrorKind::NoSpace, 507},
-            {ErrorKind::BadGateway, 502},
+            {ErrorKind::BadGateway, 502},       {ErrorKind::TooManyRequests, 429},
         };
         for (const auto& [kind, status] : table) {
             QCOMPARE(httpStatusFor(kind), status);
             if (status != 500) QCOMPARE(errorKindForStatus(status), kind);
         }
         // Other statuses fall into the nearest kind.
-        QCOMPARE(errorKindForStatus(429), ErrorKind::BadRequest);
+        QCOMPARE(errorKindForStatus(418), ErrorKind::BadRequest);
         QCOMPARE(errorKindForStatus(500), ErrorKind::Internal);
         QCOMPARE(errorKindForStatus(501), ErrorKind::Internal);
         QCOMPARE(errorKindForStatus(0), ErrorKind::Internal);  // no response at all

@@ -1,0 +1,266 @@
+// TLS end to end against a real 1 proxy + 2 target cluster whose nodes serve
+// HTTPS only, with certificates from a CA made for the test (as
+// `installers/local-cluster.sh --tls` does): curl with the CA reads and
+// writes through the proxy's redirect, curl without it is refused, plain
+// HTTP to a TLS port is a 400 in plain HTTP, targets copy a mirrored
+// object to each other over TLS, the CLI and the feed client take the CA
+// (or --insecure), a SIGHUP makes a node serve a renewed certificate (and a
+// broken one leaves the old in place), and bad TLS files stop a node at start.
+#include "local_cluster.h"
+
+#include "client/feed_client.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <csignal>
+#include <nlohmann/json.hpp>
+
+using namespace tessera;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kBucket = "secure";
+
+struct CurlResult {
+    int exitCode = -1;
+    int status = 0;    // the last HTTP status (-w %{http_code})
+    std::string body;  // without the status line
+    std::string log;   // stderr
+};
+
+// curl with `args`, its body on stdout followed by a line with the status.
+CurlResult curl(QStringList args)
+{
+    args.prepend("-sS");
+    args << "-w" << "\n%{http_code}";
+    QProcess p;
+    p.start("curl", args);
+    CurlResult r;
+    if (!p.waitForFinished(30000)) return r;
+    r.exitCode = p.exitCode();
+    r.log = p.readAllStandardError().toStdString();
+    auto out = p.readAllStandardOutput().toStdString();
+    const auto nl = out.rfind('\n');
+    if (nl == std::string::npos) return r;
+    r.status = std::atoi(out.c_str() + nl + 1);
+    r.body = out.substr(0, nl);
+    return r;
+}
+
+struct Run {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+Run run(const QString& program, const QStringList& args, const QString& dir = {})
+{
+    QProcess p;
+    if (!dir.isEmpty()) p.setWorkingDirectory(dir);
+    p.start(program, args);
+    Run r;
+    if (!p.waitForFinished(60000)) return r;
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput().toStdString();
+    r.err = p.readAllStandardError().toStdString();
+    return r;
+}
+
+// The serial number of the certificate a TLS server at `port` presents.
+std::string servedSerial(int port)
+{
+    QProcess sc;
+    sc.start("openssl", {"s_client", "-connect", "127.0.0.1:" + QString::number(port)});
+    sc.closeWriteChannel();
+    if (!sc.waitForFinished(30000)) return {};
+    QProcess x;
+    x.start("openssl", {"x509", "-noout", "-serial"});
+    x.write(sc.readAllStandardOutput());
+    x.closeWriteChannel();
+    if (!x.waitForFinished(30000)) return {};
+    return x.readAllStandardOutput().trimmed().toStdString();
+}
+
+}  // namespace
+
+class TestTls : public QObject {
+    Q_OBJECT
+
+private:
+    tests::LocalCluster m_cluster{[] {
+        tests::LocalCluster::Options o;
+        o.targets = 2;
+        o.tls = true;
+        return o;
+    }()};
+
+    QString url(const std::string& path) const { return QString::fromStdString(m_cluster.proxyUrl() + path); }
+    QString ca() const { return m_cluster.caFile(); }
+    int proxyPort() const { return QUrl(QString::fromStdString(m_cluster.proxyUrl())).port(); }
+
+    Run cli(const QStringList& args)
+    {
+        return run(QStringLiteral(TESSERA_CLI_BINARY),
+                   QStringList{"--endpoint", QString::fromStdString(m_cluster.proxyUrl())} + args);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
+        QVERIFY(m_cluster.proxyUrl().rfind("https://", 0) == 0);
+        auto created = curl({"--cacert", ca(), "-X", "POST", url(std::string("/v1/buckets/") + kBucket),
+                             "--data-binary", R"({"action":"create-bck"})"});
+        QVERIFY2(created.status == 200, (created.body + created.log).c_str());
+    }
+
+    // A PUT and a GET through the proxy's 307 to a target, both over TLS,
+    // and a listing the proxy gathers from the targets over TLS.
+    void curlReadsAndWritesWithTheCa()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QFile f(dir.filePath("blob"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QByteArray bytes;
+        for (int i = 0; i < 300000; ++i) bytes.append(static_cast<char>(i * 7));
+        f.write(bytes);
+        f.close();
+        const auto obj = url(std::string("/v1/objects/") + kBucket + "/a/blob");
+        auto put = curl({"--cacert", ca(), "-L", "-T", f.fileName(), obj});
+        QVERIFY2(put.status == 200, (put.body + put.log).c_str());
+        auto got = curl({"--cacert", ca(), "-L", "-o", dir.filePath("back"), obj});
+        QCOMPARE(got.status, 200);
+        QFile back(dir.filePath("back"));
+        QVERIFY(back.open(QIODevice::ReadOnly));
+        QVERIFY(back.readAll() == bytes);
+        auto listed = curl({"--cacert", ca(), url(std::string("/v1/objects/") + kBucket)});
+        QCOMPARE(listed.status, 200);
+        QVERIFY2(listed.body.find("a/blob") != std::string::npos, listed.body.c_str());
+    }
+
+    void anUnknownCertificateIsRefused()
+    {
+        auto r = curl({url("/v1/health")});
+        QCOMPARE(r.exitCode, 60);  // curl: peer certificate cannot be authenticated
+        QCOMPARE(r.status, 0);
+    }
+
+    void plainHttpToATlsPortIsA400()
+    {
+        auto plain = QString::fromStdString(m_cluster.proxyUrl()).replace("https://", "http://");
+        auto r = curl({plain + "/v1/health"});
+        QCOMPARE(r.status, 400);
+        const auto j = json::parse(r.body, nullptr, false);
+        QVERIFY2(j.is_object() && j.value("message", "").find("HTTPS only") != std::string::npos, r.body.c_str());
+    }
+
+    // The owner copies a mirrored object to the other target over TLS.
+    void targetsCopyToEachOtherOverTls()
+    {
+        const json mirror{{"mirror", {{"enabled", true}, {"copies", 2}, {"across_targets", true}}}};
+        auto set = curl({"--cacert", ca(), "-X", "PATCH", url(std::string("/v1/buckets/") + kBucket), "--data-binary",
+                         QString::fromStdString(json{{"action", "set-bprops"}, {"value", mirror}}.dump())});
+        QVERIFY2(set.status == 200, set.body.c_str());
+        for (int i = 0; i < 6; ++i) {
+            const auto name = "m/o-" + std::to_string(i);
+            auto put = curl({"--cacert", ca(), "-L", "-X", "PUT", "--data-binary", "mirrored",
+                             url(std::string("/v1/objects/") + kBucket + "/" + name)});
+            QVERIFY2(put.status == 200, (put.body + put.log).c_str());
+            int holders = 0;
+            for (int t = 0; t < m_cluster.targetCount(); ++t) {
+                for (const auto& mp : m_cluster.targetMountpaths(t)) {
+                    if (QFile::exists(QString::fromStdString(mp + "/buckets/" + kBucket + "/" + name))) ++holders;
+                }
+            }
+            QCOMPARE(holders, 2);
+        }
+    }
+
+    void cliNeedsTheCa()
+    {
+        auto refused = cli({"ls"});
+        QVERIFY(refused.code != 0);
+        QVERIFY2(refused.err.find("--ca-file") != std::string::npos, refused.err.c_str());
+        auto ok = cli({"--ca-file", ca(), "ls", kBucket});
+        QVERIFY2(ok.code == 0, ok.err.c_str());
+        QVERIFY2(ok.out.find("a/blob") != std::string::npos, ok.out.c_str());
+        auto insecure = cli({"--insecure", "ls", kBucket});
+        QVERIFY2(insecure.code == 0, insecure.err.c_str());
+        QVERIFY2(insecure.err.find("--insecure") != std::string::npos, insecure.err.c_str());
+    }
+
+    void feedOverWss()
+    {
+        client::HttpClient::Options::Tls tls;
+        tls.caFile = ca().toStdString();
+        auto feed = client::FeedClient::connect(m_cluster.proxyUrl(), {}, tls);
+        QVERIFY2(feed, feed ? "" : feed.error().message.c_str());
+        auto first = (*feed)->next();
+        QVERIFY2(first, first ? "" : first.error().message.c_str());
+        QVERIFY2(json::parse(*first, nullptr, false).is_object(), first->c_str());
+        auto untrusted = client::FeedClient::connect(m_cluster.proxyUrl(), {}, {});
+        QVERIFY(!untrusted);
+    }
+
+    // A renewed certificate (same CA, new serial) is served after a SIGHUP;
+    // a broken one is refused and the renewed one stays.
+    void sighupReloadsTheCertificate()
+    {
+        const auto before = servedSerial(proxyPort());
+        QVERIFY(!before.empty());
+        const auto dir = m_cluster.dataDir() + "/tls";
+        auto renewed = run("openssl",
+                           {"x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                            "-days", "30", "-extfile", "node.ext", "-out", "renewed.pem"},
+                           dir);
+        QVERIFY2(renewed.code == 0, renewed.err.c_str());
+        // Replaced the way an operator (or certbot) does: a new file renamed over the old.
+        QVERIFY(QFile::remove(dir + "/node.pem"));
+        QVERIFY(QFile::rename(dir + "/renewed.pem", dir + "/node.pem"));
+        QVERIFY(::kill(static_cast<pid_t>(m_cluster.proxyPid()), SIGHUP) == 0);
+        std::string after;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                after = servedSerial(proxyPort());
+                return !after.empty() && after != before;
+            },
+            10000));
+        // Still a certificate the clients trust.
+        QCOMPARE(curl({"--cacert", ca(), url("/v1/health")}).status, 200);
+
+        QFile broken(dir + "/node.pem");
+        QVERIFY(broken.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        broken.write("not a certificate\n");
+        broken.close();
+        QVERIFY(::kill(static_cast<pid_t>(m_cluster.proxyPid()), SIGHUP) == 0);
+        QVERIFY(QTest::qWaitFor(
+            [&] { return m_cluster.proxyLogTail().find("TLS reload at SIGHUP failed") != std::string::npos; }, 10000));
+        QCOMPARE(servedSerial(proxyPort()), after);
+        QCOMPARE(curl({"--cacert", ca(), url("/v1/health")}).status, 200);
+    }
+
+    void badTlsFilesStopTheStart()
+    {
+        QTemporaryDir data;
+        QVERIFY(data.isValid());
+        const auto dir = m_cluster.dataDir() + "/tls";
+        // The CA's key is not the node certificate's key.
+        auto mismatch = run(tests::nodeBinary(), {"--role", "proxy", "--port", "0", "--data-dir", data.path(),
+                                                  "--tls-cert-file", dir + "/ca.pem", "--tls-key-file",
+                                                  dir + "/node.key"});
+        QCOMPARE(mismatch.code, 1);
+        QVERIFY2(mismatch.err.find("does not match") != std::string::npos, mismatch.err.c_str());
+        auto onlyCert = run(tests::nodeBinary(), {"--role", "proxy", "--port", "0", "--data-dir", data.path(),
+                                                  "--tls-cert-file", dir + "/ca.pem"});
+        QCOMPARE(onlyCert.code, 2);
+        QVERIFY2(onlyCert.err.find("--tls-key-file") != std::string::npos, onlyCert.err.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTls)
+#include "test_tls.moc"
