@@ -1,6 +1,7 @@
 #include "http_client.h"
 
 #include "api/headers.h"
+#include "tls_setup.h"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -10,9 +11,6 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include <algorithm>
 #include <cctype>
@@ -69,9 +67,6 @@ api::Error transportError(const beast::error_code& ec, const std::string& what)
 
 constexpr std::string_view kConnectFailed = "connect to ";
 constexpr std::string_view kResolveFailed = "cannot resolve ";
-constexpr std::string_view kHandshakeFailed = "TLS handshake with ";
-constexpr std::string_view kCaFileFailed = "cannot load the CA file ";
-constexpr std::string_view kCertificateRefused = "certificate verify failed";
 // How long a TLS connection being closed waits for the server's close_notify:
 // the answer to ours is a formality, not worth holding a caller up for.
 constexpr std::chrono::milliseconds kTlsCloseWait{1000};
@@ -105,10 +100,10 @@ struct Conn {
         // A TLS connection that ended between messages says close_notify, so
         // the server can tell the end from a cut. Its answer is not needed:
         // the error (a server that just closes: stream_truncated) is moot.
-        auto* tls = std::get_if<TlsStream>(&stream);
-        if (tls == nullptr || !clean) return;
-        tls->next_layer().expires_after(kTlsCloseWait);
-        [[maybe_unused]] auto ec = runOp(ioc, [&](auto&& h) { tls->async_shutdown(h); });
+        auto* secure = std::get_if<TlsStream>(&stream);
+        if (secure == nullptr || !clean) return;
+        secure->next_layer().expires_after(kTlsCloseWait);
+        [[maybe_unused]] auto ec = runOp(ioc, [&](auto&& h) { secure->async_shutdown(h); });
     }
 
     beast::tcp_stream& tcp()
@@ -121,24 +116,6 @@ struct Conn {
     beast::flat_buffer buffer;
     bool clean = false;  // the last exchange ended well: no broken or half-read stream
 };
-
-bool isIpLiteral(const std::string& host)
-{
-    beast::error_code ec;
-    asio::ip::make_address(host, ec);
-    return !ec;
-}
-
-// OpenSSL's reason without the library name asio appends ("wrong version
-// number", not "wrong version number (SSL routines)").
-std::string tlsReason(const beast::error_code& ec)
-{
-    if (ec.category() == asio::error::get_ssl_category()) {
-        if (const char* reason = ERR_reason_error_string(static_cast<unsigned long>(ec.value()))) return reason;
-    }
-    if (ec == ssl::error::stream_truncated) return "the server closed the connection";
-    return ec.message();
-}
 
 bool isRedirect(int status)
 {
@@ -196,29 +173,11 @@ struct HttpClient::Impl {
 
     api::Result<ssl::context*> context(const Options& o)
     {
-        if (tlsContext) return &*tlsContext;
-        ssl::context ctx(ssl::context::tls_client);
-        SSL_CTX_set_min_proto_version(ctx.native_handle(), TLS1_2_VERSION);
-        beast::error_code ec;
-        if (o.tls.insecure) {
-            ctx.set_verify_mode(ssl::verify_none, ec);
-        } else if (!o.tls.caFile.empty()) {
-            // Opened here first for errno's words: OpenSSL's for a missing file
-            // are "system lib".
-            const std::string file = "\"" + o.tls.caFile + "\"";
-            if (UniqueFile f(std::fopen(o.tls.caFile.c_str(), "rb")); !f) {
-                return api::Error::badRequest(std::string(kCaFileFailed) + file + ": " + std::strerror(errno));
-            }
-            ctx.load_verify_file(o.tls.caFile, ec);
-            if (ec) return api::Error::badRequest(std::string(kCaFileFailed) + file + ": " + tlsReason(ec));
-            ctx.set_verify_mode(ssl::verify_peer, ec);
-        } else {
-            ctx.set_default_verify_paths(ec);
-            if (ec) return api::Error::unavailable("cannot load the system's CA certificates: " + tlsReason(ec));
-            ctx.set_verify_mode(ssl::verify_peer, ec);
+        if (!tlsContext) {
+            auto made = tls::makeContext(o.tls);
+            if (!made) return made.error();
+            tlsContext.emplace(std::move(made).value());
         }
-        if (ec) return api::Error::internal("TLS setup: " + tlsReason(ec));
-        tlsContext.emplace(std::move(ctx));
         return &*tlsContext;
     }
 
@@ -243,48 +202,20 @@ struct HttpClient::Impl {
             return transportError(ec, std::string(kConnectFailed) + u.host + ":" + u.port);
         }
         conn->tcp().socket().set_option(tcp::no_delay(true), ec);
-        if (auto* tls = std::get_if<TlsStream>(&conn->stream)) {
-            if (auto st = handshake(*tls, u, o); !st) return st.error();
+        if (auto* stream = std::get_if<TlsStream>(&conn->stream)) {
+            if (auto st = handshake(*stream, u, o); !st) return st.error();
         }
         return conn;
     }
 
     // The handshake counts as part of connecting: connectTimeout applies.
-    api::Status handshake(TlsStream& tls, const ParsedUrl& u, const Options& o)
+    api::Status handshake(TlsStream& stream, const ParsedUrl& u, const Options& o)
     {
-        const std::string what = std::string(kHandshakeFailed) + u.host + ":" + u.port;
-        SSL* ssl = tls.native_handle();
-        const bool ip = isIpLiteral(u.host);
-        if (!o.tls.insecure) {
-            // OpenSSL's own check of the name rather than asio's
-            // host_name_verification callback (which would do as well, IP
-            // addresses included): a mismatch is then recorded in the verify
-            // result, "IP address mismatch", where the callback leaves a bare
-            // "certificate verify failed".
-            X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
-            const int set = ip ? X509_VERIFY_PARAM_set1_ip_asc(param, u.host.c_str())
-                               : X509_VERIFY_PARAM_set1_host(param, u.host.c_str(), u.host.size());
-            if (set != 1) return api::Error::badRequest("cannot check a certificate for host \"" + u.host + "\"");
-        }
-        // Server Name Indication carries DNS names only (RFC 6066).
-        if (!ip && SSL_set_tlsext_host_name(ssl, u.host.c_str()) != 1) {
-            return api::Error::badRequest("cannot send the TLS server name \"" + u.host + "\"");
-        }
-        tls.next_layer().expires_after(o.connectTimeout);
-        const auto ec = runOp(ioc, [&](auto&& h) { tls.async_handshake(ssl::stream_base::client, h); });
-        if (!ec) return {};
-        if (ec == beast::error::timeout) return api::Error::timeout(what + ": timed out");
-        const long verify = SSL_get_verify_result(ssl);
-        if (!o.tls.insecure && verify != X509_V_OK) {
-            return api::Error::unavailable(what + " failed: " + std::string(kCertificateRefused) + " (" +
-                                           X509_verify_cert_error_string(verify) + ")");
-        }
-        std::string why = tlsReason(ec);
-        if (ec.category() == asio::error::get_ssl_category() &&
-            ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == SSL_R_WRONG_VERSION_NUMBER) {
-            why += " (the server does not seem to speak TLS: an http:// endpoint?)";
-        }
-        return api::Error::unavailable(what + " failed: " + why);
+        if (auto st = tls::preparePeer(stream.native_handle(), u.host, o.tls); !st) return st;
+        stream.next_layer().expires_after(o.connectTimeout);
+        const auto ec = runOp(ioc, [&](auto&& h) { stream.async_handshake(ssl::stream_base::client, h); });
+        if (ec) return tls::handshakeError(ec, stream.native_handle(), u.host + ":" + u.port, o.tls);
+        return {};
     }
 
     // One request/response exchange on `conn`. `reusable` is set when the
@@ -603,7 +534,7 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
 
 bool failedBeforeSending(const api::Error& e)
 {
-    for (auto prefix : {kConnectFailed, kResolveFailed, kHandshakeFailed, kCaFileFailed}) {
+    for (auto prefix : {kConnectFailed, kResolveFailed, tls::kHandshakeFailed, tls::kCaFileFailed}) {
         if (e.message.rfind(prefix, 0) == 0) return true;
     }
     return false;
@@ -611,7 +542,8 @@ bool failedBeforeSending(const api::Error& e)
 
 bool failedOnCertificate(const api::Error& e)
 {
-    return e.message.rfind(kHandshakeFailed, 0) == 0 && e.message.find(kCertificateRefused) != std::string::npos;
+    return e.message.rfind(tls::kHandshakeFailed, 0) == 0 &&
+           e.message.find(tls::kCertificateRefused) != std::string::npos;
 }
 
 }  // namespace tessera::client
