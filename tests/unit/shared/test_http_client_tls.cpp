@@ -3,18 +3,14 @@
 // implementation of the handshake) and by a small Beast server in this test
 // (keep-alive, redirects between http and https, 100-continue, big bodies).
 #include "client/http_client.h"
+#include "throwaway_ca.h"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include <QDir>
-#include <QFile>
-#include <QProcess>
 #include <QTcpServer>
-#include <QTcpSocket>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <atomic>
@@ -37,20 +33,6 @@ namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 
 constexpr std::size_t kBigBody = 3 * 1024 * 1024 + 17;  // several of the client's 1 MiB reads
-
-quint16 freePort()
-{
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0)) return 0;
-    return probe.serverPort();
-}
-
-bool portAccepts(quint16 port)
-{
-    QTcpSocket s;
-    s.connectToHost(QHostAddress::LocalHost, port);
-    return s.waitForConnected(200);
-}
 
 char patternByte(std::size_t i) { return static_cast<char>('a' + i % 23); }
 
@@ -173,61 +155,11 @@ private:
 class TestHttpClientTls : public QObject {
     Q_OBJECT
 
-    QTemporaryDir m_dir;
-    QString m_ca;  // the throwaway CA's certificate (PEM)
+    ThrowawayCa m_ca;
     QByteArray m_file;
     quint16 m_port = 0;       // s_server with a certificate for IP:127.0.0.1, DNS:localhost
     quint16 m_otherPort = 0;  // s_server with one for DNS:elsewhere.example, IP:192.0.2.1
-    std::vector<std::unique_ptr<QProcess>> m_servers;
     std::optional<ssl::context> m_serverTls;
-
-    bool openssl(const QStringList& args)
-    {
-        QProcess p;
-        p.setWorkingDirectory(m_dir.path());
-        p.setProcessChannelMode(QProcess::MergedChannels);
-        p.start(QStringLiteral("openssl"), args);
-        if (!p.waitForFinished(20000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-            qWarning().noquote() << "openssl" << args.join(QLatin1Char(' ')) << "failed:" << p.readAll();
-            return false;
-        }
-        return true;
-    }
-
-    bool writeFile(const QString& name, const QByteArray& bytes)
-    {
-        QFile f(m_dir.filePath(name));
-        return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
-    }
-
-    // A key and a certificate signed by the CA, with these subjectAltNames.
-    bool issue(const QString& name, const QByteArray& altNames)
-    {
-        return writeFile(name + QStringLiteral(".ext"), "subjectAltName=" + altNames + "\n") &&
-               openssl({"req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
-                        name + ".key", "-out", name + ".csr", "-subj", "/CN=" + name}) &&
-               openssl({"x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                        "-days", "2", "-out", name + ".pem", "-extfile", name + ".ext"});
-    }
-
-    // `openssl s_server -WWW` serving the files of www/ with `name`'s certificate.
-    quint16 startServer(const QString& name)
-    {
-        const quint16 port = freePort();
-        if (port == 0) return 0;
-        auto p = std::make_unique<QProcess>();
-        p->setWorkingDirectory(m_dir.filePath(QStringLiteral("www")));
-        p->setStandardOutputFile(m_dir.filePath(name + QStringLiteral(".log")));
-        p->setStandardErrorFile(m_dir.filePath(name + QStringLiteral(".log")), QIODevice::Append);
-        p->start(QStringLiteral("openssl"),
-                 {"s_server", "-accept", QString::number(port), "-cert", m_dir.filePath(name + ".pem"), "-key",
-                  m_dir.filePath(name + ".key"), "-WWW", "-quiet"});
-        if (!p->waitForStarted(5000)) return 0;
-        QProcess* raw = p.get();
-        m_servers.push_back(std::move(p));
-        if (!QTest::qWaitFor([&] { return raw->state() == QProcess::Running && portAccepts(port); }, 5000)) return 0;
-        return port;
-    }
 
     std::string url(quint16 port, const char* host = "127.0.0.1") const
     {
@@ -246,34 +178,20 @@ class TestHttpClientTls : public QObject {
 private slots:
     void initTestCase()
     {
-        QVERIFY(m_dir.isValid());
-        QVERIFY(openssl({"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                         "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Tessera test CA", "-addext",
-                         "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"}));
-        m_ca = m_dir.filePath(QStringLiteral("ca.pem"));
-        QVERIFY(issue(QStringLiteral("server"), "IP:127.0.0.1,DNS:localhost"));
-        QVERIFY(issue(QStringLiteral("other"), "DNS:elsewhere.example,IP:192.0.2.1"));
-        QVERIFY(QDir(m_dir.path()).mkdir(QStringLiteral("www")));
+        QVERIFY(m_ca.create());
+        QVERIFY(m_ca.issue(QStringLiteral("server"), "IP:127.0.0.1,DNS:localhost"));
+        QVERIFY(m_ca.issue(QStringLiteral("other"), "DNS:elsewhere.example,IP:192.0.2.1"));
         for (int i = 0; i < 5000; ++i) m_file += static_cast<char>(i % 251);
-        QVERIFY(writeFile(QStringLiteral("www/file.txt"), m_file));
-        QVERIFY(writeFile(QStringLiteral("not-a-ca.pem"), "no certificate here\n"));
-        m_port = startServer(QStringLiteral("server"));
+        QVERIFY(m_ca.write(QStringLiteral("www/file.txt"), m_file));
+        QVERIFY(m_ca.write(QStringLiteral("not-a-ca.pem"), "no certificate here\n"));
+        m_port = m_ca.serve(QStringLiteral("server"));
         QVERIFY2(m_port != 0, "openssl s_server did not start");
-        m_otherPort = startServer(QStringLiteral("other"));
+        m_otherPort = m_ca.serve(QStringLiteral("other"));
         QVERIFY2(m_otherPort != 0, "openssl s_server did not start");
 
         m_serverTls.emplace(ssl::context::tls_server);
-        m_serverTls->use_certificate_chain_file(m_dir.filePath(QStringLiteral("server.pem")).toStdString());
-        m_serverTls->use_private_key_file(m_dir.filePath(QStringLiteral("server.key")).toStdString(),
-                                          ssl::context::pem);
-    }
-
-    void cleanupTestCase()
-    {
-        for (auto& p : m_servers) {
-            p->kill();
-            p->waitForFinished(5000);
-        }
+        m_serverTls->use_certificate_chain_file(m_ca.path(QStringLiteral("server.pem")).toStdString());
+        m_serverTls->use_private_key_file(m_ca.path(QStringLiteral("server.key")).toStdString(), ssl::context::pem);
     }
 
     void parseUrlSchemes()
@@ -313,7 +231,7 @@ private slots:
 
     void getWithTheClusterCa()
     {
-        HttpClient http(trusting(m_ca));
+        HttpClient http(trusting(m_ca.caFile()));
         for (const char* host : {"127.0.0.1", "localhost"}) {
             auto r = http.send(Method::Get, url(m_port, host));
             QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
@@ -352,7 +270,7 @@ private slots:
 
     void certificateForAnotherHostIsRefused()
     {
-        HttpClient http(trusting(m_ca));
+        HttpClient http(trusting(m_ca.caFile()));
         auto byIp = http.send(Method::Get, url(m_otherPort));
         QVERIFY(!byIp.ok());
         QCOMPARE(byIp.kind(), api::ErrorKind::Unavailable);
@@ -386,7 +304,7 @@ private slots:
     {
         QFETCH(QString, file);
         QFETCH(QString, why);
-        const std::string path = m_dir.filePath(file).toStdString();
+        const std::string path = m_ca.path(file).toStdString();
         TestServer plain(nullptr);  // before the client: its idle connection closes first
         HttpClient http(trusting(QString::fromStdString(path)));
         auto r = http.send(Method::Get, url(m_port));
@@ -405,7 +323,7 @@ private slots:
     void keepAliveUploadsAndBigBodies()
     {
         TestServer server(&*m_serverTls);
-        HttpClient http(trusting(m_ca));
+        HttpClient http(trusting(m_ca.caFile()));
         auto first = http.send(Method::Get, server.url("/echo"));
         QVERIFY2(first.ok(), first.ok() ? "" : first.error().message.c_str());
         QCOMPARE(first->body, std::string("GET /echo 0 conn 1"));
@@ -417,8 +335,8 @@ private slots:
         QCOMPARE(put->body, "PUT /echo " + std::to_string(big.size()) + " conn 1");
         QCOMPARE(server.continues(), 1);
 
-        const QString path = m_dir.filePath(QStringLiteral("upload.bin"));
-        QVERIFY(writeFile(QStringLiteral("upload.bin"), QByteArray(300 * 1024, 'y')));
+        const QString path = m_ca.path(QStringLiteral("upload.bin"));
+        QVERIFY(m_ca.write(QStringLiteral("upload.bin"), QByteArray(300 * 1024, 'y')));
         auto file = http.send(Method::Put, server.url("/echo"), Body::file(path.toStdString()));
         QVERIFY2(file.ok(), file.ok() ? "" : file.error().message.c_str());
         QCOMPARE(file->body, std::string("PUT /echo 307200 conn 1"));
@@ -447,7 +365,7 @@ private slots:
     {
         TestServer tls(&*m_serverTls);
         TestServer plain(nullptr);
-        HttpClient http(trusting(m_ca));
+        HttpClient http(trusting(m_ca.caFile()));
 
         // A relative Location stays on https.
         tls.setRedirect("/echo");
@@ -478,7 +396,7 @@ private slots:
     {
         QTcpServer silent;  // listens (the kernel completes the connect) but never answers
         QVERIFY(silent.listen(QHostAddress::LocalHost, 0));
-        HttpClient::Options o = trusting(m_ca);
+        HttpClient::Options o = trusting(m_ca.caFile());
         o.connectTimeout = std::chrono::milliseconds(300);
         HttpClient http(o);
         auto r = http.send(Method::Get, "https://127.0.0.1:" + std::to_string(silent.serverPort()) + "/");
@@ -492,7 +410,7 @@ private slots:
     void plainServerOnAnHttpsUrl()
     {
         TestServer plain(nullptr);
-        HttpClient http(trusting(m_ca));
+        HttpClient http(trusting(m_ca.caFile()));
         auto r = http.send(Method::Get, "https://127.0.0.1:" + std::to_string(plain.port()) + "/echo");
         QVERIFY(!r.ok());
         QCOMPARE(r.kind(), api::ErrorKind::Unavailable);
