@@ -1,7 +1,9 @@
-// HttpClient over https: certificates from a throwaway CA made with the
-// openssl CLI, served by `openssl s_server -WWW` (an independent TLS
+// HttpClient and FeedClient over TLS: certificates from a throwaway CA made
+// with the openssl CLI, served by `openssl s_server -WWW` (an independent TLS
 // implementation of the handshake) and by a small Beast server in this test
-// (keep-alive, redirects between http and https, 100-continue, big bodies).
+// (keep-alive, redirects between http and https, 100-continue, big bodies,
+// the feed's WebSocket).
+#include "client/feed_client.h"
 #include "client/http_client.h"
 #include "throwaway_ca.h"
 
@@ -9,6 +11,8 @@
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 
 #include <QTcpServer>
 #include <QTest>
@@ -29,6 +33,7 @@ namespace {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
+namespace websocket = beast::websocket;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 
@@ -42,6 +47,7 @@ char patternByte(std::size_t i) { return static_cast<char>('a' + i % 23); }
 //   /echo      "METHOD TARGET BODYSIZE conn N"
 //   /big       kBigBody bytes of patternByte
 //   /redirect  302 to the Location set with setRedirect (relative or absolute)
+//   /v1/ws     a WebSocket that sends "hello conn N", then echoes each message
 class TestServer {
 public:
     explicit TestServer(ssl::context* tls) : m_tls(tls), m_acceptor(m_ioc, tcp::endpoint(tcp::v4(), 0))
@@ -118,6 +124,10 @@ private:
             http::read(s, buffer, parser, ec);
             if (ec) return;
             const auto& req = parser.get();
+            if (websocket::is_upgrade(req)) {
+                feed(s, req, id);
+                return;
+            }
             http::response<http::string_body> res{http::status::ok, 11};
             const std::string target(req.target());
             if (target == "/redirect") {
@@ -135,6 +145,21 @@ private:
             res.prepare_payload();
             http::write(s, res, ec);
             if (ec || !req.keep_alive()) return;
+        }
+    }
+
+    template <typename Stream>
+    void feed(Stream& s, const http::request<http::string_body>& req, int id)
+    {
+        websocket::stream<Stream&> ws(s);
+        beast::error_code ec;
+        ws.accept(req, ec);
+        if (ec) return;
+        ws.text(true);
+        ws.write(asio::buffer("hello conn " + std::to_string(id)), ec);
+        for (beast::flat_buffer in; !ec; in.clear()) {
+            ws.read(in, ec);
+            if (!ec) ws.write(in.data(), ec);
         }
     }
 
@@ -390,6 +415,40 @@ private slots:
         QCOMPARE(down->body, std::string("GET /echo 0 conn 1"));
         QCOMPARE(tls.accepted(), 1);
         QCOMPARE(plain.accepted(), 1);
+    }
+
+    void feedOverWss()
+    {
+        TestServer server(&*m_serverTls);
+        const std::string endpoint = server.url("");
+        HttpClient::Options::Tls trusted;
+        trusted.caFile = m_ca.caFile().toStdString();
+        {
+            auto feed = FeedClient::connect(endpoint, {}, trusted);
+            QVERIFY2(feed.ok(), feed.ok() ? "" : feed.error().message.c_str());
+            auto first = (*feed)->next();
+            QVERIFY2(first.ok(), first.ok() ? "" : first.error().message.c_str());
+            QCOMPARE(*first, std::string("hello conn 1"));
+            QVERIFY((*feed)->subscribe({"metrics"}, 0));
+            auto echo = (*feed)->next();
+            QVERIFY(echo.ok());
+            QCOMPARE(*echo, std::string(R"({"subscribe":["metrics"]})"));
+        }
+
+        auto refused = FeedClient::connect(endpoint, {}, {});
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.kind(), api::ErrorKind::Unavailable);
+        QVERIFY2(refused.error().message.rfind("TLS handshake with 127.0.0.1:", 0) == 0,
+                 refused.error().message.c_str());
+        QVERIFY(failedOnCertificate(refused.error()));
+
+        HttpClient::Options::Tls insecure;
+        insecure.insecure = true;
+        auto unchecked = FeedClient::connect(endpoint, {}, insecure);
+        QVERIFY2(unchecked.ok(), unchecked.ok() ? "" : unchecked.error().message.c_str());
+        auto hello = (*unchecked)->next();
+        QVERIFY(hello.ok());
+        QCOMPARE(*hello, std::string("hello conn 3"));
     }
 
     void silentServerTimesOutInTheHandshake()
