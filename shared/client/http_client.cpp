@@ -91,8 +91,8 @@ beast::error_code runOp(asio::io_context& ioc, Start&& start)
 // One connection, plain or TLS: the exchange code is a template over the
 // stream and runs on whichever this holds (std::visit).
 struct Conn {
-    explicit Conn(asio::io_context& ioc) : ioc(ioc), stream(std::in_place_type<beast::tcp_stream>, ioc) {}
-    Conn(asio::io_context& ioc, ssl::context& ctx) : ioc(ioc), stream(std::in_place_type<TlsStream>, ioc, ctx) {}
+    explicit Conn(asio::io_context& io) : ioc(io), stream(std::in_place_type<beast::tcp_stream>, io) {}
+    Conn(asio::io_context& io, ssl::context& ctx) : ioc(io), stream(std::in_place_type<TlsStream>, io, ctx) {}
     Conn(const Conn&) = delete;
     Conn& operator=(const Conn&) = delete;
     ~Conn()
@@ -483,8 +483,8 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                     },
                     conn->stream);
             }
+            conn->clean = result.ok();
             if (result.ok()) {
-                conn->clean = true;
                 if (reusable) m_impl->idle[key] = std::move(conn);
                 break;
             }
