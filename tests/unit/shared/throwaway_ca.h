@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -32,6 +33,10 @@ public:
     // warning naming the command) when openssl fails.
     bool create()
     {
+        if (QStandardPaths::findExecutable(QStringLiteral("openssl")).isEmpty()) {
+            qWarning("no openssl command (Debian package openssl)");
+            return false;
+        }
         return m_dir.isValid() && QDir(m_dir.path()).mkpath(QStringLiteral("www")) &&
                openssl({"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                         "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Tessera test CA", "-addext",
