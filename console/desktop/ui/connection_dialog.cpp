@@ -27,7 +27,8 @@ ConnectionDialog::ConnectionDialog(ProfileStore* store, const QString& currentNa
     m_token->setPlaceholderText(tr("optional"));
     m_name->setMaxLength(kProfileNameMax);
     m_token->setMaxLength(kProfileTokenMax);
-    m_caFile->setPlaceholderText(tr("https: the cluster's CA (PEM); empty: the system's CAs"));
+    m_caFile->setPlaceholderText(tr("https: the cluster's CA (PEM)"));
+    m_caFile->setToolTip(tr("https: the PEM file of the cluster's CA, trusted besides the system's CAs"));
     m_insecure->setToolTip(
         tr("https: accept any certificate. For test setups only: anyone on the way can "
            "read and change the traffic."));
@@ -45,7 +46,10 @@ ConnectionDialog::ConnectionDialog(ProfileStore* store, const QString& currentNa
     form->addRow(tr("CA file"), caRow);
     form->addRow(QString(), m_insecure);
     connect(browse, &QPushButton::clicked, this, &ConnectionDialog::browseCaFile);
-    connect(m_insecure, &QCheckBox::toggled, m_caFile, [this](bool on) { m_caFile->setEnabled(!on); });
+    connect(m_insecure, &QCheckBox::toggled, this, [this, browse](bool on) {
+        m_caFile->setEnabled(!on);  // no certificate check: no CA to trust
+        browse->setEnabled(!on);
+    });
 
     auto* save = new QPushButton(tr("Save"), this);
     auto* remove = new QPushButton(tr("Delete…"), this);
