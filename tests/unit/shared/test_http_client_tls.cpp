@@ -38,6 +38,7 @@ namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 
 constexpr std::size_t kBigBody = 3 * 1024 * 1024 + 17;  // several of the client's 1 MiB reads
+constexpr std::chrono::milliseconds kSlowAnswer{1500};
 
 char patternByte(std::size_t i) { return static_cast<char>('a' + i % 23); }
 
@@ -47,6 +48,7 @@ char patternByte(std::size_t i) { return static_cast<char>('a' + i % 23); }
 //   /echo      "METHOD TARGET BODYSIZE conn N"
 //   /big       kBigBody bytes of patternByte
 //   /redirect  302 to the Location set with setRedirect (relative or absolute)
+//   /slow      "late" after kSlowAnswer
 //   /v1/ws     a WebSocket that sends "hello conn N", then echoes each message
 class TestServer {
 public:
@@ -134,6 +136,9 @@ private:
                 std::lock_guard lock(m_mutex);
                 res.result(http::status::found);
                 res.set(http::field::location, m_location);
+            } else if (target == "/slow") {
+                std::this_thread::sleep_for(kSlowAnswer);
+                res.body() = "late";
             } else if (target == "/big") {
                 res.body().resize(kBigBody);
                 for (std::size_t i = 0; i < kBigBody; ++i) res.body()[i] = patternByte(i);
@@ -464,6 +469,23 @@ private slots:
         QVERIFY2(r.error().message.rfind("TLS handshake with 127.0.0.1:", 0) == 0, r.error().message.c_str());
         QVERIFY(failedBeforeSending(r.error()));
         QVERIFY(!failedOnCertificate(r.error()));
+    }
+
+    void ioTimeoutAppliesOverTls()
+    {
+        TestServer server(&*m_serverTls);
+        HttpClient::Options o = trusting(m_ca.caFile());
+        o.ioTimeout = std::chrono::milliseconds(300);
+        HttpClient http(o);
+        auto r = http.send(Method::Get, server.url("/slow"));
+        QVERIFY(!r.ok());
+        QCOMPARE(r.kind(), api::ErrorKind::Timeout);
+        QVERIFY2(r.error().message == "read response: timed out", r.error().message.c_str());
+        QVERIFY(!failedBeforeSending(r.error()));  // the request went out: its outcome is unknown
+        // The client goes on with a new connection.
+        auto next = http.send(Method::Get, server.url("/echo"));
+        QVERIFY2(next.ok(), next.ok() ? "" : next.error().message.c_str());
+        QCOMPARE(next->body, std::string("GET /echo 0 conn 2"));
     }
 
     void plainServerOnAnHttpsUrl()
