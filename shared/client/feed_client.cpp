@@ -3,6 +3,7 @@
 #include "api/feed.h"
 #include "api/paths.h"
 #include "http_client.h"
+#include "run_op.h"
 #include "tls_setup.h"
 
 #include <boost/asio/connect.hpp>
@@ -27,6 +28,10 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
+
+// Connecting, the TLS handshake and the upgrade, each: a server that takes
+// longer is not one to wait for.
+constexpr std::chrono::seconds kOpenTimeout{10};
 
 using PlainSocket = websocket::stream<beast::tcp_stream>;
 using TlsSocket = websocket::stream<ssl::stream<beast::tcp_stream>>;
@@ -83,14 +88,18 @@ api::Result<std::unique_ptr<FeedClient>> FeedClient::connect(const std::string& 
     auto results = resolver.resolve(url->host, url->port, ec);
     if (ec) return api::Error::unavailable("cannot resolve " + url->host + ": " + ec.message());
     const std::string hostPort = url->host + ":" + url->port;
+    const std::string target(api::path::kFeed);
     auto status = impl->visit([&](auto& ws) -> api::Status {
         auto& tcpStream = beast::get_lowest_layer(ws);
-        tcpStream.connect(results, ec);
+        tcpStream.expires_after(kOpenTimeout);
+        ec = runOp(impl->ioc, [&](auto&& h) { tcpStream.async_connect(results, h); });
+        if (ec == beast::error::timeout) return api::Error::timeout("cannot connect to " + endpoint + ": timed out");
         if (ec) return api::Error::unavailable("cannot connect to " + endpoint + ": " + ec.message());
         if constexpr (std::is_same_v<std::decay_t<decltype(ws)>, TlsSocket>) {
             auto& stream = ws.next_layer();
             if (auto st = tls::preparePeer(stream.native_handle(), url->host, tls); !st) return st;
-            stream.handshake(ssl::stream_base::client, ec);
+            tcpStream.expires_after(kOpenTimeout);
+            ec = runOp(impl->ioc, [&](auto&& h) { stream.async_handshake(ssl::stream_base::client, h); });
             if (ec) return tls::handshakeError(ec, stream.native_handle(), hostPort, tls);
         }
         ws.set_option(websocket::stream_base::decorator([headers](websocket::request_type& req) {
@@ -99,12 +108,16 @@ api::Result<std::unique_ptr<FeedClient>> FeedClient::connect(const std::string& 
         }));
         ws.read_message_max(64 << 20);
         websocket::response_type res;
-        ws.handshake(res, hostPort, std::string(api::path::kFeed), ec);
+        tcpStream.expires_after(kOpenTimeout);
+        ec = runOp(impl->ioc, [&](auto&& h) { ws.async_handshake(res, hostPort, target, h); });
+        if (ec == beast::error::timeout) return api::Error::timeout("feed: no answer to the upgrade: timed out");
         if (ec) {
             std::string why = ec.message();
             if (res.result_int() != 0) why = "HTTP " + std::to_string(res.result_int()) + " " + res.body();
             return api::Error::unavailable("feed refused: " + why);
         }
+        // Open: the feed's messages come when they come (next() waits).
+        tcpStream.expires_never();
         return {};
     });
     if (!status) return status.error();

@@ -1,6 +1,7 @@
 #include "http_client.h"
 
 #include "api/headers.h"
+#include "run_op.h"
 #include "tls_setup.h"
 
 #include <boost/asio/connect.hpp>
@@ -75,18 +76,6 @@ struct FileCloser {
     void operator()(std::FILE* f) const { std::fclose(f); }
 };
 using UniqueFile = std::unique_ptr<std::FILE, FileCloser>;
-
-// Runs one asynchronous operation to completion on a private io_context so
-// that tcp_stream's timeouts apply to what is, for the caller, a blocking call.
-template <typename Start>
-beast::error_code runOp(asio::io_context& ioc, Start&& start)
-{
-    beast::error_code result = asio::error::would_block;
-    start([&result](beast::error_code ec, auto&&...) { result = ec; });
-    ioc.restart();
-    ioc.run();
-    return result;
-}
 
 // One connection, plain or TLS: the exchange code is a template over the
 // stream and runs on whichever this holds (std::visit).
