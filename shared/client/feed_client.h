@@ -21,7 +21,8 @@ public:
     // wss, its certificate checked as `tls` says, as HttpClient does);
     // `headers` go with the upgrade request (the CLI's `Authorization:
     // Bearer`). Errors: those of HttpClient::send for resolving, connecting
-    // and the TLS handshake; Unavailable "feed refused" when the upgrade is.
+    // and the TLS handshake; Unavailable "feed refused" when the upgrade is;
+    // Timeout when one of these steps takes over 10 s.
     static api::Result<std::unique_ptr<FeedClient>> connect(const std::string& endpoint, const Headers& headers = {},
                                                             const HttpClient::Options::Tls& tls = {});
     ~FeedClient();
