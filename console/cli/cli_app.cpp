@@ -399,11 +399,15 @@ constexpr const char* kGlobalHelp =
     "  --endpoint URL  the proxy (else $TESSERA_ENDPOINT, else http://127.0.0.1:8080)\n"
     "  --json          print JSON documents instead of tables\n"
     "  --token-file F  the session file of \"tessera login\" (see \"tessera login --help\")\n"
+    "  --ca-file F     for an https:// endpoint: trust the CAs of this PEM file (the\n"
+    "                  cluster's CA) instead of the system's (else $TESSERA_CA_FILE)\n"
+    "  --insecure      for an https:// endpoint: do not check the server's certificate\n"
+    "                  (test setups only; else $TESSERA_INSECURE=1)\n"
     "  -h, --help      this help, or a command's help after the command\n";
 
 void usage(std::ostream& os)
 {
-    os << "usage: tessera [--endpoint URL] [--json] [--token-file F] COMMAND [ARGS]\n\n"
+    os << "usage: tessera [--endpoint URL] [--json] [--token-file F] [--ca-file F] [--insecure] COMMAND [ARGS]\n\n"
        << kGlobalHelp << "\ncommands:\n";
     std::size_t width = 0;
     for (const auto& c : commands()) width = std::max(width, c.synopsis.size());
@@ -449,7 +453,7 @@ namespace {
 // A node that cannot be reached is left to the command, which says so.
 api::Status resolveEndpoint(CliContext& ctx)
 {
-    client::HttpClient::Options o;
+    client::HttpClient::Options o = ctx.transportOptions();
     o.connectTimeout = std::chrono::milliseconds(3000);
     o.ioTimeout = std::chrono::milliseconds(5000);
     o.retriesOn503 = 0;
@@ -496,6 +500,10 @@ int CliApp::run(int argc, char** argv, std::ostream& out, std::ostream& err)
     ctx.err = &err;
     const char* env = std::getenv("TESSERA_ENDPOINT");
     ctx.endpoint = (env != nullptr && *env != '\0') ? env : "http://127.0.0.1:8080";
+    if (const char* ca = std::getenv("TESSERA_CA_FILE"); ca != nullptr) ctx.tls.caFile = ca;
+    if (const char* insecure = std::getenv("TESSERA_INSECURE"); insecure != nullptr) {
+        ctx.tls.insecure = std::string(insecure) == "1";
+    }
 
     // Global options may appear anywhere; everything else is the command and its arguments.
     std::vector<std::string> words;
@@ -530,6 +538,15 @@ int CliApp::run(int argc, char** argv, std::ostream& out, std::ostream& err)
                 return kExitUsage;
             }
             tokenFile = value;
+        } else if (globalValue(a, "--ca-file", i, value)) {
+            if (value.empty()) {
+                err << "error: --ca-file needs a path\n";
+                usage(err);
+                return kExitUsage;
+            }
+            ctx.tls.caFile = value;
+        } else if (a == "--insecure") {
+            ctx.tls.insecure = true;
         } else if (a == "--json") {
             ctx.json = true;
         } else if (a == "-h" || a == "--help") {
@@ -542,6 +559,7 @@ int CliApp::run(int argc, char** argv, std::ostream& out, std::ostream& err)
         usage(help ? out : err);
         return help ? kExitOk : kExitUsage;
     }
+    if (ctx.tls.insecure && !help) err << "warning: --insecure: the server's certificate is not checked\n";
     for (const auto& c : commands()) {
         if (words.size() < c.words.size()) continue;
         if (!std::equal(c.words.begin(), c.words.end(), words.begin())) continue;
@@ -596,6 +614,10 @@ int CliContext::fail(const api::Error& e) const
     *err << "error: " << e.message;
     if (!e.causedBy.empty()) *err << " (" << e.causedBy << ")";
     *err << "\n";
+    if (client::failedOnCertificate(e)) {
+        *err << "hint: pass --ca-file with the cluster's CA (or set $TESSERA_CA_FILE), or --insecure for a test "
+                "setup\n";
+    }
     if (e.kind == api::ErrorKind::Unauthorized) {
         *err << (token.empty() ? "hint: this cluster checks tokens; log in first: tessera login --user NAME\n"
                                : "hint: the token was refused; log in again: tessera login --user NAME\n");

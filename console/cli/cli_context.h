@@ -32,12 +32,23 @@ struct CliContext {
     // sends as `Authorization: Bearer` (empty: none; auth off needs none).
     std::string tokenFile;
     std::string token;
+    // How https:// endpoints are checked: --ca-file / $TESSERA_CA_FILE and
+    // --insecure / $TESSERA_INSECURE=1.
+    client::HttpClient::Options::Tls tls;
 
-    // Every HTTP call of a command goes through these options: the token
-    // is added here and nowhere else.
-    client::HttpClient::Options clientOptions() const
+    // Every HTTP call of a command goes through these options: the TLS
+    // settings are applied here, and the token added in clientOptions,
+    // and nowhere else. A call that must send no token (logging in) uses
+    // transportOptions.
+    client::HttpClient::Options transportOptions() const
     {
         client::HttpClient::Options o;
+        o.tls = tls;
+        return o;
+    }
+    client::HttpClient::Options clientOptions() const
+    {
+        client::HttpClient::Options o = transportOptions();
         if (!token.empty()) o.headers.emplace_back("Authorization", "Bearer " + token);
         return o;
     }

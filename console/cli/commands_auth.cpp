@@ -74,7 +74,7 @@ int cmdLogin(CliContext& ctx)
     if (auto st = api::validateUserName(user); !st) throw UsageError(st.error().message);
     auto password = readPassword(ctx, user);
     if (!password) return ctx.fail(password.error());
-    client::Client anonymous(ctx.endpoint);
+    client::Client anonymous(ctx.endpoint, ctx.transportOptions());
     auto reply = anonymous.login(user, *password);
     if (!reply) return ctx.fail(reply.error());
     const TokenFile file(ctx.tokenFile);
@@ -107,7 +107,7 @@ int cmdLogout(CliContext& ctx)
     // Both tokens are revoked at the proxy that issued them, the access
     // token last (it authorizes the calls). One already expired or revoked
     // is refused as such: nothing is left to revoke.
-    client::HttpClient::Options o;
+    client::HttpClient::Options o = ctx.transportOptions();
     o.headers.emplace_back("Authorization", "Bearer " + session.tokens.token);
     client::Client issuer(session.endpoint, o);
     api::Status revoked;

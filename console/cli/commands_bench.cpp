@@ -77,6 +77,9 @@ int cmdBench(CliContext& ctx)
     }
 
     auto url = client::parseUrl(ctx.endpoint);
+    if (url && url->tls) {
+        throw UsageError("bench does not speak TLS yet: it needs an http:// endpoint, got \"" + ctx.endpoint + "\"");
+    }
     if (!url || ctx.endpoint.rfind("http://", 0) != 0) {
         throw UsageError("bench needs an http:// endpoint, got \"" + ctx.endpoint + "\"");
     }

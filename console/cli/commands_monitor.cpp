@@ -199,7 +199,7 @@ int cmdWatch(CliContext& ctx)
     }
     const auto interval = args.number("--interval-ms", 0);
     const auto count = args.number("--count", 0);
-    auto feed = client::FeedClient::connect(ctx.endpoint, ctx.clientOptions().headers);
+    auto feed = client::FeedClient::connect(ctx.endpoint, ctx.clientOptions().headers, ctx.tls);
     if (!feed) return ctx.fail(feed.error());
     if (!topics.empty() || interval > 0) {
         auto st = (*feed)->subscribe(topics, static_cast<int>(std::min<std::uint64_t>(interval, 1u << 30)));

@@ -43,7 +43,7 @@ api::Status useCredentials(CliContext& ctx)
                  << " has expired; sending no token (log in again: tessera login --user NAME)\n";
         return {};
     }
-    client::Client anonymous(ctx.endpoint);
+    client::Client anonymous(ctx.endpoint, ctx.transportOptions());
     auto renewed = anonymous.refreshTokens(*session.tokens.refreshToken);
     if (!renewed) {
         *ctx.err << "note: the session in " << file.path() << " could not be refreshed (" << renewed.error().message

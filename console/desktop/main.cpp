@@ -26,8 +26,12 @@ int main(int argc, char* argv[])
     const QCommandLineOption databaseOption(QStringLiteral("db"),
                                             QStringLiteral("The console's SQLite database (profiles, metric history)."),
                                             QStringLiteral("path"), defaultDatabasePath());
-    parser.addOption(endpointOption);
-    parser.addOption(databaseOption);
+    const QCommandLineOption caFileOption(
+        QStringLiteral("ca-file"), QStringLiteral("With an https:// --endpoint: trust the CAs of this PEM file."),
+        QStringLiteral("path"));
+    const QCommandLineOption insecureOption(
+        QStringLiteral("insecure"), QStringLiteral("With an https:// --endpoint: do not check the certificate."));
+    parser.addOptions({endpointOption, databaseOption, caFileOption, insecureOption});
     parser.process(app);
 
     QUrl endpoint;
@@ -44,7 +48,8 @@ int main(int argc, char* argv[])
     ConsoleSession session(parser.value(databaseOption));
     MainWindow window(&session, &theme);
     window.show();
-    if (const auto profile = session.startupProfile(endpoint)) {
+    const TlsSettings tls{parser.value(caFileOption), parser.isSet(insecureOption)};
+    if (const auto profile = session.startupProfile(endpoint, tls)) {
         session.connectTo(*profile);
     } else {
         window.openConnectionDialog();

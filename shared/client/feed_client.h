@@ -17,9 +17,14 @@ namespace tessera::client {
 
 class FeedClient {
 public:
-    // `endpoint` is the proxy URL ("http://127.0.0.1:8080"); `headers` go
-    // with the upgrade request (the CLI's `Authorization: Bearer`).
-    static api::Result<std::unique_ptr<FeedClient>> connect(const std::string& endpoint, const Headers& headers = {});
+    // `endpoint` is the proxy URL ("http://127.0.0.1:8080"; https:// gives
+    // wss, its certificate checked as `tls` says, as HttpClient does);
+    // `headers` go with the upgrade request (the CLI's `Authorization:
+    // Bearer`). Errors: those of HttpClient::send for resolving, connecting
+    // and the TLS handshake; Unavailable "feed refused" when the upgrade is;
+    // Timeout when one of these steps takes over 10 s.
+    static api::Result<std::unique_ptr<FeedClient>> connect(const std::string& endpoint, const Headers& headers = {},
+                                                            const HttpClient::Options::Tls& tls = {});
     ~FeedClient();
 
     // Sends {"subscribe":[...]} and/or {"interval_ms":N} (0 / empty: leave as is).

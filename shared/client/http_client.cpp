@@ -1,11 +1,14 @@
 #include "http_client.h"
 
 #include "api/headers.h"
+#include "run_op.h"
+#include "tls_setup.h"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -16,14 +19,18 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <thread>
+#include <variant>
 
 namespace tessera::client {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
+namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
+using TlsStream = ssl::stream<beast::tcp_stream>;
 
 namespace {
 
@@ -61,29 +68,43 @@ api::Error transportError(const beast::error_code& ec, const std::string& what)
 
 constexpr std::string_view kConnectFailed = "connect to ";
 constexpr std::string_view kResolveFailed = "cannot resolve ";
+// How long a TLS connection being closed waits for the server's close_notify:
+// the answer to ours is a formality, not worth holding a caller up for.
+constexpr std::chrono::milliseconds kTlsCloseWait{1000};
 
 struct FileCloser {
     void operator()(std::FILE* f) const { std::fclose(f); }
 };
 using UniqueFile = std::unique_ptr<std::FILE, FileCloser>;
 
+// One connection, plain or TLS: the exchange code is a template over the
+// stream and runs on whichever this holds (std::visit).
 struct Conn {
-    explicit Conn(asio::io_context& ioc) : stream(ioc) {}
-    beast::tcp_stream stream;
-    beast::flat_buffer buffer;
-};
+    explicit Conn(asio::io_context& io) : ioc(io), stream(std::in_place_type<beast::tcp_stream>, io) {}
+    Conn(asio::io_context& io, ssl::context& ctx) : ioc(io), stream(std::in_place_type<TlsStream>, io, ctx) {}
+    Conn(const Conn&) = delete;
+    Conn& operator=(const Conn&) = delete;
+    ~Conn()
+    {
+        // A TLS connection that ended between messages says close_notify, so
+        // the server can tell the end from a cut. Its answer is not needed:
+        // the error (a server that just closes: stream_truncated) is moot.
+        auto* secure = std::get_if<TlsStream>(&stream);
+        if (secure == nullptr || !clean) return;
+        secure->next_layer().expires_after(kTlsCloseWait);
+        [[maybe_unused]] auto ec = runOp(ioc, [&](auto&& h) { secure->async_shutdown(h); });
+    }
 
-// Runs one asynchronous operation to completion on a private io_context so
-// that tcp_stream's timeouts apply to what is, for the caller, a blocking call.
-template <typename Start>
-beast::error_code runOp(asio::io_context& ioc, Start&& start)
-{
-    beast::error_code result = asio::error::would_block;
-    start([&result](beast::error_code ec, auto&&...) { result = ec; });
-    ioc.restart();
-    ioc.run();
-    return result;
-}
+    beast::tcp_stream& tcp()
+    {
+        return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); }, stream);
+    }
+
+    asio::io_context& ioc;
+    std::variant<beast::tcp_stream, TlsStream> stream;
+    beast::flat_buffer buffer;
+    bool clean = false;  // the last exchange ended well: no broken or half-read stream
+};
 
 bool isRedirect(int status)
 {
@@ -100,14 +121,17 @@ std::string Response::header(std::string_view name) const
 
 api::Result<ParsedUrl> parseUrl(std::string_view url)
 {
-    constexpr std::string_view kScheme = "http://";
-    if (url.substr(0, kScheme.size()) != kScheme) {
-        return api::Error::badRequest("only http:// URLs are supported: \"" + std::string(url) + "\"");
+    ParsedUrl out;
+    const auto sep = url.find("://");
+    const std::string scheme = sep == std::string_view::npos ? std::string() : lower(url.substr(0, sep));
+    if (scheme != "http" && scheme != "https") {
+        return api::Error::badRequest("only http:// and https:// URLs are supported: \"" + std::string(url) + "\"");
     }
-    auto rest = url.substr(kScheme.size());
+    out.tls = scheme == "https";
+    const std::string defaultPort = out.tls ? "443" : "80";
+    auto rest = url.substr(sep + 3);
     auto slash = rest.find('/');
     auto hostport = rest.substr(0, slash);
-    ParsedUrl out;
     out.target = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
     if (hostport.empty()) {
         return api::Error::badRequest("URL without a host: \"" + std::string(url) + "\"");
@@ -117,11 +141,11 @@ api::Result<ParsedUrl> parseUrl(std::string_view url)
         if (close == std::string_view::npos) return api::Error::badRequest("malformed IPv6 URL");
         out.host = std::string(hostport.substr(1, close - 1));
         auto after = hostport.substr(close + 1);
-        out.port = (!after.empty() && after.front() == ':') ? std::string(after.substr(1)) : "80";
+        out.port = (!after.empty() && after.front() == ':') ? std::string(after.substr(1)) : defaultPort;
     } else {
         auto colon = hostport.rfind(':');
         out.host = std::string(hostport.substr(0, colon));
-        out.port = colon == std::string_view::npos ? "80" : std::string(hostport.substr(colon + 1));
+        out.port = colon == std::string_view::npos ? defaultPort : std::string(hostport.substr(colon + 1));
     }
     if (out.host.empty() || out.port.empty()) {
         return api::Error::badRequest("URL without a host or port: \"" + std::string(url) + "\"");
@@ -130,48 +154,81 @@ api::Result<ParsedUrl> parseUrl(std::string_view url)
 }
 
 struct HttpClient::Impl {
+    // Declared in this order so that idle connections, which close through
+    // `ioc` and hold SSL objects of `tlsContext`, go first.
     asio::io_context ioc;
-    std::map<std::string, std::unique_ptr<Conn>> idle;  // "host:port" -> one idle keep-alive connection
+    std::optional<ssl::context> tlsContext;             // built on the first https:// request
+    std::map<std::string, std::unique_ptr<Conn>> idle;  // "scheme://host:port" -> one idle keep-alive connection
+
+    api::Result<ssl::context*> context(const Options& o)
+    {
+        if (!tlsContext) {
+            auto made = tls::makeContext(o.tls);
+            if (!made) return made.error();
+            tlsContext.emplace(std::move(made).value());
+        }
+        return &*tlsContext;
+    }
 
     api::Result<std::unique_ptr<Conn>> connect(const ParsedUrl& u, const Options& o)
     {
+        ssl::context* ctx = nullptr;
+        if (u.tls) {
+            auto c = context(o);
+            if (!c) return c.error();
+            ctx = c.value();
+        }
         tcp::resolver resolver(ioc);
         beast::error_code ec;
         auto results = resolver.resolve(u.host, u.port, ec);
         if (ec) {
             return api::Error::unavailable(std::string(kResolveFailed) + u.host + ": " + ec.message());
         }
-        auto conn = std::make_unique<Conn>(ioc);
-        conn->stream.expires_after(o.connectTimeout);
-        ec = runOp(ioc, [&](auto&& h) { conn->stream.async_connect(results, h); });
+        auto conn = ctx != nullptr ? std::make_unique<Conn>(ioc, *ctx) : std::make_unique<Conn>(ioc);
+        conn->tcp().expires_after(o.connectTimeout);
+        ec = runOp(ioc, [&](auto&& h) { conn->tcp().async_connect(results, h); });
         if (ec) {
             return transportError(ec, std::string(kConnectFailed) + u.host + ":" + u.port);
         }
-        conn->stream.socket().set_option(tcp::no_delay(true), ec);
+        conn->tcp().socket().set_option(tcp::no_delay(true), ec);
+        if (auto* stream = std::get_if<TlsStream>(&conn->stream)) {
+            if (auto st = handshake(*stream, u, o); !st) return st.error();
+        }
         return conn;
+    }
+
+    // The handshake counts as part of connecting: connectTimeout applies.
+    api::Status handshake(TlsStream& stream, const ParsedUrl& u, const Options& o)
+    {
+        if (auto st = tls::preparePeer(stream.native_handle(), u.host, o.tls); !st) return st;
+        stream.next_layer().expires_after(o.connectTimeout);
+        const auto ec = runOp(ioc, [&](auto&& h) { stream.async_handshake(ssl::stream_base::client, h); });
+        if (ec) return tls::handshakeError(ec, stream.native_handle(), u.host + ":" + u.port, o.tls);
+        return {};
     }
 
     // One request/response exchange on `conn`. `reusable` is set when the
     // connection may go back to the idle pool. `answered` is set once the
     // final response header has arrived: from then on a failure is not a
     // stale connection, and retrying could hand the sink the same bytes twice.
-    template <typename ReqBody>
-    api::Result<Response> exchange(Conn& conn, http::request<ReqBody>& req, bool useExpect, bool isHead,
-                                   const Sink* sink, const Options& o, bool& reusable, bool& answered,
-                                   const std::function<beast::error_code()>& rawBody = {})
+    template <typename Stream, typename ReqBody>
+    api::Result<Response> exchange(Stream& stream, beast::flat_buffer& buffer, http::request<ReqBody>& req,
+                                   bool useExpect, bool isHead, const Sink* sink, const Options& o, bool& reusable,
+                                   bool& answered, const std::function<beast::error_code()>& rawBody = {})
     {
+        auto& tcpStream = beast::get_lowest_layer(stream);
         reusable = false;
         answered = false;
         http::request_serializer<ReqBody> sr(req);
         beast::error_code ec;
         auto writeAll = [&](bool headerOnly) -> beast::error_code {
             while (headerOnly ? !sr.is_header_done() : !sr.is_done()) {
-                conn.stream.expires_after(o.ioTimeout);
+                tcpStream.expires_after(o.ioTimeout);
                 beast::error_code wec;
                 if (headerOnly) {
-                    wec = runOp(ioc, [&](auto&& h) { http::async_write_header(conn.stream, sr, h); });
+                    wec = runOp(ioc, [&](auto&& h) { http::async_write_header(stream, sr, h); });
                 } else {
-                    wec = runOp(ioc, [&](auto&& h) { http::async_write_some(conn.stream, sr, h); });
+                    wec = runOp(ioc, [&](auto&& h) { http::async_write_some(stream, sr, h); });
                 }
                 if (wec) return wec;
             }
@@ -187,8 +244,8 @@ struct HttpClient::Impl {
         if (useExpect) {
             ec = writeAll(true);
             if (ec) return transportError(ec, "send request header");
-            conn.stream.expires_after(o.ioTimeout);
-            ec = runOp(ioc, [&](auto&& h) { http::async_read_header(conn.stream, conn.buffer, *parser, h); });
+            tcpStream.expires_after(o.ioTimeout);
+            ec = runOp(ioc, [&](auto&& h) { http::async_read_header(stream, buffer, *parser, h); });
             if (ec) return transportError(ec, "read response");
             if (parser->get().result() == http::status::continue_) {
                 ec = writeAll(false);
@@ -206,8 +263,8 @@ struct HttpClient::Impl {
         }
 
         if (!parser->is_header_done()) {
-            conn.stream.expires_after(o.ioTimeout);
-            ec = runOp(ioc, [&](auto&& h) { http::async_read_header(conn.stream, conn.buffer, *parser, h); });
+            tcpStream.expires_after(o.ioTimeout);
+            ec = runOp(ioc, [&](auto&& h) { http::async_read_header(stream, buffer, *parser, h); });
             if (ec) return transportError(ec, "read response");
         }
 
@@ -241,19 +298,19 @@ struct HttpClient::Impl {
                 }
                 res.body.resize(static_cast<std::size_t>(remaining));
                 std::size_t at = 0;
-                auto buffered = conn.buffer.data();
+                auto buffered = buffer.data();
                 const auto first = static_cast<std::size_t>(std::min<std::uint64_t>(buffered.size(), remaining));
                 if (first > 0) {
                     std::memcpy(res.body.data(), buffered.data(), first);
-                    conn.buffer.consume(first);
+                    buffer.consume(first);
                     at = first;
                 }
                 while (at < res.body.size()) {
                     const auto want = std::min<std::size_t>(res.body.size() - at, kChunk);
                     std::size_t got = 0;
-                    conn.stream.expires_after(o.ioTimeout);
+                    tcpStream.expires_after(o.ioTimeout);
                     ec = runOp(ioc, [&](auto&& h) {
-                        asio::async_read(conn.stream, asio::buffer(res.body.data() + at, want),
+                        asio::async_read(stream, asio::buffer(res.body.data() + at, want),
                                          [&got, h](beast::error_code e, std::size_t n) mutable {
                                              got = n;
                                              h(e);
@@ -266,20 +323,20 @@ struct HttpClient::Impl {
                 return res;
             }
             std::vector<char> buf(static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kChunk)));
-            auto buffered = conn.buffer.data();
+            auto buffered = buffer.data();
             const auto first = static_cast<std::size_t>(std::min<std::uint64_t>(buffered.size(), remaining));
             if (first > 0) {
                 auto st = deliver(static_cast<const char*>(buffered.data()), first);
                 if (!st) return st.error();
-                conn.buffer.consume(first);
+                buffer.consume(first);
                 remaining -= first;
             }
             while (remaining > 0) {
                 const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, buf.size()));
                 std::size_t got = 0;
-                conn.stream.expires_after(o.ioTimeout);
+                tcpStream.expires_after(o.ioTimeout);
                 ec = runOp(ioc, [&](auto&& h) {
-                    asio::async_read(conn.stream, asio::buffer(buf.data(), want),
+                    asio::async_read(stream, asio::buffer(buf.data(), want),
                                      [&got, h](beast::error_code e, std::size_t n) mutable {
                                          got = n;
                                          h(e);
@@ -297,8 +354,8 @@ struct HttpClient::Impl {
         while (!parser->is_done()) {
             parser->get().body().data = buf.data();
             parser->get().body().size = buf.size();
-            conn.stream.expires_after(o.ioTimeout);
-            ec = runOp(ioc, [&](auto&& h) { http::async_read(conn.stream, conn.buffer, *parser, h); });
+            tcpStream.expires_after(o.ioTimeout);
+            ec = runOp(ioc, [&](auto&& h) { http::async_read(stream, buffer, *parser, h); });
             if (ec == http::error::need_buffer) ec = {};
             if (ec) return transportError(ec, "read response body");
             const std::size_t n = buf.size() - parser->get().body().size;
@@ -328,7 +385,7 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
     for (int redirects = 0;; ++redirects) {
         auto parsed = parseUrl(url);
         if (!parsed) return parsed.error();
-        const std::string key = parsed->host + ":" + parsed->port;
+        const std::string key = (parsed->tls ? "https://" : "http://") + parsed->host + ":" + parsed->port;
 
         api::Result<Response> result = api::Error::internal("no attempt");
         for (int attempt = 0; attempt < 2; ++attempt) {
@@ -376,22 +433,27 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                 const bool expect = size > kExpectThreshold;
                 if (expect) req.set(http::field::expect, "100-continue");
                 std::vector<char> slice(size > 0 ? kChunk : 0);
-                auto writeFile = [&]() -> beast::error_code {
+                auto writeFile = [&](auto& stream) -> beast::error_code {
                     std::uint64_t left = size;
                     while (left > 0) {
                         const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(left, slice.size()));
                         const auto got = std::fread(slice.data(), 1, want, file.get());
                         if (got != want) return beast::error_code(EIO, boost::system::generic_category());
-                        conn->stream.expires_after(m_options.ioTimeout);
+                        beast::get_lowest_layer(stream).expires_after(m_options.ioTimeout);
                         auto wec = runOp(m_impl->ioc, [&](auto&& h) {
-                            asio::async_write(conn->stream, asio::buffer(slice.data(), got), h);
+                            asio::async_write(stream, asio::buffer(slice.data(), got), h);
                         });
                         if (wec) return wec;
                         left -= got;
                     }
                     return {};
                 };
-                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, answered, writeFile);
+                result = std::visit(
+                    [&](auto& stream) {
+                        return m_impl->exchange(stream, conn->buffer, req, expect, isHead, sink, m_options, reusable,
+                                                answered, [&] { return writeFile(stream); });
+                    },
+                    conn->stream);
             } else {
                 http::request<http::string_body> req;
                 setCommon(req);
@@ -403,8 +465,14 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
                 }
                 const bool expect = curBody->kind == Body::Kind::String && curBody->data.size() > kExpectThreshold;
                 if (expect) req.set(http::field::expect, "100-continue");
-                result = m_impl->exchange(*conn, req, expect, isHead, sink, m_options, reusable, answered);
+                result = std::visit(
+                    [&](auto& stream) {
+                        return m_impl->exchange(stream, conn->buffer, req, expect, isHead, sink, m_options, reusable,
+                                                answered);
+                    },
+                    conn->stream);
             }
+            conn->clean = result.ok();
             if (result.ok()) {
                 if (reusable) m_impl->idle[key] = std::move(conn);
                 break;
@@ -441,7 +509,9 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
         auto loc = res.header("location");
         if (loc.empty()) return result;
         if (loc.front() == '/') {
-            loc = "http://" + parsed->host + ":" + parsed->port + loc;
+            const bool v6 = parsed->host.find(':') != std::string::npos;
+            loc = (parsed->tls ? "https://" : "http://") + (v6 ? "[" + parsed->host + "]" : parsed->host) + ":" +
+                  parsed->port + loc;
         }
         url = loc;
         if (res.status == 303 || ((res.status == 301 || res.status == 302) && curMethod == Method::Post)) {
@@ -453,7 +523,16 @@ api::Result<Response> HttpClient::send(Method method, std::string_view urlIn, co
 
 bool failedBeforeSending(const api::Error& e)
 {
-    return e.message.rfind(kConnectFailed, 0) == 0 || e.message.rfind(kResolveFailed, 0) == 0;
+    for (auto prefix : {kConnectFailed, kResolveFailed, tls::kHandshakeFailed, tls::kCaFileFailed}) {
+        if (e.message.rfind(prefix, 0) == 0) return true;
+    }
+    return false;
+}
+
+bool failedOnCertificate(const api::Error& e)
+{
+    return e.message.rfind(tls::kHandshakeFailed, 0) == 0 &&
+           e.message.find(tls::kCertificateRefused) != std::string::npos;
 }
 
 }  // namespace tessera::client

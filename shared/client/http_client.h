@@ -2,7 +2,8 @@
 // A small synchronous HTTP/1.1 client over Boost.Beast: keep-alive
 // connections reused per host, connect and I/O timeouts, redirects followed
 // (re-sending the body on 307/308), bodies streamed from files and into sinks
-// so memory stays bounded whatever the object size.
+// so memory stays bounded whatever the object size. https:// URLs go over
+// TLS (OpenSSL), the server's certificate checked against Options::tls.
 //
 // Thread safety: an HttpClient is used by one thread at a time. Create one per
 // worker thread.
@@ -52,9 +53,11 @@ using Sink = std::function<api::Status(const char* data, std::size_t size)>;
 
 struct ParsedUrl {
     std::string host;
-    std::string port;    // "80" when absent
+    std::string port;    // "80" when absent ("443" for https)
     std::string target;  // path + query, at least "/"
+    bool tls = false;    // https://
 };
+// http:// and https:// only (the scheme in any case); BadRequest otherwise.
 api::Result<ParsedUrl> parseUrl(std::string_view url);
 
 class HttpClient {
@@ -72,6 +75,15 @@ public:
         // credential: `Authorization: Bearer ...` from the CLI, the cluster
         // key from a node); a call's own header of the same name wins.
         Headers headers;
+        // How https:// servers are checked: their certificate must chain to
+        // a trusted CA and name the URL's host (a DNS name or an IP address
+        // SAN). A TLS handshake happens on the connection, before anything
+        // of the request is sent.
+        struct Tls {
+            std::string caFile;     // PEM file of the CAs to trust; empty: the system's default store
+            bool insecure = false;  // accept any certificate (test setups only)
+        };
+        Tls tls;
     };
 
     HttpClient();
@@ -81,8 +93,9 @@ public:
     HttpClient& operator=(const HttpClient&) = delete;
 
     // Sends a request. Any HTTP status is a successful Result; transport
-    // failures (refused, reset, timeout, malformed response) are errors of
-    // kind Unavailable or Timeout. When `sink` is given and the final status
+    // failures (refused, reset, timeout, malformed response, a TLS handshake
+    // that failed) are errors of kind Unavailable or Timeout; a CA file that
+    // cannot be read is BadRequest. When `sink` is given and the final status
     // is 2xx, the body goes to the sink instead of Response::body.
     api::Result<Response> send(Method method, std::string_view url, const Body& body = {}, const Headers& headers = {},
                                const Sink* sink = nullptr);
@@ -96,8 +109,14 @@ private:
 };
 
 // An error of HttpClient::send that happened before any of the request
-// could reach the server (it could not be resolved or connected to): the
-// server did nothing. Any other transport error leaves that unknown.
+// could reach the server (it could not be resolved or connected to, or the
+// TLS handshake failed): the server did nothing. Any other transport error
+// leaves that unknown.
 bool failedBeforeSending(const api::Error& e);
+
+// An error of HttpClient::send because the server's certificate was not
+// accepted (an unknown CA, another host's name, expired): the caller may
+// suggest Options::tls.caFile. Implies failedBeforeSending.
+bool failedOnCertificate(const api::Error& e);
 
 }  // namespace tessera::client

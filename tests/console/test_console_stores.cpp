@@ -91,6 +91,63 @@ private slots:
         QCOMPARE(after->value().name, QStringLiteral("laptop"));
     }
 
+    void profilesKeepTheirTlsSettings()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("console.db"));
+        const ConnectionProfile secure{QStringLiteral("secure"),
+                                       QUrl(QStringLiteral("https://10.0.0.5:8443")),
+                                       {},
+                                       TlsSettings{QStringLiteral("/etc/tessera/ca.pem"), false}};
+        const ConnectionProfile lab{
+            QStringLiteral("lab"), QUrl(QStringLiteral("https://lab:8443")), {}, TlsSettings{QString(), true}};
+        {
+            auto store = ProfileStore::open(db);
+            QVERIFY(store);
+            QVERIFY((*store)->save(secure));
+            QVERIFY((*store)->save(lab));
+            QVERIFY((*store)->markUsed(QStringLiteral("secure")));
+        }
+        auto store = ProfileStore::open(db);
+        QVERIFY(store);
+        const auto found = (*store)->find(QStringLiteral("secure"));
+        QVERIFY(found && found->has_value());
+        QCOMPARE(found->value(), secure);
+        const auto all = (*store)->profiles();
+        QVERIFY(all);
+        QCOMPARE(all->size(), std::size_t{2});
+        QCOMPARE(all->at(0), lab);
+        const auto last = (*store)->lastUsed();
+        QVERIFY(last && last->has_value());
+        QCOMPARE(last->value(), secure);
+    }
+
+    void profilesOfAnOlderDatabaseReadAsChecked()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("console.db"));
+        {
+            // The table as written before profiles had TLS settings.
+            auto old = sqlite::SqliteDb::open(db.toStdString(),
+                                              "CREATE TABLE profiles (name TEXT PRIMARY KEY NOT NULL, endpoint TEXT "
+                                              "NOT NULL, token TEXT NOT NULL DEFAULT '', last_used_ms INTEGER NOT "
+                                              "NULL DEFAULT 0);"
+                                              "INSERT INTO profiles (name, endpoint) VALUES ('old', 'http://h:1');");
+            QVERIFY2(old, old ? "" : old.error().message.c_str());
+        }
+        auto store = ProfileStore::open(db);
+        QVERIFY2(store, store ? "" : store.error().message.c_str());
+        const auto old = (*store)->find(QStringLiteral("old"));
+        QVERIFY(old && old->has_value());
+        QCOMPARE(old->value().endpoint, QUrl(QStringLiteral("http://h:1")));
+        QCOMPARE(old->value().tls, TlsSettings{});
+        QVERIFY((*store)->save({QStringLiteral("old"),
+                                QUrl(QStringLiteral("https://h:1")),
+                                {},
+                                TlsSettings{QStringLiteral("ca.pem"), false}}));
+        QCOMPARE((*store)->find(QStringLiteral("old"))->value().tls.caFile, QStringLiteral("ca.pem"));
+    }
+
     void endpointsAreNormalized()
     {
         QCOMPARE(normalizeEndpoint(QStringLiteral("127.0.0.1:8080")), QUrl(QStringLiteral("http://127.0.0.1:8080")));

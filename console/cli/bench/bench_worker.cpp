@@ -140,6 +140,10 @@ asio::awaitable<BenchWorker::Outcome> BenchWorker::perform(const PlannedOp& op)
                 co_return out;
             }
             auto u = client::parseUrl(r.location);
+            if (u && u->tls) {
+                out.error = "redirect to an https:// Location \"" + r.location + "\": bench does not speak TLS yet";
+                co_return out;
+            }
             if (!u || r.location.rfind("http://", 0) != 0) {
                 out.error = "redirect to an unusable Location \"" + r.location + "\"";
                 co_return out;

@@ -58,7 +58,18 @@ ClusterConnection::ClusterConnection(Options options, QObject* parent)
     });
     // Qt 6.4: the error signal is error(SocketError); errorOccurred arrives in 6.5.
     connect(m_socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
-            [this](QAbstractSocket::SocketError) { onSocketLost(m_socket->errorString()); });
+            [this](QAbstractSocket::SocketError error) {
+                // The socket's own words for a refused certificate are a bare
+                // "SSL handshake failed"; the errors reported before say why.
+                const QString refused =
+                    error == QAbstractSocket::SslHandshakeFailedError
+                        ? handshakeFailure(m_endpoint.host() + QLatin1Char(':') + QString::number(m_endpoint.port(443)),
+                                           m_feedSslErrors)
+                        : QString();
+                onSocketLost(refused.isEmpty() ? m_socket->errorString() : refused);
+            });
+    connect(m_socket, &QWebSocket::sslErrors, this,
+            [this](const QList<QSslError>& errors) { m_feedSslErrors = errors; });
     connect(m_socket, &QWebSocket::textMessageReceived, this, &ClusterConnection::onTextMessage);
     connect(m_openTimer, &QTimer::timeout, this,
             [this] { onSocketLost(tr("the feed did not open within %1 ms").arg(m_options.openTimeout.count())); });
@@ -90,11 +101,29 @@ void ClusterConnection::setToken(const QString& token)
     m_rest->setToken(token);
 }
 
+void ClusterConnection::setTls(const TlsSettings& settings)
+{
+    auto config = sslConfiguration(settings);
+    if (!config) {
+        m_tlsProblem = QString::fromStdString(config.error().message);
+        return;
+    }
+    m_tlsProblem.clear();
+    m_socket->setSslConfiguration(*config);
+    m_rest->setSslConfiguration(*config);
+}
+
 void ClusterConnection::open()
 {
     if (!m_endpoint.isValid() || m_endpoint.host().isEmpty()) {
         m_lastError = tr("no endpoint");
         setState(State::Offline);
+        return;
+    }
+    if (!m_tlsProblem.isEmpty() && m_endpoint.scheme() == QLatin1String("https")) {
+        m_lastError = m_tlsProblem;
+        setState(State::Offline);
+        emit statusChanged();  // the state may not have changed, the error has
         return;
     }
     if (m_state != State::Offline) {
@@ -165,6 +194,7 @@ void ClusterConnection::openSocket()
     m_reconnectTimer->stop();
     m_socketActive = true;
     m_lastSeq = 0;
+    m_feedSslErrors.clear();
     QNetworkRequest req(feedUrl(m_endpoint));
     if (!m_token.isEmpty()) {
         req.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());

@@ -6,9 +6,12 @@
 #include "api/smap.h"
 #include "core/backoff.h"
 #include "core/node_stats_poll.h"
+#include "core/tls_settings.h"
 
 #include <QAbstractSocket>
+#include <QList>
 #include <QObject>
+#include <QSslError>
 #include <QString>
 #include <QUrl>
 #include <chrono>
@@ -28,7 +31,8 @@ class QWebSocket;
 namespace tessera::console {
 
 // The console's one link to a cluster: owns the QNetworkAccessManager every
-// REST client shares and the QWebSocket of the live feed (ws://<proxy>/v1/ws).
+// REST client shares and the QWebSocket of the live feed (ws://<proxy>/v1/ws,
+// wss:// for an https:// proxy, checked as setTls says).
 //
 // - Reconnects by itself with exponential backoff and jitter (QWebSocket never
 //   does); after a reconnect the new `snapshot` replaces all state, and the job
@@ -83,6 +87,11 @@ public slots:
     // Connects to `endpoint` (reconnecting when already connected elsewhere).
     void setEndpoint(const QUrl& endpoint);
     void setToken(const QString& token);
+    // How an https:// endpoint's certificate is checked, for the feed and
+    // every REST call; takes effect at the next open (setEndpoint opens). A
+    // CA file that cannot be read keeps an https:// endpoint Offline with
+    // lastError() naming the file.
+    void setTls(const TlsSettings& settings);
     void open();
     // Stops everything: Offline until open() again.
     void close();
@@ -136,6 +145,8 @@ private:
     NodeStatsPoll m_poll;
     QUrl m_endpoint;
     QString m_token;
+    QString m_tlsProblem;              // why setTls's settings cannot be used (empty: they can)
+    QList<QSslError> m_feedSslErrors;  // reported by the socket during its last handshake
     State m_state = State::Offline;
     FeedMode m_feedMode = FeedMode::Live;
     QString m_feedProblem;

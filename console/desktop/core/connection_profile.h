@@ -1,18 +1,21 @@
 #pragma once
 
 #include "api/result.h"
+#include "core/tls_settings.h"
 
 #include <QString>
 #include <QUrl>
 
 namespace tessera::console {
 
-// A saved way to reach a cluster: a name for people, the proxy's URL, and an
-// optional bearer token sent with every request.
+// A saved way to reach a cluster: a name for people, the proxy's URL, an
+// optional bearer token sent with every request, and how an https://
+// endpoint's certificate is checked.
 struct ConnectionProfile {
     QString name;
     QUrl endpoint;
     QString token;
+    TlsSettings tls = {};  // "= {}": a profile written {name, endpoint, token} may leave it out
 
     bool operator==(const ConnectionProfile&) const = default;
 };

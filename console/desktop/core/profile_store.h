@@ -36,7 +36,8 @@ public:
 
 private:
     explicit ProfileStore(std::unique_ptr<sqlite::SqliteDb> db);
-    api::Result<std::vector<ConnectionProfile>> query(const char* sql, const QString* name) const;
+    // Profiles of `SELECT <every column> FROM profiles <clauses>`; `name`, when given, binds ?1.
+    api::Result<std::vector<ConnectionProfile>> query(const char* clauses, const QString* name) const;
     std::unique_ptr<sqlite::SqliteDb> m_db;
 };
 

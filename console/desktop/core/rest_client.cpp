@@ -6,6 +6,7 @@
 #include "api/http_error.h"
 #include "api/json_util.h"
 #include "api/paths.h"
+#include "core/tls_settings.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -197,6 +198,7 @@ void RestClient::send(const std::shared_ptr<Request>& request, const std::shared
     QNetworkRequest req(request->url);
     req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     req.setTransferTimeout(request->timeoutMs > 0 ? request->timeoutMs : m_transferTimeoutMs);
+    if (m_ssl) req.setSslConfiguration(*m_ssl);
     if (!m_token.isEmpty()) req.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
     for (const auto& [k, v] : request->headers) req.setRawHeader(k, v);
 
@@ -228,6 +230,11 @@ void RestClient::send(const std::shared_ptr<Request>& request, const std::shared
 
     auto buffer = std::make_shared<QByteArray>();
     auto tooLarge = std::make_shared<bool>(false);
+    // Qt's own words for a refused certificate are a bare "SSL handshake
+    // failed"; the errors it reports before say why.
+    auto sslErrors = std::make_shared<QList<QSslError>>();
+    connect(reply, &QNetworkReply::sslErrors, reply,
+            [sslErrors](const QList<QSslError>& errors) { *sslErrors = errors; });
     connect(reply, &QNetworkReply::readyRead, reply, [reply, request, buffer, tooLarge] {
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (request->sink && status >= 200 && status < 300) {
@@ -250,12 +257,17 @@ void RestClient::send(const std::shared_ptr<Request>& request, const std::shared
         connect(reply, &QNetworkReply::downloadProgress, reply,
                 [request](qint64 done, qint64 total) { request->downloadProgress(done, total); });
     }
-    connect(reply, &QNetworkReply::finished, this, [this, reply, request, state, buffer, tooLarge, finish] {
+    connect(reply, &QNetworkReply::finished, this, [this, reply, request, state, buffer, tooLarge, sslErrors, finish] {
         reply->deleteLater();
         Response r;
         r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         r.error = reply->error();
         r.errorString = reply->errorString();
+        if (r.error == QNetworkReply::SslHandshakeFailedError && !sslErrors->isEmpty()) {
+            const QUrl& url = request->url;
+            r.errorString =
+                handshakeFailure(url.host() + QLatin1Char(':') + QString::number(url.port(443)), *sslErrors);
+        }
         r.headers = reply->rawHeaderPairs();
         r.aborted = state->aborted;
         r.tooLarge = *tooLarge;
@@ -291,6 +303,7 @@ void RestClient::resolve(const std::shared_ptr<Request>& request, const std::sha
     QNetworkRequest req(request->url);
     req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     req.setTransferTimeout(m_transferTimeoutMs);
+    if (m_ssl) req.setSslConfiguration(*m_ssl);
     QNetworkReply* reply = m_network->head(req);
     state->reply = reply;
     if (state->aborted) reply->abort();

@@ -31,10 +31,12 @@
 #include <QList>
 #include <QObject>
 #include <QPointer>
+#include <QSslConfiguration>
 #include <QString>
 #include <QUrl>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QNetworkAccessManager;
@@ -102,6 +104,10 @@ public:
     static constexpr int kDefaultControlTimeoutMs = 5000;
     // Sent as "Authorization: Bearer <token>" with every request (none when empty).
     void setToken(const QString& token) { m_token = token; }
+    // Set on every request (https:// ones use it: the CAs trusted, or no
+    // check); Qt's default when never set. A certificate refused fails the
+    // call with Unavailable "TLS handshake with HOST:PORT failed: <why>".
+    void setSslConfiguration(const QSslConfiguration& config) { m_ssl = config; }
 
     // The cluster (the console's connection polls these when the live feed
     // is unavailable).
@@ -210,6 +216,7 @@ private:
     int m_transferTimeoutMs = kDefaultTransferTimeoutMs;
     int m_controlTimeoutMs = kDefaultControlTimeoutMs;
     QString m_token;
+    std::optional<QSslConfiguration> m_ssl;
 };
 
 }  // namespace tessera::console

@@ -82,14 +82,16 @@ void ConsoleSession::connectTo(const ConnectionProfile& profile)
         }
     }
     m_connection->setToken(profile.token);
+    m_connection->setTls(profile.tls);
     m_connection->setEndpoint(profile.endpoint);
     emit profileChanged(m_profileName);
 }
 
-std::optional<ConnectionProfile> ConsoleSession::startupProfile(const QUrl& commandLine) const
+std::optional<ConnectionProfile> ConsoleSession::startupProfile(const QUrl& commandLine,
+                                                                const TlsSettings& commandLineTls) const
 {
     if (commandLine.isValid() && !commandLine.host().isEmpty()) {
-        return ConnectionProfile{QString(), commandLine, QString()};
+        return ConnectionProfile{QString(), commandLine, QString(), commandLineTls};
     }
     if (!m_profileStore) {
         return std::nullopt;

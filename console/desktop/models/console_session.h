@@ -49,9 +49,10 @@ public:
 
     // Connects to `profile` (and records it as the last used when it is saved).
     void connectTo(const ConnectionProfile& profile);
-    // The endpoint the console opens at start: `commandLine` when valid, else the
-    // last used profile's, else none.
-    std::optional<ConnectionProfile> startupProfile(const QUrl& commandLine) const;
+    // The endpoint the console opens at start: `commandLine` (checked as
+    // `commandLineTls` says) when valid, else the last used profile's, else none.
+    std::optional<ConnectionProfile> startupProfile(const QUrl& commandLine,
+                                                    const TlsSettings& commandLineTls = {}) const;
     QString profileName() const { return m_profileName; }
 
 signals:

@@ -2,7 +2,9 @@
 
 #include "core/profile_store.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -16,7 +18,8 @@ namespace tessera::console {
 
 ConnectionDialog::ConnectionDialog(ProfileStore* store, const QString& currentName, QWidget* parent)
     : QDialog(parent), m_store(store), m_list(new QListWidget(this)), m_name(new QLineEdit(this)),
-      m_endpoint(new QLineEdit(this)), m_token(new QLineEdit(this)), m_error(new QLabel(this))
+      m_endpoint(new QLineEdit(this)), m_token(new QLineEdit(this)), m_caFile(new QLineEdit(this)),
+      m_insecure(new QCheckBox(tr("Don't check the certificate"), this)), m_error(new QLabel(this))
 {
     setWindowTitle(tr("Connect to a cluster"));
     m_endpoint->setPlaceholderText(QStringLiteral("http://127.0.0.1:8080"));
@@ -24,6 +27,11 @@ ConnectionDialog::ConnectionDialog(ProfileStore* store, const QString& currentNa
     m_token->setPlaceholderText(tr("optional"));
     m_name->setMaxLength(kProfileNameMax);
     m_token->setMaxLength(kProfileTokenMax);
+    m_caFile->setPlaceholderText(tr("https: the cluster's CA (PEM)"));
+    m_caFile->setToolTip(tr("https: the PEM file of the cluster's CA, trusted besides the system's CAs"));
+    m_insecure->setToolTip(
+        tr("https: accept any certificate. For test setups only: anyone on the way can "
+           "read and change the traffic."));
     m_error->setStyleSheet(QStringLiteral("color: #c62828"));
     m_error->setWordWrap(true);
 
@@ -31,6 +39,17 @@ ConnectionDialog::ConnectionDialog(ProfileStore* store, const QString& currentNa
     form->addRow(tr("Name"), m_name);
     form->addRow(tr("Endpoint"), m_endpoint);
     form->addRow(tr("Token"), m_token);
+    auto* caRow = new QHBoxLayout;
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    caRow->addWidget(m_caFile, 1);
+    caRow->addWidget(browse);
+    form->addRow(tr("CA file"), caRow);
+    form->addRow(QString(), m_insecure);
+    connect(browse, &QPushButton::clicked, this, &ConnectionDialog::browseCaFile);
+    connect(m_insecure, &QCheckBox::toggled, this, [this, browse](bool on) {
+        m_caFile->setEnabled(!on);  // no certificate check: no CA to trust
+        browse->setEnabled(!on);
+    });
 
     auto* save = new QPushButton(tr("Save"), this);
     auto* remove = new QPushButton(tr("Delete…"), this);
@@ -66,11 +85,21 @@ ConnectionDialog::ConnectionDialog(ProfileStore* store, const QString& currentNa
 
 QString ConnectionDialog::errorText() const { return m_error->text(); }
 
-void ConnectionDialog::setForm(const QString& name, const QString& endpoint, const QString& token)
+void ConnectionDialog::setForm(const QString& name, const QString& endpoint, const QString& token,
+                               const TlsSettings& tls)
 {
     m_name->setText(name);
     m_endpoint->setText(endpoint);
     m_token->setText(token);
+    m_caFile->setText(tls.caFile);
+    m_insecure->setChecked(tls.insecure);
+}
+
+void ConnectionDialog::browseCaFile()
+{
+    const QString file = QFileDialog::getOpenFileName(this, tr("The cluster's CA certificate"), m_caFile->text(),
+                                                      tr("PEM certificates (*.pem *.crt);;All files (*)"));
+    if (!file.isEmpty()) m_caFile->setText(file);
 }
 
 void ConnectionDialog::reload(const QString& select)
@@ -101,17 +130,25 @@ void ConnectionDialog::onSelected()
     }
     auto profile = m_store->find(item->text());
     if (profile && *profile) {
-        setForm((*profile)->name, (*profile)->endpoint.toString(), (*profile)->token);
+        setForm((*profile)->name, (*profile)->endpoint.toString(), (*profile)->token, (*profile)->tls);
         m_error->clear();
     }
 }
 
 std::optional<ConnectionProfile> ConnectionDialog::formProfile()
 {
-    ConnectionProfile p{m_name->text().trimmed(), normalizeEndpoint(m_endpoint->text()), m_token->text()};
+    ConnectionProfile p{m_name->text().trimmed(), normalizeEndpoint(m_endpoint->text()), m_token->text(),
+                        TlsSettings{m_caFile->text().trimmed(), m_insecure->isChecked()}};
     if (!p.endpoint.isValid()) {
         m_error->setText(tr("The endpoint must be an http:// or https:// URL, e.g. http://127.0.0.1:8080."));
         return std::nullopt;
+    }
+    // A CA file that will not load is said here, not later as "offline".
+    if (p.endpoint.scheme() == QLatin1String("https")) {
+        if (auto config = sslConfiguration(p.tls); !config) {
+            m_error->setText(QString::fromStdString(config.error().message));
+            return std::nullopt;
+        }
     }
     return p;
 }

@@ -5,6 +5,7 @@
 #include <QDialog>
 #include <optional>
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -25,7 +26,7 @@ public:
     QString errorText() const;
 
     // For tests and keyboard users: fill the form.
-    void setForm(const QString& name, const QString& endpoint, const QString& token);
+    void setForm(const QString& name, const QString& endpoint, const QString& token, const TlsSettings& tls = {});
 
 public slots:
     bool saveProfile();
@@ -35,6 +36,7 @@ public slots:
 private:
     void reload(const QString& select);
     void onSelected();
+    void browseCaFile();
     std::optional<ConnectionProfile> formProfile();
 
     ProfileStore* m_store;
@@ -42,6 +44,8 @@ private:
     QLineEdit* m_name;
     QLineEdit* m_endpoint;
     QLineEdit* m_token;
+    QLineEdit* m_caFile;
+    QCheckBox* m_insecure;
     QLabel* m_error;
     std::optional<ConnectionProfile> m_chosen;
 };

@@ -180,7 +180,8 @@ private slots:
             "--keepalive is on or off, got \"maybe\"");
         row("two urls", {"--url-get", "http://a:1/", "--url-put", "http://a:1/"},
             "--url-get and --url-put exclude each other");
-        row("url https", {"--url-get", "https://a/"}, "--url-get needs an http:// URL, got \"https://a/\"");
+        row("url https", {"--url-get", "https://a/"},
+            "--url-get needs an http:// URL: bench does not speak TLS yet, got \"https://a/\"");
         row("url and mode", {"get", "--url-get", "http://a:1/"}, "no MODE with --url-get/--url-put");
         row("url bucket", {"--url-get", "http://a:1/", "--bucket", "bbb"},
             "--bucket does not apply to --url-get/--url-put");
