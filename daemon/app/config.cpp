@@ -308,10 +308,12 @@ api::Status validateConfig(const Config& c)
         }
     }
     if (c.tlsCertFile.empty() != c.tlsKeyFile.empty()) {
-        return api::Error::badRequest("TLS needs both --tls-cert-file and --tls-key-file (tls.cert_file, tls.key_file)");
+        return api::Error::badRequest(
+            "TLS needs both --tls-cert-file and --tls-key-file (tls.cert_file, tls.key_file)");
     }
     if (c.role == "target" && !c.proxyUrl.empty() && c.tlsEnabled() && c.proxyUrl.rfind("https://", 0) != 0) {
-        return api::Error::badRequest("a target serving TLS joins its proxy over TLS too: --proxy-url must be https://");
+        return api::Error::badRequest(
+            "a target serving TLS joins its proxy over TLS too: --proxy-url must be https://");
     }
     if (c.tombstoneTtlMs < 60000 || c.tombstoneTtlMs > 31'536'000'000LL) {
         return api::Error::badRequest("tombstone TTL must be 60000..31536000000 ms");

@@ -4,6 +4,8 @@
 #include "node.h"
 #include "user_command.h"
 
+#include "client/http_client.h"
+
 #include <clocale>
 #include <csignal>
 #include <iostream>
@@ -40,6 +42,12 @@ int main(int argc, char** argv)
     sigemptyset(&set);
     sigaddset(&set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    // Calls to other nodes trust the cluster's CA (tls.ca_file).
+    if (!config->tlsCaFile.empty()) {
+        tessera::client::HttpClient::Options::Tls tls;
+        tls.caFile = config->tlsCaFile;
+        tessera::client::HttpClient::Options::Tls::setProcessDefault(tls);
+    }
     try {
         return Node::create(*config)->run();
     } catch (const std::exception& e) {

@@ -41,7 +41,8 @@ void NodeTls::waitForHangup()
 {
     m_hangup.async_wait([this](const boost::system::error_code& ec, int) {
         if (ec) return;
-        if (auto st = reload(); !st) logError("TLS reload at SIGHUP failed, the previous certificate stays: ", st.error().message);
+        if (auto st = reload(); !st)
+            logError("TLS reload at SIGHUP failed, the previous certificate stays: ", st.error().message);
         waitForHangup();
     });
 }

@@ -88,8 +88,8 @@ void HttpSession::rejectBusy(Socket socket, bool tls)
 }
 
 template <class S>
-BasicHttpSession<S>::BasicHttpSession(Socket socket, std::shared_ptr<ServerContext> ctx,
-                                      boost::asio::ip::address peer, std::shared_ptr<asio::ssl::context> tls)
+BasicHttpSession<S>::BasicHttpSession(Socket socket, std::shared_ptr<ServerContext> ctx, boost::asio::ip::address peer,
+                                      std::shared_ptr<asio::ssl::context> tls)
     : m_tls(std::move(tls)), m_stream(makeStream<S>(std::move(socket), m_tls.get())), m_ctx(std::move(ctx)),
       m_peer(peer), m_sendTimer(m_stream.get_executor())
 {
@@ -127,8 +127,7 @@ void BasicHttpSession<S>::run()
                 return;
             }
             self->m_stream.async_handshake(
-                asio::ssl::stream_base::server, self->m_buffer.data(),
-                [self](beast::error_code hec, std::size_t used) {
+                asio::ssl::stream_base::server, self->m_buffer.data(), [self](beast::error_code hec, std::size_t used) {
                     if (hec) {
                         logDebug("TLS handshake from ", self->m_peer.to_string(), " failed: ", hec.message());
                         self->closeConnection();
@@ -201,8 +200,9 @@ void BasicHttpSession<S>::doReadHeader()
     const bool pressed = m_ctx->connections.load(std::memory_order_relaxed) * 2 >= o.maxConnections;
     lowest().expires_after(pressed || !m_hadRequest ? std::min(o.headerTimeout, o.idleTimeout) : o.idleTimeout);
     m_waitingForHead = true;
-    http::async_read_header(m_stream, m_buffer, *m_parser,
-                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
+    http::async_read_header(
+        m_stream, m_buffer, *m_parser,
+        [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
 }
 
 template <class S>

@@ -27,8 +27,7 @@ std::string reason(const boost::system::error_code& ec)
 
 }  // namespace
 
-api::Result<std::shared_ptr<ssl::context>> makeServerTlsContext(const std::string& certFile,
-                                                                 const std::string& keyFile)
+api::Result<std::shared_ptr<ssl::context>> makeServerTlsContext(const std::string& certFile, const std::string& keyFile)
 {
     auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
     boost::system::error_code ec;

@@ -43,8 +43,7 @@ WebSocketSession::WebSocketSession(AnyStream stream, std::shared_ptr<ServerConte
     const auto ep = lowest().socket().remote_endpoint(ec);
     if (!ec) m_peer = ep.address().to_string() + ":" + std::to_string(ep.port());
     if (m_options.sendBufferBytes > 0) {
-        lowest().socket().set_option(
-            asio::socket_base::send_buffer_size(m_options.sendBufferBytes), ec);
+        lowest().socket().set_option(asio::socket_base::send_buffer_size(m_options.sendBufferBytes), ec);
     }
 }
 
@@ -115,7 +114,8 @@ void WebSocketSession::onRead(beast::error_code ec)
     }
     // A binary message reaches the listener as an empty text, which it
     // answers with an error like any other message it cannot parse.
-    const std::string text = withWs([](auto& ws) { return ws.got_text(); }) ? beast::buffers_to_string(m_readBuffer.data()) : std::string();
+    const std::string text =
+        withWs([](auto& ws) { return ws.got_text(); }) ? beast::buffers_to_string(m_readBuffer.data()) : std::string();
     m_readBuffer.consume(m_readBuffer.size());
     if (auto l = m_listener.lock(); l && !m_closing) l->onText(shared_from_this(), text);
     doRead();

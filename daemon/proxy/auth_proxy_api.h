@@ -20,9 +20,9 @@
 // 0.1 s); the store and the token service serialize themselves.
 
 #include "api/bmd.h"
+#include "auth/login_throttle.h"
 #include "auth/token_service.h"
 #include "auth/user_store.h"
-#include "auth/login_throttle.h"
 #include "net/router.h"
 
 #include <functional>

@@ -104,8 +104,7 @@ std::optional<net::Response> FeedHub::accept(const net::Request& req, net::AnySt
         }
         ++m_pending;
     }
-    auto session =
-        std::make_shared<net::WebSocketSession>(stream, m_ctx, m_options.session, weak_from_this());
+    auto session = std::make_shared<net::WebSocketSession>(stream, m_ctx, m_options.session, weak_from_this());
     session->start(std::move(up));
     return std::nullopt;
 }

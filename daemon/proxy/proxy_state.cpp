@@ -94,8 +94,15 @@ api::Result<ProxyState::JoinResult> ProxyState::prepareJoin(const api::Snode& no
 {
     if (node.id.empty() || node.id.size() > 64) return api::Error::badRequest("join: bad daemon_id");
     if (node.type != api::kRoleTarget) return api::Error::badRequest("join: only targets join a running proxy");
-    if (node.publicNet.url.rfind("http://", 0) != 0) return api::Error::badRequest("join: direct_url must be http://");
     std::lock_guard lock(m_mutex);
+    // Every node of a cluster speaks the proxy's scheme: clients follow
+    // redirects to the targets' URLs, and a TLS cluster must not send them
+    // to a plain one.
+    const std::string scheme = m_smap->primary.publicNet.url.rfind("https://", 0) == 0 ? "https://" : "http://";
+    if (node.publicNet.url.rfind(scheme, 0) != 0) {
+        return api::Error::badRequest("join: this cluster's nodes speak " + scheme.substr(0, scheme.size() - 3) +
+                                      ": direct_url must start with " + scheme);
+    }
     JoinResult r;
     r.smap = *m_smap;
     r.bmd = *m_bmd;

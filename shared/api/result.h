@@ -23,9 +23,9 @@ enum class ErrorKind {
     TooLarge,
     HeaderTooLarge,  // the request head is over the limit (431)
     MethodNotAllowed,
-    Unauthorized,  // no credentials, or credentials that do not hold (401)
-    Forbidden,     // known caller without the permission (403)
-    BadGateway,    // a process the node relies on (an ETL transformer) failed (502)
+    Unauthorized,     // no credentials, or credentials that do not hold (401)
+    Forbidden,        // known caller without the permission (403)
+    BadGateway,       // a process the node relies on (an ETL transformer) failed (502)
     TooManyRequests,  // a caller over a rate limit (429; with Retry-After)
     Internal,
 };

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <variant>
@@ -367,6 +368,23 @@ struct HttpClient::Impl {
         return res;
     }
 };
+
+namespace {
+std::mutex g_processTlsMutex;
+HttpClient::Options::Tls g_processTls;
+}  // namespace
+
+HttpClient::Options::Tls HttpClient::Options::Tls::processDefault()
+{
+    std::lock_guard lock(g_processTlsMutex);
+    return g_processTls;
+}
+
+void HttpClient::Options::Tls::setProcessDefault(Tls t)
+{
+    std::lock_guard lock(g_processTlsMutex);
+    g_processTls = std::move(t);
+}
 
 HttpClient::HttpClient() : HttpClient(Options{}) {}
 

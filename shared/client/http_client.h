@@ -82,8 +82,15 @@ public:
         struct Tls {
             std::string caFile;     // PEM file of the CAs to trust; empty: the system's default store
             bool insecure = false;  // accept any certificate (test setups only)
+
+            // What every Options of this process starts with (empty unless
+            // set): a node sets its tls.ca_file once at start, so each client
+            // it makes to call another node trusts the cluster's CA. Set it
+            // before clients are made; thread-safe.
+            static Tls processDefault();
+            static void setProcessDefault(Tls t);
         };
-        Tls tls;
+        Tls tls = Tls::processDefault();
     };
 
     HttpClient();

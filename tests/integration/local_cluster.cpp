@@ -174,8 +174,8 @@ std::string LocalCluster::proxyUrl() const
 
 std::string LocalCluster::targetUrl(int i) const
 {
-    return std::string(m_options.tls ? "https" : "http") + "://127.0.0.1:" +
-           std::to_string(m_targets[static_cast<std::size_t>(i)].port);
+    return std::string(m_options.tls ? "https" : "http") +
+           "://127.0.0.1:" + std::to_string(m_targets[static_cast<std::size_t>(i)].port);
 }
 
 QStringList LocalCluster::tlsArgs() const
@@ -220,7 +220,7 @@ bool LocalCluster::makeCertificates()
     // the cluster's CA.
     client::HttpClient::Options::Tls t;
     t.caFile = caFile().toStdString();
-    client::HttpClient::setProcessTls(t);
+    client::HttpClient::Options::Tls::setProcessDefault(t);
     return true;
 }
 

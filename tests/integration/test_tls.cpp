@@ -36,7 +36,8 @@ struct CurlResult {
 CurlResult curl(QStringList args)
 {
     args.prepend("-sS");
-    args << "-w" << "\n%{http_code}";
+    args << "-w"
+         << "\n%{http_code}";
     QProcess p;
     p.start("curl", args);
     CurlResult r;
@@ -138,7 +139,7 @@ private slots:
         QFile back(dir.filePath("back"));
         QVERIFY(back.open(QIODevice::ReadOnly));
         QVERIFY(back.readAll() == bytes);
-        auto listed = curl({"--cacert", ca(), url(std::string("/v1/objects/") + kBucket)});
+        auto listed = curl({"--cacert", ca(), url(std::string("/v1/buckets/") + kBucket)});
         QCOMPARE(listed.status, 200);
         QVERIFY2(listed.body.find("a/blob") != std::string::npos, listed.body.c_str());
     }
@@ -183,7 +184,7 @@ private slots:
 
     void cliNeedsTheCa()
     {
-        auto refused = cli({"ls"});
+        auto refused = cli({"ls", kBucket});
         QVERIFY(refused.code != 0);
         QVERIFY2(refused.err.find("--ca-file") != std::string::npos, refused.err.c_str());
         auto ok = cli({"--ca-file", ca(), "ls", kBucket});
@@ -250,11 +251,11 @@ private slots:
         QVERIFY(data.isValid());
         const auto dir = m_cluster.dataDir() + "/tls";
         // The CA's key is not the node certificate's key.
-        auto mismatch = run(tests::nodeBinary(), {"--role", "proxy", "--port", "0", "--data-dir", data.path(),
-                                                  "--tls-cert-file", dir + "/ca.pem", "--tls-key-file",
-                                                  dir + "/node.key"});
+        auto mismatch =
+            run(tests::nodeBinary(), {"--role", "proxy", "--port", "0", "--data-dir", data.path(), "--tls-cert-file",
+                                      dir + "/ca.pem", "--tls-key-file", dir + "/node.key"});
         QCOMPARE(mismatch.code, 1);
-        QVERIFY2(mismatch.err.find("does not match") != std::string::npos, mismatch.err.c_str());
+        QVERIFY2(mismatch.err.find("mismatch") != std::string::npos, mismatch.err.c_str());
         auto onlyCert = run(tests::nodeBinary(), {"--role", "proxy", "--port", "0", "--data-dir", data.path(),
                                                   "--tls-cert-file", dir + "/ca.pem"});
         QCOMPARE(onlyCert.code, 2);

@@ -21,7 +21,7 @@ private slots:
             t.failed("alice", "10.0.0.1", t0);
         }
         QVERIFY(!t.wait("alice", "10.0.0.1", t0));  // the fifth failure still costs nothing
-        t.failed("alice", "10.0.0.1", t0);           // the sixth: 1 s
+        t.failed("alice", "10.0.0.1", t0);          // the sixth: 1 s
         QCOMPARE(t.wait("alice", "10.0.0.1", t0).value(), 1000ms);
         QVERIFY(!t.wait("alice", "10.0.0.1", t0 + 1s));
         t.failed("alice", "10.0.0.1", t0 + 1s);  // the seventh: 2 s
