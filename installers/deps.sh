@@ -25,7 +25,8 @@ BUILD_PACKAGES=(
 # promtool (package prometheus) checks /metrics; bsdtar, unzip and lz4 read
 # the shards Tessera writes; python3 runs the soak (tests/faults/soak.py).
 # python3-pil, jq and xxhash (xxhsum) run the sample ETL transformers (resources/etl).
-TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4 python3 python3-pil jq xxhash)
+# openssl makes the CA and certificates of TLS clusters (local-cluster.sh --tls, the tests).
+TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4 python3 python3-pil jq xxhash openssl)
 # The demo dataset run.sh loads (and the tests convert).
 DATA_PACKAGES=(dataset-fashion-mnist)
 
