@@ -622,6 +622,12 @@ void BasicHttpSession<S>::send(Response res)
     else m_body.clear();
     if (!headRequest) m_file = std::move(res.file);
     lowest().expires_after(m_ctx->options.ioTimeout);
+    if constexpr (kTls) {
+        // One buffer: the SSL stream, given the head and a body of more
+        // than 16 KiB as two, wrote the head and stalled on the body.
+        m_head += m_body;
+        m_body.clear();
+    }
     const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_head), asio::buffer(m_body)};
     asio::async_write(m_stream, buffers, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
         if (!ec && self->m_file) {

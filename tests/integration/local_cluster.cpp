@@ -19,6 +19,15 @@ LocalCluster::LocalCluster(Options options) : m_options(options)
 {
     m_dir.setAutoRemove(qEnvironmentVariableIsEmpty("TESSERA_KEEP_TEST_DATA"));
     if (qEnvironmentVariable("TESSERA_TEST_TLS") == "1") m_options.tls = true;
+    if (m_options.tls) {
+        // Every HttpClient of this process (the tests' and this helper's)
+        // trusts the cluster's CA, made at start(): clients made from now
+        // on load it at their first https call.
+        client::HttpClient::Options::Tls t;
+        t.caFile = caFile().toStdString();
+        client::HttpClient::Options::Tls::setProcessDefault(t);
+        m_http = std::make_unique<client::HttpClient>();
+    }
 }
 
 LocalCluster::~LocalCluster()
@@ -216,11 +225,6 @@ bool LocalCluster::makeCertificates()
               "-extfile", "node.ext", "-out", "node.pem"})) {
         return false;
     }
-    // Every HttpClient of this process (the tests' and this helper's) trusts
-    // the cluster's CA.
-    client::HttpClient::Options::Tls t;
-    t.caFile = caFile().toStdString();
-    client::HttpClient::Options::Tls::setProcessDefault(t);
     return true;
 }
 
