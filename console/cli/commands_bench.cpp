@@ -84,6 +84,8 @@ int cmdBench(CliContext& ctx)
         throw UsageError("bench needs an http:// endpoint, got \"" + ctx.endpoint + "\"");
     }
     const HostPort endpoint{url->host, url->port};
+    // The session's token goes to the cluster's endpoints (auth on).
+    if (!ctx.token.empty()) parsed.value().authorization = "Bearer " + ctx.token;
     auto client = ctx.makeClient();
 
     const bool writes = options.mode == BenchMode::Put || options.mode == BenchMode::Mixed || options.countObjects > 0;

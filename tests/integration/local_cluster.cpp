@@ -27,6 +27,12 @@ LocalCluster::LocalCluster(Options options) : m_options(options)
         t.caFile = caFile().toStdString();
         client::HttpClient::Options::Tls::setProcessDefault(t);
         m_http = std::make_unique<client::HttpClient>();
+        // And the programs the tests start: curl, the CLI, and OpenSSL's
+        // default store (Qt's sockets, openssl s_client).
+        const auto ca = caFile().toLocal8Bit();
+        qputenv("CURL_CA_BUNDLE", ca);
+        qputenv("TESSERA_CA_FILE", ca);
+        qputenv("SSL_CERT_FILE", ca);
     }
 }
 

@@ -264,6 +264,7 @@ asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spe
         http::request<http::span_body<const char>> req{spec.verb,
                                                        beast::string_view(spec.target.data(), spec.target.size()), 11};
         req.set(http::field::host, m_hostHeader);
+        if (!m_authorization.empty()) req.set(http::field::authorization, m_authorization);
         req.body() = {spec.body, spec.bodySize};
         req.prepare_payload();
         if (!spec.keepalive) req.keep_alive(false);
@@ -318,6 +319,7 @@ asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spe
         m_head += " HTTP/1.1\r\nHost: ";
         m_head += m_hostHeader;
         m_head += "\r\n";
+        m_head += m_authLine;
         if (spec.bodySize > 0 || spec.verb == http::verb::put) {
             char len[32];
             const auto n = std::snprintf(len, sizeof len, "Content-Length: %zu\r\n", spec.bodySize);

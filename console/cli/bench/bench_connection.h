@@ -50,6 +50,12 @@ public:
 
     const std::string& host() const { return m_host; }
     const std::string& port() const { return m_port; }
+    // Sent as the Authorization field of every request from now on.
+    void setAuthorization(const std::string& value)
+    {
+        m_authorization = value;
+        m_authLine = value.empty() ? std::string() : "Authorization: " + value + "\r\n";
+    }
 
     // Never throws; failures are in ExchangeResult::error. After a failure,
     // or a response that closes the connection, the next call reconnects.
@@ -86,6 +92,8 @@ private:
     std::string m_host;
     std::string m_port;
     std::string m_hostHeader;
+    std::string m_authorization;  // the field's value; empty: none
+    std::string m_authLine;       // the whole field line, for the hand-written head
     std::string m_head;           // the request head, reused
     std::vector<char> m_scratch;  // large bodies are read into this (allocated on first use)
     static constexpr std::size_t kScratchBytes = 256 * 1024;

@@ -43,6 +43,10 @@ struct BenchOptions {
     std::string url;                           // url-get / url-put
     std::string dir;                           // shard-scan: the folder of shard files
     std::chrono::milliseconds timeout{30000};  // per request (connect and each read/write)
+    // Sent as Authorization on every request to the cluster's endpoints
+    // (the proxy, or the targets with --direct), not on redirects, which
+    // carry the proxy's signature (`tessera login`'s token; not an option).
+    std::string authorization;
 
     bool fixedSize() const { return minSize == maxSize; }
     // Modes that count samples (items) per operation.

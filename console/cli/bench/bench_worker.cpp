@@ -38,6 +38,7 @@ BenchConnection& BenchWorker::connection(std::uint32_t endpoint)
     if (!c) {
         const auto& hp = m_workload.endpoints()[endpoint];
         c = std::make_unique<BenchConnection>(m_io, hp.host, hp.port);
+        c->setAuthorization(m_options.authorization);
     }
     return *c;
 }
