@@ -52,26 +52,6 @@ std::optional<std::string> fromBase64Url(std::string_view text)
     return out;
 }
 
-// The claims as the token carries them; every one required, nothing else.
-struct WireClaims {
-    std::string sub;
-    std::int64_t iat = 0;
-    std::int64_t exp = 0;
-    std::string jti;
-    bool admin = false;
-    std::string use;
-};
-
-void readFields(api::FieldReader& r, WireClaims& c)
-{
-    r.required("sub", c.sub)
-        .required("iat", c.iat)
-        .required("exp", c.exp)
-        .required("jti", c.jti)
-        .required("admin", c.admin)
-        .required("use", c.use);
-}
-
 }  // namespace
 
 std::int64_t TokenService::systemNow()
@@ -124,12 +104,9 @@ api::Result<IssuedToken> TokenService::issueLocked(std::string_view subject, boo
     const auto* secret = reinterpret_cast<const unsigned char*>(key->secret.data());
     int rc = jwt_set_alg(jwt.get(), JWT_ALG_HS256, secret, static_cast<int>(key->secret.size()));
     rc = rc ? rc : jwt_add_header(jwt.get(), "kid", key->kid.c_str());
-    rc = rc ? rc : jwt_add_grant(jwt.get(), "sub", c.subject.c_str());
-    rc = rc ? rc : jwt_add_grant_int(jwt.get(), "iat", c.issuedAt);
-    rc = rc ? rc : jwt_add_grant_int(jwt.get(), "exp", c.expiresAt);
-    rc = rc ? rc : jwt_add_grant(jwt.get(), "jti", c.jti.c_str());
-    rc = rc ? rc : jwt_add_grant_bool(jwt.get(), "admin", admin ? 1 : 0);
-    rc = rc ? rc : jwt_add_grant(jwt.get(), "use", useName(use));
+    // The claims as one wire type (shared/api/auth_msg.h), the one verify reads.
+    const api::TokenClaimsWire wire{c.subject, c.issuedAt, c.expiresAt, c.jti, admin, useName(use)};
+    rc = rc ? rc : jwt_add_grants_json(jwt.get(), nlohmann::json(wire).dump().c_str());
     if (rc != 0) return api::Error::internal("libjwt: cannot build a token (error " + std::to_string(rc) + ")");
     CString text(jwt_encode_str(jwt.get()));
     if (!text) return api::Error::internal("libjwt: cannot encode a token");
@@ -171,23 +148,12 @@ api::Result<TokenClaims> TokenService::verifyLocked(std::string_view token, std:
     // the token names, and accept `none` when asked to.
     const auto headerText = fromBase64Url(token.substr(0, d1));
     if (!headerText) return refused("header is not base64url");
-    const auto header = nlohmann::json::parse(*headerText, nullptr, false);
-    if (!header.is_object()) return refused("header is not a JSON object");
-    for (const auto& [k, v] : header.items()) {
-        if (k != "alg" && k != "typ" && k != "kid") return refused("header field \"" + k + "\" is not accepted");
-    }
-    const auto alg = header.find("alg");
-    if (alg == header.end() || !alg->is_string()) return refused("header names no algorithm");
-    if (alg->get<std::string>() != kAlg) {
-        return refused("algorithm \"" + alg->get<std::string>() + "\" is not accepted (HS256 only)");
-    }
-    if (auto typ = header.find("typ"); typ != header.end() && (!typ->is_string() || *typ != "JWT")) {
-        return refused("header type is not JWT");
-    }
-    const auto kid = header.find("kid");
-    if (kid == header.end() || !kid->is_string()) return refused("header names no key (kid)");
-    const SigningKey* key = m_keys.find(kid->get<std::string>());
-    if (key == nullptr) return refused("unknown key \"" + kid->get<std::string>() + "\"");
+    const auto header = api::parseMessage<api::TokenHeader>(*headerText, "header");
+    if (!header) return refused(header.error().message);
+    if (header->alg != kAlg) return refused("algorithm \"" + header->alg + "\" is not accepted (HS256 only)");
+    if (!header->typ.empty() && header->typ != "JWT") return refused("header type is not JWT");
+    const SigningKey* key = m_keys.find(header->kid);
+    if (key == nullptr) return refused("unknown key \"" + header->kid + "\"");
 
     // The signature, in constant time, before anything else reads the
     // payload (libjwt 1.10 compares signatures with strcmp).
@@ -208,7 +174,7 @@ api::Result<TokenClaims> TokenService::verifyLocked(std::string_view token, std:
     CString grants(jwt_get_grants_json(jwt.get(), nullptr));
     if (!grants) return refused("no claims");
     const auto claimsJson = nlohmann::json::parse(grants.get(), nullptr, false);
-    auto wire = api::readMessage<WireClaims>(claimsJson, "claims");
+    auto wire = api::readMessage<api::TokenClaimsWire>(claimsJson, "claims");
     if (!wire) return refused(wire.error().message);
 
     TokenClaims c;

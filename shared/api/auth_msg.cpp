@@ -182,4 +182,31 @@ void readFields(FieldReader& r, RevokedTokens& v)
     }
 }
 
+void to_json(nlohmann::json& j, const TokenHeader& v)
+{
+    j = nlohmann::json{{"alg", v.alg}, {"kid", v.kid}};
+    if (!v.typ.empty()) j["typ"] = v.typ;
+}
+
+void readFields(FieldReader& r, TokenHeader& v)
+{
+    r.required("alg", v.alg).optional("typ", v.typ).required("kid", v.kid);
+}
+
+void to_json(nlohmann::json& j, const TokenClaimsWire& v)
+{
+    j = nlohmann::json{{"sub", v.sub}, {"iat", v.iat},     {"exp", v.exp},
+                       {"jti", v.jti}, {"admin", v.admin}, {"use", v.use}};
+}
+
+void readFields(FieldReader& r, TokenClaimsWire& v)
+{
+    r.required("sub", v.sub)
+        .required("iat", v.iat)
+        .required("exp", v.exp)
+        .required("jti", v.jti)
+        .required("admin", v.admin)
+        .required("use", v.use);
+}
+
 }  // namespace tessera::api

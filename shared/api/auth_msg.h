@@ -49,6 +49,31 @@ inline constexpr std::size_t kMaxRevokedTokens = 100'000;
 // BadRequest unless `name` is a valid user name.
 Status validateUserName(std::string_view name);
 
+// A token's JOSE header as Tessera writes it: `{"alg","typ","kid"}`. Read
+// strictly: any other field is refused; `typ` may be absent.
+struct TokenHeader {
+    std::string alg;
+    std::string typ;  // "JWT"; empty when absent
+    std::string kid;
+    bool operator==(const TokenHeader&) const = default;
+};
+void to_json(nlohmann::json& j, const TokenHeader& v);
+void readFields(FieldReader& r, TokenHeader& v);
+
+// A token's claims as it carries them: every one required, nothing else.
+// `use` is "access" or "refresh".
+struct TokenClaimsWire {
+    std::string sub;
+    std::int64_t iat = 0;
+    std::int64_t exp = 0;
+    std::string jti;
+    bool admin = false;
+    std::string use;
+    bool operator==(const TokenClaimsWire&) const = default;
+};
+void to_json(nlohmann::json& j, const TokenClaimsWire& v);
+void readFields(FieldReader& r, TokenClaimsWire& v);
+
 // POST /v1/tokens
 struct LoginRequest {
     std::string user;

@@ -18,7 +18,8 @@ LocalCluster::LocalCluster() : LocalCluster(Options{}) {}
 LocalCluster::LocalCluster(Options options) : m_options(options)
 {
     m_dir.setAutoRemove(qEnvironmentVariableIsEmpty("TESSERA_KEEP_TEST_DATA"));
-    if (qEnvironmentVariable("TESSERA_TEST_TLS") == "1") m_options.tls = true;
+    const bool suiteOverTls = qEnvironmentVariable("TESSERA_TEST_TLS") == "1";
+    if (suiteOverTls) m_options.tls = true;
     if (m_options.tls) {
         // Every HttpClient of this process (the tests' and this helper's)
         // trusts the cluster's CA, made at start(): clients made from now
@@ -27,8 +28,12 @@ LocalCluster::LocalCluster(Options options) : m_options(options)
         t.caFile = caFile().toStdString();
         client::HttpClient::Options::Tls::setProcessDefault(t);
         m_http = std::make_unique<client::HttpClient>();
-        // And the programs the tests start: curl, the CLI, and OpenSSL's
-        // default store (Qt's sockets, openssl s_client).
+    }
+    if (suiteOverTls) {
+        // A suite written for plain HTTP: the programs its tests start trust
+        // the CA too (curl, the CLI, and OpenSSL's default store for Qt's
+        // sockets). A test that asks for TLS itself checks what happens
+        // without the CA, so it gets none of this.
         const auto ca = caFile().toLocal8Bit();
         qputenv("CURL_CA_BUNDLE", ca);
         qputenv("TESSERA_CA_FILE", ca);

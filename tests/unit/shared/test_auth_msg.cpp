@@ -48,6 +48,23 @@ private slots:
         QCOMPARE(roundTrip(accessOnly, "token"), accessOnly);
         QCOMPARE(json(accessOnly).dump(), std::string(R"({"expires_at":1700000900,"token":"a.b.c"})"));
 
+        const TokenHeader header{"HS256", "JWT", "0123456789abcdef"};
+        QCOMPARE(roundTrip(header, "header"), header);
+        QCOMPARE(json(header).dump(), std::string("{\"alg\":\"HS256\",\"kid\":\"0123456789abcdef\",\"typ\":\"JWT\"}"));
+        const TokenHeader noTyp{"HS256", "", "k1"};
+        QCOMPARE(roundTrip(noTyp, "header"), noTyp);
+        QCOMPARE(errorOf<TokenHeader>("{\"alg\":\"none\",\"kid\":\"k\",\"jku\":\"http://x\"}"),
+                 std::string("msg: /jku: unknown field"));
+        QVERIFY(errorOf<TokenHeader>("{\"alg\":\"HS256\"}").find("kid") != std::string::npos);
+
+        const TokenClaimsWire claims{"alice", 1700000000, 1700000900, "00ff", true, "access"};
+        QCOMPARE(roundTrip(claims, "claims"), claims);
+        QCOMPARE(json(claims).dump(), std::string("{\"admin\":true,\"exp\":1700000900,\"iat\":1700000000,\"jti\":"
+                                                  "\"00ff\",\"sub\":\"alice\",\"use\":\"access\"}"));
+        QVERIFY(
+            errorOf<TokenClaimsWire>("{\"sub\":\"a\",\"iat\":1,\"exp\":2,\"jti\":\"x\",\"admin\":false}").find("use") !=
+            std::string::npos);
+
         const RefreshRequest refresh{"d.e.f"};
         QCOMPARE(roundTrip(refresh, "refresh"), refresh);
         const RevokeRequest revoke{"a.b.c"};
