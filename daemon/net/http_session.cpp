@@ -113,19 +113,33 @@ template <class S>
 void BasicHttpSession<S>::run()
 {
     m_ctx->addSession(this->shared_from_this());
-    if constexpr (kTls) {
-        // The handshake gets the deadline of a first request head. A client
-        // speaking plain HTTP to this port is told so in plain HTTP.
-        lowest().expires_after(std::min(m_ctx->options.headerTimeout, m_ctx->options.idleTimeout));
-        beast::async_detect_ssl(lowest(), m_buffer, [self = this->shared_from_this()](beast::error_code ec, bool tls) {
-            if (ec) {
-                self->closeConnection();
-                return;
-            }
-            if (!tls) {
-                self->refusePlaintext();
-                return;
-            }
+    // Everything touching the socket runs on the connection's own thread,
+    // not the acceptor's.
+    asio::dispatch(m_stream.get_executor(), [self = this->shared_from_this()] {
+        if constexpr (kTls) {
+            self->handshake();
+        } else {
+            self->doReadHeader();
+        }
+    });
+}
+
+template <class S>
+void BasicHttpSession<S>::handshake()
+{
+    // The handshake gets the deadline of a first request head. A client
+    // speaking plain HTTP to this port is told so in plain HTTP.
+    lowest().expires_after(std::min(m_ctx->options.headerTimeout, m_ctx->options.idleTimeout));
+    beast::async_detect_ssl(lowest(), m_buffer, [self = this->shared_from_this()](beast::error_code ec, bool tls) {
+        if (ec) {
+            self->closeConnection();
+            return;
+        }
+        if (!tls) {
+            self->refusePlaintext();
+            return;
+        }
+        if constexpr (kTls) {
             self->m_stream.async_handshake(
                 asio::ssl::stream_base::server, self->m_buffer.data(), [self](beast::error_code hec, std::size_t used) {
                     if (hec) {
@@ -136,10 +150,8 @@ void BasicHttpSession<S>::run()
                     self->m_buffer.consume(used);
                     self->doReadHeader();
                 });
-        });
-    } else {
-        asio::dispatch(m_stream.get_executor(), [self = this->shared_from_this()] { self->doReadHeader(); });
-    }
+        }
+    });
 }
 
 template <class S>

@@ -65,6 +65,9 @@ public:
 
 private:
     void postCloseIfIdle() override;
+    // TLS: tells a plain HTTP client off, or completes the handshake and
+    // reads the first request head.
+    void handshake();
     // TLS port, plain HTTP request: a 400 in plain HTTP, then close.
     void refusePlaintext();
     void doReadHeader();
