@@ -173,8 +173,7 @@ api::Result<TokenClaims> TokenService::verifyLocked(std::string_view token, std:
     if (jwt_get_alg(jwt.get()) != JWT_ALG_HS256) return refused("algorithm is not HS256");
     CString grants(jwt_get_grants_json(jwt.get(), nullptr));
     if (!grants) return refused("no claims");
-    const auto claimsJson = nlohmann::json::parse(grants.get(), nullptr, false);
-    auto wire = api::readMessage<api::TokenClaimsWire>(claimsJson, "claims");
+    auto wire = api::parseMessage<api::TokenClaimsWire>(grants.get(), "claims");
     if (!wire) return refused(wire.error().message);
 
     TokenClaims c;

@@ -538,62 +538,6 @@ void BasicHttpSession<S>::finishUpload()
     });
 }
 
-namespace {
-
-// Fields the session writes itself, whatever a handler put in.
-bool sessionField(std::string_view name)
-{
-    return api::sameFieldName(name, "Server") || api::sameFieldName(name, "Content-Length") ||
-           api::sameFieldName(name, "Connection") || api::sameFieldName(name, "Transfer-Encoding");
-}
-
-void appendFieldText(std::string& out, std::string_view text)
-{
-    // A CR or LF in a name or value would end the field (or the head) early:
-    // never written.
-    for (const char c : text) out.push_back(c == '\r' || c == '\n' ? ' ' : c);
-}
-
-}  // namespace
-
-void writeResponseHead(std::string& out, unsigned version, const Response& res, bool keepAlive,
-                       std::uint64_t contentLength)
-{
-    out.clear();
-    out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-    char num[24];
-    auto r = std::to_chars(num, num + sizeof num, res.status);
-    out.append(num, r.ptr);
-    out.push_back(' ');
-    const auto reason = http::obsolete_reason(static_cast<http::status>(res.status));
-    out.append(reason.data(), reason.size());
-    out += "\r\n";
-    const auto& hs = res.headers;
-    for (std::size_t i = 0; i < hs.size(); ++i) {
-        if (sessionField(hs[i].first)) continue;
-        // A later value of the same field replaces this one.
-        bool replaced = false;
-        for (std::size_t j = i + 1; j < hs.size() && !replaced; ++j)
-            replaced = api::sameFieldName(hs[i].first, hs[j].first);
-        if (replaced) continue;
-        appendFieldText(out, hs[i].first);
-        out += ": ";
-        appendFieldText(out, hs[i].second);
-        out += "\r\n";
-    }
-    out += "Server: tessera\r\n";
-    if (version >= 11 && !keepAlive) out += "Connection: close\r\n";
-    if (version < 11 && keepAlive) out += "Connection: keep-alive\r\n";
-    // 1xx, 204 and 304 carry no body and no length.
-    if (res.status >= 200 && res.status != 204 && res.status != 304) {
-        out += "Content-Length: ";
-        r = std::to_chars(num, num + sizeof num, contentLength);
-        out.append(num, r.ptr);
-        out += "\r\n";
-    }
-    out += "\r\n";
-}
-
 template <class S>
 void BasicHttpSession<S>::send(Response res)
 {
