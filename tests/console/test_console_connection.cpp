@@ -140,6 +140,8 @@ private slots:
                 dialog->connectToProfile();
                 sawError = dialog->isVisible() && !dialog->errorText().isEmpty();
                 dialog->setForm(QStringLiteral("local"), endpoint.mid(7), QStringLiteral("t0ken"));  // no scheme
+                QVERIFY(dialog->errorText().isEmpty());  // a new form, the old error gone
+                test::saveScreenshotWithDialog(&window, dialog, QStringLiteral("console-connection"));
                 dialog->connectToProfile();
             };
             QTimer::singleShot(0, fill);

@@ -46,6 +46,11 @@ ConnectionDialog::ConnectionDialog(ProfileStore* store, const QString& currentNa
     form->addRow(tr("CA file"), caRow);
     form->addRow(QString(), m_insecure);
     connect(browse, &QPushButton::clicked, this, &ConnectionDialog::browseCaFile);
+    // An error names what was wrong with the form as it was: editing it
+    // takes the error away.
+    for (auto* edit : {m_name, m_endpoint, m_token, m_caFile}) {
+        connect(edit, &QLineEdit::textEdited, m_error, &QLabel::clear);
+    }
     connect(m_insecure, &QCheckBox::toggled, this, [this, browse](bool on) {
         m_caFile->setEnabled(!on);  // no certificate check: no CA to trust
         browse->setEnabled(!on);
@@ -93,6 +98,7 @@ void ConnectionDialog::setForm(const QString& name, const QString& endpoint, con
     m_token->setText(token);
     m_caFile->setText(tls.caFile);
     m_insecure->setChecked(tls.insecure);
+    m_error->clear();
 }
 
 void ConnectionDialog::browseCaFile()
