@@ -1,6 +1,7 @@
 #include "feed.h"
 
 #include "json_util.h"
+#include "json_whole_numbers.h"
 
 #include <nlohmann/json.hpp>
 
@@ -172,7 +173,10 @@ void readFields(FieldReader& r, FeedRequest& v)
 void appendFeedEnvelope(std::string& out, std::string_view type, std::int64_t seq, std::int64_t tsMs,
                         std::string_view dataJson)
 {
-    out.append("{\"type\":\"").append(type).append("\",\"seq\":").append(std::to_string(seq));
+    // The proxy's types are feed_type's, but the type is escaped all the
+    // same: whatever type a client reads it can write back (a quote in one
+    // made text no reader accepts; found by fuzz_feed).
+    out.append("{\"type\":").append(dumpJson(json(std::string(type)))).append(",\"seq\":").append(std::to_string(seq));
     out.append(",\"ts\":").append(std::to_string(tsMs)).append(",\"data\":");
     out.append(dataJson.empty() ? std::string_view("null") : dataJson).append("}");
 }
@@ -211,13 +215,19 @@ Result<FeedMessage> decodeFeedMessage(std::string_view text)
     if (j.is_discarded() || !j.is_object()) {
         return Error::badRequest("a feed message is a JSON object");
     }
+    // The feed's numbers are whole but for the nodes' rates and percentages:
+    // nlohmann casts a float read into an integer field with undefined
+    // behaviour when it does not fit ("interval_ms":1e300, found by fuzz_feed).
+    if (hasFloatOutside(j, {"ops_s", "bytes_s", "errors_s", "aborts_s", "interval_s", "cpu_percent", "used_percent"})) {
+        return Error::badRequest("malformed feed message: a number that is not a whole number");
+    }
     try {
         auto type = j.at("type").get<std::string>();
         const auto seq = j.at("seq").get<std::int64_t>();
         const auto tsMs = j.value("ts", std::int64_t{0});
         auto payload = payloadFrom(type, j.contains("data") ? j.at("data") : json::object(), tsMs);
         return FeedMessage{std::move(type), seq, tsMs, std::move(payload)};
-    } catch (const json::exception& e) {
+    } catch (const std::exception& e) {  // nlohmann's, and a job's unknown state (found by fuzz_feed)
         return Error::badRequest(std::string("malformed feed message: ") + e.what());
     }
 }
@@ -228,7 +238,11 @@ Result<FeedMessage> decodeFeedMessage(std::string_view text)
 
 Result<std::vector<JobStatus>> decodeJobList(std::string_view text)
 {
-    return parseJsonAs<std::vector<JobStatus>>(text, "job list");
+    try {
+        return parseWholeNumberJsonAs<std::vector<JobStatus>>(text, "job list");
+    } catch (const std::exception& e) {  // a job's unknown state (found by fuzz_job_status)
+        return Error::badRequest(std::string("invalid job list: ") + e.what());
+    }
 }
 
 }  // namespace tessera::api

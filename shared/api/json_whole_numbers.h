@@ -8,6 +8,8 @@
 
 #include "json_util.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -25,6 +27,34 @@ inline bool hasFloat(const nlohmann::json& root)
         if (v->is_number_float()) return true;
         if (v->is_structured()) {
             for (const auto& item : *v) left.push_back(&item);
+        }
+    }
+    return false;
+}
+
+// hasFloat for documents with a few fields of their own that are doubles
+// (rates, percentages: node statistics, the live feed): true when a float is
+// anywhere but as the value of a member named in `floatFields`.
+inline bool hasFloatOutside(const nlohmann::json& root, std::initializer_list<std::string_view> floatFields)
+{
+    if (root.is_number_float()) return true;
+    std::vector<const nlohmann::json*> left{&root};
+    while (!left.empty()) {
+        const auto* v = left.back();
+        left.pop_back();
+        if (v->is_object()) {
+            for (const auto& [key, item] : v->items()) {
+                if (item.is_number_float()) {
+                    if (std::find(floatFields.begin(), floatFields.end(), key) == floatFields.end()) return true;
+                } else if (item.is_structured()) {
+                    left.push_back(&item);
+                }
+            }
+        } else if (v->is_array()) {
+            for (const auto& item : *v) {
+                if (item.is_number_float()) return true;
+                if (item.is_structured()) left.push_back(&item);
+            }
         }
     }
     return false;
