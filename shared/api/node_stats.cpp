@@ -1,6 +1,7 @@
 #include "node_stats.h"
 
 #include "json_util.h"
+#include "json_whole_numbers.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -143,9 +144,13 @@ Result<ClusterStats> parseClusterStats(std::string_view text)
                 out.errors[id] = doc["error"].is_string() ? doc["error"].get<std::string>() : doc["error"].dump();
                 continue;
             }
+            if (hasFloatOutside(doc, {"used_percent"})) {
+                out.errors[id] = "unreadable stats: a number that is not a whole number";
+                continue;
+            }
             try {
                 into.emplace(id, doc.get<NodeStats>());
-            } catch (const nlohmann::json::exception& e) {
+            } catch (const std::exception& e) {  // also std::stoi's and the bounds check's (found by fuzz_node_stats)
                 out.errors[id] = std::string("unreadable stats: ") + e.what();
             }
         }
@@ -258,6 +263,13 @@ void from_json(const nlohmann::json& j, NodeStats& v)
 
 Result<NodeStats> parseNodeStats(std::string_view json)
 {
+    // Every number is whole but the mountpaths' used_percent (written, never
+    // read): nlohmann casts a float read into an integer field with
+    // undefined behaviour when it does not fit (found by fuzz_node_stats).
+    const auto j = nlohmann::json::parse(json, nullptr, false);
+    if (!j.is_discarded() && hasFloatOutside(j, {"used_percent"})) {
+        return Error::badRequest("invalid node statistics: a number that is not a whole number");
+    }
     try {
         return parseJsonAs<NodeStats>(json, "node statistics");
     } catch (const std::exception& e) {  // std::stoi on a malformed status key

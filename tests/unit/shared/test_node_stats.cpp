@@ -219,6 +219,36 @@ private slots:
         j = nlohmann::json(sample(1, 1));
         j["errors_by_status"] = {{"get", {{"abc", 1}}}};
         QCOMPARE(parseNodeStats(j.dump()).kind(), ErrorKind::BadRequest);
+        // Found by fuzz_node_stats: a float in an integer field is refused
+        // (nlohmann's cast of 1.5e300 is undefined behaviour); the float a
+        // node writes itself (used_percent) is not.
+        j = nlohmann::json(sample(1, 1));
+        j["uptime_ns"] = 1.5e300;
+        QCOMPARE(parseNodeStats(j.dump()).kind(), ErrorKind::BadRequest);
+        j = nlohmann::json(sample(1, 1));
+        j["mountpaths"] = {{{"path", "/mp1"}, {"total", 100}, {"used", 50}, {"used_percent", 50.0}}};
+        QVERIFY(parseNodeStats(j.dump()).ok());
+    }
+
+    // Found by fuzz_node_stats: a target whose figures cannot be read (a
+    // status key that is not a number, another build's buckets, a float in
+    // an integer field) is explained in `errors`, not thrown out of the parser.
+    void clusterStatsExplainUnreadableTargets()
+    {
+        const auto good = nlohmann::json(sample(1, 1));
+        auto badKey = good;
+        badKey["errors_by_status"] = {{"get", {{"x500", 1}}}};
+        auto badBounds = good;
+        badBounds["latency"]["bounds_ns"] = {1, 2, 3};
+        auto badFloat = good;
+        badFloat["ts_ns"] = 1e300;
+        const nlohmann::json doc = {{"proxy", nlohmann::json::object()},
+                                    {"target", {{"t1", good}, {"t2", badKey}, {"t3", badBounds}, {"t4", badFloat}}}};
+        const auto c = parseClusterStats(doc.dump());
+        QVERIFY(c.ok());
+        QCOMPARE(c->targets.size(), std::size_t{1});
+        QCOMPARE(c->errors.size(), std::size_t{3});
+        QVERIFY(c->errors.at("t4").find("whole number") != std::string::npos);
     }
 
     void mountpathStates()

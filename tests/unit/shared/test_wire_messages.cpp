@@ -333,6 +333,16 @@ private slots:
         QCOMPARE(eb.kind, e.kind);
         QVERIFY(eb.args == e.args);
         QCOMPARE(errorOf<JobEnvelope>(json{{"kind", "k"}}), std::string("msg: /id: required"));
+
+        // Found by fuzz_job_status: a float in an integer field and a job
+        // list with an unknown state are 400s.
+        QCOMPARE(parseTargetJobStatus(R"({"id":"j","kind":"scrub","target":"t","state":"running","started_ns":1e300})")
+                     .kind(),
+                 ErrorKind::BadRequest);
+        QCOMPARE(parseJobStatus(R"({"id":"j","kind":"scrub","state":"running","progress":{"errors":2.5}})").kind(),
+                 ErrorKind::BadRequest);
+        QCOMPARE(decodeJobList(R"([{"id":"j","kind":"scrub","state":"stopped"}])").kind(), ErrorKind::BadRequest);
+        QVERIFY(decodeJobList(R"([{"id":"j","kind":"scrub","state":"finished"}])").ok());
     }
 
     void dsortMessages()
@@ -508,6 +518,34 @@ private slots:
         appendFeedEnvelope(text, "from-the-future", 4, 0, "{}");
         QVERIFY(std::holds_alternative<UnknownFeedMessage>(decodeFeedMessage(text)->payload));
         QCOMPARE(decodeFeedMessage("[]").kind(), ErrorKind::BadRequest);
+
+        // Found by fuzz_feed: a type with a quote is written back readable; a
+        // job's unknown state and a float in an integer field are 400s, not
+        // an exception or a cast out of range.
+        text.clear();
+        appendFeedEnvelope(text, "sub\"scribed", 5, 0, "{}");
+        const auto qmsg = decodeFeedMessage(text);
+        QVERIFY(qmsg.ok());
+        QCOMPARE(qmsg->type, std::string("sub\"scribed"));
+        text.clear();
+        appendFeedEnvelope(text, feed_type::kJob, 6, 0, R"({"id":"j","kind":"scrub","state":"zunning"})");
+        QCOMPARE(decodeFeedMessage(text).kind(), ErrorKind::BadRequest);
+        text.clear();
+        appendFeedEnvelope(text, feed_type::kMetrics, 7, 0, R"({"interval_ms":1e300})");
+        QCOMPARE(decodeFeedMessage(text).kind(), ErrorKind::BadRequest);
+        QCOMPARE(decodeFeedMessage(R"({"type":"smap","seq":1e300,"data":{}})").kind(), ErrorKind::BadRequest);
+        // A newer proxy's type is skipped whatever its numbers (a refusal
+        // would look like a lost message to the console).
+        text.clear();
+        appendFeedEnvelope(text, "from-the-future", 9, 0, R"({"level":2.5})");
+        QVERIFY(std::holds_alternative<UnknownFeedMessage>(decodeFeedMessage(text)->payload));
+        text.clear();
+        appendFeedEnvelope(
+            text, feed_type::kMetrics, 8, 0,
+            R"({"interval_ms":1000,"nodes":[{"daemon_id":"t1","role":"target","cpu_percent":12.5,"interval_s":1.0,"ops":{"get":{"ops_s":3.5}}}]})");
+        const auto rates = decodeFeedMessage(text);
+        QVERIFY(rates.ok());
+        QCOMPARE(std::get<MetricsUpdate>(rates->payload).nodes.at(0).op(OpKind::Get).opsPerSec, 3.5);
 
         const FeedRequest req{std::vector<std::string>{"metrics", "event"}, 250};
         QVERIFY(roundTrip(req, "feed request") == req);
