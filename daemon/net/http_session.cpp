@@ -214,11 +214,11 @@ void BasicHttpSession<S>::doReadHeader()
     m_waitingForHead = true;
     http::async_read_header(
         m_stream, m_buffer, *m_parser,
-        [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
+        [self = this->shared_from_this()](beast::error_code ec, std::size_t n) { self->onHeader(ec, n); });
 }
 
 template <class S>
-void BasicHttpSession<S>::onHeader(beast::error_code ec)
+void BasicHttpSession<S>::onHeader(beast::error_code ec, std::size_t headBytes)
 {
     m_waitingForHead = false;
     if (ec) {
@@ -235,6 +235,15 @@ void BasicHttpSession<S>::onHeader(beast::error_code ec)
             return;
         }
         fail(api::Error::badRequest("malformed HTTP request: " + ec.message()), true);
+        return;
+    }
+    // Beast bounds the request line and the fields each by the limit, so a
+    // whole head may be up to twice as long (found by fuzz_http_request).
+    if (headBytes > m_ctx->options.headerLimit) {
+        fail(api::Error{api::ErrorKind::HeaderTooLarge,
+                        "request header larger than " + std::to_string(m_ctx->options.headerLimit) + " bytes",
+                        {}},
+             true);
         return;
     }
     m_ctx->requests.fetch_add(1);

@@ -71,7 +71,8 @@ private:
     // TLS port, plain HTTP request: a 400 in plain HTTP, then close.
     void refusePlaintext();
     void doReadHeader();
-    void onHeader(boost::beast::error_code ec);
+    // `headBytes`: the request head's length, line and fields.
+    void onHeader(boost::beast::error_code ec, std::size_t headBytes);
     void sendContinueThen(void (BasicHttpSession::*next)());
     void readBody();
     void onBodyChunk(boost::beast::error_code ec);

@@ -65,6 +65,18 @@ private slots:
         QVERIFY(ans.contains("\"status\":431"));
     }
 
+    // The request line and the fields each under 16 KiB, the head over it.
+    void oversizedHeadInTwoHalvesIs431()
+    {
+        auto s = connectRaw();
+        QVERIFY(s);
+        s->write("GET /v1/health?pad=" + QByteArray(10000, 'p') +
+                 " HTTP/1.1\r\nHost: x\r\nX-Big: " + QByteArray(10000, 'a') + "\r\n\r\n");
+        const auto ans = readAnswer(*s);
+        QVERIFY2(ans.startsWith("HTTP/1.1 431 Request Header Fields Too Large"), ans.left(200).constData());
+        QVERIFY(ans.contains("\"status\":431"));
+    }
+
     void createBucketBodyIsChecked()
     {
         client::HttpClient http;
