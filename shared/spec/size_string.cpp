@@ -53,16 +53,18 @@ api::Result<std::uint64_t> parseSize(std::string_view text, bool allowZero)
     else if (unit == "mb") mult = 1000ULL * 1000;
     else if (unit == "gb") mult = 1000ULL * 1000 * 1000;
     else if (unit == "tb") mult = 1000ULL * 1000 * 1000 * 1000;
+    else if (unit == "pb") mult = 1000ULL * 1000 * 1000 * 1000 * 1000;
     else if (unit == "kib") mult = 1ULL << 10;
     else if (unit == "mib") mult = 1ULL << 20;
     else if (unit == "gib") mult = 1ULL << 30;
     else if (unit == "tib") mult = 1ULL << 40;
+    else if (unit == "pib") mult = 1ULL << 50;  // what formatSize writes from 1 PiB on
     else return bad("unknown unit \"" + std::string(text.substr(i)) + "\"");
     if (fracScale > 1 && mult == 1) return bad("a fraction needs a unit larger than a byte");
     constexpr std::uint64_t kLimit = 1ULL << 62;
     if (whole > kLimit / mult) return bad("too large");
     // frac / fracScale * mult, without floating point: fracScale <= 10^9 and
-    // mult <= 2^40 would overflow, so split mult.
+    // mult <= 2^50 would overflow, so split mult.
     const std::uint64_t fracBytes =
         fracScale > 1 ? (mult / fracScale) * frac + ((mult % fracScale) * frac) / fracScale : 0;
     const std::uint64_t total = whole * mult + fracBytes;

@@ -23,6 +23,8 @@ private slots:
         QTest::newRow("MiB") << "16MiB" << quint64{16} * 1024 * 1024;
         QTest::newRow("GiB") << "2GiB" << (quint64{2} << 30);
         QTest::newRow("TiB") << "1TiB" << (quint64{1} << 40);
+        QTest::newRow("PiB") << "1.5PiB" << (quint64{3} << 49);
+        QTest::newRow("PB") << "2PB" << quint64{2'000'000'000'000'000};
         QTest::newRow("case") << "16mib" << quint64{16} * 1024 * 1024;
         QTest::newRow("space") << "16 MiB" << quint64{16} * 1024 * 1024;
         QTest::newRow("fraction") << "1.5GiB" << quint64{1610612736};
@@ -101,6 +103,9 @@ private slots:
         QCOMPARE(spec::formatSize(1536), std::string("1.5KiB"));
         QCOMPARE(spec::formatSize(1048576), std::string("1MiB"));
         QCOMPARE(*spec::parseSize(spec::formatSize(std::uint64_t{16} << 20)), std::uint64_t{16} << 20);
+        // From 1 PiB on formatSize writes PiB, which reads back too.
+        QCOMPARE(spec::formatSize(std::uint64_t{3} << 50), std::string("3PiB"));
+        QCOMPARE(*spec::parseSize(spec::formatSize(std::uint64_t{3} << 50)), std::uint64_t{3} << 50);
     }
 };
 
