@@ -192,11 +192,11 @@ private slots:
 
     void endpointForms()
     {
-        // host:port as the console takes it; a trailing slash is fine.
+        // host:port as the console takes it (meaning http://, so not for a
+        // cluster run over TLS); a trailing slash is fine.
         const auto url = QString::fromStdString(m_cluster.proxyUrl());
-        auto r = cli({"--endpoint", url.mid(url.indexOf("://") + 3), "bucket", "ls"});
-        QCOMPARE(r.code, 0);
-        r = cli({"--endpoint", url + "/", "bucket", "ls"});
+        if (!m_cluster.tls()) QCOMPARE(cli({"--endpoint", url.mid(url.indexOf("://") + 3), "bucket", "ls"}).code, 0);
+        auto r = cli({"--endpoint", url + "/", "bucket", "ls"});
         QCOMPARE(r.code, 0);
         r = cli({"--endpoint", "ftp://127.0.0.1:21", "bucket", "ls"});
         QCOMPARE(r.code, 2);
