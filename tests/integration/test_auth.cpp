@@ -4,6 +4,7 @@
 // the port) still reads and writes, because the proxy's redirect carries a
 // signature the target checks. 401 without or with a bad credential, 403
 // without the permission, and a revoked token is refused.
+#include "curl_run.h"
 #include "local_cluster.h"
 
 #include <QDir>
@@ -24,32 +25,7 @@ namespace {
 
 const char* kAdminPassword = "admin-password-1";
 
-struct CurlResult {
-    int exitCode = -1;
-    int status = 0;    // the last HTTP status (-w %{http_code})
-    std::string body;  // without the status line
-    std::string log;   // stderr (with -v: the headers curl sent)
-};
-
-// curl with `args`, its body on stdout (or `writeOut`'s text) followed by
-// a line with the status.
-CurlResult curl(QStringList args, const QString& writeOut = {})
-{
-    args.prepend("-sS");
-    args << "-w" << writeOut + "\n%{http_code}";
-    QProcess p;
-    p.start("curl", args);
-    CurlResult r;
-    if (!p.waitForFinished(30000)) return r;
-    r.exitCode = p.exitCode();
-    r.log = p.readAllStandardError().toStdString();
-    auto out = p.readAllStandardOutput().toStdString();
-    const auto nl = out.rfind('\n');
-    if (nl == std::string::npos) return r;
-    r.status = std::atoi(out.c_str() + nl + 1);
-    r.body = out.substr(0, nl);
-    return r;
-}
+using tests::curl;
 
 QString bearer(const std::string& token) { return QString::fromStdString("Authorization: Bearer " + token); }
 
@@ -87,6 +63,21 @@ private:
     std::string m_bob;
 
     QString url(const std::string& path) const { return QString::fromStdString(m_cluster.proxyUrl() + path); }
+
+    // Polls job `id` as the admin until it leaves "running" (at most 30 s);
+    // its last status document.
+    std::string waitForJob(const std::string& id)
+    {
+        std::string last;
+        (void)QTest::qWaitFor(
+            [&] {
+                last = curl({"-H", bearer(m_admin), url("/v1/jobs/" + id)}).body;
+                const auto state = nlohmann::json::parse(last, nullptr, false).value("state", std::string());
+                return state != "running" && !state.empty();
+            },
+            30000);
+        return last;
+    }
 
     // Runs `tessera-node --role proxy --data-dir D user ARGS` with `stdinText`.
     int userCommand(const QStringList& args, const QByteArray& stdinText)
@@ -302,17 +293,9 @@ private slots:
         QVERIFY2(started.status == 200, started.body.c_str());
         const auto id = nlohmann::json::parse(started.body, nullptr, false).value("id", std::string());
         QVERIFY(!id.empty());
-        std::string state;
-        std::string lastJob;
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                auto job = curl({"-H", bearer(m_admin), url("/v1/jobs/" + id)});
-                lastJob = job.body;
-                state = nlohmann::json::parse(job.body, nullptr, false).value("state", std::string());
-                return state != "running" && !state.empty();
-            },
-            30000));
-        QVERIFY2(state == "finished", lastJob.c_str());
+        const auto lastJob = waitForJob(id);
+        QVERIFY2(nlohmann::json::parse(lastJob, nullptr, false).value("state", std::string()) == "finished",
+                 lastJob.c_str());
         QProcess tar;
         tar.start("sh", {"-c", "curl -sSL -H '" + bearer(m_alice) + "' '" + url("/v1/objects/imgs/peer.tar") +
                                    "' | tar tf - | wc -l"});
@@ -410,17 +393,9 @@ private slots:
         QVERIFY2(started.status == 200, started.body.c_str());
         const auto id = nlohmann::json::parse(started.body, nullptr, false).value("id", std::string());
         QVERIFY(!id.empty());
-        std::string state;
-        std::string lastJob;
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                auto job = curl({"-H", bearer(m_admin), url("/v1/jobs/" + id)});
-                lastJob = job.body;
-                state = nlohmann::json::parse(job.body, nullptr, false).value("state", std::string());
-                return state != "running" && !state.empty();
-            },
-            30000));
-        QVERIFY2(state == "finished", lastJob.c_str());
+        const auto lastJob = waitForJob(id);
+        QVERIFY2(nlohmann::json::parse(lastJob, nullptr, false).value("state", std::string()) == "finished",
+                 lastJob.c_str());
         // Three shards of four samples (eight files) each.
         auto list = curl({"-H", bearer(m_admin), url("/v1/buckets/wds")});
         QCOMPARE(list.status, 200);

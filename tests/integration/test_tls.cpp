@@ -6,6 +6,7 @@
 // object to each other over TLS, the CLI and the feed client take the CA
 // (or --insecure), a SIGHUP makes a node serve a renewed certificate (and a
 // broken one leaves the old in place), and bad TLS files stop a node at start.
+#include "curl_run.h"
 #include "local_cluster.h"
 
 #include "client/feed_client.h"
@@ -25,32 +26,7 @@ namespace {
 
 constexpr const char* kBucket = "secure";
 
-struct CurlResult {
-    int exitCode = -1;
-    int status = 0;    // the last HTTP status (-w %{http_code})
-    std::string body;  // without the status line
-    std::string log;   // stderr
-};
-
-// curl with `args`, its body on stdout followed by a line with the status.
-CurlResult curl(QStringList args)
-{
-    args.prepend("-sS");
-    args << "-w"
-         << "\n%{http_code}";
-    QProcess p;
-    p.start("curl", args);
-    CurlResult r;
-    if (!p.waitForFinished(30000)) return r;
-    r.exitCode = p.exitCode();
-    r.log = p.readAllStandardError().toStdString();
-    auto out = p.readAllStandardOutput().toStdString();
-    const auto nl = out.rfind('\n');
-    if (nl == std::string::npos) return r;
-    r.status = std::atoi(out.c_str() + nl + 1);
-    r.body = out.substr(0, nl);
-    return r;
-}
+using tests::curl;
 
 struct Run {
     int code = -1;
