@@ -9,6 +9,20 @@ namespace tessera::cli {
 int cmdLogin(CliContext& ctx);
 int cmdLogout(CliContext& ctx);
 int cmdWhoami(CliContext& ctx);
+// The password for `user`: prompted for without echo on a terminal, else the
+// first line of stdin (a script: `printf '%s\n' "$PW" | tessera login --user U`).
+api::Result<std::string> readPassword(CliContext& ctx, const std::string& user);
+// commands_access.cpp: users, grants and token keys (admins).
+int cmdUserList(CliContext& ctx);
+int cmdUserAdd(CliContext& ctx);
+int cmdUserRemove(CliContext& ctx);
+int cmdUserPasswd(CliContext& ctx);
+int cmdBucketGrant(CliContext& ctx);
+int cmdBucketRevoke(CliContext& ctx);
+int cmdAuthKeys(CliContext& ctx);
+int cmdAuthRotate(CliContext& ctx);
+int cmdAuthPushKeys(CliContext& ctx);
+int cmdAuthDropKey(CliContext& ctx);
 int cmdClusterShow(CliContext& ctx);
 int cmdClusterDecommission(CliContext& ctx);
 int cmdNodeMaintenanceStart(CliContext& ctx);

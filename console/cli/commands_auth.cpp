@@ -37,8 +37,8 @@ private:
     bool m_active = false;
 };
 
-// The password: prompted for without echo on a terminal, else the first
-// line of stdin (a script: `printf '%s\n' "$PW" | tessera login --user U`).
+}  // namespace
+
 api::Result<std::string> readPassword(CliContext& ctx, const std::string& user)
 {
     std::string line;
@@ -62,8 +62,6 @@ api::Result<std::string> readPassword(CliContext& ctx, const std::string& user)
     }
     return line;
 }
-
-}  // namespace
 
 int cmdLogin(CliContext& ctx)
 {

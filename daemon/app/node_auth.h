@@ -6,9 +6,14 @@
 // same way, so the two uses never share a key), the authorizer the server
 // consults, and on the proxy the user store (<data_dir>/users.db).
 //
-// Deriving the token key ties token validity to the cluster key: changing
-// cluster.key invalidates every token, and TokenService's rotation stays
-// in-process until keys travel with the cluster metadata.
+// Token keys rotate: the proxy keeps a ring of key ids (api::TokenKeyRing,
+// saved in users.db) and pushes it with the cluster metadata; every node
+// derives each id's secret from the cluster key, so a rotation moves no
+// secret between nodes. The newest key signs; older ones verify the tokens
+// they signed until dropped, and dropping one refuses those tokens at every
+// node. The first ring is the single key "cluster-v1" (version 1), so a
+// cluster that never rotates behaves as before; changing cluster.key still
+// invalidates every token.
 
 #include "config.h"
 
@@ -18,6 +23,7 @@
 #include "auth/user_store.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -37,12 +43,31 @@ public:
     const net::Authorizer& authorizer() const { return *m_authorizer; }
     auth::TokenService& tokens() { return *m_tokens; }
     auth::UserStore* users() { return m_users.get(); }
+    // The ring this node signs and verifies with.
+    api::TokenKeyRing tokenKeys() const;
+    // Takes `ring` when it is newer than this node's (or always, with
+    // `force`: a join reply or the proxy's own store); an older or equal
+    // ring is ignored. BadRequest for a ring that is not valid.
+    api::Status applyTokenKeys(const api::TokenKeyRing& ring, bool force = false);
+    // Proxy only: adds a new random key id as the newest, saves the ring and
+    // takes it. Conflict when the ring is full (drop an old key first).
+    api::Result<api::TokenKeyRing> rotateTokenKey();
+    // Proxy only: drops `kid`, saves and takes the ring. NotFound for an
+    // unknown id; Conflict for the newest (it signs new tokens).
+    api::Result<api::TokenKeyRing> dropTokenKey(std::string_view kid);
+
     // The "tsig=...&texp=..." a redirect of this request carries.
     std::string signRedirect(std::string_view method, std::string_view bucket, std::string_view object) const;
 
 private:
     NodeAuth(const std::string& clusterKey, std::unique_ptr<auth::UserStore> users);
 
+    // Callers hold m_ringMutex.
+    api::Result<api::TokenKeyRing> saveAndApply(api::TokenKeyRing next);
+
+    std::string m_clusterKey;
+    mutable std::mutex m_ringMutex;  // orders ring changes; TokenService guards its own keys
+    api::TokenKeyRing m_ring;
     std::unique_ptr<auth::UserStore> m_users;
     std::unique_ptr<auth::TokenService> m_tokens;
     std::unique_ptr<auth::RequestSignature> m_redirects;

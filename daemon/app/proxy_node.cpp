@@ -35,8 +35,14 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         m_auth = NodeAuth::forProxy(c, clusterKey);
         m_server->setAuthorizer(&m_auth->authorizer());
         m_peers->setRevokedSource([this] { return m_auth->tokens().exportRevoked(); });
-        m_authApi = std::make_unique<proxy::AuthProxyApi>(*m_auth->users(), m_auth->tokens(),
-                                                          [this] { return m_peers->pushRevoked(*m_state->smap()); });
+        m_peers->setTokenKeysSource([this] { return m_auth->tokenKeys(); });
+        proxy::AuthProxyApi::Hooks hooks{[this](std::string_view change, std::string_view retry) {
+                                             return m_peers->pushAuth(*m_state->smap(), change, retry);
+                                         },
+                                         [this] { return m_auth->tokenKeys(); },
+                                         [this] { return m_auth->rotateTokenKey(); },
+                                         [this](std::string_view kid) { return m_auth->dropTokenKey(kid); }};
+        m_authApi = std::make_unique<proxy::AuthProxyApi>(*m_auth->users(), m_auth->tokens(), std::move(hooks));
         m_authApi->registerRoutes(m_router);
         m_api->setBucketFilter([this](const net::Request& req, std::vector<api::BucketRef> all) {
             return m_authApi->visibleBuckets(req, std::move(all));

@@ -67,6 +67,8 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         m_server->setAuthorizer(&m_auth->authorizer());
         m_cache.setRevokedListener(
             [this](const api::RevokedTokens& revoked) { return m_auth->tokens().importRevoked(revoked); });
+        m_cache.setTokenKeysListener(
+            [this](const api::TokenKeyRing& ring, bool fromJoin) { return m_auth->applyTokenKeys(ring, fromJoin); });
     } else {
         NodeAuth::warnOpen("target");
     }

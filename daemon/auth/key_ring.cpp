@@ -56,6 +56,17 @@ api::Status KeyRing::drop(std::string_view kid)
     return {};
 }
 
+api::Status KeyRing::assign(std::vector<SigningKey> keys)
+{
+    if (keys.empty()) return api::Error::badRequest("a key ring holds at least one key");
+    KeyRing next;
+    for (auto& k : keys) {
+        if (auto st = next.add(std::move(k.kid), std::move(k.secret)); !st) return st;
+    }
+    std::swap(m_keys, next.m_keys);  // next's destructor wipes the old secrets
+    return {};
+}
+
 const SigningKey* KeyRing::newest() const { return m_keys.empty() ? nullptr : &m_keys.back(); }
 
 const SigningKey* KeyRing::find(std::string_view kid) const

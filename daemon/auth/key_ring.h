@@ -44,6 +44,10 @@ public:
     // Drops a key: tokens it signed stop verifying. NotFound for an unknown
     // kid; Conflict for the newest key (new tokens need one to be signed).
     api::Status drop(std::string_view kid);
+    // Replaces the whole ring with `keys` (oldest first; the last signs),
+    // checked as add() checks each; on any error the ring is unchanged.
+    // BadRequest for an empty list.
+    api::Status assign(std::vector<SigningKey> keys);
 
     // The signing key; nullptr while the ring is empty.
     const SigningKey* newest() const;

@@ -134,7 +134,8 @@ api::Result<TokenClaims> TokenService::verify(std::string_view token, TokenUse u
     return verifyLocked(token, use);
 }
 
-api::Result<TokenClaims> TokenService::verifyLocked(std::string_view token, std::optional<TokenUse> use) const
+api::Result<TokenClaims> TokenService::verifyLocked(std::string_view token, std::optional<TokenUse> use,
+                                                    bool acceptRevoked) const
 {
     if (token.empty()) return refused("empty");
     if (token.size() > api::auth_limits::kMaxTokenBytes) return refused("longer than any token issued here");
@@ -196,7 +197,7 @@ api::Result<TokenClaims> TokenService::verifyLocked(std::string_view token, std:
     if (use && c.use != *use) {
         return refused(std::string("a ") + useName(c.use) + " token where " + useName(*use) + " is needed");
     }
-    if (m_revoked.contains(c.jti)) return refused("revoked");
+    if (!acceptRevoked && m_revoked.contains(c.jti)) return refused("revoked");
     return c;
 }
 
@@ -212,7 +213,7 @@ api::Result<TokenClaims> TokenService::redeemRefresh(std::string_view token)
 api::Status TokenService::revoke(std::string_view token)
 {
     std::lock_guard lock(m_mutex);
-    auto c = verifyLocked(token, std::nullopt);
+    auto c = verifyLocked(token, std::nullopt, true);
     if (!c) return c.error();
     return m_revoked.add(c->jti, c->expiresAt, m_clock());
 }
@@ -257,6 +258,12 @@ api::Status TokenService::dropKey(std::string_view kid)
 {
     std::lock_guard lock(m_mutex);
     return m_keys.drop(kid);
+}
+
+api::Status TokenService::replaceKeys(std::vector<SigningKey> keys)
+{
+    std::lock_guard lock(m_mutex);
+    return m_keys.assign(std::move(keys));
 }
 
 std::vector<std::string> TokenService::keyIds() const

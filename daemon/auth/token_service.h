@@ -88,8 +88,9 @@ public:
     // be traded once only; the caller then issues a new pair.
     api::Result<TokenClaims> redeemRefresh(std::string_view token);
 
-    // Revokes a token of either use (it must verify: an invalid token needs
-    // no revoking). Unauthorized when it does not verify.
+    // Revokes a token of either use (it must verify, or be revoked already:
+    // an invalid token needs no revoking). Unauthorized when it does not
+    // verify.
     api::Status revoke(std::string_view token);
     api::Status revokeId(std::string_view jti, std::int64_t expiresAt);
     bool isRevoked(std::string_view jti) const;
@@ -100,11 +101,17 @@ public:
     api::Result<std::string> rotateKey();
     api::Status addKey(std::string kid, std::string secret);
     api::Status dropKey(std::string_view kid);
+    // The whole ring at once (KeyRing::assign): tokens of a key no longer
+    // in it stop verifying from this call on.
+    api::Status replaceKeys(std::vector<SigningKey> keys);
     std::vector<std::string> keyIds() const;
 
 private:
-    // `use` nullopt: either kind.
-    api::Result<TokenClaims> verifyLocked(std::string_view token, std::optional<TokenUse> use) const;
+    // `use` nullopt: either kind. `acceptRevoked`: a revoked token passes
+    // (revoking again is how a caller retries a revocation that did not
+    // reach every target).
+    api::Result<TokenClaims> verifyLocked(std::string_view token, std::optional<TokenUse> use,
+                                          bool acceptRevoked = false) const;
     api::Result<IssuedToken> issueLocked(std::string_view subject, bool admin, TokenUse use, std::int64_t lifetime);
 
     Clock m_clock;

@@ -22,7 +22,11 @@ constexpr std::string_view kSchema =
     "  user TEXT NOT NULL,"
     "  bucket TEXT NOT NULL,"
     "  permission TEXT NOT NULL,"
-    "  PRIMARY KEY (user, bucket, permission));";
+    "  PRIMARY KEY (user, bucket, permission));"
+    "CREATE TABLE IF NOT EXISTS token_keys ("
+    "  id INTEGER PRIMARY KEY CHECK (id = 1),"
+    "  version INTEGER NOT NULL,"
+    "  kids TEXT NOT NULL);";
 
 api::Status checkGrantBucket(std::string_view bucket)
 {
@@ -311,6 +315,30 @@ api::Result<bool> UserStore::check(std::string_view name, std::string_view bucke
     stmt->bind(2, bucket);
     stmt->bind(3, api::permissionName(permission));
     return stmt->step();
+}
+
+api::Result<std::optional<api::TokenKeyRing>> UserStore::tokenKeys()
+{
+    std::lock_guard lock(m_mutex);
+    auto stmt = m_db->prepare("SELECT version, kids FROM token_keys WHERE id = 1");
+    if (!stmt) return stmt.error();
+    auto row = stmt->step();
+    if (!row) return row.error();
+    if (!*row) return std::optional<api::TokenKeyRing>{};
+    const nlohmann::json j{{"version", stmt->int64(0)}, {"kids", nlohmann::json::parse(stmt->text(1), nullptr, false)}};
+    auto ring = api::parseMessage<api::TokenKeyRing>(j.dump(), "stored token keys");
+    if (!ring) return api::Error::ioError("user store: " + ring.error().message);
+    return std::optional<api::TokenKeyRing>(std::move(ring.value()));
+}
+
+api::Status UserStore::saveTokenKeys(const api::TokenKeyRing& ring)
+{
+    std::lock_guard lock(m_mutex);
+    auto stmt = m_db->prepare("INSERT OR REPLACE INTO token_keys(id, version, kids) VALUES(1, ?1, ?2)");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, ring.version);
+    stmt->bind(2, nlohmann::json(ring.kids).dump());
+    return stmt->run();
 }
 
 }  // namespace tessera::daemon::auth

@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,13 @@ public:
     // anything; others need the permission on the bucket or on "*".
     // NotFound for an unknown user.
     api::Result<bool> check(std::string_view name, std::string_view bucket, api::Permission permission);
+
+    // The token-key ring (ids and version) the proxy last saved; nullopt
+    // before the first rotation. IoError when the stored row does not read
+    // back as a valid ring (a damaged database: never guess keys).
+    api::Result<std::optional<api::TokenKeyRing>> tokenKeys();
+    // Replaces the saved ring (one row, written with the database's full sync).
+    api::Status saveTokenKeys(const api::TokenKeyRing& ring);
 
 private:
     UserStore(std::unique_ptr<sqlite::SqliteDb> db, std::string dummyHash);

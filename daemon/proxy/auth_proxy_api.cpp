@@ -37,9 +37,14 @@ void AuthProxyApi::registerRoutes(net::Router& router)
     add(http::verb::get, "/v1/users", Exec::Worker, &AuthProxyApi::listUsers, Access{});
     add(http::verb::post, "/v1/users", Exec::Worker, &AuthProxyApi::addUser, Access{});
     add(http::verb::delete_, "/v1/users/{user}", Exec::Worker, &AuthProxyApi::deleteUser, Access{});
+    add(http::verb::put, "/v1/users/{user}/password", Exec::Worker, &AuthProxyApi::setPassword, Access{});
     add(http::verb::post, "/v1/users/{user}/grants", Exec::Worker, &AuthProxyApi::grant, Access{});
     add(http::verb::delete_, "/v1/users/{user}/grants/{bucket}/{permission}", Exec::Worker, &AuthProxyApi::revokeGrant,
         Access{});
+    add(http::verb::get, "/v1/tokens/keys", Exec::Worker, &AuthProxyApi::showKeys, Access{});
+    add(http::verb::post, "/v1/tokens/keys", Exec::Worker, &AuthProxyApi::rotateKey, Access{});
+    add(http::verb::put, "/v1/tokens/keys", Exec::Worker, &AuthProxyApi::pushKeys, Access{});
+    add(http::verb::delete_, "/v1/tokens/keys/{kid}", Exec::Worker, &AuthProxyApi::dropKey, Access{});
 }
 
 api::Result<std::vector<api::BucketRef>> AuthProxyApi::visibleBuckets(const Request& req,
@@ -114,13 +119,51 @@ Response AuthProxyApi::revoke(const Request& req)
     auto msg = api::parseMessage<api::RevokeRequest>(req.body, "revoke");
     if (!msg) return Response::error(msg.error());
     if (auto st = m_tokens.revoke(msg->token); !st) return Response::error(st.error());
-    return answerStatus(m_pushRevoked());
+    return answerStatus(m_hooks.pushAuth("the token is revoked", "retry the revocation"));
+}
+
+Response AuthProxyApi::showKeys(const Request&) { return Response::json(m_hooks.tokenKeys()); }
+
+Response AuthProxyApi::answerKeyChange(const api::TokenKeyRing& ring)
+{
+    const auto change = "token key ring v" + std::to_string(ring.version) + " is in force";
+    if (auto st = m_hooks.pushAuth(change, "push it again with PUT /v1/tokens/keys"); !st) {
+        return Response::error(st.error());
+    }
+    return Response::json(ring);
+}
+
+Response AuthProxyApi::rotateKey(const Request& req)
+{
+    auto ring = m_hooks.rotateKey();
+    if (!ring) return Response::error(ring.error());
+    logInfo("audit: \"", req.user, "\" rotated the token key: \"", ring->kids.back(), "\" signs from ring v",
+            ring->version);
+    return answerKeyChange(*ring);
+}
+
+Response AuthProxyApi::pushKeys(const Request&) { return answerKeyChange(m_hooks.tokenKeys()); }
+
+Response AuthProxyApi::dropKey(const Request& req)
+{
+    const auto kid = req.param("kid");
+    if (auto st = api::validateKeyId(kid); !st) return Response::error(st.error());
+    auto ring = m_hooks.dropKey(kid);
+    if (!ring) return Response::error(ring.error());
+    logInfo("audit: \"", req.user, "\" dropped token key \"", kid, "\" (ring v", ring->version,
+            "); the tokens it signed are refused");
+    return answerKeyChange(*ring);
 }
 
 Response AuthProxyApi::whoami(const Request& req)
 {
     auto user = m_users.user(req.user);
-    if (!user) return Response::error(user.error());
+    if (!user) {
+        if (user.kind() == api::ErrorKind::NotFound) {
+            return Response::error(api::Error::unauthorized("user \"" + req.user + "\" no longer exists"));
+        }
+        return Response::error(user.error());
+    }
     return Response::json(*user);
 }
 
@@ -147,6 +190,16 @@ Response AuthProxyApi::deleteUser(const Request& req)
     const auto name = req.param("user");
     if (auto st = m_users.deleteUser(name); !st) return Response::error(st.error());
     logInfo("audit: \"", req.user, "\" removed user \"", name, "\"");
+    return Response::ok();
+}
+
+Response AuthProxyApi::setPassword(const Request& req)
+{
+    auto msg = api::parseMessage<api::NewPassword>(req.body, "password");
+    if (!msg) return Response::error(msg.error());
+    const auto name = req.param("user");
+    if (auto st = m_users.setPassword(name, msg->password); !st) return Response::error(st.error());
+    logInfo("audit: \"", req.user, "\" set the password of \"", name, "\"");
     return Response::ok();
 }
 

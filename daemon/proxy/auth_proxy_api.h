@@ -9,8 +9,16 @@
 //   GET    /v1/users                         admins: every UserInfo
 //   POST   /v1/users                         admins: NewUser (409 when the name is taken)
 //   DELETE /v1/users/{user}                  admins
+//   PUT    /v1/users/{user}/password         admins: NewPassword
 //   POST   /v1/users/{user}/grants           admins: Grant
 //   DELETE /v1/users/{user}/grants/{bucket}/{permission}   admins
+//   GET    /v1/tokens/keys                   admins: the token-key ring (TokenKeyRing: ids, never secrets)
+//   POST   /v1/tokens/keys                   admins: rotate (a new newest key signs from now on)
+//   PUT    /v1/tokens/keys                   admins: push the ring to every target again
+//   DELETE /v1/tokens/keys/{kid}             admins: drop a key; the tokens it signed are refused
+// A key change is saved and in force at the proxy first, then pushed to every
+// present target and waited for, as a revocation is: 503 naming a target
+// that did not take it (PUT pushes again; every later push carries it too).
 // Each route names its Access (net/router.h); the node's Authorizer checks
 // it before the handler runs, so handlers only do the work. Changes to
 // users and grants are logged with who made them (the audit trail until
@@ -31,11 +39,18 @@ namespace tessera::daemon::proxy {
 
 class AuthProxyApi {
 public:
-    // Sends the revoked-token list to every target and waits for their
-    // answers (PeerCalls::pushRevoked over the current map).
-    using PushRevoked = std::function<api::Status()>;
-    AuthProxyApi(auth::UserStore& users, auth::TokenService& tokens, PushRevoked pushRevoked)
-        : m_users(users), m_tokens(tokens), m_pushRevoked(std::move(pushRevoked))
+    // What the node around this API provides (app/node_auth.h, PeerCalls).
+    struct Hooks {
+        // Sends the revoked-token list and the token-key ring to every
+        // target and waits for their answers (PeerCalls::pushAuth over the
+        // current map, with these words in its error).
+        std::function<api::Status(std::string_view change, std::string_view retry)> pushAuth;
+        std::function<api::TokenKeyRing()> tokenKeys;
+        std::function<api::Result<api::TokenKeyRing>()> rotateKey;
+        std::function<api::Result<api::TokenKeyRing>(std::string_view kid)> dropKey;
+    };
+    AuthProxyApi(auth::UserStore& users, auth::TokenService& tokens, Hooks hooks)
+        : m_users(users), m_tokens(tokens), m_hooks(std::move(hooks))
     {
     }
     void registerRoutes(net::Router& router);
@@ -54,12 +69,19 @@ private:
     net::Response listUsers(const net::Request& req);
     net::Response addUser(const net::Request& req);
     net::Response deleteUser(const net::Request& req);
+    net::Response setPassword(const net::Request& req);
     net::Response grant(const net::Request& req);
     net::Response revokeGrant(const net::Request& req);
+    net::Response showKeys(const net::Request& req);
+    net::Response rotateKey(const net::Request& req);
+    net::Response pushKeys(const net::Request& req);
+    net::Response dropKey(const net::Request& req);
+    // The ring, after pushing it: 200, or the push's 503.
+    net::Response answerKeyChange(const api::TokenKeyRing& ring);
 
     auth::UserStore& m_users;
     auth::TokenService& m_tokens;
-    PushRevoked m_pushRevoked;
+    Hooks m_hooks;
     auth::LoginThrottle m_throttle;
 };
 

@@ -83,7 +83,7 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOutEach(
 void PeerCalls::pushMeta(const api::Smap& smap, const std::optional<api::Smap>& newSmap,
                          const std::optional<api::Bmd>& newBmd, const std::optional<api::EtlMd>& newEtl) const
 {
-    const api::Metasync msg{newSmap, newBmd, newEtl, revokedTokens()};
+    const api::Metasync msg{newSmap, newBmd, newEtl, revokedTokens(), tokenKeys()};
     auto results =
         fanOut(smap, client::Method::Put, std::string(api::path::kMetasync), api::dumpJson(nlohmann::json(msg)));
     for (const auto& [id, r] : results) {
@@ -103,9 +103,15 @@ std::optional<api::RevokedTokens> PeerCalls::revokedTokens() const
     return m_revokedSource();
 }
 
-api::Status PeerCalls::pushRevoked(const api::Smap& smap) const
+std::optional<api::TokenKeyRing> PeerCalls::tokenKeys() const
 {
-    const api::Metasync msg{std::nullopt, std::nullopt, std::nullopt, revokedTokens()};
+    if (!m_tokenKeysSource) return std::nullopt;
+    return m_tokenKeysSource();
+}
+
+api::Status PeerCalls::pushAuth(const api::Smap& smap, std::string_view change, std::string_view retry) const
+{
+    const api::Metasync msg{std::nullopt, std::nullopt, std::nullopt, revokedTokens(), tokenKeys()};
     auto results =
         fanOut(smap, client::Method::Put, std::string(api::path::kMetasync), api::dumpJson(nlohmann::json(msg)));
     std::string failed;
@@ -115,12 +121,12 @@ api::Status PeerCalls::pushRevoked(const api::Smap& smap) const
         if (!r) why = r.error().message;
         else if (!r->isSuccess()) why = api::errorFromResponse(r->status, r->body).message;
         if (why.empty()) continue;
-        logWarn("revoked tokens to ", id, ": ", why);
+        logWarn("auth metadata to ", id, ": ", why);
         failed += (failed.empty() ? "" : ", ") + id + " (" + why + ")";
     }
     if (failed.empty()) return {};
-    return api::Error::unavailable("the token is revoked at the proxy but these targets did not take the list yet: " +
-                                   failed + "; retry the revocation");
+    return api::Error::unavailable(std::string(change) + " at the proxy but these targets did not take it yet: " +
+                                   failed + "; " + std::string(retry));
 }
 
 void PeerCalls::pushMetaLast(const api::Smap& smap, const std::string& last, const std::optional<api::Smap>& newSmap,

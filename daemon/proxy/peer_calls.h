@@ -40,25 +40,30 @@ public:
         const api::Smap& smap, client::Method method, const std::string& pathAndQuery,
         const std::map<std::string, std::string>& bodies) const;
 
-    // With auth on: every metadata push carries the list this returns (the
-    // token service's revoked tokens). Set before the node serves requests.
+    // With auth on: every metadata push carries the list and the ring these
+    // return (the token service's revoked tokens, the token-key ring). Set
+    // before the node serves requests.
     void setRevokedSource(std::function<api::RevokedTokens()> f) { m_revokedSource = std::move(f); }
-    // The list to send (nullopt with auth off).
+    void setTokenKeysSource(std::function<api::TokenKeyRing()> f) { m_tokenKeysSource = std::move(f); }
+    // What to send (nullopt with auth off).
     std::optional<api::RevokedTokens> revokedTokens() const;
+    std::optional<api::TokenKeyRing> tokenKeys() const;
 
     // PUT /v1/metasync to every target; failures are logged (the target
     // catches up through its keepalive, and on the revoked list with the
     // next push).
     void pushMeta(const api::Smap& smap, const std::optional<api::Smap>& newSmap, const std::optional<api::Bmd>& newBmd,
                   const std::optional<api::EtlMd>& newEtl = std::nullopt) const;
-    // The same, to target `last` only after every other target answered. A
-    // target that leaves placement (decommissioning) redirects reads of
-    // what it holds to their new owners as soon as it has the new map; the
-    // owners must have it by then, or they answer 503 "map is newer".
-    // A metasync with the revoked-token list alone, after a revocation,
-    // waited for. Unavailable naming the present targets that did not take
-    // it (away targets get it with the push that marks them back).
-    api::Status pushRevoked(const api::Smap& smap) const;
+    // A metasync with the revoked-token list and the token-key ring alone,
+    // after a revocation or a key change, waited for. Unavailable naming the
+    // present targets that did not take it, after `change` ("the token is
+    // revoked") and before `retry` (what the caller may repeat); away
+    // targets get it with the push that marks them back.
+    api::Status pushAuth(const api::Smap& smap, std::string_view change, std::string_view retry) const;
+    // The same as pushMeta, to target `last` only after every other target
+    // answered. A target that leaves placement (decommissioning) redirects
+    // reads of what it holds to their new owners as soon as it has the new
+    // map; the owners must have it by then, or they answer 503 "map is newer".
     void pushMetaLast(const api::Smap& smap, const std::string& last, const std::optional<api::Smap>& newSmap,
                       const std::optional<api::Bmd>& newBmd) const;
 
@@ -69,6 +74,7 @@ private:
     std::chrono::milliseconds m_timeout;
     std::string m_clusterKey;
     std::function<api::RevokedTokens()> m_revokedSource;
+    std::function<api::TokenKeyRing()> m_tokenKeysSource;
 };
 
 }  // namespace tessera::daemon::proxy

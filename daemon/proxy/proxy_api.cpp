@@ -186,7 +186,8 @@ Response ProxyApi::join(const Request& req)
         if (r->bmdChanged) m_state.announceBmd(r->bmd);
     }
     if (r->restarted && m_restarted) m_restarted(node->id);
-    return Response::json(api::JoinReply{r->smap, r->bmd, *m_state.etl(), m_peers.revokedTokens()});
+    return Response::json(
+        api::JoinReply{r->smap, r->bmd, *m_state.etl(), m_peers.revokedTokens(), m_peers.tokenKeys()});
 }
 
 Response ProxyApi::keepalive(const Request& req)

@@ -112,6 +112,11 @@ bool Membership::tryJoin()
     if (reply->revoked) {
         if (auto st = m_cache.applyRevoked(*reply->revoked); !st) logWarn("join: revoked tokens: ", st.error().message);
     }
+    if (reply->tokenKeys) {
+        if (auto st = m_cache.applyTokenKeys(*reply->tokenKeys, true); !st) {
+            logWarn("join: token keys: ", st.error().message);
+        }
+    }
     logInfo("joined cluster at ", m_proxyUrl, " as ", m_self.id, " (smap v", m_cache.smap()->version, ")");
     return true;
 }

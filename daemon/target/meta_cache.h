@@ -93,6 +93,18 @@ public:
     {
         m_revokedListener = std::move(f);
     }
+    // The proxy's token-key ring (auth on): handed to the listener (the
+    // node's NodeAuth, which takes it when newer than its own, or always
+    // when `fromJoin`). Ignored without a listener.
+    api::Status applyTokenKeys(const api::TokenKeyRing& ring, bool fromJoin) const
+    {
+        if (!m_tokenKeysListener) return {};
+        return m_tokenKeysListener(ring, fromJoin);
+    }
+    void setTokenKeysListener(std::function<api::Status(const api::TokenKeyRing&, bool fromJoin)> f)
+    {
+        m_tokenKeysListener = std::move(f);
+    }
     // Set before the node serves requests.
     void setEtlListener(std::function<void(const api::EtlMd&)> f) { m_etlListener = std::move(f); }
     void setSmapListener(std::function<void(const api::Smap& before, const api::Smap& after)> f)
@@ -108,6 +120,7 @@ private:
     std::function<void(const api::EtlMd&)> m_etlListener;
     std::function<void(const api::Smap&, const api::Smap&)> m_smapListener;
     std::function<api::Status(const api::RevokedTokens&)> m_revokedListener;
+    std::function<api::Status(const api::TokenKeyRing&, bool)> m_tokenKeysListener;
 };
 
 }  // namespace tessera::daemon::target

@@ -29,6 +29,9 @@ Response TargetApi::metasync(const Request& req)
     if (msg->revoked) {
         if (auto st = m_cache.applyRevoked(*msg->revoked); !st) return Response::error(st.error());
     }
+    if (msg->tokenKeys) {
+        if (auto st = m_cache.applyTokenKeys(*msg->tokenKeys, false); !st) return Response::error(st.error());
+    }
     return Response::json(api::MetaVersions{m_cache.smap()->version, m_cache.bmd()->version, m_cache.etl()->version});
 }
 

@@ -161,6 +161,14 @@ void readFields(FieldReader& r, NewUser& v)
     checkPassword(r, v.password);
 }
 
+void to_json(nlohmann::json& j, const NewPassword& v) { j = nlohmann::json{{"password", v.password}}; }
+
+void readFields(FieldReader& r, NewPassword& v)
+{
+    r.required("password", v.password);
+    checkPassword(r, v.password);
+}
+
 void to_json(nlohmann::json& j, const RevokedToken& v)
 {
     j = nlohmann::json{{"jti", v.jti}, {"expires_at", v.expiresAt}};
@@ -179,6 +187,40 @@ void readFields(FieldReader& r, RevokedTokens& v)
     r.required("tokens", v.tokens);
     if (r.ok() && v.tokens.size() > auth_limits::kMaxRevokedTokens) {
         r.fail(r.pointerTo("tokens"), "holds more than " + std::to_string(auth_limits::kMaxRevokedTokens) + " entries");
+    }
+}
+
+Status validateKeyId(std::string_view kid)
+{
+    if (kid.empty() || kid.size() > auth_limits::kMaxKeyIdBytes) {
+        return Error::badRequest("a key id is 1 to " + std::to_string(auth_limits::kMaxKeyIdBytes) + " bytes");
+    }
+    const bool allowed = std::all_of(kid.begin(), kid.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+               c == '-';
+    });
+    if (!allowed) return Error::badRequest("a key id holds only A-Z, a-z, 0-9, '.', '_' and '-'");
+    return {};
+}
+
+void to_json(nlohmann::json& j, const TokenKeyRing& v) { j = nlohmann::json{{"version", v.version}, {"kids", v.kids}}; }
+
+void readFields(FieldReader& r, TokenKeyRing& v)
+{
+    r.required("version", v.version).required("kids", v.kids);
+    if (!r.ok()) return;
+    if (v.version < 1) return r.fail(r.pointerTo("version"), "must be at least 1");
+    if (v.kids.empty() || v.kids.size() > auth_limits::kMaxTokenKeys) {
+        return r.fail(r.pointerTo("kids"), "holds 1 to " + std::to_string(auth_limits::kMaxTokenKeys) + " key ids");
+    }
+    for (std::size_t i = 0; i < v.kids.size(); ++i) {
+        if (auto st = validateKeyId(v.kids[i]); !st) {
+            return r.fail(r.pointerTo("kids") + "/" + std::to_string(i), st.error().message);
+        }
+        if (std::find(v.kids.begin(), v.kids.begin() + static_cast<std::ptrdiff_t>(i), v.kids[i]) !=
+            v.kids.begin() + static_cast<std::ptrdiff_t>(i)) {
+            return r.fail(r.pointerTo("kids") + "/" + std::to_string(i), "repeats key id \"" + v.kids[i] + "\"");
+        }
     }
 }
 

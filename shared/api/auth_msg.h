@@ -44,6 +44,12 @@ inline constexpr std::size_t kMaxTokenBytes = 4096;
 // Revoked-token list: entries leave once the token they name has expired,
 // so the list holds at most the tokens revoked within one refresh lifetime.
 inline constexpr std::size_t kMaxRevokedTokens = 100'000;
+// Token-signing keys in the ring: the newest signs, the others verify the
+// tokens they signed until dropped. A ring needs the current key and those
+// of tokens still alive; more means keys are rotated without being dropped.
+inline constexpr std::size_t kMaxTokenKeys = 8;
+// A key id: 1..64 bytes of [A-Za-z0-9._-] (the JWT's `kid` header).
+inline constexpr std::size_t kMaxKeyIdBytes = 64;
 }  // namespace auth_limits
 
 // BadRequest unless `name` is a valid user name.
@@ -141,6 +147,14 @@ struct NewUser {
 void to_json(nlohmann::json& j, const NewUser& v);
 void readFields(FieldReader& r, NewUser& v);
 
+// PUT /v1/users/{user}/password: the new password (the hash's policy).
+struct NewPassword {
+    std::string password;
+    bool operator==(const NewPassword&) const = default;
+};
+void to_json(nlohmann::json& j, const NewPassword& v);
+void readFields(FieldReader& r, NewPassword& v);
+
 // One revoked token: its id and when it would have expired (after which the
 // entry can go, the token being refused as expired anyway).
 struct RevokedToken {
@@ -157,5 +171,24 @@ struct RevokedTokens {
 };
 void to_json(nlohmann::json& j, const RevokedTokens& v);
 void readFields(FieldReader& r, RevokedTokens& v);
+
+// BadRequest unless `kid` is a valid key id.
+Status validateKeyId(std::string_view kid);
+
+// The token-signing key ring: `GET|POST /v1/tokens/keys`, and with auth on
+// part of every metadata push and join reply. It holds key ids only: every
+// node derives a key's secret from the cluster key and the id
+// (daemon/app/node_auth.h), so no signing secret ever crosses the network.
+// `version` grows with each change; a target takes a pushed ring only when
+// it is newer than its own.
+struct TokenKeyRing {
+    std::int64_t version = 0;
+    std::vector<std::string> kids;  // oldest first; the last signs new tokens
+    bool operator==(const TokenKeyRing&) const = default;
+};
+void to_json(nlohmann::json& j, const TokenKeyRing& v);
+// Also refuses: a version below 1, no key or more than kMaxTokenKeys, an
+// invalid or repeated key id.
+void readFields(FieldReader& r, TokenKeyRing& v);
 
 }  // namespace tessera::api

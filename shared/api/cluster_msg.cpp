@@ -37,22 +37,32 @@ void to_json(nlohmann::json& j, const Metasync& v)
     if (v.bmd) j["bmd"] = *v.bmd;
     if (v.etl) j["etl"] = *v.etl;
     if (v.revoked) j["revoked"] = *v.revoked;
+    if (v.tokenKeys) j["token_keys"] = *v.tokenKeys;
 }
 
 void readFields(FieldReader& r, Metasync& v)
 {
-    r.optional("smap", v.smap).optional("bmd", v.bmd).optional("etl", v.etl).optional("revoked", v.revoked);
+    r.optional("smap", v.smap)
+        .optional("bmd", v.bmd)
+        .optional("etl", v.etl)
+        .optional("revoked", v.revoked)
+        .optional("token_keys", v.tokenKeys);
 }
 
 void to_json(nlohmann::json& j, const JoinReply& v)
 {
     j = nlohmann::json{{"smap", v.smap}, {"bmd", v.bmd}, {"etl", v.etl}};
     if (v.revoked) j["revoked"] = *v.revoked;
+    if (v.tokenKeys) j["token_keys"] = *v.tokenKeys;
 }
 
 void readFields(FieldReader& r, JoinReply& v)
 {
-    r.required("smap", v.smap).required("bmd", v.bmd).optional("etl", v.etl).optional("revoked", v.revoked);
+    r.required("smap", v.smap)
+        .required("bmd", v.bmd)
+        .optional("etl", v.etl)
+        .optional("revoked", v.revoked)
+        .optional("token_keys", v.tokenKeys);
 }
 
 void to_json(nlohmann::json& j, const Health& v)

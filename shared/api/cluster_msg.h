@@ -38,23 +38,26 @@ struct MetaVersions {
 };
 
 // New cluster metadata pushed by the proxy; any part may be absent. With
-// auth on, every push carries the proxy's whole revoked-token list (a
-// revocation pushes it alone), so a target that missed one push has it
-// again with the next; targets merge it into theirs.
+// auth on, every push carries the proxy's whole revoked-token list and its
+// token-key ring (a revocation or a key change pushes them alone), so a
+// target that missed one push has them again with the next; targets merge
+// the list into theirs and take a newer ring.
 struct Metasync {
     std::optional<Smap> smap;
     std::optional<Bmd> bmd;
     std::optional<EtlMd> etl;
     std::optional<RevokedTokens> revoked;
+    std::optional<TokenKeyRing> tokenKeys;  // JSON: token_keys
 };
 
 // What a joining target receives: the maps it needs before serving.
-// With auth on it carries the revoked-token list too.
+// With auth on it carries the revoked-token list and the token-key ring too.
 struct JoinReply {
     Smap smap;
     Bmd bmd;
     EtlMd etl;
     std::optional<RevokedTokens> revoked;
+    std::optional<TokenKeyRing> tokenKeys;  // JSON: token_keys
 };
 
 // GET /v1/health. A target answers 503 with status "joining" until it is in

@@ -320,6 +320,80 @@ api::Result<api::UserInfo> Client::whoami()
     return api::parseMessage<api::UserInfo>(r->body, "user");
 }
 
+api::Result<std::vector<api::UserInfo>> Client::listUsers()
+{
+    auto r = call(Method::Get, m_endpoint + "/v1/users");
+    if (!r) return r.error();
+    return api::parseMessageList<api::UserInfo>(r->body, "users");
+}
+
+api::Status Client::addUser(const api::NewUser& user)
+{
+    auto r = call(Method::Post, m_endpoint + "/v1/users", Body::string(api::dumpJson(nlohmann::json(user))), kJson);
+    if (!r) return r.error();
+    return {};
+}
+
+api::Status Client::deleteUser(std::string_view user)
+{
+    auto r = call(Method::Delete, m_endpoint + "/v1/users/" + std::string(user));
+    if (!r) return r.error();
+    return {};
+}
+
+api::Status Client::setPassword(std::string_view user, std::string_view pw)
+{
+    const api::NewPassword msg{std::string(pw)};
+    auto r = call(Method::Put, m_endpoint + "/v1/users/" + std::string(user) + "/password",
+                  Body::string(api::dumpJson(nlohmann::json(msg))), kJson);
+    if (!r) return r.error();
+    return {};
+}
+
+api::Status Client::grant(std::string_view user, const api::Grant& grant)
+{
+    auto r = call(Method::Post, m_endpoint + "/v1/users/" + std::string(user) + "/grants",
+                  Body::string(api::dumpJson(nlohmann::json(grant))), kJson);
+    if (!r) return r.error();
+    return {};
+}
+
+api::Status Client::revokeGrant(std::string_view user, std::string_view bucket, api::Permission permission)
+{
+    auto r = call(Method::Delete, m_endpoint + "/v1/users/" + std::string(user) + "/grants/" + std::string(bucket) +
+                                      "/" + std::string(api::permissionName(permission)));
+    if (!r) return r.error();
+    return {};
+}
+
+api::Result<api::TokenKeyRing> Client::tokenKeys()
+{
+    auto r = call(Method::Get, m_endpoint + "/v1/tokens/keys");
+    if (!r) return r.error();
+    return api::parseMessage<api::TokenKeyRing>(r->body, "token keys");
+}
+
+api::Result<api::TokenKeyRing> Client::rotateTokenKey()
+{
+    auto r = call(Method::Post, m_endpoint + "/v1/tokens/keys");
+    if (!r) return r.error();
+    return api::parseMessage<api::TokenKeyRing>(r->body, "token keys");
+}
+
+api::Result<api::TokenKeyRing> Client::pushTokenKeys()
+{
+    auto r = call(Method::Put, m_endpoint + "/v1/tokens/keys");
+    if (!r) return r.error();
+    return api::parseMessage<api::TokenKeyRing>(r->body, "token keys");
+}
+
+api::Result<api::TokenKeyRing> Client::dropTokenKey(std::string_view kid)
+{
+    auto r = call(Method::Delete, m_endpoint + "/v1/tokens/keys/" + std::string(kid));
+    if (!r) return r.error();
+    return api::parseMessage<api::TokenKeyRing>(r->body, "token keys");
+}
+
 api::Result<std::vector<api::BucketRef>> Client::listBuckets()
 {
     auto r = call(Method::Get, m_endpoint + std::string(api::path::kBuckets));

@@ -90,6 +90,18 @@ public:
     api::Result<api::TokenReply> refreshTokens(std::string_view refreshToken);
     api::Status revokeToken(std::string_view token);
     api::Result<api::UserInfo> whoami();
+    // Users and their grants (admins; docs/api.md "Auth").
+    api::Result<std::vector<api::UserInfo>> listUsers();                  // GET /v1/users
+    api::Status addUser(const api::NewUser& user);                        // POST /v1/users
+    api::Status deleteUser(std::string_view user);                        // DELETE /v1/users/U
+    api::Status setPassword(std::string_view user, std::string_view pw);  // PUT /v1/users/U/password
+    api::Status grant(std::string_view user, const api::Grant& grant);    // POST /v1/users/U/grants
+    api::Status revokeGrant(std::string_view user, std::string_view bucket, api::Permission permission);
+    // The token-key ring (admins): show, rotate, push again, drop a key.
+    api::Result<api::TokenKeyRing> tokenKeys();
+    api::Result<api::TokenKeyRing> rotateTokenKey();
+    api::Result<api::TokenKeyRing> pushTokenKeys();
+    api::Result<api::TokenKeyRing> dropTokenKey(std::string_view kid);
 
     // Buckets
     api::Result<std::vector<api::BucketRef>> listBuckets();

@@ -1,6 +1,6 @@
 // The security messages (shared/api/auth_msg.h): logins, token answers,
 // refresh and revoke requests, users and grants, and the revoked-token list
-// that travels with the cluster metadata. Strict reading: each accepted
+// and the token-key ring that travel with the cluster metadata. Strict reading: each accepted
 // message reads back equal from what its to_json writes.
 
 #include "fuzz_check.h"
@@ -37,10 +37,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     roundTrip<api::UserInfo>(text, "user");
     roundTrip<api::NewUser>(text, "new user");
     roundTrip<api::RevokedTokens>(text, "revoked tokens");
+    roundTrip<api::NewPassword>(text, "password");
+    roundTrip<api::TokenKeyRing>(text, "token keys");
 
     // A valid user name is one a token's subject and a path can carry.
     if (api::validateUserName(text)) {
         FUZZ_CHECK(!text.empty() && text.size() <= api::auth_limits::kMaxUserNameBytes, std::string(text));
+        FUZZ_CHECK(text.find_first_of("/?%#\"\\ \n") == std::string_view::npos, std::string(text));
+    }
+    // A valid key id is one a path and a JWT header carry unescaped.
+    if (api::validateKeyId(text)) {
+        FUZZ_CHECK(!text.empty() && text.size() <= api::auth_limits::kMaxKeyIdBytes, std::string(text));
         FUZZ_CHECK(text.find_first_of("/?%#\"\\ \n") == std::string_view::npos, std::string(text));
     }
     if (const auto p = api::permissionFromName(text)) FUZZ_CHECK(api::permissionName(*p) == text, std::string(text));

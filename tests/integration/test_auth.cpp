@@ -585,6 +585,167 @@ private slots:
         QCOMPARE(bad.status, 401);
     }
 
+    // The CLI's admin commands: users, passwords, grants and the key ring,
+    // with the effect checked through the REST API.
+    void cliManagesUsersGrantsAndKeys()
+    {
+        QTemporaryDir home;
+        QVERIFY(home.isValid());
+        const auto config = home.path() + "/config";
+        const auto said = [](const CliRun& r) { return r.out + r.err; };
+        auto in = cli(config, {"login", "--user", "admin"}, QByteArray(kAdminPassword) + "\n");
+        QVERIFY2(in.code == 0, said(in).c_str());
+
+        auto added = cli(config, {"user", "add", "carol"}, "carol-password\n");
+        QVERIFY2(added.code == 0, said(added).c_str());
+        QCOMPARE(cli(config, {"user", "add", "carol"}, "carol-password\n").code, 1);  // 409: taken
+        QCOMPARE(cli(config, {"user", "add", "bad name"}, "carol-password\n").code, 2);
+        auto granted = cli(config, {"bucket", "grant", "imgs", "carol", "read,list"});
+        QVERIFY2(granted.code == 0, said(granted).c_str());
+        QCOMPARE(cli(config, {"bucket", "grant", "imgs", "carol", "read,own"}).code, 2);
+        auto listed = cli(config, {"--json", "user", "ls"});
+        QVERIFY2(listed.code == 0, said(listed).c_str());
+        const auto users = json::parse(listed.out, nullptr, false);
+        QVERIFY2(users.is_array(), listed.out.c_str());
+        bool carolSeen = false;
+        for (const auto& u : users) {
+            if (u.value("name", std::string()) != "carol") continue;
+            carolSeen = true;
+            QCOMPARE(u["grants"].dump(), std::string(R"([{"bucket":"imgs","permissions":["read","list"]}])"));
+        }
+        QVERIFY(carolSeen);
+
+        auto carol = login("carol", "carol-password");
+        QVERIFY(!carol.empty());
+        QCOMPARE(curl({"-H", bearer(carol), url("/v1/buckets/imgs")}).status, 200);
+        auto revoked = cli(config, {"bucket", "revoke", "imgs", "carol", "list"});
+        QVERIFY2(revoked.code == 0, said(revoked).c_str());
+        QCOMPARE(curl({"-H", bearer(carol), url("/v1/buckets/imgs")}).status, 403);
+
+        auto passwd = cli(config, {"user", "passwd", "carol"}, "carol-second-password\n");
+        QVERIFY2(passwd.code == 0, said(passwd).c_str());
+        QVERIFY(login("carol", "carol-password").empty());
+        QVERIFY(!login("carol", "carol-second-password").empty());
+
+        // Not an admin: the proxy's 403, said.
+        QTemporaryDir otherHome;
+        const auto aliceConfig = otherHome.path() + "/config";
+        QCOMPARE(cli(aliceConfig, {"login", "--user", "alice"}, "alice-password\n").code, 0);
+        auto notAdmin = cli(aliceConfig, {"user", "ls"});
+        QCOMPARE(notAdmin.code, 1);
+        QVERIFY2(notAdmin.err.find("403") != std::string::npos || notAdmin.err.find("admin") != std::string::npos,
+                 said(notAdmin).c_str());
+
+        auto keys = cli(config, {"--json", "auth", "keys"});
+        QVERIFY2(keys.code == 0, said(keys).c_str());
+        QVERIFY2(json::parse(keys.out, nullptr, false).contains("kids"), keys.out.c_str());
+        auto pushed = cli(config, {"auth", "push-keys"});
+        QVERIFY2(pushed.code == 0, said(pushed).c_str());
+        QVERIFY2(pushed.out.find("signs new tokens") != std::string::npos, said(pushed).c_str());
+
+        QCOMPARE(cli(config, {"user", "rm", "carol"}).code, 2);  // not a terminal: --yes needed
+        auto removed = cli(config, {"user", "rm", "carol", "--yes"});
+        QVERIFY2(removed.code == 0, said(removed).c_str());
+        QVERIFY(login("carol", "carol-second-password").empty());
+        QCOMPARE(curl({"-H", bearer(carol), url("/v1/whoami")}).status, 401);
+    }
+
+    // Key rotation across nodes: a new key signs at once and every target
+    // verifies it (the ring travels with the metadata, ids only); the old
+    // key verifies until dropped, then its tokens are refused everywhere; a
+    // restarted target takes the ring from its join reply and a restarted
+    // proxy from users.db.
+    void tokenKeyRotationReachesEveryNode()
+    {
+        const auto keys = [&](const std::string& token) { return curl({"-H", bearer(token), url("/v1/tokens/keys")}); };
+        const auto ringOf = [](const std::string& body) { return nlohmann::json::parse(body, nullptr, false); };
+        const auto kidOf = [](const std::string& token) {
+            const auto header = QByteArray::fromBase64(QByteArray::fromStdString(token.substr(0, token.find('.'))),
+                                                       QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+            return nlohmann::json::parse(header.toStdString(), nullptr, false).value("kid", std::string());
+        };
+        const auto direct = [&](int i, const std::string& token) {
+            return curl({"-H", bearer(token), QString::fromStdString(m_cluster.targetUrl(i) + "/v1/daemon?what=smap")});
+        };
+        const auto post = [&](const char* method, const std::string& path) {
+            return curl({"-X", method, "-H", bearer(m_admin), url(path)});
+        };
+
+        auto first = keys(m_admin);
+        QVERIFY2(first.status == 200, first.body.c_str());
+        const auto ring1 = ringOf(first.body);
+        QCOMPARE(ring1["kids"].dump(), std::string(R"(["cluster-v1"])"));
+        QVERIFY(first.body.find("secret") == std::string::npos);
+        QCOMPARE(keys(m_alice).status, 403);
+        QCOMPARE(post("POST", "/v1/tokens/keys").status == 200, true);  // as admin
+        auto ringNow = ringOf(keys(m_admin).body);
+        QCOMPARE(ringNow["version"].get<int>(), ring1["version"].get<int>() + 1);
+        QCOMPARE(ringNow["kids"].size(), std::size_t{2});
+        const auto newKid = ringNow["kids"][1].get<std::string>();
+        QCOMPARE(newKid.size(), std::size_t{16});
+
+        const auto oldToken = m_admin;  // signed with cluster-v1
+        const auto fresh = login("admin", kAdminPassword);
+        QVERIFY(!fresh.empty());
+        QCOMPARE(kidOf(fresh), newKid);
+        QCOMPARE(kidOf(oldToken), std::string("cluster-v1"));
+        const int targets = m_cluster.targetCount();
+        for (int i = 0; i < targets; ++i) {
+            QCOMPARE(direct(i, fresh).status, 200);
+            QCOMPARE(direct(i, oldToken).status, 200);
+        }
+
+        // A restarted target has the ring from its join reply.
+        m_cluster.killTarget(0);
+        QVERIFY2(m_cluster.restartTarget(0), m_cluster.error().c_str());
+        QCOMPARE(direct(0, fresh).status, 200);
+
+        // The signing key cannot go; the old one can, and its tokens with it.
+        auto newest = curl({"-X", "DELETE", "-H", bearer(fresh), url("/v1/tokens/keys/" + newKid)});
+        QCOMPARE(newest.status, 409);
+        QVERIFY2(newest.body.find("rotate first") != std::string::npos, newest.body.c_str());
+        QCOMPARE(curl({"-X", "DELETE", "-H", bearer(fresh), url("/v1/tokens/keys/no.such.key")}).status, 404);
+        QCOMPARE(curl({"-X", "DELETE", "-H", bearer(fresh), url("/v1/tokens/keys/bad%20id")}).status, 400);
+        auto dropped = curl({"-X", "DELETE", "-H", bearer(fresh), url("/v1/tokens/keys/cluster-v1")});
+        QVERIFY2(dropped.status == 200, dropped.body.c_str());
+        QCOMPARE(ringOf(dropped.body)["kids"].dump(), "[\"" + newKid + "\"]");
+        for (int i = 0; i < targets; ++i) {
+            auto refused = direct(i, oldToken);
+            QCOMPARE(refused.status, 401);
+            QVERIFY2(refused.body.find("unknown key") != std::string::npos, refused.body.c_str());
+            QCOMPARE(direct(i, fresh).status, 200);
+        }
+        QCOMPARE(curl({"-H", bearer(oldToken), url("/v1/users")}).status, 401);
+        QCOMPARE(curl({"-H", bearer(m_alice), url("/v1/whoami")}).status, 401);
+
+        // The proxy keeps the ring across a restart: the fresh token still works.
+        m_cluster.killProxy();
+        QVERIFY2(m_cluster.restartProxy(), m_cluster.error().c_str());
+        auto kept = keys(fresh);
+        QVERIFY2(kept.status == 200, kept.body.c_str());
+        QCOMPARE(ringOf(kept.body)["kids"].dump(), "[\"" + newKid + "\"]");
+        QVERIFY(m_cluster.waitForTargets(targets, std::chrono::seconds(30)));
+        for (int i = 0; i < targets; ++i) QCOMPARE(direct(i, fresh).status, 200);
+
+        // The ring is bounded: the ninth key waits for a drop.
+        m_admin = fresh;
+        for (std::size_t n = 1; n < 8; ++n) QCOMPARE(post("POST", "/v1/tokens/keys").status, 200);
+        auto full = post("POST", "/v1/tokens/keys");
+        QCOMPARE(full.status, 409);
+        const auto fullMessage = ringOf(full.body).value("message", std::string());
+        QVERIFY2(fullMessage.find("drop the oldest (\"" + newKid + "\")") != std::string::npos, full.body.c_str());
+        auto pushed = post("PUT", "/v1/tokens/keys");
+        QVERIFY2(pushed.status == 200, pushed.body.c_str());
+        QCOMPARE(ringOf(pushed.body)["kids"].size(), std::size_t{8});
+
+        // The other tests' tokens were signed with the dropped key.
+        m_admin = login("admin", kAdminPassword);
+        m_alice = login("alice", "alice-password");
+        m_bob = login("bob", "bob-password");
+        QVERIFY(!m_admin.empty() && !m_alice.empty() && !m_bob.empty());
+        QCOMPARE(kidOf(m_admin), ringOf(pushed.body)["kids"][7].get<std::string>());
+    }
+
     // Mirrored and erasure-coded buckets with auth on and a target killed:
     // the copies, slices, probes and listings between nodes carry the
     // cluster key, and a reader's signed redirect still leads to a copy or

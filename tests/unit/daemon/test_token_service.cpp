@@ -211,6 +211,35 @@ private slots:
         QCOMPARE(m_svc->addKey("short", "too short").kind(), api::ErrorKind::BadRequest);
     }
 
+    void replaceKeysAtOnce()
+    {
+        auto old = m_svc->issue("alice", false, TokenUse::Access);
+        QVERIFY(old.ok());
+        const std::string second(32, 's');
+        QVERIFY(m_svc->replaceKeys({{"known", kSecret}, {"second", second}}).ok());
+        QCOMPARE(m_svc->keyIds(), (std::vector<std::string>{"known", "second"}));
+        QVERIFY(m_svc->verify(old->token, TokenUse::Access).ok());
+        auto fresh = m_svc->issue("alice", false, TokenUse::Access);
+        QVERIFY(fresh.ok());
+        // A bad ring changes nothing.
+        QCOMPARE(m_svc->replaceKeys({{"a", second}, {"a", second}}).kind(), api::ErrorKind::Conflict);
+        QCOMPARE(m_svc->replaceKeys({}).kind(), api::ErrorKind::BadRequest);
+        QCOMPARE(m_svc->keyIds(), (std::vector<std::string>{"known", "second"}));
+        // Without "known", the tokens it signed are refused; the new signer's stay.
+        QVERIFY(m_svc->replaceKeys({{"second", second}}).ok());
+        QCOMPARE(refusal(old->token), std::string("token refused: unknown key \"known\""));
+        QVERIFY(m_svc->verify(fresh->token, TokenUse::Access).ok());
+    }
+
+    void revokingTwiceIsARetry()
+    {
+        auto t = m_svc->issue("alice", false, TokenUse::Access);
+        QVERIFY(t.ok());
+        QVERIFY(m_svc->revoke(t->token).ok());
+        QVERIFY(m_svc->revoke(t->token).ok());
+        QCOMPARE(refusal(t->token), std::string("token refused: revoked"));
+    }
+
     void revocationTravels()
     {
         auto t = m_svc->issue("alice", false, TokenUse::Access);

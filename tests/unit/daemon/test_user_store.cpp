@@ -155,6 +155,24 @@ private slots:
         QVERIFY(m_store->authenticate("dave", "dave-password").ok());
         QVERIFY(can("dave", "imgs", Permission::Write));
     }
+
+    void tokenKeysSurviveReopen()
+    {
+        auto none = m_store->tokenKeys();
+        QVERIFY(none.ok());
+        QVERIFY(!*none);
+        const api::TokenKeyRing ring{2, {"cluster-v1", "0011223344556677"}};
+        QVERIFY(m_store->saveTokenKeys(ring).ok());
+        const api::TokenKeyRing next{3, {"0011223344556677"}};
+        QVERIFY(m_store->saveTokenKeys(next).ok());  // replaces, one row
+        m_store.reset();
+        auto s = UserStore::open(path());
+        QVERIFY(s.ok());
+        m_store = std::move(s.value());
+        auto back = m_store->tokenKeys();
+        QVERIFY(back.ok() && *back);
+        QCOMPARE(**back, next);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestUserStore)

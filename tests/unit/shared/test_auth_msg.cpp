@@ -82,6 +82,8 @@ private slots:
         const RevokedTokens revoked{{{"00ff", 1700000900}, {"11ee", 1700000901}}};
         QCOMPARE(roundTrip(revoked, "revoked"), revoked);
         QCOMPARE(roundTrip(RevokedTokens{}, "revoked"), RevokedTokens{});
+        const NewPassword pw{"a-new-password"};
+        QCOMPARE(roundTrip(pw, "password"), pw);
     }
 
     void permissionNames()
@@ -130,6 +132,28 @@ private slots:
                  std::string("msg: /tokens/0/jti: must be 1 to 64 bytes"));
         QCOMPARE(errorOf<RevokedTokens>(R"({"tokens":[{"jti":"ab"}]})"),
                  std::string("msg: /tokens/0/expires_at: required"));
+    }
+
+    void tokenKeyRing()
+    {
+        QCOMPARE(errorOf<NewPassword>(json{{"password", std::string(1025, 'x')}}.dump()),
+                 std::string("msg: /password: is longer than 1024 bytes"));
+        const TokenKeyRing ring{3, {"cluster-v1", "0123456789abcdef"}};
+        QCOMPARE(json(ring).dump(), std::string(R"({"kids":["cluster-v1","0123456789abcdef"],"version":3})"));
+        QCOMPARE(roundTrip(ring, "token keys"), ring);
+        QCOMPARE(errorOf<TokenKeyRing>(R"({"version":0,"kids":["a"]})"),
+                 std::string("msg: /version: must be at least 1"));
+        QCOMPARE(errorOf<TokenKeyRing>(R"({"version":1,"kids":[]})"), std::string("msg: /kids: holds 1 to 8 key ids"));
+        QCOMPARE(errorOf<TokenKeyRing>(R"({"version":1,"kids":["a","b","c","d","e","f","g","h","i"]})"),
+                 std::string("msg: /kids: holds 1 to 8 key ids"));
+        QCOMPARE(errorOf<TokenKeyRing>(R"({"version":1,"kids":["a","a"]})"),
+                 std::string("msg: /kids/1: repeats key id \"a\""));
+        QCOMPARE(errorOf<TokenKeyRing>(R"({"version":1,"kids":["a b"]})"),
+                 std::string("msg: /kids/0: a key id holds only A-Z, a-z, 0-9, '.', '_' and '-'"));
+        QCOMPARE(errorOf<TokenKeyRing>(json{{"version", 1}, {"kids", {std::string(65, 'k')}}}.dump()),
+                 std::string("msg: /kids/0: a key id is 1 to 64 bytes"));
+        QCOMPARE(errorOf<TokenKeyRing>(R"({"version":1,"kids":["a"],"secret":"x"})"),
+                 std::string("msg: /secret: unknown field"));
     }
 };
 

@@ -153,6 +153,27 @@ private slots:
         QCOMPARE(*jb.revoked, revoked);
     }
 
+    void metasyncCarriesTokenKeys()
+    {
+        const TokenKeyRing ring{4, {"cluster-v1", "00aa11bb22cc33dd"}};
+        const Metasync alone{std::nullopt, std::nullopt, std::nullopt, RevokedTokens{}, ring};
+        QCOMPARE(json(alone).dump(),
+                 std::string(R"({"revoked":{"tokens":[]},"token_keys":{"kids":["cluster-v1","00aa11bb22cc33dd"],)"
+                             R"("version":4}})"));
+        const auto back = roundTrip(alone, "metasync");
+        QVERIFY(back.tokenKeys);
+        QCOMPARE(*back.tokenKeys, ring);
+        QVERIFY(!roundTrip(Metasync{sampleSmap(), std::nullopt, std::nullopt, std::nullopt, std::nullopt}, "metasync")
+                     .tokenKeys);
+        QCOMPARE(errorOf<Metasync>(json{{"token_keys", {{"version", 2}, {"kids", json::array()}}}}),
+                 std::string("msg: /token_keys/kids: holds 1 to 8 key ids"));
+
+        const JoinReply j{sampleSmap(), sampleBmd(), {}, std::nullopt, ring};
+        const auto jb = roundTrip(j, "join reply");
+        QVERIFY(jb.tokenKeys && !jb.revoked);
+        QCOMPARE(*jb.tokenKeys, ring);
+    }
+
     void etlMessages()
     {
         EtlSpec spec;
