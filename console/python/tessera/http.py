@@ -106,7 +106,11 @@ class Transport:
     def _acquire(self, key):
         with self._lock:
             if self._pid != os.getpid():
-                # A forked child: the parent's sockets are not ours to use.
+                # A forked child: the parent's sockets are not ours to use. Closing
+                # our copies of the descriptors leaves the parent's connections open.
+                for idle in self._idle.values():
+                    for c in idle:
+                        c.close()
                 self._idle = {}
                 self._pid = os.getpid()
             idle = self._idle.get(key)

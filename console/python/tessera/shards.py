@@ -43,13 +43,13 @@ class ShardInfo:
     sample's first member starts and where its last ends (``offsets`` is None when
     they cannot be computed from the listing: long or non-ASCII member names)."""
 
-    __slots__ = ("name", "keys", "offsets", "size")
+    __slots__ = ("name", "keys", "offsets", "bucket")
 
-    def __init__(self, name, keys, offsets, size=None):
+    def __init__(self, name, keys, offsets, bucket=None):
         self.name = name
         self.keys = keys
         self.offsets = offsets  # len(keys) + 1 offsets, or None
-        self.size = size
+        self.bucket = bucket  # None for a local file
 
     def __len__(self):
         return len(self.keys)
@@ -101,7 +101,12 @@ def remote_index(client, bucket, names):
         from .errors import NotFound
         raise NotFound(404, f"{len(missing)} shard(s) not in bucket {bucket}: {', '.join(missing[:5])}", "", "GET",
                        bucket)
-    return [_group(n, members[n]) for n in sorted(names)]
+    out = []
+    for n in sorted(names):
+        info = _group(n, members[n])
+        info.bucket = bucket
+        out.append(info)
+    return out
 
 
 def local_index(paths):
