@@ -77,8 +77,8 @@ class LocalCluster:
         return ["--keepalive-interval-ms", "300", "--log-level", "warn", "--fsync", "false"] + self.extra
 
     def _start(self, name, args):
-        log = open(os.path.join(self.root, f"{name}.log"), "ab")
-        self.procs[name] = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+        with open(os.path.join(self.root, f"{name}.log"), "ab") as log:
+            self.procs[name] = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
 
     def start_target(self, name):
         d = os.path.join(self.root, name)

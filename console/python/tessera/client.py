@@ -73,8 +73,14 @@ class ObjectReader(io.RawIOBase):
         if self.offset > 0 or self.end is not None:
             last = "" if self.end is None else str(self.end - 1)
             headers["Range"] = f"bytes={self.offset}-{last}"
-        resp = self._client._object_request("GET", self.bucket, self.name, params=self.params, headers=headers,
-                                            stream=True)
+        try:
+            resp = self._client._object_request("GET", self.bucket, self.name, params=self.params, headers=headers,
+                                                stream=True)
+        except errors.RangeNotSatisfiable as e:
+            if self._identity is None:
+                raise
+            raise errors.ShardChanged(f"{self.bucket}/{self.name} changed while being read (now shorter than "
+                                      f"byte {self.offset})") from e
         ident = (resp.headers.get("ais-version"), resp.headers.get("ais-checksum-value"))
         if self._identity is None:
             self._identity = ident
@@ -83,6 +89,9 @@ class ObjectReader(io.RawIOBase):
             raise errors.ShardChanged(f"{self.bucket}/{self.name} changed while being read "
                                       f"(version/checksum {self._identity} -> {ident})")
         self._resp = resp
+        length = resp.headers.get("content-length")
+        # http.client reports a body cut short as a plain end: know where it must end.
+        self._expected_end = self.offset + int(length) if length is not None and length.isdigit() else None
 
     def readable(self):
         return True
@@ -94,8 +103,8 @@ class ObjectReader(io.RawIOBase):
         while True:
             try:
                 n = self._resp.readinto(b)
-                if n == 0 and self.end is not None and self.offset < self.end:
-                    raise http.client.IncompleteRead(b"", self.end - self.offset)
+                if n == 0 and self._expected_end is not None and self.offset < self._expected_end:
+                    raise http.client.IncompleteRead(b"", self._expected_end - self.offset)
             except (http.client.HTTPException, OSError, ValueError, AttributeError) as e:
                 if self._resp is not None:
                     self._resp._drop()
