@@ -137,12 +137,13 @@ def member_span(name, size):
 
 
 class ShardWriter:
-    """Writes one ``.tar`` in memory, sample by sample (``add(key, {ext: bytes})``).
-    ``size`` is the bytes written so far (without the end-of-archive blocks)."""
+    """Writes one ``.tar`` in memory, sample by sample (``add(key, {ext: bytes})``),
+    members of a sample in extension order. ``size`` is the bytes so far; the
+    finished shard adds only the 1 KiB end-of-archive marker (no padding to
+    tar's 10 KiB records, which shards do not need)."""
 
     def __init__(self, mtime=0):
         self._buf = io.BytesIO()
-        self._tar = tarfile.open(fileobj=self._buf, mode="w", format=tarfile.USTAR_FORMAT)
         self._mtime = mtime
         self.samples = 0
 
@@ -157,11 +158,13 @@ class ShardWriter:
             info.size = len(data)
             info.mtime = self._mtime
             info.mode = 0o644
-            self._tar.addfile(info, io.BytesIO(data))
+            self._buf.write(info.tobuf(tarfile.PAX_FORMAT, "utf-8", "surrogateescape"))
+            self._buf.write(data)
+            self._buf.write(b"\0" * _pad(len(data)))
         self.samples += 1
 
     def finish(self):
-        self._tar.close()
+        self._buf.write(b"\0" * (2 * BLOCK))
         return self._buf.getvalue()
 
 

@@ -400,6 +400,9 @@ class DynamicBatchSampler(Sampler):
         for i in order:
             s = self.sizes[i]
             if s > self.max:
+                if batch:
+                    yield batch
+                    batch, total = [], 0
                 yield [i]
                 continue
             if total + s > self.max and batch:
