@@ -23,6 +23,8 @@ from . import errors, shards, tar
 
 IMAGE_EXTS = ("png", "jpg", "jpeg", "bmp", "gif", "webp", "ppm", "pgm")
 INT_EXTS = ("cls", "cls2", "index", "label")
+# Bytes read from a shard at a time (remote and local alike): one buffer per open stream.
+_READ_BUFFER = 256 * 1024
 
 
 def _decode_image(data):
@@ -80,12 +82,15 @@ class _RemoteSource:
             start = info.offsets[first]
             reader = self.client.get_stream(info.bucket, info.name, start=start, end=info.offsets[end],
                                             retries=self.retries, params=self.params)
-            yield from _checked(info, first, end, tar.iter_samples(tar.iter_members(reader, start)))
+            # Buffered: the tar parser's 512-byte reads come from memory, the socket is read in big steps.
+            buffered = io.BufferedReader(reader, _READ_BUFFER)
+            yield from _checked(info, first, end, tar.iter_samples(tar.iter_members(buffered, start)))
             reader.close()
         else:
             reader = self.client.get_stream(info.bucket, info.name, retries=self.retries, params=self.params)
             try:
-                yield from _skipping(info, first, end, tar.iter_samples(tar.iter_members(reader)))
+                buffered = io.BufferedReader(reader, _READ_BUFFER)
+                yield from _skipping(info, first, end, tar.iter_samples(tar.iter_members(buffered)))
             finally:
                 reader.close()
 
@@ -96,7 +101,7 @@ class _LocalSource:
             if info.offsets is not None:
                 start = info.offsets[first]
                 f.seek(start)
-                limited = io.BufferedReader(_Limited(f, info.offsets[end] - start), 1 << 16)
+                limited = io.BufferedReader(_Limited(f, info.offsets[end] - start), _READ_BUFFER)
                 yield from _checked(info, first, end, tar.iter_samples(tar.iter_members(limited, start)))
             else:
                 yield from _skipping(info, first, end, tar.iter_samples(tar.iter_members(f)))
