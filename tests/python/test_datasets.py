@@ -1,6 +1,7 @@
 """The rest of tessera.torch and friends against a real cluster: ObjectDataset
 (single and batched reads through a DataLoader, several buckets as one source,
-a train/validation split by prefix), DynamicBatchSampler, packing a map-style
+a train/validation split by prefix, reads through an inline ETL on the
+targets), DynamicBatchSampler, packing a map-style
 dataset into shards with worker processes (then read back with ShardDataset),
 and tessera.wds URLs straight on the owning targets."""
 
@@ -52,6 +53,20 @@ class DatasetsTest(unittest.TestCase):
         self.assertEqual(len(both), 20)
         self.assertEqual(both[15], ("loose2/x/0.bin", b"second"))
         self.assertEqual(ObjectDataset(self.c, "loose", names=["val/050.bin"])[0][1], bytes([50]) * 150)
+
+    def test_object_dataset_through_inline_etl(self):
+        import hashlib
+        self.c.etl_init({"name": "md5", "command": ["md5"]})
+        self.assertIn("md5", [e["name"] for e in self.c.etl_list()])
+        ds = ObjectDataset(self.c, "loose", prefix="val/", etl="md5")
+        name, digest = ds[0]
+        self.assertEqual(name, "val/045.bin")
+        self.assertEqual(digest.decode(), hashlib.md5(bytes([45]) * 145).hexdigest())
+        self.assertEqual(self.c.get("loose", "val/046.bin", etl="md5").decode(),
+                         hashlib.md5(bytes([46]) * 146).hexdigest())
+        with self.assertRaises(tessera.NotFound):
+            self.c.get("loose", "val/046.bin", etl="no-such-etl")
+        self.c.etl_delete("md5")
 
     def test_dynamic_batch_sampler(self):
         sizes = [100, 300, 250, 900, 50, 1500, 200, 200]

@@ -1,5 +1,5 @@
 """tessera.torch.ShardDataset through real DataLoaders against a real cluster
-holding the demo's Fashion-MNIST (3,000 samples, loaded by the CLI's own demo
+holding the demo's Fashion-MNIST (2,000 samples, loaded by the CLI's own demo
 loader and sharded by ishard into 39 shards): every sample exactly once per
 epoch with 2 ranks x 2 workers, the same global order as 1 x 1, another order
 for another epoch, an exact mid-epoch resume on another layout, the same order
@@ -19,7 +19,7 @@ from torch.utils.data import DataLoader
 
 from tessera.torch import ShardDataset
 
-LIMIT = 3000
+LIMIT = 2000
 B = 8
 SEED = 11
 STREAMS = 8

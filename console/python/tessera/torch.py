@@ -173,7 +173,7 @@ class ShardDataset(IterableDataset):
 
     def __init__(self, client=None, bucket=None, prefix="", template=None, sources=None, paths=None, shuffle=True,
                  seed=0, batch_size=1, streams=24, shuffle_block=256, rank=None, world_size=None, decode=False,
-                 map=None, as_tuple=False, retries=3, etl=None, etl_args=None):
+                 map=None, as_tuple=False, retries=3):
         super().__init__()
         if paths is not None:
             self.shards = shards.local_index(paths)
@@ -194,12 +194,7 @@ class ShardDataset(IterableDataset):
                 if not names:
                     raise errors.NotFound(404, f"no shards in {bck} under {sel!r}", "", "GET", bck)
                 self.shards.extend(shards.remote_index(client, bck, names))
-            params = None
-            if etl:
-                params = {"etl_name": etl}
-                if etl_args is not None:
-                    params["etl_args"] = etl_args
-            self._source = _RemoteSource(client, retries, params)
+            self._source = _RemoteSource(client, retries)
         self.shuffle, self.seed, self.batch_size = shuffle, seed, batch_size
         self.streams, self.shuffle_block = streams, shuffle_block
         self.rank, self.world_size = rank, world_size
