@@ -55,20 +55,51 @@ def wait_for(predicate, timeout, what):
         delay = min(delay * 1.5, 0.25)
 
 
+_SSL = {"context": None}
+
+
 def http_json(url, timeout=3):
-    with urllib.request.urlopen(url, timeout=timeout) as r:
+    with urllib.request.urlopen(url, timeout=timeout, context=_SSL["context"]) as r:
         return json.loads(r.read())
 
 
+def make_certificates(d):
+    """A CA and one certificate for 127.0.0.1, as installers/local-cluster.sh makes them."""
+    os.makedirs(d, exist_ok=True)
+
+    def run(*args):
+        subprocess.run(args, cwd=d, check=True, capture_output=True, timeout=60)
+
+    run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days",
+        "30", "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=Tessera test CA")
+    run("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+        "node.key", "-out", "node.csr", "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(d, "node.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
+    run("openssl", "x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+        "-days", "30", "-extfile", "node.ext", "-out", "node.pem")
+    return os.path.join(d, "ca.pem")
+
+
 class LocalCluster:
-    def __init__(self, targets=3, extra_args=(), root=None):
+    def __init__(self, targets=3, extra_args=(), root=None, tls=False):
         self.node = os.path.join(bin_dir(), "tessera-node")
         if not os.access(self.node, os.X_OK):
             raise RuntimeError(f"no tessera-node in {bin_dir()}: build first (installers/build.sh release)")
         self.root = root or tempfile.mkdtemp(prefix="tessera-py-")
         self.extra = list(extra_args)
         self.proxy_port = free_port()
-        self.proxy_url = f"http://127.0.0.1:{self.proxy_port}"
+        self.ca_file = None
+        scheme = "http"
+        if tls:
+            import ssl
+            tls_dir = os.path.join(self.root, "tls")
+            self.ca_file = make_certificates(tls_dir)
+            self.extra += ["--tls-cert-file", f"{tls_dir}/node.pem", "--tls-key-file", f"{tls_dir}/node.key",
+                           "--tls-ca-file", self.ca_file]
+            _SSL["context"] = ssl.create_default_context(cafile=self.ca_file)
+            scheme = "https"
+        self.proxy_url = f"{scheme}://127.0.0.1:{self.proxy_port}"
         self.procs = {}
         self.target_names = [f"t{i}" for i in range(targets)]
         self.ports = {}
@@ -90,6 +121,17 @@ class LocalCluster:
                            "--cluster-key-file", f"{self.root}/proxy/cluster.key", "--rebalance-delay-ms", "300"]
                     + self._common())
 
+    def add_user(self, name, password, admin=False):
+        """``tessera-node --role proxy ... user add`` on the proxy's data directory
+        (before the proxy starts: the first admin is made this way)."""
+        os.makedirs(f"{self.root}/proxy", exist_ok=True)
+        args = [self.node, "--role", "proxy", "--data-dir", f"{self.root}/proxy", "user", "add", name]
+        if admin:
+            args.append("--admin")
+        r = subprocess.run(args, input=password + "\n", capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            raise RuntimeError(f"user add {name}: exit {r.returncode}: {r.stderr}")
+
     def start(self, timeout=30):
         os.makedirs(f"{self.root}/proxy", exist_ok=True)
         self._start("proxy", [self.node, "--role", "proxy", "--port", str(self.proxy_port), "--data-dir",
@@ -107,21 +149,29 @@ class LocalCluster:
             return None
 
     def wait_targets(self, n, timeout=30):
+        """Until n targets are in the map, not away, and each answers its health
+        check (with auth on, where the map needs a token: the proxy's count)."""
+        scheme = self.proxy_url.split(":", 1)[0]
+
+        def healthy(url):
+            try:
+                return http_json(url + "/v1/health").get("status") == "ok"
+            except OSError:
+                return False
+
         def ready():
             smap = self.smap()
-            if not smap:
-                return False
-            tmap = smap.get("tmap", {})
-            present = [t for t in tmap.values() if not (t.get("flags", 0) & 0x30000)]
-            if len(present) != n:
-                return False
-            for t in present:
+            if smap:
+                present = [t for t in smap.get("tmap", {}).values() if not (t.get("flags", 0) & 0x30000)]
+                urls = [t["public_net"]["direct_url"] for t in present]
+            else:
                 try:
-                    if http_json(t["public_net"]["direct_url"] + "/v1/health").get("status") != "ok":
+                    if http_json(self.proxy_url + "/v1/health").get("targets") != n:
                         return False
                 except OSError:
                     return False
-            return smap
+                urls = [f"{scheme}://127.0.0.1:{self.ports[t]}" for t in self.target_names if t in self.procs]
+            return len(urls) == n and all(healthy(u) for u in urls) and (smap or True)
         return wait_for(ready, timeout, f"{n} targets joined")
 
     def stop(self, name):

@@ -526,7 +526,21 @@ class Client:
         self._call("DELETE", "/v1/tokens", body={"token": token or self._token})
 
     def whoami(self):
+        """``{"name","admin","grants"}`` of the token's user."""
         return self._json("GET", "/v1/whoami")
+
+    def create_user(self, name, password, admin=False):
+        """Admins only: a new user (``POST /v1/users``)."""
+        resp = self._call("POST", "/v1/users", body={"name": name, "password": password, "admin": admin},
+                          ok=(200, 201))
+        return json.loads(resp.body) if resp.body else None
+
+    def grant(self, user, bucket, permissions):
+        """Admins only: ``permissions`` (read, list, write, delete, admin-bucket) on
+        ``bucket`` (``"*"``: every bucket)."""
+        resp = self._call("POST", f"/v1/users/{user}/grants", body={"bucket": bucket, "permissions": permissions},
+                          ok=(200, 201))
+        return json.loads(resp.body) if resp.body else None
 
     def health(self):
         return self._json("GET", "/v1/health")
