@@ -220,6 +220,21 @@ class ClientTest(unittest.TestCase):
         c.close()
         p.close()
 
+    def test_unreachable_owner_falls_back_to_the_proxy(self):
+        c = tessera.Client(self.cluster.proxy_url, map_ttl=3600, retries=0)
+        c.create_bucket("b-fallback")
+        c.put("b-fallback", "obj", b"still here")
+        smap = c.cluster_map()
+        owner = c.owner("b-fallback", "obj")["daemon_id"]
+        # The cached map names an address where nothing listens (a target that moved).
+        dead = f"http://127.0.0.1:{local_cluster.free_port()}"
+        smap["tmap"][owner] = dict(smap["tmap"][owner], public_net=dict(smap["tmap"][owner]["public_net"],
+                                                                         direct_url=dead))
+        self.assertTrue(c.object_url("b-fallback", "obj").startswith(dead))
+        self.assertEqual(c.get("b-fallback", "obj"), b"still here")
+        self.assertEqual(c.stats["redirects"], 1)  # the proxy's 307 to the real owner
+        c.close()
+
     def test_503_retry_after(self):
         c = tessera.Client(self.cluster.proxy_url, retries=1, max_retry_wait=0.2)
         smap = c.cluster_map(refresh=True)
@@ -238,6 +253,10 @@ class ClientTest(unittest.TestCase):
         c2.put("b-maint", "obj", b"payload")
         owner = c2.owner("b-maint", "obj")["daemon_id"]
         self.cluster_action("start-maintenance", owner)
+        # A listing while a target is in maintenance is refused, never partial.
+        with self.assertRaises(errors.Unavailable) as e:
+            list(c.list_objects("b-maint"))
+        self.assertIn("listing incomplete", e.exception.message)
         stopper_done = threading.Event()
 
         def stop_when_retried():
