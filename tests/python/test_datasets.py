@@ -5,7 +5,6 @@ targets), DynamicBatchSampler, packing a map-style
 dataset into shards with worker processes (then read back with ShardDataset),
 and tessera.wds URLs straight on the owning targets."""
 
-import json
 import unittest
 import urllib.request
 

@@ -65,7 +65,10 @@ class SecureClientTest(unittest.TestCase):
         self.assertGreater(r.stats["redirects"], 0)
         with self.assertRaises(errors.Forbidden):
             r.put("sec", "nope", b"x")
-        self.assertEqual(len(r.list_names("sec")), 10)
+        c.grant("reader", "sec", ["write"])
+        r.put("sec", "big", bytes(1 << 20))  # through the proxy, 1 MiB
+        self.assertEqual(c.get("sec", "big"), bytes(1 << 20))
+        self.assertEqual(len(r.list_names("sec")), 11)
         # Refresh trades the pair; revoke makes the token useless everywhere.
         old = r._token
         r.refresh()

@@ -10,4 +10,7 @@ from .errors import (BadRequest, Conflict, ConnectionLost, Corruption, Forbidden
                      NoSpace, NotFound, RangeNotSatisfiable, ServerError, ShardChanged, TesseraError, Timeout,
                      TooLarge, TooManyRequests, Unauthorized, Unavailable)
 
+__all__ = ["Client", "ListPage", "ObjectReader", "BadRequest", "Conflict", "ConnectionLost", "Corruption", "Forbidden",
+           "HTTPError", "MethodNotAllowed", "NoSpace", "NotFound", "RangeNotSatisfiable", "ServerError",
+           "ShardChanged", "TesseraError", "Timeout", "TooLarge", "TooManyRequests", "Unauthorized", "Unavailable"]
 __version__ = "0.1.0"

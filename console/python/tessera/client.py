@@ -268,6 +268,8 @@ class Client:
                         ok=(200, 206)):
         url = self.object_url(bucket, name, params)
         direct = not url.startswith(self.endpoint + "/")
+        if not direct and method == "PUT" and body is not None:
+            url = self._owner_via_proxy(url)
         try:
             resp = self._transport.request(method, url, body=body, headers=headers, stream=stream, ok=ok)
         except errors.ConnectionLost:
@@ -275,20 +277,14 @@ class Client:
                 raise
             # The owner we computed is gone (or moved): ask the proxy, with a fresh map next time.
             self._mark_stale()
-            if hasattr(body, "seek"):
-                body.seek(0)
-            url = self.object_url(bucket, name, params, direct=False)
-            resp = self._transport.request(method, url, body=body, headers=headers, stream=stream, ok=ok)
+            url, resp = self._via_proxy(method, bucket, name, params, headers, body, stream, ok)
         except (errors.Unauthorized, errors.Forbidden):
             if not direct or not self._token:
                 raise
             # A target takes a bearer token directly only from an admin: go through the
             # proxy, whose redirect carries a signature the target accepts.
             self._direct_refused = True
-            if hasattr(body, "seek"):
-                body.seek(0)
-            url = self.object_url(bucket, name, params, direct=False)
-            resp = self._transport.request(method, url, body=body, headers=headers, stream=stream, ok=ok)
+            url, resp = self._via_proxy(method, bucket, name, params, headers, body, stream, ok)
         if resp.url != url:
             # Redirected: our map may be stale.
             q = urllib.parse.parse_qs(urllib.parse.urlsplit(resp.url).query)
@@ -296,6 +292,22 @@ class Client:
             if self._smap is not None and seen.isdigit() and int(seen) > self._smap.get("version", 0):
                 self._mark_stale()
         return resp
+
+    def _via_proxy(self, method, bucket, name, params, headers, body, stream, ok):
+        if hasattr(body, "seek"):
+            body.seek(0)
+        url = self.object_url(bucket, name, params, direct=False)
+        if method == "PUT" and body is not None:
+            url = self._owner_via_proxy(url)
+        return url, self._transport.request(method, url, body=body, headers=headers, stream=stream, ok=ok)
+
+    def _owner_via_proxy(self, url):
+        """The proxy's redirect for a PUT, asked with an empty body: the proxy
+        answers a PUT whose body is over 64 KiB by closing the connection unread,
+        which would break the upload; an empty one it reads, and it stores nothing
+        itself. Errors (no such bucket, no targets) come back here."""
+        resp = self._transport.request("PUT", url, body=b"", follow=False, ok=(307,))
+        return urllib.parse.urljoin(url, resp.headers["location"])
 
     # -- buckets -------------------------------------------------------------
     def list_buckets(self):
