@@ -2,7 +2,8 @@
 holding the demo's Fashion-MNIST (2,000 samples, loaded by the CLI's own demo
 loader and sharded by ishard into 39 shards): every sample exactly once per
 epoch with 2 ranks x 2 workers, the same global order as 1 x 1, another order
-for another epoch, an exact mid-epoch resume on another layout, the same order
+for another epoch, an exact mid-epoch resume on another layout, connections
+cut in the middle of shards without a sample lost or repeated, the same order
 from the same shards on local disk, decoding, and one epoch of a small CNN
 whose loss goes down."""
 
@@ -145,6 +146,43 @@ class ShardDatasetTest(unittest.TestCase):
                                      streams=1, batch_size=1)))
         self.assertEqual(tup[0][0], "train/000000")
         self.assertEqual(sorted(tup[0][1]), ["cls", "json", "png"])
+
+    def test_connections_cut_mid_shard_lose_nothing(self):
+        # Every shard read longer than 24 KiB loses its connection once after 20 KiB
+        # (closed under it, unread bytes gone): each resumes at the byte where it
+        # stopped, and the epoch is exactly the one without cuts.
+        import tessera.torch as ttorch
+        ref = self.run_1x1(epoch=4)
+        readers = []
+        original = tessera.client.ObjectReader.readinto
+
+        def cutting_readinto(reader, b):
+            start = reader.end - reader.total if reader.end is not None else 0
+            if reader not in readers and reader.offset - start > 20 * 1024 and reader.offset < reader.end:
+                readers.append(reader)
+                reader._resp._drop()
+            return original(reader, b)
+
+        original_init = tessera.client.ObjectReader.__init__
+
+        def init(reader, bucket_client, bucket, name, start=0, end=None, *a, **kw):
+            original_init(reader, bucket_client, bucket, name, start, end, *a, **kw)
+            reader.total = (end - start) if end is not None else None
+
+        tessera.client.ObjectReader.readinto = cutting_readinto
+        tessera.client.ObjectReader.__init__ = init
+        saved_buffer, ttorch._READ_BUFFER = ttorch._READ_BUFFER, 4096  # many reads per shard
+        try:
+            ds = self.dataset(rank=0, world_size=1)
+            ds.set_epoch(4)
+            got = keys_of(DataLoader(ds, batch_size=B, num_workers=0))
+        finally:
+            tessera.client.ObjectReader.readinto = original
+            tessera.client.ObjectReader.__init__ = original_init
+            ttorch._READ_BUFFER = saved_buffer
+        self.assertEqual(got, ref)
+        self.assertGreater(len(readers), 5)
+        self.assertEqual(sorted({r.reconnects for r in readers}), [1])
 
     def test_partitions_must_divide_streams(self):
         ds = self.dataset(rank=0, world_size=3)
