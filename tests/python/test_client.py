@@ -314,6 +314,18 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(errors.ShardChanged):
             list(members)
 
+    def test_pooled_connection_closed_under_us_is_replaced(self):
+        import socket
+        c = tessera.Client(self.cluster.proxy_url, retries=0)
+        self.assertTrue(c.health())
+        idle = [conn for conns in c._transport._idle.values() for conn in conns]
+        self.assertEqual(len(idle), 1)
+        idle[0].sock.shutdown(socket.SHUT_RDWR)  # as a server closing an idle keep-alive connection
+        self.assertTrue(c.health())  # no retries allowed: the pool's one fresh attempt did it
+        self.assertEqual(c.stats["connects"], 2)
+        self.assertEqual(c.stats["retries_conn"], 0)
+        c.close()
+
     def test_foreign_and_typed_errors(self):
         with self.assertRaises(errors.NotFound) as e:
             self.c._call("GET", "/v1/nothing")
