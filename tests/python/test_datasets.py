@@ -2,7 +2,8 @@
 (single and batched reads through a DataLoader, several buckets as one source,
 a train/validation split by prefix, reads through an inline ETL on the
 targets), DynamicBatchSampler, packing a map-style
-dataset into shards with worker processes (then read back with ShardDataset),
+dataset into shards with worker processes (then read back with ShardDataset,
+and shuffled by a dSort job),
 and tessera.wds URLs straight on the owning targets."""
 
 import unittest
@@ -101,6 +102,18 @@ class DatasetsTest(unittest.TestCase):
         self.assertEqual([s["__key__"] for s in samples], [f"{i:09d}" for i in range(50)])
         self.assertEqual([s["cls"] for s in samples], [i % 10 for i in range(50)])
         self.assertTrue(torch.equal(samples[7]["png"], torch.full((1, 8, 8), 35, dtype=torch.uint8)))
+        # dSort shuffles them into new shards; the job is waited on like any other.
+        self.c.create_bucket("packed-shuffled")
+        job_id = self.c.dsort({"input_bck": "packed", "input_format": {"objnames": [n[:-4] for n, _, _ in written]},
+                               "output_bck": "packed-shuffled", "output_shard_size": "20 records",
+                               "algorithm": {"kind": "shuffle", "seed": "7"}})
+        self.assertTrue(job_id.startswith("dsort"), job_id)
+        self.assertEqual(self.c.wait_job(job_id, timeout=120, poll=0.2)["state"], "finished")
+        shuffled = ShardDataset(self.c, bucket="packed-shuffled", shuffle=False, streams=1)
+        keys = [s["__key__"] for s in shuffled]
+        self.assertEqual(sorted(keys), [f"{i:09d}" for i in range(50)])
+        self.assertNotEqual(keys, sorted(keys))
+        self.assertEqual(len(shuffled.shards), 3)
 
     def test_wds_urls_go_to_the_owners(self):
         self.c.create_bucket("wds")
