@@ -142,6 +142,10 @@ class ShardDatasetTest(unittest.TestCase):
         self.assertIsInstance(first["cls"], int)
         self.assertEqual(first["json"]["label"], first["cls"])
         self.assertEqual([s["__key__"] for s in samples], [f"train/{i:06d}" for i in range(len(samples))])
+        # The quick start's batches: decoded samples through the default collate.
+        batch = next(iter(DataLoader(self.dataset(decode=True, batch_size=4), batch_size=4, num_workers=2)))
+        self.assertEqual(tuple(batch["png"].shape), (4, 1, 28, 28))
+        self.assertEqual((batch["png"].dtype, batch["cls"].dtype), (torch.uint8, torch.int64))
         tup = list(iter(self.dataset(prefix="", template="shard-000000.tar", shuffle=False, as_tuple=True,
                                      streams=1, batch_size=1)))
         self.assertEqual(tup[0][0], "train/000000")
