@@ -305,7 +305,16 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(errors.ConnectionLost) as e:
             list(members)
         self.assertIn("b-cut/big.tar: connection lost at byte", str(e.exception))
-        # The shard rewritten between the cut and the reconnection: refused, not mixed.
+        # The shard rewritten (same size, other bytes) between the cut and the reconnection.
+        reader = c.get_stream("b-cut", "big.tar", retries=2)
+        members = tar.iter_members(reader)
+        next(members)
+        c.put("b-cut", "big.tar", make_tar([(n, d[::-1] + b"") for n, d in reversed(samples)]))
+        reader.cut_connection()
+        with self.assertRaises(errors.ShardChanged) as e:
+            list(members)
+        self.assertIn("changed while being read", str(e.exception))
+        # The shard rewritten shorter between the cut and the reconnection: refused, not mixed.
         reader = c.get_stream("b-cut", "big.tar", retries=2)
         members = tar.iter_members(reader)
         next(members)

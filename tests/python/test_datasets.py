@@ -114,6 +114,17 @@ class DatasetsTest(unittest.TestCase):
         self.assertEqual(sorted(keys), [f"{i:09d}" for i in range(50)])
         self.assertNotEqual(keys, sorted(keys))
         self.assertEqual(len(shuffled.shards), 3)
+        # A shard rewritten after the index was made: refused, naming it.
+        stale = ShardDataset(self.c, bucket="packed", prefix="shard-", shuffle=False, streams=1)
+        first = written[0][0]
+        from tessera.tar import ShardWriter
+        w = ShardWriter()
+        for i in range(written[0][1]):
+            w.add(f"other-{i:05d}", {"cls": b"1"})
+        self.c.put("packed", first, w.finish())
+        with self.assertRaises(tessera.ShardChanged) as e:
+            list(stale)
+        self.assertIn(f"packed/{first}", str(e.exception))
 
     def test_wds_urls_go_to_the_owners(self):
         self.c.create_bucket("wds")
