@@ -126,6 +126,36 @@ class DatasetsTest(unittest.TestCase):
             list(stale)
         self.assertIn(f"packed/{first}", str(e.exception))
 
+    def test_long_member_names_and_ranks_from_the_environment(self):
+        import os
+        from tessera.tar import ShardWriter
+        self.c.create_bucket("longnames")
+        keys = [f"{'d' * 60}/{'e' * 50}-{i:04d}" for i in range(30)]  # over 100 bytes: pax headers, no offsets
+        for j in range(2):
+            w = ShardWriter()
+            for k in keys[j * 15:(j + 1) * 15]:
+                w.add(k, {"txt": k.encode()})
+            self.c.put("longnames", f"ln-{j}.tar", w.finish())
+        ds = ShardDataset(self.c, bucket="longnames", shuffle=False, streams=4)
+        self.assertTrue(all(info.offsets is None for info in ds.shards))
+        # 30 samples in 4 streams of 8, 8, 7, 7 (streams 1 and 2 start mid-shard), round-robin.
+        spans = [keys[0:8], keys[8:16], keys[16:23], keys[23:30]]
+        expected = [span[i] for i in range(8) for span in spans if i < len(span)]
+        merged = [s["__key__"] for s in ds]
+        self.assertEqual(merged, expected)
+        self.assertTrue(all(s["txt"] == s["__key__"].encode() for s in ds))
+        # Rank and world size from RANK/WORLD_SIZE: the same as given explicitly.
+        os.environ["RANK"], os.environ["WORLD_SIZE"] = "1", "2"
+        try:
+            from_env = [s["__key__"] for s in ShardDataset(self.c, bucket="longnames", shuffle=False, streams=4)]
+        finally:
+            del os.environ["RANK"], os.environ["WORLD_SIZE"]
+        explicit = [s["__key__"] for s in ShardDataset(self.c, bucket="longnames", shuffle=False, streams=4, rank=1,
+                                                       world_size=2)]
+        self.assertEqual(from_env, explicit)
+        self.assertTrue(explicit)
+        self.assertNotEqual(explicit, merged)
+
     def test_wds_urls_go_to_the_owners(self):
         self.c.create_bucket("wds")
         for i in range(4):
