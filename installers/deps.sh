@@ -26,7 +26,13 @@ BUILD_PACKAGES=(
 # the shards Tessera writes; python3 runs the soak (tests/faults/soak.py).
 # python3-pil, jq and xxhash (xxhsum) run the sample ETL transformers (resources/etl).
 # openssl makes the CA and certificates of TLS clusters (local-cluster.sh --tls, the tests).
-TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4 python3 python3-pil jq xxhash openssl)
+# The Python client and its PyTorch datasets (console/python, tests/python):
+# python3-torch for tessera.torch and its DataLoader tests (PyTorch 1.13; with
+# its dependencies about 600 MiB installed, under a minute from a mirror);
+# python3-numpy to turn decoded images into tensors; python3-xxhash for HRW
+# placement at C speed (the package falls back to pure Python without it).
+TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4 python3 python3-pil jq xxhash openssl
+  python3-torch python3-numpy python3-xxhash)
 # The demo dataset run.sh loads (and the tests convert).
 DATA_PACKAGES=(dataset-fashion-mnist)
 
