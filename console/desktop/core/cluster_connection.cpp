@@ -129,6 +129,7 @@ void ClusterConnection::open()
     if (m_state != State::Offline) {
         return;
     }
+    m_heldForSignIn = false;
     m_backoff.reset();
     m_wsFailures = 0;
     setState(State::Connecting);
@@ -145,6 +146,20 @@ void ClusterConnection::close()
     stopPolling();
     setFeedMode(FeedMode::Live, QString());
     setState(State::Offline);
+}
+
+void ClusterConnection::holdForSignIn(const QString& reason)
+{
+    close();
+    m_heldForSignIn = true;
+    m_lastError = reason;
+    emit statusChanged();
+}
+
+void ClusterConnection::refuse(const QString& message)
+{
+    holdForSignIn(tr("sign-in required: %1").arg(message));
+    emit signInRequired(message);
 }
 
 void ClusterConnection::resync()
@@ -244,16 +259,32 @@ void ClusterConnection::probeHealth(const QString& wsReason)
             return;
         }
         if (health) {
-            ++m_wsFailures;
-            if (m_wsFailures >= m_options.wsFailuresBeforePolling && m_feedMode != FeedMode::Polling) {
-                startPolling(tr("live feed unavailable (%1); polling node statistics").arg(wsReason));
-            } else if (m_feedMode != FeedMode::Polling) {
-                setState(State::Reconnecting);
-            }
-        } else {
-            m_lastError = QString::fromStdString(health.error().message);
-            stopPolling();
-            setFeedMode(FeedMode::Live, QString());
+            probeAccess(wsReason);
+            return;
+        }
+        m_lastError = QString::fromStdString(health.error().message);
+        stopPolling();
+        setFeedMode(FeedMode::Live, QString());
+        setState(State::Reconnecting);
+        scheduleReconnect();
+    });
+}
+
+void ClusterConnection::probeAccess(const QString& wsReason)
+{
+    const quint64 generation = m_generation;
+    m_rest->smap(this, [this, generation, wsReason](api::Result<api::Smap> smap) {
+        if (generation != m_generation) {
+            return;
+        }
+        if (!smap && smap.kind() == api::ErrorKind::Unauthorized) {
+            refuse(QString::fromStdString(smap.error().message));
+            return;
+        }
+        ++m_wsFailures;
+        if (m_wsFailures >= m_options.wsFailuresBeforePolling && m_feedMode != FeedMode::Polling) {
+            startPolling(tr("live feed unavailable (%1); polling node statistics").arg(wsReason));
+        } else if (m_feedMode != FeedMode::Polling) {
             setState(State::Reconnecting);
         }
         scheduleReconnect();
@@ -361,6 +392,10 @@ void ClusterConnection::poll()
             return;
         }
         m_pollInFlight = false;
+        if (!stats && stats.kind() == api::ErrorKind::Unauthorized) {
+            refuse(QString::fromStdString(stats.error().message));
+            return;
+        }
         if (!stats && stats.kind() != api::ErrorKind::BadRequest) {
             // The proxy went away too: back to reconnecting (the WebSocket retry is scheduled).
             m_lastError = QString::fromStdString(stats.error().message);
