@@ -103,7 +103,7 @@ void AuthSession::setProfile(const QString& key, const QString& pastedToken)
     setState(State::Unknown);
     if (!pastedToken.isEmpty()) {
         m_loading = false;
-        loadWhoami();
+        whoamiSoon();
         return;
     }
     m_loading = true;
@@ -138,14 +138,30 @@ void AuthSession::setProfile(const QString& key, const QString& pastedToken)
             m_connection->close();
             m_connection->open();
         }
-        loadWhoami();
+        whoamiSoon();
     });
+}
+
+void AuthSession::whoamiSoon()
+{
+    // setProfile runs before the connection (and its REST client) has the
+    // new endpoint; the question waits until then.
+    const quint64 generation = m_generation;
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation] {
+            if (generation == m_generation) loadWhoami();
+        },
+        Qt::QueuedConnection);
 }
 
 void AuthSession::signIn(const QString& user, const QString& password)
 {
     if (m_state == State::SigningIn) return;
     m_beforeSignIn = m_state;
+    // A refresh in flight is dropped with the old pair.
+    m_refreshTimer->stop();
+    m_refreshing = false;
     setState(State::SigningIn);
     const quint64 generation = ++m_generation;
     m_rest->login(api::LoginRequest{user.toStdString(), password.toStdString()}, this,
@@ -272,11 +288,11 @@ void AuthSession::onRefused(const QString& message)
         return;
     }
     if (m_state == State::SignInRequired || m_state == State::SignedOut || m_state == State::Expired) {
-        m_connection->holdForSignIn(tr("sign-in required: %1").arg(message));
+        m_connection->holdForSignIn(tr("sign-in required"));
         return;  // already said
     }
     m_lastError = message;
-    m_connection->holdForSignIn(tr("sign-in required: %1").arg(message));
+    m_connection->holdForSignIn(tr("sign-in required"));
     setState(State::SignInRequired);
     emit signInNeeded(message);
 }
@@ -293,7 +309,7 @@ void AuthSession::endSession(State state, const QString& reason)
     m_lastError = reason;
     m_connection->setToken(QString());
     // No polls and no feed retries that the cluster would refuse.
-    m_connection->holdForSignIn(state == State::SignedOut ? tr("signed out") : tr("session expired: %1").arg(reason));
+    m_connection->holdForSignIn(state == State::SignedOut ? tr("signed out") : tr("session expired"));
     setState(state);
     if (state == State::Expired) emit signInNeeded(reason);
 }

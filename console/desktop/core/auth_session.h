@@ -108,6 +108,7 @@ private:
     void apply(const api::TokenReply& tokens);
     void scheduleRefresh();
     void loadWhoami();
+    void whoamiSoon();
     void onRefused(const QString& message);
     void endSession(State state, const QString& reason);
     void resumeConnection();

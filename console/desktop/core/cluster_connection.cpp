@@ -158,7 +158,8 @@ void ClusterConnection::holdForSignIn(const QString& reason)
 
 void ClusterConnection::refuse(const QString& message)
 {
-    holdForSignIn(tr("sign-in required: %1").arg(message));
+    // The cluster's words go to the sign-in prompt; the status line stays short.
+    holdForSignIn(tr("sign-in required"));
     emit signInRequired(message);
 }
 

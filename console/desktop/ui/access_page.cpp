@@ -118,7 +118,7 @@ AccessPage::AccessPage(UserModel* users, AuthSession* auth, QWidget* parent)
     updateAccess();
 }
 
-QString AccessPage::reasonText() const { return m_reason->isVisible() ? m_reason->text() : QString(); }
+QString AccessPage::reasonText() const { return m_reason->isHidden() ? QString() : m_reason->text(); }
 
 QString AccessPage::errorText() const { return m_error->text(); }
 
