@@ -125,7 +125,12 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
 
     AuthSession* auth = session->auth();
     connect(auth, &AuthSession::stateChanged, this, &MainWindow::updateAuth);
-    connect(auth, &AuthSession::signInNeeded, this, &MainWindow::openSignInDialog);
+    connect(auth, &AuthSession::signInNeeded, this, [this](const QString& reason) {
+        // The pages' own 401 messages ("buckets: this call needs a token")
+        // say less than the sign-in state beside them.
+        statusBar()->clearMessage();
+        openSignInDialog(reason);
+    });
     connect(auth, &AuthSession::notice, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     connect(session->tokenStore(), &TokenStore::notice, this,
             [this](const QString& text) { statusBar()->showMessage(text, 15000); });
@@ -140,6 +145,8 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+LoginDialog* MainWindow::loginDialog() const { return m_loginDialog.data(); }
 
 bool MainWindow::accessPageListed() const
 {

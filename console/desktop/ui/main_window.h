@@ -73,7 +73,7 @@ public:
     AccessPage* accessPage() const { return m_access; }
     AuthStatus* authStatus() const { return m_authStatus; }
     // The sign-in dialog while it is open (null otherwise).
-    LoginDialog* loginDialog() const { return m_loginDialog; }
+    LoginDialog* loginDialog() const;
     // Whether the Access page is in the navigation (signed in as an admin).
     bool accessPageListed() const;
 
