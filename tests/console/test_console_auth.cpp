@@ -514,6 +514,26 @@ private slots:
         QCOMPARE(session->connection()->feedMode(), ClusterConnection::FeedMode::Live);
     }
 
+    void pastedProfileTokenStillWorks()
+    {
+        QFile::remove(tokenFile());
+        auto session = newSession();
+        MainWindow window(session.get(), m_theme.get());
+        const auto login = curlLogin("viewer", kViewerPassword);
+        QVERIFY(login.is_object());
+        ConnectionProfile pasted = profile();
+        pasted.token = QString::fromStdString(login.at("token").get<std::string>());
+        session->connectTo(pasted);
+        QVERIFY(test::waitUntil([&] { return session->auth()->state() == AuthSession::State::SignedIn; }, kWaitMs));
+        QCOMPARE(window.authStatus()->text(), QStringLiteral("Signed in as viewer"));
+        QVERIFY(session->auth()->usesPastedToken());
+        QVERIFY(!session->auth()->canSignOut());
+        QCOMPARE(session->auth()->msUntilRefresh(), -1);
+        QVERIFY(test::waitUntil([&] { return session->connection()->state() == ClusterConnection::State::Connected; },
+                                kWaitMs));
+        QVERIFY(storedTokens().is_null());  // never stored
+    }
+
     void tokenFileIsPrivateAndKeyedByProfile()
     {
         TokenStore::Options o;
