@@ -572,6 +572,31 @@ private slots:
         QCOMPARE(store.backendName(), QStringLiteral("file ") + o.filePath);
     }
 
+    void autoFallsBackToTheFileOnce()
+    {
+        // No session bus: no keychain service can answer (as on a server or
+        // in an offscreen run), so Auto moves to the file and says so once.
+        qunsetenv("DBUS_SESSION_BUS_ADDRESS");
+        TokenStore::Options o;
+        o.backend = TokenStore::Backend::Auto;
+        o.filePath = m_dir.filePath(QStringLiteral("auto/tokens.json"));
+        TokenStore store(o);
+        QSignalSpy notices(&store, &TokenStore::notice);
+        const api::TokenReply tokens{"access-c", 100, std::string("refresh-c"), 200};
+        std::optional<api::Status> wrote;
+        store.write("three", tokens, [&](api::Status st) { wrote = st; });
+        QVERIFY(test::waitUntil([&] { return wrote.has_value(); }, kWaitMs));
+        QVERIFY(wrote->ok());
+        QVERIFY(store.usingFile());
+        QCOMPARE(notices.count(), 1);
+        QVERIFY2(notices.at(0).at(0).toString().contains(o.filePath), qPrintable(notices.at(0).at(0).toString()));
+        QCOMPARE(fileMode(o.filePath), 0600);
+        wrote.reset();
+        store.write("four", tokens, [&](api::Status st) { wrote = st; });
+        QVERIFY(wrote.has_value() && wrote->ok());
+        QCOMPARE(notices.count(), 1);
+    }
+
     void cleanupTestCase() { m_theme.reset(); }
 };
 
