@@ -426,9 +426,14 @@ void ClusterConnection::fetchJobs()
             return;
         }
         if (!jobs) {
+            // The job list is for admins: a user's console would repeat the
+            // same 403 at every snapshot and poll.
+            if (jobs.kind() == api::ErrorKind::Forbidden && m_jobsForbiddenSaid) return;
+            m_jobsForbiddenSaid = jobs.kind() == api::ErrorKind::Forbidden;
             qWarning("tessera-console: jobs: %s", jobs.error().message.c_str());
             return;
         }
+        m_jobsForbiddenSaid = false;
         emit jobsListed(*jobs);
     });
 }

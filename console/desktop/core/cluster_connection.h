@@ -172,6 +172,7 @@ private:
     bool m_everConnected = false;
     bool m_pollInFlight = false;
     bool m_heldForSignIn = false;
+    bool m_jobsForbiddenSaid = false;  // the 403 of GET /v1/jobs was logged
     int m_wsFailures = 0;
     int m_gaps = 0;
     int m_reconnects = 0;
