@@ -18,6 +18,9 @@ BUILD_PACKAGES=(
   # Security (daemon/auth): Argon2id password hashes and random keys from
   # libsodium, JWTs from libjwt, the redirect signature's HMAC-SHA256 from OpenSSL.
   libsodium-dev libjwt-dev libssl-dev
+  # The desktop console keeps its tokens in the system keychain through
+  # QtKeychain (console/desktop/core/token_store.cpp).
+  qtkeychain-qt6-dev
   # Fuzzing (tests/fuzz/run.sh): clang with libFuzzer and the sanitizers' runtimes.
   clang-14 libclang-rt-14-dev
   curl

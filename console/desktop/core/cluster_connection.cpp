@@ -129,6 +129,7 @@ void ClusterConnection::open()
     if (m_state != State::Offline) {
         return;
     }
+    m_heldForSignIn = false;
     m_backoff.reset();
     m_wsFailures = 0;
     setState(State::Connecting);
@@ -145,6 +146,21 @@ void ClusterConnection::close()
     stopPolling();
     setFeedMode(FeedMode::Live, QString());
     setState(State::Offline);
+}
+
+void ClusterConnection::holdForSignIn(const QString& reason)
+{
+    close();
+    m_heldForSignIn = true;
+    m_lastError = reason;
+    emit statusChanged();
+}
+
+void ClusterConnection::refuse(const QString& message)
+{
+    // The cluster's words go to the sign-in prompt; the status line stays short.
+    holdForSignIn(tr("sign-in required"));
+    emit signInRequired(message);
 }
 
 void ClusterConnection::resync()
@@ -244,16 +260,32 @@ void ClusterConnection::probeHealth(const QString& wsReason)
             return;
         }
         if (health) {
-            ++m_wsFailures;
-            if (m_wsFailures >= m_options.wsFailuresBeforePolling && m_feedMode != FeedMode::Polling) {
-                startPolling(tr("live feed unavailable (%1); polling node statistics").arg(wsReason));
-            } else if (m_feedMode != FeedMode::Polling) {
-                setState(State::Reconnecting);
-            }
-        } else {
-            m_lastError = QString::fromStdString(health.error().message);
-            stopPolling();
-            setFeedMode(FeedMode::Live, QString());
+            probeAccess(wsReason);
+            return;
+        }
+        m_lastError = QString::fromStdString(health.error().message);
+        stopPolling();
+        setFeedMode(FeedMode::Live, QString());
+        setState(State::Reconnecting);
+        scheduleReconnect();
+    });
+}
+
+void ClusterConnection::probeAccess(const QString& wsReason)
+{
+    const quint64 generation = m_generation;
+    m_rest->smap(this, [this, generation, wsReason](api::Result<api::Smap> smap) {
+        if (generation != m_generation) {
+            return;
+        }
+        if (!smap && smap.kind() == api::ErrorKind::Unauthorized) {
+            refuse(QString::fromStdString(smap.error().message));
+            return;
+        }
+        ++m_wsFailures;
+        if (m_wsFailures >= m_options.wsFailuresBeforePolling && m_feedMode != FeedMode::Polling) {
+            startPolling(tr("live feed unavailable (%1); polling node statistics").arg(wsReason));
+        } else if (m_feedMode != FeedMode::Polling) {
             setState(State::Reconnecting);
         }
         scheduleReconnect();
@@ -361,6 +393,10 @@ void ClusterConnection::poll()
             return;
         }
         m_pollInFlight = false;
+        if (!stats && stats.kind() == api::ErrorKind::Unauthorized) {
+            refuse(QString::fromStdString(stats.error().message));
+            return;
+        }
         if (!stats && stats.kind() != api::ErrorKind::BadRequest) {
             // The proxy went away too: back to reconnecting (the WebSocket retry is scheduled).
             m_lastError = QString::fromStdString(stats.error().message);
@@ -390,9 +426,14 @@ void ClusterConnection::fetchJobs()
             return;
         }
         if (!jobs) {
+            // The job list is for admins: a user's console would repeat the
+            // same 403 at every snapshot and poll.
+            if (jobs.kind() == api::ErrorKind::Forbidden && m_jobsForbiddenSaid) return;
+            m_jobsForbiddenSaid = jobs.kind() == api::ErrorKind::Forbidden;
             qWarning("tessera-console: jobs: %s", jobs.error().message.c_str());
             return;
         }
+        m_jobsForbiddenSaid = false;
         emit jobsListed(*jobs);
     });
 }

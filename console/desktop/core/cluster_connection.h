@@ -39,6 +39,9 @@ namespace tessera::console {
 //   list is re-read over REST.
 // - Checks `seq` on every message: a gap means messages were lost, so the feed
 //   is reopened to start again from a snapshot.
+// - When the proxy answers HTTP but refuses the console with 401 (auth on, and
+//   no token or one it no longer takes), it stops and emits signInRequired()
+//   instead of retrying (AuthSession signs in or refreshes and reopens).
 // - When the proxy answers HTTP but the WebSocket cannot be opened, it says so
 //   (feedProblem()) and polls `GET /v1/cluster?what=node_stats|smap` and
 //   `GET /v1/jobs` instead, while still retrying the WebSocket.
@@ -81,6 +84,9 @@ public:
     std::int64_t smapVersion() const { return m_smap.version; }
     int nodeCount() const { return static_cast<int>(m_smap.pmap.size() + m_smap.tmap.size()); }
     int gapsDetected() const { return m_gaps; }
+    // Offline because the cluster refused the console's token (or its lack
+    // of one): no polls and no feed retries until open() (after a sign-in).
+    bool heldForSignIn() const { return m_heldForSignIn; }
     int reconnects() const { return m_reconnects; }
 
 public slots:
@@ -95,6 +101,8 @@ public slots:
     void open();
     // Stops everything: Offline until open() again.
     void close();
+    // close(), remembering `reason` (lastError()) and heldForSignIn().
+    void holdForSignIn(const QString& reason);
     // Re-reads the state from the cluster (F5): a fresh snapshot and job list.
     void resync();
 
@@ -116,6 +124,9 @@ signals:
     void jobsListed(const std::vector<tessera::api::JobStatus>& jobs);
     void eventReceived(const tessera::api::ClusterEvent& event);
     void gapDetected(std::int64_t expectedSeq, std::int64_t receivedSeq);
+    // The cluster answers but refuses the console (401) on the feed or the
+    // polls: the connection is held (heldForSignIn()) and says so once.
+    void signInRequired(const QString& message);
 
 private:
     void setState(State state);
@@ -128,6 +139,10 @@ private:
     void applySmap(const api::Smap& smap);
     void scheduleReconnect();
     void probeHealth(const QString& wsReason);
+    // After the feed failed while /v1/health answers: a 401 on a call that
+    // needs a token means the feed was refused for want of one.
+    void probeAccess(const QString& wsReason);
+    void refuse(const QString& message);
     void startPolling(const QString& reason);
     void stopPolling();
     void poll();
@@ -156,6 +171,8 @@ private:
     bool m_socketActive = false;  // a socket open attempt or session is ours to handle
     bool m_everConnected = false;
     bool m_pollInFlight = false;
+    bool m_heldForSignIn = false;
+    bool m_jobsForbiddenSaid = false;  // the 403 of GET /v1/jobs was logged
     int m_wsFailures = 0;
     int m_gaps = 0;
     int m_reconnects = 0;

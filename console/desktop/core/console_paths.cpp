@@ -15,4 +15,13 @@ QString defaultDatabasePath()
         .filePath(QStringLiteral("console.db"));
 }
 
+QString defaultConfigDir()
+{
+    const QString overridden = qEnvironmentVariable("TESSERA_CONSOLE_CONFIG_DIR");
+    if (!overridden.isEmpty()) {
+        return overridden;
+    }
+    return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation);
+}
+
 }  // namespace tessera::console

@@ -119,7 +119,9 @@ struct RestClient::Request {
     QPointer<QObject> context;
     bool hasContext = false;
     int redirectsLeft = kMaxRedirects;
-    int timeoutMs = 0;  // no byte moved for this long: Timeout (0: the client's transfer timeout)
+    bool reportUnauthorized = true;  // a 401 emits RestClient::unauthorized (not for the token calls)
+    QString sentToken;               // the bearer token of the last send
+    int timeoutMs = 0;               // no byte moved for this long: Timeout (0: the client's transfer timeout)
     // A large body is not sent to a node that would answer 307 without
     // reading it: a body-less HEAD finds the owner first.
     bool resolveFirst = false;
@@ -173,8 +175,16 @@ RestCall RestClient::start(std::shared_ptr<Request> request)
 
 void RestClient::send(const std::shared_ptr<Request>& request, const std::shared_ptr<RestCall::State>& state)
 {
-    auto finish = [request, state](Response response) {
+    auto finish = [this, request, state](Response response) {
         state->finished = true;
+        // A 401 for a token replaced meanwhile says nothing about the new one.
+        if (response.status == 401 && request->reportUnauthorized && !request->sentToken.isEmpty() &&
+            request->sentToken == m_token) {
+            emit unauthorized(QString::fromStdString(
+                api::errorFromResponse(
+                    401, std::string_view(response.body.constData(), static_cast<std::size_t>(response.body.size())))
+                    .message));
+        }
         if (request->sink) {
             if (response.status2xx().ok()) {
                 if (!request->sink->commit()) {
@@ -200,6 +210,7 @@ void RestClient::send(const std::shared_ptr<Request>& request, const std::shared
     req.setTransferTimeout(request->timeoutMs > 0 ? request->timeoutMs : m_transferTimeoutMs);
     if (m_ssl) req.setSslConfiguration(*m_ssl);
     if (!m_token.isEmpty()) req.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
+    request->sentToken = m_token;
     for (const auto& [k, v] : request->headers) req.setRawHeader(k, v);
 
     QNetworkReply* reply = nullptr;
@@ -723,6 +734,113 @@ RestCall RestClient::download(const QString& bucket, const QString& name, const 
         done(QFileInfo(filePath).size());
     };
     return start(req);
+}
+
+template <typename T>
+RestCall RestClient::jsonCall(const char* method, const QUrl& url, const nlohmann::json* body, bool reportUnauthorized,
+                              QObject* context, Callback<T> done, std::function<api::Result<T>(std::string_view)> parse)
+{
+    auto req = newRequest(method, url, context);
+    req->timeoutMs = m_transferTimeoutMs;  // a login hashes a password; a revocation waits for every target
+    req->reportUnauthorized = reportUnauthorized;
+    if (body) {
+        req->hasBody = true;
+        req->body.data = QByteArray::fromStdString(api::dumpJson(*body));
+        req->addHeader("Content-Type", "application/json");
+    }
+    req->done = [done = std::move(done), parse = std::move(parse)](Response r) {
+        if (auto st = r.status2xx(); !st) return done(st.error());
+        done(parse(bodyView(r.body)));
+    };
+    return start(req);
+}
+
+RestCall RestClient::jsonStatusCall(const char* method, const QUrl& url, const nlohmann::json* body,
+                                    bool reportUnauthorized, QObject* context, StatusCallback done)
+{
+    auto req = newRequest(method, url, context);
+    req->timeoutMs = m_transferTimeoutMs;
+    req->reportUnauthorized = reportUnauthorized;
+    if (body) {
+        req->hasBody = true;
+        req->body.data = QByteArray::fromStdString(api::dumpJson(*body));
+        req->addHeader("Content-Type", "application/json");
+    }
+    req->done = [done = std::move(done)](Response r) { done(r.status2xx()); };
+    return start(req);
+}
+
+namespace {
+
+api::Result<api::TokenReply> parseTokenReply(std::string_view body)
+{
+    return api::parseMessage<api::TokenReply>(body, "token answer");
+}
+
+QByteArray userPath(const QString& name) { return "/v1/users/" + QUrl::toPercentEncoding(name); }
+
+}  // namespace
+
+RestCall RestClient::login(const api::LoginRequest& credentials, QObject* context, Callback<api::TokenReply> done)
+{
+    const nlohmann::json body = credentials;
+    return jsonCall<api::TokenReply>("POST", controlUrl("/v1/tokens"), &body, false, context, std::move(done),
+                                     parseTokenReply);
+}
+
+RestCall RestClient::refreshTokens(const QString& refreshToken, QObject* context, Callback<api::TokenReply> done)
+{
+    const nlohmann::json body = api::RefreshRequest{refreshToken.toStdString()};
+    return jsonCall<api::TokenReply>("POST", controlUrl("/v1/tokens/refresh"), &body, false, context, std::move(done),
+                                     parseTokenReply);
+}
+
+RestCall RestClient::revokeToken(const QString& token, QObject* context, StatusCallback done)
+{
+    const nlohmann::json body = api::RevokeRequest{token.toStdString()};
+    return jsonStatusCall("DELETE", controlUrl("/v1/tokens"), &body, false, context, std::move(done));
+}
+
+RestCall RestClient::whoami(QObject* context, Callback<api::UserInfo> done)
+{
+    return jsonCall<api::UserInfo>("GET", controlUrl("/v1/whoami"), nullptr, true, context, std::move(done),
+                                   [](std::string_view b) { return api::parseMessage<api::UserInfo>(b, "whoami"); });
+}
+
+RestCall RestClient::users(QObject* context, Callback<std::vector<api::UserInfo>> done)
+{
+    return jsonCall<std::vector<api::UserInfo>>(
+        "GET", controlUrl("/v1/users"), nullptr, true, context, std::move(done),
+        [](std::string_view b) { return api::parseMessageList<api::UserInfo>(b, "users"); });
+}
+
+RestCall RestClient::addUser(const api::NewUser& user, QObject* context, Callback<api::UserInfo> done)
+{
+    const nlohmann::json body = user;
+    return jsonCall<api::UserInfo>("POST", controlUrl("/v1/users"), &body, true, context, std::move(done),
+                                   [](std::string_view b) { return api::parseMessage<api::UserInfo>(b, "user"); });
+}
+
+RestCall RestClient::removeUser(const QString& name, QObject* context, StatusCallback done)
+{
+    return jsonStatusCall("DELETE", controlUrl(userPath(name)), nullptr, true, context, std::move(done));
+}
+
+RestCall RestClient::grant(const QString& user, const api::Grant& grant, QObject* context, Callback<api::UserInfo> done)
+{
+    const nlohmann::json body = grant;
+    return jsonCall<api::UserInfo>("POST", controlUrl(userPath(user) + "/grants"), &body, true, context,
+                                   std::move(done),
+                                   [](std::string_view b) { return api::parseMessage<api::UserInfo>(b, "user"); });
+}
+
+RestCall RestClient::revokeGrant(const QString& user, const QString& bucket, api::Permission permission,
+                                 QObject* context, StatusCallback done)
+{
+    const std::string_view name = api::permissionName(permission);
+    const QByteArray path = userPath(user) + "/grants/" + QUrl::toPercentEncoding(bucket) + '/' +
+                            QByteArray(name.data(), static_cast<qsizetype>(name.size()));
+    return jsonStatusCall("DELETE", controlUrl(path), nullptr, true, context, std::move(done));
 }
 
 }  // namespace tessera::console

@@ -15,6 +15,7 @@
 // kMaxBodyThroughRedirect is not sent to the proxy at all: a HEAD of the same
 // URL (answered with the same 307) finds the owner, and the body goes there.
 
+#include "api/auth_msg.h"
 #include "api/bmd.h"
 #include "api/cluster_msg.h"
 #include "api/etl_msg.h"
@@ -36,6 +37,7 @@
 #include <QUrl>
 #include <functional>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <vector>
 
@@ -185,11 +187,35 @@ public:
     RestCall download(const QString& bucket, const QString& name, const QString& member, const QString& filePath,
                       QObject* context, Callback<qint64> done, ProgressCallback progress = {});
 
+    // Auth (docs/api.md, "Auth"). The token calls answer 404 when the
+    // cluster runs with auth off. A wrong password is Unauthorized, too many
+    // failed logins TooManyRequests with the wait in the message; neither
+    // emits unauthorized(). The password is only put in the request body.
+    RestCall login(const api::LoginRequest& credentials, QObject* context, Callback<api::TokenReply> done);
+    // Trades a refresh token (once) for a new pair.
+    RestCall refreshTokens(const QString& refreshToken, QObject* context, Callback<api::TokenReply> done);
+    // DELETE /v1/tokens {"token"}: revokes `token` (sent with the client's
+    // token as the bearer; a 401 does not emit unauthorized()).
+    RestCall revokeToken(const QString& token, QObject* context, StatusCallback done);
+    RestCall whoami(QObject* context, Callback<api::UserInfo> done);
+    // Admins only (Forbidden for others): users and their grants.
+    RestCall users(QObject* context, Callback<std::vector<api::UserInfo>> done);
+    RestCall addUser(const api::NewUser& user, QObject* context, Callback<api::UserInfo> done);
+    RestCall removeUser(const QString& name, QObject* context, StatusCallback done);
+    // Adds `grant`'s permissions on its bucket; the user after the change.
+    RestCall grant(const QString& user, const api::Grant& grant, QObject* context, Callback<api::UserInfo> done);
+    RestCall revokeGrant(const QString& user, const QString& bucket, api::Permission permission, QObject* context,
+                         StatusCallback done);
+
     // http://proxy/v1/objects/<b>/<name> (percent-encoded), for "copy URL".
     QUrl objectUrl(const QString& bucket, const QString& name) const;
 
 signals:
     void endpointChanged(const QUrl& endpoint);
+    // A request sent with a token was answered 401 (the token expired, was
+    // revoked, or its user removed); `message` is the cluster's. The token
+    // calls above never emit it. Emitted before the call's callback runs.
+    void unauthorized(const QString& message);
 
 private:
     struct Request;
@@ -207,6 +233,13 @@ private:
     // The endpoint with `path` (already percent-encoded) and `query`.
     QUrl controlUrl(const QByteArray& path, const QString& query = {}) const;
     // GET of a control path whose 2xx body `parse` turns into a T.
+    // A control call with a JSON body (none when `body` is null) whose 2xx
+    // answer `parse` reads.
+    template <typename T>
+    RestCall jsonCall(const char* method, const QUrl& url, const nlohmann::json* body, bool reportUnauthorized,
+                      QObject* context, Callback<T> done, std::function<api::Result<T>(std::string_view)> parse);
+    RestCall jsonStatusCall(const char* method, const QUrl& url, const nlohmann::json* body, bool reportUnauthorized,
+                            QObject* context, StatusCallback done);
     template <typename T>
     RestCall getParsed(const QUrl& url, QObject* context, Callback<T> done,
                        std::function<api::Result<T>(std::string_view)> parse);

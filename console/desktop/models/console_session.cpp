@@ -10,12 +10,18 @@
 #include "models/job_model.h"
 #include "models/metrics_history.h"
 #include "models/node_model.h"
+#include "models/user_model.h"
 
 #include <QDateTime>
 
 namespace tessera::console {
 
-ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent) : QObject(parent)
+ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent)
+    : ConsoleSession(databasePath, Options{}, parent)
+{
+}
+
+ConsoleSession::ConsoleSession(const QString& databasePath, Options options, QObject* parent) : QObject(parent)
 {
     if (auto store = ProfileStore::open(databasePath)) {
         m_profileStore = std::move(*store);
@@ -41,6 +47,9 @@ ConsoleSession::ConsoleSession(const QString& databasePath, QObject* parent) : Q
     m_events = new EventModel(this);
     m_metrics = new MetricsHistory(m_metricsStore.get(), this);
     m_bucketsModels = BucketsModels::create(m_connection->rest(), this);
+    m_tokenStore = new TokenStore(options.tokens, this);
+    m_auth = new AuthSession(m_connection->rest(), m_connection, m_tokenStore, options.auth, this);
+    m_users = new UserModel(m_connection->rest(), this);
 
     connect(m_connection, &ClusterConnection::endpointChanged, this, [this](const QUrl& endpoint) {
         m_metrics->setSource(endpoint.toString(), QDateTime::currentMSecsSinceEpoch());
@@ -81,8 +90,11 @@ void ConsoleSession::connectTo(const ConnectionProfile& profile)
             qWarning("tessera-console: %s", st.error().message.c_str());
         }
     }
-    m_connection->setToken(profile.token);
+    // Closed first: the stored tokens may arrive (keychain) before the new
+    // endpoint opens, and must not reopen the old one.
+    m_connection->close();
     m_connection->setTls(profile.tls);
+    m_auth->setProfile(tokenKey(profile), profile.token);
     m_connection->setEndpoint(profile.endpoint);
     emit profileChanged(m_profileName);
 }
@@ -102,6 +114,11 @@ std::optional<ConnectionProfile> ConsoleSession::startupProfile(const QUrl& comm
         return std::nullopt;
     }
     return *last;
+}
+
+QString ConsoleSession::tokenKey(const ConnectionProfile& profile)
+{
+    return profile.name.isEmpty() ? profile.endpoint.toString() : profile.name;
 }
 
 RestClient* ConsoleSession::rest() const { return m_connection->rest(); }

@@ -1,8 +1,12 @@
 #include "ui/main_window.h"
 
+#include "core/auth_session.h"
 #include "core/cluster_connection.h"
 #include "core/rest_client.h"
+#include "core/token_store.h"
 #include "models/console_session.h"
+#include "ui/access_page.h"
+#include "ui/auth_status.h"
 #include "ui/buckets_page.h"
 #include "ui/connection_dialog.h"
 #include "ui/connection_status.h"
@@ -11,6 +15,7 @@
 #include "ui/etl_page.h"
 #include "ui/ishard_page.h"
 #include "ui/jobs_page.h"
+#include "ui/login_dialog.h"
 #include "ui/nodes_page.h"
 #include "ui/theme.h"
 
@@ -57,6 +62,8 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
     layout->addWidget(m_pages, 1);
     setCentralWidget(central);
     statusBar()->addWidget(m_status, 1);
+    m_authStatus = new AuthStatus(session->auth(), this);
+    statusBar()->addPermanentWidget(m_authStatus);
     connect(m_navigation, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
 
     buildMenus();
@@ -110,13 +117,83 @@ MainWindow::MainWindow(ConsoleSession* session, Theme* theme, QWidget* parent)
                 m_etl->showSample(bucket, object, member);
             });
 
+    // Access: listed for admins only; the page itself says why it is disabled.
+    m_access = new AccessPage(session->users(), session->auth(), this);
+    connect(m_access, &AccessPage::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    addPage(tr("Access"), m_access);
+
+    AuthSession* auth = session->auth();
+    connect(auth, &AuthSession::stateChanged, this, &MainWindow::updateAuth);
+    connect(auth, &AuthSession::signInNeeded, this, [this](const QString& reason) {
+        // The pages' own 401 messages ("buckets: this call needs a token")
+        // say less than the sign-in state beside them.
+        statusBar()->clearMessage();
+        openSignInDialog(reason);
+    });
+    connect(auth, &AuthSession::notice, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
+    connect(session->tokenStore(), &TokenStore::notice, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 15000); });
+    connect(m_authStatus, &AuthStatus::signInRequested, this, [this] { openSignInDialog(); });
+    connect(m_authStatus, &AuthStatus::signOutRequested, this, &MainWindow::signOut);
+
     if (!session->storageError().isEmpty()) {
         statusBar()->showMessage(tr("Local database unavailable, nothing is saved: %1").arg(session->storageError()));
     }
     restoreSettings();
+    updateAuth();
 }
 
 MainWindow::~MainWindow() = default;
+
+LoginDialog* MainWindow::loginDialog() const { return m_loginDialog.data(); }
+
+bool MainWindow::accessPageListed() const
+{
+    const int index = m_pages->indexOf(m_access);
+    return index >= 0 && !m_navigation->item(index)->isHidden();
+}
+
+void MainWindow::updateAuth()
+{
+    AuthSession* auth = m_session->auth();
+    const int index = m_pages->indexOf(m_access);
+    const bool admin = auth->isAdmin();
+    m_navigation->item(index)->setHidden(!admin);
+    m_pageActions.at(static_cast<std::size_t>(index))->setEnabled(admin);
+    if (!admin && currentPage() == index) showPage(0);
+    m_signOutAction->setEnabled(auth->state() == AuthSession::State::SignedIn && auth->canSignOut());
+}
+
+void MainWindow::openSignInDialog(const QString& reason)
+{
+    if (m_loginDialog) {
+        m_loginDialog->raise();
+        return;
+    }
+    const QUrl endpoint = m_session->connection()->endpoint();
+    const QString where = m_session->profileName().isEmpty()
+                              ? endpoint.toString()
+                              : QStringLiteral("%1 (%2)").arg(m_session->profileName(), endpoint.toString());
+    AuthSession* auth = m_session->auth();
+    QString why = reason;
+    if (auth->state() == AuthSession::State::Expired) {
+        why = tr("Session expired — sign in again (%1).").arg(reason);
+    } else if (!reason.isEmpty()) {
+        why = tr("The cluster needs a sign-in: %1").arg(reason);
+    }
+    m_loginDialog = new LoginDialog(auth, where, why, this);
+    m_loginDialog->setAttribute(Qt::WA_DeleteOnClose);
+    m_loginDialog->open();
+}
+
+void MainWindow::signOut()
+{
+    AuthSession* auth = m_session->auth();
+    if (!auth->canSignOut()) return;
+    statusBar()->showMessage(tr("Signing out…"), 5000);
+    auth->signOut();
+}
 
 int MainWindow::addPage(const QString& title, QWidget* page)
 {
@@ -165,6 +242,9 @@ void MainWindow::buildMenus()
     connectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
     QAction* upload = file->addAction(tr("&Upload…"), this, &MainWindow::startUpload);
     upload->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_U));
+    m_signInAction = file->addAction(tr("Sign &in…"), this, [this] { openSignInDialog(); });
+    m_signInAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
+    m_signOutAction = file->addAction(tr("Sign o&ut"), this, &MainWindow::signOut);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QRect>
 #include <QSize>
 #include <QString>
@@ -14,6 +15,9 @@ class QStackedWidget;
 
 namespace tessera::console {
 
+class AccessPage;
+class AuthStatus;
+class LoginDialog;
 class BucketsPage;
 class ConnectionStatus;
 class ConsoleSession;
@@ -66,12 +70,22 @@ public:
     IshardPage* ishardPage() const { return m_ishard; }
     EtlPage* etlPage() const { return m_etl; }
     ConnectionStatus* connectionStatus() const { return m_status; }
+    AccessPage* accessPage() const { return m_access; }
+    AuthStatus* authStatus() const { return m_authStatus; }
+    // The sign-in dialog while it is open (null otherwise).
+    LoginDialog* loginDialog() const;
+    // Whether the Access page is in the navigation (signed in as an admin).
+    bool accessPageListed() const;
 
 public slots:
     void refreshCurrent();
     void focusSearch();
     void startUpload();
     void openConnectionDialog();
+    // Opens the sign-in dialog (window-modal, not blocking) unless it is open;
+    // `reason` says why it opened by itself.
+    void openSignInDialog(const QString& reason = {});
+    void signOut();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -81,6 +95,7 @@ private:
     void restoreSettings();
     void saveSettings() const;
     void invokeOnPage(QWidget* page, const char* slot);
+    void updateAuth();
 
     ConsoleSession* m_session;
     Theme* m_theme;
@@ -95,6 +110,11 @@ private:
     DsortPage* m_dsort = nullptr;
     IshardPage* m_ishard = nullptr;
     EtlPage* m_etl = nullptr;
+    AccessPage* m_access = nullptr;
+    AuthStatus* m_authStatus = nullptr;
+    QPointer<LoginDialog> m_loginDialog;
+    QAction* m_signInAction = nullptr;
+    QAction* m_signOutAction = nullptr;
     QMenu* m_goMenu = nullptr;
     QActionGroup* m_themeGroup = nullptr;
     std::vector<QAction*> m_pageActions;
