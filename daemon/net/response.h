@@ -38,8 +38,8 @@ struct Response {
     int status = 200;
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
-    std::unique_ptr<FileRegion> file;     // when set, the body is this file region
-    std::shared_ptr<BodySource> source;   // when set, the body is sourceLength bytes read from it
+    std::unique_ptr<FileRegion> file;    // when set, the body is this file region
+    std::shared_ptr<BodySource> source;  // when set, the body is sourceLength bytes read from it
     std::uint64_t sourceLength = 0;
     bool close = false;                   // close the connection after sending
     std::uint64_t headContentLength = 0;  // for HEAD: the Content-Length to announce

@@ -45,7 +45,10 @@ api::Status AwsChunkedDecoder::onHeader()
     if (size.empty() || size.size() > 16) return api::Error::badRequest("IncompleteBody: bad aws-chunked chunk size");
     std::uint64_t n = 0;
     for (char c : size) {
-        int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+        int d = (c >= '0' && c <= '9')   ? c - '0'
+                : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                         : -1;
         if (d < 0) return api::Error::badRequest("IncompleteBody: bad aws-chunked chunk size \"" + size + "\"");
         n = n * 16 + static_cast<std::uint64_t>(d);
     }
@@ -114,11 +117,13 @@ api::Status AwsChunkedDecoder::feed(const char* data, std::size_t size, const Ou
             break;
         }
         case State::DataCr:
-            if (data[i++] != '\r') return api::Error::badRequest("IncompleteBody: aws-chunked chunk longer than announced");
+            if (data[i++] != '\r')
+                return api::Error::badRequest("IncompleteBody: aws-chunked chunk longer than announced");
             m_state = State::DataLf;
             break;
         case State::DataLf:
-            if (data[i++] != '\n') return api::Error::badRequest("IncompleteBody: aws-chunked chunk longer than announced");
+            if (data[i++] != '\n')
+                return api::Error::badRequest("IncompleteBody: aws-chunked chunk longer than announced");
             if (auto st = endChunk(); !st) return st;
             m_state = State::Header;
             break;
@@ -134,8 +139,7 @@ api::Status AwsChunkedDecoder::feed(const char* data, std::size_t size, const Ou
             }
             break;
         }
-        case State::Done:
-            return api::Error::badRequest("IncompleteBody: bytes after the final aws-chunked chunk");
+        case State::Done: return api::Error::badRequest("IncompleteBody: bytes after the final aws-chunked chunk");
         }
     }
     return {};

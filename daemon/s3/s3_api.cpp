@@ -36,9 +36,9 @@ namespace {
 // Where the parts of multipart uploads wait, in the upload's bucket: hidden
 // from S3 listings, visible to the native API.
 constexpr std::string_view kUploadsPrefix = ".s3-multipart/";
-constexpr std::size_t kMaxUserMetadata = 2048;  // S3's limit on x-amz-meta-* (names and values)
+constexpr std::size_t kMaxUserMetadata = 2048;                    // S3's limit on x-amz-meta-* (names and values)
 constexpr std::uint64_t kMaxObjectSize = std::uint64_t{5} << 40;  // 5 TiB, S3's single-object limit
-constexpr std::uint64_t kMinPartSize = std::uint64_t{5} << 20;   // all parts but the last
+constexpr std::uint64_t kMinPartSize = std::uint64_t{5} << 20;    // all parts but the last
 constexpr std::uint64_t kMaxPartSize = std::uint64_t{5} << 30;
 constexpr std::size_t kRelayChunk = 256 * 1024;
 
@@ -57,19 +57,14 @@ std::string unquote(std::string s)
     return s;
 }
 
-std::string hexOf(std::string_view s)
-{
-    return Md5Stream::toHex(std::string(s));
-}
+std::string hexOf(std::string_view s) { return Md5Stream::toHex(std::string(s)); }
 
 api::Result<std::string> unhex(std::string_view s)
 {
     if (s.size() % 2 != 0) return api::Error::badRequest("InvalidArgument: malformed continuation token");
     std::string out;
     for (std::size_t i = 0; i < s.size(); i += 2) {
-        auto d = [](char c) {
-            return (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
-        };
+        auto d = [](char c) { return (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1; };
         const int a = d(s[i]), b = d(s[i + 1]);
         if (a < 0 || b < 0) return api::Error::badRequest("InvalidArgument: malformed continuation token");
         out.push_back(static_cast<char>(a * 16 + b));
@@ -124,7 +119,7 @@ struct ObjectView {
     std::int64_t mtime = 0;
     std::string contentType;
     std::vector<std::pair<std::string, std::string>> userMeta;  // name without x-amz-meta-, value
-    std::map<std::string, std::string> custom;                   // as stored
+    std::map<std::string, std::string> custom;                  // as stored
 };
 
 ObjectView viewOf(const std::function<std::string(std::string_view)>& header)
@@ -259,7 +254,8 @@ bool validUploadId(const std::string& id)
 }
 
 // /v1/objects/<b>/<name>?<query>&smap_version=<v>
-std::string objectTarget(const std::string& bucket, const std::string& name, api::QueryMap query, std::int64_t smapVersion)
+std::string objectTarget(const std::string& bucket, const std::string& name, api::QueryMap query,
+                         std::int64_t smapVersion)
 {
     query[std::string(api::kQpSmapVersion)] = std::to_string(smapVersion);
     return api::path::object(bucket, name) + "?" + api::buildQuery(query);
@@ -374,9 +370,9 @@ struct S3Api::Impl {
         if (bmd()->find(bucket) != nullptr) {
             return s3Error(409, "BucketAlreadyOwnedByYou", "the bucket exists already", "/" + bucket);
         }
-        auto r = loopback().send(client::Method::Post, selfUrl + api::path::bucket(bucket),
-                                 client::Body::string(R"({"action":"create-bck"})"),
-                                 {{"Content-Type", "application/json"}});
+        auto r =
+            loopback().send(client::Method::Post, selfUrl + api::path::bucket(bucket),
+                            client::Body::string(R"({"action":"create-bck"})"), {{"Content-Type", "application/json"}});
         if (!r) return fromError(r.error(), "/" + bucket);
         if (r->status == 409) return s3Error(409, "BucketAlreadyOwnedByYou", "the bucket exists already", "/" + bucket);
         if (!r->isSuccess()) return fromNative(*r, "/" + bucket, "NoSuchBucket");
@@ -390,7 +386,12 @@ struct S3Api::Impl {
         const auto bucket = req.param("bucket");
         if (auto c = authenticate(req); !c) return fromError(c.error(), "/" + bucket);
         if (bmd()->find(bucket) == nullptr) return noSuchBucket(bucket);
+        // Uploads in progress do not keep a bucket: look past their names
+        // (all below ".s3-multipart0", as '/' < '0').
         auto page = nativeList(bucket, "", "", 1);
+        if (page && !page->entries.empty() && page->entries.front().name.rfind(kUploadsPrefix, 0) == 0) {
+            page = nativeList(bucket, "", ".s3-multipart0", 1);
+        }
         if (!page) return fromError(page.error(), "/" + bucket);
         if (!page->entries.empty()) {
             return s3Error(409, "BucketNotEmpty", "The bucket you tried to delete is not empty", "/" + bucket);
@@ -452,7 +453,8 @@ struct S3Api::Impl {
         out.encodingType = enc;
         if (req.hasQuery("max-keys")) {
             const auto mk = req.queryValue("max-keys");
-            if (mk.empty() || mk.size() > 9 || !std::all_of(mk.begin(), mk.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+            if (mk.empty() || mk.size() > 9 ||
+                !std::all_of(mk.begin(), mk.end(), [](char c) { return c >= '0' && c <= '9'; })) {
                 return s3Error(400, "InvalidArgument", "max-keys must be a non-negative whole number", resource);
             }
             out.maxKeys = std::min<std::uint32_t>(static_cast<std::uint32_t>(std::stoul(mk)), api::kS3MaxKeys);
@@ -579,9 +581,8 @@ struct S3Api::Impl {
     // Opens a GET or HEAD of bucket/name on its target, following a target's
     // redirect (its map is newer) once. The head is read.
     api::Result<std::pair<std::unique_ptr<TargetCall>, TargetHead>> openRead(const std::string& bucket,
-                                                                              const std::string& name,
-                                                                              bool head,
-                                                                              const std::string& range) const
+                                                                             const std::string& name, bool head,
+                                                                             const std::string& range) const
     {
         auto where = placement(bucket, name, true);
         if (!where) return where.error();
@@ -769,8 +770,8 @@ struct S3Api::Impl {
             }
             if (m_md5) {
                 if (base64(m_md5->digest()) != m_checks.md5) {
-                    return s3Error(400, "BadDigest",
-                                   "The Content-MD5 you specified did not match what we received.", m_resource);
+                    return s3Error(400, "BadDigest", "The Content-MD5 you specified did not match what we received.",
+                                   m_resource);
                 }
             }
             if (m_length > 0) {
@@ -804,9 +805,9 @@ struct S3Api::Impl {
         static std::string base64(const std::string& raw)
         {
             std::string out(4 * ((raw.size() + 2) / 3) + 1, '\0');
-            const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                          reinterpret_cast<const unsigned char*>(raw.data()),
-                                          static_cast<int>(raw.size()));
+            const int n =
+                EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(raw.data()), static_cast<int>(raw.size()));
             out.resize(static_cast<std::size_t>(n));
             return out;
         }
@@ -854,8 +855,9 @@ struct S3Api::Impl {
             uploadId = req.queryValue("uploadId");
             const auto pn = req.queryValue("partNumber");
             if (!validUploadId(uploadId)) return noSuchUpload(resource);
-            if (pn.empty() || pn.size() > 5 || !std::all_of(pn.begin(), pn.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-                std::stoul(pn) < 1 || std::stoul(pn) > api::kS3MaxParts) {
+            if (pn.empty() || pn.size() > 5 ||
+                !std::all_of(pn.begin(), pn.end(), [](char c) { return c >= '0' && c <= '9'; }) || std::stoul(pn) < 1 ||
+                std::stoul(pn) > api::kS3MaxParts) {
                 return s3Error(400, "InvalidArgument", "partNumber must be 1..10000", resource);
             }
             partNumber = static_cast<std::uint32_t>(std::stoul(pn));
@@ -863,8 +865,8 @@ struct S3Api::Impl {
         const auto copySource = req.header("x-amz-copy-source");
         if (!copySource.empty()) {
             if (isPart) return s3Error(501, "NotImplemented", "UploadPartCopy is not supported", resource);
-            return std::unique_ptr<net::UploadSink>(std::make_unique<AfterBody>(
-                [this, &req, bucket, name = *name, copySource, resource] {
+            return std::unique_ptr<net::UploadSink>(
+                std::make_unique<AfterBody>([this, &req, bucket, name = *name, copySource, resource] {
                     return copyObject(req, bucket, name, copySource, resource);
                 }));
         }
@@ -904,8 +906,8 @@ struct S3Api::Impl {
         client::Headers h = keyHeader();
         if (!custom.empty()) h.emplace_back(std::string(api::kHdrCustomMd), api::formatCustomMd(custom));
         auto call = TargetCall::start(where->owner.publicNet.url, "PUT",
-                                      objectTarget(bucket, storedName, {{"s3", "true"}}, where->smapVersion),
-                                      h, length, timeout);
+                                      objectTarget(bucket, storedName, {{"s3", "true"}}, where->smapVersion), h, length,
+                                      timeout);
         if (!call) return fromError(call.error(), resource);
         std::unique_ptr<AwsChunkedDecoder> decoder;
         if (streaming) decoder = std::make_unique<AwsChunkedDecoder>(caller->signingKey, *sig);
@@ -935,7 +937,8 @@ struct S3Api::Impl {
         if (!opened) return opened.error();
         auto& [src, th] = *opened;
         if (th.status == 404) return api::Error::notFound("NoSuchKey: The specified key does not exist.");
-        if (th.status != 200) return api::Error::unavailable("reading the source failed with " + std::to_string(th.status));
+        if (th.status != 200)
+            return api::Error::unavailable("reading the source failed with " + std::to_string(th.status));
         auto view = viewOf([&th](std::string_view n) { return th.header(n); });
         if (conditions != nullptr) {
             // x-amz-copy-source-if-* are the If-* of the source.
@@ -955,8 +958,8 @@ struct S3Api::Impl {
         client::Headers h = keyHeader();
         if (!custom.empty()) h.emplace_back(std::string(api::kHdrCustomMd), api::formatCustomMd(custom));
         auto dst = TargetCall::start(where->owner.publicNet.url, "PUT",
-                                     objectTarget(dstBucket, dstName, {{"s3", "true"}}, where->smapVersion),
-                                     h, *th.contentLength, timeout);
+                                     objectTarget(dstBucket, dstName, {{"s3", "true"}}, where->smapVersion), h,
+                                     *th.contentLength, timeout);
         if (!dst) return dst.error();
         std::vector<char> buf(kRelayChunk);
         std::uint64_t copied = 0;
@@ -1016,10 +1019,13 @@ struct S3Api::Impl {
 
     // ---- multipart upload ----------------------------------------------
 
+    // Asks the target of the upload's record directly, never this proxy on
+    // loopback: UploadPart checks it on the connection's I/O thread, and a
+    // loopback call could land on that same thread.
     bool uploadExists(const std::string& bucket, const std::string& uploadId) const
     {
-        auto r = loopback().send(client::Method::Head, selfUrl + api::path::object(bucket, uploadMetaName(uploadId)));
-        return r && r->status == 200;
+        auto r = openRead(bucket, uploadMetaName(uploadId), true, "");
+        return r && r->second.status == 200;
     }
 
     Response noSuchUpload(const std::string& resource) const
@@ -1144,9 +1150,9 @@ struct S3Api::Impl {
         if (!where) return fromError(where.error(), resource);
         client::Headers h = keyHeader();
         h.emplace_back(std::string(api::kHdrCustomMd), api::formatCustomMd(md));
-        auto dst = TargetCall::start(where->owner.publicNet.url, "PUT",
-                                     objectTarget(bucket, name, {{"s3", "true"}}, where->smapVersion), h,
-                                     total, timeout);
+        auto dst =
+            TargetCall::start(where->owner.publicNet.url, "PUT",
+                              objectTarget(bucket, name, {{"s3", "true"}}, where->smapVersion), h, total, timeout);
         if (!dst) return fromError(dst.error(), resource);
         // The parts, in order, through this proxy into the object's target.
         std::vector<char> buf(kRelayChunk);
@@ -1257,7 +1263,8 @@ struct S3Api::Impl {
 
 S3Api::S3Api(MapSource smap, BucketSource bmd, std::string selfUrl, std::string clusterKey,
              std::chrono::milliseconds timeout)
-    : m_impl(std::make_unique<Impl>(Impl{std::move(smap), std::move(bmd), std::move(selfUrl), std::move(clusterKey), timeout, {}, {}}))
+    : m_impl(std::make_unique<Impl>(
+          Impl{std::move(smap), std::move(bmd), std::move(selfUrl), std::move(clusterKey), timeout, {}, {}}))
 {
 }
 
@@ -1268,9 +1275,9 @@ void S3Api::refuseAll(std::string why) { m_impl->refuse = std::move(why); }
 
 void S3Api::registerRoutes(net::Router& router, const std::string& prefix)
 {
+    using api::OpKind;
     using net::Exec;
     using net::Route;
-    using api::OpKind;
     Impl* impl = m_impl.get();
     const auto open = net::Access::open();
     const std::string bucket = prefix + "/{bucket}";
@@ -1281,21 +1288,29 @@ void S3Api::registerRoutes(net::Router& router, const std::string& prefix)
         r.op = op;
         router.add(net::needs(std::move(r), open));
     };
-    add(http::verb::get, prefix.empty() ? "/" : prefix, Exec::Worker, [impl](const Request& r) { return impl->listBuckets(r); });
-    add(http::verb::get, bucket, Exec::Worker, [impl](const Request& r) { return impl->bucketGet(r); }, 64 * 1024,
+    add(http::verb::get, prefix.empty() ? "/" : prefix, Exec::Worker,
+        [impl](const Request& r) { return impl->listBuckets(r); });
+    add(
+        http::verb::get, bucket, Exec::Worker, [impl](const Request& r) { return impl->bucketGet(r); }, 64 * 1024,
         OpKind::List);
-    add(http::verb::put, bucket, Exec::Worker, [impl](const Request& r) { return impl->createBucket(r); }, 64 * 1024);
+    add(
+        http::verb::put, bucket, Exec::Worker, [impl](const Request& r) { return impl->createBucket(r); }, 64 * 1024);
     add(http::verb::delete_, bucket, Exec::Worker, [impl](const Request& r) { return impl->deleteBucket(r); });
     add(http::verb::head, bucket, Exec::Inline, [impl](const Request& r) { return impl->headBucket(r); });
-    add(http::verb::post, bucket, Exec::Worker, [impl](const Request& r) { return impl->bucketPost(r); },
+    add(
+        http::verb::post, bucket, Exec::Worker, [impl](const Request& r) { return impl->bucketPost(r); },
         api::kS3MaxXmlBody);
-    add(http::verb::get, object, Exec::Worker, [impl](const Request& r) { return impl->getObject(r, false); }, 64 * 1024,
-        OpKind::Get);
-    add(http::verb::head, object, Exec::Worker, [impl](const Request& r) { return impl->getObject(r, true); }, 64 * 1024,
-        OpKind::Head);
-    add(http::verb::delete_, object, Exec::Worker, [impl](const Request& r) { return impl->deleteObject(r); }, 64 * 1024,
-        OpKind::Delete);
-    add(http::verb::post, object, Exec::Worker, [impl](const Request& r) { return impl->objectPost(r); },
+    add(
+        http::verb::get, object, Exec::Worker, [impl](const Request& r) { return impl->getObject(r, false); },
+        64 * 1024, OpKind::Get);
+    add(
+        http::verb::head, object, Exec::Worker, [impl](const Request& r) { return impl->getObject(r, true); },
+        64 * 1024, OpKind::Head);
+    add(
+        http::verb::delete_, object, Exec::Worker, [impl](const Request& r) { return impl->deleteObject(r); },
+        64 * 1024, OpKind::Delete);
+    add(
+        http::verb::post, object, Exec::Worker, [impl](const Request& r) { return impl->objectPost(r); },
         api::kS3MaxXmlBody);
     Route put{http::verb::put, object, Exec::Inline, {}, [impl](const Request& r) { return impl->putObject(r); }};
     put.op = OpKind::Put;

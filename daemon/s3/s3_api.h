@@ -11,10 +11,10 @@
 // Memory per relayed request: one 256 KiB chunk in the HTTP session and the
 // relay's parser buffer; never the object.
 
-#include "api/result.h"
-#include "net/router.h"
 #include "api/bmd.h"
+#include "api/result.h"
 #include "api/smap.h"
+#include "net/router.h"
 #include "sigv4.h"
 
 #include <chrono>

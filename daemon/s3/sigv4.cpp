@@ -153,8 +153,9 @@ api::Result<std::optional<SigV4>> parseSigV4(const SignedRequest& req)
         if (auth.empty()) return std::optional<SigV4>{};
         constexpr std::string_view kAlgo = "AWS4-HMAC-SHA256 ";
         if (auth.rfind("AWS ", 0) == 0) {
-            return malformed("Signature Version 2 is not supported; use Signature Version 4 (s3cmd: signature_v2 = "
-                             "False)");
+            return malformed(
+                "Signature Version 2 is not supported; use Signature Version 4 (s3cmd: signature_v2 = "
+                "False)");
         }
         if (auth.rfind(kAlgo, 0) != 0) return malformed("the Authorization header must start with AWS4-HMAC-SHA256");
         std::string_view rest = std::string_view(auth).substr(kAlgo.size());
@@ -188,7 +189,8 @@ api::Result<std::optional<SigV4>> parseSigV4(const SignedRequest& req)
         if (auto d = parseAmzDate(sig.amzDate); !d) return d.error();
         sig.payloadHash = req.header("x-amz-content-sha256");
         if (sig.payloadHash.empty()) return malformed("x-amz-content-sha256 is missing");
-        if (sig.payloadHash != kUnsignedPayload && sig.payloadHash != kStreamingPayload && !isHex(sig.payloadHash, 64)) {
+        if (sig.payloadHash != kUnsignedPayload && sig.payloadHash != kStreamingPayload &&
+            !isHex(sig.payloadHash, 64)) {
             return malformed("x-amz-content-sha256 must be a SHA-256 hex digest, UNSIGNED-PAYLOAD or " +
                              std::string(kStreamingPayload));
         }

@@ -30,21 +30,21 @@ inline constexpr std::int64_t kMaxClockSkewSeconds = 15 * 60;
 // What the signer needs of a request; `header` returns a field's value ("" when
 // absent), the name in any case.
 struct SignedRequest {
-    std::string method;  // "GET"
-    std::string path;    // as received, still percent-encoded
+    std::string method;   // "GET"
+    std::string path;     // as received, still percent-encoded
     api::QueryMap query;  // decoded
     std::function<std::string(std::string_view)> header;
 };
 
 struct SigV4 {
     std::string accessKey;
-    std::string date;     // YYYYMMDD of the credential scope
+    std::string date;  // YYYYMMDD of the credential scope
     std::string region;
-    std::string service;  // "s3"
-    std::string amzDate;  // YYYYMMDDTHHMMSSZ
+    std::string service;                     // "s3"
+    std::string amzDate;                     // YYYYMMDDTHHMMSSZ
     std::vector<std::string> signedHeaders;  // lower case, sorted as sent
     std::string signature;                   // 64 lowercase hex digits
-    std::string payloadHash;  // x-amz-content-sha256: hex, UNSIGNED-PAYLOAD or the streaming marker
+    std::string payloadHash;                 // x-amz-content-sha256: hex, UNSIGNED-PAYLOAD or the streaming marker
     bool presigned = false;
     std::int64_t expires = 0;  // presigned: seconds
 

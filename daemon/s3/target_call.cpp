@@ -84,7 +84,9 @@ api::Status TargetCall::write(const char* data, std::size_t size)
 {
     boost::system::error_code ec;
     asio::write(m_impl->socket, asio::buffer(data, size), ec);
-    if (ec) return api::Error{api::ErrorKind::Unavailable, "target " + m_impl->where + " stopped taking the body", ec.message()};
+    if (ec)
+        return api::Error{api::ErrorKind::Unavailable, "target " + m_impl->where + " stopped taking the body",
+                          ec.message()};
     return {};
 }
 
@@ -124,7 +126,8 @@ api::Result<std::size_t> TargetCall::readBody(char* buf, std::size_t cap)
     boost::system::error_code ec;
     http::read(impl.socket, impl.buffer, *impl.parser, ec);
     if (ec == http::error::need_buffer) ec = {};
-    if (ec) return api::Error{api::ErrorKind::Unavailable, "target " + impl.where + " broke off the body", ec.message()};
+    if (ec)
+        return api::Error{api::ErrorKind::Unavailable, "target " + impl.where + " broke off the body", ec.message()};
     return cap - body.size;
 }
 

@@ -43,8 +43,7 @@ public:
     // (with Content-Length when `contentLength` is set). Unavailable when the
     // target cannot be reached.
     static api::Result<std::unique_ptr<TargetCall>> start(std::string_view baseUrl, std::string_view method,
-                                                          std::string_view pathAndQuery,
-                                                          const client::Headers& headers,
+                                                          std::string_view pathAndQuery, const client::Headers& headers,
                                                           std::optional<std::uint64_t> contentLength,
                                                           std::chrono::milliseconds timeout);
     // Body bytes, in order; at most the announced length in all.

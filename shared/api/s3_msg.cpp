@@ -34,10 +34,7 @@ std::string save(const pugi::xml_document& doc)
     return std::move(w.out);
 }
 
-void add(pugi::xml_node n, const char* name, const std::string& text)
-{
-    n.append_child(name).text().set(text.c_str());
-}
+void add(pugi::xml_node n, const char* name, const std::string& text) { n.append_child(name).text().set(text.c_str()); }
 void addNum(pugi::xml_node n, const char* name, std::int64_t v) { add(n, name, std::to_string(v)); }
 void addBool(pugi::xml_node n, const char* name, bool v) { add(n, name, v ? "true" : "false"); }
 
@@ -444,7 +441,8 @@ std::string httpDate(std::int64_t unixSeconds)
 Result<std::int64_t> parseHttpDate(std::string_view text)
 {
     // RFC 7231 IMF-fixdate, RFC 850, asctime; all in GMT.
-    static const char* const kForms[] = {"%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"};
+    static const char* const kForms[] = {"%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT",
+                                         "%a %b %e %H:%M:%S %Y"};
     const std::string s(text);
     for (const char* form : kForms) {
         std::tm tm{};

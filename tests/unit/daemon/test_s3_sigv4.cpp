@@ -179,8 +179,10 @@ private slots:
     {
         QTest::addColumn<QString>("authorization");
         QTest::addColumn<QString>("error");
-        QTest::newRow("sigv2") << "AWS AKID:c2lnbmF0dXJl" << "Signature Version 2 is not supported";
-        QTest::newRow("other scheme") << "Bearer abc" << "must start with AWS4-HMAC-SHA256";
+        QTest::newRow("sigv2") << "AWS AKID:c2lnbmF0dXJl"
+                               << "Signature Version 2 is not supported";
+        QTest::newRow("other scheme") << "Bearer abc"
+                                      << "must start with AWS4-HMAC-SHA256";
         QTest::newRow("no signature") << "AWS4-HMAC-SHA256 Credential=A/20130524/us-east-1/s3/aws4_request,"
                                          "SignedHeaders=host"
                                       << "needs Credential, SignedHeaders and Signature";

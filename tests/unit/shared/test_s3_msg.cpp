@@ -16,7 +16,8 @@ private slots:
         const S3Error err{"NoSuchKey", "The key <a&b> does not exist", "/b/k", "r1"};
         QCOMPARE(*parseS3Error(toXml(err)), err);
 
-        const S3BucketList buckets{"tessera", {{"one", "2026-11-22T13:27:30.000Z"}, {"two", "2026-11-23T00:00:00.000Z"}}};
+        const S3BucketList buckets{"tessera",
+                                   {{"one", "2026-11-22T13:27:30.000Z"}, {"two", "2026-11-23T00:00:00.000Z"}}};
         QCOMPARE(*parseS3BucketList(toXml(buckets)), buckets);
 
         S3ObjectList v2;
@@ -87,10 +88,14 @@ private slots:
     {
         QTest::addColumn<QString>("xml");
         QTest::addColumn<QString>("error");
-        QTest::newRow("malformed") << "<Delete><Object><Key>a</Key></Delete>" << "malformed XML";
-        QTest::newRow("wrong root") << "<Remove><Object><Key>a</Key></Object></Remove>" << "must be <Delete>";
-        QTest::newRow("no keys") << "<Delete></Delete>" << "names no <Object>";
-        QTest::newRow("empty key") << "<Delete><Object><Key></Key></Object></Delete>" << "without a <Key>";
+        QTest::newRow("malformed") << "<Delete><Object><Key>a</Key></Delete>"
+                                   << "malformed XML";
+        QTest::newRow("wrong root") << "<Remove><Object><Key>a</Key></Object></Remove>"
+                                    << "must be <Delete>";
+        QTest::newRow("no keys") << "<Delete></Delete>"
+                                 << "names no <Object>";
+        QTest::newRow("empty key") << "<Delete><Object><Key></Key></Object></Delete>"
+                                   << "without a <Key>";
         QTest::newRow("quiet") << "<Delete><Quiet>yes</Quiet><Object><Key>a</Key></Object></Delete>"
                                << "true or false";
     }
@@ -107,14 +112,16 @@ private slots:
     void limits()
     {
         std::string many = "<Delete>";
-        for (std::size_t i = 0; i <= kS3MaxDeleteKeys; ++i) many += "<Object><Key>k" + std::to_string(i) + "</Key></Object>";
+        for (std::size_t i = 0; i <= kS3MaxDeleteKeys; ++i)
+            many += "<Object><Key>k" + std::to_string(i) + "</Key></Object>";
         many += "</Delete>";
         auto r = parseS3DeleteRequest(many);
         QVERIFY(!r);
         QVERIFY(QString::fromStdString(r.error().message).contains("more than 1000 keys"));
 
         auto badPart = parseS3CompleteUpload(
-            "<CompleteMultipartUpload><Part><PartNumber>10001</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>");
+            "<CompleteMultipartUpload><Part><PartNumber>10001</PartNumber><ETag>x</ETag></Part></"
+            "CompleteMultipartUpload>");
         QVERIFY(!badPart);
         QVERIFY(QString::fromStdString(badPart.error().message).contains("1..10000"));
         auto notNumber = parseS3CompleteUpload(
