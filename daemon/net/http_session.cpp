@@ -36,6 +36,9 @@ using tcp = asio::ip::tcp;
 
 namespace {
 constexpr std::size_t kBodyChunk = 256 * 1024;
+// A relayed body (BodySource) moves in pieces of this size: each piece costs
+// two thread hops (read on a worker, write here), so fewer, larger ones.
+constexpr std::size_t kSourceChunk = 1024 * 1024;
 constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;      // yield to other connections after this many bytes
 constexpr std::uint64_t kDrainLimit = api::kSmallBodyBytes;  // unread bodies up to this size are drained
 constexpr std::uint64_t kInlineFileBytes = 16 * 1024;        // file regions up to this size are read, not sendfile'd
@@ -622,11 +625,12 @@ void BasicHttpSession<S>::sendSourceChunk()
         onWritten({});
         return;
     }
-    if (m_chunk.size() < kBodyChunk) m_chunk.resize(kBodyChunk);
+    if (m_sourceBuf.size() < kSourceChunk) m_sourceBuf.resize(kSourceChunk);
     lowest().expires_never();
     asio::post(*m_ctx->workers, [self = this->shared_from_this()] {
-        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(self->m_sourceLeft, self->m_chunk.size()));
-        auto got = self->m_source->read(self->m_chunk.data(), want);
+        const auto want =
+            static_cast<std::size_t>(std::min<std::uint64_t>(self->m_sourceLeft, self->m_sourceBuf.size()));
+        auto got = self->m_source->read(self->m_sourceBuf.data(), want);
         asio::post(self->m_stream.get_executor(), [self, got = std::move(got)]() mutable {
             if (!got || *got == 0 || *got > self->m_sourceLeft) {
                 // The length is promised already: closing is the only honest move.
@@ -639,7 +643,7 @@ void BasicHttpSession<S>::sendSourceChunk()
             }
             const std::size_t n = *got;
             self->lowest().expires_after(self->m_ctx->options.ioTimeout);
-            asio::async_write(self->m_stream, asio::buffer(self->m_chunk.data(), n),
+            asio::async_write(self->m_stream, asio::buffer(self->m_sourceBuf.data(), n),
                               [self, n](beast::error_code ec, std::size_t) {
                                   if (ec) {
                                       self->m_source.reset();
@@ -648,6 +652,7 @@ void BasicHttpSession<S>::sendSourceChunk()
                                       return;
                                   }
                                   self->m_sourceLeft -= n;
+                                  if (self->m_sourceLeft == 0) std::vector<char>().swap(self->m_sourceBuf);
                                   self->sendSourceChunk();
                               });
         });

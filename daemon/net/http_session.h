@@ -128,6 +128,7 @@ private:
     std::unique_ptr<FileRegion> m_file;
     std::shared_ptr<BodySource> m_source;
     std::uint64_t m_sourceLeft = 0;
+    std::vector<char> m_sourceBuf;  // while a BodySource is sent (1 MiB)
     bool m_closeAfter = false;
     boost::asio::basic_waitable_timer<std::chrono::steady_clock, boost::asio::wait_traits<std::chrono::steady_clock>,
                                       Executor>
