@@ -1116,14 +1116,16 @@ struct S3Api::Impl {
         auto stored = storedParts(bucket, id);
         if (!stored) return fromError(stored.error(), resource);
         std::uint32_t previous = 0;
-        Md5Stream etags;
-        std::uint64_t total = 0;
-        for (std::size_t i = 0; i < wanted->parts.size(); ++i) {
-            const auto& p = wanted->parts[i];
+        for (const auto& p : wanted->parts) {
             if (p.number <= previous) {
                 return s3Error(400, "InvalidPartOrder", "The list of parts was not in ascending order.", resource);
             }
             previous = p.number;
+        }
+        Md5Stream etags;
+        std::uint64_t total = 0;
+        for (std::size_t i = 0; i < wanted->parts.size(); ++i) {
+            const auto& p = wanted->parts[i];
             auto it = stored->find(p.number);
             if (it == stored->end() || unquote(it->second.etag) != unquote(p.etag)) {
                 return s3Error(400, "InvalidPart",

@@ -165,6 +165,54 @@ private slots:
         QCOMPARE(code(*r), std::string("BucketNotEmpty"));
     }
 
+    void conditionsCopiesAndMultipartRules()
+    {
+        auto r = m_http.send(Method::Put, s3("/s3test/cond"), Body::string("conditional"));
+        QCOMPARE(r->status, 200);
+        r = m_http.send(Method::Get, s3("/s3test/cond"), {},
+                        {{"If-Unmodified-Since", "Fri, 24 May 2013 00:00:00 GMT"}});
+        QCOMPARE(r->status, 412);
+        QCOMPARE(code(*r), std::string("PreconditionFailed"));
+        r = m_http.send(Method::Get, s3("/s3test?versioning"));
+        QCOMPARE(r->status, 200);
+        QVERIFY(r->body.find("<VersioningConfiguration") != std::string::npos);
+        r = m_http.send(Method::Put, s3("/s3test/cond"), {}, {{"x-amz-copy-source", "/s3test/cond"}});
+        QCOMPARE(r->status, 400);
+        QCOMPARE(code(*r), std::string("InvalidRequest"));
+        r = m_http.send(Method::Put, s3("/s3test/big-meta"), Body::string("x"),
+                        {{"x-amz-meta-big", std::string(3000, 'v')}});
+        QCOMPARE(r->status, 400);
+        QCOMPARE(code(*r), std::string("MetadataTooLarge"));
+        // Multipart: a small part that is not the last, parts out of order.
+        r = m_http.send(Method::Post, s3("/s3test/mp?uploads"));
+        QCOMPARE(r->status, 200);
+        auto init = api::parseS3InitiateUpload(r->body);
+        QVERIFY(init);
+        const auto part = [&](int n, const std::string& body) {
+            auto p = m_http.send(Method::Put,
+                                 s3("/s3test/mp?partNumber=" + std::to_string(n) + "&uploadId=" + init->uploadId),
+                                 Body::string(body));
+            return p ? p->header("etag") : std::string();
+        };
+        api::S3CompleteUpload c;
+        c.parts = {{1, part(1, "small"), 0, {}}, {2, part(2, "last"), 0, {}}};
+        const auto complete = s3("/s3test/mp?uploadId=" + init->uploadId);
+        r = m_http.send(Method::Post, complete, Body::string(api::toXml(c)));
+        QCOMPARE(r->status, 400);
+        QCOMPARE(code(*r), std::string("EntityTooSmall"));
+        std::swap(c.parts[0], c.parts[1]);
+        r = m_http.send(Method::Post, complete, Body::string(api::toXml(c)));
+        QCOMPARE(code(*r), std::string("InvalidPartOrder"));
+        // A single small part is a valid (last) part.
+        c.parts = {{1, c.parts[1].etag, 0, {}}};
+        r = m_http.send(Method::Post, complete, Body::string(api::toXml(c)));
+        QCOMPARE(r->status, 200);
+        QCOMPARE(get("/s3test/mp"), std::string("small"));
+        r = m_http.send(Method::Delete, s3("/s3test/mp?uploadId=" + init->uploadId));
+        QCOMPARE(r->status, 404);
+        QCOMPARE(code(*r), std::string("NoSuchUpload"));
+    }
+
     void sameObjectsAsTheNativeApi()
     {
         auto r = m_http.send(Method::Put, s3("/s3test/both/from-s3"), Body::string("written by S3"),
