@@ -36,6 +36,7 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"host", c.host},
                        {"port", c.effectivePort()},
                        {"s3_port", c.s3Port},
+                       {"s3_keys_file", c.s3KeysFile},
                        {"proxy_url", c.proxyUrl},
                        {"data_dir", c.dataDir},
                        {"mountpaths", c.mountpaths},
@@ -95,6 +96,7 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "host") v.get_to(c.host);
             else if (k == "port") v.get_to(c.port);
             else if (k == "s3_port") v.get_to(c.s3Port);
+            else if (k == "s3_keys_file") v.get_to(c.s3KeysFile);
             else if (k == "proxy_url") v.get_to(c.proxyUrl);
             else if (k == "data_dir") v.get_to(c.dataDir);
             else if (k == "mountpaths") v.get_to(c.mountpaths);
@@ -172,6 +174,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("port", po::value<int>(), "listen port; 0 picks a free one (default: proxy 8080, target 8081)")
         ("port-file", po::value<std::string>(), "write the bound port to this file")
         ("s3-port", po::value<int>(), "proxy: also serve S3 at the root of this port (default off; docs/s3.md)")
+        ("s3-keys-file", po::value<std::string>(), "proxy: S3 access keys (JSON; docs/s3.md)")
         ("proxy-url", po::value<std::string>(), "target: the proxy to join, e.g. http://127.0.0.1:8080")
         ("data-dir", po::value<std::string>(), "node state directory (id, database)")
         ("mountpath", po::value<std::vector<std::string>>(), "target: object storage directory (repeatable)")
@@ -239,6 +242,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("port")) c.port = vm["port"].as<int>();
     if (vm.count("port-file")) c.portFile = vm["port-file"].as<std::string>();
     if (vm.count("s3-port")) c.s3Port = vm["s3-port"].as<int>();
+    if (vm.count("s3-keys-file")) c.s3KeysFile = vm["s3-keys-file"].as<std::string>();
     if (vm.count("proxy-url")) c.proxyUrl = vm["proxy-url"].as<std::string>();
     if (vm.count("data-dir")) c.dataDir = vm["data-dir"].as<std::string>();
     if (vm.count("mountpath")) c.mountpaths = vm["mountpath"].as<std::vector<std::string>>();

@@ -2,6 +2,7 @@
 
 #include "common/log.h"
 #include "meta/node_identity.h"
+#include "s3/s3_keys.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -35,6 +36,15 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
                                        // a relayed PUT waits for the target's commit (fsync)
                                        std::chrono::milliseconds(std::max<std::int64_t>(c.peerTimeoutMs, 60000)));
     m_s3->registerRoutes(m_router);
+    if (!c.s3KeysFile.empty()) {
+        auto keys = orThrow(s3::loadS3Keys(c.s3KeysFile), "S3 keys");
+        logInfo("S3 signatures verified with ", keys.size(), " key(s) from ", c.s3KeysFile);
+        m_s3->setSecretLookup([keys = std::move(keys)](std::string_view ak) -> std::optional<s3::S3Api::Key> {
+            auto it = keys.find(ak);
+            if (it == keys.end()) return std::nullopt;
+            return it->second;
+        });
+    }
     if (c.s3Port >= 0) {
         m_s3->registerRoutes(m_s3Router, "");
         auto so = serverOptions(c);
@@ -54,9 +64,15 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         m_api->setBucketFilter([this](const net::Request& req, std::vector<api::BucketRef> all) {
             return m_authApi->visibleBuckets(req, std::move(all));
         });
-        // S3 access keys do not map to users yet: refuse rather than serve
-        // anyone (docs/s3.md).
-        m_s3->refuseAll("the S3 front end does not accept requests on a cluster with auth on yet");
+        // S3 keys act as the users the keys file names; without one, S3 is
+        // refused rather than served to anyone (docs/s3.md).
+        if (c.s3KeysFile.empty()) {
+            m_s3->refuseAll("auth is on and the proxy has no S3 keys (s3_keys_file)");
+        } else {
+            m_s3->setPermissionCheck([this](const std::string& user, const std::string& bucket, api::Permission p) {
+                return m_auth->users()->check(user, bucket, p);
+            });
+        }
         m_api->setRedirectSigner([this](std::string_view method, std::string_view bucket, std::string_view object) {
             return m_auth->signRedirect(method, bucket, object);
         });

@@ -270,12 +270,14 @@ struct S3Api::Impl {
     std::string clusterKey;
     std::chrono::milliseconds timeout;
     SecretLookup secrets;
+    PermissionCheck permits;
     std::string refuse;
 
     // What authenticate() found.
     struct Caller {
         std::optional<SigV4> sig;
         std::string signingKey;  // set when the signature was verified
+        std::string user;        // the key's user (verified requests)
     };
 
     client::HttpClient& loopback() const
@@ -292,7 +294,23 @@ struct S3Api::Impl {
 
     client::Headers keyHeader() const { return {{std::string(api::kHdrClusterKey), clusterKey}}; }
 
-    api::Result<Caller> authenticate(const Request& req) const
+    // Checks the request's signature and, with permissions configured (auth
+    // on), that its user holds `permission` on `bucket` (empty: none needed).
+    api::Result<Caller> authenticate(const Request& req, const std::string& bucket, api::Permission permission) const
+    {
+        auto c = verify(req);
+        if (!c || !permits || bucket.empty()) return c;
+        auto ok = permits(c->user, bucket, permission);
+        if (!ok) return ok.error();
+        if (!*ok) {
+            return api::Error::forbidden("AccessDenied: user \"" + c->user + "\" may not " +
+                                         std::string(api::permissionName(permission)) + " in bucket \"" + bucket +
+                                         "\"");
+        }
+        return c;
+    }
+
+    api::Result<Caller> verify(const Request& req) const
     {
         if (!refuse.empty()) return api::Error::forbidden("AccessDenied: " + refuse);
         SignedRequest sr;
@@ -307,13 +325,14 @@ struct S3Api::Impl {
         c.sig = std::move(sig.value());
         if (!secrets) return c;
         if (!c.sig) return api::Error::forbidden("AccessDenied: anonymous requests are not allowed; sign with SigV4");
-        auto secret = secrets(c.sig->accessKey);
-        if (!secret) {
+        auto key = secrets(c.sig->accessKey);
+        if (!key) {
             return api::Error::forbidden("InvalidAccessKeyId: the access key \"" + c.sig->accessKey +
                                          "\" does not exist");
         }
-        if (auto st = verifySigV4(sr, *c.sig, *secret, nowUnix()); !st) return st.error();
-        c.signingKey = signingKey(*secret, *c.sig);
+        if (auto st = verifySigV4(sr, *c.sig, key->secret, nowUnix()); !st) return st.error();
+        c.signingKey = signingKey(key->secret, *c.sig);
+        c.user = key->user;
         return c;
     }
 
@@ -321,11 +340,16 @@ struct S3Api::Impl {
 
     Response listBuckets(const Request& req) const
     {
-        if (auto c = authenticate(req); !c) return fromError(c.error(), "/");
+        if (auto c = authenticate(req, std::string(), api::Permission::Read); !c) return fromError(c.error(), "/");
         api::S3BucketList out;
         out.ownerId = "tessera";
         const auto buckets = bmd();
+        const auto caller = verify(req);
         for (const auto& [name, props] : buckets->buckets) {
+            if (permits && caller) {
+                auto ok = permits(caller->user, name, api::Permission::List);
+                if (!ok || !*ok) continue;
+            }
             out.buckets.push_back({name, api::s3IsoTime(props.created / 1000000000)});
         }
         return xmlResponse(200, api::toXml(out));
@@ -334,7 +358,7 @@ struct S3Api::Impl {
     Response bucketGet(const Request& req) const
     {
         const auto bucket = req.param("bucket");
-        if (auto c = authenticate(req); !c) return fromError(c.error(), "/" + bucket);
+        if (auto c = authenticate(req, bucket, api::Permission::List); !c) return fromError(c.error(), "/" + bucket);
         if (bmd()->find(bucket) == nullptr) return noSuchBucket(bucket);
         if (req.hasQuery("location")) {
             return xmlResponse(200, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><LocationConstraint xmlns=\"" +
@@ -357,7 +381,8 @@ struct S3Api::Impl {
     Response createBucket(const Request& req) const
     {
         const auto bucket = req.param("bucket");
-        if (auto c = authenticate(req); !c) return fromError(c.error(), "/" + bucket);
+        if (auto c = authenticate(req, bucket, api::Permission::AdminBucket); !c)
+            return fromError(c.error(), "/" + bucket);
         if (auto st = api::validateBucketName(bucket); !st) {
             return s3Error(400, "InvalidBucketName", st.error().message, "/" + bucket);
         }
@@ -384,7 +409,8 @@ struct S3Api::Impl {
     Response deleteBucket(const Request& req) const
     {
         const auto bucket = req.param("bucket");
-        if (auto c = authenticate(req); !c) return fromError(c.error(), "/" + bucket);
+        if (auto c = authenticate(req, bucket, api::Permission::AdminBucket); !c)
+            return fromError(c.error(), "/" + bucket);
         if (bmd()->find(bucket) == nullptr) return noSuchBucket(bucket);
         // Uploads in progress do not keep a bucket: look past their names
         // (all below ".s3-multipart0", as '/' < '0').
@@ -408,7 +434,7 @@ struct S3Api::Impl {
     {
         const auto bucket = req.param("bucket");
         Response r;
-        if (auto c = authenticate(req); !c) {
+        if (auto c = authenticate(req, bucket, api::Permission::Read); !c) {
             r = fromError(c.error(), "/" + bucket);
         } else if (bmd()->find(bucket) == nullptr) {
             r = noSuchBucket(bucket);
@@ -627,7 +653,7 @@ struct S3Api::Impl {
             }
             return r;
         };
-        auto caller = authenticate(req);
+        auto caller = authenticate(req, bucket, api::Permission::Read);
         if (!caller) return finish(fromError(caller.error(), resource));
         if (!head && req.hasQuery("uploadId")) return listParts(req);
         auto name = objectName(req);
@@ -672,7 +698,7 @@ struct S3Api::Impl {
     {
         const auto bucket = req.param("bucket");
         const std::string resource = "/" + bucket + "/" + req.param("key");
-        if (auto c = authenticate(req); !c) return fromError(c.error(), resource);
+        if (auto c = authenticate(req, bucket, api::Permission::Delete); !c) return fromError(c.error(), resource);
         if (req.hasQuery("uploadId")) return abortUpload(req);
         if (bmd()->find(bucket) == nullptr) return noSuchBucket(bucket);
         auto name = objectName(req);
@@ -696,7 +722,7 @@ struct S3Api::Impl {
     {
         const auto bucket = req.param("bucket");
         const std::string resource = "/" + bucket;
-        if (auto c = authenticate(req); !c) return fromError(c.error(), resource);
+        if (auto c = authenticate(req, bucket, api::Permission::Delete); !c) return fromError(c.error(), resource);
         if (bmd()->find(bucket) == nullptr) return noSuchBucket(bucket);
         auto del = api::parseS3DeleteRequest(req.body);
         if (!del) return s3Error(400, "MalformedXML", del.error().message, resource);
@@ -843,7 +869,7 @@ struct S3Api::Impl {
     {
         const auto bucket = req.param("bucket");
         const std::string resource = "/" + bucket + "/" + req.param("key");
-        auto caller = authenticate(req);
+        auto caller = authenticate(req, bucket, api::Permission::Write);
         if (!caller) return fromError(caller.error(), resource);
         auto name = objectName(req);
         if (!name) return fromError(name.error(), resource);
@@ -996,6 +1022,7 @@ struct S3Api::Impl {
         const auto srcBucket = s.substr(0, slash);
         const auto srcName = s.substr(slash + 1);
         if (bmd()->find(srcBucket) == nullptr) return noSuchBucket(srcBucket);
+        if (auto c = authenticate(req, srcBucket, api::Permission::Read); !c) return fromError(c.error(), resource);
         std::optional<std::map<std::string, std::string>> replace;
         const auto directive = req.header("x-amz-metadata-directive");
         if (directive == "REPLACE") {
@@ -1047,7 +1074,7 @@ struct S3Api::Impl {
     {
         const auto bucket = req.param("bucket");
         const std::string resource = "/" + bucket + "/" + req.param("key");
-        if (auto c = authenticate(req); !c) return fromError(c.error(), resource);
+        if (auto c = authenticate(req, bucket, api::Permission::Write); !c) return fromError(c.error(), resource);
         if (bmd()->find(bucket) == nullptr) return noSuchBucket(bucket);
         auto name = objectName(req);
         if (!name) return fromError(name.error(), resource);
@@ -1266,7 +1293,7 @@ struct S3Api::Impl {
 S3Api::S3Api(MapSource smap, BucketSource bmd, std::string selfUrl, std::string clusterKey,
              std::chrono::milliseconds timeout)
     : m_impl(std::make_unique<Impl>(
-          Impl{std::move(smap), std::move(bmd), std::move(selfUrl), std::move(clusterKey), timeout, {}, {}}))
+          Impl{std::move(smap), std::move(bmd), std::move(selfUrl), std::move(clusterKey), timeout, {}, {}, {}}))
 {
 }
 
@@ -1274,6 +1301,7 @@ S3Api::~S3Api() = default;
 
 void S3Api::setSecretLookup(SecretLookup f) { m_impl->secrets = std::move(f); }
 void S3Api::refuseAll(std::string why) { m_impl->refuse = std::move(why); }
+void S3Api::setPermissionCheck(PermissionCheck f) { m_impl->permits = std::move(f); }
 
 void S3Api::registerRoutes(net::Router& router, const std::string& prefix)
 {

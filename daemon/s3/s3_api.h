@@ -11,6 +11,7 @@
 // Memory per relayed request: one 256 KiB chunk in the HTTP session and the
 // relay's parser buffer; never the object.
 
+#include "api/auth_msg.h"
 #include "api/bmd.h"
 #include "api/result.h"
 #include "api/smap.h"
@@ -42,12 +43,24 @@ public:
     // Set: signatures are verified with the secret of their access key
     // (nullopt: unknown key, InvalidAccessKeyId), and unsigned requests are
     // refused. Unset (auth off): a well-formed signature is accepted.
-    using SecretLookup = std::function<std::optional<std::string>(std::string_view accessKey)>;
+    struct Key {
+        std::string secret;
+        std::string user;  // the Tessera user the key acts as
+    };
+    using SecretLookup = std::function<std::optional<Key>(std::string_view accessKey)>;
     // Before the node serves requests.
     void setSecretLookup(SecretLookup f);
     // Set: every S3 request is refused with AccessDenied and this reason
     // (auth on, before S3 keys map to users). Before the node serves requests.
     void refuseAll(std::string why);
+
+    // Set (auth on): a verified request's user must hold the operation's
+    // permission on its bucket (read: GET/HEAD, list: listings, write: PUT
+    // and multipart, delete: deletes, admin-bucket: create/delete bucket);
+    // ListBuckets shows the buckets the user may list. Before the node serves.
+    using PermissionCheck =
+        std::function<api::Result<bool>(const std::string& user, const std::string& bucket, api::Permission p)>;
+    void setPermissionCheck(PermissionCheck f);
 
     struct Impl;
 

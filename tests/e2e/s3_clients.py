@@ -266,6 +266,54 @@ def section_boto3(a):
     check(code(s3.head_bucket, Bucket="boto")[1] == 404, "bucket left after delete_bucket")
 
 
+def section_signed(a):
+    """Against a proxy started with --s3-keys-file (AKIDTESSERATEST / tessera-test-secret):
+    the right key works, a wrong secret or an unknown key is refused, nothing is written."""
+    import boto3
+    from botocore.client import Config
+    from botocore.exceptions import ClientError
+
+    def client(ak, sk):
+        return boto3.client("s3", endpoint_url=a.endpoint, region_name="us-east-1", aws_access_key_id=ak,
+                            aws_secret_access_key=sk,
+                            config=Config(s3={"addressing_style": "path"}, signature_version="s3v4",
+                                          retries={"max_attempts": 1}))
+
+    good = client("AKIDTESSERATEST", "tessera-test-secret")
+    good.create_bucket(Bucket="signed")
+    good.put_object(Bucket="signed", Key="k", Body=b"signed bytes")
+    check(good.get_object(Bucket="signed", Key="k")["Body"].read() == b"signed bytes", "signed GET")
+    url = good.generate_presigned_url("get_object", Params={"Bucket": "signed", "Key": "k"}, ExpiresIn=60)
+    import urllib.request
+    import urllib.error
+    with urllib.request.urlopen(url) as resp:
+        check(resp.read() == b"signed bytes", "presigned GET with a verified signature")
+    try:
+        urllib.request.urlopen(url.replace("X-Amz-Expires=60", "X-Amz-Expires=61"))
+        fail("a tampered presigned URL was accepted")
+    except urllib.error.HTTPError as e:
+        check(e.code == 403 and b"SignatureDoesNotMatch" in e.read(), "tampered presigned URL: %d" % e.code)
+    for ak, sk, want in (("AKIDTESSERATEST", "wrong-secret", "SignatureDoesNotMatch"),
+                         ("AKIDUNKNOWN", "tessera-test-secret", "InvalidAccessKeyId")):
+        bad = client(ak, sk)
+        try:
+            bad.put_object(Bucket="signed", Key="bad", Body=b"x")
+            fail("PUT with %s/%s was accepted" % (ak, sk))
+        except ClientError as e:
+            check(e.response["Error"]["Code"] == want, "%s: got %s" % (want, e.response["Error"]["Code"]))
+    try:
+        good.head_object(Bucket="signed", Key="bad")
+        fail("a refused PUT stored its object")
+    except ClientError as e:
+        check(e.response["ResponseMetadata"]["HTTPStatusCode"] == 404, "head of refused PUT")
+    # unsigned requests are refused once keys are configured
+    try:
+        urllib.request.urlopen(a.endpoint + "/signed/k")
+        fail("an anonymous GET was accepted")
+    except urllib.error.HTTPError as e:
+        check(e.code == 403 and b"AccessDenied" in e.read(), "anonymous GET: %d" % e.code)
+
+
 def section_webdataset(a):
     """A WebDataset-style reader over `pipe:aws s3 cp s3://.../shard.tar -`."""
     aws = ["aws", "--endpoint-url", a.endpoint]

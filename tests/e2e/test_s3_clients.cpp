@@ -38,15 +38,16 @@ private:
     QTemporaryDir m_dir;
     int m_s3Port = 0;
 
+    void section(const QString& name) { runOn(*m_cluster, name); }
     // Runs one section of the client script; its stderr says what differed.
-    void section(const QString& name)
+    void runOn(tests::LocalCluster& cluster, const QString& name)
     {
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
         const QString work = m_dir.path() + "/" + name;
         QVERIFY(QDir().mkpath(work));
         p.start(kPython, {QStringLiteral(TESSERA_SOURCE_DIR "/tests/e2e/s3_clients.py"), name, "--endpoint",
-                          QString::fromStdString(m_cluster->proxyUrl()) + "/s3", "--root-endpoint",
+                          QString::fromStdString(cluster.proxyUrl()) + "/s3", "--root-endpoint",
                           "http://127.0.0.1:" + QString::number(m_s3Port), "--workdir", work});
         QVERIFY(p.waitForStarted());
         QVERIFY2(p.waitForFinished(600000), "the client script did not end in 10 minutes");
@@ -82,6 +83,22 @@ private slots:
     void boto3() { section("boto3"); }
     void s3cmd() { section("s3cmd"); }
     void webdatasetPipe() { section("webdataset"); }
+
+    // A second cluster whose proxy verifies signatures with a keys file.
+    void verifiedSignatures()
+    {
+        const QString keys = m_dir.path() + "/s3-keys.json";
+        QFile f(keys);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"keys":[{"access_key":"AKIDTESSERATEST","secret_key":"tessera-test-secret","user":"tester"}]})");
+        f.close();
+        tests::LocalCluster::Options o;
+        o.targets = 1;
+        o.extraProxyArgs = {"--s3-keys-file", keys};
+        tests::LocalCluster signedCluster(o);
+        QVERIFY2(signedCluster.start(), signedCluster.error().c_str());
+        runOn(signedCluster, "signed");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestS3Clients)
