@@ -754,11 +754,10 @@ struct S3Api::Impl {
             std::string sha256;  // hex of the payload (signed payload), empty: none
             std::string md5;     // Content-MD5 (base64), empty: none
         };
-        PutRelay(const Impl& api, std::unique_ptr<TargetCall> call, std::uint64_t length,
-                 std::unique_ptr<AwsChunkedDecoder> decoder, Checks checks, std::string resource,
-                 std::function<Response(const ObjectView&)> answer)
-            : m_api(api), m_call(std::move(call)), m_length(length), m_decoder(std::move(decoder)),
-              m_checks(std::move(checks)), m_resource(std::move(resource)), m_answer(std::move(answer))
+        PutRelay(std::unique_ptr<TargetCall> call, std::uint64_t length, std::unique_ptr<AwsChunkedDecoder> decoder,
+                 Checks checks, std::string resource, std::function<Response(const ObjectView&)> answer)
+            : m_call(std::move(call)), m_length(length), m_decoder(std::move(decoder)), m_checks(std::move(checks)),
+              m_resource(std::move(resource)), m_answer(std::move(answer))
         {
             if (!m_checks.sha256.empty()) {
                 m_sha = {EVP_MD_CTX_new(), &EVP_MD_CTX_free};
@@ -838,7 +837,6 @@ struct S3Api::Impl {
             return out;
         }
 
-        const Impl& m_api;
         std::unique_ptr<TargetCall> m_call;
         std::uint64_t m_length;
         std::unique_ptr<AwsChunkedDecoder> m_decoder;
@@ -948,7 +946,7 @@ struct S3Api::Impl {
             return r;
         };
         return std::unique_ptr<net::UploadSink>(std::make_unique<PutRelay>(
-            *this, std::move(call.value()), length, std::move(decoder), std::move(checks), resource, answer));
+            std::move(call.value()), length, std::move(decoder), std::move(checks), resource, answer));
     }
 
     // Streams bucket/name from its target into a new object (or part)
@@ -956,8 +954,7 @@ struct S3Api::Impl {
     api::Result<ObjectView> copyStream(const std::string& srcBucket, const std::string& srcName,
                                        const std::string& dstBucket, const std::string& dstName,
                                        const std::optional<std::map<std::string, std::string>>& replaceMeta,
-                                       const Request* conditions, const std::string& resource,
-                                       std::optional<Response>& refused) const
+                                       const std::string& resource, std::optional<Response>& refused) const
     {
         auto opened = openRead(srcBucket, srcName, false, "");
         if (!opened) return opened.error();
@@ -966,10 +963,6 @@ struct S3Api::Impl {
         if (th.status != 200)
             return api::Error::unavailable("reading the source failed with " + std::to_string(th.status));
         auto view = viewOf([&th](std::string_view n) { return th.header(n); });
-        if (conditions != nullptr) {
-            // x-amz-copy-source-if-* are the If-* of the source.
-            (void)conditions;
-        }
         if (!th.contentLength) return api::Error::unavailable("source answered without a length");
         std::map<std::string, std::string> custom;
         if (replaceMeta) {
@@ -1003,7 +996,6 @@ struct S3Api::Impl {
             refused = fromStatus(dh->status, body ? *body : "", resource, "NoSuchBucket");
             return api::Error::unavailable("copy refused");
         }
-        (void)refused;
         return viewOf([&dh](std::string_view n) { return dh->header(n); });
     }
 
@@ -1038,7 +1030,7 @@ struct S3Api::Impl {
                            resource);
         }
         std::optional<Response> refused;
-        auto view = copyStream(srcBucket, srcName, bucket, name, replace, &req, resource, refused);
+        auto view = copyStream(srcBucket, srcName, bucket, name, replace, resource, refused);
         if (refused) return std::move(*refused);
         if (!view) return fromError(view.error(), "/" + srcBucket + "/" + srcName);
         return xmlResponse(200, api::toXml(api::S3CopyResult{view->etag, api::s3IsoTime(view->mtime), false}));
