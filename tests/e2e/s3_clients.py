@@ -314,6 +314,48 @@ def section_signed(a):
         check(e.code == 403 and b"AccessDenied" in e.read(), "anonymous GET: %d" % e.code)
 
 
+def section_authorized(a):
+    """Auth on, keys AKIDADMIN (user admin) and AKIDALICE (user alice: read,list on bucket perm):
+    each key acts as its user with the native permissions."""
+    import boto3
+    from botocore.client import Config
+    from botocore.exceptions import ClientError
+
+    def client(ak, sk):
+        return boto3.client("s3", endpoint_url=a.endpoint, region_name="us-east-1", aws_access_key_id=ak,
+                            aws_secret_access_key=sk,
+                            config=Config(s3={"addressing_style": "path"}, signature_version="s3v4",
+                                          retries={"max_attempts": 1}))
+
+    def code(fn, **kw):
+        try:
+            fn(**kw)
+        except ClientError as e:
+            return e.response["Error"]["Code"]
+        return None
+
+    admin = client("AKIDADMIN", "admin-s3-secret")
+    alice = client("AKIDALICE", "alice-s3-secret")
+    admin.create_bucket(Bucket="perm")
+    admin.create_bucket(Bucket="hidden")
+    admin.put_object(Bucket="perm", Key="k", Body=b"for alice")
+    check(alice.get_object(Bucket="perm", Key="k")["Body"].read() == b"for alice", "alice reads perm")
+    check([o["Key"] for o in alice.list_objects_v2(Bucket="perm")["Contents"]] == ["k"], "alice lists perm")
+    check([b["Name"] for b in alice.list_buckets()["Buckets"]] == ["perm"], "alice sees only perm")
+    check(code(alice.put_object, Bucket="perm", Key="x", Body=b"x") == "AccessDenied", "alice may not write")
+    check(code(alice.delete_object, Bucket="perm", Key="k") == "AccessDenied", "alice may not delete")
+    check(code(alice.create_bucket, Bucket="alices") == "AccessDenied", "alice may not create buckets")
+    check(code(alice.get_object, Bucket="hidden", Key="k") == "AccessDenied", "alice may not read hidden")
+    check(code(admin.head_object, Bucket="perm", Key="x") is not None, "alice's refused PUT stored an object")
+    import urllib.request
+    import urllib.error
+    try:
+        urllib.request.urlopen(a.endpoint + "/perm/k")
+        fail("an anonymous GET was accepted with auth on")
+    except urllib.error.HTTPError as e:
+        check(e.code == 403, "anonymous GET with auth on: %d" % e.code)
+
+
 def section_webdataset(a):
     """A WebDataset-style reader over `pipe:aws s3 cp s3://.../shard.tar -`."""
     aws = ["aws", "--endpoint-url", a.endpoint]

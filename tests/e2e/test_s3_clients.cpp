@@ -99,6 +99,35 @@ private slots:
         QVERIFY2(signedCluster.start(), signedCluster.error().c_str());
         runOn(signedCluster, "signed");
     }
+
+    // Auth on: keys act as their users, with the native permissions.
+    void keysActAsUsersWithAuthOn()
+    {
+        const QString keys = m_dir.path() + "/s3-user-keys.json";
+        QFile f(keys);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"keys":[{"access_key":"AKIDADMIN","secret_key":"admin-s3-secret","user":"admin"},
+                            {"access_key":"AKIDALICE","secret_key":"alice-s3-secret","user":"alice"}]})");
+        f.close();
+        tests::LocalCluster::Options o;
+        o.targets = 1;
+        o.extraProxyArgs = {"--auth-enabled", "true", "--s3-keys-file", keys};
+        o.extraTargetArgs = {"--auth-enabled", "true"};
+        tests::LocalCluster authCluster(o);
+        QVERIFY2(authCluster.start(), authCluster.error().c_str());
+        const auto user = [&](const QStringList& args, const QByteArray& in) {
+            QProcess p;
+            p.start(tests::nodeBinary(),
+                    QStringList{"--role", "proxy", "--data-dir", authCluster.dataDir() + "/proxy", "user"} + args);
+            p.write(in);
+            p.closeWriteChannel();
+            return p.waitForFinished(30000) ? p.exitCode() : -1;
+        };
+        QCOMPARE(user({"add", "admin", "--admin"}, "admin-password-1\n"), 0);
+        QCOMPARE(user({"add", "alice"}, "alice-password-1\n"), 0);
+        QCOMPARE(user({"grant", "alice", "perm", "read,list"}, {}), 0);
+        runOn(authCluster, "authorized");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestS3Clients)
