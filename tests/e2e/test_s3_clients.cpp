@@ -3,7 +3,8 @@
 // delimiter and paging), s3cmd (put/get/ls/del, on the S3 port of its own:
 // it cannot take a path prefix), boto3 (every supported operation,
 // presigned GET, error codes, an aborted multipart upload that leaves
-// nothing), and a WebDataset-style reader over `pipe:aws s3 cp ... -`. The
+// nothing), a WebDataset-style reader over `pipe:aws s3 cp ... -`, signatures
+// verified with a keys file, and keys acting as users with auth on. The
 // clients are Debian's (awscli, s3cmd, python3-boto3), run with Debian's
 // python3, never a virtualenv's.
 #include "../integration/local_cluster.h"
