@@ -13,6 +13,8 @@ BUILD_PACKAGES=(
   libarchive-dev nlohmann-json3-dev libxxhash-dev libsqlite3-dev zlib1g-dev libpng-dev
   # dSort, ishard and ETL specs in YAML (shared/spec/spec_text).
   libyaml-cpp-dev
+  # S3 front end (daemon/s3, shared/api/s3_msg): S3's XML documents with pugixml.
+  libpugixml-dev
   # Erasure coding (daemon/ec): Intel ISA-L.
   libisal-dev
   # Security (daemon/auth): Argon2id password hashes and random keys from
@@ -34,8 +36,11 @@ BUILD_PACKAGES=(
 # its dependencies about 600 MiB installed, under a minute from a mirror);
 # python3-numpy to turn decoded images into tensors; python3-xxhash for HRW
 # placement at C speed (the package falls back to pure Python without it).
+# awscli, s3cmd and python3-boto3 are the real S3 clients of tests/e2e/test_s3_clients
+# and tests/bench/s3.sh.
 TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4 python3 python3-pil jq xxhash openssl
-  python3-torch python3-numpy python3-xxhash)
+  python3-torch python3-numpy python3-xxhash
+  awscli s3cmd python3-boto3)
 # The demo dataset run.sh loads (and the tests convert).
 DATA_PACKAGES=(dataset-fashion-mnist)
 

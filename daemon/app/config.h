@@ -20,6 +20,12 @@ struct Config {
     std::string dataDir;                  // node state: id, database
     std::vector<std::string> mountpaths;  // targets: object storage directories
     std::string portFile;                 // when set, the bound port is written here (atomically)
+    // Proxy: the S3 front end also on a port of its own, at the root (for
+    // clients that cannot take the /s3 path prefix: s3cmd). -1: off.
+    int s3Port = -1;
+    // Proxy: S3 access keys (docs/s3.md). Set: S3 signatures are verified with
+    // them (and, auth on, map to users); unset with auth on: S3 is refused.
+    std::string s3KeysFile;
     std::string logLevel = "info";
 
     bool fsync = true;  // fsync objects (and their directory) before acknowledging a PUT

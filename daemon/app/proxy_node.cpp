@@ -2,6 +2,7 @@
 
 #include "common/log.h"
 #include "meta/node_identity.h"
+#include "s3/s3_keys.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -30,6 +31,28 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         [this] { return nodeStats(); }, clusterKey,
         std::chrono::milliseconds(c.keepaliveIntervalMs * c.keepaliveMaxMissed));
     m_api->registerRoutes(m_router);
+    m_s3 = std::make_unique<s3::S3Api>([this] { return m_state->smap(); }, [this] { return m_state->bmd(); },
+                                       m_self.publicNet.url, clusterKey,
+                                       // a relayed PUT waits for the target's commit (fsync)
+                                       std::chrono::milliseconds(std::max<std::int64_t>(c.peerTimeoutMs, 60000)));
+    m_s3->registerRoutes(m_router);
+    if (!c.s3KeysFile.empty()) {
+        auto keys = orThrow(s3::loadS3Keys(c.s3KeysFile), "S3 keys");
+        logInfo("S3 signatures verified with ", keys.size(), " key(s) from ", c.s3KeysFile);
+        m_s3->setSecretLookup([keys = std::move(keys)](std::string_view ak) -> std::optional<s3::S3Api::Key> {
+            auto it = keys.find(ak);
+            if (it == keys.end()) return std::nullopt;
+            return it->second;
+        });
+    }
+    if (c.s3Port >= 0) {
+        m_s3->registerRoutes(m_s3Router, "");
+        auto so = serverOptions(c);
+        so.port = static_cast<unsigned short>(c.s3Port);
+        m_s3Server = std::make_unique<net::HttpServer>(so, m_s3Router);
+        m_s3Server->listen();
+        logInfo("S3 front end also at http://", c.host, ":", m_s3Server->port(), "/");
+    }
     addMetricsRoute(m_router, [this] { return nodeStats(); });
     if (c.authEnabled) {
         m_auth = NodeAuth::forProxy(c, clusterKey);
@@ -47,6 +70,15 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         m_api->setBucketFilter([this](const net::Request& req, std::vector<api::BucketRef> all) {
             return m_authApi->visibleBuckets(req, std::move(all));
         });
+        // S3 keys act as the users the keys file names; without one, S3 is
+        // refused rather than served to anyone (docs/s3.md).
+        if (c.s3KeysFile.empty()) {
+            m_s3->refuseAll("auth is on and the proxy has no S3 keys (s3_keys_file)");
+        } else {
+            m_s3->setPermissionCheck([this](const std::string& user, const std::string& bucket, api::Permission p) {
+                return m_auth->users()->check(user, bucket, p);
+            });
+        }
         m_api->setRedirectSigner([this](std::string_view method, std::string_view bucket, std::string_view object) {
             return m_auth->signRedirect(method, bucket, object);
         });
@@ -224,6 +256,7 @@ api::NodeStats ProxyNode::nodeStats()
 int ProxyNode::run()
 {
     m_server->start();
+    if (m_s3Server) m_s3Server->start();
     announcePort(m_config, m_server->port());
     if (m_config.statsIntervalMs * 3 >= m_config.keepaliveIntervalMs * m_config.keepaliveMaxMissed) {
         logWarn("stats_interval_ms x 3 (", m_config.statsIntervalMs * 3, " ms) is not shorter than the keepalive ",
@@ -257,6 +290,10 @@ int ProxyNode::run()
     monitor.join();
     m_server->stop();
     m_server->wait();
+    if (m_s3Server) {
+        m_s3Server->stop();
+        m_s3Server->wait();
+    }
     return 0;
 }
 

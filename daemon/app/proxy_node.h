@@ -23,6 +23,7 @@
 #include "proxy/proxy_api.h"
 #include "proxy/proxy_state.h"
 #include "proxy/shard_job_planner.h"
+#include "s3/s3_api.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -65,6 +66,10 @@ private:
     std::unique_ptr<proxy::Protection> m_protection;
     std::unique_ptr<proxy::Decommission> m_decommission;
     std::unique_ptr<proxy::ProxyApi> m_api;
+    std::unique_ptr<s3::S3Api> m_s3;  // /s3/...: the S3 front end (docs/s3.md)
+    // Config::s3Port: the same S3 front end at the root of a port of its own.
+    net::Router m_s3Router;
+    std::unique_ptr<net::HttpServer> m_s3Server;
     std::unique_ptr<proxy::ClusterMonitor> m_monitor;
     std::shared_ptr<proxy::FeedHub> m_feed;
     std::unique_ptr<proxy::JobCoordinator> m_jobs;

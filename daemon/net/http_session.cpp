@@ -36,6 +36,9 @@ using tcp = asio::ip::tcp;
 
 namespace {
 constexpr std::size_t kBodyChunk = 256 * 1024;
+// A relayed body (BodySource) moves in pieces of this size: each piece costs
+// two thread hops (read on a worker, write here), so fewer, larger ones.
+constexpr std::size_t kSourceChunk = 1024 * 1024;
 constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;      // yield to other connections after this many bytes
 constexpr std::uint64_t kDrainLimit = api::kSmallBodyBytes;  // unread bodies up to this size are drained
 constexpr std::uint64_t kInlineFileBytes = 16 * 1024;        // file regions up to this size are read, not sendfile'd
@@ -556,7 +559,7 @@ void BasicHttpSession<S>::send(Response res)
     const unsigned version = m_parser ? m_parser->get().version() : 11;
     const bool headRequest = m_req.method == http::verb::head;
     m_status = res.status;
-    m_sentBytes = headRequest ? 0 : (res.file ? res.file->length : res.body.size());
+    m_sentBytes = headRequest ? 0 : (res.file ? res.file->length : res.source ? res.sourceLength : res.body.size());
 
     // A small file region goes out with the header in one write: cheaper
     // than a header write plus a sendfile for a few KiB.
@@ -580,12 +583,19 @@ void BasicHttpSession<S>::send(Response res)
     // small response, a generic serializer and a header container cost more
     // CPU than the rest of the request. File bodies follow by sendfile; a
     // HEAD answer announces a length and sends no body.
-    const bool bodyFollows = !headRequest && !res.isHead && !res.file;
-    const std::uint64_t length = res.file ? res.file->length : res.isHead ? res.headContentLength : res.body.size();
+    const bool bodyFollows = !headRequest && !res.isHead && !res.file && !res.source;
+    const std::uint64_t length = res.file     ? res.file->length
+                                 : res.source ? res.sourceLength
+                                 : res.isHead ? res.headContentLength
+                                              : res.body.size();
     writeResponseHead(m_head, version, res, keepAlive, length);
     if (bodyFollows) m_body = std::move(res.body);
     else m_body.clear();
     if (!headRequest) m_file = std::move(res.file);
+    if (!headRequest && res.source) {
+        m_source = std::move(res.source);
+        m_sourceLeft = res.sourceLength;
+    }
     lowest().expires_after(m_ctx->options.ioTimeout);
     if constexpr (kTls) {
         // One buffer: the SSL stream, given the head and a body of more
@@ -599,7 +609,53 @@ void BasicHttpSession<S>::send(Response res)
             self->sendFileChunk();
             return;
         }
+        if (!ec && self->m_source) {
+            self->sendSourceChunk();
+            return;
+        }
         self->onWritten(ec);
+    });
+}
+
+template <class S>
+void BasicHttpSession<S>::sendSourceChunk()
+{
+    if (m_sourceLeft == 0) {
+        m_source.reset();
+        onWritten({});
+        return;
+    }
+    if (m_sourceBuf.size() < kSourceChunk) m_sourceBuf.resize(kSourceChunk);
+    lowest().expires_never();
+    asio::post(*m_ctx->workers, [self = this->shared_from_this()] {
+        const auto want =
+            static_cast<std::size_t>(std::min<std::uint64_t>(self->m_sourceLeft, self->m_sourceBuf.size()));
+        auto got = self->m_source->read(self->m_sourceBuf.data(), want);
+        asio::post(self->m_stream.get_executor(), [self, got = std::move(got)]() mutable {
+            if (!got || *got == 0 || *got > self->m_sourceLeft) {
+                // The length is promised already: closing is the only honest move.
+                logWarn("relayed body of ", self->m_req.path,
+                        " ended early: ", got ? std::string("source ended") : got.error().message);
+                self->m_source.reset();
+                self->recordOp(502);
+                self->closeConnection();
+                return;
+            }
+            const std::size_t n = *got;
+            self->lowest().expires_after(self->m_ctx->options.ioTimeout);
+            asio::async_write(self->m_stream, asio::buffer(self->m_sourceBuf.data(), n),
+                              [self, n](beast::error_code ec, std::size_t) {
+                                  if (ec) {
+                                      self->m_source.reset();
+                                      self->recordOp(kClientAbort);
+                                      self->closeConnection();
+                                      return;
+                                  }
+                                  self->m_sourceLeft -= n;
+                                  if (self->m_sourceLeft == 0) std::vector<char>().swap(self->m_sourceBuf);
+                                  self->sendSourceChunk();
+                              });
+        });
     });
 }
 

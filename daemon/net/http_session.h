@@ -89,6 +89,8 @@ private:
     // TLS: a file region read in chunks and written through the stream
     // (sendfile would bypass the encryption).
     void sendFileChunkTls();
+    // A BodySource: each chunk read on the worker pool, written here.
+    void sendSourceChunk();
     void fail(const api::Error& e, bool close);
     // Counts the request in the node's statistics (once; routes with an op).
     void recordOp(int status);
@@ -124,6 +126,9 @@ private:
     std::string m_head;  // status line and fields (reused between requests)
     std::string m_body;  // in-memory body
     std::unique_ptr<FileRegion> m_file;
+    std::shared_ptr<BodySource> m_source;
+    std::uint64_t m_sourceLeft = 0;
+    std::vector<char> m_sourceBuf;  // while a BodySource is sent (1 MiB)
     bool m_closeAfter = false;
     boost::asio::basic_waitable_timer<std::chrono::steady_clock, boost::asio::wait_traits<std::chrono::steady_clock>,
                                       Executor>

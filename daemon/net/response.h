@@ -23,11 +23,24 @@ struct FileRegion {
     std::uint64_t length = 0;
 };
 
+// A body produced while it is sent (the proxy relaying a target's answer to
+// an S3 client). read() fills at most `cap` bytes and returns how many (0 or
+// an error: the source failed; the connection is then closed, the length
+// having been promised). Called on the worker pool, one call at a time,
+// never on the connection's I/O thread, so it may block.
+class BodySource {
+public:
+    virtual ~BodySource() = default;
+    virtual api::Result<std::size_t> read(char* buf, std::size_t cap) = 0;
+};
+
 struct Response {
     int status = 200;
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
-    std::unique_ptr<FileRegion> file;     // when set, the body is this file region
+    std::unique_ptr<FileRegion> file;    // when set, the body is this file region
+    std::shared_ptr<BodySource> source;  // when set, the body is sourceLength bytes read from it
+    std::uint64_t sourceLength = 0;
     bool close = false;                   // close the connection after sending
     std::uint64_t headContentLength = 0;  // for HEAD: the Content-Length to announce
     bool isHead = false;

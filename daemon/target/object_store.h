@@ -88,6 +88,10 @@ struct PutParams {
     // a whole file with the same metadata, all renamed into place under the
     // name's lock before the commit returns. A disabled mountpath is skipped.
     std::size_t mountpathCopies = 1;
+    // S3 (PUT ...?s3=true, from the proxy's S3 front end): the body is also
+    // hashed with MD5, kept as custom "s3-etag" (unless the caller set one: a
+    // completed multipart upload's), and the write time as "s3-mtime".
+    bool s3Etag = false;
 
     // A copy of stored version `meta` (a rebalance, a reconciliation, a
     // repair): it keeps the version's stamp and number, and bytes that do not

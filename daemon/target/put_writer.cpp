@@ -162,6 +162,10 @@ api::Status PutWriter::write(const char* data, std::size_t size)
     if (const int err = writeAll(m_fd.get(), data, size); err != 0)
         return m_store->mountpathError(m_mp, err, "write failed");
     m_hash->stream.update(data, size);
+    if (m_params.s3Etag) {
+        if (!m_hash->md5) m_hash->md5.emplace();
+        m_hash->md5->update(data, size);
+    }
     m_size += size;
     return {};
 }
@@ -173,6 +177,11 @@ api::Result<api::ObjectMeta> PutWriter::finishBytes()
     meta.checksumValue = m_hash->stream.hex();
     meta.custom = m_params.custom;
     meta.atimeNs = nowNs();
+    if (m_params.s3Etag) {
+        if (!m_hash->md5) m_hash->md5.emplace();
+        meta.custom.try_emplace("s3-etag", m_hash->md5->hex());
+        meta.custom["s3-mtime"] = std::to_string(meta.atimeNs / 1000000000);
+    }
     if (!m_params.expectedChecksum.empty() && m_params.expectedChecksum != meta.checksumValue) {
         if (m_params.transferStamp > 0) {
             // A copy of a stored version: its bytes no longer match the

@@ -6,6 +6,7 @@
 #include "api/checksum.h"
 #include "api/object_meta.h"
 #include "api/result.h"
+#include "s3/md5_stream.h"
 
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,7 @@ namespace tessera::daemon::target {
 // The running hash of a PUT (PutWriter keeps one).
 struct HashState {
     api::Xxh64Stream stream;
+    std::optional<s3::Md5Stream> md5;  // PutParams::s3Etag
 };
 
 namespace store_detail {

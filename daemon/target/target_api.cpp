@@ -380,6 +380,7 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
                        {}});
     }
     params.mountpathCopies = mountpathCopies(ref->bucket);
+    params.s3Etag = req.queryValue("s3") == "true";
     auto writer = m_store.beginPut(ref->bucket, ref->name, std::move(params));
     if (!writer) return Response::error(writer.error());
     PutSink::Hooks hooks;

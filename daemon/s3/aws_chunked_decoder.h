@@ -1,0 +1,56 @@
+#pragma once
+// Decodes an aws-chunked request body (x-amz-content-sha256:
+// STREAMING-AWS4-HMAC-SHA256-PAYLOAD): "<hex size>;chunk-signature=<sig>\r\n
+// <bytes>\r\n" repeated, ending with a chunk of size 0 and an empty line.
+// Each chunk's signature chains from the previous one, starting with the
+// request's seed signature; with a signing key every one is checked, without
+// one (auth off) each is only parsed. Bytes go out as they arrive: memory is
+// one chunk-header line (at most 1 KiB), never a chunk.
+//
+// Not thread-safe: one decoder per request body.
+
+#include "api/result.h"
+#include "sigv4.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace tessera::daemon::s3 {
+
+class AwsChunkedDecoder {
+public:
+    using Out = std::function<api::Status(const char* data, std::size_t size)>;
+
+    // `key`: the request's signing key (signingKey()), empty to skip checks.
+    AwsChunkedDecoder(std::string key, SigV4 sig);
+    ~AwsChunkedDecoder();
+
+    // Decodes `size` more bytes, handing the payload to `out`. BadRequest for
+    // a malformed body (IncompleteBody / bad chunk header), Forbidden for a
+    // chunk whose signature does not match; an error of `out` is returned.
+    api::Status feed(const char* data, std::size_t size, const Out& out);
+    // The final chunk and its empty line arrived.
+    bool done() const { return m_state == State::Done; }
+    std::uint64_t decodedBytes() const { return m_decoded; }
+
+private:
+    enum class State { Header, Data, DataCr, DataLf, Trailer, Done };
+    api::Status onHeader();
+    api::Status endChunk();
+
+    std::string m_key;
+    SigV4 m_sig;
+    std::string m_previous;  // the last verified signature
+    std::string m_line;
+    std::string m_chunkSig;
+    std::uint64_t m_left = 0;
+    bool m_final = false;
+    std::uint64_t m_decoded = 0;
+    State m_state = State::Header;
+    struct Hash;
+    std::unique_ptr<Hash> m_hash;
+};
+
+}  // namespace tessera::daemon::s3

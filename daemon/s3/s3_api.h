@@ -1,0 +1,71 @@
+#pragma once
+// The S3 front end on the proxy: path-style S3 at /s3/<bucket>/<key>. No
+// redirects: object bodies are relayed between the S3 client and the
+// owning target (TargetCall), a chunk at a time, so unmodified SDKs work.
+// Control calls (buckets, listing, deletes) go through the proxy's own
+// native API on loopback, with the cluster key. Objects written here are the
+// same objects the native API sees; the S3 extras live in the object's
+// custom metadata: "s3-etag" (MD5, computed by the target while it writes),
+// "s3-mtime", "s3-ct" (Content-Type), "s3m.<name>" (x-amz-meta-<name>).
+//
+// Memory per relayed request: one 256 KiB chunk in the HTTP session and the
+// relay's parser buffer; never the object.
+
+#include "api/auth_msg.h"
+#include "api/bmd.h"
+#include "api/result.h"
+#include "api/smap.h"
+#include "net/router.h"
+#include "sigv4.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace tessera::daemon::s3 {
+
+class S3Api {
+public:
+    // The proxy's current cluster map and buckets (any thread).
+    using MapSource = std::function<std::shared_ptr<const api::Smap>()>;
+    using BucketSource = std::function<std::shared_ptr<const api::Bmd>()>;
+    // `selfUrl`: this proxy's URL (loopback calls of the native API).
+    S3Api(MapSource smap, BucketSource bmd, std::string selfUrl, std::string clusterKey,
+          std::chrono::milliseconds timeout);
+    ~S3Api();
+
+    // Routes under `prefix` ("/s3"). Every route is Access::open(): the S3
+    // front end checks S3 signatures itself.
+    void registerRoutes(net::Router& router, const std::string& prefix = "/s3");
+
+    // Set: signatures are verified with the secret of their access key
+    // (nullopt: unknown key, InvalidAccessKeyId), and unsigned requests are
+    // refused. Unset (auth off): a well-formed signature is accepted.
+    struct Key {
+        std::string secret;
+        std::string user;  // the Tessera user the key acts as
+    };
+    using SecretLookup = std::function<std::optional<Key>(std::string_view accessKey)>;
+    // Before the node serves requests.
+    void setSecretLookup(SecretLookup f);
+    // Set: every S3 request is refused with AccessDenied and this reason
+    // (auth on, before S3 keys map to users). Before the node serves requests.
+    void refuseAll(std::string why);
+
+    // Set (auth on): a verified request's user must hold the operation's
+    // permission on its bucket (read: GET/HEAD, list: listings, write: PUT
+    // and multipart, delete: deletes, admin-bucket: create/delete bucket);
+    // ListBuckets shows the buckets the user may list. Before the node serves.
+    using PermissionCheck =
+        std::function<api::Result<bool>(const std::string& user, const std::string& bucket, api::Permission p)>;
+    void setPermissionCheck(PermissionCheck f);
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace tessera::daemon::s3
