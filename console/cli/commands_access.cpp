@@ -75,7 +75,8 @@ int cmdUserList(CliContext& ctx)
     Table t({"USER", "ADMIN", "GRANTS"});
     for (const auto& u : *users) {
         std::string grants;
-        for (const auto& g : u.grants) grants += (grants.empty() ? "" : " ") + g.bucket + ":" + permissionList(g.permissions);
+        for (const auto& g : u.grants)
+            grants += (grants.empty() ? "" : " ") + g.bucket + ":" + permissionList(g.permissions);
         t.add({u.name, u.admin ? "yes" : "no", grants.empty() ? "-" : grants});
     }
     *ctx.out << t.render();
@@ -163,7 +164,8 @@ int cmdBucketRevoke(CliContext& ctx)
         if (auto st = client.revokeGrant(user, bucket, p); !st) return ctx.fail(st.error());
     }
     if (ctx.json) {
-        *ctx.out << api::dumpJson({{"user", user}, {"bucket", bucket}, {"revoked", permissionList(permissions)}}) << "\n";
+        *ctx.out << api::dumpJson({{"user", user}, {"bucket", bucket}, {"revoked", permissionList(permissions)}})
+                 << "\n";
     } else {
         *ctx.out << "revoked " << permissionList(permissions) << " on \"" << bucket << "\" from \"" << user << "\"\n";
     }

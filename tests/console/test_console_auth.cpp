@@ -582,6 +582,13 @@ private slots:
         o.filePath = m_dir.filePath(QStringLiteral("auto/tokens.json"));
         TokenStore store(o);
         QSignalSpy notices(&store, &TokenStore::notice);
+        // Looking for stored tokens (every start) moves to the file quietly.
+        std::optional<api::Result<std::optional<api::TokenReply>>> found;
+        store.read("three", [&](api::Result<std::optional<api::TokenReply>> r) { found = std::move(r); });
+        QVERIFY(test::waitUntil([&] { return found.has_value(); }, kWaitMs));
+        QVERIFY(found->ok() && !found->value());
+        QVERIFY(store.usingFile());
+        QCOMPARE(notices.count(), 0);
         const api::TokenReply tokens{"access-c", 100, std::string("refresh-c"), 200};
         std::optional<api::Status> wrote;
         store.write("three", tokens, [&](api::Status st) { wrote = st; });

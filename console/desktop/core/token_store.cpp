@@ -58,10 +58,20 @@ void TokenStore::fallBack(const QString& why)
 {
     if (m_useFile) return;
     m_useFile = true;
-    const QString text = tr("No system keychain reachable (%1): tokens are kept in %2 (readable by you only)")
-                             .arg(why, m_options.filePath);
-    qInfo("tessera-console: %s", qPrintable(text));
-    emit notice(text);
+    m_fallbackWhy = why;
+    qInfo("tessera-console: no system keychain reachable (%s): tokens go to %s", qPrintable(why),
+          qPrintable(m_options.filePath));
+}
+
+void TokenStore::announceFallback()
+{
+    // Said once, when tokens are first kept in the file: a read or removal
+    // that finds no keychain (every start, even on a cluster without auth)
+    // is not worth a word in the status bar.
+    if (m_fallbackWhy.isEmpty() || m_fallbackAnnounced) return;
+    m_fallbackAnnounced = true;
+    emit notice(tr("No system keychain reachable (%1): tokens are kept in %2 (readable by you only)")
+                    .arg(m_fallbackWhy, m_options.filePath));
 }
 
 void TokenStore::read(const QString& key, ReadCallback done)
@@ -72,7 +82,10 @@ void TokenStore::read(const QString& key, ReadCallback done)
 
 void TokenStore::write(const QString& key, const api::TokenReply& tokens, StatusCallback done)
 {
-    if (m_useFile) return done(fileWrite(key, tokens));
+    if (m_useFile) {
+        announceFallback();
+        return done(fileWrite(key, tokens));
+    }
     keychainWrite(key, tokens, std::move(done));
 }
 
@@ -116,6 +129,7 @@ void TokenStore::keychainWrite(const QString& key, const api::TokenReply& tokens
                 if (finished->error() == QKeychain::NoError) return done({});
                 if (m_options.backend == Backend::Auto) {
                     fallBack(finished->errorString());
+                    announceFallback();
                     return done(fileWrite(key, tokens));
                 }
                 done(api::Error::unavailable("keychain: " + finished->errorString().toStdString()));

@@ -17,7 +17,8 @@ namespace tessera::console {
 //
 // Backend::Auto tries the keychain and, the first time it is unreachable (no
 // D-Bus secret service, as on a server or offscreen), moves to the file for
-// the rest of the run and says so once with notice(). Backend::File uses the
+// the rest of the run, and says so once with notice() when it first keeps
+// tokens there (not on a read: every start reads). Backend::File uses the
 // file only (tests, and users who ask for it); Backend::Keychain never falls
 // back (its errors are returned).
 //
@@ -59,6 +60,7 @@ private:
     enum class Op { Read, Write, Remove };
     // Auto: the keychain failed for a reason other than a missing entry.
     void fallBack(const QString& why);
+    void announceFallback();
     api::Result<std::optional<api::TokenReply>> fileRead(const QString& key) const;
     api::Status fileWrite(const QString& key, const std::optional<api::TokenReply>& tokens) const;
     void keychainRead(const QString& key, ReadCallback done);
@@ -67,6 +69,8 @@ private:
 
     Options m_options;
     bool m_useFile;
+    QString m_fallbackWhy;  // set once Auto moved to the file
+    bool m_fallbackAnnounced = false;
 };
 
 }  // namespace tessera::console
