@@ -102,6 +102,8 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_feed =
         proxy::FeedHub::create(fo, m_server->sharedContext(), [this] { return nlohmann::json(m_monitor->snapshot()); });
     m_monitor->attach(m_feed);
+    m_audit = std::make_unique<proxy::AuditTrail>(m_self.id, m_feed, c.authEnabled);
+    m_server->setAuditor([this](const net::Request& req, int status) { m_audit->record(req, status); });
     proxy::JobCoordinator::Options jo;
     jo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);
     jo.clusterKey = clusterKey;

@@ -12,6 +12,7 @@
 #include "node_auth.h"
 #include "node_common.h"
 #include "node_tls.h"
+#include "proxy/audit_trail.h"
 #include "proxy/auth_proxy_api.h"
 #include "proxy/cluster_monitor.h"
 #include "proxy/decommission.h"
@@ -72,6 +73,7 @@ private:
     std::unique_ptr<net::HttpServer> m_s3Server;
     std::unique_ptr<proxy::ClusterMonitor> m_monitor;
     std::shared_ptr<proxy::FeedHub> m_feed;
+    std::unique_ptr<proxy::AuditTrail> m_audit;
     std::unique_ptr<proxy::JobCoordinator> m_jobs;
     std::unique_ptr<proxy::ShardJobPlanner> m_shardJobs;
     std::unique_ptr<dsort::DsortProxyApi> m_dsorts;

@@ -17,6 +17,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -55,6 +56,10 @@ struct ServerContext {
     // Auth on: checks each matched route's Access before anything else
     // (nullptr: auth off, nothing checked).
     const Authorizer* authorizer = nullptr;
+    // Told of every answered request that changes the cluster's control
+    // state (isAuditedChange): the proxy's audit trail. Null: none. Called on
+    // the connection's I/O thread; it must not block.
+    std::function<void(const Request&, int status)> auditor;
     boost::asio::thread_pool* workers = nullptr;
     // Work that never waits on another node (see UploadSink::receivesFromPeer).
     boost::asio::thread_pool* internalWorkers = nullptr;
@@ -133,6 +138,8 @@ public:
     stats::StatsRecorder& stats() { return m_stats; }
     // Before start(); `a` must outlive the server.
     void setAuthorizer(const Authorizer* a) { m_ctx->authorizer = a; }
+    // Set before the server runs.
+    void setAuditor(std::function<void(const Request&, int status)> f) { m_ctx->auditor = std::move(f); }
     // Serves TLS with `c` from the next connection on (any time; null: plain).
     void setTls(std::shared_ptr<boost::asio::ssl::context> c) { m_ctx->setTlsContext(std::move(c)); }
 

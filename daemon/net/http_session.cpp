@@ -207,6 +207,7 @@ void BasicHttpSession<S>::doReadHeader()
     m_sentBytes = 0;
     m_status = 0;
     m_recorded = false;
+    m_audited = false;
     // A new connection's first request head, and under pressure (half the
     // slots taken) any head and the wait for it, get the shorter header
     // deadline: a connection that trickles its head (slowloris) or idles
@@ -560,6 +561,10 @@ void BasicHttpSession<S>::send(Response res)
     const bool headRequest = m_req.method == http::verb::head;
     m_status = res.status;
     m_sentBytes = headRequest ? 0 : (res.file ? res.file->length : res.source ? res.sourceLength : res.body.size());
+    if (m_ctx->auditor && !m_audited && m_route != nullptr && isAuditedChange(*m_route, m_req)) {
+        m_audited = true;
+        m_ctx->auditor(m_req, res.status);
+    }
 
     // A small file region goes out with the header in one write: cheaper
     // than a header write plus a sendfile for a few KiB.

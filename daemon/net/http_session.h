@@ -129,6 +129,7 @@ private:
     std::shared_ptr<BodySource> m_source;
     std::uint64_t m_sourceLeft = 0;
     std::vector<char> m_sourceBuf;  // while a BodySource is sent (1 MiB)
+    bool m_audited = false;         // this request's control change was told to the auditor
     bool m_closeAfter = false;
     boost::asio::basic_waitable_timer<std::chrono::steady_clock, boost::asio::wait_traits<std::chrono::steady_clock>,
                                       Executor>

@@ -1,5 +1,7 @@
 #include "router.h"
 
+#include "api/headers.h"
+
 namespace tessera::daemon::net {
 
 namespace {
@@ -55,6 +57,16 @@ bool matchPattern(std::string_view pattern, std::string_view path,
 }  // namespace
 
 void Router::add(Route route) { m_routes.push_back(std::move(route)); }
+
+bool isAuditedChange(const Route& route, const Request& req)
+{
+    namespace http = boost::beast::http;
+    if (req.method == http::verb::get || req.method == http::verb::head || route.websocket) return false;
+    const bool control =
+        route.access.kind == Access::Kind::Admin ||
+        (route.access.kind == Access::Kind::Bucket && route.access.permission == api::Permission::AdminBucket);
+    return control && req.header(api::kHdrClusterKey).empty();
+}
 
 api::Result<RouteMatch> Router::match(Request& req) const
 {

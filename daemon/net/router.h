@@ -84,6 +84,15 @@ struct Route {
     Access access{};                  // checked when auth is on
 };
 
+// Whether answering `req` on `route` is a control change the audit trail
+// records: a method other than GET or HEAD on a route for admins or for a
+// bucket's admin-bucket permission (buckets created, destroyed or changed,
+// bucket actions, jobs, ETL, dSort, users, grants, token keys, cluster
+// actions), called by a person: not by another node (the cluster key
+// header), not a WebSocket upgrade. Object writes and deletes are data, not
+// control, and are counted in the statistics instead.
+bool isAuditedChange(const Route& route, const Request& req);
+
 inline Route counted(Route r, api::OpKind op)
 {
     r.op = op;

@@ -23,6 +23,7 @@ inline constexpr const char* kMountpathError = "mountpath_error";
 inline constexpr const char* kMountpathOk = "mountpath_ok";  // back under 85 % / readable again
 inline constexpr const char* kChecksumError = "checksum_error";
 inline constexpr const char* kErrorBurst = "error_burst";
+inline constexpr const char* kAudit = "audit";  // a person changed control state (daemon/proxy/audit_trail.h)
 }  // namespace event_kind
 
 struct ClusterEvent {

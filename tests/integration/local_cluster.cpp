@@ -300,6 +300,13 @@ std::string LocalCluster::targetLogTail(int i) const
     return log.readAll().right(3000).toStdString();
 }
 
+std::string LocalCluster::proxyLog() const
+{
+    QFile log(m_proxy.logFile);
+    if (!log.open(QIODevice::ReadOnly)) return {};
+    return log.readAll().toStdString();
+}
+
 std::string LocalCluster::proxyLogTail() const
 {
     QFile log(m_proxy.logFile);

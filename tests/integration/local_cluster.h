@@ -69,6 +69,8 @@ public:
     qint64 proxyPid() const { return m_proxy.process->processId(); }
     // The tail of the proxy's log.
     std::string proxyLogTail() const;
+    // The whole log of the proxy's current process.
+    std::string proxyLog() const;
     // Starts one more target (index targetCount() before the call) and waits
     // until the proxy's map lists it.
     bool addTarget();

@@ -646,6 +646,15 @@ private slots:
         QCOMPARE(cli(config, {"user", "rm", "carol"}).code, 2);  // not a terminal: --yes needed
         auto removed = cli(config, {"user", "rm", "carol", "--yes"});
         QVERIFY2(removed.code == 0, said(removed).c_str());
+        // The audit trail names who did it, and a refused attempt too.
+        QCOMPARE(cli(aliceConfig, {"user", "rm", "bob", "--yes"}).code, 1);
+        const auto log = m_cluster.proxyLog();
+        for (const char* line :
+             {"audit: \"admin\" POST /v1/users -> 201", "audit: \"admin\" POST /v1/users/carol/grants -> 200",
+              "audit: \"admin\" PUT /v1/users/carol/password -> 200", "audit: \"admin\" DELETE /v1/users/carol -> 200",
+              "audit: \"alice\" DELETE /v1/users/bob -> 403"}) {
+            QVERIFY2(log.find(line) != std::string::npos, (std::string(line) + " not in the proxy's log").c_str());
+        }
         QVERIFY(login("carol", "carol-second-password").empty());
         QCOMPARE(curl({"-H", bearer(carol), url("/v1/whoami")}).status, 401);
     }

@@ -417,6 +417,49 @@ private slots:
         QVERIFY(stats["feed"]["refused"].get<std::uint64_t>() >= 1);
     }
 
+    // The audit trail: a control change (a bucket created, changed,
+    // destroyed) is an `audit` event on the feed, named with its method,
+    // path, action and status; an object write (data) and a read are not.
+    void controlChangesAreAuditedOnTheFeed()
+    {
+        FeedRecorder feed(m_cluster.proxyUrl());
+        QVERIFY(feed.waitOpen());
+        QCOMPARE(feed.waitFor("snapshot", 0, 5000), 0);
+        const auto url = m_cluster.proxyUrl() + "/v1/buckets/audited";
+        auto r = m_http.send(Method::Post, url, Body::string("{\"action\":\"create-bck\"}"));
+        QVERIFY(r && r->status == 200);
+        r = m_http.send(Method::Put, m_cluster.proxyUrl() + "/v1/objects/audited/a.txt", Body::string("data"));
+        QVERIFY(r && r->status == 200);
+        r = m_http.send(Method::Get, url);
+        QVERIFY(r && r->status == 200);
+        r = m_http.send(Method::Delete, url);
+        QVERIFY(r && r->status == 200);
+        r = m_http.send(Method::Delete, url);  // gone: refused, and audited as such
+        QVERIFY(r && r->status == 404);
+
+        const auto isAudit = [](const std::string& text) {
+            return [text](const json& m) {
+                return m["data"]["kind"] == "audit" && m["data"]["message"].get<std::string>() == text;
+            };
+        };
+        const int created =
+            feed.waitFor("event", 0, 5000, isAudit("\"(auth off)\" POST /v1/buckets/audited action=create-bck -> 200"));
+        QVERIFY(created > 0);
+        const int destroyed = feed.waitFor("event", static_cast<std::size_t>(created), 5000,
+                                           isAudit("\"(auth off)\" DELETE /v1/buckets/audited -> 200"));
+        QVERIFY(destroyed > created);
+        const int refused = feed.waitFor("event", static_cast<std::size_t>(destroyed), 5000,
+                                         isAudit("\"(auth off)\" DELETE /v1/buckets/audited -> 404"));
+        QVERIFY(refused > destroyed);
+        QCOMPARE(feed.messages()[static_cast<std::size_t>(refused)].msg["data"].value("severity", std::string()),
+                 std::string("warning"));
+        int audits = 0;
+        for (const auto& m : feed.messages()) {
+            if (m.msg.value("type", "") == "event" && m.msg["data"]["kind"] == "audit") ++audits;
+        }
+        QCOMPARE(audits, 3);  // not the object PUT, not the listing
+    }
+
     void stuckClientDoesNotDelayOthersAndIsClosed()
     {
         const auto closedBefore = proxyStats()["feed"]["closed_slow"].get<std::uint64_t>();
