@@ -35,11 +35,12 @@ BUILD_PACKAGES=(
 # python3-torch for tessera.torch and its DataLoader tests (PyTorch 1.13; with
 # its dependencies about 600 MiB installed, under a minute from a mirror);
 # python3-numpy to turn decoded images into tensors; python3-xxhash for HRW
-# placement at C speed (the package falls back to pure Python without it).
+# placement at C speed (the package falls back to pure Python without it);
+# python3-pytest runs those tests under CTest.
 # awscli, s3cmd and python3-boto3 are the real S3 clients of tests/e2e/test_s3_clients
 # and tests/bench/s3.sh.
 TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4 python3 python3-pil jq xxhash openssl
-  python3-torch python3-numpy python3-xxhash
+  python3-torch python3-numpy python3-xxhash python3-pytest
   awscli s3cmd python3-boto3)
 # The demo dataset run.sh loads (and the tests convert).
 DATA_PACKAGES=(dataset-fashion-mnist)
