@@ -2,6 +2,8 @@
 // A feed client as the console uses it (QWebSocket), recording every message
 // of /v1/ws with its arrival time; for tests against a real proxy.
 
+#include <QSslCertificate>
+#include <QSslConfiguration>
 #include <QTest>
 #include <QUrl>
 #include <QWebSocket>
@@ -14,6 +16,28 @@
 namespace tessera::tests {
 
 using json = nlohmann::json;
+
+// The proxy's feed, /v1/ws, as ws:// or (a TLS cluster) wss://.
+inline QUrl feedUrl(const std::string& proxyUrl)
+{
+    QString url = QString::fromStdString(proxyUrl);
+    url.replace("https://", "wss://");
+    url.replace("http://", "ws://");
+    return QUrl(url + "/v1/ws");
+}
+
+// Opens `ws` on the proxy's feed, trusting the cluster's CA on a TLS
+// cluster (LocalCluster puts it in $TESSERA_CA_FILE).
+inline void openFeed(QWebSocket& ws, const std::string& proxyUrl)
+{
+    const QString ca = qEnvironmentVariable("TESSERA_CA_FILE");
+    if (!ca.isEmpty() && proxyUrl.rfind("https://", 0) == 0) {
+        QSslConfiguration conf = QSslConfiguration::defaultConfiguration();
+        conf.setCaCertificates(QSslCertificate::fromPath(ca));
+        ws.setSslConfiguration(conf);
+    }
+    ws.open(feedUrl(proxyUrl));
+}
 
 inline std::int64_t wallMs()
 {
@@ -34,9 +58,7 @@ public:
             m_messages.push_back({json::parse(text.toStdString(), nullptr, false), wallMs()});
         });
         connect(&m_ws, &QWebSocket::disconnected, this, [this] { m_disconnected = true; });
-        QString url = QString::fromStdString(proxyUrl);
-        url.replace("http://", "ws://");
-        m_ws.open(QUrl(url + "/v1/ws"));
+        openFeed(m_ws, proxyUrl);
     }
 
     bool waitOpen()

@@ -6,6 +6,7 @@
 // carries the job's `job` messages (kind dsort, per-target phases and
 // progress); a target killed mid-job fails the job with an error naming it.
 #include "dsort_test_util.h"
+#include "feed_recorder.h"
 #include "local_cluster.h"
 
 #include <QDirIterator>
@@ -178,9 +179,7 @@ private slots:
             auto m = json::parse(text.toStdString(), nullptr, false);
             if (m.is_object() && m.value("type", "") == "job") jobs.push_back(m["data"]);
         });
-        QString url = QString::fromStdString(m_cluster.proxyUrl());
-        url.replace("http://", "ws://");
-        ws.open(QUrl(url + "/v1/ws"));
+        tests::openFeed(ws, m_cluster.proxyUrl());
         QVERIFY(QTest::qWaitFor([&] { return ws.state() == QAbstractSocket::ConnectedState; }, 5000));
         const auto id = startSlowJob("feed-out");
         std::set<std::string> phases;

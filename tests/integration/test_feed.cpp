@@ -357,8 +357,7 @@ private slots:
         // A message over 4 KiB: closed with 1009 (message too big).
         {
             QWebSocket ws;
-            QString url = QString::fromStdString(m_cluster.proxyUrl()).replace("http://", "ws://") + "/v1/ws";
-            ws.open(QUrl(url));
+            tests::openFeed(ws, m_cluster.proxyUrl());
             QVERIFY(QTest::qWaitFor([&] { return ws.state() == QAbstractSocket::ConnectedState; }, 5000));
             ws.sendTextMessage(QString(5000, 'x'));
             QVERIFY(QTest::qWaitFor([&] { return ws.state() == QAbstractSocket::UnconnectedState; }, 5000));
@@ -367,8 +366,7 @@ private slots:
         // A flood of control messages: closed with 1008 (policy violation).
         {
             QWebSocket ws;
-            QString url = QString::fromStdString(m_cluster.proxyUrl()).replace("http://", "ws://") + "/v1/ws";
-            ws.open(QUrl(url));
+            tests::openFeed(ws, m_cluster.proxyUrl());
             QVERIFY(QTest::qWaitFor([&] { return ws.state() == QAbstractSocket::ConnectedState; }, 5000));
             for (int i = 0; i < 50; ++i) ws.sendTextMessage("{\"interval_ms\":1000}");
             QVERIFY(QTest::qWaitFor([&] { return ws.state() == QAbstractSocket::UnconnectedState; }, 5000));
@@ -408,8 +406,7 @@ private slots:
         QCOMPARE(r->status, 403);
 
         // A page served by the proxy itself may connect.
-        const auto host = m_cluster.proxyUrl().substr(std::string("http://").size());
-        FeedRecorder same(m_cluster.proxyUrl(), QString::fromStdString("http://" + host));
+        FeedRecorder same(m_cluster.proxyUrl(), QString::fromStdString(m_cluster.proxyUrl()));
         QVERIFY(same.waitOpen());
         QCOMPARE(same.waitFor("snapshot", 0, 5000), 0);
 

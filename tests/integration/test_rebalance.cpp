@@ -2,6 +2,7 @@
 // after a target joins, the objects it now owns move to it, each exactly
 // once, bytes and checksums intact; a copy written at the new owner before
 // the rebalance wins over the old one; job listing, status and errors.
+#include "feed_recorder.h"
 #include "local_cluster.h"
 
 #include "api/checksum.h"
@@ -157,9 +158,7 @@ private slots:
             auto m = json::parse(t.toStdString(), nullptr, false);
             if (m.is_object() && m["type"] == "job") jobMessages.push_back(m["data"]);
         });
-        QString ws = QString::fromStdString(m_cluster.proxyUrl());
-        ws.replace("http://", "ws://");
-        feed.open(QUrl(ws + "/v1/ws"));
+        tests::openFeed(feed, m_cluster.proxyUrl());
         QVERIFY(QTest::qWaitFor([&] { return feed.state() == QAbstractSocket::ConnectedState; }, 5000));
         feed.sendTextMessage("{\"subscribe\":[\"job\"]}");
 
