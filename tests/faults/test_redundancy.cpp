@@ -56,7 +56,19 @@ class TestRedundancy : public QObject {
     Q_OBJECT
 
 private:
-    HttpClient m_http{noRetry()};
+    // Rebuilt when the process-wide CA changes: each test function starts a
+    // cluster of its own, and on a TLS run each has its own CA.
+    std::unique_ptr<HttpClient> m_http;
+    std::string m_httpCa;
+    HttpClient& http()
+    {
+        const auto ca = HttpClient::Options::Tls::processDefault().caFile;
+        if (!m_http || ca != m_httpCa) {
+            m_http = std::make_unique<HttpClient>(noRetry());
+            m_httpCa = ca;
+        }
+        return *m_http;
+    }
 
     static std::string objUrl(tests::LocalCluster& c, const std::string& bucket, const std::string& name)
     {
@@ -64,20 +76,20 @@ private:
     }
     void createBucket(tests::LocalCluster& c, const std::string& bucket)
     {
-        auto r = m_http.send(Method::Post, c.proxyUrl() + "/v1/buckets/" + bucket,
+        auto r = http().send(Method::Post, c.proxyUrl() + "/v1/buckets/" + bucket,
                              Body::string(json{{"action", "create-bck"}}.dump()));
         QVERIFY(r);
         QCOMPARE(r->status, 200);
     }
     client::Response setProps(tests::LocalCluster& c, const std::string& bucket, const json& value)
     {
-        auto r = m_http.send(Method::Patch, c.proxyUrl() + "/v1/buckets/" + bucket,
+        auto r = http().send(Method::Patch, c.proxyUrl() + "/v1/buckets/" + bucket,
                              Body::string(json{{"action", "set-bprops"}, {"value", value}}.dump()));
         return r ? *r : client::Response{};
     }
     api::BucketProps props(tests::LocalCluster& c, const std::string& bucket)
     {
-        auto r = m_http.send(Method::Get, c.proxyUrl() + "/v1/daemon?what=bmd");
+        auto r = http().send(Method::Get, c.proxyUrl() + "/v1/daemon?what=bmd");
         return json::parse(r->body)["buckets"][bucket].get<api::BucketProps>();
     }
     // Waits for every job of `kind` to end; the last one's status.
@@ -86,7 +98,7 @@ private:
         json last;
         const bool done = QTest::qWaitFor(
             [&] {
-                auto r = m_http.send(Method::Get, c.proxyUrl() + "/v1/jobs");
+                auto r = http().send(Method::Get, c.proxyUrl() + "/v1/jobs");
                 if (!r || r->status != 200) return false;
                 bool any = false;
                 for (const auto& j : json::parse(r->body)) {
@@ -103,14 +115,14 @@ private:
     }
     json runJob(tests::LocalCluster& c, const std::string& kind, const json& args)
     {
-        auto r = m_http.send(Method::Post, c.proxyUrl() + "/v1/jobs",
+        auto r = http().send(Method::Post, c.proxyUrl() + "/v1/jobs",
                              Body::string(json{{"kind", kind}, {"args", args}}.dump()));
         if (!r || r->status != 200) return json{{"start", r ? r->body : r.error().message}};
         const auto id = json::parse(r->body)["id"].get<std::string>();
         json st;
         (void)QTest::qWaitFor(
             [&] {
-                auto s = m_http.send(Method::Get, c.proxyUrl() + "/v1/jobs/" + id);
+                auto s = http().send(Method::Get, c.proxyUrl() + "/v1/jobs/" + id);
                 if (!s || s->status != 200) return false;
                 st = json::parse(s->body);
                 return st["state"] != "running";
@@ -163,7 +175,7 @@ private:
         std::set<std::string> names;
         std::string token;
         do {
-            auto r = m_http.send(Method::Get, c.proxyUrl() + "/v1/buckets/" + bucket +
+            auto r = http().send(Method::Get, c.proxyUrl() + "/v1/buckets/" + bucket +
                                                   (token.empty() ? "" : "?continuation_token=" + token));
             *status = r ? r->status : 0;
             if (*status != 200) return names;
@@ -191,7 +203,7 @@ private slots:
         for (int i = 0; i < 30; ++i) {
             const auto name = "d/o-" + std::to_string(i);
             data[name] = randomBytes(1000 + static_cast<std::size_t>(i) * 9000, static_cast<std::uint32_t>(i));
-            auto r = m_http.send(Method::Put, objUrl(c, "mirrored", name), Body::string(data[name]));
+            auto r = http().send(Method::Put, objUrl(c, "mirrored", name), Body::string(data[name]));
             QVERIFY(r);
             QVERIFY2(r->status == 200, r->body.c_str());
         }
@@ -206,11 +218,11 @@ private slots:
         const auto smap = c.smap();
         QVERIFY(smap.tmap.at(c.targetId(1)).away());
         for (const auto& [name, bytes] : data) {
-            auto r = m_http.send(Method::Get, objUrl(c, "mirrored", name));
+            auto r = http().send(Method::Get, objUrl(c, "mirrored", name));
             QVERIFY(r);
             QVERIFY2(r->status == 200, (name + ": " + r->body).c_str());
             QVERIFY2(r->body == bytes, name.c_str());
-            QCOMPARE(m_http.send(Method::Head, objUrl(c, "mirrored", name))->status, 200);
+            QCOMPARE(http().send(Method::Head, objUrl(c, "mirrored", name))->status, 200);
         }
         int status = 0;
         const auto listed = listAll(c, "mirrored", &status);
@@ -222,7 +234,7 @@ private slots:
         std::string deleted;
         for (const auto& [name, bytes] : data) {
             const bool needsDead = expectedHolders(c, p, "mirrored", name).count(1) > 0;
-            auto r = m_http.send(Method::Put, objUrl(c, "mirrored", name), Body::string("v2 " + name));
+            auto r = http().send(Method::Put, objUrl(c, "mirrored", name), Body::string("v2 " + name));
             if (needsDead) {
                 QCOMPARE(r->status, 503);
                 QVERIFY2(r->body.find(c.targetId(1)) != std::string::npos, r->body.c_str());
@@ -232,7 +244,7 @@ private slots:
                 data[name] = "v2 " + name;
                 ++written;
                 if (deleted.empty()) {
-                    QCOMPARE(m_http.send(Method::Delete, objUrl(c, "mirrored", name))->status, 200);
+                    QCOMPARE(http().send(Method::Delete, objUrl(c, "mirrored", name))->status, 200);
                     deleted = name;
                 }
             }
@@ -243,10 +255,10 @@ private slots:
         QVERIFY(c.restartTarget(1));
         QVERIFY(c.waitForTargets(3, std::chrono::seconds(10)));
         for (const auto& [name, bytes] : data) {
-            auto r = m_http.send(Method::Get, objUrl(c, "mirrored", name));
+            auto r = http().send(Method::Get, objUrl(c, "mirrored", name));
             QVERIFY2(r->status == 200 && r->body == bytes, name.c_str());
         }
-        QCOMPARE(m_http.send(Method::Get, objUrl(c, "mirrored", deleted))->status, 404);
+        QCOMPARE(http().send(Method::Get, objUrl(c, "mirrored", deleted))->status, 404);
         QCOMPARE(holders(c, "mirrored", deleted).size(), std::size_t{0});
         QCOMPARE(listAll(c, "mirrored", &status).size(), data.size());
         QCOMPARE(status, 200);
@@ -262,7 +274,7 @@ private slots:
         createBucket(c, "later");
         for (int i = 0; i < 20; ++i) {
             const auto n = "o-" + std::to_string(i);
-            QCOMPARE(m_http.send(Method::Put, objUrl(c, "later", n), Body::string(n))->status, 200);
+            QCOMPARE(http().send(Method::Put, objUrl(c, "later", n), Body::string(n))->status, 200);
         }
         for (const json& bad :
              {json{{"mirror", {{"copies", 0}}}}, json{{"mirror", {{"copies", 9}}}}, json{{"mirror", {{"copies", "2"}}}},
@@ -291,7 +303,7 @@ private slots:
         std::uint64_t files = 0;
         const bool counted = QTest::qWaitFor(
             [&] {
-                auto r = m_http.send(Method::Get, c.proxyUrl() + "/v1/cluster?what=node_stats");
+                auto r = http().send(Method::Get, c.proxyUrl() + "/v1/cluster?what=node_stats");
                 if (!r || r->status != 200) return false;
                 objects = 0;
                 files = 0;
@@ -324,7 +336,7 @@ private slots:
         for (int i = 0; i < 20; ++i) {
             const auto n = "o-" + std::to_string(i);
             QCOMPARE(holders(c, "later", n), expectedHolders(c, p, "later", n));
-            QCOMPARE(m_http.send(Method::Get, objUrl(c, "later", n))->body, n);
+            QCOMPARE(http().send(Method::Get, objUrl(c, "later", n))->body, n);
         }
     }
 
@@ -340,7 +352,7 @@ private slots:
         std::vector<std::string> names;
         for (int i = 0; i < 40; ++i) {
             names.push_back("f-" + std::to_string(i));
-            QCOMPARE(m_http.send(Method::Put, objUrl(c, "disk", names.back()), Body::string(names.back()))->status,
+            QCOMPARE(http().send(Method::Put, objUrl(c, "disk", names.back()), Body::string(names.back()))->status,
                      200);
         }
         const auto dead = QString::fromStdString(c.targetMountpaths(0)[1]);
@@ -351,7 +363,7 @@ private slots:
         int onDead = 0;
         for (const auto& n : names) {
             if (QFile::exists(dead + ".gone/buckets/disk/" + QString::fromStdString(n))) ++onDead;
-            auto r = m_http.send(Method::Get, objUrl(c, "disk", n));
+            auto r = http().send(Method::Get, objUrl(c, "disk", n));
             QVERIFY2(r->status == 200, (n + ": " + r->body).c_str());
             QCOMPARE(r->body, n);
         }
@@ -385,7 +397,7 @@ private slots:
         for (int i = 0; i < 30; ++i) {
             const auto name = "l/o-" + std::to_string(i);
             data[name] = randomBytes(500 + static_cast<std::size_t>(i) * 700, 100u + static_cast<std::uint32_t>(i));
-            QCOMPARE(m_http.send(Method::Put, objUrl(c, "local", name), Body::string(data[name]))->status, 200);
+            QCOMPARE(http().send(Method::Put, objUrl(c, "local", name), Body::string(data[name]))->status, 200);
         }
         for (const auto& [name, bytes] : data) QCOMPARE(disksHolding(name), 2);
 
@@ -402,9 +414,9 @@ private slots:
 
         // Deleted: gone from every disk.
         const auto gone = data.begin()->first;
-        QCOMPARE(m_http.send(Method::Delete, objUrl(c, "local", gone))->status, 200);
+        QCOMPARE(http().send(Method::Delete, objUrl(c, "local", gone))->status, 200);
         QCOMPARE(disksHolding(gone), 0);
-        QCOMPARE(m_http.send(Method::Get, objUrl(c, "local", gone))->status, 404);
+        QCOMPARE(http().send(Method::Get, objUrl(c, "local", gone))->status, 404);
         data.erase(gone);
 
         // A flipped byte in one disk's copy: the scrub finds it and puts back
@@ -442,10 +454,10 @@ private slots:
         QVERIFY(blocker.open(QIODevice::WriteOnly));
         blocker.close();
         for (const auto& [name, bytes] : data) {
-            auto r = m_http.send(Method::Get, objUrl(c, "local", name));
+            auto r = http().send(Method::Get, objUrl(c, "local", name));
             QVERIFY2(r->status == 200, (name + ": " + r->body).c_str());
             QVERIFY2(r->body == bytes, name.c_str());
-            QCOMPARE(m_http.send(Method::Head, objUrl(c, "local", name))->status, 200);
+            QCOMPARE(http().send(Method::Head, objUrl(c, "local", name))->status, 200);
         }
         QVERIFY(onDead > 0);
     }
@@ -461,8 +473,8 @@ private slots:
         QCOMPARE(setProps(c, "scrubbed", mirror(2)).status, 200);
         QVERIFY(waitForJobs(c, "reprotect")["state"] == "finished");
         const auto bytes = randomBytes(300000, 11);
-        QCOMPARE(m_http.send(Method::Put, objUrl(c, "scrubbed", "victim"), Body::string(bytes))->status, 200);
-        QCOMPARE(m_http.send(Method::Put, objUrl(c, "single", "victim"), Body::string(bytes))->status, 200);
+        QCOMPARE(http().send(Method::Put, objUrl(c, "scrubbed", "victim"), Body::string(bytes))->status, 200);
+        QCOMPARE(http().send(Method::Put, objUrl(c, "single", "victim"), Body::string(bytes))->status, 200);
         const int owner = ownerIndex(c, "scrubbed", "victim");
         QVERIFY(owner >= 0);
         const auto flip = [](const std::string& path) {
@@ -480,7 +492,7 @@ private slots:
 
         // With validation on, the damaged owner's copy is not served: the good one is.
         QCOMPARE(setProps(c, "scrubbed", json{{"checksum", {{"validate_warm_get", true}}}}).status, 200);
-        auto r = m_http.send(Method::Get, objUrl(c, "scrubbed", "victim"));
+        auto r = http().send(Method::Get, objUrl(c, "scrubbed", "victim"));
         QVERIFY2(r->status == 200 && r->body == bytes, r->body.substr(0, 200).c_str());
 
         auto st = runJob(c, "scrub", json{{"bucket", "scrubbed"}});
@@ -504,7 +516,7 @@ private slots:
         st = json{};
         QVERIFY(QTest::qWaitFor(
             [&] {
-                st = json::parse(m_http.send(Method::Get, c.proxyUrl() + "/v1/jobs/" + id)->body);
+                st = json::parse(http().send(Method::Get, c.proxyUrl() + "/v1/jobs/" + id)->body);
                 return st["state"] != "running";
             },
             20000));
@@ -525,14 +537,14 @@ private slots:
         QCOMPARE(setProps(c, "lost", mirror(2)).status, 200);
         QVERIFY(waitForJobs(c, "reprotect")["state"] == "finished");
         const auto bytes = randomBytes(70000, 5);
-        QCOMPARE(m_http.send(Method::Put, objUrl(c, "lost", "gone-here"), Body::string(bytes))->status, 200);
-        QCOMPARE(m_http.send(Method::Put, objUrl(c, "lost", "deleted"), Body::string(bytes))->status, 200);
-        QCOMPARE(m_http.send(Method::Delete, objUrl(c, "lost", "deleted"))->status, 200);
+        QCOMPARE(http().send(Method::Put, objUrl(c, "lost", "gone-here"), Body::string(bytes))->status, 200);
+        QCOMPARE(http().send(Method::Put, objUrl(c, "lost", "deleted"), Body::string(bytes))->status, 200);
+        QCOMPARE(http().send(Method::Delete, objUrl(c, "lost", "deleted"))->status, 200);
         const int owner = ownerIndex(c, "lost", "gone-here");
         const auto path = filePath(c, owner, "lost", "gone-here");
         QVERIFY(!path.empty());
         QVERIFY(QFile::remove(QString::fromStdString(path)));  // no tombstone: lost, not deleted
-        auto read = m_http.send(Method::Get, objUrl(c, "lost", "gone-here"));
+        auto read = http().send(Method::Get, objUrl(c, "lost", "gone-here"));
         QVERIFY(read->status == 200 && read->body == bytes);
 
         const auto st = runJob(c, "reprotect", json{{"bucket", "lost"}});
@@ -543,18 +555,18 @@ private slots:
         QVERIFY(back.readAll().toStdString() == bytes);
         QCOMPARE(holders(c, "lost", "gone-here").size(), std::size_t{2});
         QCOMPARE(holders(c, "lost", "deleted").size(), std::size_t{0});
-        QCOMPARE(m_http.send(Method::Get, objUrl(c, "lost", "deleted"))->status, 404);
+        QCOMPARE(http().send(Method::Get, objUrl(c, "lost", "deleted"))->status, 404);
 
         // Lost on its owner again, then deleted: the holder's copy goes and
         // the DELETE says it removed something (200, not 404).
         QVERIFY(QFile::remove(QString::fromStdString(path)));
-        auto del = m_http.send(Method::Delete, objUrl(c, "lost", "gone-here"));
+        auto del = http().send(Method::Delete, objUrl(c, "lost", "gone-here"));
         QVERIFY(del);
         QVERIFY2(del->status == 200, del->body.c_str());
         QCOMPARE(holders(c, "lost", "gone-here").size(), std::size_t{0});
-        QCOMPARE(m_http.send(Method::Get, objUrl(c, "lost", "gone-here"))->status, 404);
+        QCOMPARE(http().send(Method::Get, objUrl(c, "lost", "gone-here"))->status, 404);
         // Deleting it again: nothing anywhere, 404.
-        QCOMPARE(m_http.send(Method::Delete, objUrl(c, "lost", "gone-here"))->status, 404);
+        QCOMPARE(http().send(Method::Delete, objUrl(c, "lost", "gone-here"))->status, 404);
     }
 
     // A holder killed and not yet known to be away: the owner cannot reach
@@ -571,7 +583,7 @@ private slots:
         QVERIFY(waitForJobs(c, "reprotect")["state"] == "finished");
         const auto p = props(c, "fail");
         const auto v1 = randomBytes(40000, 21);
-        QCOMPARE(m_http.send(Method::Put, objUrl(c, "fail", "kept"), Body::string(v1))->status, 200);
+        QCOMPARE(http().send(Method::Put, objUrl(c, "fail", "kept"), Body::string(v1))->status, 200);
         const int owner = ownerIndex(c, "fail", "kept");
         int holder = -1;
         for (int t : expectedHolders(c, p, "fail", "kept")) {
@@ -587,22 +599,22 @@ private slots:
             }
         }
         c.killTarget(holder);
-        auto put = m_http.send(Method::Put, objUrl(c, "fail", "kept"), Body::string(randomBytes(40000, 22)));
+        auto put = http().send(Method::Put, objUrl(c, "fail", "kept"), Body::string(randomBytes(40000, 22)));
         QCOMPARE(put->status, 503);
         QVERIFY2(put->body.find("nothing changed") != std::string::npos, put->body.c_str());
-        auto putNew = m_http.send(Method::Put, objUrl(c, "fail", fresh), Body::string(v1));
+        auto putNew = http().send(Method::Put, objUrl(c, "fail", fresh), Body::string(v1));
         QCOMPARE(putNew->status, 503);
-        auto del = m_http.send(Method::Delete, objUrl(c, "fail", "kept"));
+        auto del = http().send(Method::Delete, objUrl(c, "fail", "kept"));
         QCOMPARE(del->status, 503);
         QVERIFY2(del->body.find("nothing changed") != std::string::npos, del->body.c_str());
-        auto got = m_http.send(Method::Get, objUrl(c, "fail", "kept"));
+        auto got = http().send(Method::Get, objUrl(c, "fail", "kept"));
         QVERIFY(got->status == 200 && got->body == v1);
-        QCOMPARE(m_http.send(Method::Get, objUrl(c, "fail", fresh))->status, 404);
+        QCOMPARE(http().send(Method::Get, objUrl(c, "fail", fresh))->status, 404);
         // Once it is known to be away: the same answers.
         QVERIFY(QTest::qWaitFor([&] { return c.smap().tmap.at(c.targetId(holder)).away(); }, 15000));
-        got = m_http.send(Method::Get, objUrl(c, "fail", "kept"));
+        got = http().send(Method::Get, objUrl(c, "fail", "kept"));
         QVERIFY(got->status == 200 && got->body == v1);
-        QCOMPARE(m_http.send(Method::Get, objUrl(c, "fail", fresh))->status, 404);
+        QCOMPARE(http().send(Method::Get, objUrl(c, "fail", fresh))->status, 404);
     }
 
     // A target killed and started again within its keepalive window never
@@ -617,7 +629,7 @@ private slots:
         QVERIFY(waitForJobs(c, "reprotect")["state"] == "finished");
         const auto rebalances = [&] {
             int n = 0;
-            auto r = m_http.send(Method::Get, c.proxyUrl() + "/v1/jobs");
+            auto r = http().send(Method::Get, c.proxyUrl() + "/v1/jobs");
             for (const auto& j : json::parse(r->body)) n += j["kind"] == "rebalance";
             return n;
         };
@@ -659,8 +671,8 @@ private slots:
                 deleted = name;
             }
         }
-        QCOMPARE(m_http.send(Method::Put, objUrl(c, "intr", newer), Body::string(v1))->status, 200);
-        QCOMPARE(m_http.send(Method::Put, objUrl(c, "intr", deleted), Body::string(v1))->status, 200);
+        QCOMPARE(http().send(Method::Put, objUrl(c, "intr", newer), Body::string(v1))->status, 200);
+        QCOMPARE(http().send(Method::Put, objUrl(c, "intr", deleted), Body::string(v1))->status, 200);
         const auto holderOf = [&](const std::string& name) {
             for (int t : expectedHolders(c, p, "intr", name)) {
                 if (t != owner) return t;
@@ -677,7 +689,7 @@ private slots:
 
         c.killTarget(owner);
         // What the holders took before the owner died: v2, and the deletion.
-        auto took = m_http.send(Method::Put, c.targetUrl(holderOf(newer)) + "/v1/objects/intr/" + newer + "?copy=true",
+        auto took = http().send(Method::Put, c.targetUrl(holderOf(newer)) + "/v1/objects/intr/" + newer + "?copy=true",
                                 Body::string(v2),
                                 {{std::string(api::kHdrClusterKey), key},
                                  {std::string(api::kHdrVersionStamp), stamp},
@@ -686,7 +698,7 @@ private slots:
                                  {std::string(api::kHdrChecksumValue), api::xxhash64Hex(v2)}});
         QVERIFY(took);
         QVERIFY2(took->status == 200, took->body.c_str());
-        auto removed = m_http.send(
+        auto removed = http().send(
             Method::Delete, c.targetUrl(holderOf(deleted)) + "/v1/objects/intr/" + deleted + "?copy=true", Body::none(),
             {{std::string(api::kHdrClusterKey), key}, {std::string(api::kHdrVersionStamp), stamp}});
         QVERIFY(removed);
@@ -702,9 +714,9 @@ private slots:
 
         QVERIFY(c.restartTarget(owner));
         QVERIFY(c.waitForTargets(3, std::chrono::seconds(10)));
-        auto got = m_http.send(Method::Get, objUrl(c, "intr", newer));
+        auto got = http().send(Method::Get, objUrl(c, "intr", newer));
         QVERIFY2(got->status == 200 && got->body == v2, got->body.substr(0, 200).c_str());
-        QCOMPARE(m_http.send(Method::Get, objUrl(c, "intr", deleted))->status, 404);
+        QCOMPARE(http().send(Method::Get, objUrl(c, "intr", deleted))->status, 404);
         int status = 0;
         const auto listed = listAll(c, "intr", &status);
         QCOMPARE(status, 200);
@@ -729,7 +741,7 @@ private slots:
         std::vector<std::string> names;
         for (int i = 0; i < 30; ++i) {
             names.push_back("k-" + std::to_string(i));
-            QCOMPARE(m_http.send(Method::Put, objUrl(c, "kept", names.back()), Body::string(names.back()))->status,
+            QCOMPARE(http().send(Method::Put, objUrl(c, "kept", names.back()), Body::string(names.back()))->status,
                      200);
         }
         c.killTarget(2);
@@ -742,7 +754,7 @@ private slots:
             h.erase(2);  // the dead target's disk still holds what it had
             QCOMPARE(h, expectedHolders(c, p, "kept", n));
             QCOMPARE(h.size(), std::size_t{2});
-            QCOMPARE(m_http.send(Method::Get, objUrl(c, "kept", n))->body, n);
+            QCOMPARE(http().send(Method::Get, objUrl(c, "kept", n))->body, n);
         }
     }
 };
