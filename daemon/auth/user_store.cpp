@@ -25,8 +25,7 @@ constexpr std::string_view kSchema =
     "  PRIMARY KEY (user, bucket, permission));"
     "CREATE TABLE IF NOT EXISTS token_keys ("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
-    "  version INTEGER NOT NULL,"
-    "  kids TEXT NOT NULL);";
+    "  ring TEXT NOT NULL);";  // an api::TokenKeyRing document
 
 api::Status checkGrantBucket(std::string_view bucket)
 {
@@ -320,13 +319,12 @@ api::Result<bool> UserStore::check(std::string_view name, std::string_view bucke
 api::Result<std::optional<api::TokenKeyRing>> UserStore::tokenKeys()
 {
     std::lock_guard lock(m_mutex);
-    auto stmt = m_db->prepare("SELECT version, kids FROM token_keys WHERE id = 1");
+    auto stmt = m_db->prepare("SELECT ring FROM token_keys WHERE id = 1");
     if (!stmt) return stmt.error();
     auto row = stmt->step();
     if (!row) return row.error();
     if (!*row) return std::optional<api::TokenKeyRing>{};
-    const nlohmann::json j{{"version", stmt->int64(0)}, {"kids", nlohmann::json::parse(stmt->text(1), nullptr, false)}};
-    auto ring = api::parseMessage<api::TokenKeyRing>(j.dump(), "stored token keys");
+    auto ring = api::parseMessage<api::TokenKeyRing>(stmt->text(0), "stored token keys");
     if (!ring) return api::Error::ioError("user store: " + ring.error().message);
     return std::optional<api::TokenKeyRing>(std::move(ring.value()));
 }
@@ -334,10 +332,9 @@ api::Result<std::optional<api::TokenKeyRing>> UserStore::tokenKeys()
 api::Status UserStore::saveTokenKeys(const api::TokenKeyRing& ring)
 {
     std::lock_guard lock(m_mutex);
-    auto stmt = m_db->prepare("INSERT OR REPLACE INTO token_keys(id, version, kids) VALUES(1, ?1, ?2)");
+    auto stmt = m_db->prepare("INSERT OR REPLACE INTO token_keys(id, ring) VALUES(1, ?1)");
     if (!stmt) return stmt.error();
-    stmt->bind(1, ring.version);
-    stmt->bind(2, nlohmann::json(ring.kids).dump());
+    stmt->bind(1, nlohmann::json(ring).dump());
     return stmt->run();
 }
 

@@ -1,5 +1,6 @@
 #include "s3_errors.h"
 
+#include "api/http_error.h"
 #include "api/s3_msg.h"
 
 #include <nlohmann/json.hpp>
@@ -64,13 +65,8 @@ net::Response fromError(const api::Error& e, const std::string& resource)
 net::Response fromStatus(int status, const std::string& body, const std::string& resource,
                          const std::string& notFoundCode)
 {
-    std::string message = body;
-    try {
-        auto j = nlohmann::json::parse(body);
-        if (j.is_object() && j.contains("message") && j["message"].is_string()) message = j["message"];
-    } catch (const nlohmann::json::exception&) {
-        // Not JSON: the text as it came.
-    }
+    // The node's JSON error, read as every client reads it.
+    const std::string message = api::errorFromResponse(status, body).message;
     switch (status) {
     case 400: return s3Error(400, "InvalidArgument", message, resource);
     case 403:
