@@ -1,5 +1,6 @@
 // tessera bench: wires the options, the setup the mode needs (bucket, the
 // objects to read, the cluster map), the load generator and the report.
+#include "bench/bench_connection.h"
 #include "bench/bench_options.h"
 #include "bench/bench_report.h"
 #include "bench/bench_workload.h"
@@ -43,9 +44,13 @@ int runBench(CliContext& ctx, const BenchOptions& options, const BenchWorkload& 
     report.begin(target, setup);
     const auto totals = LoadGenerator(options, workload).run([&](const IntervalSample& s) { report.interval(s); });
     report.summary(totals);
-    std::uint64_t errors = 0;
-    for (const auto& c : totals.counters) errors += c.errors;
-    return errors == 0 ? kExitOk : kExitFailed;
+    std::uint64_t errors = 0, ops = 0;
+    for (const auto& c : totals.counters) {
+        errors += c.errors;
+        ops += c.ops;
+    }
+    const bool neverStarted = ops == 0 && !totals.errorSamples.empty();
+    return errors == 0 && !neverStarted ? kExitOk : kExitFailed;
 }
 
 }  // namespace
@@ -55,8 +60,17 @@ int cmdBench(CliContext& ctx)
     auto parsed = parseBenchOptions(ctx.args);
     if (!parsed) throw UsageError(parsed.error().message);
     const BenchOptions& options = *parsed;
+    // https:// endpoints: the CLI's --ca-file / --insecure, checked before the run.
+    parsed.value().tls.caFile = ctx.tls.caFile;
+    parsed.value().tls.insecure = ctx.tls.insecure;
+    const auto checkTls = [&] {
+        if (!options.tls.enabled) return;
+        if (auto tls = makeTlsContext(options.tls.caFile, options.tls.insecure); !tls)
+            throw UsageError(tls.error().message);
+    };
 
     if (options.mode == BenchMode::UrlGet || options.mode == BenchMode::UrlPut) {
+        checkTls();
         const BenchWorkload workload(options);
         std::string setup;
         if (options.countObjects > 0) {
@@ -77,12 +91,9 @@ int cmdBench(CliContext& ctx)
     }
 
     auto url = client::parseUrl(ctx.endpoint);
-    if (url && url->tls) {
-        throw UsageError("bench does not speak TLS yet: it needs an http:// endpoint, got \"" + ctx.endpoint + "\"");
-    }
-    if (!url || ctx.endpoint.rfind("http://", 0) != 0) {
-        throw UsageError("bench needs an http:// endpoint, got \"" + ctx.endpoint + "\"");
-    }
+    if (!url) throw UsageError("bench needs an http:// or https:// endpoint, got \"" + ctx.endpoint + "\"");
+    parsed.value().tls.enabled = url->tls;
+    checkTls();
     const HostPort endpoint{url->host, url->port};
     // The session's token goes to the cluster's endpoints (auth on).
     if (!ctx.token.empty()) parsed.value().authorization = "Bearer " + ctx.token;

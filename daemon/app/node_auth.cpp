@@ -92,6 +92,15 @@ std::unique_ptr<NodeAuth> NodeAuth::forProxy(const Config& c, const std::string&
         logInfo("auth: token key ring v", (*ring)->version, ", ", (*ring)->kids.size(), " keys, signing with \"",
                 (*ring)->kids.back(), "\"");
     }
+    // Revocations made before a restart hold until those tokens expire.
+    auto revoked = node->m_users->revokedTokens();
+    if (!revoked) throw std::runtime_error("revoked tokens: " + revoked.error().message);
+    if (*revoked) {
+        if (auto st = node->m_tokens->importRevoked(**revoked); !st) {
+            throw std::runtime_error("revoked tokens: " + st.error().message);
+        }
+        logInfo("auth: ", (*revoked)->tokens.size(), " revoked tokens kept from before the restart");
+    }
     return node;
 }
 

@@ -81,6 +81,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     eo.workRoot = c.dataDir + "/etl-work";
     eo.host = c.host;
     eo.selfUrl = m_self.publicNet.url;
+    eo.caFile = c.tlsCaFile;
     eo.targetId = m_id;
     eo.cores = std::max(1u, std::thread::hardware_concurrency());
     m_etl = std::make_unique<etl::EtlManager>(eo);

@@ -25,7 +25,10 @@ constexpr std::string_view kSchema =
     "  PRIMARY KEY (user, bucket, permission));"
     "CREATE TABLE IF NOT EXISTS token_keys ("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
-    "  ring TEXT NOT NULL);";  // an api::TokenKeyRing document
+    "  ring TEXT NOT NULL);"  // an api::TokenKeyRing document
+    "CREATE TABLE IF NOT EXISTS revoked_tokens ("
+    "  id INTEGER PRIMARY KEY CHECK (id = 1),"
+    "  list TEXT NOT NULL);";  // an api::RevokedTokens document
 
 api::Status checkGrantBucket(std::string_view bucket)
 {
@@ -335,6 +338,28 @@ api::Status UserStore::saveTokenKeys(const api::TokenKeyRing& ring)
     auto stmt = m_db->prepare("INSERT OR REPLACE INTO token_keys(id, ring) VALUES(1, ?1)");
     if (!stmt) return stmt.error();
     stmt->bind(1, nlohmann::json(ring).dump());
+    return stmt->run();
+}
+
+api::Result<std::optional<api::RevokedTokens>> UserStore::revokedTokens()
+{
+    std::lock_guard lock(m_mutex);
+    auto stmt = m_db->prepare("SELECT list FROM revoked_tokens WHERE id = 1");
+    if (!stmt) return stmt.error();
+    auto row = stmt->step();
+    if (!row) return row.error();
+    if (!*row) return std::optional<api::RevokedTokens>{};
+    auto list = api::parseMessage<api::RevokedTokens>(stmt->text(0), "stored revoked tokens");
+    if (!list) return api::Error::ioError("user store: " + list.error().message);
+    return std::optional<api::RevokedTokens>(std::move(list.value()));
+}
+
+api::Status UserStore::saveRevokedTokens(const api::RevokedTokens& list)
+{
+    std::lock_guard lock(m_mutex);
+    auto stmt = m_db->prepare("INSERT OR REPLACE INTO revoked_tokens(id, list) VALUES(1, ?1)");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, nlohmann::json(list).dump());
     return stmt->run();
 }
 

@@ -75,6 +75,13 @@ public:
     // Replaces the saved ring (one row, written with the database's full sync).
     api::Status saveTokenKeys(const api::TokenKeyRing& ring);
 
+    // The revoked tokens the proxy last saved (a revocation outlives a
+    // restart until the token would have expired); nullopt before the first.
+    // IoError when the stored row does not read back as a valid list.
+    api::Result<std::optional<api::RevokedTokens>> revokedTokens();
+    // Replaces the saved list (one row, written with the database's full sync).
+    api::Status saveRevokedTokens(const api::RevokedTokens& list);
+
 private:
     UserStore(std::unique_ptr<sqlite::SqliteDb> db, std::string dummyHash);
     // Callers hold m_mutex.

@@ -137,6 +137,7 @@ void EtlManager::reconcile(const api::EtlMd& md)
         o.workDir = work.string();
         o.host = m_options.host;
         o.selfUrl = m_options.selfUrl;
+        o.caFile = m_options.caFile;
         o.targetId = m_options.targetId;
         o.cores = m_options.cores;
         o.onEvent = m_options.onEvent;

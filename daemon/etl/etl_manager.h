@@ -31,6 +31,7 @@ public:
         std::string workRoot;              // <data>/etl-work: one directory per ETL
         std::string host;                  // the target's address (hpush/hpull servers listen there)
         std::string selfUrl;
+        std::string caFile;  // the CA the node trusts on a TLS cluster, "" otherwise
         std::string targetId;
         unsigned cores = 2;
         std::function<void(const std::string& etl, const std::string& severity, const std::string& message)> onEvent;

@@ -105,6 +105,7 @@ SpawnSpec Transformer::baseSpawn(const std::vector<std::pair<std::string, std::s
     for (const auto& [k, v] : m_spec.env) sp.env[k] = v;
     sp.env["TESSERA_ETL_NAME"] = m_spec.name;
     sp.env["TESSERA_TARGET_URL"] = m_options.selfUrl;
+    if (!m_options.caFile.empty()) sp.env["TESSERA_CA_FILE"] = m_options.caFile;
     sp.cwd = m_options.workDir;
     sp.memoryLimit = m_spec.memoryLimit;
     return sp;

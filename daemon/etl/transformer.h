@@ -68,6 +68,10 @@ public:
         std::string workDir;  // the ETL's own scratch directory
         std::string host;     // where hpush/hpull servers listen (the target's address)
         std::string selfUrl;  // this target's public URL (hpull servers read from it)
+        // On a TLS cluster, the CA of the nodes' certificates: given to the
+        // transformer as TESSERA_CA_FILE so an hpull server can verify the
+        // target it reads from. "" on a plain cluster.
+        std::string caFile;
         std::string targetId;
         unsigned cores = 2;
         std::size_t logBytes = 64 << 10;  // stderr kept per transformer

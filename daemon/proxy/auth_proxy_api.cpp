@@ -118,7 +118,17 @@ Response AuthProxyApi::revoke(const Request& req)
 {
     auto msg = api::parseMessage<api::RevokeRequest>(req.body, "revoke");
     if (!msg) return Response::error(msg.error());
-    if (auto st = m_tokens.revoke(msg->token); !st) return Response::error(st.error());
+    {
+        // Saved before it is pushed, as a key change is: a revocation the
+        // proxy answered survives its restart. One at a time, so a slower
+        // save never writes an older list over a newer one.
+        std::lock_guard lock(m_revokeMutex);
+        if (auto st = m_tokens.revoke(msg->token); !st) return Response::error(st.error());
+        if (auto st = m_users.saveRevokedTokens(m_tokens.exportRevoked()); !st) {
+            return Response::error(api::Error::unavailable("the token is revoked here but could not be saved (" +
+                                                           st.error().message + "): retry the revocation"));
+        }
+    }
     return answerStatus(m_hooks.pushAuth("the token is revoked", "retry the revocation"));
 }
 

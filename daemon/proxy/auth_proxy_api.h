@@ -34,6 +34,7 @@
 #include "net/router.h"
 
 #include <functional>
+#include <mutex>
 
 namespace tessera::daemon::proxy {
 
@@ -83,6 +84,7 @@ private:
     auth::TokenService& m_tokens;
     Hooks m_hooks;
     auth::LoginThrottle m_throttle;
+    std::mutex m_revokeMutex;  // a revocation and the save of the list after it
 };
 
 }  // namespace tessera::daemon::proxy

@@ -16,7 +16,13 @@ import os
 import sys
 import urllib.parse
 import urllib.request
+import ssl
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# On a TLS cluster the target names the CA of its certificate; None (the
+# system's store) on a plain one, where the target URL is http.
+TARGET_TLS = (ssl.create_default_context(cafile=os.environ["TESSERA_CA_FILE"])
+              if os.environ.get("TESSERA_CA_FILE") else None)
 
 
 def transform(op, data, size):
@@ -60,7 +66,7 @@ class Handler(BaseHTTPRequestHandler):
         target = os.environ["TESSERA_TARGET_URL"]
         url = target + "/v1/objects" + path.path + ("?" + path.query if path.query else "")
         try:
-            with urllib.request.urlopen(url, timeout=30) as r:
+            with urllib.request.urlopen(url, timeout=30, context=TARGET_TLS) as r:
                 data = r.read()
         except Exception as e:
             print(f"http_server: cannot read {url}: {e}", file=sys.stderr, flush=True)

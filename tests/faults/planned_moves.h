@@ -4,6 +4,7 @@
 // of readers and writers checked against what was acknowledged, draining a
 // target, rebalance counts, placement and the CLI.
 #include "local_cluster.h"
+#include "raw_connection.h"
 
 #include "api/bmd.h"
 #include "api/hrw.h"
@@ -21,6 +22,7 @@
 #include <atomic>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -279,24 +281,25 @@ inline qint64 drainTarget(tests::LocalCluster& c, int i, std::chrono::millisecon
 
 // A PUT of `size` bytes to target i whose head the target has read (it
 // answered 100 Continue) and whose body is not sent yet: a request in
-// flight for as long as the test wants.
-inline bool startUpload(QTcpSocket& s, tests::LocalCluster& c, int i, const std::string& name, std::size_t size)
+// flight for as long as the test wants. nullptr when that could not be set up.
+inline std::unique_ptr<QTcpSocket> startUpload(tests::LocalCluster& c, int i, const std::string& name, std::size_t size)
 {
-    const auto url = QUrl(QString::fromStdString(c.targetUrl(i)));
-    s.connectToHost(url.host(), static_cast<quint16>(url.port()));
-    if (!s.waitForConnected(5000)) return false;
+    auto s = tests::openRaw(c, c.targetUrl(i));
+    if (!s) return nullptr;
     const std::string head = "PUT /v1/objects/" + std::string(kBucket) + "/" + name +
                              " HTTP/1.1\r\nHost: t\r\nContent-Length: " + std::to_string(size) +
                              "\r\nExpect: 100-continue\r\n\r\n";
-    s.write(head.data(), static_cast<qint64>(head.size()));
+    s->write(head.data(), static_cast<qint64>(head.size()));
     QByteArray got;
     const bool continued = QTest::qWaitFor(
         [&] {
-            got += s.readAll();
+            s->waitForReadyRead(10);
+            got += s->readAll();
             return got.contains("\r\n\r\n");
         },
         5000);
-    return continued && got.startsWith("HTTP/1.1 100");
+    if (!continued || !got.startsWith("HTTP/1.1 100")) return nullptr;
+    return s;
 }
 
 // The rebalance jobs the proxy knows: how many, whether one runs, and how

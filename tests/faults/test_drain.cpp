@@ -86,10 +86,9 @@ private slots:
         QVERIFY2(c.start(), c.error().c_str());
         createBucket(c.proxyUrl(), kBucket);
         const auto name = ownedBy(c, 0, "slow-");
-        const auto url = QUrl(QString::fromStdString(c.targetUrl(0)));
-        QTcpSocket idle;
-        idle.connectToHost(url.host(), static_cast<quint16>(url.port()));
-        QVERIFY(idle.waitForConnected(5000));
+        const auto idleConn = tests::openRaw(c, c.targetUrl(0));
+        QVERIFY(idleConn);
+        QTcpSocket& idle = *idleConn;
         idle.write("GET /v1/health HTTP/1.1\r\nHost: t\r\n\r\n");
         QByteArray answer;
         QVERIFY(QTest::qWaitFor(
@@ -98,9 +97,10 @@ private slots:
                 return answer.contains("\"status\":\"ok\"");
             },
             5000));
-        QTcpSocket busy;
         const std::size_t size = 1 << 20;
-        QVERIFY(startUpload(busy, c, 0, name, size));
+        const auto busyConn = startUpload(c, 0, name, size);
+        QVERIFY(busyConn);
+        QTcpSocket& busy = *busyConn;
 
         c.terminateTarget(0);
         QVERIFY(QTest::qWaitFor([&] { return c.smap().findTarget(c.targetId(0))->inMaintenance(); }, 3000));
@@ -144,8 +144,8 @@ private slots:
         tests::LocalCluster c{tests::LocalCluster::Options{1, 1, false, 200, 3, {}, {"--drain-timeout-ms", "1000"}}};
         QVERIFY2(c.start(), c.error().c_str());
         createBucket(c.proxyUrl(), kBucket);
-        QTcpSocket stuck;
-        QVERIFY(startUpload(stuck, c, 0, ownedBy(c, 0, "stuck-"), 4096));
+        const auto stuck = startUpload(c, 0, ownedBy(c, 0, "stuck-"), 4096);
+        QVERIFY(stuck);
         QElapsedTimer clock;
         clock.start();
         c.terminateTarget(0);
@@ -155,12 +155,12 @@ private slots:
         QVERIFY2(clock.elapsed() >= 1000, "waited for the request in flight");
         QVERIFY2(c.targetLogTail(0).find("1 request(s) still in flight after 1000 ms") != std::string::npos,
                  c.targetLogTail(0).c_str());
-        stuck.abort();
+        stuck->abort();
 
         // Again with a long bound, and a second signal.
         QVERIFY(c.restartTarget(0));
-        QTcpSocket stuck2;
-        QVERIFY(startUpload(stuck2, c, 0, ownedBy(c, 0, "stuck-"), 4096));
+        const auto stuck2 = startUpload(c, 0, ownedBy(c, 0, "stuck-"), 4096);
+        QVERIFY(stuck2);
         c.terminateTarget(0);
         QVERIFY(QTest::qWaitFor([&] { return c.smap().findTarget(c.targetId(0))->inMaintenance(); }, 3000));
         QVERIFY(QTest::qWaitFor([&] { return c.targetLogTail(0).find("draining") != std::string::npos; }, 3000));
@@ -343,10 +343,12 @@ private slots:
         QVERIFY(!QTest::qWaitFor([&] { return c.smap().findTarget(t0)->missedKeepalives(); }, 1000));
         QFile keyFile(c.clusterKeyFile());
         QVERIFY(keyFile.open(QIODevice::ReadOnly));
-        const json impostor{
-            {"daemon_id", t0},
-            {"daemon_type", "target"},
-            {"public_net", {{"node_ip_addr", "127.0.0.1"}, {"daemon_port", 9}, {"direct_url", "http://127.0.0.1:9"}}}};
+        const json impostor{{"daemon_id", t0},
+                            {"daemon_type", "target"},
+                            {"public_net",
+                             {{"node_ip_addr", "127.0.0.1"},
+                              {"daemon_port", 9},
+                              {"direct_url", std::string(c.tls() ? "https" : "http") + "://127.0.0.1:9"}}}};
         r = http.send(Method::Post, c.proxyUrl() + "/v1/cluster/join", Body::string(impostor.dump()),
                       {{"tessera-cluster-key", keyFile.readAll().trimmed().toStdString()}});
         QCOMPARE(r->status, 409);

@@ -5,6 +5,7 @@
 // during a placement change survive it, only nodes with the cluster key
 // join, and a dead mountpath is disabled and named.
 #include "local_cluster.h"
+#include "raw_connection.h"
 
 #include "api/checksum.h"
 #include "api/hrw.h"
@@ -257,10 +258,9 @@ private slots:
         const std::string body(256 * 1024, 'o');
         // A peer starts delivering an old copy (the stamp of the old version
         // with a different body would be refused for its checksum: send none).
-        QTcpSocket s;
-        const auto url = QString::fromStdString(m_cluster.targetUrl(owner));
-        s.connectToHost("127.0.0.1", static_cast<quint16>(url.section(':', -1).toUInt()));
-        QVERIFY(s.waitForConnected(5000));
+        const auto raw = tests::openRaw(m_cluster, m_cluster.targetUrl(owner));
+        QVERIFY(raw);
+        QTcpSocket& s = *raw;
         const auto smapVersion = m_cluster.smap().version;
         const std::string headText = "PUT /v1/objects/" + std::string(kBucket) + "/" + name +
                                      "?rebalance=true&smap_version=" + std::to_string(smapVersion) +
@@ -366,7 +366,9 @@ private slots:
             json{{"daemon_id", "trogue"},
                  {"daemon_type", "target"},
                  {"public_net",
-                  {{"node_ip_addr", "127.0.0.1"}, {"daemon_port", 9}, {"direct_url", "http://127.0.0.1:9"}}}}
+                  {{"node_ip_addr", "127.0.0.1"},
+                   {"daemon_port", 9},
+                   {"direct_url", std::string(m_cluster.tls() ? "https" : "http") + "://127.0.0.1:9"}}}}
                 .dump();
         const auto join = m_cluster.proxyUrl() + "/v1/cluster/join";
         auto r = m_http.send(Method::Post, join, Body::string(rogue));

@@ -2,6 +2,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
 
@@ -13,12 +15,33 @@ QString nodeBinary()
     return env.isEmpty() ? QStringLiteral(TESSERA_NODE_BINARY) : env;
 }
 
+namespace {
+
+// The test process's CA (caFile()): made at the first TLS cluster's start,
+// removed at exit with its directory.
+struct TestCa {
+    QTemporaryDir dir;
+    bool made = false;
+};
+TestCa& testCa()
+{
+    static TestCa ca;
+    return ca;
+}
+
+}  // namespace
+
+QString LocalCluster::caFile() const { return testCa().dir.path() + "/ca.pem"; }
+QString LocalCluster::caKeyFile() const { return testCa().dir.path() + "/ca.key"; }
+
 LocalCluster::LocalCluster() : LocalCluster(Options{}) {}
 
 LocalCluster::LocalCluster(Options options) : m_options(options)
 {
     m_dir.setAutoRemove(qEnvironmentVariableIsEmpty("TESSERA_KEEP_TEST_DATA"));
-    const bool suiteOverTls = qEnvironmentVariable("TESSERA_TEST_TLS") == "1";
+    // A test that asks for TLS itself checks what happens without the CA:
+    // the switch for the whole suite gives it none of the environment below.
+    const bool suiteOverTls = qEnvironmentVariable("TESSERA_TEST_TLS") == "1" && !m_options.tls;
     if (suiteOverTls) m_options.tls = true;
     if (m_options.tls) {
         // Every HttpClient of this process (the tests' and this helper's)
@@ -32,8 +55,7 @@ LocalCluster::LocalCluster(Options options) : m_options(options)
     if (suiteOverTls) {
         // A suite written for plain HTTP: the programs its tests start trust
         // the CA too (curl, the CLI, and OpenSSL's default store for Qt's
-        // sockets). A test that asks for TLS itself checks what happens
-        // without the CA, so it gets none of this.
+        // sockets).
         const auto ca = caFile().toLocal8Bit();
         qputenv("CURL_CA_BUNDLE", ca);
         qputenv("TESSERA_CA_FILE", ca);
@@ -227,16 +249,27 @@ bool LocalCluster::makeCertificates()
     ext.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
     ext.close();
     const QStringList ec{"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"};
-    if (!run(QStringList{"req", "-x509"} << ec
-                                         << QStringList{"-days", "30", "-keyout", "ca.key", "-out", "ca.pem", "-subj",
-                                                        "/CN=Tessera test CA"}) ||
-        !run(QStringList{"req"} << ec
-                                << QStringList{"-keyout", "node.key", "-out", "node.csr", "-subj", "/CN=127.0.0.1"}) ||
-        !run({"x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "30",
-              "-extfile", "node.ext", "-out", "node.pem"})) {
-        return false;
+    auto& ca = testCa();
+    if (!ca.made) {
+        if (!ca.dir.isValid()) {
+            m_error = "cannot make a directory for the test CA";
+            return false;
+        }
+        if (!run(QStringList{"req", "-x509"} << ec
+                                             << QStringList{"-days", "30", "-keyout", caKeyFile(), "-out", caFile(),
+                                                            "-subj", "/CN=Tessera test CA"})) {
+            return false;
+        }
+        ca.made = true;
     }
-    return true;
+    // A serial of its own per cluster: a test that renews a certificate
+    // (test_tls) tells them apart by it.
+    const auto serial = QString::number(QRandomGenerator::global()->generate64() >> 2);
+    return run(QStringList{"req"} << ec
+                                  << QStringList{"-keyout", "node.key", "-out", "node.csr", "-subj",
+                                                 "/CN=127.0.0.1"}) &&
+           run({"x509", "-req", "-in", "node.csr", "-CA", caFile(), "-CAkey", caKeyFile(), "-set_serial", serial,
+                "-days", "30", "-extfile", "node.ext", "-out", "node.pem"});
 }
 
 std::string LocalCluster::targetId(int i) const { return m_targets[static_cast<std::size_t>(i)].id; }

@@ -27,7 +27,7 @@ public:
         QStringList extraProxyArgs;     // appended to the proxy's command line
         QStringList extraTargetArgs{};  // appended to every target's command line
         // Every node serves HTTPS only, with a certificate from a CA made
-        // for this cluster (caFile()); every HttpClient of the test process
+        // for the test process (caFile()); every HttpClient of the test process
         // trusts it. Also on when $TESSERA_TEST_TLS is 1.
         bool tls = false;
     };
@@ -43,8 +43,11 @@ public:
 
     std::string proxyUrl() const;
     bool tls() const { return m_options.tls; }
-    // The CA of the nodes' certificates (TLS only).
-    QString caFile() const { return m_dir.path() + "/tls/ca.pem"; }
+    // The CA of the nodes' certificates (TLS only). One CA per test process:
+    // every cluster a test starts is signed by it, so the clients made for
+    // one (the process default, the programs the tests run) trust the others.
+    QString caFile() const;
+    QString caKeyFile() const;  // its private key, for tests that sign certificates
     // The certificate and key every node serves (TLS only).
     QString certFile() const { return m_dir.path() + "/tls/node.pem"; }
     QString keyFile() const { return m_dir.path() + "/tls/node.key"; }

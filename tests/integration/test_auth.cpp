@@ -583,6 +583,24 @@ private slots:
         auto bad = curl(
             {"-X", "DELETE", "-H", bearer(m_admin), url("/v1/tokens"), "--data-binary", R"({"token":"not.a.token"})"});
         QCOMPARE(bad.status, 401);
+
+        // The revocation outlives a restart of the proxy (saved in users.db
+        // before the answer), and a target that restarts too gets the list
+        // with its join reply.
+        m_cluster.killProxy();
+        QVERIFY2(m_cluster.restartProxy(), m_cluster.error().c_str());
+        QVERIFY(m_cluster.waitForTargets(targets, std::chrono::seconds(30)));
+        auto atProxy = curl({"-H", bearer(token), url("/v1/users")});
+        QCOMPARE(atProxy.status, 401);
+        QVERIFY2(atProxy.body.find("revoked") != std::string::npos, atProxy.body.c_str());
+        m_cluster.killTarget(0);
+        QVERIFY2(m_cluster.restartTarget(0), m_cluster.error().c_str());
+        auto atTarget = direct(0);
+        QCOMPARE(atTarget.status, 401);
+        QVERIFY2(atTarget.body.find("revoked") != std::string::npos, atTarget.body.c_str());
+        QCOMPARE(curl({"-H", bearer(m_admin), QString::fromStdString(m_cluster.targetUrl(0) + "/v1/daemon?what=smap")})
+                     .status,
+                 200);
     }
 
     // The CLI's admin commands: users, passwords, grants and the key ring,

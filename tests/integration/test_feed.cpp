@@ -12,8 +12,10 @@
 #include <QWebSocket>
 #include <arpa/inet.h>
 #include <chrono>
+#include <memory>
 #include <netinet/in.h>
 #include <nlohmann/json.hpp>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -38,64 +40,106 @@ std::uint64_t sumTargets(const json& metrics, const char* op)
     return n;
 }
 
-// Opens a TCP connection with a tiny receive buffer, completes the WebSocket
-// handshake by hand, and then never reads again.
-int openStuckClient(int port)
-{
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) return -1;
-    int rcv = 4096;
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        return -1;
+// A blocking client connection on a socket of its own, plain or (on a TLS
+// cluster) TLS through OpenSSL with the cluster's CA: the two cases below
+// need socket options Qt's sockets do not offer (a tiny receive buffer, a
+// reset on close).
+class FdConnection {
+public:
+    // nullptr when the connection or the handshake fails. `caFile` empty:
+    // plain TCP. `receiveBuffer` > 0 sets SO_RCVBUF before connecting.
+    static std::unique_ptr<FdConnection> open(int port, const std::string& caFile, int receiveBuffer = 0)
+    {
+        auto c = std::unique_ptr<FdConnection>(new FdConnection);
+        c->m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        if (c->m_fd < 0) return nullptr;
+        if (receiveBuffer > 0) ::setsockopt(c->m_fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, sizeof receiveBuffer);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(static_cast<std::uint16_t>(port));
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (::connect(c->m_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return nullptr;
+        if (caFile.empty()) return c;
+        c->m_ctx = SSL_CTX_new(TLS_client_method());
+        if (!c->m_ctx || SSL_CTX_load_verify_locations(c->m_ctx, caFile.c_str(), nullptr) != 1) return nullptr;
+        SSL_CTX_set_verify(c->m_ctx, SSL_VERIFY_PEER, nullptr);
+        c->m_ssl = SSL_new(c->m_ctx);
+        if (!c->m_ssl || SSL_set_fd(c->m_ssl, c->m_fd) != 1 || SSL_set1_host(c->m_ssl, "127.0.0.1") != 1 ||
+            SSL_connect(c->m_ssl) != 1) {
+            return nullptr;
+        }
+        return c;
     }
+    ~FdConnection()
+    {
+        if (m_ssl) SSL_free(m_ssl);  // no close_notify: the tests hang up hard
+        if (m_ctx) SSL_CTX_free(m_ctx);
+        if (m_fd >= 0) ::close(m_fd);
+    }
+    FdConnection(const FdConnection&) = delete;
+    FdConnection& operator=(const FdConnection&) = delete;
+
+    bool writeAll(const std::string& bytes)
+    {
+        if (m_ssl)
+            return SSL_write(m_ssl, bytes.data(), static_cast<int>(bytes.size())) == static_cast<int>(bytes.size());
+        return ::write(m_fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    }
+    // Reads up to the end of an answer's head, byte by byte, so that nothing
+    // after it is consumed from the socket (over TLS, from the record).
+    std::string readHead()
+    {
+        std::string head;
+        char c = 0;
+        while (head.find("\r\n\r\n") == std::string::npos) {
+            const auto n = m_ssl ? SSL_read(m_ssl, &c, 1) : ::read(m_fd, &c, 1);
+            if (n != 1) break;
+            head += c;
+        }
+        return head;
+    }
+    // Closes with a reset (SO_LINGER 0), as a client that gives up does.
+    void reset()
+    {
+        const linger hard{1, 0};
+        ::setsockopt(m_fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+    }
+
+private:
+    FdConnection() = default;
+    int m_fd = -1;
+    SSL_CTX* m_ctx = nullptr;
+    SSL* m_ssl = nullptr;
+};
+
+// Opens a connection with a tiny receive buffer, completes the WebSocket
+// handshake by hand, and then never reads again.
+std::unique_ptr<FdConnection> openStuckClient(int port, const std::string& caFile)
+{
+    auto c = FdConnection::open(port, caFile, 4096);
+    if (!c) return nullptr;
     const std::string req = "GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
                             "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
                             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
-    if (::write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
-        ::close(fd);
-        return -1;
-    }
-    // Read just the 101 header, byte by byte, so that no frame is consumed.
-    std::string head;
-    char c = 0;
-    while (head.find("\r\n\r\n") == std::string::npos && ::read(fd, &c, 1) == 1) head += c;
-    if (head.rfind("HTTP/1.1 101", 0) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
+    if (!c->writeAll(req)) return nullptr;
+    if (c->readHead().rfind("HTTP/1.1 101", 0) != 0) return nullptr;
+    return c;
 }
 
 int portOf(const std::string& url) { return std::stoi(url.substr(url.rfind(':') + 1)); }
 
 // Sends a GET of `target` (path and query) to 127.0.0.1:`port`, reads the
-// answer's head only, and hangs up with a reset (SO_LINGER 0), as a client
-// that gives up mid-download does. Returns the head.
-std::string getHeadThenHangUp(int port, const std::string& target)
+// answer's head only, and hangs up with a reset, as a client that gives up
+// mid-download does. Returns the head.
+std::string getHeadThenHangUp(int port, const std::string& target, const std::string& caFile)
 {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) return {};
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    auto c = FdConnection::open(port, caFile);
+    if (!c) return {};
     std::string head;
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-        const std::string req = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n\r\n";
-        if (::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
-            char c = 0;
-            while (head.find("\r\n\r\n") == std::string::npos && ::read(fd, &c, 1) == 1) head += c;
-        }
+    if (c->writeAll("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n\r\n")) {
+        head = c->readHead();
     }
-    const linger reset{1, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
-    ::close(fd);
+    c->reset();
     return head;
 }
 
@@ -116,6 +160,9 @@ private:
                                       "1000", "--ws-send-buffer", "4096"},
                                      {"--usage-scan-interval-ms", "1000"}}};
     client::HttpClient m_http;
+
+    // The CA to verify the nodes with on a TLS cluster; empty on a plain one.
+    std::string caFile() const { return m_cluster.tls() ? m_cluster.caFile().toStdString() : std::string(); }
 
     json proxyStats()
     {
@@ -460,8 +507,8 @@ private slots:
     void stuckClientDoesNotDelayOthersAndIsClosed()
     {
         const auto closedBefore = proxyStats()["feed"]["closed_slow"].get<std::uint64_t>();
-        const int stuck = openStuckClient(portOf(m_cluster.proxyUrl()));
-        QVERIFY(stuck >= 0);
+        auto stuck = openStuckClient(portOf(m_cluster.proxyUrl()), caFile());
+        QVERIFY(stuck);
 
         FeedRecorder good(m_cluster.proxyUrl());
         QVERIFY(good.waitOpen());
@@ -473,7 +520,7 @@ private slots:
                 return s.is_object() && s["feed"]["closed_slow"].get<std::uint64_t>() > closedBefore;
             },
             30000);
-        ::close(stuck);
+        stuck.reset();
         QVERIFY2(closed, "the stuck client was never closed");
 
         // Every metrics message reached the good client within one interval
@@ -529,7 +576,7 @@ private slots:
         QVERIFY(feed.waitOpen());
         QVERIFY(feed.waitFor("metrics", 0, 5000) >= 0);
         // The client reads the head of the answer, then gives up.
-        const std::string head = getHeadThenHangUp(std::stoi(owner->port), owner->target);
+        const std::string head = getHeadThenHangUp(std::stoi(owner->port), owner->target, caFile());
         QVERIFY2(head.rfind("HTTP/1.1 200", 0) == 0, head.c_str());
 
         json after;
@@ -560,7 +607,8 @@ private slots:
         QVERIFY(data["cluster"]["ops"]["get"]["aborts"].get<int>() >= after["get.abort.n"].get<int>());
 
         // And Prometheus: a counter of its own, no 499 among the errors.
-        auto text = m_http.send(Method::Get, "http://" + owner->host + ":" + owner->port + "/metrics");
+        auto text = m_http.send(Method::Get, std::string(owner->tls ? "https" : "http") + "://" + owner->host + ":" +
+                                                 owner->port + "/metrics");
         QVERIFY(text && text->status == 200);
         const std::string line = "tessera_op_client_aborts_total{node_id=\"" + ownerId +
                                  "\",role=\"target\",op=\"get\"} " + std::to_string(after["get.abort.n"].get<int>()) +

@@ -1,10 +1,8 @@
 // The HTTP server's limits, seen from a raw socket: connection cap, header
 // size, malformed requests, body limits, keep-alive with pipelining.
 #include "local_cluster.h"
+#include "raw_connection.h"
 
-#include <QSslCertificate>
-#include <QSslConfiguration>
-#include <QSslSocket>
 #include <QTcpSocket>
 #include <QTest>
 #include <memory>
@@ -20,24 +18,8 @@ private:
         1, 1, false, 300, 3, {"--max-connections", "4", "--max-connections-per-address", "4"}}};
     quint16 m_port = 0;
 
-    // A raw connection to the proxy: TCP, or on a TLS cluster TLS with the
-    // cluster's CA (the bytes written are then the same HTTP, encrypted).
-    std::unique_ptr<QTcpSocket> connectRaw()
-    {
-        if (m_cluster.tls()) {
-            auto s = std::make_unique<QSslSocket>();
-            QSslConfiguration conf = s->sslConfiguration();
-            conf.setCaCertificates(QSslCertificate::fromPath(m_cluster.caFile()));
-            s->setSslConfiguration(conf);
-            s->connectToHostEncrypted("127.0.0.1", m_port);
-            if (!s->waitForEncrypted(5000)) return nullptr;
-            return s;
-        }
-        auto s = std::make_unique<QTcpSocket>();
-        s->connectToHost("127.0.0.1", m_port);
-        if (!s->waitForConnected(5000)) return nullptr;
-        return s;
-    }
+    // A raw connection to the proxy (TLS with the cluster's CA on a TLS cluster).
+    std::unique_ptr<QTcpSocket> connectRaw() { return tests::openRaw(m_cluster, "127.0.0.1", m_port); }
     // Reads until the peer closes or `until` appears; returns what arrived.
     QByteArray readAnswer(QTcpSocket& s, const QByteArray& until = {}, int ms = 5000)
     {

@@ -12,6 +12,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/span_body.hpp>
@@ -40,8 +41,30 @@ void fillResult(ExchangeResult& r, const http::response_parser<SinkBody>& p)
 }
 }  // namespace
 
-BenchConnection::BenchConnection(asio::io_context& io, std::string host, std::string port)
-    : m_host(std::move(host)), m_port(std::move(port)), m_hostHeader(m_host + ":" + m_port), m_socket(io)
+api::Result<std::unique_ptr<asio::ssl::context>> makeTlsContext(const std::string& caFile, bool insecure)
+{
+    auto ctx = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+    beast::error_code ec;
+    if (insecure) {
+        ctx->set_verify_mode(asio::ssl::verify_none, ec);
+    } else {
+        ctx->set_verify_mode(asio::ssl::verify_peer, ec);
+        if (!ec) {
+            if (caFile.empty()) ctx->set_default_verify_paths(ec);
+            else ctx->load_verify_file(caFile, ec);
+        }
+    }
+    if (ec) {
+        return api::Error::badRequest("bench: cannot use " +
+                                      (caFile.empty() ? std::string("the system's CAs") : caFile) +
+                                      " for TLS: " + ec.message());
+    }
+    return ctx;
+}
+
+BenchConnection::BenchConnection(asio::io_context& io, std::string host, std::string port, asio::ssl::context* tls)
+    : m_host(std::move(host)), m_port(std::move(port)), m_hostHeader(m_host + ":" + m_port), m_socket(io),
+      m_tlsContext(tls)
 {
 }
 
@@ -49,13 +72,13 @@ void BenchConnection::abortForTimeout()
 {
     m_timedOut = true;
     beast::error_code ignored;  // the pending operation completes with operation_aborted
-    m_socket.close(ignored);
+    lowest().close(ignored);
 }
 
 void BenchConnection::close()
 {
     beast::error_code ignored;  // closing a socket that failed: nothing left to report
-    m_socket.close(ignored);
+    lowest().close(ignored);
     m_buffer.clear();
     m_open = false;
     m_requestsOnConnection = 0;
@@ -78,13 +101,29 @@ asio::awaitable<std::string> BenchConnection::connect()
         }
         m_resolved = true;
     }
-    co_await m_socket.async_connect(m_endpoint, asio::redirect_error(asio::use_awaitable, ec));
+    if (m_tlsContext != nullptr) m_tls.emplace(m_socket.get_executor(), *m_tlsContext);
+    co_await lowest().async_connect(m_endpoint, asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
         const bool timedOut = m_timedOut;
         close();
         co_return "connect " + m_host + ":" + m_port + ": " + (timedOut ? "timed out" : ec.message());
     }
-    m_socket.set_option(tcp::no_delay(true), ec);  // a request is one write; never wait for an ACK
+    lowest().set_option(tcp::no_delay(true), ec);  // a request is one write; never wait for an ACK
+    if (m_tls) {
+        // SNI and the name the certificate must carry (an IP address or a
+        // DNS name, as in the URL).
+        if (SSL_set_tlsext_host_name(m_tls->native_handle(), m_host.c_str()) != 1) {
+            close();
+            co_return "TLS " + m_host + ":" + m_port + ": cannot set the server name";
+        }
+        m_tls->set_verify_callback(asio::ssl::host_name_verification(m_host));
+        co_await m_tls->async_handshake(asio::ssl::stream_base::client, asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+            const bool timedOut = m_timedOut;
+            close();
+            co_return "TLS handshake with " + m_host + ":" + m_port + ": " + (timedOut ? "timed out" : ec.message());
+        }
+    }
     m_open = true;
     ++m_connects;
     co_return std::string();
@@ -94,12 +133,16 @@ asio::awaitable<beast::error_code> BenchConnection::readResponse(http::response_
 {
     beast::error_code ec;
     if (!parser.is_header_done()) {
-        co_await http::async_read_header(m_socket, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+        co_await onStream([&](auto& s) {
+            return http::async_read_header(s, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+        });
         if (ec || parser.is_done()) co_return ec;
     }
     if (!parser.content_length() || parser.chunked()) {
         // Chunked or until-close bodies: Beast's parser does it all.
-        co_await http::async_read(m_socket, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+        co_await onStream([&](auto& s) {
+            return http::async_read(s, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+        });
         co_return ec;
     }
     // A body of known length goes straight from the socket into a large
@@ -126,8 +169,10 @@ asio::awaitable<beast::error_code> BenchConnection::readBody(SinkBody::value_typ
     if (remaining > 0 && m_scratch.empty()) m_scratch.resize(kScratchBytes);
     while (remaining > 0) {
         const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, m_scratch.size()));
-        const auto n = co_await m_socket.async_read_some(asio::buffer(m_scratch.data(), want),
-                                                         asio::redirect_error(asio::use_awaitable, ec));
+        const auto n = co_await onStream([&](auto& s) {
+            return s.async_read_some(asio::buffer(m_scratch.data(), want),
+                                     asio::redirect_error(asio::use_awaitable, ec));
+        });
         if (ec) co_return ec;
         feed(m_scratch.data(), n);
         remaining -= n;
@@ -168,8 +213,9 @@ asio::awaitable<BenchConnection::SimpleHead> BenchConnection::readSimpleHead(boo
         end = have.find("\r\n\r\n");
         if (end != std::string_view::npos) break;
         if (have.size() >= kHeaderLimit) co_return out;  // Beast's parser reports it
-        const auto n = co_await m_socket.async_read_some(m_buffer.prepare(16 * 1024),
-                                                         asio::redirect_error(asio::use_awaitable, ec));
+        const auto n = co_await onStream([&](auto& s) {
+            return s.async_read_some(m_buffer.prepare(16 * 1024), asio::redirect_error(asio::use_awaitable, ec));
+        });
         if (ec) {
             out.error = ec;
             out.kind = SimpleHead::Kind::Failed;
@@ -270,18 +316,22 @@ asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spe
         if (!spec.keepalive) req.keep_alive(false);
         req.set(http::field::expect, "100-continue");
         http::request_serializer<http::span_body<const char>> sr(req);
-        co_await http::async_write_header(m_socket, sr, asio::redirect_error(asio::use_awaitable, ec));
+        co_await onStream(
+            [&](auto& s) { return http::async_write_header(s, sr, asio::redirect_error(asio::use_awaitable, ec)); });
         if (ec) {
             failed("write");
             co_return r;
         }
-        co_await http::async_read_header(m_socket, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+        co_await onStream([&](auto& s) {
+            return http::async_read_header(s, m_buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+        });
         if (ec) {
             failed("read");
             co_return r;
         }
         if (parser.get().result() == http::status::continue_) {
-            co_await http::async_write(m_socket, sr, asio::redirect_error(asio::use_awaitable, ec));
+            co_await onStream(
+                [&](auto& s) { return http::async_write(s, sr, asio::redirect_error(asio::use_awaitable, ec)); });
             if (ec) {
                 failed("write");
                 co_return r;
@@ -328,7 +378,8 @@ asio::awaitable<ExchangeResult> BenchConnection::exchange(const RequestSpec& spe
         if (!spec.keepalive) m_head += "Connection: close\r\n";
         m_head += "\r\n";
         const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_head), asio::buffer(spec.body, spec.bodySize)};
-        co_await asio::async_write(m_socket, buffers, asio::redirect_error(asio::use_awaitable, ec));
+        co_await onStream(
+            [&](auto& s) { return asio::async_write(s, buffers, asio::redirect_error(asio::use_awaitable, ec)); });
         if (ec) {
             failed("write");
             co_return r;

@@ -11,14 +11,20 @@
 
 #include "sink_body.h"
 
+#include "api/result.h"
+
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,9 +50,17 @@ struct ExchangeResult {
     std::uint64_t bodyBytes = 0;
 };
 
+// The TLS context of a run's connections (one per I/O thread): peers are
+// verified with the CAs in `caFile` (empty: the system's store) unless
+// `insecure`. BadRequest naming the file when it cannot be loaded.
+api::Result<std::unique_ptr<boost::asio::ssl::context>> makeTlsContext(const std::string& caFile, bool insecure);
+
 class BenchConnection {
 public:
-    BenchConnection(boost::asio::io_context& io, std::string host, std::string port);
+    // `tls`: speak TLS with this context (it outlives the connection);
+    // nullptr: plain TCP.
+    BenchConnection(boost::asio::io_context& io, std::string host, std::string port,
+                    boost::asio::ssl::context* tls = nullptr);
 
     const std::string& host() const { return m_host; }
     const std::string& port() const { return m_port; }
@@ -88,6 +102,16 @@ private:
     // Beast's parser.
     boost::asio::awaitable<SimpleHead> readSimpleHead(bool headRequest, ExchangeResult& r);
     void close();
+    // The TCP socket under TLS or the plain one.
+    boost::asio::ip::tcp::socket& lowest() { return m_tls ? m_tls->next_layer() : m_socket; }
+    // Calls `f` with the stream requests go over (TLS or plain); each use
+    // returns the same awaitable type, so one call site serves both.
+    template <typename F>
+    auto onStream(F&& f)
+    {
+        if (m_tls) return f(*m_tls);
+        return f(m_socket);
+    }
 
     std::string m_host;
     std::string m_port;
@@ -97,7 +121,9 @@ private:
     std::string m_head;           // the request head, reused
     std::vector<char> m_scratch;  // large bodies are read into this (allocated on first use)
     static constexpr std::size_t kScratchBytes = 256 * 1024;
-    boost::asio::ip::tcp::socket m_socket;
+    boost::asio::ip::tcp::socket m_socket;                                        // plain
+    boost::asio::ssl::context* m_tlsContext = nullptr;                            // TLS: set
+    std::optional<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>> m_tls;  // TLS: one per connection
     bool m_timedOut = false;
     boost::beast::flat_buffer m_buffer;
     bool m_open = false;

@@ -77,9 +77,8 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
         o.url = args.value(urlGet ? "--url-get" : "--url-put");
         auto u = client::parseUrl(o.url);
         const std::string flag = urlGet ? "--url-get" : "--url-put";
-        if (u && u->tls)
-            return bad(flag + " needs an http:// URL: bench does not speak TLS yet, got \"" + o.url + "\"");
-        if (!u || o.url.rfind("http://", 0) != 0) return bad(flag + " needs an http:// URL, got \"" + o.url + "\"");
+        if (!u) return bad(flag + " needs an http:// or https:// URL, got \"" + o.url + "\"");
+        o.tls.enabled = u->tls;
         for (const char* opt : {"--bucket", "--prefix", "--pct-put", "--pagesize"}) {
             if (args.options.count(opt)) return bad(std::string(opt) + " does not apply to --url-get/--url-put");
         }

@@ -47,6 +47,14 @@ struct BenchOptions {
     // (the proxy, or the targets with --direct), not on redirects, which
     // carry the proxy's signature (`tessera login`'s token; not an option).
     std::string authorization;
+    // https:// endpoints (the cluster's or --url-get/--url-put's): every
+    // connection speaks TLS, verified with `caFile` (empty: the system's
+    // store) unless `insecure` (the CLI's --ca-file and --insecure).
+    struct Tls {
+        bool enabled = false;
+        std::string caFile;
+        bool insecure = false;
+    } tls;
 
     bool fixedSize() const { return minSize == maxSize; }
     // Modes that count samples (items) per operation.

@@ -15,9 +15,9 @@ namespace tessera::cli::bench {
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
 
-BenchWorker::BenchWorker(asio::io_context& io, const BenchWorkload& workload, const BenchOptions& options,
-                         RunControl& control, BenchStats& stats, unsigned index)
-    : m_io(io), m_workload(workload), m_options(options), m_control(control), m_stats(stats),
+BenchWorker::BenchWorker(asio::io_context& io, asio::ssl::context* tls, const BenchWorkload& workload,
+                         const BenchOptions& options, RunControl& control, BenchStats& stats, unsigned index)
+    : m_io(io), m_tls(tls), m_workload(workload), m_options(options), m_control(control), m_stats(stats),
       m_byEndpoint(workload.endpoints().size())
 {
     m_state.index = index;
@@ -37,7 +37,7 @@ BenchConnection& BenchWorker::connection(std::uint32_t endpoint)
     auto& c = m_byEndpoint[endpoint];
     if (!c) {
         const auto& hp = m_workload.endpoints()[endpoint];
-        c = std::make_unique<BenchConnection>(m_io, hp.host, hp.port);
+        c = std::make_unique<BenchConnection>(m_io, hp.host, hp.port, m_tls);
         c->setAuthorization(m_options.authorization);
     }
     return *c;
@@ -52,7 +52,7 @@ BenchConnection& BenchWorker::connection(const std::string& host, const std::str
     for (auto& c : m_others) {
         if (c->host() == host && c->port() == port) return *c;
     }
-    m_others.push_back(std::make_unique<BenchConnection>(m_io, host, port));
+    m_others.push_back(std::make_unique<BenchConnection>(m_io, host, port, m_tls));
     return *m_others.back();
 }
 
@@ -141,11 +141,12 @@ asio::awaitable<BenchWorker::Outcome> BenchWorker::perform(const PlannedOp& op)
                 co_return out;
             }
             auto u = client::parseUrl(r.location);
-            if (u && u->tls) {
-                out.error = "redirect to an https:// Location \"" + r.location + "\": bench does not speak TLS yet";
+            if (u && u->tls != (m_tls != nullptr)) {
+                // A run speaks one scheme: its connections are pooled by host and port.
+                out.error = "redirect to \"" + r.location + "\" changes the scheme of the run";
                 co_return out;
             }
-            if (!u || r.location.rfind("http://", 0) != 0) {
+            if (!u) {
                 out.error = "redirect to an unusable Location \"" + r.location + "\"";
                 co_return out;
             }

@@ -36,8 +36,9 @@ struct RunControl {
 
 class BenchWorker {
 public:
-    BenchWorker(boost::asio::io_context& io, const BenchWorkload& workload, const BenchOptions& options,
-                RunControl& control, BenchStats& stats, unsigned index);
+    // `tls`: the context of https endpoints (nullptr: http); it outlives the worker.
+    BenchWorker(boost::asio::io_context& io, boost::asio::ssl::context* tls, const BenchWorkload& workload,
+                const BenchOptions& options, RunControl& control, BenchStats& stats, unsigned index);
 
     // Runs operations until the control says stop; never throws.
     boost::asio::awaitable<void> run();
@@ -60,6 +61,7 @@ private:
     BenchConnection& connection(const std::string& host, const std::string& port);
 
     boost::asio::io_context& m_io;
+    boost::asio::ssl::context* m_tls;
     const BenchWorkload& m_workload;
     const BenchOptions& m_options;
     RunControl& m_control;

@@ -34,15 +34,27 @@ RunTotals LoadGenerator::run(const IntervalCallback& onInterval)
         std::size_t running = 0;  // workers not done; touched on the lane's thread only
         BenchStats stats;
         std::vector<std::unique_ptr<BenchWorker>> workers;
+        std::unique_ptr<asio::ssl::context> tls;  // https endpoints: the lane's connections share it
     };
     std::vector<std::unique_ptr<Lane>> lanes;
-    for (unsigned t = 0; t < threads; ++t) lanes.push_back(std::make_unique<Lane>());
+    for (unsigned t = 0; t < threads; ++t) {
+        lanes.push_back(std::make_unique<Lane>());
+        if (!m_options.tls.enabled) continue;
+        auto tls = makeTlsContext(m_options.tls.caFile, m_options.tls.insecure);
+        if (!tls) {
+            RunTotals failed;
+            failed.errorSamples.push_back(tls.error().message);
+            return failed;
+        }
+        lanes.back()->tls = std::move(tls.value());
+    }
 
     RunControl control;
     control.limit = m_options.count;
     for (unsigned w = 0; w < m_options.workers; ++w) {
         auto& lane = *lanes[w % threads];
-        lane.workers.push_back(std::make_unique<BenchWorker>(lane.io, m_workload, m_options, control, lane.stats, w));
+        lane.workers.push_back(
+            std::make_unique<BenchWorker>(lane.io, lane.tls.get(), m_workload, m_options, control, lane.stats, w));
     }
 
     std::mutex mutex;

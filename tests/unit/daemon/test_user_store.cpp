@@ -173,6 +173,25 @@ private slots:
         QVERIFY(back.ok() && *back);
         QCOMPARE(**back, next);
     }
+
+    void revokedTokensSurviveReopen()
+    {
+        auto none = m_store->revokedTokens();
+        QVERIFY(none.ok());
+        QVERIFY(!*none);
+        api::RevokedTokens list;
+        list.tokens.push_back({"jti-1", 1'800'000'000});
+        QVERIFY(m_store->saveRevokedTokens(list).ok());
+        list.tokens.push_back({"jti-2", 1'800'000'100});
+        QVERIFY(m_store->saveRevokedTokens(list).ok());  // replaces, one row
+        m_store.reset();
+        auto s = UserStore::open(path());
+        QVERIFY(s.ok());
+        m_store = std::move(s.value());
+        auto back = m_store->revokedTokens();
+        QVERIFY(back.ok() && *back);
+        QCOMPARE(**back, list);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestUserStore)
