@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include "net/outbound_fetch.h"
+
 #include <boost/program_options.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -67,6 +69,7 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"ws_write_timeout_ms", c.wsWriteTimeoutMs},
                        {"ws_send_buffer", c.wsSendBuffer},
                        {"ws_allowed_origins", c.wsAllowedOrigins},
+                       {"fetch_allow_networks", c.fetchAllowNetworks},
                        {"etl_bin_dirs", c.effectiveEtlBinDirs()},
                        {"error_burst_per_sec", c.errorBurstPerSec},
                        {"archive_max_members", c.archiveMaxMembers},
@@ -128,6 +131,7 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "ws_write_timeout_ms") v.get_to(c.wsWriteTimeoutMs);
             else if (k == "ws_send_buffer") v.get_to(c.wsSendBuffer);
             else if (k == "ws_allowed_origins") v.get_to(c.wsAllowedOrigins);
+            else if (k == "fetch_allow_networks") v.get_to(c.fetchAllowNetworks);
             else if (k == "etl_bin_dirs") v.get_to(c.etlBinDirs);
             else if (k == "error_burst_per_sec") v.get_to(c.errorBurstPerSec);
             else if (k == "archive_max_members") v.get_to(c.archiveMaxMembers);
@@ -202,6 +206,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("ws-write-timeout-ms", po::value<std::int64_t>(), "proxy: a stalled feed write drops the session (default 10000)")
         ("ws-send-buffer", po::value<int>(), "proxy: SO_SNDBUF of feed sockets, 0 = kernel default")
         ("ws-allowed-origin", po::value<std::vector<std::string>>(), "proxy: browser Origin allowed on the feed (repeatable)")
+        ("fetch-allow-network", po::value<std::vector<std::string>>(),
+         "proxy: a loopback/link-local/private network (CIDR) a fetch of a user's URL may reach (repeatable)")
         ("error-burst-per-sec", po::value<double>(), "proxy: errors/s on a node that raise an event (default 10, 0 = off)")
         ("archive-max-members", po::value<std::uint64_t>(), "target: members in one shard, 1..100000000 (default 1000000)")
         ("archive-max-member-size", po::value<std::uint64_t>(), "target: bytes of one shard member (default 4 GiB)")
@@ -278,6 +284,9 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("ws-send-buffer")) c.wsSendBuffer = vm["ws-send-buffer"].as<int>();
     if (vm.count("etl-bin-dir")) c.etlBinDirs = vm["etl-bin-dir"].as<std::vector<std::string>>();
     if (vm.count("ws-allowed-origin")) c.wsAllowedOrigins = vm["ws-allowed-origin"].as<std::vector<std::string>>();
+    if (vm.count("fetch-allow-network")) {
+        c.fetchAllowNetworks = vm["fetch-allow-network"].as<std::vector<std::string>>();
+    }
     if (vm.count("error-burst-per-sec")) c.errorBurstPerSec = vm["error-burst-per-sec"].as<double>();
     if (vm.count("archive-max-members")) c.archiveMaxMembers = vm["archive-max-members"].as<std::uint64_t>();
     if (vm.count("archive-max-member-size")) c.archiveMaxMemberSize = vm["archive-max-member-size"].as<std::uint64_t>();
@@ -313,6 +322,11 @@ api::Status validateConfig(const Config& c)
             return api::Error::badRequest(
                 "a target needs --cluster-key-file (the proxy writes its key to "
                 "<proxy data dir>/cluster.key at first start)");
+        }
+    }
+    for (const auto& n : c.fetchAllowNetworks) {
+        if (auto parsed = net::IpNetwork::parse(n); !parsed) {
+            return api::Error::badRequest("fetch_allow_networks: " + parsed.error().message);
         }
     }
     if (c.tlsCertFile.empty() != c.tlsKeyFile.empty()) {

@@ -76,7 +76,10 @@ struct Config {
     std::int64_t wsWriteTimeoutMs = 10000;      // a feed write making no progress this long drops the session
     int wsSendBuffer = 0;                       // SO_SNDBUF of feed sockets; 0: kernel default
     std::vector<std::string> wsAllowedOrigins;  // browser origins allowed besides the proxy's own
-    double errorBurstPerSec = 10;               // request errors/s on one node that raise an event; 0: off
+    // Networks (CIDR) a fetch of a user-given URL (a dSort ekm_file URL) may
+    // reach although they are loopback, link-local or private; none by default.
+    std::vector<std::string> fetchAllowNetworks;
+    double errorBurstPerSec = 10;  // request errors/s on one node that raise an event; 0: off
 
     // Targets: what reading one shard may cost (archpath, archregx, listing
     // with the archive flag, append). A shard breaking a limit is refused

@@ -115,8 +115,11 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(*m_state, *m_jobs, m_self.publicNet.url,
                                                            std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
     m_shardJobs->registerWith(*m_jobs, m_router);
+    net::OutboundFetchOptions fetch;
+    for (const auto& n : c.fetchAllowNetworks) fetch.allowed.push_back(net::IpNetwork::parse(n).value());  // validated
+    fetch.maxBytes = dsort::DsortProxyApi::kMaxEkmBytes;
     m_dsorts = std::make_unique<dsort::DsortProxyApi>(*m_state, *m_jobs, m_self.publicNet.url,
-                                                      std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
+                                                      std::chrono::milliseconds(c.peerTimeoutMs), clusterKey, fetch);
     m_dsorts->registerWith(*m_jobs, m_router);
     m_api->addBucketAction("archive", [this](const std::string& bucket, const api::ActionMsg& msg) {
         return m_shardJobs->archiveAction(bucket, msg.value);

@@ -28,9 +28,10 @@ using net::Response;
 using net::Route;
 
 DsortProxyApi::DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jobs, std::string selfUrl,
-                             std::chrono::milliseconds peerTimeout, std::string clusterKey)
+                             std::chrono::milliseconds peerTimeout, std::string clusterKey,
+                             net::OutboundFetchOptions fetch)
     : m_state(state), m_jobs(jobs), m_selfUrl(std::move(selfUrl)), m_peerTimeout(peerTimeout),
-      m_clusterKey(std::move(clusterKey))
+      m_clusterKey(std::move(clusterKey)), m_fetch(std::move(fetch))
 {
 }
 
@@ -47,6 +48,14 @@ void DsortProxyApi::registerWith(proxy::JobCoordinator& jobs, net::Router& route
 api::Result<std::string> DsortProxyApi::readEkm(const spec::DsortSpec& s) const
 {
     if (s.ekmFile.empty()) return std::string();
+    if (s.ekmIsUrl()) {
+        auto fetched = net::fetchUserUrl(s.ekmFile, m_fetch);
+        if (!fetched) {
+            return api::Error{fetched.kind(), "invalid dsort spec: /ekm_file: " + fetched.error().message, {}};
+        }
+        if (auto e = spec::parseEkm(*fetched); !e) return e.error();
+        return std::move(fetched.value());
+    }
     const auto [bck, obj] = s.ekmObject();
     client::HttpClient::Options o;
     o.connectTimeout = m_peerTimeout;

@@ -18,6 +18,7 @@
 //
 // Thread safety: handlers run on worker threads; state is under a mutex.
 
+#include "net/outbound_fetch.h"
 #include "net/router.h"
 #include "proxy/job_coordinator.h"
 #include "proxy/proxy_state.h"
@@ -40,8 +41,9 @@ public:
     // Output names checked against the inputs when both are in one bucket.
     static constexpr std::uint64_t kMaxOverwriteCheck = 1'000'000;
 
+    // `fetch`: how an ekm_file given as a URL is fetched (its allowed networks).
     DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jobs, std::string selfUrl,
-                  std::chrono::milliseconds peerTimeout, std::string clusterKey);
+                  std::chrono::milliseconds peerTimeout, std::string clusterKey, net::OutboundFetchOptions fetch);
 
     // Registers the dsort kind with the coordinator and the /v1/sort routes.
     void registerWith(proxy::JobCoordinator& jobs, net::Router& router);
@@ -65,6 +67,7 @@ private:
     std::string m_selfUrl;
     std::chrono::milliseconds m_peerTimeout;
     std::string m_clusterKey;  // presented to the targets (auth on)
+    net::OutboundFetchOptions m_fetch;
 };
 
 }  // namespace tessera::daemon::dsort

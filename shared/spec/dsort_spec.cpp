@@ -4,6 +4,8 @@
 #include "brace_template.h"
 #include "size_string.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -12,6 +14,19 @@
 namespace tessera::spec {
 
 namespace {
+
+constexpr std::size_t kMaxEkmUrlBytes = 2048;
+
+// http:// or https://, in any case.
+bool isUrl(std::string_view text)
+{
+    const auto starts = [&](std::string_view scheme) {
+        return text.size() > scheme.size() &&
+               std::equal(scheme.begin(), scheme.end(), text.begin(),
+                          [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+    };
+    return starts("http://") || starts("https://");
+}
 
 constexpr std::size_t kMaxExtBytes = 64;
 constexpr std::size_t kMaxObjnames = DsortSpec::kMaxInputShards;
@@ -285,10 +300,27 @@ private:
     {
         const auto* v = get("ekm_file");
         if (v == nullptr) return;
-        const std::string help = "must name an object in the cluster as \"bucket/object\" (or \"ais://bucket/object\")";
+        const std::string help =
+            "must name an object in the cluster as \"bucket/object\" (or \"ais://bucket/object\")"
+            " or be an http:// or https:// URL";
         if (!v->is_string()) return add("/ekm_file", help);
         std::string text = v->get<std::string>();
         if (text.empty()) return;
+        if (s.algorithm.kind != DsortAlgorithmKind::Alphanumeric && s.algorithm.kind != DsortAlgorithmKind::None) {
+            return add("/ekm_file", "places records by key: use it with algorithm kind alphanumeric or none");
+        }
+        if (isUrl(text)) {
+            // Fetched by the proxy when the job starts (with its guard
+            // against requests into the node's own networks).
+            if (text.size() > kMaxEkmUrlBytes) return add("/ekm_file", "a URL of at most 2048 bytes");
+            const auto rest = text.substr(text.find("://") + 3);
+            if (rest.empty() || rest.front() == '/' ||
+                std::any_of(text.begin(), text.end(), [](unsigned char c) { return c <= ' ' || c == 0x7f; })) {
+                return add("/ekm_file", "\"" + text + "\" is not a URL with a host");
+            }
+            s.ekmFile = text;
+            return;
+        }
         if (text.rfind("ais://", 0) == 0) text = text.substr(6);
         const auto slash = text.find('/');
         if (slash == std::string::npos || slash == 0 || slash + 1 == text.size()) {
@@ -296,9 +328,6 @@ private:
         }
         if (auto st = api::validateBucketName(text.substr(0, slash)); !st) return add("/ekm_file", st.error().message);
         if (auto st = api::validateObjectName(text.substr(slash + 1)); !st) return add("/ekm_file", st.error().message);
-        if (s.algorithm.kind != DsortAlgorithmKind::Alphanumeric && s.algorithm.kind != DsortAlgorithmKind::None) {
-            return add("/ekm_file", "places records by key: use it with algorithm kind alphanumeric or none");
-        }
         s.ekmFile = text;
     }
 
@@ -376,6 +405,8 @@ api::Result<std::vector<std::string>> DsortSpec::inputNames() const
     for (auto& n : out) n += inputExtension;
     return out;
 }
+
+bool DsortSpec::ekmIsUrl() const { return isUrl(ekmFile); }
 
 std::pair<std::string, std::string> DsortSpec::ekmObject() const
 {

@@ -15,7 +15,8 @@
 //               |{"kind":"shuffle","seed":"42"}              (seed: a decimal number, string or number)
 //               |{"kind":"content","extension":".cls","content_key_type":"int"}
 //               |{"kind":"none"},                             (default alphanumeric)
-//    "ekm_file":"bucket/object.json",                        (external key map, read from the cluster)
+//    "ekm_file":"bucket/object.json" | "https://host/ekm.json", (external key map: an object in the
+//                                                              cluster, or a URL the proxy fetches)
 //    "max_mem_usage":"70%" | "4GiB",                          (record bytes held in memory per target)
 //    "extract_concurrency_max_limit":4, "create_concurrency_max_limit":4,
 //    "duplicated_records":"ignore|warn|abort", "missing_shards":"ignore|warn|abort",
@@ -72,7 +73,7 @@ struct DsortSpec {
     std::uint64_t outputShardSize = 0;     // bytes of a shard, estimated as .tar; 0 with outputShardRecords
     std::uint64_t outputShardRecords = 0;  // records per shard; 0: cut by outputShardSize
     DsortAlgorithm algorithm;
-    std::string ekmFile;  // "bucket/object"; empty: none
+    std::string ekmFile;  // "bucket/object", or an http(s):// URL (ekmIsUrl()); empty: none
     static constexpr double kDefaultMemPercent = 80;
     double maxMemPercent = kDefaultMemPercent;  // of the target's physical memory; 0: maxMemBytes applies
     std::uint64_t maxMemBytes = 0;              // with maxMemPercent 0 (0 bytes: every record spills)
@@ -88,6 +89,8 @@ struct DsortSpec {
     api::Result<std::vector<std::string>> inputNames() const;
     // The ekm_file's bucket and object.
     std::pair<std::string, std::string> ekmObject() const;
+    // The ekm_file is a URL the proxy fetches (AIStore's form), not an object.
+    bool ekmIsUrl() const;
     // The in-memory budget on a target with `physicalBytes` of memory.
     std::uint64_t memoryBudget(std::uint64_t physicalBytes) const;
 };

@@ -3,6 +3,8 @@
 #include <QDir>
 #include <QFile>
 #include <QRandomGenerator>
+#include <QSslCertificate>
+#include <QSslConfiguration>
 #include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
@@ -60,6 +62,10 @@ LocalCluster::LocalCluster(Options options) : m_options(options)
         qputenv("CURL_CA_BUNDLE", ca);
         qputenv("TESSERA_CA_FILE", ca);
         qputenv("SSL_CERT_FILE", ca);
+        // Qt's sockets (the console's REST client and feed) start from the
+        // default configuration; the CA file is made at start(), and the
+        // same file serves every cluster of the process.
+        m_trustCaInQt = true;
     }
 }
 
@@ -152,6 +158,14 @@ bool LocalCluster::start()
     }
     QDir().mkpath(m_dir.path() + "/proxy");
     if (m_options.tls && !makeCertificates()) return false;
+    if (m_trustCaInQt) {
+        auto conf = QSslConfiguration::defaultConfiguration();
+        const auto known = conf.caCertificates();
+        for (const auto& cert : QSslCertificate::fromPath(caFile())) {
+            if (!known.contains(cert)) conf.addCaCertificate(cert);
+        }
+        QSslConfiguration::setDefaultConfiguration(conf);
+    }
     m_proxy.portFile = m_dir.path() + "/proxy/port";
     m_proxy.logFile = m_dir.path() + "/proxy.log";
     m_proxy.args = QStringList{"--role",

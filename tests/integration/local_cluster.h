@@ -110,6 +110,7 @@ private:
 
     Options m_options;
     QTemporaryDir m_dir;
+    bool m_trustCaInQt = false;  // the whole suite over TLS: Qt's default SSL configuration trusts the CA
     Proc m_proxy;
     std::vector<Proc> m_targets;
     std::string m_error;

@@ -16,6 +16,10 @@
 #include "spec/dsort_preview.h"
 #include "spec/spec_text.h"
 
+#include <QFile>
+#include <QProcess>
+#include <QScopeGuard>
+#include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
 #include <set>
@@ -35,7 +39,9 @@ class TestDsort : public QObject {
     Q_OBJECT
 
 private:
-    tests::LocalCluster m_cluster;
+    // The proxy may fetch a user's URL from 127.0.0.2 only (externalKeyMapFromAUrl).
+    tests::LocalCluster m_cluster{
+        tests::LocalCluster::Options{3, 2, false, 300, 3, {"--fetch-allow-network", "127.0.0.2/32"}, {}}};
     std::vector<std::vector<DsortRecordData>> m_input;                // per input shard, in shard order
     std::map<std::string, std::pair<std::int64_t, double>> m_labels;  // key -> (.cls, .val)
     std::map<std::string, std::string> m_names;                       // key -> .txt content (string keys)
@@ -349,6 +355,71 @@ private slots:
         QCOMPARE(st.job.state, api::JobState::Failed);
         QVERIFY2(st.job.error.find("matches no entry") != std::string::npos, st.job.error.c_str());
         QVERIFY(outputs("out-ekm-partial").empty());
+    }
+
+    // AIStore's form: the ekm_file is a URL the proxy fetches, refused when it
+    // leads into the node's own networks (SSRF) unless the config allows
+    // that network (here 127.0.0.2 only, where the test serves the map).
+    void externalKeyMapFromAUrl()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QFile map(dir.filePath("ekm.json"));
+        QVERIFY(map.open(QIODevice::WriteOnly));
+        map.write(R"({"even": ["[02468]$"], "odd": ["[13579]$"]})");
+        map.close();
+        // Python's file server on 127.0.0.2, on a port it picks and prints.
+        QProcess server;
+        server.setProcessChannelMode(QProcess::MergedChannels);
+        server.start("python3", {"-u", "-m", "http.server", "--bind", "127.0.0.2", "--directory", dir.path(), "0"});
+        QVERIFY(server.waitForStarted(5000));
+        auto stop = qScopeGuard([&] {
+            server.kill();
+            server.waitForFinished(5000);
+        });
+        QByteArray banner;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                server.waitForReadyRead(50);
+                banner += server.readAll();
+                return banner.contains("port ");
+            },
+            10000));
+        const auto port = banner.mid(banner.indexOf("port ") + 5).split(' ').front().trimmed().toStdString();
+        QVERIFY2(!port.empty() && port != "0", banner.constData());
+
+        auto spec = baseSpec("out-ekm-url");
+        spec["ekm_file"] = "http://127.0.0.2:" + port + "/ekm.json";
+        auto st = run(spec);
+        QVERIFY2(st.job.state == api::JobState::Finished, st.job.error.c_str());
+        auto shards = outputs("out-ekm-url");
+        checkSameRecords(tests::allRecords(shards));
+        QCOMPARE(shards.size(), std::size_t{2});
+
+        // Loopback, the cloud metadata address, a name for loopback and an
+        // IPv4-mapped loopback: refused before any connection, naming why.
+        const std::vector<std::pair<std::string, std::string>> refused = {
+            {"http://127.0.0.1:" + port + "/ekm.json", "loopback"},
+            {"http://169.254.169.254/latest/meta-data/", "link-local"},
+            {"http://localhost:" + port + "/ekm.json", "loopback"},
+            {"http://[::ffff:127.0.0.1]:" + port + "/ekm.json", "loopback"},
+            {"http://10.1.2.3/ekm.json", "private"},
+        };
+        auto c = client();
+        const auto jobsBefore = c.listDsorts()->size();
+        for (const auto& [url, why] : refused) {
+            auto bad = baseSpec("out-ekm-ssrf");
+            bad["ekm_file"] = url;
+            auto [status, message] = post(bad);
+            QVERIFY2(status == 400, (url + ": " + std::to_string(status) + " " + message).c_str());
+            QVERIFY2(message.find("/ekm_file") != std::string::npos && message.find(why) != std::string::npos,
+                     (url + ": " + message).c_str());
+        }
+        QCOMPARE(c.listDsorts()->size(), jobsBefore);
+        // The map came from the server (its log names the GET).
+        server.waitForReadyRead(200);
+        banner += server.readAll();
+        QVERIFY2(banner.contains("\"GET /ekm.json HTTP/1.1\" 200"), banner.constData());
     }
 
     void convertsFormats()
