@@ -170,6 +170,18 @@ Result<S3ObjectList> parseS3ObjectList(std::string_view xml)
     if (!r) return r.error();
     S3ObjectList out;
     out.v2 = static_cast<bool>(r->child("KeyCount"));
+    // A result is of one version: a v1 one (no KeyCount) with v2's tokens, or
+    // a v2 one with v1's markers, is not a result S3 writes.
+    for (const char* field : {"ContinuationToken", "NextContinuationToken", "StartAfter"}) {
+        if (!out.v2 && r->child(field)) {
+            return Error::badRequest(std::string("a ListObjects (v1) result, without KeyCount, has ") + field);
+        }
+    }
+    for (const char* field : {"Marker", "NextMarker"}) {
+        if (out.v2 && r->child(field)) {
+            return Error::badRequest(std::string("a ListObjectsV2 result, with KeyCount, has ") + field);
+        }
+    }
     out.name = text(*r, "Name");
     out.prefix = text(*r, "Prefix");
     out.delimiter = text(*r, "Delimiter");
