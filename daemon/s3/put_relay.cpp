@@ -23,7 +23,7 @@ PutRelay::Started PutRelay::start(const net::Request& req, const S3Context::Call
 {
     // The payload's length: aws-chunked announces it in its own header.
     const auto& sig = caller.sig;
-    const bool streaming = sig && sig->streaming();
+    const bool streaming = sig && sig->awsChunked();
     std::uint64_t length = req.contentLength;
     if (streaming) {
         const auto decoded = req.header("x-amz-decoded-content-length");
@@ -39,7 +39,13 @@ PutRelay::Started PutRelay::start(const net::Request& req, const S3Context::Call
     auto call = TargetCall::start(baseUrl, "PUT", target, headers, length, timeout);
     if (!call) return fromError(call.error(), resource);
     std::unique_ptr<AwsChunkedDecoder> decoder;
-    if (streaming) decoder = std::make_unique<AwsChunkedDecoder>(caller.signingKey, *sig);
+    if (streaming && sig->unsignedTrailer()) {
+        auto trailer = TrailerChecksum::create(req.header("x-amz-trailer"));
+        if (!trailer) return fromError(trailer.error(), resource);
+        decoder = std::make_unique<AwsChunkedDecoder>(std::move(trailer.value()));
+    } else if (streaming) {
+        decoder = std::make_unique<AwsChunkedDecoder>(caller.signingKey, *sig);
+    }
     Checks checks;
     if (!caller.signingKey.empty() && sig && !streaming && sig->payloadHash != kUnsignedPayload) {
         checks.sha256 = sig->payloadHash;
