@@ -70,14 +70,23 @@ PutRelay::PutRelay(std::unique_ptr<TargetCall> call, std::uint64_t length, std::
 
 api::Status PutRelay::write(const char* data, std::size_t size)
 {
-    if (m_decoder) {
-        return m_decoder->feed(data, size, [this](const char* p, std::size_t n) { return forward(p, n); });
+    if (m_refused) return {};  // the end of a refused body, read and dropped
+    if (!m_decoder) return forward(data, size);
+    auto st = m_decoder->feed(data, size, [this](const char* p, std::size_t n) { return forward(p, n); });
+    if (!st && m_received == m_length && st.kind() != api::ErrorKind::Unavailable) {
+        // Refused once every payload byte arrived (the trailer's checksum, the
+        // last chunk's signature): the client gets an S3 error document from
+        // finish(), and the target never gets the last byte.
+        m_refused = st.error();
+        m_call.reset();
+        return {};
     }
-    return forward(data, size);
+    return st;
 }
 
 net::Response PutRelay::finish()
 {
+    if (m_refused) return fromError(*m_refused, m_resource);
     if (m_decoder && !m_decoder->done()) {
         return s3Error(400, "IncompleteBody", "the aws-chunked body ended before its final chunk", m_resource);
     }

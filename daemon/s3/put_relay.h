@@ -63,6 +63,7 @@ private:
     std::optional<Md5Stream> m_md5;
     std::uint64_t m_received = 0;
     char m_last = 0;
+    std::optional<api::Error> m_refused;  // a check failed after the whole payload arrived
 };
 
 }  // namespace tessera::daemon::s3

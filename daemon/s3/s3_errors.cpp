@@ -54,7 +54,7 @@ net::Response fromError(const api::Error& e, const std::string& resource)
     case K::Timeout:
     case K::BadGateway:
     case K::TooManyRequests: {
-        auto r = s3Error(503, "ServiceUnavailable", text, resource);
+        auto r = s3Error(503, code.empty() ? "ServiceUnavailable" : code, text, resource);
         r.header("Retry-After", "1");
         return r;
     }

@@ -130,7 +130,12 @@ api::Result<api::MultipartUpload> MultipartStore::create(const std::string& buck
 {
     const auto mp = mountpathOf(bucket, key);
     if (auto st = m_store.checkMountpath(mp); !st) return st.error();
-    if (const auto swept = sweep(); swept > 0) logInfo("S3 multipart: removed ", swept, " expired upload(s)");
+    // Expired uploads go at most once a minute (a sweep reads every record).
+    const auto now = nowNs();
+    auto last = m_lastSweepNs.load();
+    if (now - last > kSweepIntervalNs && m_lastSweepNs.compare_exchange_strong(last, now)) {
+        if (const auto swept = sweep(); swept > 0) logInfo("S3 multipart: removed ", swept, " expired upload(s)");
+    }
     std::size_t inProgress = 0;
     for (std::size_t i = 0; i < m_store.options().mountpaths.size(); ++i) {
         std::error_code ec;

@@ -13,7 +13,8 @@
 // Limits: part numbers 1..10,000; a part at most 5 GiB (every part but the
 // last at least 5 MiB, checked at completion, as S3 does); at most
 // kMaxUploads uploads in progress per target; an upload older than
-// kMaxAge is removed (at start and whenever an upload is created).
+// kMaxAge is removed (at start, and when an upload is created at least a
+// minute after the last sweep).
 //
 // Thread safety: all methods may be called concurrently. A part written
 // twice keeps the last one committed; a completion reads the parts it
@@ -25,6 +26,7 @@
 #include "api/s3_multipart_msg.h"
 #include "common/unique_fd.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -85,7 +87,10 @@ private:
     api::Result<api::MultipartUpload> readRecord(const std::string& dir) const;
     api::Status removeDir(std::size_t mp, const std::string& dir) const;
 
+    static constexpr std::int64_t kSweepIntervalNs = std::int64_t{60} * 1000000000;
+
     const ObjectStore& m_store;
+    mutable std::atomic<std::int64_t> m_lastSweepNs{0};
 };
 
 }  // namespace tessera::daemon::target

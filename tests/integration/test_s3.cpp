@@ -5,7 +5,8 @@
 // are the same objects; the S3 port of its own serves the root; multipart
 // parts are kept and assembled by the target that owns the final key
 // (nothing crosses the proxy or another target on completion), uploads
-// survive the owner's restart, and a crash mid-completion leaves no object.
+// survive the owner's restart and expire after 7 days, a crash
+// mid-completion leaves no object, and UploadPartCopy reads on the owner.
 #include "local_cluster.h"
 
 #include "api/hrw.h"
@@ -17,11 +18,13 @@
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QTcpServer>
 #include <QTest>
 #include <chrono>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 using namespace tessera;
@@ -208,6 +211,34 @@ private slots:
                         h);
         QCOMPARE(r->status, 200);
         QCOMPARE(get("/s3test/keep"), std::string("version two"));
+        // An unsigned aws-chunked body whose trailer checksum is not its
+        // bytes' (awscli over https sends its CRC32 so), then one whose is.
+        auto t = signedHeaders("STREAMING-UNSIGNED-PAYLOAD-TRAILER");
+        t.emplace_back("x-amz-decoded-content-length", "11");
+        t.emplace_back("x-amz-trailer", "x-amz-checksum-crc32");
+        const auto trailed = [](const std::string& text, const std::string& crc) {
+            return "b\r\n" + text + "\r\n0\r\nx-amz-checksum-crc32:" + crc + "\r\n\r\n";
+        };
+        r = m_http.send(Method::Put, s3("/s3test/keep"), Body::string(trailed("version tri", "OWMalw==")), t);
+        QCOMPARE(r->status, 400);
+        QCOMPARE(code(*r), std::string("BadDigest"));
+        QCOMPARE(get("/s3test/keep"), std::string("version two"));
+        r = m_http.send(Method::Put, s3("/s3test/keep"), Body::string("b\r\nversion tri\r\n0\r\n\r\n"), t);
+        QCOMPARE(r->status, 400);
+        QCOMPARE(code(*r), std::string("IncompleteBody"));
+        QCOMPARE(get("/s3test/keep"), std::string("version two"));
+        r = m_http.send(Method::Put, s3("/s3test/keep"), Body::string(trailed("version tri", "rXdL5w==")), t);
+        QCOMPARE(r->status, 200);
+        QCOMPARE(get("/s3test/keep"), std::string("version tri"));
+        t.back().second = "x-amz-checksum-md5";
+        r = m_http.send(Method::Put, s3("/s3test/keep"), Body::string(trailed("version two", "OWMalw==")), t);
+        QCOMPARE(r->status, 400);
+        QCOMPARE(code(*r), std::string("InvalidArgument"));
+        QCOMPARE(get("/s3test/keep"), std::string("version tri"));
+        t.back().second = "x-amz-checksum-crc32";
+        r = m_http.send(Method::Put, s3("/s3test/keep"), Body::string(trailed("version two", "OWMalw==")), t);
+        QCOMPARE(r->status, 200);
+        QCOMPARE(get("/s3test/keep"), std::string("version two"));
         // Metadata names S3 cannot carry.
         r = m_http.send(Method::Put, s3("/s3test/meta"), Body::string("x"), {{"x-amz-meta-b+d", "1"}});
         QCOMPARE(r->status, 400);
@@ -369,6 +400,39 @@ private slots:
         r = m_http.send(Method::Post, s3("/s3test/" + key + "?uploadId=" + id), Body::string(api::toXml(c)));
         QCOMPARE(r->status, 200);
         QVERIFY(get("/s3test/" + key) == first + "after the restart");
+    }
+
+    // An upload older than 7 days is removed with its parts when its target
+    // starts (its record rewritten here to say it began 8 days ago).
+    void expiredUploadsAreRemoved()
+    {
+        const std::string key = "parts/expired.bin";
+        const auto id = createUpload(key);
+        QVERIFY(!id.empty());
+        QVERIFY(!uploadPart(key, id, 1, "old part").empty());
+        const int owner = ownerOf("s3test", key);
+        QCOMPARE(stagingHolders(id), std::vector<int>{owner});
+        QString record;
+        for (const auto& mp : m_cluster->targetMountpaths(owner)) {
+            const auto path = QString::fromStdString(mp + "/.tessera/s3mp/" + id + "/upload.json");
+            if (QFileInfo::exists(path)) record = path;
+        }
+        QFile f(record);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        auto up = api::parseMessage<api::MultipartUpload>(f.readAll().toStdString(), "record");
+        f.close();
+        QVERIFY(up);
+        up->initiatedNs -= std::int64_t{8} * 24 * 3600 * 1000000000;
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QByteArray::fromStdString(nlohmann::json(*up).dump()));
+        f.close();
+        m_cluster->killTarget(owner);
+        QVERIFY2(m_cluster->restartTarget(owner), m_cluster->targetLogTail(owner).c_str());
+        QVERIFY(m_cluster->waitForTargets(m_cluster->targetCount(), std::chrono::seconds(30)));
+        QVERIFY(stagingHolders(id).empty());
+        auto r = m_http.send(Method::Get, s3("/s3test/" + key + "?uploadId=" + id));
+        QCOMPARE(r->status, 404);
+        QCOMPARE(code(*r), std::string("NoSuchUpload"));
     }
 
     // The owner is killed while it assembles an upload: the object never
