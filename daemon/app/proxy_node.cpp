@@ -50,8 +50,10 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         auto so = serverOptions(c);
         so.port = static_cast<unsigned short>(c.s3Port);
         m_s3Server = std::make_unique<net::HttpServer>(so, m_s3Router);
+        // The same certificate as the proxy's own port (reloaded at SIGHUP too).
+        m_s3Tls = NodeTls::start(c, *m_s3Server);
         m_s3Server->listen();
-        logInfo("S3 front end also at http://", c.host, ":", m_s3Server->port(), "/");
+        logInfo("S3 front end also at ", m_s3Tls ? "https" : "http", "://", c.host, ":", m_s3Server->port(), "/");
     }
     addMetricsRoute(m_router, [this] { return nodeStats(); });
     if (c.authEnabled) {

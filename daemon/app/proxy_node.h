@@ -71,6 +71,7 @@ private:
     // Config::s3Port: the same S3 front end at the root of a port of its own.
     net::Router m_s3Router;
     std::unique_ptr<net::HttpServer> m_s3Server;
+    std::unique_ptr<NodeTls> m_s3Tls;  // the S3 port's TLS (null: plain HTTP)
     std::unique_ptr<proxy::ClusterMonitor> m_monitor;
     std::shared_ptr<proxy::FeedHub> m_feed;
     std::unique_ptr<proxy::AuditTrail> m_audit;

@@ -28,6 +28,9 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     so.tombstoneTtl = std::chrono::milliseconds(c.tombstoneTtlMs);
     m_store = orThrow(target::ObjectStore::create(so), "mountpaths");
     dsort::DsortJob::removeOrphanedOutputs(*m_store);
+    m_multipart = std::make_unique<target::MultipartStore>(*m_store);
+    if (const auto swept = m_multipart->sweep(); swept > 0)
+        logInfo("S3 multipart: removed ", swept, " expired upload(s)");
     target::ShardService::Options shardOptions;
     shardOptions.limits.maxMembers = c.archiveMaxMembers;
     shardOptions.limits.maxMemberSize = c.archiveMaxMemberSize;
@@ -61,6 +64,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         m_self, *m_store, *m_shards, m_cache, *m_membership, std::chrono::milliseconds(c.peerTimeoutMs),
         [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
         m_server->stats(), clusterKey);
+    m_api->setMultipart(m_multipart.get());
     m_api->registerRoutes(m_router);
     if (c.authEnabled) {
         m_auth = NodeAuth::forTarget(clusterKey);

@@ -59,6 +59,7 @@ private:
     Clock::time_point m_started = Clock::now();
     net::Router m_router;
     std::unique_ptr<target::ObjectStore> m_store;
+    std::unique_ptr<target::MultipartStore> m_multipart;  // S3 multipart uploads this target owns
     std::unique_ptr<target::ArchiveIndexStore> m_archiveIndexes;
     std::unique_ptr<target::ShardService> m_shards;
     // Auth on only; declared before the server, which refers to its

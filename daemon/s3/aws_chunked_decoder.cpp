@@ -9,6 +9,7 @@ namespace tessera::daemon::s3 {
 namespace {
 constexpr std::size_t kMaxHeaderLine = 1024;
 constexpr std::uint64_t kMaxChunk = std::uint64_t{1} << 30;
+constexpr int kMaxTrailerLines = 8;
 }  // namespace
 
 struct AwsChunkedDecoder::Hash {
@@ -35,11 +36,39 @@ AwsChunkedDecoder::AwsChunkedDecoder(std::string key, SigV4 sig)
 {
 }
 
+AwsChunkedDecoder::AwsChunkedDecoder(std::unique_ptr<TrailerChecksum> trailer)
+    : m_hash(std::make_unique<Hash>()), m_trailer(std::move(trailer))
+{
+}
+
 AwsChunkedDecoder::~AwsChunkedDecoder() = default;
+
+api::Status AwsChunkedDecoder::onTrailerLine()
+{
+    const auto colon = m_line.find(':');
+    if (colon == std::string::npos || colon == 0) {
+        return api::Error::badRequest("IncompleteBody: malformed aws-chunked trailer line");
+    }
+    std::string name = m_line.substr(0, colon);
+    for (auto& c : name) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    std::string value = m_line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.erase(0, 1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
+    if (name == m_trailer->name()) {
+        if (value != m_trailer->finish()) {
+            return api::Error::badRequest("BadDigest: the " + name + " trailer does not match the bytes received");
+        }
+        m_trailerChecked = true;
+    }
+    m_line.clear();
+    return {};
+}
 
 api::Status AwsChunkedDecoder::onHeader()
 {
-    // "<hex>;chunk-signature=<64 hex>"
+    // "<hex>;chunk-signature=<64 hex>" (unsigned: "<hex>")
     const auto semi = m_line.find(';');
     const std::string size = m_line.substr(0, semi);
     if (size.empty() || size.size() > 16) return api::Error::badRequest("IncompleteBody: bad aws-chunked chunk size");
@@ -53,6 +82,15 @@ api::Status AwsChunkedDecoder::onHeader()
         n = n * 16 + static_cast<std::uint64_t>(d);
     }
     if (n > kMaxChunk) return api::Error::badRequest("IncompleteBody: aws-chunked chunk larger than 1 GiB");
+    if (m_trailer) {
+        if (semi != std::string::npos) {
+            return api::Error::badRequest("IncompleteBody: an unsigned aws-chunked chunk has no extensions");
+        }
+        m_left = n;
+        m_final = n == 0;
+        m_line.clear();
+        return {};
+    }
     constexpr std::string_view kSig = "chunk-signature=";
     if (semi == std::string::npos || m_line.compare(semi + 1, kSig.size(), kSig) != 0) {
         return api::Error::badRequest("IncompleteBody: aws-chunked chunk without chunk-signature");
@@ -68,6 +106,7 @@ api::Status AwsChunkedDecoder::onHeader()
 
 api::Status AwsChunkedDecoder::endChunk()
 {
+    if (m_trailer) return {};
     const auto digest = m_hash->hex();
     if (!m_key.empty()) {
         const auto expected = chunkSignature(m_key, m_sig, m_previous, digest);
@@ -108,7 +147,11 @@ api::Status AwsChunkedDecoder::feed(const char* data, std::size_t size, const Ou
         }
         case State::Data: {
             const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(m_left, size - i));
-            m_hash->update(data + i, n);
+            if (m_trailer) {
+                m_trailer->update(data + i, n);
+            } else {
+                m_hash->update(data + i, n);
+            }
             if (auto st = out(data + i, n); !st) return st;
             m_decoded += n;
             m_left -= n;
@@ -128,8 +171,35 @@ api::Status AwsChunkedDecoder::feed(const char* data, std::size_t size, const Ou
             m_state = State::Header;
             break;
         case State::Trailer: {
-            // Only the empty line: trailing headers are not supported.
             const char c = data[i++];
+            if (m_trailer) {
+                // Trailer lines, then an empty one.
+                if (c != '\n') {
+                    if (m_line.size() == kMaxHeaderLine) {
+                        return api::Error::badRequest("IncompleteBody: aws-chunked trailer line longer than 1 KiB");
+                    }
+                    m_line.push_back(c);
+                    break;
+                }
+                if (m_line.empty() || m_line.back() != '\r') {
+                    return api::Error::badRequest("IncompleteBody: aws-chunked trailer line without CRLF");
+                }
+                m_line.pop_back();
+                if (!m_line.empty()) {
+                    if (++m_trailerLines > kMaxTrailerLines) {
+                        return api::Error::badRequest("IncompleteBody: more than 8 aws-chunked trailer lines");
+                    }
+                    if (auto st = onTrailerLine(); !st) return st;
+                    break;
+                }
+                if (!m_trailerChecked) {
+                    return api::Error::badRequest("IncompleteBody: the body ended without its " + m_trailer->name() +
+                                                  " trailer");
+                }
+                m_state = State::Done;
+                break;
+            }
+            // Signed: only the empty line; trailing headers are not supported.
             m_line.push_back(c);
             if (m_line == "\r\n") {
                 m_state = State::Done;

@@ -7,10 +7,17 @@
 // one (auth off) each is only parsed. Bytes go out as they arrive: memory is
 // one chunk-header line (at most 1 KiB), never a chunk.
 //
+// The unsigned form (STREAMING-UNSIGNED-PAYLOAD-TRAILER): "<hex size>\r\n
+// <bytes>\r\n" repeated, the chunk of size 0, then trailer lines
+// "<name>:<value>\r\n" (at most 8 of at most 1 KiB) and an empty line; the
+// checksum named by x-amz-trailer must be among them and match the bytes
+// (BadDigest otherwise).
+//
 // Not thread-safe: one decoder per request body.
 
 #include "api/result.h"
 #include "sigv4.h"
+#include "trailer_checksum.h"
 
 #include <cstdint>
 #include <functional>
@@ -25,6 +32,8 @@ public:
 
     // `key`: the request's signing key (signingKey()), empty to skip checks.
     AwsChunkedDecoder(std::string key, SigV4 sig);
+    // The unsigned form, its trailer checked with `trailer`.
+    explicit AwsChunkedDecoder(std::unique_ptr<TrailerChecksum> trailer);
     ~AwsChunkedDecoder();
 
     // Decodes `size` more bytes, handing the payload to `out`. BadRequest for
@@ -39,6 +48,7 @@ private:
     enum class State { Header, Data, DataCr, DataLf, Trailer, Done };
     api::Status onHeader();
     api::Status endChunk();
+    api::Status onTrailerLine();
 
     std::string m_key;
     SigV4 m_sig;
@@ -51,6 +61,9 @@ private:
     State m_state = State::Header;
     struct Hash;
     std::unique_ptr<Hash> m_hash;
+    std::unique_ptr<TrailerChecksum> m_trailer;  // set: the unsigned form
+    bool m_trailerChecked = false;
+    int m_trailerLines = 0;
 };
 
 }  // namespace tessera::daemon::s3

@@ -3,7 +3,10 @@
 // redirects: object bodies are relayed between the S3 client and the
 // owning target (TargetCall), a chunk at a time, so unmodified SDKs work.
 // Control calls (buckets, listing, deletes) go through the proxy's own
-// native API on loopback, with the cluster key. Objects written here are the
+// native API on loopback, with the cluster key; multipart uploads live on
+// the target that owns the final key (s3_multipart.h). The handlers are one
+// class per resource (BucketOps, Listing, ObjectOps, MultipartOps) over one
+// S3Context; this class routes to them. Objects written here are the
 // same objects the native API sees; the S3 extras live in the object's
 // custom metadata: "s3-etag" (MD5, computed by the target while it writes),
 // "s3-mtime", "s3-ct" (Content-Type), "s3m.<name>" (x-amz-meta-<name>).

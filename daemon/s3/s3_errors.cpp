@@ -54,7 +54,7 @@ net::Response fromError(const api::Error& e, const std::string& resource)
     case K::Timeout:
     case K::BadGateway:
     case K::TooManyRequests: {
-        auto r = s3Error(503, "ServiceUnavailable", text, resource);
+        auto r = s3Error(503, code.empty() ? "ServiceUnavailable" : code, text, resource);
         r.header("Retry-After", "1");
         return r;
     }
@@ -66,7 +66,10 @@ net::Response fromStatus(int status, const std::string& body, const std::string&
                          const std::string& notFoundCode)
 {
     // The node's JSON error, read as every client reads it.
-    const std::string message = api::errorFromResponse(status, body).message;
+    const auto error = api::errorFromResponse(status, body);
+    // A target's error that names its S3 code ("NoSuchUpload: ...") keeps it.
+    if (status >= 400 && !splitCode(error.message).first.empty()) return fromError(error, resource);
+    const std::string& message = error.message;
     switch (status) {
     case 400: return s3Error(400, "InvalidArgument", message, resource);
     case 403:

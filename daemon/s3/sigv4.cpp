@@ -190,9 +190,9 @@ api::Result<std::optional<SigV4>> parseSigV4(const SignedRequest& req)
         sig.payloadHash = req.header("x-amz-content-sha256");
         if (sig.payloadHash.empty()) return malformed("x-amz-content-sha256 is missing");
         if (sig.payloadHash != kUnsignedPayload && sig.payloadHash != kStreamingPayload &&
-            !isHex(sig.payloadHash, 64)) {
-            return malformed("x-amz-content-sha256 must be a SHA-256 hex digest, UNSIGNED-PAYLOAD or " +
-                             std::string(kStreamingPayload));
+            sig.payloadHash != kStreamingUnsignedTrailer && !isHex(sig.payloadHash, 64)) {
+            return malformed("x-amz-content-sha256 must be a SHA-256 hex digest, UNSIGNED-PAYLOAD, " +
+                             std::string(kStreamingPayload) + " or " + std::string(kStreamingUnsignedTrailer));
         }
     }
     if (!isHex(sig.signature, 64)) return malformed("the signature must be 64 lowercase hex digits");

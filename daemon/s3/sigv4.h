@@ -22,6 +22,9 @@ namespace tessera::daemon::s3 {
 
 inline constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
 inline constexpr std::string_view kStreamingPayload = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD";
+// aws-chunked without chunk signatures, its checksum in a trailer named by
+// x-amz-trailer (awscli over https, newer SDKs by default).
+inline constexpr std::string_view kStreamingUnsignedTrailer = "STREAMING-UNSIGNED-PAYLOAD-TRAILER";
 // A presigned URL is valid for at most 7 days (S3's own limit).
 inline constexpr std::int64_t kMaxPresignSeconds = 7 * 24 * 3600;
 // Header form: the request's X-Amz-Date may be this far from the node's clock.
@@ -50,6 +53,9 @@ struct SigV4 {
 
     std::string scope() const { return date + "/" + region + "/" + service + "/aws4_request"; }
     bool streaming() const { return payloadHash == kStreamingPayload; }
+    bool unsignedTrailer() const { return payloadHash == kStreamingUnsignedTrailer; }
+    // The body is aws-chunked (signed chunks, or unsigned with a trailer).
+    bool awsChunked() const { return streaming() || unsignedTrailer(); }
 };
 
 // The request's signature; nullopt when it carries none (anonymous).

@@ -1,8 +1,11 @@
 #include "target_call.h"
 
+#include "client/tls_setup.h"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/buffer_body.hpp>
@@ -17,20 +20,44 @@ namespace tessera::daemon::s3 {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
+namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
+
+namespace {
+// The client context of this process, made once from the CA the node trusts
+// (tls.ca_file: HttpClient's process default), as the node's other clients.
+api::Result<ssl::context*> clientContext()
+{
+    static auto ctx = client::tls::makeContext(client::HttpClient::Options::Tls::processDefault());
+    if (!ctx) return ctx.error();
+    return &ctx.value();
+}
+}  // namespace
 
 struct TargetCall::Impl {
     asio::io_context ioc{1};
     tcp::socket socket{ioc};
+    std::unique_ptr<ssl::stream<tcp::socket&>> tls;  // set: https://
     beast::flat_buffer buffer;
     std::optional<http::response_parser<http::buffer_body>> parser;
     std::string where;  // for messages
+
+    // Runs `f` on the connection's stream, TLS or plain.
+    template <typename F>
+    auto onStream(F&& f)
+    {
+        if (tls) return f(*tls);
+        return f(socket);
+    }
 };
 
 TargetCall::TargetCall() : m_impl(std::make_unique<Impl>()) {}
 TargetCall::~TargetCall()
 {
     boost::system::error_code ec;
+    // No TLS close_notify: every call ends with "Connection: close", and one
+    // cut short (a refused PUT) must look cut short to the target.
+    m_impl->tls.reset();
     m_impl->socket.close(ec);
 }
 
@@ -42,10 +69,6 @@ api::Result<std::unique_ptr<TargetCall>> TargetCall::start(std::string_view base
 {
     auto url = client::parseUrl(baseUrl);
     if (!url) return url.error();
-    if (url->tls) {
-        return api::Error::unavailable("the S3 front end does not relay to targets over TLS yet (target " +
-                                       std::string(baseUrl) + ")");
-    }
     std::unique_ptr<TargetCall> call(new TargetCall());
     auto& impl = *call->m_impl;
     impl.where = std::string(baseUrl);
@@ -62,6 +85,18 @@ api::Result<std::unique_ptr<TargetCall>> TargetCall::start(std::string_view base
     ::setsockopt(impl.socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     ::setsockopt(impl.socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     impl.socket.set_option(tcp::no_delay(true), ec);
+    if (url->tls) {
+        auto ctx = clientContext();
+        if (!ctx) return ctx.error();
+        const auto tlsOptions = client::HttpClient::Options::Tls::processDefault();
+        impl.tls = std::make_unique<ssl::stream<tcp::socket&>>(impl.socket, **ctx);
+        if (auto st = client::tls::preparePeer(impl.tls->native_handle(), url->host, tlsOptions); !st) {
+            return st.error();
+        }
+        impl.tls->handshake(ssl::stream_base::client, ec);
+        if (ec)
+            return client::tls::handshakeError(ec, impl.tls->native_handle(), url->host + ":" + url->port, tlsOptions);
+    }
 
     std::string head;
     head.reserve(512);
@@ -75,7 +110,7 @@ api::Result<std::unique_ptr<TargetCall>> TargetCall::start(std::string_view base
     }
     if (contentLength) head.append("Content-Length: ").append(std::to_string(*contentLength)).append("\r\n");
     head.append("Connection: close\r\n\r\n");
-    asio::write(impl.socket, asio::buffer(head), ec);
+    impl.onStream([&](auto& stream) { return asio::write(stream, asio::buffer(head), ec); });
     if (ec) return api::Error{api::ErrorKind::Unavailable, "cannot send to target " + impl.where, ec.message()};
     return call;
 }
@@ -83,7 +118,7 @@ api::Result<std::unique_ptr<TargetCall>> TargetCall::start(std::string_view base
 api::Status TargetCall::write(const char* data, std::size_t size)
 {
     boost::system::error_code ec;
-    asio::write(m_impl->socket, asio::buffer(data, size), ec);
+    m_impl->onStream([&](auto& stream) { return asio::write(stream, asio::buffer(data, size), ec); });
     if (ec)
         return api::Error{api::ErrorKind::Unavailable, "target " + m_impl->where + " stopped taking the body",
                           ec.message()};
@@ -99,7 +134,7 @@ api::Result<TargetHead> TargetCall::readHead(bool headRequest)
     impl.parser->body_limit(std::numeric_limits<std::uint64_t>::max());
     if (headRequest) impl.parser->skip(true);
     boost::system::error_code ec;
-    http::read_header(impl.socket, impl.buffer, *impl.parser, ec);
+    impl.onStream([&](auto& stream) { return http::read_header(stream, impl.buffer, *impl.parser, ec); });
     if (ec) return api::Error{api::ErrorKind::Unavailable, "no answer from target " + impl.where, ec.message()};
     TargetHead out;
     const auto& msg = impl.parser->get();
@@ -124,7 +159,7 @@ api::Result<std::size_t> TargetCall::readBody(char* buf, std::size_t cap)
     body.data = buf;
     body.size = cap;
     boost::system::error_code ec;
-    http::read(impl.socket, impl.buffer, *impl.parser, ec);
+    impl.onStream([&](auto& stream) { return http::read(stream, impl.buffer, *impl.parser, ec); });
     if (ec == http::error::need_buffer) ec = {};
     if (ec)
         return api::Error{api::ErrorKind::Unavailable, "target " + impl.where + " broke off the body", ec.message()};

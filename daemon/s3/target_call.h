@@ -3,8 +3,9 @@
 // relay: the request head is sent at once, the body is written as it
 // arrives from the S3 client, and the answer's body is read in pieces as
 // the S3 client takes it. Memory is the parser's buffer and the caller's
-// chunk, whatever the object's size. Plain http:// targets only (a cluster
-// over TLS is refused with Unavailable; docs/s3.md).
+// chunk, whatever the object's size. An https:// target is reached over
+// TLS with the node's client context: its certificate must chain to the CA
+// the node trusts (tls.ca_file) and name the target's host.
 //
 // Thread safety: one thread at a time (the relay hands it from worker to
 // worker, one call after the other).
@@ -39,7 +40,8 @@ public:
     TargetCall(const TargetCall&) = delete;
     TargetCall& operator=(const TargetCall&) = delete;
 
-    // Connects to `baseUrl` ("http://host:port") and sends the request head
+    // Connects to `baseUrl` ("http://host:port" or "https://host:port"; TLS
+    // handshake included) and sends the request head
     // (with Content-Length when `contentLength` is set). Unavailable when the
     // target cannot be reached.
     static api::Result<std::unique_ptr<TargetCall>> start(std::string_view baseUrl, std::string_view method,

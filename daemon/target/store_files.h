@@ -26,6 +26,8 @@ namespace store_detail {
 // The extended attribute that holds an object's metadata (JSON), and its limit.
 inline constexpr const char* kMetaXattr = "user.tessera.meta";
 inline constexpr std::size_t kMaxMetaBytes = 64 * 1024;
+// The record of a stored S3 multipart part (api::MultipartPart, JSON).
+inline constexpr const char* kPartXattr = "user.tessera.s3part";
 
 std::string errnoText(int e);
 std::int64_t nowNs();

@@ -240,6 +240,7 @@ void TargetApi::registerRoutes(net::Router& router)
     router.add(net::needs(Route{http::verb::get, "/v1/health", Exec::Inline, net::bind(this, &TargetApi::health), {}},
                           Access::open()));
     router.add(Route{http::verb::get, "/v1/daemon", Exec::Worker, net::bind(this, &TargetApi::daemonInfo), {}});
+    if (m_multipart != nullptr) registerMultipartRoutes(router);
 }
 
 std::optional<Response> TargetApi::redirectIfNotOwner(const Request& req, const api_util::ObjectRef& ref, Serve* how)
@@ -379,12 +380,21 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
                        "object larger than the limit of " + std::to_string(m_store.options().maxObjectSize) + " bytes",
                        {}});
     }
-    params.mountpathCopies = mountpathCopies(ref->bucket);
     params.s3Etag = req.queryValue("s3") == "true";
+    return objectSink(*ref, how, std::move(holders), std::move(params), req.hasQuery(api::kQpRebalance));
+}
+
+std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::objectSink(const api_util::ObjectRef& target,
+                                                                               Serve how,
+                                                                               std::vector<api::Snode> holders,
+                                                                               PutParams params, bool rebalance)
+{
+    const auto* ref = &target;
+    params.mountpathCopies = mountpathCopies(ref->bucket);
     auto writer = m_store.beginPut(ref->bucket, ref->name, std::move(params));
     if (!writer) return Response::error(writer.error());
     PutSink::Hooks hooks;
-    const bool codedWrite = coded(ref->bucket) && how == Serve::Owner && !req.hasQuery(api::kQpRebalance);
+    const bool codedWrite = coded(ref->bucket) && how == Serve::Owner && !rebalance;
     if (!holders.empty() || codedWrite) {
         // Acknowledged once every copy, or every slice (copies of a small
         // version), is durable on its holder; committed here last.
@@ -748,6 +758,8 @@ Response TargetApi::destroyBucket(const Request& req)
     if (!bucket) return Response::error(bucket.error());
     auto st = m_store.destroyBucket(*bucket);
     if (!st) return Response::error(st.error());
+    // Its S3 multipart uploads in progress go with it (docs/s3.md).
+    if (m_multipart != nullptr) m_multipart->removeBucket(*bucket);
     return Response::ok();
 }
 

@@ -4,11 +4,13 @@
 // health and node information. One function per (resource, action).
 
 #include "api/node_stats.h"
+#include "api/s3_multipart_msg.h"
 #include "api/smap.h"
 #include "ec/ec_service.h"
 #include "etl/etl_manager.h"
 #include "membership.h"
 #include "meta_cache.h"
+#include "multipart_store.h"
 #include "net/request_params.h"
 #include "net/router.h"
 #include "object_store.h"
@@ -39,6 +41,9 @@ public:
     // delete, reads from them when this target cannot serve its copy); set
     // before the node serves requests.
     void setErasureCoding(ec::EcService* ec) { m_ec = ec; }
+    // S3 multipart uploads (parts kept and assembled here); set before the
+    // node serves requests. Unset: the multipart routes are not registered.
+    void setMultipart(MultipartStore* multipart) { m_multipart = multipart; }
 
 private:
     // How this target serves an object request it keeps.
@@ -131,6 +136,28 @@ private:
     api::Status pullFromPeer(const api_util::ObjectRef& ref);
 
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> putObject(const net::Request& req);
+    // The sink that stores a new version of `ref` as this target serves it
+    // (`how`): copies to `holders` (mirrored) or slices (erasure coded)
+    // before it is acknowledged, as for a client's PUT. `rebalance`: a peer
+    // delivers an existing version.
+    std::variant<net::Response, std::unique_ptr<net::UploadSink>> objectSink(const api_util::ObjectRef& ref, Serve how,
+                                                                             std::vector<api::Snode> holders,
+                                                                             PutParams params, bool rebalance);
+
+    // S3 multipart uploads kept here (target_api_multipart.cpp; api/s3_multipart_msg.h).
+    // The upload of the request's bucket/name, when this target owns the
+    // name (503 otherwise: the cluster map changed).
+    api::Result<api::MultipartUpload> ownedUpload(const net::Request& req);
+    api::Status checkMultipartOwner(const net::Request& req, const api_util::ObjectRef& ref);
+    net::Response multipartCreate(const net::Request& req);
+    net::Response multipartHead(const net::Request& req);
+    net::Response multipartParts(const net::Request& req);
+    net::Response multipartAbort(const net::Request& req);
+    net::Response multipartList(const net::Request& req);
+    std::variant<net::Response, std::unique_ptr<net::UploadSink>> multipartPart(const net::Request& req);
+    net::Response multipartPartCopy(const net::Request& req);
+    net::Response multipartComplete(const net::Request& req);
+    void registerMultipartRoutes(net::Router& router);
     net::Response getObject(const net::Request& req);
     // `reconciled`: a suspect name was reconciled just now (on a worker).
     net::Response readObject(const net::Request& req, bool reconciled);
@@ -180,6 +207,7 @@ private:
     std::string m_clusterKey;
     etl::EtlManager* m_etl = nullptr;
     ec::EcService* m_ec = nullptr;
+    MultipartStore* m_multipart = nullptr;
     // The names of away owners this target keeps slices of, for the pages
     // of one listing (addAwayOwnersNames); the last one asked for.
     struct StandInNames {

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Runs the benchmark suite (P1, P2, P3, P4, P5, P6 (dSort), P7, P8 (ETL), P13 (copies, erasure
-# coding) and the client check) one
+# Runs the benchmark suite (P1, P2, P3, P4, P5, P6 (dSort), P7, P8 (ETL), P9 (S3), P13 (copies,
+# erasure coding) and the client check) one
 # script after the other and writes docs/benchmarks.md: the machine, the
 # versions, the date, the command, and every ratio against its goal.
 # About 9 minutes with the defaults (most of it filling the 1M-name bucket).
 # Usage: tests/bench/run_all.sh [--quick] [--names N] [--out FILE]
-#   --quick    2 s measurements, 1 round, 100,000 names, 5,000 ETL samples
+#   --quick    2 s measurements, 1 round, 100,000 names, 5,000 ETL samples, a 32 MiB S3 object
 #   --names N  names in the P7 bucket (default 1,000,000)
 #   --out F    the report (default docs/benchmarks.md; "-" = stdout only)
 # Needs: a release build (installers/build.sh release, or TESSERA_BUILD=...)
@@ -19,10 +19,11 @@ DURATION=5
 ROUNDS=3
 NAMES=1000000
 ETL_LIMIT=""
+S3_ARGS=""
 OUT="$ROOT/docs/benchmarks.md"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) DURATION=2; ROUNDS=1; NAMES=100000; ETL_LIMIT="--limit 5000"; shift ;;
+    --quick) DURATION=2; ROUNDS=1; NAMES=100000; ETL_LIMIT="--limit 5000"; S3_ARGS="--size-mib 32 --small-count 16"; shift ;;
     --names) NAMES="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     *) echo "usage: $0 [--quick] [--names N] [--out FILE]" >&2; exit 2 ;;
@@ -50,6 +51,7 @@ run "$HERE/dsort.sh" --rounds "$ROUNDS"
 run "$HERE/list.sh" --names "$NAMES" --duration $((DURATION * 2))
 run "$HERE/etl.sh" --duration "$DURATION" --rounds "$ROUNDS" $ETL_LIMIT
 run "$HERE/protect.sh" --duration "$DURATION" --rounds "$ROUNDS"
+run "$HERE/s3.sh" --rounds "$ROUNDS" $S3_ARGS
 elapsed=$((SECONDS - t0))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 

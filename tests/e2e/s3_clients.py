@@ -2,7 +2,9 @@
 """Real S3 clients against a running Tessera proxy: awscli, s3cmd, boto3.
 
 Usage: s3_clients.py SECTION --endpoint http://127.0.0.1:PORT/s3 [--root-endpoint http://127.0.0.1:S3PORT]
-                     --workdir DIR
+                     --workdir DIR [--ca CA.pem]
+A cluster over TLS: https:// endpoints and --ca, the CA every client must trust (awscli and boto3
+through AWS_CA_BUNDLE, urllib through SSL_CERT_FILE, s3cmd through ca_certs_file).
 SECTION: awscli | s3cmd | boto3 | webdataset. Each section makes its own buckets, checks exact bytes
 and answers, and exits non-zero with a message at the first difference. Dummy credentials come
 from the environment it sets for the clients (auth off: any well-formed signature is accepted).
@@ -123,10 +125,13 @@ def section_awscli(a):
 def section_s3cmd(a):
     host = a.root_endpoint.split("://", 1)[1]
     cfg = a.workdir + "/s3cmd.cfg"
+    tls = a.root_endpoint.startswith("https://")
     with open(cfg, "w") as f:
         f.write("[default]\naccess_key = AKIDTESSERATEST\nsecret_key = tessera-test-secret\n"
-                "host_base = %s\nhost_bucket = %s\nuse_https = False\nsignature_v2 = False\n"
-                "bucket_location = us-east-1\n" % (host, host))
+                "host_base = %s\nhost_bucket = %s\nuse_https = %s\nsignature_v2 = False\n"
+                "bucket_location = us-east-1\n" % (host, host, "True" if tls else "False"))
+        if tls:
+            f.write("ca_certs_file = %s\ncheck_ssl_certificate = True\ncheck_ssl_hostname = True\n" % a.ca)
     s3cmd = ["s3cmd", "-c", cfg]
     content = data(300000, "s3cmd")
     write(a.workdir + "/s3cmd.bin", content)
@@ -242,6 +247,18 @@ def section_boto3(a):
     check(g["Body"].read() == b"".join(parts_data), "multipart bytes")
     check(g["ContentType"] == "application/x-mp" and g["ETag"] == done["ETag"], "multipart metadata")
     check(s3.list_multipart_uploads(Bucket="boto").get("Uploads", []) == [], "upload left after complete")
+    # upload_part_copy: a part from a range of an existing object
+    up = s3.create_multipart_upload(Bucket="boto", Key="copied.bin")
+    c1 = s3.upload_part_copy(Bucket="boto", Key="copied.bin", UploadId=up["UploadId"], PartNumber=1,
+                             CopySource={"Bucket": "boto", "Key": "mp.bin"},
+                             CopySourceRange="bytes=0-%d" % (5 * 1024 * 1024 - 1))["CopyPartResult"]["ETag"]
+    c2 = s3.upload_part_copy(Bucket="boto", Key="copied.bin", UploadId=up["UploadId"], PartNumber=2,
+                             CopySource={"Bucket": "boto", "Key": "a/b.bin"})["CopyPartResult"]["ETag"]
+    check(c1 == etags[0], "upload_part_copy ETag %s, want %s" % (c1, etags[0]))
+    s3.complete_multipart_upload(Bucket="boto", Key="copied.bin", UploadId=up["UploadId"], MultipartUpload={
+        "Parts": [{"PartNumber": 1, "ETag": c1}, {"PartNumber": 2, "ETag": c2}]})
+    check(s3.get_object(Bucket="boto", Key="copied.bin")["Body"].read() == parts_data[0] + body,
+          "upload_part_copy bytes")
     # an aborted upload leaves nothing behind
     up = s3.create_multipart_upload(Bucket="boto", Key="aborted.bin")
     s3.upload_part(Bucket="boto", Key="aborted.bin", UploadId=up["UploadId"], PartNumber=1, Body=b"z" * 100)
@@ -390,7 +407,12 @@ def main():
     ap.add_argument("--endpoint", required=True)
     ap.add_argument("--root-endpoint", default="")
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--ca", default="")
     a = ap.parse_args()
+    if a.ca:
+        for env in (ENV, os.environ):
+            env["AWS_CA_BUNDLE"] = a.ca
+            env["SSL_CERT_FILE"] = a.ca
     globals()["section_" + a.section](a)
     print("ok " + a.section)
 

@@ -175,6 +175,77 @@ private slots:
         QVERIFY(errorOf(d3.feed(garbage.data(), garbage.size(), sink)).startsWith("IncompleteBody"));
     }
 
+    // STREAMING-UNSIGNED-PAYLOAD-TRAILER (awscli over https): unsigned
+    // chunks, then the checksum x-amz-trailer names, checked against the bytes.
+    void unsignedTrailerBodies_data()
+    {
+        QTest::addColumn<QString>("trailer");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("crc32") << "x-amz-checksum-crc32"
+                               << "DUoRhQ==";
+        QTest::newRow("crc32c") << "X-Amz-Checksum-CRC32C"
+                                << "yZRlqg==";
+        QTest::newRow("sha1") << "x-amz-checksum-sha1"
+                              << "Kq5sNclPz7QV2+lfQIuc6R7oRu0=";
+        QTest::newRow("sha256") << "x-amz-checksum-sha256"
+                                << "uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek=";
+    }
+
+    void unsignedTrailerBodies()
+    {
+        QFETCH(QString, trailer);
+        QFETCH(QString, value);
+        const auto name = trailer.toLower().toStdString();
+        const auto body = [&](const std::string& v) {
+            return "5\r\nhello\r\n6\r\n world\r\n0\r\n" + name + ":" + v + "\r\n\r\n";
+        };
+        const auto good = body(value.toStdString());
+        for (std::size_t piece : {std::size_t{1}, std::size_t{3}, good.size()}) {
+            auto checksum = TrailerChecksum::create(trailer.toStdString());
+            QVERIFY(checksum);
+            AwsChunkedDecoder d(std::move(checksum.value()));
+            std::string out;
+            for (std::size_t i = 0; i < good.size(); i += piece) {
+                auto st = d.feed(good.data() + i, std::min(piece, good.size() - i), [&](const char* p, std::size_t n) {
+                    out.append(p, n);
+                    return api::Status{};
+                });
+                QVERIFY2(st, st ? "" : st.error().message.c_str());
+            }
+            QVERIFY(d.done());
+            QCOMPARE(out, std::string("hello world"));
+        }
+        const auto sink = [](const char*, std::size_t) { return api::Status{}; };
+        // Other bytes than the checksum says.
+        const auto bad = body("AAAAAA==");
+        AwsChunkedDecoder d1(std::move(TrailerChecksum::create(trailer.toStdString()).value()));
+        QVERIFY(errorOf(d1.feed(bad.data(), bad.size(), sink)).startsWith("BadDigest"));
+        // The trailer missing, or the body cut before it.
+        const std::string none = "5\r\nhello\r\n0\r\n\r\n";
+        AwsChunkedDecoder d2(std::move(TrailerChecksum::create(trailer.toStdString()).value()));
+        QVERIFY(errorOf(d2.feed(none.data(), none.size(), sink)).startsWith("IncompleteBody"));
+        AwsChunkedDecoder d3(std::move(TrailerChecksum::create(trailer.toStdString()).value()));
+        QVERIFY(d3.feed(good.data(), good.size() - 3, sink));
+        QVERIFY(!d3.done());
+        // A signed chunk header in an unsigned body.
+        const std::string signedChunk = "5;chunk-signature=" + std::string(64, 'a') + "\r\nhello\r\n";
+        AwsChunkedDecoder d4(std::move(TrailerChecksum::create(trailer.toStdString()).value()));
+        QVERIFY(errorOf(d4.feed(signedChunk.data(), signedChunk.size(), sink)).startsWith("IncompleteBody"));
+    }
+
+    void unsupportedTrailerAlgorithm()
+    {
+        auto c = TrailerChecksum::create("x-amz-checksum-md5");
+        QVERIFY(!c);
+        QVERIFY(QString::fromStdString(c.error().message).startsWith("InvalidArgument"));
+        // The payload marker is accepted, and says the body is aws-chunked.
+        auto headers = streamingHeaders();
+        headers["x-amz-content-sha256"] = "STREAMING-UNSIGNED-PAYLOAD-TRAILER";
+        auto sig = parseSigV4(request("PUT", "/examplebucket/chunkObject.txt", headers));
+        QVERIFY(sig && sig->has_value());
+        QVERIFY((*sig)->unsignedTrailer() && (*sig)->awsChunked() && !(*sig)->streaming());
+    }
+
     void malformedHeaders_data()
     {
         QTest::addColumn<QString>("authorization");

@@ -1,0 +1,166 @@
+#include "s3_context.h"
+
+#include "s3_errors.h"
+
+#include "api/headers.h"
+#include "api/hrw.h"
+#include "api/names.h"
+#include "api/paths.h"
+
+#include <boost/beast/http/verb.hpp>
+
+namespace tessera::daemon::s3 {
+
+namespace http = boost::beast::http;
+using net::Request;
+using net::Response;
+
+api::Result<S3Context::Caller> S3Context::authenticate(const Request& req, const std::string& bucket,
+                                                       api::Permission permission) const
+{
+    auto c = verify(req);
+    if (!c || !permits || bucket.empty()) return c;
+    auto ok = permits(c->user, bucket, permission);
+    if (!ok) return ok.error();
+    if (!*ok) {
+        return api::Error::forbidden("AccessDenied: user \"" + c->user + "\" may not " +
+                                     std::string(api::permissionName(permission)) + " in bucket \"" + bucket + "\"");
+    }
+    return c;
+}
+
+api::Result<S3Context::Caller> S3Context::verify(const Request& req) const
+{
+    if (!refuse.empty()) return api::Error::forbidden("AccessDenied: " + refuse);
+    SignedRequest sr;
+    const auto m = http::to_string(req.method);
+    sr.method = std::string(m.data(), m.size());
+    sr.path = req.path;
+    sr.query = req.query;
+    sr.header = [&req](std::string_view name) { return req.header(name); };
+    auto sig = parseSigV4(sr);
+    if (!sig) return sig.error();
+    Caller c;
+    c.sig = std::move(sig.value());
+    if (!secrets) return c;
+    if (!c.sig) return api::Error::forbidden("AccessDenied: anonymous requests are not allowed; sign with SigV4");
+    auto key = secrets(c.sig->accessKey);
+    if (!key) {
+        return api::Error::forbidden("InvalidAccessKeyId: the access key \"" + c.sig->accessKey + "\" does not exist");
+    }
+    if (auto st = verifySigV4(sr, *c.sig, key->secret, nowUnix()); !st) return st.error();
+    c.signingKey = signingKey(key->secret, *c.sig);
+    c.user = key->user;
+    return c;
+}
+
+client::HttpClient& S3Context::http() const
+{
+    thread_local std::unique_ptr<client::HttpClient> c;
+    if (!c) {
+        client::HttpClient::Options o;
+        o.ioTimeout = timeout;
+        o.headers.emplace_back(std::string(api::kHdrClusterKey), clusterKey);
+        c = std::make_unique<client::HttpClient>(o);
+    }
+    return *c;
+}
+
+client::Headers S3Context::keyHeader() const { return {{std::string(api::kHdrClusterKey), clusterKey}}; }
+
+api::Result<S3Context::Placement> S3Context::placement(const std::string& bucket, const std::string& name,
+                                                       bool read) const
+{
+    const auto map = smap();
+    const auto buckets = bmd();
+    const auto* props = buckets->find(bucket);
+    if (props == nullptr) return api::Error::notFound("NoSuchBucket: The specified bucket does not exist");
+    if (map->tmap.empty()) return api::Error::unavailable("no targets in the cluster");
+    const auto* owner = api::hrwTarget(*map, api::objectUname(bucket, name));
+    if (owner == nullptr) return api::Error::unavailable("no target can own objects");
+    if (owner->away()) {
+        if (read) {
+            for (const auto* h : api::readTargets(*map, props, bucket, name)) {
+                if (!h->away()) return Placement{*h, map->version};
+            }
+        }
+        return api::Error::unavailable("the target that owns the object is away; retry when it returns");
+    }
+    return Placement{*owner, map->version};
+}
+
+api::Result<std::string> S3Context::objectName(const Request& req) const
+{
+    const auto key = req.param("key");
+    if (auto st = api::validateObjectName(key); !st) {
+        return api::Error::badRequest("InvalidArgument: object key not supported: " + st.error().message);
+    }
+    return key;
+}
+
+bool S3Context::bucketExists(const std::string& bucket) const { return bmd()->find(bucket) != nullptr; }
+
+api::Result<std::pair<std::unique_ptr<TargetCall>, TargetHead>> S3Context::openRead(const std::string& bucket,
+                                                                                    const std::string& name, bool head,
+                                                                                    const std::string& range) const
+{
+    auto where = placement(bucket, name, true);
+    if (!where) return where.error();
+    std::string base = where->owner.publicNet.url;
+    std::string target = objectTarget(bucket, name, {}, where->smapVersion);
+    client::Headers h = keyHeader();
+    if (!range.empty()) h.emplace_back("Range", range);
+    for (int hop = 0; hop < 3; ++hop) {
+        auto call = TargetCall::start(base, head ? "HEAD" : "GET", target, h, std::nullopt, timeout);
+        if (!call) return call.error();
+        auto rh = (*call)->readHead(head);
+        if (!rh) return rh.error();
+        if (rh->status == 307 || rh->status == 308) {
+            auto url = client::parseUrl(rh->header("location"));
+            if (!url) return api::Error::unavailable("a target redirected to a bad location");
+            base = std::string(url->tls ? "https://" : "http://") + url->host + ":" + url->port;
+            target = url->target;
+            continue;
+        }
+        return std::make_pair(std::move(call.value()), std::move(rh.value()));
+    }
+    return api::Error::unavailable("too many redirects between targets; retry");
+}
+
+api::Result<api::ObjectList> S3Context::nativeList(const std::string& bucket, const std::string& prefix,
+                                                   const std::string& after, std::uint32_t pageSize) const
+{
+    api::QueryMap q;
+    if (!prefix.empty()) q["prefix"] = prefix;
+    if (!after.empty()) q["continuation_token"] = after;
+    q["pagesize"] = std::to_string(pageSize);
+    q["props"] = "name,size,checksum,atime";
+    auto r = http().send(client::Method::Get, selfUrl + api::path::bucket(bucket) + "?" + api::buildQuery(q));
+    if (!r) return r.error();
+    if (r->status == 404) return api::Error::notFound("NoSuchBucket: the bucket does not exist");
+    if (!r->isSuccess()) return api::Error::unavailable("listing failed: " + r->body);
+    return api::parseObjectList(r->body);
+}
+
+api::Status S3Context::deleteNative(const std::string& bucket, const std::string& name) const
+{
+    auto r = http().send(client::Method::Delete, selfUrl + api::path::object(bucket, name));
+    if (!r) return r.error();
+    if (r->status == 404 || r->isSuccess()) return {};
+    return api::Error::unavailable("delete of " + name + " failed: " + std::to_string(r->status) + " " + r->body);
+}
+
+Response S3Context::noSuchBucket(const std::string& bucket) const
+{
+    return s3Error(404, "NoSuchBucket", "The specified bucket does not exist", "/" + bucket);
+}
+
+Response S3Context::noSuchUpload(const std::string& resource) const
+{
+    return s3Error(404, "NoSuchUpload",
+                   "The specified upload does not exist. The upload ID may be invalid, or the upload may have been "
+                   "aborted or completed.",
+                   resource);
+}
+
+}  // namespace tessera::daemon::s3
