@@ -5,7 +5,8 @@
 # versions, the date, the command, and every ratio against its goal.
 # About 9 minutes with the defaults (most of it filling the 1M-name bucket).
 # Usage: tests/bench/run_all.sh [--quick] [--names N] [--out FILE]
-#   --quick    2 s measurements, 1 round, 100,000 names, 5,000 ETL samples, a 32 MiB S3 object
+#   --quick    2 s measurements, 1 round, 100,000 names, 5,000 ETL samples, a 32 MiB S3 object,
+#              10,000 demo samples for P10a, 20,000 for P10c (1,000,000 otherwise)
 #   --names N  names in the P7 bucket (default 1,000,000)
 #   --out F    the report (default docs/benchmarks.md; "-" = stdout only)
 # Needs: a release build (installers/build.sh release, or TESSERA_BUILD=...)
@@ -20,10 +21,13 @@ ROUNDS=3
 NAMES=1000000
 ETL_LIMIT=""
 S3_ARGS=""
+P10_ARGS=""
+P10C_SAMPLES=1000000
 OUT="$ROOT/docs/benchmarks.md"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) DURATION=2; ROUNDS=1; NAMES=100000; ETL_LIMIT="--limit 5000"; S3_ARGS="--size-mib 32 --small-count 16"; shift ;;
+    --quick) DURATION=2; ROUNDS=1; NAMES=100000; ETL_LIMIT="--limit 5000"; S3_ARGS="--size-mib 32 --small-count 16"
+      P10_ARGS="--limit 10000"; P10C_SAMPLES=20000; shift ;;
     --names) NAMES="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     *) echo "usage: $0 [--quick] [--names N] [--out FILE]" >&2; exit 2 ;;
@@ -52,6 +56,8 @@ run "$HERE/list.sh" --names "$NAMES" --duration $((DURATION * 2))
 run "$HERE/etl.sh" --duration "$DURATION" --rounds "$ROUNDS" $ETL_LIMIT
 run "$HERE/protect.sh" --duration "$DURATION" --rounds "$ROUNDS"
 run "$HERE/s3.sh" --rounds "$ROUNDS" $S3_ARGS
+run "$HERE/python_loader.sh" --rounds "$ROUNDS" $P10_ARGS
+run "$HERE/python_p10c.sh" --samples "$P10C_SAMPLES"
 elapsed=$((SECONDS - t0))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
