@@ -139,7 +139,9 @@ private slots:
                 dialog->setForm(QStringLiteral("local"), QStringLiteral("ftp://nowhere"), QString());
                 dialog->connectToProfile();
                 sawError = dialog->isVisible() && !dialog->errorText().isEmpty();
-                dialog->setForm(QStringLiteral("local"), endpoint.mid(7), QStringLiteral("t0ken"));  // no scheme
+                // No scheme (http:// is the default); a TLS cluster needs its https://.
+                const QString typed = m_cluster.tls() ? endpoint : endpoint.section(QStringLiteral("://"), 1);
+                dialog->setForm(QStringLiteral("local"), typed, QStringLiteral("t0ken"));
                 QVERIFY(dialog->errorText().isEmpty());  // a new form, the old error gone
                 test::saveScreenshotWithDialog(&window, dialog, QStringLiteral("console-connection"));
                 dialog->connectToProfile();

@@ -180,8 +180,7 @@ private slots:
             "--keepalive is on or off, got \"maybe\"");
         row("two urls", {"--url-get", "http://a:1/", "--url-put", "http://a:1/"},
             "--url-get and --url-put exclude each other");
-        row("url https", {"--url-get", "https://a/"},
-            "--url-get needs an http:// URL: bench does not speak TLS yet, got \"https://a/\"");
+        row("url ftp", {"--url-get", "ftp://a/"}, "--url-get needs an http:// or https:// URL, got \"ftp://a/\"");
         row("url and mode", {"get", "--url-get", "http://a:1/"}, "no MODE with --url-get/--url-put");
         row("url bucket", {"--url-get", "http://a:1/", "--bucket", "bbb"},
             "--bucket does not apply to --url-get/--url-put");
@@ -190,6 +189,17 @@ private slots:
         row("url direct", {"--url-put", "http://a:1/", "--direct"}, "--direct does not apply to --url-get/--url-put");
         row("url count-objects no {i}", {"--url-get", "http://a:1/f", "--count-objects", "3"},
             "--count-objects with --url-get needs {i} in the URL");
+    }
+
+    // An https:// URL makes the run speak TLS (the CA comes from the CLI's --ca-file).
+    void httpsUrlSpeaksTls()
+    {
+        auto o = parse({"--url-get", "https://a:8443/x"});
+        QVERIFY(o.ok());
+        QVERIFY(o->tls.enabled);
+        auto plain = parse({"--url-get", "http://a:80/x"});
+        QVERIFY(plain.ok());
+        QVERIFY(!plain->tls.enabled);
     }
 
     void errors()
