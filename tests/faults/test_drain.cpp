@@ -90,7 +90,7 @@ private slots:
         QTcpSocket idle;
         idle.connectToHost(url.host(), static_cast<quint16>(url.port()));
         QVERIFY(idle.waitForConnected(5000));
-        idle.write("GET /v1/health HTTP/1.1\r\nHost: t\r\n\r\n");
+        idle.write("GET /v1/health?detail=true HTTP/1.1\r\nHost: t\r\n\r\n");
         QByteArray answer;
         QVERIFY(QTest::qWaitFor(
             [&] {
