@@ -288,6 +288,28 @@ private slots:
         for (const auto& f : files) QTest::newRow(qPrintable(f)) << f;
     }
 
+    // The decoder itself: what it must refuse (else a pass proves nothing).
+    void strictDecoderRefuses()
+    {
+        using tests::ais::check;
+        const auto ok = json::parse(R"({"uuid":"u","continuation_token":"","flags":0,
+            "entries":[{"name":"a","size":"12","flags":64}]})");
+        QVERIFY(check(ok, tests::ais::kLsoRes).empty());
+        auto unknown = ok;
+        unknown["entries"][0]["error"] = "x";
+        QCOMPARE(check(unknown, tests::ais::kLsoRes),
+                 std::vector<std::string>{"/entries/0/error: not a field of cmn.LsoEnt (cmn/objlist.go)"});
+        auto missing = ok;
+        missing.erase("flags");
+        QCOMPARE(check(missing, tests::ais::kLsoRes),
+                 std::vector<std::string>{"/flags: missing (required in cmn.LsoRes (cmn/objlist.go))"});
+        auto number = ok;
+        number["entries"][0]["size"] = 12;
+        QCOMPARE(check(number, tests::ais::kLsoRes).size(), std::size_t{1});
+        auto older = json::parse(R"({"version":4,"uuid":"u","creation_time":"","primary":{},"pmap":{},"tmap":{}})");
+        QCOMPARE(check(older, tests::ais::kSmap).size(), std::size_t{3});  // version, primary, no proxy_si
+    }
+
     // The files run in order, each on the state the ones before left.
     void replay()
     {

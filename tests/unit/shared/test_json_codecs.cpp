@@ -51,12 +51,13 @@ private slots:
         QVERIFY(back->tmap.at("t2").sameIdentity(
             Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
         QVERIFY(!(back->tmap.at("t2") == Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
-        // A decommissioning target travels as flag bit 18: present, not a placement target.
+        // A decommissioning target travels as flag bit 18 (and AIStore's
+        // SnodeDecomm, 8, for AIStore's clients): present, not a placement target.
         auto leaving = s;
         leaving.tmap["t1"].flags = kSnodeDecommissioning;
         const auto leavingText = nlohmann::json(leaving).dump();
         QCOMPARE(nlohmann::json::parse(leavingText)["tmap"]["t1"]["flags"].get<std::uint64_t>(),
-                 std::uint64_t{1} << 18);
+                 (std::uint64_t{1} << 18) | kAisSnodeDecomm);
         auto leavingBack = parseSmap(leavingText);
         QVERIFY(leavingBack.ok());
         QVERIFY(leavingBack->tmap == leaving.tmap);
@@ -485,7 +486,7 @@ private slots:
         auto all = parseListProps("version,atime,checksum,size,name");
         QVERIFY(all.ok());
         QCOMPARE(*all, std::uint32_t{kPropName | kPropSize | kPropChecksum | kPropAtime | kPropVersion});
-        QCOMPARE(*parseListProps(""), std::uint32_t{kPropName});
+        QCOMPARE(*parseListProps(""), std::uint32_t{kPropName | kPropSize});  // AIStore's default: name,size
         QCOMPARE(*parseListProps("size,,size"), std::uint32_t{kPropName | kPropSize});
         QCOMPARE(parseListProps("Size").kind(), ErrorKind::BadRequest);
         QCOMPARE(parseListProps("name;size").kind(), ErrorKind::BadRequest);
