@@ -107,8 +107,8 @@ class AistoreMsgpackTest(unittest.TestCase):
             self.assertTrue(m["f"] & ENTRY_IS_CACHED)
             self.assertTrue(m["t"].startswith("t[") and "]:" in m["t"])
             self.assertEqual(m["s"], len(m["n"]) * (1 + len(m["n"]) % 3))
-            # atime: both RFC822 by default (AIStore's), read at the same
-            # second or one apart (the JSON listing came later).
+            # atime: AIStore's default format, RFC822 in UTC (not compared:
+            # the JSON listing read the files later).
             self.assertRegex(m["a"], r"^\d\d [A-Z][a-z][a-z] \d\d \d\d:\d\d UTC$")
 
     def test_sdk_defaults_are_name_and_size(self):
