@@ -5,6 +5,7 @@
 #include "spec/dsort_preview.h"
 #include "spec/dsort_spec.h"
 #include "spec/dsort_spec_legacy.h"
+#include "spec/spec_text.h"
 
 #include "api/wire.h"
 
@@ -234,6 +235,28 @@ private slots:
         QCOMPARE(names->size(), std::size_t{19});
         QCOMPARE(names->front(), std::string("samples-00.tar"));
         QCOMPARE(names->back(), std::string("samples-18.tar"));
+    }
+
+    // The same spec as YAML (`ais start dsort -f spec.yaml`, or a body with
+    // Content-Type: application/yaml) means the same.
+    void blogPostSpecAsYaml()
+    {
+        const auto yaml =
+            "extension: .tar\n"
+            "bck:\n"
+            "  name: images\n"
+            "input_format: samples-{00..18}\n"
+            "output_format: shuffled-shard-%06d\n"
+            "output_shard_size: 100MB\n"
+            "algorithm:\n"
+            "  kind: shuffle\n";
+        auto j = spec::parseSpecText(yaml, spec::SpecFormat::Yaml, "dsort");
+        QVERIFY2(j.ok(), j ? "" : j.error().message.c_str());
+        auto s = spec::parseDsortSpec(*j);
+        QVERIFY2(s.ok(), s ? "" : s.error().message.c_str());
+        QCOMPARE(s->inputBck, std::string("images"));
+        QCOMPARE(s->outputFormat, std::string("shuffled-shard-{000000..999999}"));
+        QCOMPARE(s->inputNames()->size(), std::size_t{19});
     }
 
     void printfOutputNames_data()
