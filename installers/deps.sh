@@ -15,6 +15,8 @@ BUILD_PACKAGES=(
   libyaml-cpp-dev
   # S3 front end (daemon/s3, shared/api/s3_msg): S3's XML documents with pugixml.
   libpugixml-dev
+  # AIStore's msgpack listings (shared/api/object_list_msgpack.cpp).
+  libmsgpack-cxx-dev
   # Erasure coding (daemon/ec): Intel ISA-L.
   libisal-dev
   # Security (daemon/auth): Argon2id password hashes and random keys from
@@ -39,9 +41,12 @@ BUILD_PACKAGES=(
 # python3-pytest runs those tests under CTest.
 # awscli, s3cmd and python3-boto3 are the real S3 clients of tests/e2e/test_s3_clients
 # and tests/bench/s3.sh.
+# python3-msgpack decodes the msgpack listing as AIStore's Python SDK would
+# (tests/python/test_aistore_msgpack.py).
 TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4 python3 python3-pil jq xxhash openssl
   python3-torch python3-numpy python3-xxhash python3-pytest
-  awscli s3cmd python3-boto3)
+  awscli s3cmd python3-boto3
+  python3-msgpack)
 # The demo dataset run.sh loads (and the tests convert).
 DATA_PACKAGES=(dataset-fashion-mnist)
 

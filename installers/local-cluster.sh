@@ -223,7 +223,7 @@ case "$CMD" in
         echo "  $n stopped"
       fi
     done
-    if health="$("${CURL[@]}" -s --max-time 2 "$PROXY_URL/v1/health")"; then
+    if health="$("${CURL[@]}" -s --max-time 2 "$PROXY_URL/v1/health?detail=true")"; then
       echo "health ($PROXY_URL): ${health:-ok}"
       echo "targets in the cluster map: $(joined_targets)"
     else

@@ -507,7 +507,8 @@ api::Status resolveEndpoint(CliContext& ctx)
     o.retriesOn503 = 0;
     o.followRedirects = false;
     client::HttpClient http(o);
-    auto r = http.send(client::Method::Get, ctx.endpoint + std::string(api::path::kHealth));
+    // Tessera's health document (AIStore's health has no body).
+    auto r = http.send(client::Method::Get, ctx.endpoint + std::string(api::path::kHealth) + "?detail=true");
     if (!r) return {};
     auto health = api::parseMessage<api::Health>(r->body, "health");
     if (!health) {

@@ -1,3 +1,4 @@
+#include "api/go_time_format.h"
 #include "api/json_util.h"
 #include "api/object_list.h"
 #include "arg_parser.h"
@@ -119,6 +120,8 @@ int cmdList(CliContext& ctx)
         if (!props) throw UsageError(props.error().message);
         req.props = *props;
     }
+    // The listing's atime is AIStore's RFC822 (minutes) unless asked otherwise.
+    req.timeFormat = std::string(api::kGoRfc3339Nano);
     auto client = ctx.makeClient();
     const bool paged = args.has("--paged");
     std::uint64_t shown = 0;

@@ -22,6 +22,15 @@ Response Response::jsonText(std::string text, int status)
     return r;
 }
 
+Response Response::msgpack(std::string bytes, int status)
+{
+    Response r;
+    r.status = status;
+    r.body = std::move(bytes);
+    r.header("Content-Type", std::string(api::kMimeMsgpack));
+    return r;
+}
+
 Response Response::error(const api::Error& e)
 {
     auto r = jsonText(api::errorBody(e), api::httpStatusFor(e.kind));

@@ -59,6 +59,8 @@ struct Response {
     static Response ok();
     static Response json(const nlohmann::json& j, int status = 200);
     static Response jsonText(std::string text, int status = 200);
+    // Content-Type: application/msgpack (AIStore's clients ask for it).
+    static Response msgpack(std::string bytes, int status = 200);
     // The JSON error body with the kind's status. Every 503 (Unavailable)
     // carries Retry-After: 1; setHeader changes it. Every 401 carries
     // WWW-Authenticate: Bearer.

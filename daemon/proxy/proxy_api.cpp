@@ -1,6 +1,7 @@
 #include "proxy_api.h"
 
 #include "api/action_msg.h"
+#include "api/ais_bucket_props.h"
 #include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/hrw.h"
@@ -33,6 +34,14 @@ api::Error ownerAway(const api::Snode& owner)
     return api::Error::unavailable("target " + owner.id + " (" + owner.publicNet.url + ") that owns the object is " +
                                    (owner.inMaintenance() ? "in maintenance" : "away (missed its keepalives)") +
                                    "; retry when it returns");
+}
+
+// A listing page in the form the client asked for: msgpack for AIStore's
+// clients (Accept: application/msgpack), JSON otherwise; the same content.
+Response listAnswer(const Request& req, const api::ObjectList& page)
+{
+    if (api::acceptsMsgpack(req.header("Accept"))) return Response::msgpack(api::dumpObjectListMsgpack(page));
+    return Response::jsonText(api::dumpObjectList(page));
 }
 }  // namespace
 
@@ -276,7 +285,9 @@ Response ProxyApi::headBucket(const Request& req)
     const auto* props = bmd->find(*bucket);
     if (props == nullptr) return Response::error(api::Error::notFound("bucket \"" + *bucket + "\" does not exist"));
     Response r;
-    r.header(std::string(api::kHdrBucketProps), api::dumpJson(nlohmann::json(*props)));
+    auto [ais, ext] = api::aisBucketPropsHeaders(*props);
+    r.header(std::string(api::kHdrBucketProps), std::move(ais));
+    r.header(std::string(api::kHdrBucketPropsExt), std::move(ext));
     r.isHead = true;
     return r;
 }
@@ -309,8 +320,15 @@ Response ProxyApi::listObjects(const Request& req)
     }
     auto lr = req.body.empty() ? api::listRequestFromQuery(req.query) : api::listRequestFromJson(req.body);
     if (!lr) return Response::error(lr.error());
-    const auto smap = *m_state.smap();
+    auto smap = *m_state.smap();
     if (smap.tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
+    if (!lr->target.empty()) {
+        // AIStore's LsoMsg "target": that target's objects only.
+        const auto* only = smap.findTarget(lr->target);
+        if (only == nullptr)
+            return Response::error(api::Error::notFound("target \"" + lr->target + "\" is not in the cluster map"));
+        smap.tmap = {{lr->target, *only}};
+    }
     // A page without an away target's names would look complete and is not,
     // unless every name is kept by a target that answers: a bucket mirrored
     // across targets whose copies are complete, with fewer targets missing
@@ -392,8 +410,10 @@ Response ProxyApi::listObjects(const Request& req)
                                                            " (while the others were listing for it)"));
         }
     }
-    const auto out = mergeListPages(std::move(pages), lr->pageSize);
-    return Response::jsonText(api::dumpObjectList(out));
+    auto out = mergeListPages(std::move(pages), lr->pageSize);
+    // AIStore's clients expect a listing id (cos.IsValidUUID: 9+ characters).
+    out.uuid = lr->uuid.empty() ? meta::randomId(12) : lr->uuid;
+    return listAnswer(req, out);
 }
 
 Response ProxyApi::clusterInfo(const Request& req)
@@ -491,8 +511,11 @@ Response ProxyApi::daemonInfo(const Request& req)
         api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, snode, config, node_stats)"));
 }
 
-Response ProxyApi::health(const Request&)
+Response ProxyApi::health(const Request& req)
 {
+    // AIStore answers health with a status and no body; Tessera's Health
+    // document only when asked (?detail=true).
+    if (!api::wantsHealthDetail(req.queryValue("detail"))) return Response::ok();
     const auto smap = m_state.smap();
     return Response::json(api::Health{"ok", std::string(api::kRoleProxy), m_self.id, smap->version, smap->tmap.size()});
 }

@@ -1,9 +1,12 @@
 #include "proxy_state.h"
 
+#include "api/go_time_format.h"
+
 #include "common/log.h"
 #include "meta/node_identity.h"
 
 #include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 namespace tessera::daemon::proxy {
@@ -36,6 +39,17 @@ api::Result<std::unique_ptr<ProxyState>> ProxyState::create(meta::ClusterStore& 
         s = std::move(**smap);
     } else {
         s.uuid = meta::randomId(12);
+    }
+    // AIStore's Smap.CreationTime (cos.DateTimeSec, UTC); a map saved
+    // before Tessera kept one gets the time of this start.
+    if (s.creationTime.empty()) {
+        s.creationTime = api::formatGoTime(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count(),
+            "2006-01-02 15:04:05");
+        s.version += 1;
+        auto st = store.saveSmap(s);
+        if (!st) return st.error();
     }
     // The primary's own address may have changed since the last run.
     if (s.primary != self || s.pmap.size() != 1 || !s.pmap.count(self.id)) {

@@ -2,6 +2,7 @@
 
 #include "s3_errors.h"
 
+#include "api/go_time_format.h"
 #include "api/headers.h"
 #include "api/hrw.h"
 #include "api/names.h"
@@ -135,6 +136,8 @@ api::Result<api::ObjectList> S3Context::nativeList(const std::string& bucket, co
     if (!after.empty()) q["continuation_token"] = after;
     q["pagesize"] = std::to_string(pageSize);
     q["props"] = "name,size,checksum,atime";
+    // The listing's atime is AIStore's RFC822 unless asked: S3 needs RFC 3339.
+    q["time_format"] = std::string(api::kGoRfc3339Nano);
     auto r = http().send(client::Method::Get, selfUrl + api::path::bucket(bucket) + "?" + api::buildQuery(q));
     if (!r) return r.error();
     if (r->status == 404) return api::Error::notFound("NoSuchBucket: the bucket does not exist");

@@ -1,6 +1,8 @@
 // Listing a bucket: the directory walk of one page, and the cached name
 // snapshot pages are cut from (part of ObjectStore; see object_store.h).
 #include "object_store.h"
+
+#include "api/go_time_format.h"
 #include "store_files.h"
 
 #include "api/checksum.h"
@@ -167,14 +169,18 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
     }
     api::ObjectList out;
     out.entries.reserve(page.size());
-    const bool needMeta = (req.props & (api::kPropChecksum | api::kPropVersion)) != 0;
+    const bool needMeta = (req.props & (api::kPropChecksum | api::kPropVersion | api::kPropCustom)) != 0;
     for (const auto& pageName : page) {
         const std::string name(pageName);
         api::ObjEntry e;
         e.name = name;
         e.size = -1;
-        if (req.props & (api::kPropSize | api::kPropAtime | api::kPropChecksum | api::kPropVersion)) {
-            const auto mp = mountpathFor(bucket, name);
+        e.flags = api::kEntryIsCached;  // AIStore's flag for an object present in the cluster
+        const auto mp = mountpathFor(bucket, name);
+        // The mountpath; TargetApi puts the target's id in front.
+        if (req.props & api::kPropLocation) e.location = m_options.mountpaths[mp];
+        if (req.props &
+            (api::kPropSize | api::kPropAtime | api::kPropChecksum | api::kPropVersion | api::kPropCustom)) {
             const auto path = bucketRoot(mp, bucket) + "/" + name;
             UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
             if (!fd.valid()) {
@@ -186,14 +192,17 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
             if (::fstat(fd.get(), &st) != 0) continue;
             if (req.props & api::kPropSize) e.size = static_cast<std::int64_t>(st.st_size);
             if (req.props & api::kPropAtime) {
-                e.atime =
-                    api::formatRfc3339(static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 + st.st_atim.tv_nsec);
+                e.atime = api::formatGoTime(
+                    static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 + st.st_atim.tv_nsec, req.timeFormat);
             }
             if (needMeta) {
                 auto m = readMetaFd(fd.get());
                 if (m && m->has_value()) {
                     if (req.props & api::kPropChecksum) e.checksum = (*m)->checksumValue;
                     if (req.props & api::kPropVersion) e.version = (*m)->version;
+                    if ((req.props & api::kPropCustom) && !(*m)->custom.empty()) {
+                        e.custom = api::customMdToLso((*m)->custom);
+                    }
                 }
             }
         }

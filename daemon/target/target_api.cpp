@@ -38,6 +38,7 @@ namespace {
 void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& selfId, bool withStamp = true)
 {
     api::appendMetaHeaders(r.headers, m, selfId, withStamp);
+    api::appendHttpValidators(r.headers, m);
 }
 
 bool isHex16(const std::string& s)
@@ -603,6 +604,7 @@ Response TargetApi::headResponse(const std::string& name, const api::ObjectMeta&
     Response r;
     addMetaHeaders(r, meta, m_self.id);
     r.header(std::string(api::kHdrName), name);
+    r.header(std::string(api::kHdrPresent), "true");  // AIStore's ObjectProps.present
     r.isHead = true;
     r.headContentLength = static_cast<std::uint64_t>(meta.size);
     return r;

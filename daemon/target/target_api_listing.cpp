@@ -3,6 +3,7 @@
 // (part of TargetApi; see target_api.h).
 #include "target_api.h"
 
+#include "api/headers.h"
 #include "api/hrw.h"
 #include "api/object_list.h"
 #include "archive/archive_format.h"
@@ -37,6 +38,17 @@ Response TargetApi::listObjects(const Request& req)
     }
     auto list = m_store.list(*bucket, *lr);
     if (!list) return Response::error(list.error());
+    // AIStore's LsoEnt location is "t[<id>]:<mountpath>"; copies, the
+    // copies the cluster keeps of each object (the bucket's mirror count).
+    if (lr->props & (api::kPropLocation | api::kPropCopies)) {
+        const auto* props = m_cache.bmd()->find(*bucket);
+        const int copies =
+            props != nullptr && props->mirror.enabled ? static_cast<int>(props->mirror.targetCopies()) : 1;
+        for (auto& e : list->entries) {
+            if (!e.location.empty()) e.location = "t[" + m_self.id + "]:" + e.location;
+            if (lr->props & api::kPropCopies) e.copies = copies;
+        }
+    }
     std::set<std::string> standIn;
     if (!lr->standInFor.empty() && coded(*bucket)) {
         auto added = addAwayOwnersNames(*bucket, *lr, *list);
@@ -51,6 +63,7 @@ Response TargetApi::listObjects(const Request& req)
             e.error = "the shard's owner is away (listed from its slices): its members are listed when it returns";
         }
     }
+    if (api::acceptsMsgpack(req.header("Accept"))) return Response::msgpack(api::dumpObjectListMsgpack(*list));
     return Response::jsonText(api::dumpObjectList(*list));
 }
 

@@ -35,9 +35,17 @@ Response TargetApi::metasync(const Request& req)
     return Response::json(api::MetaVersions{m_cache.smap()->version, m_cache.bmd()->version, m_cache.etl()->version});
 }
 
-Response TargetApi::health(const Request&)
+Response TargetApi::health(const Request& req)
 {
     const bool joined = m_membership.joined() && !m_cache.smap()->tmap.empty();
+    // AIStore answers health with a status and no body (503 until joined).
+    if (!api::wantsHealthDetail(req.queryValue("detail"))) {
+        if (joined) return Response::ok();
+        Response r;
+        r.status = 503;
+        r.header("Retry-After", "1");
+        return r;
+    }
     const api::Health h{
         joined ? "ok" : "joining", std::string(api::kRoleTarget), m_self.id, m_cache.smap()->version, {}};
     return Response::json(nlohmann::json(h), joined ? 200 : 503);

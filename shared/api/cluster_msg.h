@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace tessera::api {
 
@@ -60,8 +61,11 @@ struct JoinReply {
     std::optional<TokenKeyRing> tokenKeys;  // JSON: token_keys
 };
 
-// GET /v1/health. A target answers 503 with status "joining" until it is in
-// the cluster map; the proxy adds how many targets the map has.
+// GET /v1/health answers like AIStore's: 200 (a target: 503 until it is in
+// the cluster map) and no body. With ?detail=true (Tessera's own) the body
+// is this document: a target's status "joining" until it is in the cluster
+// map; the proxy adds how many targets the map has.
+inline bool wantsHealthDetail(std::string_view detail) { return detail == "true" || detail == "1"; }
 struct Health {
     std::string status;  // "ok" | "joining"
     std::string role;    // "proxy" | "target"

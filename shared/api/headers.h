@@ -13,7 +13,8 @@ inline constexpr std::string_view kHdrVersion = "ais-version";
 inline constexpr std::string_view kHdrAtime = "ais-atime";  // unix nanoseconds
 inline constexpr std::string_view kHdrSize = "ais-size";
 inline constexpr std::string_view kHdrName = "ais-name";
-inline constexpr std::string_view kHdrLocation = "ais-location";         // target id that served the request
+inline constexpr std::string_view kHdrPresent = "ais-present";    // HEAD object: "true" (AIStore's ObjectProps.present)
+inline constexpr std::string_view kHdrLocation = "ais-location";  // target id that served the request
 inline constexpr std::string_view kHdrCustomMd = "ais-custom-md";        // "k1=v1,k2=v2"
 inline constexpr std::string_view kHdrBucketProps = "ais-bucket-props";  // JSON
 inline constexpr std::string_view kHdrSmapVersion = "ais-smap-version";
@@ -54,6 +55,11 @@ constexpr bool sameFieldName(std::string_view a, std::string_view b)
 }
 
 // Query parameters.
+// AIStore's clients ask for listings in msgpack (Accept: application/msgpack).
+inline constexpr std::string_view kMimeMsgpack = "application/msgpack";
+// True when an Accept header value names msgpack.
+inline bool acceptsMsgpack(std::string_view accept) { return accept.find(kMimeMsgpack) != std::string_view::npos; }
+
 inline constexpr std::string_view kQpWhat = "what";
 inline constexpr std::string_view kQpSmapVersion = "smap_version";
 inline constexpr std::string_view kQpPrefix = "prefix";
@@ -62,6 +68,10 @@ inline constexpr std::string_view kQpContinuationToken = "continuation_token";
 inline constexpr std::string_view kQpProps = "props";
 inline constexpr std::string_view kQpFlags = "flags";              // list: AIStore LsoMsg flags
 inline constexpr std::string_view kQpArchive = "archive";          // list: Tessera's archive=true, the same as flags=8
+inline constexpr std::string_view kQpTimeFormat = "time_format";   // list: AIStore LsoMsg time_format (a Go layout)
+inline constexpr std::string_view kQpUuid = "uuid";                // list: AIStore LsoMsg uuid
+inline constexpr std::string_view kQpStartAfter = "start_after";   // list: AIStore LsoMsg start_after
+inline constexpr std::string_view kQpTarget = "target";            // list: AIStore LsoMsg target (SID)
 inline constexpr std::string_view kQpStandInFor = "stand_in_for";  // list (proxy to targets): away owners' ids
 // Shards (AIStore): one member, several members, how to match, the format.
 inline constexpr std::string_view kQpArchPath = "archpath";

@@ -11,8 +11,35 @@
 
 namespace tessera::api {
 
+namespace {
+struct PropName {
+    std::string_view name;
+    std::uint32_t bit;
+};
+// AIStore's GetProps* names (api/apc/lsmsg.go), in AIStore's order.
+constexpr PropName kPropNames[] = {
+    {"name", kPropName},
+    {"size", kPropSize},
+    {"checksum", kPropChecksum},
+    {"atime", kPropAtime},
+    {"version", kPropVersion},
+    {"cached", kPropCached},
+    {"status", kPropStatus},
+    {"copies", kPropCopies},
+    {"ec", kPropEc},
+    {"custom", kPropCustom},
+    {"location", kPropLocation},
+    {"chunked", kPropChunked},
+    {"last-modified", kPropLastModified},
+    {"etag", kPropEtag},
+};
+}  // namespace
+
 Result<std::uint32_t> parseListProps(std::string_view csv)
 {
+    // AIStore: an empty props is "name,size" (apc.JoinProps, and the
+    // targets' NormalizeNameSizeDflt for an ais bucket).
+    if (csv.find_first_not_of(' ') == std::string_view::npos) return std::uint32_t{kPropName | kPropSize};
     std::uint32_t out = kPropName;
     std::size_t start = 0;
     while (start <= csv.size()) {
@@ -20,14 +47,15 @@ Result<std::uint32_t> parseListProps(std::string_view csv)
         auto item = csv.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
         while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-        if (item == "name") out |= kPropName;
-        else if (item == "size") out |= kPropSize;
-        else if (item == "checksum") out |= kPropChecksum;
-        else if (item == "atime") out |= kPropAtime;
-        else if (item == "version") out |= kPropVersion;
-        else if (!item.empty()) {
-            return Error::badRequest("unknown list property \"" + std::string(item) +
-                                     "\" (expected name,size,checksum,atime,version)");
+        if (!item.empty()) {
+            const auto* p = std::find_if(std::begin(kPropNames), std::end(kPropNames),
+                                         [&](const PropName& n) { return n.name == item; });
+            if (p == std::end(kPropNames)) {
+                return Error::badRequest("unknown list property \"" + std::string(item) +
+                                         "\" (expected name,size,checksum,atime,version,cached,status,copies,ec,"
+                                         "custom,location,chunked,last-modified,etag)");
+            }
+            out |= p->bit;
         }
         if (comma == std::string_view::npos) break;
         start = comma + 1;
@@ -38,10 +66,9 @@ Result<std::uint32_t> parseListProps(std::string_view csv)
 std::string listPropsToString(std::uint32_t props)
 {
     std::string s = "name";
-    if (props & kPropSize) s += ",size";
-    if (props & kPropChecksum) s += ",checksum";
-    if (props & kPropAtime) s += ",atime";
-    if (props & kPropVersion) s += ",version";
+    for (const auto& p : kPropNames) {
+        if (p.bit != kPropName && (props & p.bit)) s += "," + std::string(p.name);
+    }
     return s;
 }
 
@@ -83,7 +110,24 @@ Result<ListRequest> listRequestFromQuery(const QueryMap& query)
             return Error::badRequest("flags must be a non-negative 32-bit integer");
         }
         // Other AIStore flags (cached, missing, ...) have no meaning here.
-        req.flags = static_cast<std::uint32_t>(v) & kLsArchDir;
+        req.flags = static_cast<std::uint32_t>(v) & (kLsArchDir | kLsNameOnly);
+        if (req.flags & kLsNameOnly) req.props = kPropName;
+    }
+    if (auto it = query.find(kQpTimeFormat); it != query.end()) {
+        if (it->second.size() > 128) return Error::badRequest("time_format must be at most 128 characters");
+        req.timeFormat = it->second;
+    }
+    if (auto it = query.find(kQpTarget); it != query.end()) {
+        if (it->second.size() > 128) return Error::badRequest("target must be a target id of at most 128 characters");
+        req.target = it->second;
+    }
+    if (auto it = query.find(kQpUuid); it != query.end()) {
+        if (it->second.size() > 128) return Error::badRequest("uuid must be at most 128 characters");
+        req.uuid = it->second;
+    }
+    if (auto it = query.find(kQpStartAfter); it != query.end()) {
+        req.startAfter = it->second;
+        if (req.continuationToken.empty()) req.continuationToken = req.startAfter;
     }
     if (auto it = query.find(kQpStandInFor); it != query.end()) {
         std::string_view rest = it->second;
@@ -133,9 +177,14 @@ Result<ListRequest> listRequestFromJson(std::string_view body)
         }
         v = &j["value"];
     }
+    // AIStore's LsoMsg, field by field (api/apc/lsmsg.go): "flags" is
+    // `json:"flags,string"` (a decimal string; a number is taken too, as
+    // Tessera's clients sent it), "hdr" only matters for remote buckets.
     QueryMap q;
     for (const auto& [k, val] : v->items()) {
-        if (k == "prefix" || k == "continuation_token" || k == "props") {
+        if (k == "prefix" || k == "continuation_token" || k == "props" || k == "time_format" || k == "start_after" ||
+            k == "target" || k == "uuid") {
+            if (val.is_null()) continue;
             if (!val.is_string()) return Error::badRequest("list objects: \"" + k + "\" must be a string");
             q[k] = val.get<std::string>();
         } else if (k == "pagesize") {
@@ -144,12 +193,13 @@ Result<ListRequest> listRequestFromJson(std::string_view body)
             }
             q[k] = std::to_string(val.get<std::uint64_t>());
         } else if (k == "flags") {
-            if (!val.is_number_unsigned()) {
-                return Error::badRequest("list objects: \"flags\" must be a non-negative integer");
-            }
-            q[k] = std::to_string(val.get<std::uint64_t>());
-        } else if (k == "uuid") {
-            // accepted for AIStore compatibility; no effect
+            if (val.is_string()) q[k] = val.get<std::string>();
+            else if (val.is_number_unsigned()) q[k] = std::to_string(val.get<std::uint64_t>());
+            else
+                return Error::badRequest(
+                    "list objects: \"flags\" must be a non-negative integer or its decimal string");
+        } else if (k == "hdr") {
+            if (!val.is_null() && !val.is_object()) return Error::badRequest("list objects: \"hdr\" must be an object");
         } else {
             return Error::badRequest("list objects: unknown field \"" + k + "\"");
         }
@@ -165,6 +215,10 @@ QueryMap listRequestToQuery(const ListRequest& req)
     q[std::string(kQpPageSize)] = std::to_string(req.pageSize);
     q[std::string(kQpProps)] = listPropsToString(req.props);
     if (req.flags != 0) q[std::string(kQpFlags)] = std::to_string(req.flags);
+    if (!req.timeFormat.empty()) q[std::string(kQpTimeFormat)] = req.timeFormat;
+    if (!req.target.empty()) q[std::string(kQpTarget)] = req.target;
+    if (!req.startAfter.empty()) q[std::string(kQpStartAfter)] = req.startAfter;
+    if (!req.uuid.empty()) q[std::string(kQpUuid)] = req.uuid;
     if (!req.standInFor.empty()) {
         std::string ids;
         for (const auto& id : req.standInFor) ids += (ids.empty() ? "" : ",") + id;
@@ -176,21 +230,43 @@ QueryMap listRequestToQuery(const ListRequest& req)
 void to_json(nlohmann::json& j, const ObjEntry& v)
 {
     j = nlohmann::json{{"name", v.name}};
-    if (v.size >= 0) j["size"] = v.size;
+    if (v.size >= 0) j["size"] = std::to_string(v.size);  // AIStore: `size,string`
     if (!v.checksum.empty()) j["checksum"] = v.checksum;
     if (!v.atime.empty()) j["atime"] = v.atime;
     if (!v.version.empty()) j["version"] = v.version;
+    if (!v.location.empty()) j["location"] = v.location;
+    if (!v.custom.empty()) j["custom-md"] = v.custom;
+    if (v.copies != 0) j["copies"] = v.copies;
     if (v.flags != 0) j["flags"] = v.flags;
     if (!v.error.empty()) j["error"] = v.error;
 }
 
+namespace {
+// "123" (AIStore) or 123 (older Tessera pages) -> 123; anything else throws
+// like nlohmann's own get<> does.
+std::int64_t sizeFromJson(const nlohmann::json& s)
+{
+    if (s.is_number_integer()) return s.get<std::int64_t>();
+    const auto& text = s.get_ref<const std::string&>();
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || p != text.data() + text.size() || v < 0) {
+        throw nlohmann::json::type_error::create(302, "an entry's \"size\" must be a decimal string", &s);
+    }
+    return v;
+}
+}  // namespace
+
 void from_json(const nlohmann::json& j, ObjEntry& v)
 {
     j.at("name").get_to(v.name);
-    v.size = j.value("size", std::int64_t{-1});  // -1: not requested (props without size)
+    v.size = j.contains("size") ? sizeFromJson(j.at("size")) : -1;  // -1: not requested (props without size)
     v.checksum = j.value("checksum", std::string());
     v.atime = j.value("atime", std::string());
     v.version = j.value("version", std::string());
+    v.location = j.value("location", std::string());
+    v.custom = j.value("custom-md", std::string());
+    v.copies = j.value("copies", 0);
     v.flags = j.value("flags", std::uint32_t{0});
     v.error = j.value("error", std::string());
 }
@@ -376,16 +452,34 @@ private:
             e.name.assign(s);
             m_entryHasName = true;
         } else if (m_key == "size") {
-            if (kind == Kind::Uint && u <= static_cast<std::uint64_t>(INT64_MAX)) e.size = static_cast<std::int64_t>(u);
-            else if (kind == Kind::Int) e.size = i;
-            else return fail("an entry's \"size\" must be an integer");
-        } else if (m_key == "checksum" || m_key == "atime" || m_key == "version" || m_key == "error") {
+            // AIStore writes a decimal string; older Tessera pages a number.
+            std::int64_t v = 0;
+            if (kind == Kind::String) {
+                auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+                if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < 0) {
+                    return fail("an entry's \"size\" must be a decimal string");
+                }
+                e.size = v;
+            } else if (kind == Kind::Uint && u <= static_cast<std::uint64_t>(INT64_MAX)) {
+                e.size = static_cast<std::int64_t>(u);
+            } else if (kind == Kind::Int) {
+                e.size = i;
+            } else {
+                return fail("an entry's \"size\" must be a decimal string");
+            }
+        } else if (m_key == "checksum" || m_key == "atime" || m_key == "version" || m_key == "error" ||
+                   m_key == "location" || m_key == "custom-md") {
             if (kind != Kind::String) return fail("an entry's \"" + m_key + "\" must be a string");
-            (m_key == "checksum"  ? e.checksum
-             : m_key == "atime"   ? e.atime
-             : m_key == "version" ? e.version
-                                  : e.error)
+            (m_key == "checksum"    ? e.checksum
+             : m_key == "atime"     ? e.atime
+             : m_key == "version"   ? e.version
+             : m_key == "location"  ? e.location
+             : m_key == "custom-md" ? e.custom
+                                    : e.error)
                 .assign(s);
+        } else if (m_key == "copies") {
+            if (kind != Kind::Uint || u > 32767) return fail("an entry's \"copies\" must be an integer 0..32767");
+            e.copies = static_cast<int>(u);
         } else if (m_key == "flags") {
             if (kind != Kind::Uint || u > 0xffffffffu) return fail("an entry's \"flags\" must be an unsigned integer");
             e.flags = static_cast<std::uint32_t>(u);
@@ -423,7 +517,8 @@ std::string dumpObjectList(const ObjectList& list)
     // equals dumpJson(json(list)).
     std::string out;
     std::size_t guess = 96 + list.continuationToken.size() + list.uuid.size();
-    for (const auto& e : list.entries) guess += e.name.size() + e.checksum.size() + e.atime.size() + 48;
+    for (const auto& e : list.entries)
+        guess += e.name.size() + e.checksum.size() + e.atime.size() + e.location.size() + e.custom.size() + 48;
     out.reserve(guess);
     out += "{\"continuation_token\":";
     appendJsonString(out, list.continuationToken);
@@ -442,10 +537,13 @@ std::string dumpObjectList(const ObjectList& list)
         };
         if (!e.atime.empty()) field("atime"), appendJsonString(out, e.atime);
         if (!e.checksum.empty()) field("checksum"), appendJsonString(out, e.checksum);
+        if (e.copies != 0) field("copies"), appendInt(out, e.copies);
+        if (!e.custom.empty()) field("custom-md"), appendJsonString(out, e.custom);
         if (!e.error.empty()) field("error"), appendJsonString(out, e.error);
         if (e.flags != 0) field("flags"), appendInt(out, e.flags);
+        if (!e.location.empty()) field("location"), appendJsonString(out, e.location);
         field("name"), appendJsonString(out, e.name);
-        if (e.size >= 0) field("size"), appendInt(out, e.size);
+        if (e.size >= 0) field("size"), out.push_back('"'), appendInt(out, e.size), out.push_back('"');
         if (!e.version.empty()) field("version"), appendJsonString(out, e.version);
         out.push_back('}');
     }
@@ -454,6 +552,19 @@ std::string dumpObjectList(const ObjectList& list)
     out += ",\"uuid\":";
     appendJsonString(out, list.uuid);
     out.push_back('}');
+    return out;
+}
+
+std::string customMdToLso(const std::map<std::string, std::string>& md)
+{
+    std::string out = "[";
+    for (const auto& [k, v] : md) {
+        if (out.size() > 1) out.push_back(' ');
+        out += k;
+        out.push_back(':');
+        out += v;
+    }
+    out.push_back(']');
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include "uri.h"
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
@@ -15,31 +16,62 @@ namespace tessera::api {
 constexpr std::uint32_t kDefaultPageSize = 1000;
 constexpr std::uint32_t kMaxPageSize = 10000;
 
-// Properties a listing may return besides the name.
+// Properties a listing may return besides the name (AIStore's GetProps*
+// names, api/apc/lsmsg.go). The ones after kPropCustom are accepted and
+// have nothing to add here: "cached" and "status" are in every entry's
+// flags, "ec", "chunked", "last-modified" and "etag" are not listed.
 enum ListProp : std::uint32_t {
     kPropName = 1u << 0,
     kPropSize = 1u << 1,
     kPropChecksum = 1u << 2,
     kPropAtime = 1u << 3,
     kPropVersion = 1u << 4,
+    kPropCopies = 1u << 5,
+    kPropLocation = 1u << 6,
+    kPropCustom = 1u << 7,
+    kPropCached = 1u << 8,
+    kPropStatus = 1u << 9,
+    kPropEc = 1u << 10,
+    kPropChunked = 1u << 11,
+    kPropLastModified = 1u << 12,
+    kPropEtag = 1u << 13,
 };
 
-// ListRequest::flags (AIStore's LsoMsg flags; only these are understood).
+// ListRequest::flags (AIStore's LsoMsg flags; only these are understood,
+// the others are accepted and have no effect).
 // LsArchDir: every shard in the page is followed by its members.
 constexpr std::uint32_t kLsArchDir = 1u << 3;
+// LsNameOnly: names only, whatever `props` says.
+constexpr std::uint32_t kLsNameOnly = 1u << 4;
 
 // ObjEntry::flags (AIStore's LsoEnt flags where AIStore defines the bit).
+constexpr std::uint32_t kEntryIsCached = 1u << 6;   // present in the cluster: every object Tessera lists
 constexpr std::uint32_t kEntryInArch = 1u << 7;     // a member "shard.tar/member"
 constexpr std::uint32_t kEntryIsArchive = 1u << 9;  // a shard listed with its members
 // Tessera: the shard's members could not be listed; ObjEntry::error says why.
 constexpr std::uint32_t kEntryArchError = 1u << 12;
 
+// AIStore's LsoMsg (api/apc/lsmsg.go). AIStore's clients send every field,
+// "flags" as a decimal string; Tessera's own send the query form.
 struct ListRequest {
     std::string prefix;
     std::uint32_t pageSize = kDefaultPageSize;    // JSON: pagesize; 0 means default
     std::string continuationToken;                // JSON: continuation_token; names > token
-    std::uint32_t props = kPropName | kPropSize;  // JSON: props, "name,size,..."
+    std::uint32_t props = kPropName | kPropSize;  // JSON: props, "name,size,..."; "" is name,size
     std::uint32_t flags = 0;                      // JSON/query: flags (kLsArchDir); query archive=true too
+    // JSON: start_after: names > start_after on the first page. Parsing
+    // folds it into continuationToken when that is empty, so the targets
+    // and the pages that follow only see the token.
+    std::string startAfter;
+    // JSON: time_format, a Go time layout for atime (api::formatGoTime);
+    // empty means AIStore's default, RFC822 ("02 Jan 06 15:04 MST", UTC).
+    std::string timeFormat;
+    // JSON: target: list only this target's objects (a target id).
+    std::string target;
+    // JSON/query: uuid: ties the pages of one listing together (AIStore's
+    // clients send back the first page's). The proxy answers it, or a new
+    // one on a first page; nothing is kept under it.
+    std::string uuid;
     // Query stand_in_for=id,id (the proxy to the targets of an erasure-coded
     // bucket): these owners are away, so each target also lists the names
     // they own from the slices it keeps (ids sorted, no duplicates). At most
@@ -48,14 +80,22 @@ struct ListRequest {
 };
 inline constexpr std::size_t kMaxStandInFor = 64;
 
+// AIStore's LsoEnt (cmn/objlist.go). JSON: "size" is a decimal string
+// (`size,string`), written whenever sizes were asked for (AIStore leaves a
+// 0 out; a Go or Python client reads both as 0); msgpack: short keys.
 struct ObjEntry {
     std::string name;
     std::int64_t size = 0;  // -1 when the listing did not ask for sizes
     std::string checksum;   // xxhash64 hex
-    std::string atime;      // RFC 3339, UTC
+    std::string atime;      // formatted with the request's time_format
     std::string version;
     std::uint32_t flags = 0;  // kEntry* bits
-    std::string error;        // with kEntryArchError: why the members are not listed
+    // With kEntryArchError: why the members are not listed. Tessera's own
+    // field (AIStore has none); only in such an entry.
+    std::string error;
+    std::string location;  // JSON: location, "t[<target id>]:<mountpath>"
+    std::string custom;    // JSON: custom-md, "[k1:v1 k2:v2]" (keys sorted)
+    int copies = 0;        // 0: not asked for
     bool operator==(const ObjEntry&) const = default;
 };
 
@@ -91,6 +131,19 @@ void from_json(const nlohmann::json& j, ObjectList& v);
 // BadRequest for malformed or mistyped input.
 Result<ObjectList> parseObjectList(std::string_view json);
 std::string dumpObjectList(const ObjectList& list);
+
+// The msgpack form AIStore's clients ask for with Accept:
+// application/msgpack (cmn/objlist_gen.go): a map with the keys "UUID",
+// "ContinuationToken", "Entries" and "Flags"; each entry a map with the
+// short keys n, cs, a, v, t, m, s, c, f (empty and zero ones left out,
+// like msgp's omitempty), the size an integer. The same content as the JSON.
+std::string dumpObjectListMsgpack(const ObjectList& list);
+// Reads that form back (the C++ client and the tests); BadRequest for
+// anything else, unknown keys included.
+Result<ObjectList> parseObjectListMsgpack(std::string_view bytes);
+
+// AIStore's LsoEnt custom string: "[k1:v1 k2:v2]", keys in order.
+std::string customMdToLso(const std::map<std::string, std::string>& md);
 
 std::string formatRfc3339(std::int64_t unixNs);
 

@@ -1,9 +1,12 @@
 #include "object_meta.h"
 
+#include "go_time_format.h"
+
 #include "headers.h"
 #include "json_util.h"
 #include "json_whole_numbers.h"
 
+#include <algorithm>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -95,6 +98,21 @@ void appendMetaHeaders(HeaderPairs& h, const ObjectMeta& m, std::string_view loc
     if (!m.custom.empty()) h.emplace_back(std::string(kHdrCustomMd), formatCustomMd(m.custom));
     if (withStamp && m.stamp != 0) h.emplace_back(std::string(kHdrVersionStamp), std::to_string(m.stamp));
     if (!location.empty()) h.emplace_back(std::string(kHdrLocation), std::string(location));
+}
+
+void appendHttpValidators(HeaderPairs& h, const ObjectMeta& m)
+{
+    const std::int64_t mtimeNs = m.stamp != 0 ? m.stamp : m.atimeNs;
+    if (auto it = m.custom.find("ETag"); it != m.custom.end() && !it->second.empty()) {
+        h.emplace_back("ETag", "\"" + it->second + "\"");
+    } else if (!m.checksumValue.empty()) {
+        std::string b36;
+        for (auto v = static_cast<std::uint64_t>(std::max<std::int64_t>(mtimeNs, 0)); v != 0 || b36.empty(); v /= 36) {
+            b36.insert(b36.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36]);
+        }
+        h.emplace_back("ETag", "\"v1-" + m.checksumValue + "-" + b36 + "\"");
+    }
+    if (mtimeNs > 0) h.emplace_back("Last-Modified", formatGoTime(mtimeNs, "Mon, 02 Jan 2006 15:04:05 GMT"));
 }
 
 namespace {

@@ -54,6 +54,12 @@ using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
 // Appends them to `out` (a response's header list: no list of its own on
 // the GET path).
 void appendMetaHeaders(HeaderPairs& out, const ObjectMeta& m, std::string_view location, bool withStamp);
+// ETag and Last-Modified as AIStore's targets send them (core/lom.go
+// LOM.ETag): the custom "ETag" when the object has one, else
+// "v1-<checksum>-<mtime in ns, base 36>", quoted; Last-Modified in HTTP's
+// date format. The mtime is the version's commit stamp (its atime when the
+// metadata predates stamps). Nothing without a checksum.
+void appendHttpValidators(HeaderPairs& out, const ObjectMeta& m);
 // `header(name)` returns a header's value ("" when absent; names are the
 // lowercase ones above). Unreadable numbers are left at their defaults;
 // without ais-size, Content-Length gives the size.

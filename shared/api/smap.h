@@ -16,9 +16,10 @@ namespace tessera::api {
 inline constexpr std::string_view kRoleProxy = "proxy";
 inline constexpr std::string_view kRoleTarget = "target";
 
+// AIStore's meta.NetInfo (core/meta/snode_wire.go).
 struct NetInfo {
     std::string host;  // JSON: node_ip_addr
-    int port = 0;      // JSON: daemon_port
+    int port = 0;      // JSON: daemon_port, a decimal string as AIStore writes it (a number is read too)
     std::string url;   // JSON: direct_url, e.g. "http://127.0.0.1:8081"
     bool operator==(const NetInfo&) const = default;
 };
@@ -43,6 +44,17 @@ inline constexpr std::uint64_t kSnodeMaintenance = std::uint64_t{1} << 17;
 // and it takes part in jobs. Kept across its rejoins.
 inline constexpr std::uint64_t kSnodeDecommissioning = std::uint64_t{1} << 18;
 
+// AIStore's own Snode flag bits (core/meta/smap.go): Tessera writes them
+// beside its own (maintenance -> SnodeMaint, decommissioning ->
+// SnodeDecomm) so AIStore's clients skip such nodes, and drops them when
+// reading (its own bits say the same).
+inline constexpr std::uint64_t kAisSnodeMaint = 1u << 2;
+inline constexpr std::uint64_t kAisSnodeDecomm = 1u << 3;
+
+// AIStore's meta.Snode. JSON as AIStore writes it: public_net,
+// intra_control_net and intra_data_net (Tessera has one network: all three
+// are the public one), daemon_type, daemon_id, flags, id_digest (AIStore's
+// xxhash64 of the id with seed 1103515245; computed, never read).
 struct Snode {
     std::string id;           // JSON: daemon_id
     std::string type;         // JSON: daemon_type, "proxy" | "target"
@@ -62,10 +74,14 @@ struct Snode {
     bool operator==(const Snode&) const = default;
 };
 
+// AIStore's meta.Smap: {"pmap","proxy_si","tmap","uuid","creation_time",
+// "version"} with the version a decimal string. Reading also takes the
+// older Tessera form ("primary", a numeric version).
 struct Smap {
-    std::int64_t version = 0;
+    std::int64_t version = 0;  // JSON: version, a decimal string
     std::string uuid;
-    Snode primary;                      // JSON: primary
+    std::string creationTime;           // JSON: creation_time, "2006-01-02 15:04:05" (UTC)
+    Snode primary;                      // JSON: proxy_si
     std::map<std::string, Snode> pmap;  // id -> proxy
     std::map<std::string, Snode> tmap;  // id -> target
 
@@ -83,6 +99,9 @@ void to_json(nlohmann::json& j, const Snode& v);
 void from_json(const nlohmann::json& j, Snode& v);
 void to_json(nlohmann::json& j, const Smap& v);
 void from_json(const nlohmann::json& j, Smap& v);
+
+// AIStore's Snode.IDDigest: xxhash64(id, seed 1103515245).
+std::uint64_t snodeIdDigest(std::string_view id);
 
 Result<Smap> parseSmap(std::string_view json);
 Result<Snode> parseSnode(std::string_view json);

@@ -1,5 +1,7 @@
 #include "api_client.h"
 
+#include "api/ais_bucket_props.h"
+
 #include "api/action_msg.h"
 #include "api/headers.h"
 #include "api/hrw.h"
@@ -104,7 +106,7 @@ ObjectAttrs Client::attrsFromHeaders(const Response& response)
 
 api::Result<nlohmann::json> Client::health()
 {
-    auto r = m_http.send(Method::Get, m_endpoint + std::string(api::path::kHealth));
+    auto r = m_http.send(Method::Get, m_endpoint + std::string(api::path::kHealth) + "?detail=true");
     if (!r) return r.error();
     auto j = nlohmann::json::parse(r->body, nullptr, false);
     if (!r->isSuccess()) return errorOf(*r);
@@ -427,7 +429,7 @@ api::Result<api::BucketProps> Client::bucketProps(std::string_view bucket)
         if (r->status == 404) e.message = "bucket \"" + std::string(bucket) + "\" does not exist";
         return e;
     }
-    return api::parseBucketProps(r->header(api::kHdrBucketProps));
+    return api::parseAisBucketProps(r->header(api::kHdrBucketProps), r->header(api::kHdrBucketPropsExt));
 }
 
 api::Result<api::BucketProps> Client::setBucketProps(std::string_view bucket, const nlohmann::json& update)

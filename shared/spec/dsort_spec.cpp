@@ -2,6 +2,7 @@
 
 #include "api/names.h"
 #include "brace_template.h"
+#include "dsort_spec_legacy.h"
 #include "size_string.h"
 
 #include <algorithm>
@@ -453,16 +454,29 @@ std::string_view dsortPolicyName(DsortPolicy p)
     return "ignore";
 }
 
-std::vector<FieldError> validateDsortSpec(const nlohmann::json& j)
+std::vector<FieldError> validateDsortSpec(const nlohmann::json& spec)
 {
+    auto j = normalizeAisDsortSpec(spec);
+    if (!j) {
+        // "invalid dsort spec: /field: why" -> {"/field", "why"}
+        std::string_view m = j.error().message;
+        constexpr std::string_view kPrefix = "invalid dsort spec: ";
+        if (m.starts_with(kPrefix)) m.remove_prefix(kPrefix.size());
+        const auto colon = m.find(": ");
+        if (colon == std::string_view::npos) return {FieldError{"", std::string(m)}};
+        return {FieldError{std::string(m.substr(0, colon)), std::string(m.substr(colon + 2))}};
+    }
     DsortSpec s;
-    return Checker(j).run(s);
+    return Checker(*j).run(s);
 }
 
-api::Result<DsortSpec> parseDsortSpec(const nlohmann::json& j)
+api::Result<DsortSpec> parseDsortSpec(const nlohmann::json& spec)
 {
+    // AIStore's older names and printf-style output names first.
+    auto j = normalizeAisDsortSpec(spec);
+    if (!j) return j.error();
     DsortSpec s;
-    auto errors = Checker(j).run(s);
+    auto errors = Checker(*j).run(s);
     if (!errors.empty()) return api::Error::badRequest("invalid dsort spec: " + describe(errors));
     return s;
 }

@@ -55,7 +55,8 @@ private slots:
         QVERIFY(m_ca.issue(QStringLiteral("proxy"), "IP:127.0.0.1,DNS:localhost"));
         QVERIFY(QDir().mkpath(m_ca.path(QStringLiteral("www/v1"))));
         const QByteArray health = R"({"status":"ok","role":"proxy","daemon_id":"p1","smap_version":3})";
-        QVERIFY(m_ca.write(QStringLiteral("www/v1/health"),
+        // s_server -HTTP serves the file named by the whole path, query included.
+        QVERIFY(m_ca.write(QStringLiteral("www/v1/health?detail=true"),
                            "HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
                                QByteArray::number(health.size()) + "\r\n\r\n" + health));
         QVERIFY(m_ca.write(QStringLiteral("not-a-ca.pem"), "no certificate here\n"));

@@ -159,7 +159,7 @@ protected:
             [&] {
                 auto r = m_http.send(Method::Head, m_cluster.proxyUrl() + "/v1/buckets/" + bucket);
                 if (!r || r->status != 200) return false;
-                return !json::parse(r->header("ais-bucket-props"))["ec"]["pending"].get<bool>();
+                return !json::parse(r->header("tessera-bucket-props-ext"))["ec"]["pending"].get<bool>();
             },
             20000);
         if (done) return true;
@@ -176,7 +176,7 @@ protected:
             [&] {
                 auto h = m_http.send(Method::Head, m_cluster.proxyUrl() + "/v1/buckets/" + bucket);
                 if (!h || h->status != 200) return false;
-                return !json::parse(h->header("ais-bucket-props"))["ec"]["pending"].get<bool>();
+                return !json::parse(h->header("tessera-bucket-props-ext"))["ec"]["pending"].get<bool>();
             },
             20000);
     }

@@ -89,7 +89,7 @@ private slots:
         const auto idleConn = tests::openRaw(c, c.targetUrl(0));
         QVERIFY(idleConn);
         QTcpSocket& idle = *idleConn;
-        idle.write("GET /v1/health HTTP/1.1\r\nHost: t\r\n\r\n");
+        idle.write("GET /v1/health?detail=true HTTP/1.1\r\nHost: t\r\n\r\n");
         QByteArray answer;
         QVERIFY(QTest::qWaitFor(
             [&] {

@@ -131,7 +131,7 @@ private slots:
         for (int attempt = 0; held.size() < 4 && attempt < 50; ++attempt) {
             auto s = connectRaw();
             QVERIFY(s);
-            s->write("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+            s->write("GET /v1/health?detail=true HTTP/1.1\r\nHost: x\r\n\r\n");
             const auto ans = readAnswer(*s, "\"status\":\"ok\"");
             if (ans.startsWith("HTTP/1.1 200") && s->state() == QAbstractSocket::ConnectedState) {
                 held.push_back(std::move(s));

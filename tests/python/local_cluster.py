@@ -155,7 +155,7 @@ class LocalCluster:
 
         def healthy(url):
             try:
-                return http_json(url + "/v1/health").get("status") == "ok"
+                return http_json(url + "/v1/health?detail=true").get("status") == "ok"
             except OSError:
                 return False
 
@@ -166,7 +166,7 @@ class LocalCluster:
                 urls = [t["public_net"]["direct_url"] for t in present]
             else:
                 try:
-                    if http_json(self.proxy_url + "/v1/health").get("targets") != n:
+                    if http_json(self.proxy_url + "/v1/health?detail=true").get("targets") != n:
                         return False
                 except OSError:
                     return False

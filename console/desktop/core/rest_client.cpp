@@ -366,9 +366,10 @@ RestCall RestClient::getParsed(const QUrl& url, QObject* context, Callback<T> do
 
 RestCall RestClient::health(QObject* context, Callback<api::Health> done)
 {
-    return getParsed<api::Health>(controlUrl(QByteArray(api::path::kHealth.data(), api::path::kHealth.size())), context,
-                                  std::move(done),
-                                  [](std::string_view b) { return api::parseMessage<api::Health>(b, "health"); });
+    // AIStore's health has no body: Tessera's document is asked for.
+    return getParsed<api::Health>(
+        controlUrl(QByteArray(api::path::kHealth.data(), api::path::kHealth.size()), QStringLiteral("detail=true")),
+        context, std::move(done), [](std::string_view b) { return api::parseMessage<api::Health>(b, "health"); });
 }
 
 RestCall RestClient::clusterStats(QObject* context, Callback<api::ClusterStats> done)

@@ -37,10 +37,14 @@ def _normalize_endpoint(endpoint):
 
 class ListPage:
     """One page of a listing: ``entries`` (dicts as the node sends them: ``name``,
-    ``size``, and what ``props`` asked for), ``token`` (pass it back for the next
-    page) and ``complete`` (True only when the node said the listing is over)."""
+    ``size``, and what ``props`` asked for; ``size``, a decimal string on the wire
+    as AIStore writes it, is turned into an int here), ``token`` (pass it back for
+    the next page) and ``complete`` (True only when the node said the listing is over)."""
 
     def __init__(self, entries, token):
+        for e in entries:
+            if isinstance(e.get("size"), str):
+                e["size"] = int(e["size"])
         self.entries = entries
         self.token = token
         self.complete = token == ""
@@ -223,13 +227,16 @@ class Client:
 
     # -- cluster map and placement -------------------------------------------
     def cluster_map(self, refresh=False):
-        """The cluster map (``GET /v1/cluster?what=smap``): ``version``, ``uuid``,
-        ``primary``, ``pmap`` and ``tmap`` ({id: snode}); cached ``map_ttl`` seconds."""
+        """The cluster map (``GET /v1/cluster?what=smap``, AIStore's shape): ``version``
+        (a decimal string on the wire, an int here), ``uuid``, ``creation_time``,
+        ``proxy_si`` (the primary), ``pmap`` and ``tmap`` ({id: snode}); cached
+        ``map_ttl`` seconds."""
         with self._lock:
             fresh = self._smap is not None and time.monotonic() - self._smap_time < self.map_ttl
             if fresh and not refresh:
                 return self._smap
         smap = self._json("GET", "/v1/cluster", {"what": "smap"})
+        smap["version"] = int(smap.get("version", 0))
         with self._lock:
             self._smap = smap
             self._smap_time = time.monotonic()
@@ -390,6 +397,8 @@ class Client:
             params["pagesize"] = page_size
         if props:
             params["props"] = props if isinstance(props, str) else ",".join(props)
+            # atime in RFC 3339 with nanoseconds (the node's default is AIStore's RFC822).
+            params["time_format"] = "2006-01-02T15:04:05.999999999Z07:00"
         if archive:
             params["archive"] = "true"
         doc = self._json("GET", f"/v1/buckets/{bucket}", params)
@@ -555,7 +564,7 @@ class Client:
         return json.loads(resp.body) if resp.body else None
 
     def health(self):
-        return self._json("GET", "/v1/health")
+        return self._json("GET", "/v1/health", {"detail": "true"})
 
 
 def _meta(h):

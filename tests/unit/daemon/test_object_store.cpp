@@ -376,6 +376,7 @@ private slots:
         QVERIFY(put("p1", "abcd").ok());  // version 2
         api::ListRequest req;
         req.props = api::kPropName | api::kPropSize | api::kPropChecksum | api::kPropVersion | api::kPropAtime;
+        req.timeFormat = "2006-01-02T15:04:05.000000000Z07:00";  // a Go layout (AIStore's LsoMsg time_format)
         auto page = m_store->list("b", req);
         QVERIFY(page.ok());
         QCOMPARE(page->entries.size(), std::size_t{1});
@@ -385,7 +386,13 @@ private slots:
         QCOMPARE(e.checksum, api::xxhash64Hex("abcd"));
         QCOMPARE(e.version, std::string("2"));
         QVERIFY(e.atime.size() == 30 && e.atime.back() == 'Z');  // 2026-01-02T03:04:05.123456789Z
+        QCOMPARE(e.flags, api::kEntryIsCached);
         QVERIFY(page->continuationToken.empty());
+        // Without a format: AIStore's default, RFC822 in UTC ("02 Jan 26 03:04 UTC").
+        req.timeFormat.clear();
+        page = m_store->list("b", req);
+        QVERIFY2(page->entries.front().atime.size() == 19 && page->entries.front().atime.ends_with(" UTC"),
+                 page->entries.front().atime.c_str());
         // Name only: no size (-1 means "not asked"), no metadata.
         req.props = api::kPropName;
         page = m_store->list("b", req);

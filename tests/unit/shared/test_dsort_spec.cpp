@@ -4,6 +4,8 @@
 // extension = input extension).
 #include "spec/dsort_preview.h"
 #include "spec/dsort_spec.h"
+#include "spec/dsort_spec_legacy.h"
+#include "spec/spec_text.h"
 
 #include "api/wire.h"
 
@@ -210,6 +212,143 @@ private slots:
         QVERIFY(!s.ok());
         QCOMPARE(s.kind(), api::ErrorKind::BadRequest);
         QVERIFY2(s.error().message.find(pointer.toStdString() + ":") != std::string::npos, s.error().message.c_str());
+    }
+
+    // AIStore's WebDataset blog post spec, as it is: older field names and
+    // a printf-style output name.
+    void blogPostSpec()
+    {
+        const auto j = json::parse(R"({"extension": ".tar", "bck": {"name": "images"},
+            "input_format": "samples-{00..18}", "output_format": "shuffled-shard-%d",
+            "output_shard_size": "100MB", "algorithm": {"kind": "shuffle"}})");
+        QVERIFY(pointers(j).empty());
+        auto s = spec::parseDsortSpec(j);
+        QVERIFY2(s.ok(), s ? "" : s.error().message.c_str());
+        QCOMPARE(s->inputBck, std::string("images"));
+        QCOMPARE(s->outputBck, std::string("images"));
+        QCOMPARE(s->inputExtension, std::string(".tar"));
+        QCOMPARE(s->outputExtension, std::string(".tar"));
+        QCOMPARE(s->outputFormat, std::string("shuffled-shard-{0..99999999}"));
+        QCOMPARE(s->outputShardSize, std::uint64_t{100'000'000});
+        QCOMPARE(s->algorithm.kind, spec::DsortAlgorithmKind::Shuffle);
+        auto names = s->inputNames();
+        QCOMPARE(names->size(), std::size_t{19});
+        QCOMPARE(names->front(), std::string("samples-00.tar"));
+        QCOMPARE(names->back(), std::string("samples-18.tar"));
+    }
+
+    // The same spec as YAML (`ais start dsort -f spec.yaml`, or a body with
+    // Content-Type: application/yaml) means the same.
+    void blogPostSpecAsYaml()
+    {
+        const auto yaml =
+            "extension: .tar\n"
+            "bck:\n"
+            "  name: images\n"
+            "input_format: samples-{00..18}\n"
+            "output_format: shuffled-shard-%06d\n"
+            "output_shard_size: 100MB\n"
+            "algorithm:\n"
+            "  kind: shuffle\n";
+        auto j = spec::parseSpecText(yaml, spec::SpecFormat::Yaml, "dsort");
+        QVERIFY2(j.ok(), j ? "" : j.error().message.c_str());
+        auto s = spec::parseDsortSpec(*j);
+        QVERIFY2(s.ok(), s ? "" : s.error().message.c_str());
+        QCOMPARE(s->inputBck, std::string("images"));
+        QCOMPARE(s->outputFormat, std::string("shuffled-shard-{000000..999999}"));
+        QCOMPARE(s->inputNames()->size(), std::size_t{19});
+    }
+
+    void printfOutputNames_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<QString>("templ");  // empty: refused
+        QTest::newRow("%d") << "out-%d"
+                            << "out-{0..99999999}";
+        QTest::newRow("%06d") << "out-%06d"
+                              << "out-{000000..999999}";
+        QTest::newRow("%03d with suffix") << "a-%03d-b"
+                                          << "a-{000..999}-b";
+        QTest::newRow("%09d capped") << "x%09d"
+                                     << "x{000000000..099999999}";
+        QTest::newRow("%01d") << "x%01d"
+                              << "x{0..99999999}";
+        QTest::newRow("no %") << "plain-{0..9}"
+                              << "plain-{0..9}";
+        QTest::newRow("%s") << "x-%s"
+                            << "";
+        QTest::newRow("two") << "%d-%d"
+                             << "";
+        QTest::newRow("%6d (spaces)") << "x%6d"
+                                      << "";
+        QTest::newRow("%010d") << "x%010d"
+                               << "";
+        QTest::newRow("brace and %") << "x-{0..9}-%d"
+                                     << "";
+        QTest::newRow("trailing %") << "x%"
+                                    << "";
+    }
+
+    void printfOutputNames()
+    {
+        QFETCH(QString, format);
+        QFETCH(QString, templ);
+        auto t = spec::printfToBraceTemplate(format.toStdString());
+        if (templ.isEmpty()) {
+            QVERIFY(!t.ok());
+            QCOMPARE(t.kind(), api::ErrorKind::BadRequest);
+            QVERIFY2(t.error().message.find("/output_format") != std::string::npos, t.error().message.c_str());
+        } else {
+            QVERIFY2(t.ok(), t ? "" : t.error().message.c_str());
+            QCOMPARE(QString::fromStdString(*t), templ);
+        }
+    }
+
+    // The whole RequestSpec AIStore's Go API marshals (ext/dsort/api.go),
+    // zero values and Config included.
+    void goRequestSpec()
+    {
+        const auto j = json::parse(R"({"input_bck":{"name":"src","provider":"ais","namespace":{"uuid":"","name":""}},
+            "input_format":{"template":"shard-{0..3}","objnames":null},"output_format":"out-{00..99}",
+            "output_shard_size":"10KiB","input_extension":".tar","output_extension":"","description":"",
+            "output_bck":{"name":"","provider":"","namespace":{"uuid":"","name":""}},
+            "algorithm":{"kind":"alphanumeric","decreasing":false,"seed":"","extension":"","content_key_type":""},
+            "ekm_file":"","ekm_file_sep":"","max_mem_usage":"","extract_concurrency_max_limit":0,
+            "create_concurrency_max_limit":0,"dsorter_type":"","dry_run":false,
+            "Config":{"duplicated_records":"warn","missing_shards":"ignore","ekm_malformed_line":"abort",
+                      "ekm_missing_key":"abort","default_max_mem_usage":"80%","dsorter_mem_threshold":"100GB",
+                      "compression":"never","bundle_multiplier":4,"call_timeout":"10m"}})");
+        QVERIFY(pointers(j).empty());
+        auto s = spec::parseDsortSpec(j);
+        QVERIFY2(s.ok(), s ? "" : s.error().message.c_str());
+        QCOMPARE(s->outputBck, std::string("src"));
+        QCOMPARE(s->outputExtension, std::string(".tar"));
+        QCOMPARE(s->inputTemplate, std::string("shard-{0..3}"));
+        QCOMPARE(s->duplicatedRecords, spec::DsortPolicy::Warn);
+        QCOMPARE(s->extractConcurrency, DsortSpec::kDefaultConcurrency);
+        QCOMPARE(s->maxMemPercent, DsortSpec::kDefaultMemPercent);
+    }
+
+    void legacyConflictsNamed()
+    {
+        auto j = goodSpec();
+        j["bck"] = "other";
+        QCOMPARE(pointers(j), std::vector<std::string>{"/bck"});
+        j = goodSpec();
+        j["extension"] = ".tar";
+        QCOMPARE(pointers(j), std::vector<std::string>{"/extension"});
+        j = goodSpec();
+        j["ekm_file_sep"] = ",";
+        QCOMPARE(pointers(j), std::vector<std::string>{"/ekm_file_sep"});
+        j = goodSpec();
+        j["dsorter_type"] = "fast";
+        QCOMPARE(pointers(j), std::vector<std::string>{"/dsorter_type"});
+        j = goodSpec();
+        j["Config"] = 3;
+        QCOMPARE(pointers(j), std::vector<std::string>{"/Config"});
+        j = goodSpec();
+        j["output_format"] = "out-%x";
+        QCOMPARE(pointers(j), std::vector<std::string>{"/output_format"});
     }
 
     void requiredFields()

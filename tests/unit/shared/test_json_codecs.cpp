@@ -51,12 +51,13 @@ private slots:
         QVERIFY(back->tmap.at("t2").sameIdentity(
             Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
         QVERIFY(!(back->tmap.at("t2") == Snode{"t2", "target", NetInfo{"127.0.0.2", 8082, "http://127.0.0.2:8082"}}));
-        // A decommissioning target travels as flag bit 18: present, not a placement target.
+        // A decommissioning target travels as flag bit 18 (and AIStore's
+        // SnodeDecomm, 8, for AIStore's clients): present, not a placement target.
         auto leaving = s;
         leaving.tmap["t1"].flags = kSnodeDecommissioning;
         const auto leavingText = nlohmann::json(leaving).dump();
         QCOMPARE(nlohmann::json::parse(leavingText)["tmap"]["t1"]["flags"].get<std::uint64_t>(),
-                 std::uint64_t{1} << 18);
+                 (std::uint64_t{1} << 18) | kAisSnodeDecomm);
         auto leavingBack = parseSmap(leavingText);
         QVERIFY(leavingBack.ok());
         QVERIFY(leavingBack->tmap == leaving.tmap);
@@ -74,10 +75,32 @@ private slots:
         QCOMPARE(parseSmap(noFlags.dump()).kind(), ErrorKind::BadRequest);
         // AIStore field names on the wire.
         const auto j = nlohmann::json::parse(text);
-        QCOMPARE(j["tmap"]["t2"]["public_net"]["daemon_port"].get<int>(), 8082);
+        QCOMPARE(j["tmap"]["t2"]["public_net"]["daemon_port"].get<std::string>(), std::string("8082"));  // a string
+        QCOMPARE(j["version"].get<std::string>(), std::string("7"));  // `version,string`
+        QVERIFY(j["tmap"]["t2"]["intra_control_net"] == j["tmap"]["t2"]["public_net"]);
+        QVERIFY(j["tmap"]["t2"]["intra_data_net"] == j["tmap"]["t2"]["public_net"]);
+        // AIStore's IDDigest: xxhash64(id, seed 1103515245) (the value from an independent xxhash64).
+        QCOMPARE(j["tmap"]["t2"]["id_digest"].get<std::uint64_t>(), std::uint64_t{17780131176456335389ull});
         QCOMPARE(j["tmap"]["t2"]["public_net"]["node_ip_addr"].get<std::string>(), std::string("127.0.0.2"));
         QCOMPARE(j["tmap"]["t2"]["daemon_type"].get<std::string>(), std::string("target"));
-        QCOMPARE(j["primary"]["daemon_id"].get<std::string>(), std::string("p1"));
+        QCOMPARE(j["proxy_si"]["daemon_id"].get<std::string>(), std::string("p1"));
+        QVERIFY(!j.contains("primary"));
+        // The older Tessera form (primary, numbers) still reads.
+        auto older = j;
+        older["primary"] = older["proxy_si"];
+        older.erase("proxy_si");
+        older["version"] = 7;
+        older["tmap"]["t1"]["public_net"]["daemon_port"] = 8081;
+        auto olderBack = parseSmap(older.dump());
+        QVERIFY(olderBack.ok());
+        QVERIFY(olderBack->tmap == s.tmap && olderBack->primary == s.primary && olderBack->version == 7);
+        // Maintenance and decommissioning also set AIStore's own bits
+        // (SnodeMaint, SnodeDecomm) for its clients; reading drops them.
+        auto maint = s;
+        maint.tmap["t1"].flags = kSnodeMaintenance;
+        const auto maintJson = nlohmann::json(maint);
+        QCOMPARE(maintJson["tmap"]["t1"]["flags"].get<std::uint64_t>(), kSnodeMaintenance | kAisSnodeMaint);
+        QVERIFY(maintJson.get<Smap>().tmap == maint.tmap);
         // Parsing the dump of the parsed map gives the same text.
         QCOMPARE(nlohmann::json(*back).dump(), text);
 
@@ -92,10 +115,10 @@ private slots:
         QCOMPARE(parseSnode(R"({"daemon_id":1})").kind(), ErrorKind::BadRequest);
         // A wrong type names the field, in the project's words.
         auto wrong = nlohmann::json(s.tmap.at("t2"));
-        wrong["public_net"]["daemon_port"] = "8082";
+        wrong["public_net"]["daemon_port"] = "80x2";
         auto bad = parseSnode(wrong.dump());
         QCOMPARE(bad.kind(), ErrorKind::BadRequest);
-        QCOMPARE(bad.error().message, std::string("node: /public_net/daemon_port must be an integer 0..65535"));
+        QCOMPARE(bad.error().message, std::string("node: /public_net/daemon_port must be a port number 0..65535"));
         QVERIFY(bad.error().message.find("json.exception") == std::string::npos);
         wrong = nlohmann::json(s.tmap.at("t2"));
         wrong["colour"] = "blue";
@@ -207,25 +230,26 @@ private slots:
 
     void objEntryRoundTrip()
     {
-        const ObjEntry full{"train/x.jpg", 12345, "0123456789abcdef", "2026-01-01T00:00:00.000000000Z", "7", 0, ""};
+        const ObjEntry full{
+            "train/x.jpg", 12345, "0123456789abcdef", "2026-01-01T00:00:00.000000000Z", "7", 0, "", "", "", 0};
         auto j = nlohmann::json(full);
         QCOMPARE(j["name"].get<std::string>(), full.name);
-        QCOMPARE(j["size"].get<std::int64_t>(), std::int64_t{12345});
+        QCOMPARE(j["size"].get<std::string>(), std::string("12345"));  // AIStore's `size,string`
         QVERIFY(j.get<ObjEntry>() == full);
 
         // Only the name: unrequested fields stay out of the JSON; size reads back as -1.
-        const ObjEntry bare{"n", -1, "", "", "", 0, ""};
+        const ObjEntry bare{"n", -1, "", "", "", 0, "", "", "", 0};
         j = nlohmann::json(bare);
         QCOMPARE(j.dump(), std::string(R"({"name":"n"})"));
         QVERIFY(j.get<ObjEntry>() == bare);
 
         // Size 0 is a real size and survives.
-        const ObjEntry member{"s.tar/m", 3, "", "", "", kEntryInArch, ""};
+        const ObjEntry member{"s.tar/m", 3, "", "", "", kEntryInArch, "", "", "", 0};
         QVERIFY(nlohmann::json(member).get<ObjEntry>() == member);
         QCOMPARE(nlohmann::json(member).at("flags").get<std::uint32_t>(), 128u);
-        const ObjEntry broken{"b.tar", 9, "", "", "", kEntryArchError, "damaged"};
+        const ObjEntry broken{"b.tar", 9, "", "", "", kEntryArchError, "damaged", "", "", 0};
         QVERIFY(nlohmann::json(broken).get<ObjEntry>() == broken);
-        const ObjEntry zero{"z", 0, "", "", "", 0, ""};
+        const ObjEntry zero{"z", 0, "", "", "", 0, "", "", "", 0};
         QVERIFY(nlohmann::json(zero).get<ObjEntry>() == zero);
 
         bool threw = false;
@@ -243,8 +267,9 @@ private slots:
         l.uuid = "list-1";
         l.flags = 3;
         l.continuationToken = "b/c";
-        l.entries.push_back(ObjEntry{"a", 10, "0123456789abcdef", "2026-01-01T00:00:00.000000000Z", "2", 0, ""});
-        l.entries.push_back(ObjEntry{"b/c", 0, "", "", "", 0, ""});
+        l.entries.push_back(
+            ObjEntry{"a", 10, "0123456789abcdef", "2026-01-01T00:00:00.000000000Z", "2", 0, "", "", "", 0});
+        l.entries.push_back(ObjEntry{"b/c", 0, "", "", "", 0, "", "", "", 0});
         auto back = parseObjectList(nlohmann::json(l).dump());
         QVERIFY(back.ok());
         QCOMPARE(back->continuationToken, std::string("b/c"));
@@ -361,6 +386,16 @@ private slots:
         QTest::newRow("pagesize fraction") << R"({"pagesize":2.5})" << false << 0 << "";
         QTest::newRow("pagesize string") << R"({"pagesize":"10"})" << false << 0 << "";
         QTest::newRow("flags and uuid accepted") << R"({"flags":0,"uuid":"x","prefix":"p"})" << true << 1000 << "p";
+        // What AIStore's Go API marshals (api/apc/lsmsg.go: flags is `,string`).
+        QTest::newRow("aistore go lsmsg")
+            << R"({"action":"list","name":"","value":{"uuid":"","props":"name,size,custom,location,copies","prefix":"q","continuation_token":"","target":"","flags":"8","pagesize":7}})"
+            << true << 7 << "q";
+        QTest::newRow("aistore optional fields")
+            << R"({"value":{"hdr":{"X":["y"]},"time_format":"RFC822","start_after":"a","flags":"0"},"action":"list"})"
+            << true << 1000 << "";
+        QTest::newRow("flags not decimal") << R"({"flags":"0x8"})" << false << 0 << "";
+        QTest::newRow("flags negative") << R"({"flags":-1})" << false << 0 << "";
+        QTest::newRow("hdr not an object") << R"({"hdr":"x"})" << false << 0 << "";
         QTest::newRow("unknown field") << R"({"mystery":1})" << false << 0 << "";
         QTest::newRow("unknown field in value") << R"({"action":"list","value":{"limit":3}})" << false << 0 << "";
         QTest::newRow("unknown props") << R"({"props":"name,colour"})" << false << 0 << "";
@@ -451,7 +486,7 @@ private slots:
         auto all = parseListProps("version,atime,checksum,size,name");
         QVERIFY(all.ok());
         QCOMPARE(*all, std::uint32_t{kPropName | kPropSize | kPropChecksum | kPropAtime | kPropVersion});
-        QCOMPARE(*parseListProps(""), std::uint32_t{kPropName});
+        QCOMPARE(*parseListProps(""), std::uint32_t{kPropName | kPropSize});  // AIStore's default: name,size
         QCOMPARE(*parseListProps("size,,size"), std::uint32_t{kPropName | kPropSize});
         QCOMPARE(parseListProps("Size").kind(), ErrorKind::BadRequest);
         QCOMPARE(parseListProps("name;size").kind(), ErrorKind::BadRequest);

@@ -1,10 +1,12 @@
 // The listing page's own codec: dumpObjectList writes exactly what
 // dumpJson(json(list)) writes, parseObjectList reads back exactly what was
 // written, and malformed or mistyped pages are BadRequest with a reason.
+#include "api/go_time_format.h"
 #include "api/json_util.h"
 #include "api/object_list.h"
 
 #include <QTest>
+#include <algorithm>
 
 using namespace tessera;
 using namespace tessera::api;
@@ -23,6 +25,10 @@ ObjectList sample()
     a.checksum = "0123456789abcdef";
     a.atime = "2026-11-23T01:02:03.000000004Z";
     a.version = "3";
+    a.location = "t[t1]:/data/mp1";
+    a.custom = "[k:v w:x]";
+    a.copies = 2;
+    a.flags = kEntryIsCached;
     ObjEntry shard;
     shard.name = "s/shard.tar";
     shard.size = 0;
@@ -93,6 +99,123 @@ private slots:
         QVERIFY(nullEntries->entries.empty());
     }
 
+    // AIStore's shapes (cmn/objlist.go): size a decimal string in JSON,
+    // custom-md, location, copies; msgpack with Go's field names and msgp's
+    // short keys, the same content.
+    void aistoreShapes()
+    {
+        const auto l = sample();
+        const auto j = nlohmann::json::parse(dumpObjectList(l));
+        QVERIFY(j["entries"][0]["size"] == nlohmann::json("1024"));
+        QVERIFY(j["entries"][0]["custom-md"] == nlohmann::json("[k:v w:x]"));
+        QVERIFY(j["entries"][0]["location"] == nlohmann::json("t[t1]:/data/mp1"));
+        QVERIFY(j["entries"][0]["copies"] == nlohmann::json(2));
+        QVERIFY(j["entries"][0]["flags"] == nlohmann::json(64));
+        QVERIFY(!j["entries"][2].contains("size"));  // not asked for
+
+        const auto bytes = dumpObjectListMsgpack(l);
+        const auto m = nlohmann::json::from_msgpack(bytes);
+        QCOMPARE(m.size(), std::size_t{4});
+        QVERIFY(m["UUID"] == nlohmann::json("u-1"));
+        QVERIFY(m["ContinuationToken"] == nlohmann::json("dir/obj-0042"));
+        QVERIFY(m["Flags"] == nlohmann::json(8));
+        QVERIFY(m["Entries"][0] == (nlohmann::json{{"n", "dir/obj-0001"},
+                                                   {"s", 1024},
+                                                   {"cs", "0123456789abcdef"},
+                                                   {"a", "2026-11-23T01:02:03.000000004Z"},
+                                                   {"v", "3"},
+                                                   {"t", "t[t1]:/data/mp1"},
+                                                   {"m", "[k:v w:x]"},
+                                                   {"c", 2},
+                                                   {"f", 64}}));
+        QVERIFY(m["Entries"][1] == (nlohmann::json{{"n", "s/shard.tar"}, {"f", kEntryIsArchive}}));  // size 0: left out
+
+        auto back = parseObjectListMsgpack(bytes);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        auto want = l;
+        for (auto& e : want.entries) e.size = std::max<std::int64_t>(e.size, 0);  // msgpack: absent is 0
+        want.entries[3].error.clear();                                            // Tessera's own field is JSON only
+        QCOMPARE(back->entries.size(), want.entries.size());
+        for (std::size_t i = 0; i < want.entries.size() - 1; ++i) QVERIFY(back->entries[i] == want.entries[i]);
+        QCOMPARE(back->continuationToken, l.continuationToken);
+
+        QCOMPARE(parseObjectListMsgpack("").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseObjectListMsgpack(dumpObjectListMsgpack(l) + "x").kind(), ErrorKind::BadRequest);
+        auto unknown = m;
+        unknown["Entries"][0]["zz"] = 1;
+        const auto u = nlohmann::json::to_msgpack(unknown);
+        QCOMPARE(parseObjectListMsgpack(std::string(u.begin(), u.end())).error().message,
+                 std::string("invalid msgpack object list: unknown entry key \"zz\""));
+        auto noToken = m;
+        noToken.erase("ContinuationToken");
+        const auto t = nlohmann::json::to_msgpack(noToken);
+        QCOMPARE(parseObjectListMsgpack(std::string(t.begin(), t.end())).kind(), ErrorKind::BadRequest);
+    }
+
+    void listRequestForms()
+    {
+        // props "" is AIStore's name,size; every GetProps* name is accepted.
+        QCOMPARE(parseListProps("").value(), std::uint32_t{kPropName | kPropSize});
+        QCOMPARE(parseListProps("custom,location,copies").value(),
+                 std::uint32_t{kPropName | kPropCustom | kPropLocation | kPropCopies});
+        QVERIFY(parseListProps("name,size,checksum,atime,version,cached,status,copies,ec,custom,location,chunked,"
+                               "last-modified,etag")
+                    .ok());
+        QCOMPARE(parseListProps("colour").kind(), ErrorKind::BadRequest);
+        // LsNameOnly: names only, whatever props says.
+        auto r = listRequestFromJson(R"({"action":"list","value":{"props":"name,size","flags":"16"}})");
+        QVERIFY(r.ok());
+        QCOMPARE(r->props, std::uint32_t{kPropName});
+        // start_after becomes the first page's token; target and time_format travel.
+        r = listRequestFromJson(
+            R"({"action":"list","value":{"start_after":"b","target":"t1","time_format":"2006-01-02","flags":"0"}})");
+        QVERIFY(r.ok());
+        QCOMPARE(r->continuationToken, std::string("b"));
+        auto back = listRequestFromQuery(listRequestToQuery(*r));
+        QVERIFY(back.ok());
+        QCOMPARE(back->target, std::string("t1"));
+        QCOMPARE(back->timeFormat, std::string("2006-01-02"));
+        QCOMPARE(back->continuationToken, std::string("b"));
+        QCOMPARE(listRequestFromJson(R"({"time_format":5})").kind(), ErrorKind::BadRequest);
+    }
+
+    void goTimeLayouts_data()
+    {
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<QString>("text");
+        // 2026-11-23 01:02:03.000000004 UTC, a Monday, day 327 of the year.
+        QTest::newRow("default is RFC822") << ""
+                                           << "23 Nov 26 01:02 UTC";
+        QTest::newRow("RFC3339Nano") << "2006-01-02T15:04:05.999999999Z07:00"
+                                     << "2026-11-23T01:02:03.000000004Z";
+        QTest::newRow("RFC3339") << "2006-01-02T15:04:05Z07:00"
+                                 << "2026-11-23T01:02:03Z";
+        QTest::newRow("RFC1123") << "Mon, 02 Jan 2006 15:04:05 MST"
+                                 << "Mon, 23 Nov 2026 01:02:03 UTC";
+        QTest::newRow("DateTime") << "2006-01-02 15:04:05"
+                                  << "2026-11-23 01:02:03";
+        QTest::newRow("fixed fraction") << "15:04:05.000000"
+                                        << "01:02:03.000000";
+        QTest::newRow("trimmed fraction") << "05.999"
+                                          << "03";
+        QTest::newRow("kitchen") << "3:04PM"
+                                 << "1:02AM";
+        QTest::newRow("long names") << "Monday January _2 __2 002"
+                                    << "Monday November 23 327 327";
+        QTest::newRow("numeric zone") << "-0700 -07:00"
+                                      << "+0000 +00:00";
+        QTest::newRow("literal text") << "at 15h"
+                                      << "at 01h";
+    }
+
+    void goTimeLayouts()
+    {
+        QFETCH(QString, layout);
+        QFETCH(QString, text);
+        const std::int64_t ns = 1795395723000000004;  // 2026-11-23T01:02:03.000000004Z
+        QCOMPARE(QString::fromStdString(formatGoTime(ns, layout.toStdString())), text);
+    }
+
     void refusesBadPages_data()
     {
         QTest::addColumn<QString>("text");
@@ -119,8 +242,12 @@ private slots:
                                  << "invalid object list: an entry has no \"name\"";
         QTest::newRow("name type") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":1}]}"
                                    << "invalid object list: an entry's \"name\" must be a string";
-        QTest::newRow("size type") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"size\":\"1\"}]}"
-                                   << "invalid object list: an entry's \"size\" must be an integer";
+        QTest::newRow("size type") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"size\":true}]}"
+                                   << "invalid object list: an entry's \"size\" must be a decimal string";
+        QTest::newRow("size text") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"size\":\"1k\"}]}"
+                                   << "invalid object list: an entry's \"size\" must be a decimal string";
+        QTest::newRow("copies type") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"copies\":\"1\"}]}"
+                                     << "invalid object list: an entry's \"copies\" must be an integer 0..32767";
         QTest::newRow("flags type") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"flags\":-1}]}"
                                     << "invalid object list: an entry's \"flags\" must be an unsigned integer";
     }

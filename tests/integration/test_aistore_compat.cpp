@@ -1,0 +1,378 @@
+// AIStore compatibility: replays the requests AIStore's own clients send
+// (tests/integration/aistore_fixtures, each step citing the AIStore source
+// it comes from) against a real 1 proxy + 3 target cluster, and decodes
+// every answer with a strict decoder written from AIStore's field tags
+// (ais_strict_decoder.h). Then the dSort spec of AIStore's WebDataset blog
+// post, posted as it is, must shuffle 19 shards with every record intact.
+#include "ais_strict_decoder.h"
+#include "dsort_test_util.h"
+#include "local_cluster.h"
+
+#include "api/json_util.h"
+#include "api/object_list.h"
+#include "api/uri.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTest>
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+using namespace tessera;
+using client::Body;
+using client::HttpClient;
+using client::Method;
+using nlohmann::json;
+
+namespace {
+
+// ${var} -> value, everywhere in a string.
+std::string expand(std::string s, const std::map<std::string, std::string>& vars)
+{
+    for (const auto& [k, v] : vars) {
+        const std::string key = "${" + k + "}";
+        for (auto at = s.find(key); at != std::string::npos; at = s.find(key, at + v.size()))
+            s.replace(at, key.size(), v);
+    }
+    return s;
+}
+
+json expandJson(const json& j, const std::map<std::string, std::string>& vars)
+{
+    if (j.is_string()) return expand(j.get<std::string>(), vars);
+    if (j.is_object()) {
+        json out = json::object();
+        for (const auto& [k, v] : j.items()) out[k] = expandJson(v, vars);
+        return out;
+    }
+    if (j.is_array()) {
+        json out = json::array();
+        for (const auto& v : j) out.push_back(expandJson(v, vars));
+        return out;
+    }
+    return j;
+}
+
+Method methodOf(const std::string& m)
+{
+    static const std::map<std::string, Method> kMethods{{"GET", Method::Get},       {"HEAD", Method::Head},
+                                                        {"PUT", Method::Put},       {"POST", Method::Post},
+                                                        {"DELETE", Method::Delete}, {"PATCH", Method::Patch}};
+    auto it = kMethods.find(m);
+    if (it == kMethods.end()) qFatal("fixture: unknown method %s", m.c_str());
+    return it->second;
+}
+
+std::string tarOf(const json& members)
+{
+    std::vector<tests::DsortRecordData> records;
+    for (const auto& m : members) records.push_back({"", {{m.at(0).get<std::string>(), m.at(1).get<std::string>()}}});
+    return tests::makeShard(records);
+}
+
+// QVERIFY2 for a function that returns a JSON document.
+#define CHECK_OR_RETURN(cond, msg)                                      \
+    do {                                                                \
+        if (!(cond)) {                                                  \
+            QTest::qFail(std::string(msg).c_str(), __FILE__, __LINE__); \
+            return json();                                              \
+        }                                                               \
+    } while (0)
+
+std::string joined(const std::vector<std::string>& v)
+{
+    std::string s;
+    for (const auto& e : v) s += "\n  " + e;
+    return s;
+}
+
+}  // namespace
+
+class TestAistoreCompat : public QObject {
+    Q_OBJECT
+
+private:
+    tests::LocalCluster m_cluster;
+    std::map<std::string, std::string> m_vars;
+
+    // One step: the request as recorded, the answer decoded strictly.
+    void replayStep(const json& step, const std::string& file)
+    {
+        const auto name = file + ": " + step.at("name").get<std::string>();
+        const auto cite = " [" + step.at("source").get<std::string>() + "]";
+        std::string url = m_cluster.proxyUrl() + api::percentEncode(expand(step.at("path"), m_vars), true);
+        if (step.contains("query")) {
+            api::QueryMap q;
+            for (const auto& [k, v] : step["query"].items()) q[k] = expand(v.get<std::string>(), m_vars);
+            url += "?" + api::buildQuery(q);
+        }
+        client::Headers headers;
+        if (step.contains("headers")) {
+            for (const auto& [k, v] : step["headers"].items()) headers.emplace_back(k, expand(v, m_vars));
+        }
+        Body body;
+        if (step.contains("body")) body = Body::string(expandJson(step["body"], m_vars).dump());
+        else if (step.contains("body_text")) body = Body::string(expand(step["body_text"], m_vars));
+        else if (step.contains("body_tar")) body = Body::string(tarOf(step["body_tar"]));
+
+        HttpClient http;
+        const bool waitFinished = step.value("wait_finished", false);
+        client::Response r;
+        json doc;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        for (;;) {
+            auto res = http.send(methodOf(step.at("method")), url, body, headers);
+            QVERIFY2(res.ok(), (name + ": " + (res.ok() ? "" : res.error().message)).c_str());
+            r = *res;
+            QVERIFY2(r.status == step.at("status").get<int>(),
+                     (name + ": HTTP " + std::to_string(r.status) + " " + r.body + cite).c_str());
+            doc = decode(step, r, name + cite);
+            if (QTest::currentTestFailed()) return;
+            if (!waitFinished || doc.value("state", "") != "running") break;
+            QVERIFY2(std::chrono::steady_clock::now() < deadline, (name + ": still running after 60 s").c_str());
+            QTest::qWait(100);  // polling the job with a deadline
+        }
+        if (step.contains("save")) {
+            for (const auto& [var, ptr] : step["save"].items()) {
+                const auto p = ptr.get<std::string>();
+                m_vars[var] = p.empty() ? r.body : doc.at(json::json_pointer(p)).get<std::string>();
+            }
+        }
+        if (step.contains("expect")) {
+            for (const auto& [ptr, want] : step["expect"].items()) {
+                const json::json_pointer p(ptr);
+                QVERIFY2(doc.contains(p), (name + ": " + ptr + " is missing in " + doc.dump()).c_str());
+                const auto expected = expandJson(want, m_vars);
+                QVERIFY2(doc.at(p) == expected,
+                         (name + ": " + ptr + " is " + doc.at(p).dump() + ", expected " + expected.dump()).c_str());
+            }
+        }
+        if (step.contains("expect_count")) {
+            for (const auto& [ptr, n] : step["expect_count"].items()) {
+                const json::json_pointer p(ptr);
+                QVERIFY2(doc.contains(p), (name + ": " + ptr + " is missing").c_str());
+                QVERIFY2(doc.at(p).size() == n.get<std::size_t>(),
+                         (name + ": " + ptr + " has " + std::to_string(doc.at(p).size()) + " items, expected " +
+                          n.dump() + ": " + doc.dump())
+                             .c_str());
+            }
+        }
+        if (step.contains("expect_body")) {
+            QVERIFY2(r.body == expand(step["expect_body"], m_vars), (name + ": body \"" + r.body + "\"").c_str());
+        }
+        if (step.contains("expect_headers")) {
+            for (const auto& h : step["expect_headers"]) {
+                QVERIFY2(!r.header(h.get<std::string>()).empty(), (name + ": no " + h.get<std::string>()).c_str());
+            }
+        }
+        if (step.contains("expect_entry_prefix")) {
+            for (const auto& [field, prefix] : step["expect_entry_prefix"].items()) {
+                const auto want = expand(prefix.get<std::string>(), m_vars);
+                QVERIFY2(!doc.at("entries").empty(), (name + ": no entries").c_str());
+                for (const auto& e : doc.at("entries")) {
+                    QVERIFY2(e.value(field, "").starts_with(want), (name + ": " + e.dump() + " not " + want).c_str());
+                }
+            }
+        }
+        if (step.contains("expect_entry_flags")) {
+            const auto bits = step["expect_entry_flags"].get<std::uint32_t>();
+            const bool msgp = doc.contains("Entries");
+            for (const auto& e : doc.at(msgp ? "Entries" : "entries")) {
+                const auto f = e.value(msgp ? "f" : "flags", 0u);
+                QVERIFY2((f & bits) == bits,
+                         (name + ": entry " + e.dump() + " lacks flags " + std::to_string(bits)).c_str());
+            }
+        }
+    }
+
+    // The answer as the AIStore type the step names, checked strictly.
+    json decode(const json& step, const client::Response& r, const std::string& name)
+    {
+        const auto kind = step.at("decode").get<std::string>();
+        json doc;
+        std::vector<std::string> errors;
+        const auto strict = [&](const json& d, const tests::ais::Schema& s) {
+            errors = tests::ais::check(d, s);
+            return d;
+        };
+        try {
+            if (kind == "LsoRes" || kind == "Smap" || kind == "Bcks" || kind == "TesseraDsortStatus") {
+                if (kind != "TesseraDsortStatus") {
+                    CHECK_OR_RETURN(r.header("content-type") == "application/json",
+                                    name + ": Content-Type " + r.header("content-type"));
+                }
+                doc = json::parse(r.body);
+                if (kind == "LsoRes") strict(doc, tests::ais::kLsoRes);
+                if (kind == "Smap") strict(doc, tests::ais::kSmap);
+                if (kind == "Bcks") {
+                    CHECK_OR_RETURN(doc.is_array(), name + ": cmn.Bcks must be an array");
+                    for (std::size_t i = 0; i < doc.size(); ++i) {
+                        for (auto& e : tests::ais::check(doc[i], tests::ais::kBck))
+                            errors.push_back("/" + std::to_string(i) + e);
+                    }
+                }
+            } else if (kind == "LsoResMsgpack") {
+                CHECK_OR_RETURN(r.header("content-type") == "application/msgpack",
+                                name + ": Content-Type " + r.header("content-type"));
+                // nlohmann's own msgpack reader: independent of the node's writer.
+                doc = json::from_msgpack(r.body);
+                strict(doc, tests::ais::kLsoResMsgp);
+            } else if (kind == "Bprops") {
+                CHECK_OR_RETURN(r.body.empty(), name + ": HEAD with a body");
+                const auto hdr = r.header("ais-bucket-props");
+                CHECK_OR_RETURN(!hdr.empty(), name + ": no ais-bucket-props header");
+                doc = json::parse(hdr);
+                strict(doc, tests::ais::kBprops);
+            } else if (kind == "ObjHead") {
+                // cmn/objattrs.go FromHeader: these must parse as AIStore parses them.
+                doc = json::object();
+                for (const char* h : {"ais-checksum-type", "ais-checksum-value", "ais-atime", "ais-version",
+                                      "content-length", "etag", "last-modified", "ais-present"}) {
+                    doc[h] = r.header(h);
+                }
+                const auto digits = [](const std::string& s) {
+                    return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+                };
+                if (!digits(doc["ais-atime"])) errors.push_back("ais-atime: must be unix nanoseconds");
+                if (!digits(doc["content-length"])) errors.push_back("Content-Length: must be a size");
+                const std::string etag = doc["etag"];
+                if (etag.size() < 3 || etag.front() != '"' || etag.back() != '"')
+                    errors.push_back("ETag: must be quoted");
+                if (doc["ais-present"] != "true") errors.push_back("ais-present: must be true");
+                if (std::string(doc["last-modified"]).find(" GMT") == std::string::npos) {
+                    errors.push_back("Last-Modified: must be an HTTP date");
+                }
+            } else if (kind == "empty") {
+                CHECK_OR_RETURN(r.body.empty(), name + ": a body where AIStore sends none: " + r.body);
+            } else if (kind == "text" || kind == "bytes") {
+                doc = json::object();
+            } else {
+                qFatal("fixture: unknown decode %s", kind.c_str());
+            }
+        } catch (const json::exception& e) {
+            QTest::qFail((name + ": undecodable answer: " + e.what() + "\n" + r.body).c_str(), __FILE__, __LINE__);
+            return doc;
+        }
+        if (!errors.empty())
+            QTest::qFail((name + ": not AIStore's shape:" + joined(errors)).c_str(), __FILE__, __LINE__);
+        return doc;
+    }
+
+    void replayFile(const QString& file)
+    {
+        QFile f(QStringLiteral(TESSERA_AIS_FIXTURES "/") + file);
+        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(file));
+        const auto steps = json::parse(f.readAll().toStdString());
+        QVERIFY(!steps.empty());
+        for (const auto& step : steps) {
+            replayStep(step, file.toStdString());
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
+        m_vars["bucket"] = "aiscompat";
+        m_vars["target0"] = m_cluster.targetId(0);
+    }
+
+    void replay_data()
+    {
+        QTest::addColumn<QString>("file");
+        const auto files = QDir(QStringLiteral(TESSERA_AIS_FIXTURES)).entryList({"*.json"}, QDir::Files, QDir::Name);
+        QCOMPARE(files.size(), 7);
+        for (const auto& f : files) QTest::newRow(qPrintable(f)) << f;
+    }
+
+    // The decoder itself: what it must refuse (else a pass proves nothing).
+    void strictDecoderRefuses()
+    {
+        using tests::ais::check;
+        const auto ok = json::parse(R"({"uuid":"u","continuation_token":"","flags":0,
+            "entries":[{"name":"a","size":"12","flags":64}]})");
+        QVERIFY(check(ok, tests::ais::kLsoRes).empty());
+        auto unknown = ok;
+        unknown["entries"][0]["error"] = "x";
+        QCOMPARE(check(unknown, tests::ais::kLsoRes),
+                 std::vector<std::string>{"/entries/0/error: not a field of cmn.LsoEnt (cmn/objlist.go)"});
+        auto missing = ok;
+        missing.erase("flags");
+        QCOMPARE(check(missing, tests::ais::kLsoRes),
+                 std::vector<std::string>{"/flags: missing (required in cmn.LsoRes (cmn/objlist.go))"});
+        auto number = ok;
+        number["entries"][0]["size"] = 12;
+        QCOMPARE(check(number, tests::ais::kLsoRes).size(), std::size_t{1});
+        auto older = json::parse(R"({"version":4,"uuid":"u","creation_time":"","primary":{},"pmap":{},"tmap":{}})");
+        QCOMPARE(check(older, tests::ais::kSmap).size(), std::size_t{3});  // version, primary, no proxy_si
+    }
+
+    // The files run in order, each on the state the ones before left.
+    void replay()
+    {
+        QFETCH(QString, file);
+        replayFile(file);
+    }
+
+    // The spec of AIStore's WebDataset blog post, byte for byte, with its
+    // older field names (bck, extension) and a printf-style output name:
+    // 19 input shards (~6 MiB each) become shuffled-shard-0.tar,
+    // shuffled-shard-1.tar, ... of at most 100MB, every record intact.
+    void blogPostDsortSpec()
+    {
+        client::Client c(m_cluster.proxyUrl());
+        QVERIFY(c.createBucket("images").ok());
+        std::map<std::string, std::string> shards;
+        std::vector<tests::DsortRecordData> inputs;
+        for (int s = 0; s < 19; ++s) {
+            std::vector<tests::DsortRecordData> records;
+            for (int r = 0; r < 6; ++r) {
+                char key[32];
+                std::snprintf(key, sizeof key, "n%02d_%04d", s, r);
+                const auto seed = static_cast<std::uint64_t>(s * 100 + r);
+                records.push_back({key,
+                                   {{std::string(key) + ".jpg", tests::randomBytes((1u << 20) + seed * 37, seed)},
+                                    {std::string(key) + ".cls", std::to_string(seed % 1000)}}});
+            }
+            inputs.insert(inputs.end(), records.begin(), records.end());
+            char name[32];
+            std::snprintf(name, sizeof name, "samples-%02d.tar", s);
+            shards[name] = tests::makeShard(records);
+        }
+        QCOMPARE(tests::putAll(m_cluster.proxyUrl(), "images", shards), 0);
+
+        const std::string spec =
+            R"({"extension": ".tar", "bck": {"name": "images"}, "input_format": "samples-{00..18}", )"
+            R"("output_format": "shuffled-shard-%d", "output_shard_size": "100MB", "algorithm": {"kind": "shuffle"}})";
+        HttpClient http;
+        auto r = http.send(Method::Post, m_cluster.proxyUrl() + "/v1/sort", Body::string(spec),
+                           {{"Content-Type", "application/json"}});
+        QVERIFY(r.ok());
+        QVERIFY2(r->status == 200, r->body.c_str());
+        const auto id = r->body;  // AIStore answers the job id as text
+        QVERIFY(!id.empty() && id.find('{') == std::string::npos);
+        const auto st = tests::waitDsort(c, id, std::chrono::minutes(3));
+        QVERIFY2(st.job.state == api::JobState::Finished, api::dumpJson(nlohmann::json(st.job)).c_str());
+
+        const auto outputs = tests::readOutputs(c, "images", "shuffled-shard-", archive::ArchiveFormat::Tar);
+        QVERIFY(outputs.size() >= 2);
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            QCOMPARE(outputs[i].name, "shuffled-shard-" + std::to_string(i) + ".tar");
+            QVERIFY2(outputs[i].size <= 100'000'000 + (2u << 20), outputs[i].name.c_str());
+        }
+        auto got = tests::allRecords(outputs);
+        const auto order = tests::keysOf(got);
+        auto want = inputs;
+        std::sort(got.begin(), got.end());
+        std::sort(want.begin(), want.end());
+        QCOMPARE(got.size(), want.size());
+        QVERIFY(got == want);                   // every record, every file, every byte
+        QVERIFY(order != tests::keysOf(want));  // shuffled, not sorted
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAistoreCompat)
+#include "test_aistore_compat.moc"
