@@ -186,12 +186,13 @@ export interface BucketInfo {
   name: string;
   objects: number | null;
   bytes: number | null;
+  scanned_ns: number;  // the oldest of the targets' usage scans; 0 before every target scanned
 }
 export function bucketInfo(v: Json): BucketInfo {
   const o = obj(v);
   return {
     name: str(o.name), objects: o.objects === undefined ? null : num(o.objects),
-    bytes: o.bytes === undefined ? null : num(o.bytes),
+    bytes: o.bytes === undefined ? null : num(o.bytes), scanned_ns: num(o.usage_scanned_ns),
   };
 }
 

@@ -20,13 +20,18 @@ export function rate(bytesPerSec: number): string {
     v /= 1000;
     i++;
   }
-  return `${v.toFixed(v < 10 && i > 0 ? 1 : 0)} ${units[i]}`;
+  return `${small(v)} ${units[i]}`;
+}
+
+// 0.5 stays 0.5 (an axis of 0, 0.5, 1 must not read 0, 1, 1); 12.3 is 12.
+function small(v: number): string {
+  return Math.abs(v) < 10 && !Number.isInteger(v) ? v.toFixed(1) : v.toFixed(0);
 }
 
 export function count(v: number): string {
   if (v >= 1e6) return `${(v / 1e6).toFixed(1)}M`;
   if (v >= 1e3) return `${(v / 1e3).toFixed(1)}k`;
-  return v < 10 && v !== Math.round(v) ? v.toFixed(1) : String(Math.round(v));
+  return small(v);
 }
 
 export function latency(ns: number): string {
@@ -52,7 +57,8 @@ export function duration(ns: number): string {
 
 export function clock(ms: number): string {
   const d = new Date(ms);
-  return d.toLocaleTimeString([], { hour12: false });
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
 export function percent(v: number): string {

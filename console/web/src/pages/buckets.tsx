@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import * as fmt from "../format";
+import { BucketInfo } from "../decode";
 import { State } from "../feed";
 import { href, navigate, Route } from "../route";
 import { droppedFiles, uploads } from "../uploads";
@@ -61,12 +62,10 @@ function BucketList({ s, selected }: { s: State; selected: string }) {
       {error && <p class="error" role="alert">{error}</p>}
       <ul data-testid="bucket-list">
         {names.map((n) => {
-          const info = s.buckets.get(n);
           return (
             <li key={n} class={n === selected ? "selected" : ""}>
               <a href={href("buckets", n)} data-bucket={n}>{n}</a>
-              {info?.objects != null && <small class="dim"> {fmt.count(info.objects)} · {fmt.bytes(info.bytes ?? 0)}</small>}
-              <button class="icon danger" aria-label={`destroy bucket ${n}`} onClick={() => { setDestroying(n); setTyped(""); }}>🗑</button>
+              <button class="icon danger" aria-label={`destroy bucket ${n}`} title={`destroy bucket ${n}`} onClick={() => { setDestroying(n); setTyped(""); }}>✕</button>
             </li>
           );
         })}
@@ -87,7 +86,7 @@ function BucketList({ s, selected }: { s: State; selected: string }) {
   );
 }
 
-function ObjectList({ bucket, route }: { bucket: string; route: Route }) {
+function ObjectList({ bucket, route, usage }: { bucket: string; route: Route; usage?: BucketInfo }) {
   const prefix = route.params.get("prefix") ?? "";
   const search = route.params.get("q") ?? "";
   const selected = route.params.get("object") ?? "";
@@ -196,12 +195,15 @@ function ObjectList({ bucket, route }: { bucket: string; route: Route }) {
   };
 
   return (
-    <div class="objects">
+    <div class={`objects${selected ? " has-preview" : ""}`}>
       <nav class="crumbs" aria-label="folder">
         <a href={href("buckets", bucket)}>{bucket}</a>
         {crumbs.map((c, i) => (
           <span key={i}> / <a href={href("buckets", bucket, { prefix: crumbs.slice(0, i + 1).join("/") + "/" })}>{c}</a></span>
         ))}
+        {usage?.objects != null && usage.scanned_ns > 0 && (
+          <small class="dim usage"> · {fmt.count(usage.objects)} objects, {fmt.bytes(usage.bytes ?? 0)} at the targets' last scan ({fmt.clock(usage.scanned_ns / 1e6)})</small>
+        )}
       </nav>
       <form class="row" onSubmit={(e) => { e.preventDefault(); go({ q: query, object: "" }); }}>
         <input type="search" aria-label="search names by prefix" placeholder={`names starting with ${prefix}…`} value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
@@ -211,7 +213,7 @@ function ObjectList({ bucket, route }: { bucket: string; route: Route }) {
         <label class="button">Upload a folder<input type="file" multiple class="hidden-input" onChange={onPick} data-testid="folder-input" {...{ webkitdirectory: true }} /></label>
       </form>
       <p class="listing-state" data-testid="listing-state" data-complete={complete ? "true" : "false"}>
-        {objects} objects{search ? ` starting with “${prefix}${search}”` : ""} · {complete ? "listing complete" : loading ? "listing incomplete, loading…" : "listing incomplete"}
+        {objects} {objects === 1 ? "object" : "objects"}{search ? ` starting with “${prefix}${search}”` : ""} · {complete ? "listing complete" : loading ? "listing incomplete, loading…" : "listing incomplete"}
         {error && <span class="error" role="alert"> · {error}</span>}
       </p>
       <div
@@ -230,12 +232,12 @@ function ObjectList({ bucket, route }: { bucket: string; route: Route }) {
             const label = r.name.slice(prefix.length);
             return r.kind === "folder" ? (
               <a key={r.name} class="obj-row folder" style={{ top: `${top}px` }} href={href("buckets", bucket, { prefix: r.name })} data-name={r.name}>
-                <span>📁 {label}</span><span />
+                <span>{label}</span><span class="tag">folder</span>
               </a>
             ) : (
               <a key={r.name} class={`obj-row${r.name === selected ? " selected" : ""}`} style={{ top: `${top}px` }} data-name={r.name}
                 href={href("buckets", bucket, { prefix, q: search, object: r.name })}>
-                <span>{isShard(r.name) ? "🗃 " : ""}{label}</span><span class="num">{fmt.bytes(r.size)}</span>
+                <span>{label}{isShard(r.name) && <span class="tag">shard</span>}</span><span class="num">{fmt.bytes(r.size)}</span>
               </a>
             );
           })}
@@ -254,7 +256,7 @@ export function Buckets({ s, route }: { s: State; route: Route }) {
       <h2>Buckets</h2>
       <div class="buckets-layout">
         <BucketList s={s} selected={bucket} />
-        {bucket ? <ObjectList key={bucket} bucket={bucket} route={route} /> : <p class="dim">Select or create a bucket.</p>}
+        {bucket ? <ObjectList key={bucket} bucket={bucket} route={route} usage={s.buckets.get(bucket)} /> : <p class="dim">Select or create a bucket.</p>}
       </div>
       <UploadPanel />
     </div>

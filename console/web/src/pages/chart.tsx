@@ -4,6 +4,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import * as fmt from "../format";
 import { Series } from "../history";
 
 export interface ChartProps {
@@ -37,8 +38,15 @@ export function Chart(p: ChartProps) {
       height: p.height ?? 160,
       legend: { show: true, live: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-      axes: [axis, { ...axis, size: 70, values: (_u, vals) => vals.map((v) => p.format(v)) }],
+      // While the history is short the axis spans at least 30 s.
+      scales: {
+        x: { time: true, range: (_u, min, max) => [Math.min(min, max - 30), max] },
+        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+      },
+      axes: [
+        { ...axis, values: (_u, vals) => vals.map((v) => fmt.clock(v * 1000)) },
+        { ...axis, size: 70, values: (_u, vals) => vals.map((v) => (v === 0 ? "0" : p.format(v))) },
+      ],
       series: [{}, ...p.labels.map((l, i) => ({
         label: l, stroke: css(kColors[i % kColors.length]), width: 1.5,
         value: (_u: uPlot, v: number | null) => (v == null ? "—" : p.format(v)),

@@ -23,7 +23,7 @@ export function NodeCard({ n }: { n: NodeState }) {
   let ops = 0;
   if (m) for (const r of Object.values(m.ops)) ops += r.ops_s;
   return (
-    <a class={`card node-card state-${n.state}`} href={href("nodes", n.id)} data-testid="node-card" data-node={n.id}>
+    <a class={`card node-card node-${n.state}`} href={href("nodes", n.id)} data-testid="node-card" data-node={n.id}>
       <div class="card-head">
         <strong>{n.id}</strong> <span class="role">{n.role}</span>
         <span class={`badge state-${n.state}`}>{n.state}</span>
