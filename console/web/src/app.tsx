@@ -5,6 +5,7 @@ import * as api from "./api";
 import * as feed from "./feed";
 import { href, onLinkClick, useRoute } from "./route";
 import { Buckets } from "./pages/buckets";
+import { Composer } from "./pages/composer";
 import { Dashboard } from "./pages/dashboard";
 import { Jobs } from "./pages/jobs";
 import { Nodes } from "./pages/nodes";
@@ -15,6 +16,8 @@ const kPages: [string, string][] = [
   ["nodes", "Nodes"],
   ["jobs", "Jobs"],
   ["buckets", "Buckets"],
+  ["sort", "dSort"],
+  ["ishard", "ishard"],
 ];
 
 function useFeed(): number {
@@ -78,6 +81,7 @@ export function App() {
           : route.page === "jobs" ? <Jobs s={s} selected={route.id} />
           : route.page === "buckets" ? <Buckets s={s} route={route} />
           : route.page === "dashboard" ? <Dashboard s={s} v={v} />
+          : route.page === "sort" || route.page === "ishard" ? <Composer key={route.page} kind={route.page} />
           : <p class="error">No page “{route.page}”. <a href={href("dashboard")}>Dashboard</a></p>}
       </main>
     </div>
