@@ -23,38 +23,74 @@ constexpr const char* kChromium = "/usr/bin/chromium";
 class TestWebConsole : public QObject {
     Q_OBJECT
 
-private slots:
-    void userJourney()
+    // Whether everything the browser test needs is here; `why` says what is not.
+    static bool ready(QString& why)
     {
         const QString node = QStringLiteral(TESSERA_NODE_JS);
-        const QString modules = QStringLiteral(TESSERA_WEB_NODE_MODULES);
         const QString dist = QStringLiteral(TESSERA_WEB_DIST);
-        if (node.isEmpty() || dist.isEmpty()) QSKIP("node/npm were not found at configure time: no web console built");
-        if (!QFile::exists(kChromium)) QSKIP("Debian's chromium is not installed (installers/deps.sh)");
-        if (!QFile::exists(dist + "/index.html"))
-            QSKIP("the web console bundle is not built (target tessera_web_console)");
-        if (!QFile::exists(modules + "/playwright-core/package.json"))
-            QSKIP("playwright-core is not installed (npm ci)");
+        if (node.isEmpty() || dist.isEmpty()) why = "node/npm were not found at configure time: no web console built";
+        else if (!QFile::exists(kChromium)) why = "Debian's chromium is not installed (installers/deps.sh)";
+        else if (!QFile::exists(dist + "/index.html"))
+            why = "the web console is not built (target tessera_web_console)";
+        else if (!QFile::exists(QStringLiteral(TESSERA_WEB_NODE_MODULES "/playwright-core/package.json"))) {
+            why = "playwright-core is not installed (npm ci of console/web)";
+        }
+        return why.isEmpty();
+    }
 
-        tests::LocalCluster::Options o;
-        o.extraProxyArgs = {"--console-dir", dist, "--stats-interval-ms", "250"};
-        tests::LocalCluster cluster(o);
-        if (cluster.tls()) QSKIP("the console reads objects through the S3 path, which does not relay over TLS yet");
-        QVERIFY2(cluster.start(), cluster.error().c_str());
-
+    static void runScript(tests::LocalCluster& cluster, const QStringList& extra, const QByteArray& okLine)
+    {
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
-        p.start(node, {QStringLiteral(TESSERA_SOURCE_DIR "/tests/e2e/web_console.mjs"), "--url",
-                       QString::fromStdString(cluster.proxyUrl()), "--modules", modules, "--chromium", kChromium,
-                       "--shots", QStringLiteral(TESSERA_SOURCE_DIR "/docs/images"), "--kill-pid",
-                       QString::number(cluster.targetPid(cluster.targetCount() - 1))});
+        p.start(QStringLiteral(TESSERA_NODE_JS),
+                QStringList{QStringLiteral(TESSERA_SOURCE_DIR "/tests/e2e/web_console.mjs"), "--url",
+                            QString::fromStdString(cluster.proxyUrl()), "--modules",
+                            QStringLiteral(TESSERA_WEB_NODE_MODULES), "--chromium", kChromium, "--shots",
+                            QStringLiteral(TESSERA_SOURCE_DIR "/docs/images")} +
+                    extra);
         QVERIFY(p.waitForStarted());
         QVERIFY2(p.waitForFinished(300000), "the browser script did not end in 5 minutes");
         const auto out = p.readAll();
         qInfo().noquote() << out;
         QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
                  (out + "\nproxy log:\n" + QByteArray::fromStdString(cluster.proxyLogTail())).constData());
-        QVERIFY2(out.contains("ok web console"), out.constData());
+        QVERIFY2(out.contains(okLine), out.constData());
+    }
+
+private slots:
+    void userJourney()
+    {
+        QString why;
+        if (!ready(why)) QSKIP(qPrintable(why));
+        tests::LocalCluster::Options o;
+        o.extraProxyArgs = {"--console-dir", QStringLiteral(TESSERA_WEB_DIST), "--stats-interval-ms", "250"};
+        tests::LocalCluster cluster(o);
+        if (cluster.tls()) QSKIP("the console reads objects through the S3 path, which does not relay over TLS yet");
+        QVERIFY2(cluster.start(), cluster.error().c_str());
+        runScript(cluster, {"--kill-pid", QString::number(cluster.targetPid(cluster.targetCount() - 1))},
+                  "ok web console (");
+    }
+
+    // Auth on (1 proxy, 1 target): sign in, work, a session revoked
+    // elsewhere shown as expired, sign out.
+    void signInWithAuthOn()
+    {
+        QString why;
+        if (!ready(why)) QSKIP(qPrintable(why));
+        tests::LocalCluster::Options o;
+        o.targets = 1;
+        o.extraProxyArgs = {"--console-dir", QStringLiteral(TESSERA_WEB_DIST), "--auth-enabled", "true"};
+        o.extraTargetArgs = {"--auth-enabled", "true"};
+        tests::LocalCluster cluster(o);
+        QVERIFY2(cluster.start(), cluster.error().c_str());
+        QProcess add;
+        add.start(tests::nodeBinary(),
+                  {"--role", "proxy", "--data-dir", cluster.dataDir() + "/proxy", "user", "add", "admin", "--admin"});
+        add.write("admin-password-1\n");
+        add.closeWriteChannel();
+        QVERIFY(add.waitForFinished(30000));
+        QCOMPARE(add.exitCode(), 0);
+        runScript(cluster, {"--auth"}, "ok web console auth");
     }
 };
 

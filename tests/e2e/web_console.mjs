@@ -18,7 +18,8 @@ const arg = (name) => {
 const base = arg("--url");
 const { chromium } = createRequire(join(arg("--modules"), "noop.js"))("playwright-core");
 const shots = arg("--shots");
-const killPid = Number(arg("--kill-pid"));
+const mode = process.argv.includes("--auth") ? "auth" : "journey";
+const killPid = mode === "journey" ? Number(arg("--kill-pid")) : 0;
 const kTimeout = 20000;
 const started = Date.now();
 const step = (what) => console.log(`${((Date.now() - started) / 1000).toFixed(1)}s ${what}`);
@@ -149,7 +150,56 @@ const shot = async (page, name) => {
 };
 const text = (page, sel) => page.locator(sel).first().innerText();
 
-try {
+// Auth on: the sign-in form, a wrong password, signing in, the pages
+// through the token (the feed polled: a browser cannot put a token on the
+// WebSocket upgrade), a session whose tokens were revoked elsewhere, sign out.
+async function authJourney() {
+  mkdirSync(shots, { recursive: true });
+  const page = await newPage();
+  await page.goto(`${base}/console/buckets`);
+  await page.locator("form[aria-label='sign in']").waitFor();
+  await shot(page, "signin");
+  await page.fill("input[autocomplete=username]", "admin");
+  await page.fill("input[autocomplete=current-password]", "wrong-password-1");
+  await page.click("button:text('Sign in')");
+  const wrong = await page.locator("form[aria-label='sign in'] .error").innerText();
+  check(wrong.length > 0, "a wrong password is refused on the form");
+  await page.fill("input[autocomplete=current-password]", "admin-password-1");
+  await page.click("button:text('Sign in')");
+  await page.locator(".who >> text=admin").waitFor();
+  check(await page.evaluate(() => sessionStorage.getItem("tessera.token") !== null && localStorage.length === 0),
+    "the tokens are in sessionStorage, nothing in localStorage");
+  await page.fill("input[aria-label='new bucket name']", "authed");
+  await page.click("button:text('Create')");
+  await page.waitForURL(/\/console\/buckets\/authed$/);
+  await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
+  await page.click("nav >> text=Nodes");
+  await page.locator("[data-testid=feed-status][data-status=polling]").waitFor();
+  await page.locator("[data-testid=nodes-table] tbody tr").nth(1).waitFor();
+  step("signed in: a bucket created with the token, nodes polled");
+  // Both tokens revoked elsewhere: the next call's 401 cannot refresh.
+  const tokens = await page.evaluate(() => JSON.parse(sessionStorage.getItem("tessera.token")).tokens);
+  for (const t of [tokens.refresh_token, tokens.token]) {
+    const r = await fetch(`${base}/v1/tokens`, { method: "DELETE", headers: { Authorization: `Bearer ${tokens.token}` }, body: JSON.stringify({ token: t }) });
+    check(r.ok, `revoke a token: ${r.status} ${await r.text()}`);
+  }
+  await page.click("nav >> text=Jobs");
+  await page.locator("form[aria-label='sign in'] >> text=session expired").waitFor();
+  step("revoked tokens: session expired, the sign-in form again");
+  await page.fill("input[autocomplete=username]", "admin");
+  await page.fill("input[autocomplete=current-password]", "admin-password-1");
+  await page.click("button:text('Sign in')");
+  await page.locator(".who >> text=admin").waitFor();
+  await page.click("button:text('Sign out')");
+  await page.locator("form[aria-label='sign in']").waitFor();
+  check(await page.evaluate(() => sessionStorage.getItem("tessera.token") === null), "signing out forgets the tokens");
+  // Expected: 401s (the probe, the wrong password, the revoked tokens) and
+  // the feed's upgrade, which a browser cannot send a token with.
+  check(problems.every((p) => /\b(401|403)\b/.test(p) || p.includes("ws://")), `no other console errors: ${problems.join(" | ")}`);
+  console.log(`ok web console auth (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+async function journey() {
   mkdirSync(shots, { recursive: true });
   // Static serving over HTTP: the headers a browser gets.
   const idx = await fetch(`${base}/console/buckets/x`, { headers: { "Accept-Encoding": "gzip" } });
@@ -395,6 +445,10 @@ try {
 
   check(problems.length === 0, `no console errors or CSP violations: ${problems.join(" | ")}`);
   console.log(`ok web console (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+try {
+  await (mode === "auth" ? authJourney() : journey());
 } finally {
   await browser.close();
 }

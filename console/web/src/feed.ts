@@ -236,6 +236,12 @@ function connect(): void {
 }
 
 async function poll(): Promise<void> {
+  if (!api.currentSession()) {
+    // Signed out or expired: the sign-in form shows; signing in reconnects.
+    window.clearInterval(pollTimer);
+    pollTimer = 0;
+    return;
+  }
   try {
     applySmap(await api.clusterSmap());
     state.jobs = new Map((await api.listJobs().catch(() => [])).map((j) => [j.id, j]));

@@ -12,7 +12,9 @@ function progressText(p: d.Progress): string {
   const b = p.bytes_total >= 0 ? `${fmt.bytes(p.bytes_done)}/${fmt.bytes(p.bytes_total)}` : fmt.bytes(p.bytes_done);
   return `${objs}, ${b}${p.errors ? `, ${p.errors} errors` : ""}`;
 }
-function fraction(p: d.Progress): number {
+function fraction(j: d.Job): number {
+  const p = j.progress;
+  if (j.state === "finished") return 1;
   if (p.objects_total > 0) return p.objects_done / p.objects_total;
   if (p.bytes_total > 0) return p.bytes_done / p.bytes_total;
   return 0;
@@ -47,7 +49,7 @@ export function Jobs({ s, selected }: { s: State; selected: string }) {
               <td>{j.kind}</td>
               <td><span class={`badge job-${j.state}`}>{j.state}</span></td>
               <td>{j.phase}</td>
-              <td><progress max={1} value={fraction(j.progress)} /> {progressText(j.progress)}</td>
+              <td><progress max={1} value={fraction(j)} /> {progressText(j.progress)}</td>
               <td>{j.started_ns ? fmt.clock(j.started_ns / 1e6) : ""}</td>
               <td>{j.ended_ns ? fmt.clock(j.ended_ns / 1e6) : ""}</td>
               <td>
