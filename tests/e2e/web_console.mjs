@@ -116,6 +116,7 @@ async function seed() {
   await putObject("demo", "images/cat.png", png(64, 48, 3));
   await putObject("demo", "meta/info.json", Buffer.from(JSON.stringify({ dataset: "demo", samples: 8, classes: [0, 1, 2] })));
   await putObject("demo", "notes.txt", Buffer.from("Tessera web console test notes\nline two\n"));
+  await putObject("demo", "big.txt", Buffer.from("0123456789abcde\n".repeat(96 * 1024)));  // 1.5 MiB
   await putObject("demo", "blob.bin", Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 7) % 256)));
   const members = [];
   labels.forEach((l, i) => {
@@ -321,6 +322,9 @@ async function journey() {
   await preview("meta/info.json", "preview-json");
   check((await text(page, "[data-testid=preview-json]")).includes('"dataset": "demo"'), "JSON pretty-printed");
   await preview("notes.txt", "preview-text");
+  await preview("big.txt", "preview-text");
+  const cut = await text(page, "[data-testid=preview-info]");
+  check(cut === "first 1.0 MiB of 1.5 MiB (truncated at the preview limit)", `a big object cut at the cap: ${cut}`);
   await preview("blob.bin", "preview-hex");
   check((await text(page, "[data-testid=preview-hex]")).startsWith("00000000  00 07 0e 15"), "hex dump");
   await preview("images/cat.png", "preview-image");
