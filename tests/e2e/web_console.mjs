@@ -251,6 +251,10 @@ async function journey() {
   await page.waitForURL(/\/console\/nodes$/);
   check((await page.locator("[data-testid=nodes-table] tbody tr").count()) === 4, "four nodes in the table");
   await page.locator("[data-testid=nodes-table] tbody tr[data-state=online]").nth(3).waitFor();
+  // A target's own charts (its URL), with the history the tab gathered.
+  await page.locator("[data-testid=nodes-table] tbody tr").nth(1).locator("a").click();
+  await page.waitForURL(/\/console\/nodes\/t/);
+  await page.locator("[data-testid=node-detail] .chart").nth(1).waitFor();
   await shot(page, "nodes");
 
   // Buckets: create, upload by drop and by folder, read back.

@@ -26,7 +26,7 @@ function useFeed(): number {
   return v;
 }
 
-function FeedStatus() {
+function FeedStatus({ signedOut }: { signedOut: boolean }) {
   const s = feed.state;
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
@@ -34,6 +34,7 @@ function FeedStatus() {
     return () => window.clearInterval(t);
   }, []);
   const secs = s.retryAt > now ? Math.ceil((s.retryAt - now) / 1000) : 0;
+  if (signedOut) return <span class="feed-status polling" data-testid="feed-status" data-status="signed-out">● not signed in</span>;
   return (
     <button class={`feed-status ${s.status}`} data-testid="feed-status" data-status={s.status} onClick={() => feed.reconnectNow()}
       title="the live feed; click to reconnect now" aria-live="polite">
@@ -69,7 +70,7 @@ export function App() {
             <a key={p} href={href(p)} aria-current={route.page === p ? "page" : undefined}>{label}</a>
           ))}
         </nav>
-        <FeedStatus />
+        <FeedStatus signedOut={needSignIn} />
         {session && (
           <span class="who">signed in as <b>{session.user}</b> <button onClick={() => void api.signOut()}>Sign out</button></span>
         )}

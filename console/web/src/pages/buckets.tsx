@@ -72,7 +72,8 @@ function BucketList({ s, selected }: { s: State; selected: string }) {
         {names.length === 0 && !error && <li class="dim">no buckets</li>}
       </ul>
       {destroying && (
-        <div class="dialog" role="alertdialog" aria-labelledby="destroy-title" data-testid="destroy-dialog">
+        <div class="dialog" role="alertdialog" aria-labelledby="destroy-title" data-testid="destroy-dialog"
+          onKeyDown={(e) => e.key === "Escape" && setDestroying("")}>
           <h3 id="destroy-title">Destroy bucket “{destroying}”?</h3>
           <p>Every object in <b>{destroying}</b> is deleted. Type the bucket's name to confirm.</p>
           <input aria-label="bucket name to confirm" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} autoFocus />

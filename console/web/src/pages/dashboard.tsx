@@ -11,7 +11,7 @@ export function CapacityBar({ used, path, state }: { used: number; path: string;
   const level = used >= 95 ? "full" : used >= 85 ? "warn" : "ok";
   return (
     <div class="capacity" title={`${path}: ${fmt.percent(used)} used (${state})`}>
-      <span class="capacity-path">{path}</span>
+      <span class="capacity-path"><bdi>{path}</bdi></span>
       <meter class={`capacity-meter ${level}`} min={0} max={100} low={85} high={95} optimum={0} value={used} />
       <span class="capacity-pct">{fmt.percent(used)}</span>
     </div>

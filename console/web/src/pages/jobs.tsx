@@ -54,7 +54,7 @@ export function Jobs({ s, selected }: { s: State; selected: string }) {
               <td>{j.ended_ns ? fmt.clock(j.ended_ns / 1e6) : ""}</td>
               <td>
                 {j.state === "running" && (confirm === j.id ? (
-                  <span class="confirm" role="alertdialog" aria-label={`abort ${j.id}?`}>
+                  <span class="confirm" role="alertdialog" aria-label={`abort ${j.id}?`} onKeyDown={(e) => e.key === "Escape" && setConfirm("")}>
                     Abort {j.id}? <button class="danger" onClick={() => abort(j.id)}>Abort</button>
                     <button onClick={() => setConfirm("")}>Keep running</button>
                   </span>

@@ -45,6 +45,7 @@ export function Nodes({ s, v, selected }: { s: State; v: number; selected: strin
             <Chart key={sel.id + "t"} title="Throughput" series={sel.history} columns={[0, 1]} labels={["GET", "PUT"]} format={fmt.rate} version={v} />
             <Chart key={sel.id + "o"} title="Operations/s and CPU %" series={sel.history} columns={[2, 3]} labels={["ops/s", "CPU %"]} format={fmt.count} version={v} />
           </div>
+          {sel.metrics && sel.metrics.mountpaths.length > 0 && <h3>Mountpaths</h3>}
           {sel.metrics?.mountpaths.map((mp) => (
             <div key={mp.path}>
               <CapacityBar used={mp.used_percent} path={mp.path} state={mp.state} />
