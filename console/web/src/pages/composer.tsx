@@ -8,6 +8,7 @@ import * as api from "../api";
 import * as d from "../decode";
 import * as fmt from "../format";
 import { href, navigate } from "../route";
+import { fieldErrors } from "../spec_errors";
 
 interface Field {
   path: string;  // JSON pointer without the leading '/', '/'-separated
@@ -92,20 +93,6 @@ function fieldValue(text: string, f: Field): unknown {
   if (f.kind === "list") return text.split(",").map((s) => s.trim()).filter(Boolean);
   if (f.path === "sample_count") return text.trim() === "" ? "" : Number(text);
   return text;
-}
-
-// "invalid ishard spec: /shard_size: size ...; /sort: ..." -> {shard_size: "...", sort: "..."}
-export function fieldErrors(message: string): { byField: Map<string, string>; rest: string } {
-  const byField = new Map<string, string>();
-  const body = message.replace(/^[^/]*?:\s*(?=\/)/, "");
-  const re = /\/([A-Za-z0-9_/]+): (.*?)(?=; \/[A-Za-z0-9_/]+: |$)/g;
-  let m: RegExpExecArray | null;
-  let matched = false;
-  while ((m = re.exec(body))) {
-    matched = true;
-    byField.set(m[1], m[2]);
-  }
-  return { byField, rest: matched ? "" : message };
 }
 
 function Plan({ kind, plan }: { kind: string; plan: d.Obj }) {
