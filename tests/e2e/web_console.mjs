@@ -441,6 +441,26 @@ async function journey() {
   await dark.locator("[data-testid=sample-row]").nth(7).waitFor();
   await shot(dark, "shard-dark");
 
+  // The feed dropped under the page: it says so, retries, and is live again.
+  const rp = await newPage();
+  let feedSocket = null;
+  let feedConnects = 0;
+  await rp.routeWebSocket(/\/v1\/ws$/, (ws) => {
+    feedConnects++;
+    ws.connectToServer();
+    feedSocket = ws;
+  });
+  await rp.goto(`${base}/console/`);
+  await rp.locator("[data-testid=feed-status][data-status=live]").waitFor();
+  await feedSocket.close({ code: 1011, reason: "test drops the feed" });
+  await rp.locator("[data-testid=feed-status][data-status=retrying]").waitFor();
+  const retrying = await rp.locator("[data-testid=feed-status]").innerText();
+  check(/feed lost: test drops the feed; reconnecting/.test(retrying), `the status says the feed is lost: ${retrying}`);
+  await rp.locator("[data-testid=feed-status][data-status=live]").waitFor();
+  check(feedConnects === 2, `one reconnect (${feedConnects} connections)`);
+  await rp.close();
+  step("feed dropped: 'reconnecting', then live again");
+
   // A killed target turns stale, then away, on the nodes page.
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`${base}/console/nodes`);
