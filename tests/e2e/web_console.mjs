@@ -286,6 +286,32 @@ async function journey() {
   await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
   await page.locator(".obj-row.folder[data-name='set/']").waitFor();
   step("uploaded 5 files (2 dropped, a folder of 3 nested) and read them back equal");
+
+  // Cancel one under way (the upload throttled to 256 KiB/s), then retry it.
+  const { randomBytes: rnd } = await import("node:crypto");
+  const big = rnd(2 << 20);
+  writeFileSync(join(folder, "big.bin"), big);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  const throttle = (bps) => cdp.send("Network.emulateNetworkConditions",
+    { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bps });
+  await throttle(256 * 1024);
+  await page.setInputFiles("input[data-testid=file-input]", join(folder, "big.bin"));
+  const bigRow = page.locator("[data-testid=uploads] li").filter({ hasText: "web-new/big.bin" });
+  await page.waitForFunction(() => {
+    const li = [...document.querySelectorAll("[data-testid=uploads] li")].find((l) => l.textContent.includes("big.bin"));
+    return (li?.querySelector("progress")?.value ?? 0) > 0;
+  });
+  await bigRow.locator("button:text('Cancel')").click();
+  check((await bigRow.getAttribute("data-state")) === "cancelled", "cancelled");
+  const none = await fetch(`${base}/v1/objects/web-new/big.bin`, { method: "HEAD", redirect: "follow" });
+  check(none.status === 404, `a cancelled upload leaves no object (HEAD ${none.status})`);
+  await throttle(-1);
+  await bigRow.locator("button:text('Retry')").click();
+  await page.locator("[data-testid=uploads] li[data-state=done]").filter({ hasText: "web-new/big.bin" }).waitFor();
+  check(Buffer.compare(await readObject("web-new", "big.bin"), big) === 0, "the retried upload reads back equal");
+  await cdp.detach();
+  step("a 2 MiB upload cancelled under way (nothing stored), retried, read back equal");
   await shot(page, "upload");
 
   // Paging to the end, then a server-side prefix search.
