@@ -457,6 +457,16 @@ async function journey() {
   await page.locator("[data-testid=preview-json]").waitFor();
   check(await page.evaluate(() => document.documentElement.scrollWidth <= 768), "buckets: no horizontal scroll at 768 px");
   await shot(page, "buckets-768");
+  for (const [path, ready, name] of [
+    ["/console/nodes", "[data-testid=nodes-table] tbody tr", "nodes"],
+    [`/console/jobs/${ishardId}`, "[data-testid=job-detail]", "jobs"],
+    ["/console/sort", "[data-testid=spec-text]", "dsort"],
+  ]) {
+    await page.goto(base + path);
+    await page.locator(ready).first().waitFor();
+    check(await page.evaluate(() => document.documentElement.scrollWidth <= 768), `${name}: no horizontal scroll at 768 px`);
+    await shot(page, `${name}-768`);
+  }
   const dark = await newPage({ colorScheme: "dark" });
   await dark.goto(`${base}/console/`);
   await dark.locator('[data-testid=feed-status][data-status=live]').waitFor();
@@ -466,6 +476,42 @@ async function journey() {
   await dark.goto(`${base}/console/buckets/demo?prefix=shards%2F&object=${encodeURIComponent("shards/shard-0000.tar")}`);
   await dark.locator("[data-testid=sample-row]").nth(7).waitFor();
   await shot(dark, "shard-dark");
+  for (const [path, ready, name] of [
+    ["/console/nodes", "[data-testid=nodes-table] tbody tr", "nodes"],
+    [`/console/jobs/${ishardId}`, "[data-testid=job-detail]", "jobs"],
+    ["/console/buckets/paged", ".obj-row", "buckets"],
+    ["/console/ishard", "[data-testid=spec-text]", "ishard"],
+  ]) {
+    await dark.goto(base + path);
+    await dark.locator(ready).first().waitFor();
+    await shot(dark, `${name}-dark`);
+  }
+
+  // Keyboard: Tab from the top of the Buckets page reaches every control.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${base}/console/buckets/demo`);
+  await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
+  const reached = new Set();
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press("Tab");
+    reached.add(await page.evaluate(() => {
+      const e = document.activeElement;
+      return e ? e.getAttribute("aria-label") ?? e.getAttribute("data-testid") ?? e.textContent?.trim().slice(0, 20) ?? e.tagName : "";
+    }));
+  }
+  for (const want of ["Dashboard", "Jobs", "new bucket name", "destroy bucket demo", "search names by prefix", "Search",
+    "file-input", "folder-input", "object-rows", "blob.bin300 B"]) {
+    check(reached.has(want), `Tab reaches "${want}" (reached: ${[...reached].join(" | ")})`);
+  }
+  await page.locator("[aria-label='search names by prefix']").focus();
+  for (let i = 0; i < 20; i++) {
+    if (await page.evaluate(() => document.activeElement?.getAttribute("data-name") === "blob.bin")) break;
+    await page.keyboard.press("Tab");
+  }
+  await page.keyboard.press("Enter");
+  await page.locator("[data-testid=preview-hex]").waitFor();
+  check(page.url().includes("object=blob.bin"), `Enter on a row opens its preview and URL: ${page.url()}`);
+  step("keyboard: every control reached with Tab, Enter opens an object");
 
   // The feed dropped under the page: it says so, retries, and is live again.
   const rp = await newPage();

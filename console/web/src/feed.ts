@@ -156,10 +156,14 @@ function onMessage(text: string): void {
     applySmap(d.smap(data.smap));
     state.bmdVersion = d.num(data.bmd_version);
     applyBuckets(data.buckets);
-    state.jobs = new Map(d.arr(data.jobs).map((j) => {
-      const jj = d.job(j);
-      return [jj.id, jj] as [string, d.Job];
-    }));
+    // The snapshot holds the running jobs only: merge them, and read the
+    // list (ended ones too, and the final state of those that ended while
+    // the feed was down) from the REST API.
+    for (const j of d.arr(data.jobs).map(d.job)) state.jobs.set(j.id, j);
+    api.listJobs().then((js) => {
+      js.forEach((j) => state.jobs.set(j.id, j));
+      changed();
+    }).catch(() => undefined);
     const seen = new Set(state.events.map((e) => `${e.ts}|${e.kind}|${e.message}`));
     for (const e of d.arr(data.events).map(d.feedEvent)) if (!seen.has(`${e.ts}|${e.kind}|${e.message}`)) pushEvent(e);
     state.events.sort((a, b) => b.ts - a.ts);
