@@ -91,7 +91,12 @@ function ObjectList({ bucket, route, usage }: { bucket: string; route: Route; us
   const prefix = route.params.get("prefix") ?? "";
   const search = route.params.get("q") ?? "";
   const selected = route.params.get("object") ?? "";
-  const [rows, setRows] = useState<Row[]>([]);
+  // The listed rows, appended in place (a page is not a copy of all the
+  // rows before it: a million-object listing stays linear); `rowCount`
+  // makes the change a render.
+  const rowsRef = useRef<Row[]>([]);
+  const [rowCount, setRowCount] = useState(0);
+  const rows = rowsRef.current;
   const [token, setToken] = useState("");
   const [complete, setComplete] = useState(false);
   const [loading, setLoading] = useState(false);
@@ -126,7 +131,8 @@ function ObjectList({ bucket, route, usage }: { bucket: string; route: Route; us
           add.push({ kind: "object", name: e.name, size: e.size });
         }
       }
-      setRows((r) => r.concat(add));
+      for (const r of add) rowsRef.current.push(r);
+      setRowCount(rowsRef.current.length);
       setObjects((n) => n + page.entries.length);
       setToken(page.token);
       setComplete(page.token === "");
@@ -142,7 +148,8 @@ function ObjectList({ bucket, route, usage }: { bucket: string; route: Route; us
     ctl.current?.abort();
     const g = ++gen.current;
     lastFolder.current = "";
-    setRows([]);
+    rowsRef.current = [];
+    setRowCount(0);
     setToken("");
     setComplete(false);
     setObjects(0);
@@ -174,7 +181,7 @@ function ObjectList({ bucket, route, usage }: { bucket: string; route: Route; us
   // The next page when the view comes within two screens of the end.
   useEffect(() => {
     if (!loading && !complete && !error && token && scrollTop + viewH * 3 >= rows.length * kRowHeight) void loadPage(token, gen.current);
-  }, [scrollTop, viewH, rows.length, loading, complete, token, error]);
+  }, [scrollTop, viewH, rowCount, loading, complete, token, error]);
 
   const go = (params: Record<string, string>) => navigate(href("buckets", bucket, { prefix, q: search, object: selected, ...params }));
   const crumbs = prefix.split("/").filter(Boolean);
