@@ -131,7 +131,9 @@ async function seed() {
 }
 
 // ---- the browser -----------------------------------------------------------
-const browser = await chromium.launch({ executablePath: arg("--chromium"), headless: true, args: ["--no-sandbox"] });
+// --no-sandbox: the tests run as root (CI); /dev/shm may be small in containers.
+const browser = await chromium.launch({ executablePath: arg("--chromium"), headless: true,
+  args: ["--no-sandbox", "--disable-dev-shm-usage"] });
 const problems = [];
 async function newPage(opts) {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light", ...opts });
@@ -238,6 +240,8 @@ async function journey() {
     const get = document.querySelector("[data-testid=get-rate]")?.textContent ?? "";
     return c && Number(c.getAttribute("data-points")) >= 4 && !/^0 B\/s$/.test(get);
   });
+  // A few seconds more of load (20 ticks of 250 ms), so the charts in the screenshot have a shape.
+  await page.waitForFunction(() => Number(document.querySelector("[data-testid=chart-throughput]")?.getAttribute("data-points")) >= 24);
   const points = Number(await page.locator("[data-testid=chart-throughput]").getAttribute("data-points"));
   check(points >= 4, "the throughput chart gained points");
   check((await page.locator("[data-testid=node-card]").count()) === 4, "a card per node (proxy and 3 targets)");
