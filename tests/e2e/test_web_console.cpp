@@ -42,6 +42,12 @@ class TestWebConsole : public QObject {
     {
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
+        if (cluster.tls()) {
+            // node's fetch trusts the cluster's test CA; the browser is told to take its certificate.
+            auto env = QProcessEnvironment::systemEnvironment();
+            env.insert("NODE_EXTRA_CA_CERTS", cluster.caFile());
+            p.setProcessEnvironment(env);
+        }
         p.start(QStringLiteral(TESSERA_NODE_JS),
                 QStringList{QStringLiteral(TESSERA_SOURCE_DIR "/tests/e2e/web_console.mjs"), "--url",
                             QString::fromStdString(cluster.proxyUrl()), "--modules",
