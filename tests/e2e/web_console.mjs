@@ -549,6 +549,18 @@ async function journey() {
   step("killed target: away on the nodes page");
   await shot(page, "nodes-away");
 
+  // Its event on the dashboard, found by the severity and text filters.
+  const awayId = await page.locator("[data-testid=nodes-table] tbody tr[data-state=away]").getAttribute("data-node");
+  await page.click("nav >> text=Dashboard");
+  await page.selectOption("select[aria-label='event severity']", "errors");
+  await page.locator("[data-testid=events] li.sev-error").filter({ hasText: awayId }).first().waitFor();
+  check(await page.locator("[data-testid=events] li").evaluateAll((lis) => lis.every((li) => li.classList.contains("sev-error"))),
+    "errors only: every event listed is an error");
+  await page.fill("input[aria-label='filter events']", awayId);
+  check(await page.locator("[data-testid=events] li").evaluateAll((lis, id) => lis.length > 0 && lis.every((li) => li.textContent.includes(id)), awayId),
+    "the text filter keeps the events naming the target");
+  step(`events: the away target ${awayId}'s error found by the filters`);
+
   check(problems.length === 0, `no console errors or CSP violations: ${problems.join(" | ")}`);
   console.log(`ok web console (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }

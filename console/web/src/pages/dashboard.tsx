@@ -2,6 +2,7 @@
 // errors/s live from the feed (history kept while the tab is open), a card
 // per node (state, uptime, CPU, memory, ops/s, capacity per mountpath),
 // and the recent events.
+import { useState } from "preact/hooks";
 import * as fmt from "../format";
 import { NodeState, State } from "../feed";
 import { href } from "../route";
@@ -46,6 +47,14 @@ export function Dashboard({ s, v }: { s: State; v: number }) {
   const get = last?.cluster.get;
   const put = last?.cluster.put;
   const nodes = [...s.nodes.values()].sort((a, b) => (a.role === b.role ? a.id.localeCompare(b.id) : a.role === "proxy" ? -1 : 1));
+  // Events filtered by severity (all, warnings and errors, errors only) and by text (kind, node, message).
+  const [severity, setSeverity] = useState("all");
+  const [text, setText] = useState("");
+  const rank: Record<string, number> = { info: 0, notice: 0, warning: 1, error: 2 };
+  const minRank = severity === "errors" ? 2 : severity === "warnings" ? 1 : 0;
+  const needle = text.trim().toLowerCase();
+  const events = s.events.filter((e) => (rank[e.severity] ?? 0) >= minRank &&
+    (!needle || `${e.kind} ${e.node} ${e.message}`.toLowerCase().includes(needle)));
   return (
     <div class="page dashboard">
       <h2>Dashboard</h2>
@@ -63,12 +72,20 @@ export function Dashboard({ s, v }: { s: State; v: number }) {
       </div>
       <h3>Nodes</h3>
       <div class="cards">{nodes.map((n) => <NodeCard key={n.id} n={n} />)}</div>
-      <h3>Events</h3>
+      <div class="row events-head">
+        <h3>Events</h3>
+        <select aria-label="event severity" value={severity} onChange={(e) => setSeverity((e.target as HTMLSelectElement).value)}>
+          <option value="all">all</option>
+          <option value="warnings">warnings and errors</option>
+          <option value="errors">errors only</option>
+        </select>
+        <input type="search" aria-label="filter events" placeholder="kind, node or text" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+      </div>
       <ul class="events" data-testid="events">
-        {s.events.slice(0, 50).map((e, i) => (
+        {events.slice(0, 100).map((e, i) => (
           <li key={i} class={`sev-${e.severity}`}><time>{fmt.clock(e.ts)}</time> <b>{e.kind}</b> {e.message}</li>
         ))}
-        {s.events.length === 0 && <li class="dim">no events</li>}
+        {events.length === 0 && <li class="dim">{s.events.length ? "no event matches" : "no events"}</li>}
       </ul>
     </div>
   );
