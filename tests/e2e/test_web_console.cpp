@@ -77,15 +77,18 @@ private slots:
                   "ok web console (");
     }
 
-    // Auth on (1 proxy, 1 target): sign in, work, a session revoked
-    // elsewhere shown as expired, sign out.
+    // Auth on (1 proxy, 1 target): sign in, work, the live feed opened with
+    // the token as a WebSocket subprotocol (live dashboard numbers), the feed
+    // reconnecting with a refreshed token, a session revoked elsewhere shown
+    // as expired, sign out.
     void signInWithAuthOn()
     {
         QString why;
         if (!ready(why)) QSKIP(qPrintable(why));
         tests::LocalCluster::Options o;
         o.targets = 1;
-        o.extraProxyArgs = {"--console-dir", QStringLiteral(TESSERA_WEB_DIST), "--auth-enabled", "true"};
+        o.extraProxyArgs = {
+            "--console-dir", QStringLiteral(TESSERA_WEB_DIST), "--auth-enabled", "true", "--stats-interval-ms", "250"};
         o.extraTargetArgs = {"--auth-enabled", "true"};
         tests::LocalCluster cluster(o);
         QVERIFY2(cluster.start(), cluster.error().c_str());

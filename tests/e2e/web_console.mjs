@@ -156,11 +156,30 @@ const shot = async (page, name) => {
 const text = (page, sel) => page.locator(sel).first().innerText();
 
 // Auth on: the sign-in form, a wrong password, signing in, the pages
-// through the token (the feed polled: a browser cannot put a token on the
-// WebSocket upgrade), a session whose tokens were revoked elsewhere, sign out.
+// through the token, the live feed opened with the token as a WebSocket
+// subprotocol (live dashboard numbers under load), the feed reconnecting
+// with the refreshed token after the access token was revoked elsewhere, a
+// session whose tokens were all revoked elsewhere, sign out.
 async function authJourney() {
   mkdirSync(shots, { recursive: true });
   const page = await newPage();
+  // Every feed socket the page opens, with the subprotocols it offered.
+  await page.addInitScript(() => {
+    const Native = window.WebSocket;
+    window.__feeds = [];
+    window.WebSocket = class extends Native {
+      constructor(url, protocols) {
+        super(url, protocols);
+        window.__feeds.push({ offered: protocols ?? [], ws: this });
+      }
+    };
+  });
+  // The newest feed socket is open, selected tessera.feed.v1, and offered `token`.
+  const feedOpenWith = (token) => page.waitForFunction((t) => {
+    const f = window.__feeds.at(-1);
+    return f && f.ws.readyState === 1 && f.ws.protocol === "tessera.feed.v1" &&
+      f.offered.length === 2 && f.offered[0] === "tessera.feed.v1" && f.offered[1] === `tessera.bearer.${t}`;
+  }, token);
   await page.goto(`${base}/console/buckets`);
   await page.locator("form[aria-label='sign in']").waitFor();
   await shot(page, "signin");
@@ -179,11 +198,50 @@ async function authJourney() {
   await page.waitForURL(/\/console\/buckets\/authed$/);
   await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
   await page.click("nav >> text=Nodes");
-  await page.locator("[data-testid=feed-status][data-status=polling]").waitFor();
-  await page.locator("[data-testid=nodes-table] tbody tr").nth(1).waitFor();
-  step("signed in: a bucket created with the token, nodes polled");
+  await page.locator("[data-testid=feed-status][data-status=live]").waitFor();
+  await page.locator("[data-testid=nodes-table] tbody tr[data-state=online]").nth(1).waitFor();
+  step("signed in: a bucket created with the token, the feed live");
+
+  // The dashboard's numbers come from the feed: a load with the token.
+  const session = () => page.evaluate(() => JSON.parse(sessionStorage.getItem("tessera.token")).tokens);
+  const first = await session();
+  const authed = (method, path, body) => fetch(base + path, { method, body, redirect: "follow",
+    headers: { Authorization: `Bearer ${first.token}` } }).then(async (r) => {
+    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+    return r.arrayBuffer();
+  });
+  await page.click("nav >> text=Dashboard");
+  await authed("PUT", "/v1/objects/authed/load.bin", Buffer.alloc(64 * 1024, 7));
+  let loading = true;
+  const load = (async () => {
+    while (loading) await parallel(Array.from({ length: 8 }, (_, k) => k), 4, () => authed("GET", "/v1/objects/authed/load.bin"));
+  })();
+  await page.waitForFunction(() => {
+    const c = document.querySelector("[data-testid=chart-throughput]");
+    const get = document.querySelector("[data-testid=get-rate]")?.textContent ?? "";
+    return c && Number(c.getAttribute("data-points")) >= 4 && !/^0 B\/s$/.test(get);
+  });
+  loading = false;
+  await load;
+  await feedOpenWith(first.token);
+  step(`dashboard live with auth on: GET ${await text(page, "[data-testid=get-rate]")}, ` +
+    `${await page.locator("[data-testid=chart-throughput]").getAttribute("data-points")} points`);
+
+  // The access token revoked elsewhere (the refresh token kept): the next
+  // REST call refreshes it, and the feed reconnects with the new one.
+  const revokeAccess = await fetch(`${base}/v1/tokens`, { method: "DELETE", headers: { Authorization: `Bearer ${first.token}` },
+    body: JSON.stringify({ token: first.token }) });
+  check(revokeAccess.ok, `revoke the access token: ${revokeAccess.status}`);
+  await page.click("nav >> text=Jobs");
+  await page.waitForFunction((old) => JSON.parse(sessionStorage.getItem("tessera.token") ?? "{}").tokens?.token !== old, first.token);
+  const second = await session();
+  check(second.token && second.token !== first.token, "a new access token after the refresh");
+  await feedOpenWith(second.token);
+  await page.locator("[data-testid=feed-status][data-status=live]").waitFor();
+  step("access token refreshed: the feed reconnected with the new one");
+
   // Both tokens revoked elsewhere: the next call's 401 cannot refresh.
-  const tokens = await page.evaluate(() => JSON.parse(sessionStorage.getItem("tessera.token")).tokens);
+  const tokens = await session();
   for (const t of [tokens.refresh_token, tokens.token]) {
     const r = await fetch(`${base}/v1/tokens`, { method: "DELETE", headers: { Authorization: `Bearer ${tokens.token}` }, body: JSON.stringify({ token: t }) });
     check(r.ok, `revoke a token: ${r.status} ${await r.text()}`);
@@ -198,8 +256,8 @@ async function authJourney() {
   await page.click("button:text('Sign out')");
   await page.locator("form[aria-label='sign in']").waitFor();
   check(await page.evaluate(() => sessionStorage.getItem("tessera.token") === null), "signing out forgets the tokens");
-  // Expected: 401s (the probe, the wrong password, the revoked tokens) and
-  // the feed's upgrade, which a browser cannot send a token with.
+  // Expected: 401s (the probe, the wrong password, the revoked tokens), and
+  // the feed's sockets closed while they connect (a new token, signing out).
   check(problems.every((p) => /\b(401|403)\b/.test(p) || /wss?:\/\//.test(p)), `no other console errors: ${problems.join(" | ")}`);
   console.log(`ok web console auth (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }

@@ -130,6 +130,21 @@ export async function signOut(): Promise<void> {
   }
 }
 
+// Whether the session's token is (still) good, refreshing it on a 401:
+// true when it is (or was refreshed), false when the session ended (the
+// sign-in form shows). Throws when the proxy cannot be reached.
+export async function checkSession(): Promise<boolean> {
+  if (!session) return false;
+  try {
+    await call("/v1/whoami");
+    return true;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return false;
+    if (e instanceof ApiError) return true;  // the token was taken; the call failed for another reason
+    throw e;
+  }
+}
+
 // Whether the proxy wants a token: the cluster map without one is 401.
 export async function authRequired(): Promise<boolean> {
   const r = await fetch("/v1/cluster?what=smap", { headers: headers() });

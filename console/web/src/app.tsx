@@ -77,7 +77,7 @@ export function App() {
       </header>
       <main>
         {auth === "unknown" ? <p class="dim">connecting…</p>
-          : needSignIn ? <SignIn expired={api.sessionExpired()} onDone={() => feed.reconnectNow()} />
+          : needSignIn ? <SignIn expired={api.sessionExpired()} onDone={() => feed.ensureConnected()} />
           : route.page === "nodes" ? <Nodes s={s} v={v} selected={route.id} />
           : route.page === "jobs" ? <Jobs s={s} selected={route.id} />
           : route.page === "buckets" ? <Buckets s={s} route={route} />

@@ -2,9 +2,15 @@
 // the snapshot first, then metrics, map changes, buckets, jobs and events.
 // Reconnects with exponential backoff (0.5 s doubling to 15 s, with
 // jitter) and says so in `status`; every reconnect re-reads the snapshot.
-// With auth on the browser cannot put a token on a WebSocket upgrade
-// (no headers), so the feed is refused (401): the store then polls the REST
-// API for the cluster map and jobs and says the live feed is off.
+// With auth on the browser cannot put a token on a WebSocket upgrade (no
+// headers), so the page offers it as a subprotocol instead: the list
+// ["tessera.feed.v1", "tessera.bearer.<access token>"]; the proxy verifies
+// the token like a header one and selects tessera.feed.v1. When the access
+// token is refreshed (or the user signs in again) the feed reconnects with
+// the new one. An upgrade refused while signed in checks the session over
+// REST (which refreshes the token, or shows the sign-in form); only a feed
+// refused though the token is good (a proxy that does not read the
+// subprotocol) falls back to polling the REST API.
 import * as d from "./decode";
 import { Series } from "./history";
 import * as api from "./api";
@@ -198,6 +204,7 @@ function onMessage(text: string): void {
 }
 
 let socket: WebSocket | null = null;
+let socketToken = "";  // the access token the current socket offered ("" without auth)
 let attempt = 0;
 let retryTimer = 0;
 let pollTimer = 0;
@@ -210,10 +217,48 @@ function setStatus(s: FeedStatus, text: string, retryAt = 0): void {
   changed();
 }
 
+export const kFeedProtocol = "tessera.feed.v1";
+const kBearerProtocol = "tessera.bearer.";
+
+// The subprotocols a feed upgrade offers: the feed's, and the access token
+// when signed in.
+export function feedProtocols(token: string): string[] {
+  return token ? [kFeedProtocol, kBearerProtocol + token] : [kFeedProtocol];
+}
+
+function retryLater(reason: string): void {
+  const delay = Math.min(15000, 500 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+  attempt++;
+  const why = reason ? `: ${reason}` : "";
+  setStatus("retrying", `feed lost${why}; reconnecting`, Date.now() + delay);
+  retryTimer = window.setTimeout(connect, delay);
+}
+
+// An upgrade refused while signed in: is the token still good? The REST
+// call refreshes it on a 401 (the session listener then reconnects with the
+// new one) or ends the session (the sign-in form shows).
+function refusedWhileSignedIn(reason: string): void {
+  api.checkSession().then((ok) => {
+    if (socket !== null || retryTimer || pollTimer) return;  // reconnected meanwhile
+    if (!ok || api.currentSession()?.tokens.token !== socketToken) return;
+    if (attempt >= 2) {
+      // The token is good and the feed still refuses it: a proxy that does
+      // not take the token as a subprotocol.
+      startPolling();
+      return;
+    }
+    retryLater(reason);
+  }).catch(() => {
+    if (socket === null && !retryTimer && !pollTimer) retryLater(reason);  // the proxy is unreachable
+  });
+}
+
 function connect(): void {
+  retryTimer = 0;
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/ws`;
   let opened = false;
-  const ws = new WebSocket(url);
+  socketToken = api.currentSession()?.tokens.token ?? "";
+  const ws = new WebSocket(url, feedProtocols(socketToken));
   socket = ws;
   ws.onopen = () => {
     opened = true;
@@ -227,15 +272,11 @@ function connect(): void {
     if (socket !== ws) return;
     socket = null;
     if (!opened && api.currentSession()) {
-      // Auth on: the upgrade carries no token (see above).
-      startPolling();
+      attempt++;
+      refusedWhileSignedIn(e.reason);
       return;
     }
-    const delay = Math.min(15000, 500 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
-    attempt++;
-    const why = e.reason ? `: ${e.reason}` : "";
-    setStatus("retrying", `feed lost${why}; reconnecting`, Date.now() + delay);
-    retryTimer = window.setTimeout(connect, delay);
+    retryLater(e.reason);
   };
 }
 
@@ -249,7 +290,7 @@ async function poll(): Promise<void> {
   try {
     applySmap(await api.clusterSmap());
     state.jobs = new Map((await api.listJobs().catch(() => [])).map((j) => [j.id, j]));
-    setStatus("polling", "live feed off with auth (browsers cannot send its token); polling every 5 s");
+    setStatus("polling", "live feed refused though signed in; polling every 5 s");
   } catch (e) {
     setStatus("polling", `polling failed: ${(e as Error).message}`);
   }
@@ -260,15 +301,23 @@ function startPolling(): void {
   pollTimer = window.setInterval(() => void poll(), 5000);
 }
 
-export function start(): void {
-  if (started) return;
-  started = true;
-  connect();
+// A new access token (refreshed, or a new sign-in) reconnects with it;
+// signing out closes the feed.
+function onSessionChange(): void {
+  if (!started) return;
+  const token = api.currentSession()?.tokens.token ?? "";
+  if (token === socketToken) return;
+  if (!token && socketToken) {
+    stop();
+    socketToken = "";
+    return;
+  }
+  reconnectNow();
 }
 
-// Reconnect now (a click on the status, or after signing in).
-export function reconnectNow(): void {
+function stop(): void {
   window.clearTimeout(retryTimer);
+  retryTimer = 0;
   window.clearInterval(pollTimer);
   pollTimer = 0;
   if (socket) {
@@ -276,9 +325,31 @@ export function reconnectNow(): void {
     socket = null;
     s.close();
   }
+}
+
+export function start(): void {
+  if (started) return;
+  started = true;
+  api.onSessionChange(onSessionChange);
+  connect();
+}
+
+// Reconnect now (a click on the status).
+export function reconnectNow(): void {
+  if (!started) {
+    start();
+    return;
+  }
+  stop();
   attempt = 0;
   setStatus("connecting", "connecting to the feed");
   connect();
+}
+
+// After signing in: connected with the current token, or connect now.
+export function ensureConnected(): void {
+  if (started && socket && socketToken === (api.currentSession()?.tokens.token ?? "")) return;
+  reconnectNow();
 }
 
 // Jobs and events may also be set by REST answers (an abort, a list).

@@ -143,3 +143,10 @@ test("metrics history keeps the last kMaxPoints", () => {
   assert.equal(s.t[0], 5);
   assert.equal(s.cols[1][kMaxPoints - 1], -(kMaxPoints + 4));
 });
+
+test("the feed's subprotocols: the access token only when signed in", async () => {
+  const { feedProtocols, kFeedProtocol } = await import("../../../console/web/src/feed");
+  assert.equal(kFeedProtocol, "tessera.feed.v1");
+  assert.deepEqual(feedProtocols(""), ["tessera.feed.v1"]);
+  assert.deepEqual(feedProtocols("aa.bb-cc_dd"), ["tessera.feed.v1", "tessera.bearer.aa.bb-cc_dd"]);
+});
