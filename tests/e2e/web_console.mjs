@@ -211,7 +211,7 @@ async function authJourney() {
     return r.arrayBuffer();
   });
   await page.click("nav >> text=Dashboard");
-  await authed("PUT", "/v1/objects/authed/load.bin", Buffer.alloc(64 * 1024, 7));
+  await authed("PUT", "/v1/objects/authed/load.bin", "0123456789abcdef".repeat(4096));  // a string: undici replays it on the 307
   let loading = true;
   const load = (async () => {
     while (loading) await parallel(Array.from({ length: 8 }, (_, k) => k), 4, () => authed("GET", "/v1/objects/authed/load.bin"));
@@ -232,7 +232,7 @@ async function authJourney() {
   const revokeAccess = await fetch(`${base}/v1/tokens`, { method: "DELETE", headers: { Authorization: `Bearer ${first.token}` },
     body: JSON.stringify({ token: first.token }) });
   check(revokeAccess.ok, `revoke the access token: ${revokeAccess.status}`);
-  await page.click("nav >> text=Jobs");
+  await page.click("nav >> text=Buckets");  // lists the buckets: a 401, then the refresh
   await page.waitForFunction((old) => JSON.parse(sessionStorage.getItem("tessera.token") ?? "{}").tokens?.token !== old, first.token);
   const second = await session();
   check(second.token && second.token !== first.token, "a new access token after the refresh");
