@@ -157,7 +157,10 @@ private:
 private slots:
     void initTestCase()
     {
-        if (m_cluster.tls()) QSKIP("this test's WebSocket client speaks plain TCP; test_auth covers TLS clusters");
+        if (m_cluster.tls())
+            QSKIP(
+                "this test's WebSocket client speaks plain TCP; the browser test's auth part (test_web_console) opens "
+                "the feed with the subprotocol over wss");
         QProcess p;
         p.start(tests::nodeBinary(), QStringList{"--role", "proxy", "--data-dir", m_cluster.dataDir() + "/proxy",
                                                  "user", "add", "admin", "--admin"});
