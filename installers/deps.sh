@@ -28,7 +28,12 @@ BUILD_PACKAGES=(
   # Fuzzing (tests/fuzz/run.sh): clang with libFuzzer and the sanitizers' runtimes.
   clang-14 libclang-rt-14-dev
   curl
+  # The web console (console/web): Node.js 18 or newer builds its bundle.
+  nodejs
 )
+# Debian's npm is a package of its own; a NodeSource nodejs carries npm and
+# conflicts with Debian's, so npm is asked for only when none is there.
+command -v npm >/dev/null 2>&1 || BUILD_PACKAGES+=(npm)
 # promtool (package prometheus) checks /metrics; bsdtar, unzip and lz4 read
 # the shards Tessera writes; python3 runs the soak (tests/faults/soak.py).
 # python3-pil, jq and xxhash (xxhsum) run the sample ETL transformers (resources/etl).
@@ -40,13 +45,14 @@ BUILD_PACKAGES=(
 # placement at C speed (the package falls back to pure Python without it);
 # python3-pytest runs those tests under CTest.
 # awscli, s3cmd and python3-boto3 are the real S3 clients of tests/e2e/test_s3_clients
-# and tests/bench/s3.sh.
+# and tests/bench/s3.sh. chromium runs the web console's browser test
+# (tests/e2e/test_web_console, headless, driven by playwright-core).
 # python3-msgpack decodes the msgpack listing as AIStore's Python SDK would
 # (tests/python/test_aistore_msgpack.py).
 TEST_PACKAGES=(curl prometheus libarchive-tools unzip lz4 python3 python3-pil jq xxhash openssl
   python3-torch python3-numpy python3-xxhash python3-pytest
   awscli s3cmd python3-boto3
-  python3-msgpack)
+  python3-msgpack chromium)
 # The demo dataset run.sh loads (and the tests convert).
 DATA_PACKAGES=(dataset-fashion-mnist)
 

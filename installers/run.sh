@@ -13,8 +13,12 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 done
 case "$DATA" in /*) ;; *) DATA="$PWD/$DATA" ;; esac
 
-# Only the programs a running cluster needs; installers/test.sh builds the rest.
-"$ROOT/installers/build.sh" release tessera-node tessera tessera-console
+# Only the programs a running cluster needs (and the web console's bundle,
+# when npm is there); installers/test.sh builds the rest.
+"$ROOT/installers/deps.sh"  # nodejs and npm among them (build.sh asks again: a no-op)
+WEB=()
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then WEB=(tessera_web_console); fi
+"$ROOT/installers/build.sh" release tessera-node tessera tessera-console "${WEB[@]}"
 "$ROOT/installers/local-cluster.sh" up "$@"
 
 PORT="${TESSERA_PORT:-8080}"
@@ -59,6 +63,8 @@ or with curl:
   curl -L $EP/v1/objects/demo/readme.md
   curl "$EP/v1/buckets/demo?props=name,size,checksum"
 MSG
+
+echo "web console: $EP/console/"
 
 CONSOLE="$ROOT/build/release/console/desktop/tessera-console"
 if [ ! -x "$CONSOLE" ]; then

@@ -70,6 +70,7 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"ws_send_buffer", c.wsSendBuffer},
                        {"ws_allowed_origins", c.wsAllowedOrigins},
                        {"fetch_allow_networks", c.fetchAllowNetworks},
+                       {"console_dir", c.consoleDir},
                        {"etl_bin_dirs", c.effectiveEtlBinDirs()},
                        {"error_burst_per_sec", c.errorBurstPerSec},
                        {"archive_max_members", c.archiveMaxMembers},
@@ -132,6 +133,7 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "ws_send_buffer") v.get_to(c.wsSendBuffer);
             else if (k == "ws_allowed_origins") v.get_to(c.wsAllowedOrigins);
             else if (k == "fetch_allow_networks") v.get_to(c.fetchAllowNetworks);
+            else if (k == "console_dir") v.get_to(c.consoleDir);
             else if (k == "etl_bin_dirs") v.get_to(c.etlBinDirs);
             else if (k == "error_burst_per_sec") v.get_to(c.errorBurstPerSec);
             else if (k == "archive_max_members") v.get_to(c.archiveMaxMembers);
@@ -208,6 +210,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("ws-allowed-origin", po::value<std::vector<std::string>>(), "proxy: browser Origin allowed on the feed (repeatable)")
         ("fetch-allow-network", po::value<std::vector<std::string>>(),
          "proxy: a loopback/link-local/private network (CIDR) a fetch of a user's URL may reach (repeatable)")
+        ("console-dir", po::value<std::string>(), "proxy: the web console's built files, served at /console/ (default: beside the executable)")
         ("error-burst-per-sec", po::value<double>(), "proxy: errors/s on a node that raise an event (default 10, 0 = off)")
         ("archive-max-members", po::value<std::uint64_t>(), "target: members in one shard, 1..100000000 (default 1000000)")
         ("archive-max-member-size", po::value<std::uint64_t>(), "target: bytes of one shard member (default 4 GiB)")
@@ -287,6 +290,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("fetch-allow-network")) {
         c.fetchAllowNetworks = vm["fetch-allow-network"].as<std::vector<std::string>>();
     }
+    if (vm.count("console-dir")) c.consoleDir = vm["console-dir"].as<std::string>();
     if (vm.count("error-burst-per-sec")) c.errorBurstPerSec = vm["error-burst-per-sec"].as<double>();
     if (vm.count("archive-max-members")) c.archiveMaxMembers = vm["archive-max-members"].as<std::uint64_t>();
     if (vm.count("archive-max-member-size")) c.archiveMaxMemberSize = vm["archive-max-member-size"].as<std::uint64_t>();

@@ -72,9 +72,12 @@ struct Config {
     // Proxy: statistics pulls and the live feed (/v1/ws).
     std::int64_t statsIntervalMs = 1000;  // default metrics cadence; sessions may ask 250..10000
     std::size_t wsMaxSessions = 64;
-    std::size_t wsQueueMax = 256;               // unsent messages before a session counts as too slow
-    std::int64_t wsWriteTimeoutMs = 10000;      // a feed write making no progress this long drops the session
-    int wsSendBuffer = 0;                       // SO_SNDBUF of feed sockets; 0: kernel default
+    std::size_t wsQueueMax = 256;           // unsent messages before a session counts as too slow
+    std::int64_t wsWriteTimeoutMs = 10000;  // a feed write making no progress this long drops the session
+    int wsSendBuffer = 0;                   // SO_SNDBUF of feed sockets; 0: kernel default
+    // Proxy: the web console's built files (index.html, assets/), served at
+    // /console/. Empty: found beside the executable (proxy/console_assets.h).
+    std::string consoleDir;
     std::vector<std::string> wsAllowedOrigins;  // browser origins allowed besides the proxy's own
     // Networks (CIDR) a fetch of a user-given URL (a dSort ekm_file URL) may
     // reach although they are loopback, link-local or private; none by default.

@@ -56,6 +56,10 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         logInfo("S3 front end also at ", m_s3Tls ? "https" : "http", "://", c.host, ":", m_s3Server->port(), "/");
     }
     addMetricsRoute(m_router, [this] { return nodeStats(); });
+    m_console = std::make_unique<proxy::ConsoleAssets>(c.consoleDir.empty() ? proxy::ConsoleAssets::defaultDir()
+                                                                            : c.consoleDir);
+    m_console->registerRoutes(m_router);
+    logInfo("web console at ", m_self.publicNet.url, "/console/ (files from ", m_console->dir(), ")");
     if (c.authEnabled) {
         m_auth = NodeAuth::forProxy(c, clusterKey);
         m_server->setAuthorizer(&m_auth->authorizer());

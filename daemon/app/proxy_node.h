@@ -15,6 +15,7 @@
 #include "proxy/audit_trail.h"
 #include "proxy/auth_proxy_api.h"
 #include "proxy/cluster_monitor.h"
+#include "proxy/console_assets.h"
 #include "proxy/decommission.h"
 #include "proxy/etl_proxy_api.h"
 #include "proxy/feed_hub.h"
@@ -80,6 +81,7 @@ private:
     std::unique_ptr<dsort::DsortProxyApi> m_dsorts;
     std::unique_ptr<proxy::EtlProxyApi> m_etl;
     std::unique_ptr<proxy::AuthProxyApi> m_authApi;
+    std::unique_ptr<proxy::ConsoleAssets> m_console;  // /console/: the web console's files
     std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_stopping = false;

@@ -3,6 +3,7 @@
 #include "hmac_sha256.h"
 
 #include "api/headers.h"
+#include "net/websocket_protocols.h"
 
 #include <boost/beast/http/verb.hpp>
 
@@ -55,7 +56,22 @@ api::Status RequestAuthorizer::authorize(net::Request& req, const net::Route& ro
     }
 
     const auto header = req.header("Authorization");
-    const auto token = bearerToken(header);
+    std::string_view token = bearerToken(header);
+    std::string offeredToken;
+    if (header.empty() && route.websocket) {
+        // A browser cannot set Authorization on a WebSocket upgrade: the
+        // token may come as a tessera.bearer.<token> subprotocol instead,
+        // and is verified below exactly like a header token.
+        auto offered = net::offeredProtocols(req);
+        if (!offered) return offered.error();
+        offeredToken = std::move(offered->bearer);
+        token = offeredToken;
+        if (token.empty()) {
+            return api::Error::unauthorized("this call needs a token (Authorization: Bearer ..., or a \"" +
+                                            std::string(net::kBearerProtocolPrefix) +
+                                            "<token>\" WebSocket subprotocol; POST /v1/tokens)");
+        }
+    }
     if (token.empty()) {
         return api::Error::unauthorized("this call needs a token (Authorization: Bearer ...; POST /v1/tokens)");
     }

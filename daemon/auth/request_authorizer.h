@@ -7,7 +7,9 @@
 //   3. a redirect signature (tsig/texp, request_signature.h) on a bucket
 //      route of a target: the proxy checked the caller and signed exactly
 //      this method, bucket and object;
-//   4. a bearer token (Authorization: Bearer ...): its user, the admin
+//   4. a bearer token (Authorization: Bearer ...; on a WebSocket route
+//      without that header, a `tessera.bearer.<token>` entry of
+//      Sec-WebSocket-Protocol, net/websocket_protocols.h): its user, the admin
 //      flag, and on the proxy the user's grants in the UserStore. A target
 //      has no user store, so there a non-admin token is refused on bucket
 //      routes: users reach a target through the proxy's signed redirect.

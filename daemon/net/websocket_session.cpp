@@ -49,7 +49,7 @@ WebSocketSession::WebSocketSession(AnyStream stream, std::shared_ptr<ServerConte
 
 WebSocketSession::~WebSocketSession() { m_ctx->connections.fetch_sub(1); }
 
-void WebSocketSession::start(http::request<http::empty_body>&& req)
+void WebSocketSession::start(http::request<http::empty_body>&& req, std::string subprotocol)
 {
     lowest().expires_never();  // the websocket timeouts below take over
     auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::server);
@@ -60,8 +60,10 @@ void WebSocketSession::start(http::request<http::empty_body>&& req)
     auto r = std::make_shared<http::request<http::empty_body>>(std::move(req));
     withWs([&](auto& ws) {
         ws.set_option(timeouts);
-        ws.set_option(websocket::stream_base::decorator(
-            [](websocket::response_type& res) { res.set(http::field::server, "tessera"); }));
+        ws.set_option(websocket::stream_base::decorator([subprotocol](websocket::response_type& res) {
+            res.set(http::field::server, "tessera");
+            if (!subprotocol.empty()) res.set(http::field::sec_websocket_protocol, subprotocol);
+        }));
         ws.read_message_max(m_options.maxIncomingMessage);
         ws.auto_fragment(false);
         ws.async_accept(*r, [self = shared_from_this(), r](beast::error_code ec) { self->onAccept(ec); });

@@ -62,8 +62,9 @@ public:
                      std::weak_ptr<Listener> listener);
     ~WebSocketSession();
 
-    // Completes the upgrade handshake for `req`.
-    void start(boost::beast::http::request<boost::beast::http::empty_body>&& req);
+    // Completes the upgrade handshake for `req`, selecting `subprotocol`
+    // (Sec-WebSocket-Protocol of the answer) unless it is empty.
+    void start(boost::beast::http::request<boost::beast::http::empty_body>&& req, std::string subprotocol = {});
     void send(OutgoingMessage msg);
     // Sends a close frame with `reason` (after the message being written, if
     // any) and ends the session.

@@ -3,6 +3,7 @@
 #include "api/feed.h"
 #include "api/json_util.h"
 #include "common/log.h"
+#include "net/websocket_protocols.h"
 
 #include <boost/beast/core/string.hpp>
 #include <chrono>
@@ -93,6 +94,15 @@ std::optional<net::Response> FeedHub::accept(const net::Request& req, net::AnySt
                        "origin \"" + req.header("Origin") + "\" may not open the feed (see ws_allowed_origins)",
                        {}});
     }
+    // The feed speaks tessera.feed.v1; a client that offers subprotocols
+    // must offer it, and the answer selects it (never the bearer entry).
+    auto offered = net::offeredProtocols(req);
+    if (!offered) return net::Response::error(offered.error());
+    if (offered->count > 0 && !offered->feed) {
+        return net::Response::error(api::Error::badRequest("Sec-WebSocket-Protocol does not offer \"" +
+                                                           std::string(net::kFeedProtocol) +
+                                                           "\", the only protocol of this feed"));
+    }
     {
         std::lock_guard lock(m_mutex);
         if (m_sessions.size() + m_pending >= m_options.maxSessions) {
@@ -105,7 +115,7 @@ std::optional<net::Response> FeedHub::accept(const net::Request& req, net::AnySt
         ++m_pending;
     }
     auto session = std::make_shared<net::WebSocketSession>(stream, m_ctx, m_options.session, weak_from_this());
-    session->start(std::move(up));
+    session->start(std::move(up), offered->feed ? std::string(net::kFeedProtocol) : std::string());
     return std::nullopt;
 }
 

@@ -2,7 +2,11 @@
 // against each kind of caller (none, bad token, user token, admin token,
 // the cluster key, a signed redirect), with the exact status kind
 // (Unauthorized 401 / Forbidden 403) and, on a target, without a user store.
+// The feed's token offered as a WebSocket subprotocol (a browser cannot set
+// Authorization on an upgrade): the one parser of Sec-WebSocket-Protocol,
+// and the same verification as a header token.
 #include "auth/request_authorizer.h"
+#include "net/websocket_protocols.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -44,6 +48,18 @@ net::Route route(Access a)
     r.access = a;
     return r;
 }
+
+// A route like GET /v1/ws: it only accepts WebSocket upgrades.
+net::Route wsRoute()
+{
+    net::Route r = route(Access::user());
+    r.websocket = [](const net::Request&, net::AnyStream, http::request<http::empty_body>&&) {
+        return std::optional<net::Response>();
+    };
+    return r;
+}
+
+std::string protocols(const std::string& token) { return "tessera.feed.v1, tessera.bearer." + token; }
 
 }  // namespace
 
@@ -159,6 +175,137 @@ private slots:
         Call root(http::verb::get, "imgs", "a");
         root.bearer(m_root);
         QCOMPARE(outcome(*m_target, root, Access::bucket(Permission::Read)), ErrorKind::Internal);
+    }
+
+    void parseOfferedProtocols()
+    {
+        using net::parseOfferedProtocols;
+        // Several entries, spaces and empty list elements around them.
+        auto p = parseOfferedProtocols(" chat ,tessera.feed.v1,\t, tessera.bearer.a.b-c_d ,  ");
+        QVERIFY(p.ok());
+        QCOMPARE(p->count, std::size_t(3));
+        QVERIFY(p->feed);
+        QCOMPARE(p->bearer, std::string("a.b-c_d"));
+        // Only the feed; only a bearer; nothing at all.
+        p = parseOfferedProtocols("tessera.feed.v1");
+        QVERIFY(p.ok() && p->feed && p->bearer.empty() && p->count == 1);
+        p = parseOfferedProtocols("tessera.bearer.xyz");
+        QVERIFY(p.ok() && !p->feed && p->bearer == "xyz");
+        p = parseOfferedProtocols("");
+        QVERIFY(p.ok() && p->count == 0 && !p->feed && p->bearer.empty());
+        p = parseOfferedProtocols(" , ,");
+        QVERIFY(p.ok() && p->count == 0);
+        // Names are exact: neither a prefix nor another case is the feed.
+        p = parseOfferedProtocols("tessera.feed.v10, TESSERA.FEED.V1");
+        QVERIFY(p.ok() && !p->feed && p->count == 2);
+        // Bad Request: a bearer entry without a token, two bearer entries,
+        // an entry that is not a token, a value over 8 KiB.
+        QCOMPARE(parseOfferedProtocols("tessera.feed.v1, tessera.bearer.").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseOfferedProtocols("tessera.bearer.a, tessera.bearer.b").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseOfferedProtocols("tessera.feed.v1, tessera.bearer.a b").kind(), ErrorKind::BadRequest);
+        QCOMPARE(parseOfferedProtocols("tessera.feed.v1, \"quoted\"").kind(), ErrorKind::BadRequest);
+        const std::string big = "tessera.feed.v1, tessera.bearer." + std::string(net::kMaxProtocolHeader, 'a');
+        QCOMPARE(parseOfferedProtocols(big).kind(), ErrorKind::BadRequest);
+        QVERIFY(parseOfferedProtocols(big).error().message.find("8192") != std::string::npos);
+        // Exactly at the limit is fine.
+        const std::string prefix = "tessera.bearer.";
+        const std::string atLimit = prefix + std::string(net::kMaxProtocolHeader - prefix.size(), 'a');
+        QVERIFY(parseOfferedProtocols(atLimit).ok());
+    }
+
+    void offeredProtocolsOverSeveralFields()
+    {
+        http::request_header<> head;
+        head.insert(http::field::sec_websocket_protocol, "tessera.feed.v1");
+        head.insert(http::field::sec_websocket_protocol, " tessera.bearer.tok");
+        net::Request req;
+        req.headers = &head;
+        auto p = net::offeredProtocols(req);
+        QVERIFY(p.ok());
+        QVERIFY(p->feed);
+        QCOMPARE(p->bearer, std::string("tok"));
+        QCOMPARE(p->count, std::size_t(2));
+        // Together over the limit, though each field is under it.
+        http::request_header<> split;
+        split.insert(http::field::sec_websocket_protocol, std::string(5000, 'a'));
+        split.insert(http::field::sec_websocket_protocol, std::string(5000, 'b'));
+        req.headers = &split;
+        QCOMPARE(net::offeredProtocols(req).kind(), ErrorKind::BadRequest);
+        net::Request none;
+        QVERIFY(net::offeredProtocols(none).ok());
+    }
+
+    void tokenAsSubprotocol()
+    {
+        const auto ws = wsRoute();
+        auto authorize = [&](const auth::RequestAuthorizer& a, Call& c) {
+            auto st = a.authorize(c.req, ws);
+            return st ? ErrorKind::Internal : st.kind();
+        };
+        Call alice(http::verb::get, "");
+        alice.header("Sec-WebSocket-Protocol", protocols(m_alice));
+        QCOMPARE(authorize(*m_proxy, alice), ErrorKind::Internal);
+        QCOMPARE(alice.req.user, std::string("alice"));
+        QVERIFY(!alice.req.admin);
+        Call root(http::verb::get, "");
+        root.header("Sec-WebSocket-Protocol", protocols(m_root));
+        QCOMPARE(authorize(*m_proxy, root), ErrorKind::Internal);
+        QVERIFY(root.req.admin);
+        // Garbage, a changed signature, no token, only the feed protocol.
+        Call garbage(http::verb::get, "");
+        garbage.header("Sec-WebSocket-Protocol", protocols("not.a.token"));
+        QCOMPARE(authorize(*m_proxy, garbage), ErrorKind::Unauthorized);
+        Call forged(http::verb::get, "");
+        forged.header("Sec-WebSocket-Protocol", protocols(m_alice + "x"));
+        QCOMPARE(authorize(*m_proxy, forged), ErrorKind::Unauthorized);
+        Call none(http::verb::get, "");
+        QCOMPARE(authorize(*m_proxy, none), ErrorKind::Unauthorized);
+        Call feedOnly(http::verb::get, "");
+        feedOnly.header("Sec-WebSocket-Protocol", "tessera.feed.v1");
+        QCOMPARE(authorize(*m_proxy, feedOnly), ErrorKind::Unauthorized);
+        // A header that cannot be read is a Bad Request, before any token.
+        Call twice(http::verb::get, "");
+        twice.header("Sec-WebSocket-Protocol", "tessera.bearer." + m_alice + ", tessera.bearer." + m_root);
+        QCOMPARE(authorize(*m_proxy, twice), ErrorKind::BadRequest);
+        Call big(http::verb::get, "");
+        big.header("Sec-WebSocket-Protocol", protocols(std::string(9000, 'a')));
+        QCOMPARE(authorize(*m_proxy, big), ErrorKind::BadRequest);
+        // The Authorization header wins when both are there.
+        Call both(http::verb::get, "");
+        both.bearer(m_root).header("Sec-WebSocket-Protocol", protocols("not.a.token"));
+        QCOMPARE(authorize(*m_proxy, both), ErrorKind::Internal);
+        QVERIFY(both.req.admin);
+        Call badHeader(http::verb::get, "");
+        badHeader.bearer("not.a.token").header("Sec-WebSocket-Protocol", protocols(m_root));
+        QCOMPARE(authorize(*m_proxy, badHeader), ErrorKind::Unauthorized);
+        // Other routes never read the subprotocol.
+        Call plain(http::verb::get, "");
+        plain.header("Sec-WebSocket-Protocol", protocols(m_root));
+        QCOMPARE(outcome(*m_proxy, plain, Access::user()), ErrorKind::Unauthorized);
+    }
+
+    void subprotocolTokenRevokedOrExpired()
+    {
+        std::int64_t now = 1'800'000'000;
+        auth::TokenService tokens([&now] { return now; });
+        auth::RequestAuthorizer proxy(kClusterKey, tokens, *m_sig, m_users.get());
+        const auto ws = wsRoute();
+        const auto a = tokens.issue("alice", false, auth::TokenUse::Access, 60)->token;
+        const auto b = tokens.issue("alice", false, auth::TokenUse::Access, 600)->token;
+        auto with = [&](const std::string& token) {
+            Call c(http::verb::get, "");
+            c.header("Sec-WebSocket-Protocol", protocols(token));
+            auto st = proxy.authorize(c.req, ws);
+            return st ? ErrorKind::Internal : st.kind();
+        };
+        QCOMPARE(with(a), ErrorKind::Internal);
+        QVERIFY(tokens.revoke(b).ok());
+        QCOMPARE(with(b), ErrorKind::Unauthorized);
+        now += 120;
+        QCOMPARE(with(a), ErrorKind::Unauthorized);
+        // A refresh token is not an access token, here as in the header.
+        const auto refresh = tokens.issue("alice", false, auth::TokenUse::Refresh)->token;
+        QCOMPARE(with(refresh), ErrorKind::Unauthorized);
     }
 };
 

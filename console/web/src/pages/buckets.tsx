@@ -1,0 +1,273 @@
+// Buckets: the list (create; destroy after typing the bucket's name), the
+// selected bucket's objects listed lazily by continuation token (pages of
+// kPageSize, the next one fetched as the list scrolls near its end; only
+// the rows in view are in the DOM), a prefix search on the server, virtual
+// folders from '/' in names, "listing complete / incomplete" always shown,
+// a drop zone for uploads, and the preview of the selected object.
+import { useEffect, useRef, useState } from "preact/hooks";
+import * as api from "../api";
+import * as fmt from "../format";
+import { BucketInfo } from "../decode";
+import { State } from "../feed";
+import { href, navigate, Route } from "../route";
+import { droppedFiles, uploads } from "../uploads";
+import { isShard, Preview } from "./preview";
+import { UploadPanel } from "./upload_panel";
+
+export const kPageSize = 1000;
+const kRowHeight = 28;
+
+interface Row {
+  kind: "folder" | "object";
+  name: string;  // full name (a folder's ends with '/')
+  size: number;
+}
+
+function BucketList({ s, selected }: { s: State; selected: string }) {
+  const [names, setNames] = useState<string[]>([]);
+  const [error, setError] = useState("");
+  const [newName, setNewName] = useState("");
+  const [destroying, setDestroying] = useState("");
+  const [typed, setTyped] = useState("");
+  const reload = () => api.listBuckets().then(setNames).then(() => setError("")).catch((e) => setError((e as Error).message));
+  useEffect(() => void reload(), [s.bmdVersion]);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await api.createBucket(newName.trim());
+      setNewName("");
+      await reload();
+      navigate(href("buckets", newName.trim()));
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const destroy = async () => {
+    try {
+      await api.destroyBucket(destroying);
+      if (selected === destroying) navigate(href("buckets"));
+      setDestroying("");
+      setTyped("");
+      await reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <aside class="bucket-list" aria-label="buckets">
+      <form onSubmit={create} class="row">
+        <input aria-label="new bucket name" placeholder="new bucket" value={newName} onInput={(e) => setNewName((e.target as HTMLInputElement).value)} required pattern="[A-Za-z0-9_.\-]+" />
+        <button type="submit">Create</button>
+      </form>
+      {error && <p class="error" role="alert">{error}</p>}
+      <ul data-testid="bucket-list">
+        {names.map((n) => {
+          return (
+            <li key={n} class={n === selected ? "selected" : ""}>
+              <a href={href("buckets", n)} data-bucket={n}>{n}</a>
+              <button class="icon danger" aria-label={`destroy bucket ${n}`} title={`destroy bucket ${n}`} onClick={() => { setDestroying(n); setTyped(""); }}>✕</button>
+            </li>
+          );
+        })}
+        {names.length === 0 && !error && <li class="dim">no buckets</li>}
+      </ul>
+      {destroying && (
+        <div class="dialog" role="alertdialog" aria-labelledby="destroy-title" data-testid="destroy-dialog"
+          onKeyDown={(e) => e.key === "Escape" && setDestroying("")}>
+          <h3 id="destroy-title">Destroy bucket “{destroying}”?</h3>
+          <p>Every object in <b>{destroying}</b> is deleted. Type the bucket's name to confirm.</p>
+          <input aria-label="bucket name to confirm" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} autoFocus />
+          <div class="row">
+            <button class="danger" disabled={typed !== destroying} onClick={destroy}>Destroy {destroying}</button>
+            <button onClick={() => setDestroying("")}>Cancel</button>
+          </div>
+        </div>
+      )}
+    </aside>
+  );
+}
+
+function ObjectList({ bucket, route, usage }: { bucket: string; route: Route; usage?: BucketInfo }) {
+  const prefix = route.params.get("prefix") ?? "";
+  const search = route.params.get("q") ?? "";
+  const selected = route.params.get("object") ?? "";
+  // The listed rows, appended in place (a page is not a copy of all the
+  // rows before it: a million-object listing stays linear); `rowCount`
+  // makes the change a render.
+  const rowsRef = useRef<Row[]>([]);
+  const [rowCount, setRowCount] = useState(0);
+  const rows = rowsRef.current;
+  const [token, setToken] = useState("");
+  const [complete, setComplete] = useState(false);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState("");
+  const [objects, setObjects] = useState(0);
+  const [query, setQuery] = useState(search);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewH, setViewH] = useState(600);
+  const [dragOver, setDragOver] = useState(false);
+  const [reloadKey, setReloadKey] = useState(0);
+  const box = useRef<HTMLDivElement>(null);
+  const gen = useRef(0);
+  const ctl = useRef<AbortController | null>(null);
+  const lastFolder = useRef("");
+
+  const listPrefix = prefix + search;
+  const loadPage = async (tok: string, g: number) => {
+    setLoading(true);
+    ctl.current = new AbortController();
+    try {
+      const page = await api.listObjects(bucket, { prefix: listPrefix, token: tok, pageSize: kPageSize }, ctl.current.signal);
+      if (g !== gen.current) return;
+      const add: Row[] = [];
+      for (const e of page.entries) {
+        const rest = e.name.slice(prefix.length);
+        const slash = rest.indexOf("/");
+        if (slash >= 0) {
+          const folder = prefix + rest.slice(0, slash + 1);
+          if (folder !== lastFolder.current) add.push({ kind: "folder", name: folder, size: 0 });
+          lastFolder.current = folder;
+        } else {
+          add.push({ kind: "object", name: e.name, size: e.size });
+        }
+      }
+      for (const r of add) rowsRef.current.push(r);
+      setRowCount(rowsRef.current.length);
+      setObjects((n) => n + page.entries.length);
+      setToken(page.token);
+      setComplete(page.token === "");
+      setError("");
+    } catch (e) {
+      if (g === gen.current && !ctl.current?.signal.aborted) setError((e as Error).message);
+    } finally {
+      if (g === gen.current) setLoading(false);
+    }
+  };
+
+  useEffect(() => {
+    ctl.current?.abort();
+    const g = ++gen.current;
+    lastFolder.current = "";
+    rowsRef.current = [];
+    setRowCount(0);
+    setToken("");
+    setComplete(false);
+    setObjects(0);
+    setError("");
+    setQuery(search);
+    if (box.current) box.current.scrollTop = 0;
+    void loadPage("", g);
+    return () => ctl.current?.abort();
+  }, [bucket, listPrefix, reloadKey]);
+
+  // The listing again once the uploads into this bucket are all over.
+  useEffect(() => {
+    uploads.onUploaded = (b) => {
+      if (b === bucket && !uploads.items.some((u) => u.bucket === b && (u.state === "queued" || u.state === "sending"))) {
+        setReloadKey((k) => k + 1);
+      }
+    };
+    return () => void (uploads.onUploaded = () => undefined);
+  }, [bucket]);
+
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setViewH(el.clientHeight));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  // The next page when the view comes within two screens of the end.
+  useEffect(() => {
+    if (!loading && !complete && !error && token && scrollTop + viewH * 3 >= rows.length * kRowHeight) void loadPage(token, gen.current);
+  }, [scrollTop, viewH, rowCount, loading, complete, token, error]);
+
+  const go = (params: Record<string, string>) => navigate(href("buckets", bucket, { prefix, q: search, object: selected, ...params }));
+  const crumbs = prefix.split("/").filter(Boolean);
+  const first = Math.max(0, Math.floor(scrollTop / kRowHeight) - 10);
+  const last = Math.min(rows.length, Math.ceil((scrollTop + viewH) / kRowHeight) + 10);
+
+  const onDrop = async (e: DragEvent) => {
+    e.preventDefault();
+    setDragOver(false);
+    if (!e.dataTransfer) return;
+    const files = await droppedFiles(e.dataTransfer);
+    uploads.add(bucket, files.map((f) => ({ name: prefix + f.name, file: f.file })));
+  };
+  const onPick = (e: Event) => {
+    const input = e.target as HTMLInputElement;
+    const files = Array.from(input.files ?? []).map((f) => ({ name: prefix + (f.webkitRelativePath || f.name), file: f }));
+    uploads.add(bucket, files);
+    input.value = "";
+  };
+
+  return (
+    <div class={`objects${selected ? " has-preview" : ""}`}>
+      <nav class="crumbs" aria-label="folder">
+        <a href={href("buckets", bucket)}>{bucket}</a>
+        {crumbs.map((c, i) => (
+          <span key={i}> / <a href={href("buckets", bucket, { prefix: crumbs.slice(0, i + 1).join("/") + "/" })}>{c}</a></span>
+        ))}
+        {usage?.objects != null && usage.scanned_ns > 0 && (
+          <small class="dim usage"> · {fmt.count(usage.objects)} objects, {fmt.bytes(usage.bytes ?? 0)} at the targets' last scan ({fmt.clock(usage.scanned_ns / 1e6)})</small>
+        )}
+      </nav>
+      <form class="row" onSubmit={(e) => { e.preventDefault(); go({ q: query, object: "" }); }}>
+        <input type="search" aria-label="search names by prefix" placeholder={`names starting with ${prefix}…`} value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
+        <button type="submit">Search</button>
+        <button type="button" onClick={() => setReloadKey((k) => k + 1)}>Reload</button>
+        <label class="button">Upload files<input type="file" multiple class="hidden-input" onChange={onPick} data-testid="file-input" /></label>
+        <label class="button">Upload a folder<input type="file" multiple class="hidden-input" onChange={onPick} data-testid="folder-input" {...{ webkitdirectory: true }} /></label>
+      </form>
+      <p class="listing-state" data-testid="listing-state" data-complete={complete ? "true" : "false"}>
+        {objects} {objects === 1 ? "object" : "objects"}{search ? ` starting with “${prefix}${search}”` : ""} · {complete ? "listing complete" : loading ? "listing incomplete, loading…" : "listing incomplete"}
+        {error && <span class="error" role="alert"> · {error}</span>}
+      </p>
+      <div
+        class={`object-rows${dragOver ? " drag" : ""}`}
+        ref={box}
+        tabIndex={0}
+        data-testid="object-rows"
+        onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)}
+        onDragOver={(e) => { e.preventDefault(); setDragOver(true); }}
+        onDragLeave={() => setDragOver(false)}
+        onDrop={onDrop}
+      >
+        <div style={{ height: `${rows.length * kRowHeight}px`, position: "relative" }}>
+          {rows.slice(first, last).map((r, i) => {
+            const top = (first + i) * kRowHeight;
+            const label = r.name.slice(prefix.length);
+            return r.kind === "folder" ? (
+              <a key={r.name} class="obj-row folder" style={{ top: `${top}px` }} href={href("buckets", bucket, { prefix: r.name })} data-name={r.name}>
+                <span>{label}</span><span class="tag">folder</span>
+              </a>
+            ) : (
+              <a key={r.name} class={`obj-row${r.name === selected ? " selected" : ""}`} style={{ top: `${top}px` }} data-name={r.name}
+                href={href("buckets", bucket, { prefix, q: search, object: r.name })}>
+                <span>{label}{isShard(r.name) && <span class="tag">shard</span>}</span><span class="num">{fmt.bytes(r.size)}</span>
+              </a>
+            );
+          })}
+        </div>
+        {rows.length === 0 && !loading && <p class="dim empty">{complete ? "empty — drop files or folders here to upload" : ""}</p>}
+      </div>
+      {selected && <Preview key={selected} bucket={bucket} name={selected} onClose={() => go({ object: "" })} />}
+    </div>
+  );
+}
+
+export function Buckets({ s, route }: { s: State; route: Route }) {
+  const bucket = route.id;
+  return (
+    <div class="page buckets">
+      <h2>Buckets</h2>
+      <div class="buckets-layout">
+        <BucketList s={s} selected={bucket} />
+        {bucket ? <ObjectList key={bucket} bucket={bucket} route={route} usage={s.buckets.get(bucket)} /> : <p class="dim">Select or create a bucket.</p>}
+      </div>
+      <UploadPanel />
+    </div>
+  );
+}
+

@@ -1,0 +1,630 @@
+// The web console in headless Debian Chromium (playwright-core), against a
+// real cluster started by test_web_console: what a user does, checked on
+// the page and on the cluster. Writes docs/images/web-*.png.
+// Usage: node web_console.mjs --url http://127.0.0.1:PORT --modules DIR
+//          --chromium /usr/bin/chromium --shots DIR --kill-pid PID
+// Prints "ok web console" at the end; any failure throws with what differed.
+import { createRequire } from "node:module";
+import { deflateSync } from "node:zlib";
+import { mkdirSync, writeFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const arg = (name) => {
+  const i = process.argv.indexOf(name);
+  if (i < 0 || i + 1 >= process.argv.length) throw new Error(`missing ${name}`);
+  return process.argv[i + 1];
+};
+const base = arg("--url");
+const { chromium } = createRequire(join(arg("--modules"), "noop.js"))("playwright-core");
+const shots = arg("--shots");
+const mode = process.argv.includes("--auth") ? "auth" : "journey";
+const killPid = mode === "journey" ? Number(arg("--kill-pid")) : 0;
+const kTimeout = 20000;
+const started = Date.now();
+const step = (what) => console.log(`${((Date.now() - started) / 1000).toFixed(1)}s ${what}`);
+function check(cond, what) {
+  if (!cond) throw new Error(`check failed: ${what}`);
+}
+
+// ---- data made here ------------------------------------------------------
+const crcTable = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+// A w x h RGB PNG whose colour depends on `seed`.
+function png(w, h, seed) {
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(td));
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  const raw = Buffer.alloc((w * 3 + 1) * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const o = y * (w * 3 + 1) + 1 + x * 3;
+      const on = ((x >> 2) + (y >> 2) + seed) % 2 === 0;
+      raw[o] = on ? (seed * 53) % 256 : 255;
+      raw[o + 1] = on ? (seed * 97) % 256 : 255;
+      raw[o + 2] = on ? 180 : 255;
+    }
+  }
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
+}
+function tar(members) {
+  const parts = [];
+  for (const [name, data] of members) {
+    const h = Buffer.alloc(512);
+    h.write(name, 0, 100);
+    h.write("0000644\0", 100);
+    h.write("0000000\0", 108);
+    h.write("0000000\0", 116);
+    h.write(data.length.toString(8).padStart(11, "0") + "\0", 124);
+    h.write("14712345670\0", 136);
+    h.write("        ", 148);
+    h.write("0", 156);
+    h.write("ustar\0", 257);
+    h.write("00", 263);
+    let sum = 0;
+    for (const b of h) sum += b;
+    h.write(sum.toString(8).padStart(6, "0") + "\0 ", 148);
+    parts.push(h, data, Buffer.alloc((512 - (data.length % 512)) % 512));
+  }
+  parts.push(Buffer.alloc(1024));
+  return Buffer.concat(parts);
+}
+
+// ---- the cluster, outside the browser --------------------------------------
+async function rest(method, path, body) {
+  const r = await fetch(base + path, { method, body, redirect: "follow" });
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+  return r;
+}
+const putObject = (bucket, name, data) =>
+  rest("PUT", `/s3/${bucket}/${name.split("/").map(encodeURIComponent).join("/")}`, data);
+async function readObject(bucket, name) {
+  const r = await rest("GET", `/v1/objects/${bucket}/${name.split("/").map(encodeURIComponent).join("/")}`);
+  return Buffer.from(await r.arrayBuffer());
+}
+async function parallel(items, n, fn) {
+  let i = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (i < items.length) await fn(items[i++]);
+  }));
+}
+
+const kPaged = 2100;  // three pages of 1000
+const labels = ["3", "7", "1", "0", "9", "4", "2", "8"];
+async function seed() {
+  await rest("POST", "/v1/buckets/demo", JSON.stringify({ action: "create-bck" }));
+  await rest("POST", "/v1/buckets/paged", JSON.stringify({ action: "create-bck" }));
+  await putObject("demo", "images/cat.png", png(64, 48, 3));
+  await putObject("demo", "meta/info.json", Buffer.from(JSON.stringify({ dataset: "demo", samples: 8, classes: [0, 1, 2] })));
+  await putObject("demo", "notes.txt", Buffer.from("Tessera web console test notes\nline two\n"));
+  await putObject("demo", "big.txt", Buffer.from("0123456789abcde\n".repeat(96 * 1024)));  // 1.5 MiB
+  await putObject("demo", "blob.bin", Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 7) % 256)));
+  const members = [];
+  labels.forEach((l, i) => {
+    const key = `sample-${String(i).padStart(4, "0")}`;
+    members.push([`${key}.png`, png(32, 32, i + 1)], [`${key}.cls`, Buffer.from(l)]);
+    if (i !== 5) members.push([`${key}.json`, Buffer.from(JSON.stringify({ i, label: Number(l) }))]);
+  });
+  await putObject("demo", "shards/shard-0000.tar", tar(members));
+  const names = Array.from({ length: kPaged }, (_, i) => `obj-${String(i).padStart(5, "0")}.txt`);
+  names.push(...Array.from({ length: 5 }, (_, i) => `sub/dir/f${i}.txt`));
+  await parallel(names, 16, (n) => putObject("paged", n, Buffer.from(n)));
+}
+
+// ---- the browser -----------------------------------------------------------
+// --no-sandbox: the tests run as root (CI); /dev/shm may be small in containers.
+const browser = await chromium.launch({ executablePath: arg("--chromium"), headless: true,
+  args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+const problems = [];
+async function newPage(opts) {
+  // A TLS cluster (TESSERA_TEST_TLS=1) serves a certificate of a test CA.
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light",
+    ignoreHTTPSErrors: base.startsWith("https:"), ...opts });
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(kTimeout);
+  page.on("console", (m) => {
+    // The one refusal asked for: the dSort dry run with a bad size (400).
+    const expected = /status of 400/.test(m.text()) && (m.location().url ?? "").includes("/v1/sort?dry_run=true");
+    if (m.type() === "error" && !expected) problems.push(`console: ${m.text()} (${m.location().url})`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  return page;
+}
+const shot = async (page, name) => {
+  await page.screenshot({ path: join(shots, `web-${name}.png`) });
+  step(`screenshot web-${name}.png`);
+};
+const text = (page, sel) => page.locator(sel).first().innerText();
+
+// Auth on: the sign-in form, a wrong password, signing in, the pages
+// through the token, the live feed opened with the token as a WebSocket
+// subprotocol (live dashboard numbers under load), the feed reconnecting
+// with the refreshed token after the access token was revoked elsewhere, a
+// session whose tokens were all revoked elsewhere, sign out.
+async function authJourney() {
+  mkdirSync(shots, { recursive: true });
+  const page = await newPage();
+  // Every feed socket the page opens, with the subprotocols it offered.
+  await page.addInitScript(() => {
+    const Native = window.WebSocket;
+    window.__feeds = [];
+    window.WebSocket = class extends Native {
+      constructor(url, protocols) {
+        super(url, protocols);
+        window.__feeds.push({ offered: protocols ?? [], ws: this });
+      }
+    };
+  });
+  // The newest feed socket is open, selected tessera.feed.v1, and offered `token`.
+  const feedOpenWith = (token) => page.waitForFunction((t) => {
+    const f = window.__feeds.at(-1);
+    return f && f.ws.readyState === 1 && f.ws.protocol === "tessera.feed.v1" &&
+      f.offered.length === 2 && f.offered[0] === "tessera.feed.v1" && f.offered[1] === `tessera.bearer.${t}`;
+  }, token);
+  await page.goto(`${base}/console/buckets`);
+  await page.locator("form[aria-label='sign in']").waitFor();
+  await shot(page, "signin");
+  await page.fill("input[autocomplete=username]", "admin");
+  await page.fill("input[autocomplete=current-password]", "wrong-password-1");
+  await page.click("button:text('Sign in')");
+  const wrong = await page.locator("form[aria-label='sign in'] .error").innerText();
+  check(wrong.length > 0, "a wrong password is refused on the form");
+  await page.fill("input[autocomplete=current-password]", "admin-password-1");
+  await page.click("button:text('Sign in')");
+  await page.locator(".who >> text=admin").waitFor();
+  check(await page.evaluate(() => sessionStorage.getItem("tessera.token") !== null && localStorage.length === 0),
+    "the tokens are in sessionStorage, nothing in localStorage");
+  await page.fill("input[aria-label='new bucket name']", "authed");
+  await page.click("button:text('Create')");
+  await page.waitForURL(/\/console\/buckets\/authed$/);
+  await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
+  await page.click("nav >> text=Nodes");
+  await page.locator("[data-testid=feed-status][data-status=live]").waitFor();
+  await page.locator("[data-testid=nodes-table] tbody tr[data-state=online]").nth(1).waitFor();
+  step("signed in: a bucket created with the token, the feed live");
+
+  // The dashboard's numbers come from the feed: a load with the token.
+  const session = () => page.evaluate(() => JSON.parse(sessionStorage.getItem("tessera.token")).tokens);
+  const first = await session();
+  const authed = (method, path, body) => fetch(base + path, { method, body, redirect: "follow",
+    headers: { Authorization: `Bearer ${first.token}` } }).then(async (r) => {
+    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+    return r.arrayBuffer();
+  });
+  await page.click("nav >> text=Dashboard");
+  await authed("PUT", "/v1/objects/authed/load.bin", "0123456789abcdef".repeat(4096));  // a string: undici replays it on the 307
+  let loading = true;
+  const load = (async () => {
+    while (loading) await parallel(Array.from({ length: 8 }, (_, k) => k), 4, () => authed("GET", "/v1/objects/authed/load.bin"));
+  })();
+  await page.waitForFunction(() => {
+    const c = document.querySelector("[data-testid=chart-throughput]");
+    const get = document.querySelector("[data-testid=get-rate]")?.textContent ?? "";
+    return c && Number(c.getAttribute("data-points")) >= 4 && !/^0 B\/s$/.test(get);
+  });
+  loading = false;
+  await load;
+  await feedOpenWith(first.token);
+  step(`dashboard live with auth on: GET ${await text(page, "[data-testid=get-rate]")}, ` +
+    `${await page.locator("[data-testid=chart-throughput]").getAttribute("data-points")} points`);
+
+  // The access token revoked elsewhere (the refresh token kept): the next
+  // REST call refreshes it, and the feed reconnects with the new one.
+  const revokeAccess = await fetch(`${base}/v1/tokens`, { method: "DELETE", headers: { Authorization: `Bearer ${first.token}` },
+    body: JSON.stringify({ token: first.token }) });
+  check(revokeAccess.ok, `revoke the access token: ${revokeAccess.status}`);
+  await page.click("nav >> text=Buckets");  // lists the buckets: a 401, then the refresh
+  await page.waitForFunction((old) => JSON.parse(sessionStorage.getItem("tessera.token") ?? "{}").tokens?.token !== old, first.token);
+  const second = await session();
+  check(second.token && second.token !== first.token, "a new access token after the refresh");
+  await feedOpenWith(second.token);
+  await page.locator("[data-testid=feed-status][data-status=live]").waitFor();
+  step("access token refreshed: the feed reconnected with the new one");
+
+  // Both tokens revoked elsewhere: the next call's 401 cannot refresh.
+  const tokens = await session();
+  for (const t of [tokens.refresh_token, tokens.token]) {
+    const r = await fetch(`${base}/v1/tokens`, { method: "DELETE", headers: { Authorization: `Bearer ${tokens.token}` }, body: JSON.stringify({ token: t }) });
+    check(r.ok, `revoke a token: ${r.status} ${await r.text()}`);
+  }
+  await page.click("nav >> text=Jobs");
+  await page.locator("form[aria-label='sign in'] >> text=session expired").waitFor();
+  step("revoked tokens: session expired, the sign-in form again");
+  await page.fill("input[autocomplete=username]", "admin");
+  await page.fill("input[autocomplete=current-password]", "admin-password-1");
+  await page.click("button:text('Sign in')");
+  await page.locator(".who >> text=admin").waitFor();
+  await page.click("button:text('Sign out')");
+  await page.locator("form[aria-label='sign in']").waitFor();
+  check(await page.evaluate(() => sessionStorage.getItem("tessera.token") === null), "signing out forgets the tokens");
+  // Expected: 401s (the probe, the wrong password, the revoked tokens), and
+  // the feed's sockets closed while they connect (a new token, signing out).
+  check(problems.every((p) => /\b(401|403)\b/.test(p) || /wss?:\/\//.test(p)), `no other console errors: ${problems.join(" | ")}`);
+  console.log(`ok web console auth (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+async function journey() {
+  mkdirSync(shots, { recursive: true });
+  // Static serving over HTTP: the headers a browser gets.
+  const idx = await fetch(`${base}/console/buckets/x`, { headers: { "Accept-Encoding": "gzip" } });
+  check(idx.status === 200 && idx.headers.get("cache-control") === "no-cache", "index.html on a deep link, no-cache");
+  check((idx.headers.get("content-security-policy") ?? "").includes("script-src 'self'"), "CSP on index.html");
+  const html = await idx.text();
+  const js = /src="(\/console\/assets\/app-[A-Z0-9]+\.js)"/.exec(html)?.[1];
+  check(js, "index.html names the hashed bundle");
+  const asset = await fetch(base + js, { headers: { "Accept-Encoding": "gzip" } });
+  check(asset.headers.get("cache-control")?.includes("immutable") && asset.headers.get("content-type")?.startsWith("text/javascript"),
+    "hashed asset: immutable, text/javascript");
+  const trav = await fetch(`${base}/console/assets/..%2F..%2F..%2Fetc%2Fpasswd`);
+  check(trav.status === 400, `traversal refused (got ${trav.status})`);
+  step("static serving rules over HTTP");
+
+  await seed();
+  step("seeded buckets demo and paged");
+
+  // Dashboard: live numbers from the feed while a load runs.
+  const page = await newPage();
+  await page.goto(`${base}/console/`);
+  await page.locator('[data-testid=feed-status][data-status=live]').waitFor();
+  let loading = true;
+  const load = (async () => {
+    let i = 0;
+    while (loading) {
+      await parallel(Array.from({ length: 16 }, (_, k) => `obj-${String((i * 16 + k) % kPaged).padStart(5, "0")}.txt`), 8,
+        (n) => rest("GET", `/s3/paged/${n}`).then((r) => r.arrayBuffer()));
+      await putObject("demo", `load/p-${i % 20}.bin`, Buffer.alloc(4096, i));
+      i++;
+    }
+  })();
+  await page.waitForFunction(() => {
+    const c = document.querySelector("[data-testid=chart-throughput]");
+    const get = document.querySelector("[data-testid=get-rate]")?.textContent ?? "";
+    return c && Number(c.getAttribute("data-points")) >= 4 && !/^0 B\/s$/.test(get);
+  });
+  // A few seconds more of load (20 ticks of 250 ms), so the charts in the screenshot have a shape.
+  await page.waitForFunction(() => Number(document.querySelector("[data-testid=chart-throughput]")?.getAttribute("data-points")) >= 24);
+  const points = Number(await page.locator("[data-testid=chart-throughput]").getAttribute("data-points"));
+  check(points >= 4, "the throughput chart gained points");
+  check((await page.locator("[data-testid=node-card]").count()) === 4, "a card per node (proxy and 3 targets)");
+  step(`dashboard live: ${points} points, GET ${await text(page, "[data-testid=get-rate]")}`);
+  await shot(page, "dashboard");
+  loading = false;
+  await load;
+
+  // Nodes.
+  await page.click("nav >> text=Nodes");
+  await page.waitForURL(/\/console\/nodes$/);
+  check((await page.locator("[data-testid=nodes-table] tbody tr").count()) === 4, "four nodes in the table");
+  await page.locator("[data-testid=nodes-table] tbody tr[data-state=online]").nth(3).waitFor();
+  // A target's own charts (its URL), with the history the tab gathered.
+  await page.locator("[data-testid=nodes-table] tbody tr").nth(1).locator("a").click();
+  await page.waitForURL(/\/console\/nodes\/t/);
+  await page.locator("[data-testid=node-detail] .chart").nth(1).waitFor();
+  await shot(page, "nodes");
+
+  // Buckets: create, upload by drop and by folder, read back.
+  await page.click("nav >> text=Buckets");
+  await page.fill("input[aria-label='new bucket name']", "web-new");
+  await page.click("button:text('Create')");
+  await page.waitForURL(/\/console\/buckets\/web-new$/);
+  await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
+  const dropped = [
+    { name: "hello.txt", data: "hello from the browser\n" },
+    { name: "data.json", data: JSON.stringify({ a: 1, b: [1, 2, 3] }) },
+  ];
+  await page.evaluate((files) => {
+    const dt = new DataTransfer();
+    for (const f of files) dt.items.add(new File([f.data], f.name));
+    const zone = document.querySelector("[data-testid=object-rows]");
+    zone.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, dropped);
+  const folder = mkdtempSync(join(tmpdir(), "web-console-"));
+  const nested = [["set/a.txt", "alpha"], ["set/deep/b.txt", "bravo".repeat(1000)], ["set/deep/er/c.bin", "c".repeat(200000)]];
+  for (const [n, d] of nested) {
+    mkdirSync(join(folder, n, ".."), { recursive: true });
+    writeFileSync(join(folder, n), d);
+  }
+  await page.setInputFiles("input[data-testid=folder-input]", join(folder, "set"));
+  await page.waitForFunction(() => /^5\/5 files/.test(document.querySelector("[data-testid=upload-total]")?.textContent ?? ""));
+  for (const f of dropped) check((await readObject("web-new", f.name)).toString() === f.data, `read back ${f.name}`);
+  for (const [n, d] of nested) check((await readObject("web-new", n)).toString() === d, `read back ${n}`);
+  await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
+  await page.locator(".obj-row.folder[data-name='set/']").waitFor();
+  step("uploaded 5 files (2 dropped, a folder of 3 nested) and read them back equal");
+
+  // Cancel one under way (the upload throttled to 256 KiB/s), then retry it.
+  const { randomBytes: rnd } = await import("node:crypto");
+  const big = rnd(2 << 20);
+  writeFileSync(join(folder, "big.bin"), big);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  const throttle = (bps) => cdp.send("Network.emulateNetworkConditions",
+    { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bps });
+  await throttle(256 * 1024);
+  await page.setInputFiles("input[data-testid=file-input]", join(folder, "big.bin"));
+  const bigRow = page.locator("[data-testid=uploads] li").filter({ hasText: "web-new/big.bin" });
+  await page.waitForFunction(() => {
+    const li = [...document.querySelectorAll("[data-testid=uploads] li")].find((l) => l.textContent.includes("big.bin"));
+    return (li?.querySelector("progress")?.value ?? 0) > 0;
+  });
+  await bigRow.locator("button:text('Cancel')").click();
+  check((await bigRow.getAttribute("data-state")) === "cancelled", "cancelled");
+  const none = await fetch(`${base}/v1/objects/web-new/big.bin`, { method: "HEAD", redirect: "follow" });
+  check(none.status === 404, `a cancelled upload leaves no object (HEAD ${none.status})`);
+  await throttle(-1);
+  await bigRow.locator("button:text('Retry')").click();
+  await page.locator("[data-testid=uploads] li[data-state=done]").filter({ hasText: "web-new/big.bin" }).waitFor();
+  check(Buffer.compare(await readObject("web-new", "big.bin"), big) === 0, "the retried upload reads back equal");
+  await cdp.detach();
+  step("a 2 MiB upload cancelled under way (nothing stored), retried, read back equal");
+  await shot(page, "upload");
+
+  // Paging to the end, then a server-side prefix search.
+  await page.goto(`${base}/console/buckets/paged`);
+  await page.locator("[data-testid=listing-state]").filter({ hasText: "1000 objects" }).waitFor();
+  check((await page.locator("[data-testid=listing-state]").getAttribute("data-complete")) === "false", "first page: incomplete");
+  const listed = () => page.locator("[data-testid=listing-state]").evaluate((el) => parseInt(el.textContent ?? "0", 10));
+  for (let i = 0; i < 20; i++) {
+    if ((await page.locator("[data-testid=listing-state]").getAttribute("data-complete")) === "true") break;
+    const before = await listed();
+    await page.locator("[data-testid=object-rows]").evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await page.waitForFunction((n) => {
+      const el = document.querySelector("[data-testid=listing-state]");
+      return el?.getAttribute("data-complete") === "true" || parseInt(el?.textContent ?? "0", 10) > n;
+    }, before);
+  }
+  await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
+  const all = await text(page, "[data-testid=listing-state]");
+  check(all.startsWith(`${kPaged + 5} objects`) && all.includes("listing complete"), `paged to the end: ${all}`);
+  // Only the rows in view are in the DOM: the folder sorts last.
+  await page.locator("[data-testid=object-rows]").evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await page.locator(".obj-row.folder[data-name='sub/']").waitFor();
+  check((await page.locator(".obj-row").count()) < 100, "only the rows in view are drawn");
+  step(`paged: ${all}`);
+  await page.fill("input[type=search]", "obj-010");
+  await page.click("button:text('Search')");
+  await page.waitForURL(/q=obj-010/);
+  await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
+  const narrowed = await text(page, "[data-testid=listing-state]");
+  check(narrowed.startsWith("100 objects"), `prefix search narrowed: ${narrowed}`);
+  await shot(page, "buckets");
+
+  // Previews: JSON, text, image, hex; then the shard.
+  const preview = async (name, testid) => {
+    await page.goto(`${base}/console/buckets/demo?object=${encodeURIComponent(name)}`);
+    await page.locator(`[data-testid=${testid}]`).waitFor();
+  };
+  await preview("meta/info.json", "preview-json");
+  check((await text(page, "[data-testid=preview-json]")).includes('"dataset": "demo"'), "JSON pretty-printed");
+  await preview("notes.txt", "preview-text");
+  await preview("big.txt", "preview-text");
+  const cut = await text(page, "[data-testid=preview-info]");
+  check(cut === "first 1.0 MiB of 1.5 MiB (truncated at the preview limit)", `a big object cut at the cap: ${cut}`);
+  await preview("blob.bin", "preview-hex");
+  check((await text(page, "[data-testid=preview-hex]")).startsWith("00000000  00 07 0e 15"), "hex dump");
+  await preview("images/cat.png", "preview-image");
+  await page.waitForFunction(() => document.querySelector("[data-testid=preview-image]")?.naturalWidth === 64);
+  await shot(page, "preview");
+  await page.goto(`${base}/console/buckets/demo?prefix=shards%2F&object=${encodeURIComponent("shards/shard-0000.tar")}`);
+  await page.locator("[data-testid=sample-row]").nth(7).waitFor();
+  check((await page.locator("[data-testid=sample-row]").count()) === 8, "one row per sample");
+  await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=sample-row] img.thumb")].filter((i) => i.naturalWidth === 32).length === 8);
+  for (let i = 0; i < 8; i++) {
+    const row = page.locator(`[data-testid=sample-row][data-key=sample-${String(i).padStart(4, "0")}]`);
+    check((await row.locator("td[data-field=cls]").innerText()) === labels[i], `label of sample ${i}`);
+  }
+  check((await page.locator("[data-testid=sample-row][data-key=sample-0005] td.flags").innerText()).includes("missing: json"), "flags a missing field");
+  step("shard preview: 8 samples, thumbnails and labels");
+  await shot(page, "shard");
+
+  // Destroy with confirmation naming the bucket.
+  await page.goto(`${base}/console/buckets/web-new`);
+  await page.click("button[aria-label='destroy bucket web-new']");
+  const dialog = page.locator("[data-testid=destroy-dialog]");
+  check((await dialog.innerText()).includes("web-new"), "the dialog names the bucket");
+  check(await dialog.locator("button.danger").isDisabled(), "destroy disabled before the name is typed");
+  await dialog.locator("input").fill("web-new");
+  await dialog.locator("button.danger").click();
+  await page.waitForURL(/\/console\/buckets$/);
+  await page.locator("[data-bucket=web-new]").waitFor({ state: "detached" });
+  const gone = await fetch(`${base}/v1/buckets/web-new`, { method: "HEAD" });
+  check(gone.status === 404, `bucket destroyed (HEAD ${gone.status})`);
+  step("destroyed web-new after typing its name");
+
+  // dSort composed on the page: a field error, the dry run's plan, Start, finished.
+  await rest("POST", "/v1/buckets/sorted", JSON.stringify({ action: "create-bck" }));
+  await page.goto(`${base}/console/sort`);
+  const field = (path) => page.locator(`[data-field='${path}'] input, [data-field='${path}'] select`).first();
+  await field("input_bck").fill("demo");
+  await field("input_format/template").fill("shards/shard-{0000..0000}");
+  await field("output_bck").fill("sorted");
+  await field("output_format").fill("sorted-{00..99}");
+  await field("output_shard_size").fill("12 parsecs");
+  await field("algorithm/kind").selectOption("shuffle");
+  await page.click("button:text('Preview (dry run)')");
+  const sizeError = await page.locator("[data-field=output_shard_size] .field-error").innerText();
+  check(/parsecs/.test(sizeError), `the size error is on its field: ${sizeError}`);
+  await field("output_shard_size").fill("4 records");
+  check((await page.locator("[data-testid=spec-text]").inputValue()).includes('"output_shard_size": "4 records"'), "the form writes the spec");
+  await page.click("button:text('Preview (dry run)')");
+  await page.locator("[data-testid=plan-shard]").nth(1).waitFor();
+  check((await page.locator("[data-testid=plan-shard]").count()) === 2, "8 records in shards of 4: 2 output shards");
+  check((await page.locator("[data-testid=spec-text]").inputValue()).includes('"seed"'), "the dry run's seed is in the spec");
+  await shot(page, "dsort");
+  await page.click("button:text('Start')");
+  await page.waitForURL(/\/console\/jobs\/[^/]+$/);
+  const dsortId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
+  await page.locator(`tr[data-job='${dsortId}'][data-state=finished]`).waitFor();
+  const sorted = await (await rest("GET", "/v1/buckets/sorted")).json();
+  check(sorted.entries.map((e) => e.name).join(",") === "sorted-00.tar,sorted-01.tar", `dSort wrote its plan's shards: ${JSON.stringify(sorted.entries)}`);
+  step(`dSort ${dsortId} composed on the page: finished, 2 shards`);
+
+  // ishard composed on the page, then aborted from the jobs page (Keep running first).
+  await rest("POST", "/v1/buckets/raw", JSON.stringify({ action: "create-bck" }));
+  await rest("POST", "/v1/buckets/raw-shards", JSON.stringify({ action: "create-bck" }));
+  const { randomBytes } = await import("node:crypto");
+  const raw = [];
+  for (let i = 0; i < 96; i++) raw.push([`s${1000 + i}.bin`, randomBytes(1 << 20)], [`s${1000 + i}.cls`, Buffer.from(String(i % 10))]);
+  await parallel(raw, 8, ([n, data]) => putObject("raw", n, data));
+  await page.goto(`${base}/console/ishard`);
+  await field("src_bck").fill("raw");
+  await field("dst_bck").fill("raw-shards");
+  await field("shard_size").fill("");
+  await field("sample_count").fill("1");
+  await field("ext").selectOption(".tgz");
+  await page.click("button:text('Preview (dry run)')");
+  await page.locator("[data-testid=plan-shard]").nth(95).waitFor();
+  await shot(page, "ishard");
+  await page.click("button:text('Start')");
+  await page.waitForURL(/\/console\/jobs\/ishard-/);
+  const ishardId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
+  const row = page.locator(`tr[data-job='${ishardId}']`);
+  await row.locator("button:text('Abort…')").click();
+  check((await row.locator(".confirm").innerText()).includes(ishardId), "the confirmation names the job");
+  await row.locator("button:text('Keep running')").click();
+  check((await row.locator(".confirm").count()) === 0, "Keep running closes the question");
+  await row.locator("button:text('Abort…')").click();
+  await row.locator(".confirm button:text('Abort')").click();
+  await page.locator(`tr[data-job='${ishardId}'][data-state=aborted]`).waitFor();
+  const aborted = await (await rest("GET", `/v1/jobs/${ishardId}`)).json();
+  check(aborted.state === "aborted", `the cluster says aborted: ${aborted.state}`);
+  step(`ishard ${ishardId} aborted from the jobs page after ${aborted.progress.objects_done} objects`);
+  await shot(page, "jobs");
+
+  // Narrow (768 px) and dark.
+  await page.setViewportSize({ width: 768, height: 1024 });
+  await page.goto(`${base}/console/`);
+  await page.locator('[data-testid=feed-status][data-status=live]').waitFor();
+  await page.waitForFunction(() => Number(document.querySelector("[data-testid=chart-throughput]")?.getAttribute("data-points")) >= 2);
+  check(await page.evaluate(() => document.documentElement.scrollWidth <= 768), "no horizontal scroll at 768 px");
+  await shot(page, "dashboard-768");
+  await page.goto(`${base}/console/buckets/demo?object=meta%2Finfo.json`);
+  await page.locator("[data-testid=preview-json]").waitFor();
+  check(await page.evaluate(() => document.documentElement.scrollWidth <= 768), "buckets: no horizontal scroll at 768 px");
+  await shot(page, "buckets-768");
+  for (const [path, ready, name] of [
+    ["/console/nodes", "[data-testid=nodes-table] tbody tr", "nodes"],
+    [`/console/jobs/${ishardId}`, "[data-testid=job-detail]", "jobs"],
+    ["/console/sort", "[data-testid=spec-text]", "dsort"],
+  ]) {
+    await page.goto(base + path);
+    await page.locator(ready).first().waitFor();
+    check(await page.evaluate(() => document.documentElement.scrollWidth <= 768), `${name}: no horizontal scroll at 768 px`);
+    await shot(page, `${name}-768`);
+  }
+  const dark = await newPage({ colorScheme: "dark" });
+  await dark.goto(`${base}/console/`);
+  await dark.locator('[data-testid=feed-status][data-status=live]').waitFor();
+  await dark.waitForFunction(() => Number(document.querySelector("[data-testid=chart-throughput]")?.getAttribute("data-points")) >= 2);
+  check(await dark.evaluate(() => getComputedStyle(document.body).backgroundColor !== "rgb(246, 247, 249)"), "dark theme follows the system");
+  await shot(dark, "dashboard-dark");
+  await dark.goto(`${base}/console/buckets/demo?prefix=shards%2F&object=${encodeURIComponent("shards/shard-0000.tar")}`);
+  await dark.locator("[data-testid=sample-row]").nth(7).waitFor();
+  await shot(dark, "shard-dark");
+  for (const [path, ready, name] of [
+    ["/console/nodes", "[data-testid=nodes-table] tbody tr", "nodes"],
+    [`/console/jobs/${ishardId}`, "[data-testid=job-detail]", "jobs"],
+    ["/console/buckets/paged", ".obj-row", "buckets"],
+    ["/console/ishard", "[data-testid=spec-text]", "ishard"],
+  ]) {
+    await dark.goto(base + path);
+    await dark.locator(ready).first().waitFor();
+    await shot(dark, `${name}-dark`);
+  }
+
+  // Keyboard: Tab from the top of the Buckets page reaches every control.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${base}/console/buckets/demo`);
+  await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
+  const reached = new Set();
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press("Tab");
+    reached.add(await page.evaluate(() => {
+      const e = document.activeElement;
+      return e ? e.getAttribute("aria-label") ?? e.getAttribute("data-testid") ?? e.textContent?.trim().slice(0, 20) ?? e.tagName : "";
+    }));
+  }
+  for (const want of ["Dashboard", "Jobs", "new bucket name", "destroy bucket demo", "search names by prefix", "Search",
+    "file-input", "folder-input", "object-rows", "blob.bin300 B"]) {
+    check(reached.has(want), `Tab reaches "${want}" (reached: ${[...reached].join(" | ")})`);
+  }
+  await page.locator("[aria-label='search names by prefix']").focus();
+  for (let i = 0; i < 20; i++) {
+    if (await page.evaluate(() => document.activeElement?.getAttribute("data-name") === "blob.bin")) break;
+    await page.keyboard.press("Tab");
+  }
+  await page.keyboard.press("Enter");
+  await page.locator("[data-testid=preview-hex]").waitFor();
+  check(page.url().includes("object=blob.bin"), `Enter on a row opens its preview and URL: ${page.url()}`);
+  step("keyboard: every control reached with Tab, Enter opens an object");
+
+  // The feed dropped under the page: it says so, retries, and is live again.
+  const rp = await newPage();
+  let feedSocket = null;
+  let feedConnects = 0;
+  await rp.routeWebSocket(/\/v1\/ws$/, (ws) => {
+    feedConnects++;
+    ws.connectToServer();
+    feedSocket = ws;
+  });
+  await rp.goto(`${base}/console/`);
+  await rp.locator("[data-testid=feed-status][data-status=live]").waitFor();
+  await feedSocket.close({ code: 1011, reason: "test drops the feed" });
+  await rp.locator("[data-testid=feed-status][data-status=retrying]").waitFor();
+  const retrying = await rp.locator("[data-testid=feed-status]").innerText();
+  check(/feed lost: test drops the feed; reconnecting/.test(retrying), `the status says the feed is lost: ${retrying}`);
+  await rp.locator("[data-testid=feed-status][data-status=live]").waitFor();
+  check(feedConnects === 2, `one reconnect (${feedConnects} connections)`);
+  await rp.close();
+  step("feed dropped: 'reconnecting', then live again");
+
+  // A killed target turns stale, then away, on the nodes page.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${base}/console/nodes`);
+  await page.locator("[data-testid=nodes-table] tbody tr[data-state=online]").nth(3).waitFor();
+  process.kill(killPid, "SIGKILL");
+  await page.locator("[data-testid=nodes-table] tbody tr[data-state=stale], [data-testid=nodes-table] tbody tr[data-state=away]").first().waitFor();
+  await page.locator("[data-testid=nodes-table] tbody tr[data-state=away]").waitFor();
+  step("killed target: away on the nodes page");
+  await shot(page, "nodes-away");
+
+  // Its event on the dashboard, found by the severity and text filters.
+  const awayId = await page.locator("[data-testid=nodes-table] tbody tr[data-state=away]").getAttribute("data-node");
+  await page.click("nav >> text=Dashboard");
+  await page.selectOption("select[aria-label='event severity']", "errors");
+  await page.locator("[data-testid=events] li.sev-error").filter({ hasText: awayId }).first().waitFor();
+  check(await page.locator("[data-testid=events] li").evaluateAll((lis) => lis.every((li) => li.classList.contains("sev-error"))),
+    "errors only: every event listed is an error");
+  await page.fill("input[aria-label='filter events']", awayId);
+  check(await page.locator("[data-testid=events] li").evaluateAll((lis, id) => lis.length > 0 && lis.every((li) => li.textContent.includes(id)), awayId),
+    "the text filter keeps the events naming the target");
+  step(`events: the away target ${awayId}'s error found by the filters`);
+
+  check(problems.length === 0, `no console errors or CSP violations: ${problems.join(" | ")}`);
+  console.log(`ok web console (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+try {
+  await (mode === "auth" ? authJourney() : journey());
+} finally {
+  await browser.close();
+}

@@ -1,0 +1,152 @@
+// Unit tests of the web console's pure code (console/web/src), run by
+// node's test runner after esbuild bundles them (run.mjs): the wire
+// decoders take numbers as numbers or strings and never throw, the .tar
+// reader, WebDataset keys, the spec errors mapped to fields, units.
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as d from "../../../console/web/src/decode";
+import * as fmt from "../../../console/web/src/format";
+import { readTar, wdsSplit } from "../../../console/web/src/tar";
+import { fieldErrors } from "../../../console/web/src/spec_errors";
+import { Series, kMaxPoints } from "../../../console/web/src/history";
+
+test("listing entries: size and version as numbers or strings", () => {
+  const page = d.listPage({
+    continuation_token: "b",
+    entries: [{ name: "a", size: 14, version: 1, flags: 0 }, { name: "b", size: "20000000000", version: "7", flags: "512" }],
+  });
+  assert.equal(page.token, "b");
+  assert.deepEqual(page.entries, [
+    { name: "a", size: 14, version: "1", flags: 0 },
+    { name: "b", size: 20000000000, version: "7", flags: d.kEntryIsArchive },
+  ]);
+  assert.deepEqual(d.listPage({ continuation_token: "" }), { token: "", entries: [] });
+});
+
+test("decoders never throw on the wrong shapes", () => {
+  for (const bad of [null, undefined, 3, "x", [], { entries: "no" }, { entries: [null, 5] }]) {
+    assert.doesNotThrow(() => d.listPage(bad));
+    assert.doesNotThrow(() => d.job(bad));
+    assert.doesNotThrow(() => d.metrics(bad, 0));
+    assert.doesNotThrow(() => d.smap(bad));
+  }
+  assert.equal(d.num("12abc", -1), -1);
+  assert.equal(d.num(Number.NaN, 5), 5);
+  assert.equal(d.num(" 42 "), 42);
+});
+
+test("a job's progress: totals unknown stay -1, states and targets kept", () => {
+  const j = d.job({
+    id: "ishard-x", kind: "ishard", state: "running", phase: "build",
+    progress: { objects_done: "3", bytes_done: 10, errors: 0 },
+    targets: { t1: { state: "running", phase: "build", progress: { objects_done: 3, objects_total: 5 } } },
+  });
+  assert.equal(j.progress.objects_done, 3);
+  assert.equal(j.progress.objects_total, -1);
+  assert.equal(j.targets.length, 1);
+  assert.equal(j.targets[0].progress.objects_total, 5);
+});
+
+test("the cluster map: flags of away, maintenance and decommissioning targets", () => {
+  const m = d.smap({
+    version: "9",
+    pmap: { p1: { daemon_id: "p1", daemon_type: "proxy", public_net: { direct_url: "http://h:1" } } },
+    tmap: { t1: { daemon_id: "t1", flags: 0x10000 }, t2: { daemon_id: "t2", flags: "131072" } },
+  });
+  assert.equal(m.version, 9);
+  assert.equal(m.proxies[0].url, "http://h:1");
+  assert.equal(m.targets[0].flags & d.kFlagAway, d.kFlagAway);
+  assert.equal(m.targets[1].flags & d.kFlagMaintenance, d.kFlagMaintenance);
+});
+
+function tarOf(members: [string, string][]): Uint8Array {
+  const enc = new TextEncoder();
+  const parts: Uint8Array[] = [];
+  for (const [name, text] of members) {
+    const data = enc.encode(text);
+    const h = new Uint8Array(512);
+    const put = (s: string, off: number) => h.set(enc.encode(s), off);
+    put(name, 0);
+    put("0000644\0", 100);
+    put(data.length.toString(8).padStart(11, "0") + "\0", 124);
+    put("14712345670\0", 136);
+    put("        ", 148);
+    put("0", 156);
+    put("ustar\0" + "00", 257);
+    let sum = 0;
+    for (const b of h) sum += b;
+    put(sum.toString(8).padStart(6, "0") + "\0 ", 148);
+    parts.push(h, data, new Uint8Array((512 - (data.length % 512)) % 512));
+  }
+  parts.push(new Uint8Array(1024));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+test("the .tar reader: members with their bytes, and a cut archive", () => {
+  const t = tarOf([["a/0001.cls", "7"], ["a/0001.json", "{\"x\":1}"], ["./b.txt", "x".repeat(700)]]);
+  const r = readTar(t);
+  assert.equal(r.error, "");
+  assert.equal(r.truncated, false);
+  assert.deepEqual(r.members.map((m) => [m.name, m.size]), [["a/0001.cls", 1], ["a/0001.json", 7], ["b.txt", 700]]);
+  assert.equal(new TextDecoder().decode(r.members[0].data!), "7");
+  // Cut inside the third member's bytes: it is listed without them.
+  const cut = readTar(t.subarray(0, 512 * 5 + 100));
+  assert.equal(cut.truncated, true);
+  assert.equal(cut.members.length, 3);
+  assert.equal(cut.members[2].data, null);
+  // A damaged header checksum stops the walk, named.
+  const bad = t.slice();
+  bad[0] ^= 1;
+  assert.match(readTar(bad).error, /checksum at byte 0/);
+});
+
+test("WebDataset keys: up to the first dot of the last component", () => {
+  assert.deepEqual(wdsSplit("train/0001.jpg"), { key: "train/0001", field: "jpg" });
+  assert.deepEqual(wdsSplit("a.b/c.d.e"), { key: "a.b/c", field: "d.e" });
+  assert.deepEqual(wdsSplit("noext"), { key: "noext", field: "" });
+});
+
+test("spec refusals: each pointer's message on its field", () => {
+  const e = fieldErrors("invalid ishard spec: /shard_size: size \"12 parsecs\": unknown unit \"parsecs\" (examples: 4096, 100MB); /sort: \"random\" must be \"alpha\"");
+  assert.equal(e.rest, "");
+  assert.equal(e.byField.get("shard_size"), "size \"12 parsecs\": unknown unit \"parsecs\" (examples: 4096, 100MB)");
+  assert.equal(e.byField.get("sort"), "\"random\" must be \"alpha\"");
+  const nested = fieldErrors("/algorithm/seed: not a number");
+  assert.equal(nested.byField.get("algorithm/seed"), "not a number");
+  const plain = fieldErrors("sample \"train/00007\" has no .cls (missing_extension_action is abort)");
+  assert.equal(plain.byField.size, 0);
+  assert.equal(plain.rest, "sample \"train/00007\" has no .cls (missing_extension_action is abort)");
+});
+
+test("units", () => {
+  assert.equal(fmt.bytes(0), "0 B");
+  assert.equal(fmt.bytes(1536), "1.5 KiB");
+  assert.equal(fmt.bytes(3 * 1024 * 1024 * 1024), "3.0 GiB");
+  assert.equal(fmt.rate(0.5), "0.5 B/s");
+  assert.equal(fmt.rate(250e6), "250 MB/s");
+  assert.equal(fmt.count(1500), "1.5k");
+  assert.equal(fmt.latency(0), "—");
+  assert.equal(fmt.latency(1.5e9), "1.5 s");
+  assert.equal(fmt.duration(3725e9), "1h 2m");
+});
+
+test("metrics history keeps the last kMaxPoints", () => {
+  const s = new Series(["a", "b"]);
+  for (let i = 0; i < kMaxPoints + 5; i++) s.push(i * 1000, [i, -i]);
+  assert.equal(s.length, kMaxPoints);
+  assert.equal(s.t[0], 5);
+  assert.equal(s.cols[1][kMaxPoints - 1], -(kMaxPoints + 4));
+});
+
+test("the feed's subprotocols: the access token only when signed in", async () => {
+  const { feedProtocols, kFeedProtocol } = await import("../../../console/web/src/feed");
+  assert.equal(kFeedProtocol, "tessera.feed.v1");
+  assert.deepEqual(feedProtocols(""), ["tessera.feed.v1"]);
+  assert.deepEqual(feedProtocols("aa.bb-cc_dd"), ["tessera.feed.v1", "tessera.bearer.aa.bb-cc_dd"]);
+});
