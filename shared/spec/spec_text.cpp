@@ -327,6 +327,8 @@ bool plainIsString(const std::string& s)
     }
 }
 
+constexpr std::size_t kMaxImplicitKeyBytes = 200;
+
 void emit(YAML::Emitter& out, const nlohmann::json& j)
 {
     switch (j.type()) {
@@ -334,6 +336,10 @@ void emit(YAML::Emitter& out, const nlohmann::json& j)
         out << YAML::BeginMap;
         for (const auto& [k, v] : j.items()) {
             out << YAML::Key;
+            // YAML allows an implicit key of at most 1024 characters, and an
+            // escaped one may be four times its bytes: a long key is written
+            // explicit ("? key"). Found by fuzz_spec_text.
+            if (k.size() > kMaxImplicitKeyBytes) out << YAML::LongKey;
             if (plainIsString(k)) out << k;
             else out << YAML::DoubleQuoted << k;
             out << YAML::Value;
