@@ -175,8 +175,8 @@ private slots:
         options.extraProxyArgs = {QStringLiteral("--ws-max-sessions"), QStringLiteral("1")};
         tests::LocalCluster cluster(options);
         QVERIFY2(cluster.start(), cluster.error().c_str());
-        QString wsUrl =
-            QString::fromStdString(cluster.proxyUrl()).replace(QLatin1String("http://"), QLatin1String("ws://"));
+        // http -> ws, https -> wss (the TLS suite: Qt's default configuration trusts its CA).
+        QString wsUrl = QString::fromStdString(cluster.proxyUrl()).replace(QLatin1String("http"), QLatin1String("ws"));
         auto blocker = std::make_unique<QWebSocket>();
         blocker->open(QUrl(wsUrl + QStringLiteral("/v1/ws")));
         QVERIFY(QTest::qWaitFor([&] { return blocker->state() == QAbstractSocket::ConnectedState; }, 5000));
