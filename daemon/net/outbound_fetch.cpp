@@ -104,10 +104,16 @@ std::string forbiddenRange(const address& a, const std::vector<IpNetwork>& allow
     for (const auto& n : allowed) {
         if (n.contains(candidate)) return {};
     }
-    for (const auto& r : kForbidden) {
-        // The table is fixed and valid (checked by the unit test).
-        const auto net = IpNetwork::parse(r.network);
-        if (net && net->contains(candidate)) return r.name;
+    // Parsed once: the table is fixed and valid (checked by the unit test).
+    static const std::vector<std::pair<IpNetwork, const char*>> forbidden = [] {
+        std::vector<std::pair<IpNetwork, const char*>> out;
+        for (const auto& r : kForbidden) {
+            if (auto net = IpNetwork::parse(r.network)) out.emplace_back(std::move(net.value()), r.name);
+        }
+        return out;
+    }();
+    for (const auto& [net, name] : forbidden) {
+        if (net.contains(candidate)) return name;
     }
     return {};
 }

@@ -127,6 +127,13 @@ nginx_down() {
   fi
 }
 
+# The Python loader benchmarks: Debian's python3 with PyTorch and xxhash
+# (installers/deps.sh installs them); sets PY.
+bench_require_python() {
+  PY=/usr/bin/python3
+  "$PY" -c 'import torch, xxhash' 2>/dev/null || { echo "python3-torch/python3-xxhash missing: installers/deps.sh" >&2; exit 1; }
+}
+
 bench_cleanup() {
   nginx_down
   cluster_down_all

@@ -23,8 +23,7 @@ while [ $# -gt 0 ]; do
 done
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_require
-PY=/usr/bin/python3
-"$PY" -c 'import torch, xxhash' 2>/dev/null || { echo "python3-torch/python3-xxhash missing: installers/deps.sh" >&2; exit 1; }
+bench_require_python
 WORK="$(mktemp -d)"
 trap bench_cleanup EXIT
 
