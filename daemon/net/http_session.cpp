@@ -40,6 +40,7 @@ constexpr std::size_t kBodyChunk = 256 * 1024;
 // two thread hops (read on a worker, write here), so fewer, larger ones.
 constexpr std::size_t kSourceChunk = 1024 * 1024;
 constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;      // yield to other connections after this many bytes
+constexpr std::size_t kSpliceTurn = 16 * 1024 * 1024;        // a relay yields its worker after this many bytes
 constexpr std::uint64_t kDrainLimit = api::kSmallBodyBytes;  // unread bodies up to this size are drained
 constexpr std::uint64_t kInlineFileBytes = 16 * 1024;        // file regions up to this size are read, not sendfile'd
 constexpr std::size_t kKeepBodyCapacity = 64 * 1024;         // a response buffer kept for the next request
@@ -304,35 +305,18 @@ void BasicHttpSession<S>::onHeader(beast::error_code ec, std::size_t headBytes)
         return;
     }
     if (m_route->upload) {
-        std::variant<Response, std::unique_ptr<UploadSink>> started;
-        try {
-            started = m_route->upload(m_req);
-        } catch (const std::exception& e) {
-            logError("upload handler threw: ", e.what());
-            fail(api::Error::internal(e.what()), true);
+        if (m_route->exec == Exec::Worker) {
+            // A start that blocks (the S3 front end connects to a target).
+            lowest().expires_never();
+            asio::post(*m_ctx->workers, [self = this->shared_from_this()] {
+                auto started = self->startUpload();
+                asio::post(self->m_stream.get_executor(), [self, started = std::move(started)]() mutable {
+                    self->onUploadStarted(std::move(started));
+                });
+            });
             return;
         }
-        if (std::holds_alternative<Response>(started)) {
-            Response res = std::move(std::get<Response>(started));
-            const bool expectContinue = beast::iequals(m_req.header("Expect"), "100-continue");
-            if (m_req.hasBody && !expectContinue && m_parser->content_length() &&
-                *m_parser->content_length() <= kDrainLimit) {
-                // A small body already on its way: read and drop it so the
-                // connection stays usable (a redirected PUT of a small object).
-                m_sink = std::make_unique<DrainSink>(std::move(res));
-                readBody();
-                return;
-            }
-            if (m_req.hasBody) res.close = true;  // the body stays unread
-            send(std::move(res));
-            return;
-        }
-        m_sink = std::move(std::get<std::unique_ptr<UploadSink>>(started));
-        if (!m_req.hasBody) {
-            bodyDone();
-            return;
-        }
-        sendContinueThen(&BasicHttpSession::readBody);
+        onUploadStarted(startUpload());
         return;
     }
 
@@ -349,6 +333,45 @@ void BasicHttpSession<S>::onHeader(beast::error_code ec, std::size_t headBytes)
         return;
     }
     bodyDone();
+}
+
+template <class S>
+std::variant<Response, std::unique_ptr<UploadSink>> BasicHttpSession<S>::startUpload()
+{
+    try {
+        return m_route->upload(m_req);
+    } catch (const std::exception& e) {
+        logError("upload handler threw: ", e.what());
+        Response res = Response::error(api::Error::internal(e.what()));
+        res.close = true;
+        return res;
+    }
+}
+
+template <class S>
+void BasicHttpSession<S>::onUploadStarted(std::variant<Response, std::unique_ptr<UploadSink>> started)
+{
+    if (std::holds_alternative<Response>(started)) {
+        Response res = std::move(std::get<Response>(started));
+        const bool expectContinue = beast::iequals(m_req.header("Expect"), "100-continue");
+        if (m_req.hasBody && !expectContinue && m_parser->content_length() &&
+            *m_parser->content_length() <= kDrainLimit) {
+            // A small body already on its way: read and drop it so the
+            // connection stays usable (a redirected PUT of a small object).
+            m_sink = std::make_unique<DrainSink>(std::move(res));
+            readBody();
+            return;
+        }
+        if (m_req.hasBody) res.close = true;  // the body stays unread
+        send(std::move(res));
+        return;
+    }
+    m_sink = std::move(std::get<std::unique_ptr<UploadSink>>(started));
+    if (!m_req.hasBody) {
+        bodyDone();
+        return;
+    }
+    sendContinueThen(&BasicHttpSession::readBody);
 }
 
 template <class S>
@@ -382,9 +405,12 @@ void BasicHttpSession<S>::readBody()
         auto buffered = m_buffer.data();
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffered.size(), m_remaining));
         if (n > 0) {
-            if (!consumeBody(static_cast<const char*>(buffered.data()), n)) return;
-            m_buffer.consume(n);
-            m_remaining -= n;
+            consumeThen(static_cast<const char*>(buffered.data()), n, [self = this->shared_from_this(), n] {
+                self->m_buffer.consume(n);
+                self->m_remaining -= n;
+                self->readRawBody();
+            });
+            return;
         }
         readRawBody();
         return;
@@ -414,10 +440,45 @@ void BasicHttpSession<S>::readRawBody()
                              self->closeConnection();
                              return;
                          }
-                         if (!self->consumeBody(self->m_chunk.data(), n)) return;
-                         self->m_remaining -= n;
-                         self->readRawBody();
+                         self->consumeThen(self->m_chunk.data(), n, [self, n] {
+                             self->m_remaining -= n;
+                             self->readRawBody();
+                         });
                      });
+}
+
+template <class S>
+void BasicHttpSession<S>::consumeThen(const char* data, std::size_t n, std::function<void()> next)
+{
+    if (n == 0) {
+        next();
+        return;
+    }
+    if (!m_sink || !m_sink->writesBlock()) {
+        if (consumeBody(data, n)) next();
+        return;
+    }
+    // A sink that writes to another node: its write runs on a worker, and
+    // the next read waits for it (`data` stays untouched until then).
+    m_bodyBytes += n;
+    lowest().expires_never();
+    asio::post(*m_ctx->workers, [self = this->shared_from_this(), data, n, next = std::move(next)]() mutable {
+        api::Status st;
+        try {
+            st = self->m_sink->write(data, n);
+        } catch (const std::exception& e) {
+            logError("upload write threw: ", e.what());
+            st = api::Error::internal(e.what());
+        }
+        asio::post(self->m_stream.get_executor(), [self, st = std::move(st), next = std::move(next)]() mutable {
+            if (!st) {
+                self->m_sink.reset();
+                self->fail(st.error(), true);
+                return;
+            }
+            next();
+        });
+    });
 }
 
 template <class S>
@@ -461,12 +522,13 @@ void BasicHttpSession<S>::onBodyChunk(beast::error_code ec)
         return;
     }
     const std::size_t n = m_chunk.size() - m_parser->get().body().size;
-    if (n > 0 && !consumeBody(m_chunk.data(), n)) return;
-    if (m_parser->is_done()) {
-        bodyDone();
-        return;
-    }
-    readBody();
+    consumeThen(m_chunk.data(), n, [self = this->shared_from_this()] {
+        if (self->m_parser->is_done()) {
+            self->bodyDone();
+            return;
+        }
+        self->readBody();
+    });
 }
 
 template <class S>
@@ -600,6 +662,18 @@ void BasicHttpSession<S>::send(Response res)
     if (!headRequest && res.source) {
         m_source = std::move(res.source);
         m_sourceLeft = res.sourceLength;
+        if constexpr (!kTls) {
+            // A plain relay moves by splice: the bytes read with the source's
+            // head go out with this head, the rest socket to socket.
+            if (auto pump = SplicePump::create()) {
+                if (auto raw = m_source->takeRaw(); raw && raw->buffered.size() <= m_sourceLeft) {
+                    m_sourceLeft -= raw->buffered.size();
+                    m_body = std::move(raw->buffered);
+                    m_spliceFrom = raw->fd;
+                    m_splice = std::make_unique<SplicePump>(std::move(*pump));
+                }
+            }
+        }
     }
     lowest().expires_after(m_ctx->options.ioTimeout);
     if constexpr (kTls) {
@@ -612,6 +686,10 @@ void BasicHttpSession<S>::send(Response res)
     asio::async_write(m_stream, buffers, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
         if (!ec && self->m_file) {
             self->sendFileChunk();
+            return;
+        }
+        if (!ec && self->m_splice) {
+            self->sendSpliceChunk();
             return;
         }
         if (!ec && self->m_source) {
@@ -662,6 +740,70 @@ void BasicHttpSession<S>::sendSourceChunk()
                               });
         });
     });
+}
+
+template <class S>
+void BasicHttpSession<S>::sendSpliceChunk()
+{
+    if (m_sourceLeft == 0) {
+        endSplice();
+        onWritten({});
+        return;
+    }
+    auto& sock = lowest().socket();
+    boost::system::error_code ec;
+    sock.native_non_blocking(true, ec);
+    lowest().expires_never();
+    // On a worker: the read from the target blocks (as BodySource::read).
+    asio::post(*m_ctx->workers, [self = this->shared_from_this(), to = sock.native_handle()] {
+        auto step = self->m_splice->run(self->m_spliceFrom, to, self->m_sourceLeft, kSpliceTurn);
+        asio::post(self->m_stream.get_executor(), [self, step = std::move(step)]() mutable {
+            using Step = SplicePump::Step;
+            if (!step || *step == Step::ClientGone) {
+                if (!step) logWarn("relayed body of ", self->m_req.path, " ended early: ", step.error().message);
+                self->recordOp(step ? kClientAbort : step.error().kind == api::ErrorKind::Internal ? 500 : 502);
+                self->endSplice();
+                self->closeConnection();
+                return;
+            }
+            if (*step == Step::Done) {
+                self->endSplice();
+                self->onWritten({});
+                return;
+            }
+            if (*step == Step::More) {
+                self->sendSpliceChunk();
+                return;
+            }
+            // The client's socket is full: wait for room, at most the I/O timeout.
+            self->m_sendTimer.expires_after(self->m_ctx->options.ioTimeout);
+            self->m_sendTimer.async_wait([self](boost::system::error_code tec) {
+                if (!tec) {
+                    boost::system::error_code cec;
+                    self->lowest().socket().cancel(cec);
+                }
+            });
+            self->lowest().socket().async_wait(tcp::socket::wait_write, [self](boost::system::error_code wec) {
+                self->m_sendTimer.cancel();
+                if (wec) {
+                    self->recordOp(kClientAbort);
+                    self->endSplice();
+                    self->closeConnection();
+                    return;
+                }
+                self->sendSpliceChunk();
+            });
+        });
+    });
+}
+
+template <class S>
+void BasicHttpSession<S>::endSplice()
+{
+    m_splice.reset();
+    m_spliceFrom = -1;
+    m_source.reset();  // closes the target's socket
+    m_sourceLeft = 0;
 }
 
 template <class S>

@@ -7,6 +7,7 @@
 // one thread runs (HttpServer); work from other threads is posted to it.
 
 #include "http_server.h"
+#include "splice_pump.h"
 
 #include "stream.h"
 #include <boost/asio/ssl/context.hpp>
@@ -15,9 +16,11 @@
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace tessera::daemon::net {
@@ -80,6 +83,12 @@ private:
     // Hands body bytes to the sink or the in-memory body; on failure the
     // error response is already under way and false is returned.
     bool consumeBody(const char* data, std::size_t n);
+    // Gives the bytes to the sink (on a worker when its writes block) or the
+    // buffered body, then runs `next` on this connection's thread; on a
+    // refusal the error is sent instead.
+    void consumeThen(const char* data, std::size_t n, std::function<void()> next);
+    std::variant<Response, std::unique_ptr<UploadSink>> startUpload();
+    void onUploadStarted(std::variant<Response, std::unique_ptr<UploadSink>> started);
     void bodyDone();
     void dispatch(const Route& route);
     void finishUpload();
@@ -91,6 +100,8 @@ private:
     void sendFileChunkTls();
     // A BodySource: each chunk read on the worker pool, written here.
     void sendSourceChunk();
+    void sendSpliceChunk();
+    void endSplice();
     void fail(const api::Error& e, bool close);
     // Counts the request in the node's statistics (once; routes with an op).
     void recordOp(int status);
@@ -128,8 +139,10 @@ private:
     std::unique_ptr<FileRegion> m_file;
     std::shared_ptr<BodySource> m_source;
     std::uint64_t m_sourceLeft = 0;
-    std::vector<char> m_sourceBuf;  // while a BodySource is sent (1 MiB)
-    bool m_audited = false;         // this request's control change was told to the auditor
+    std::vector<char> m_sourceBuf;         // while a BodySource is sent (1 MiB)
+    std::unique_ptr<SplicePump> m_splice;  // set: m_source's rest moves by splice from m_spliceFrom
+    int m_spliceFrom = -1;
+    bool m_audited = false;  // this request's control change was told to the auditor
     bool m_closeAfter = false;
     boost::asio::basic_waitable_timer<std::chrono::steady_clock, boost::asio::wait_traits<std::chrono::steady_clock>,
                                       Executor>

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,6 +33,18 @@ class BodySource {
 public:
     virtual ~BodySource() = default;
     virtual api::Result<std::size_t> read(char* buf, std::size_t cap) = 0;
+
+    // The rest of the body as bytes already read (`buffered`) followed by a
+    // plain socket the kernel can move them from (splice), when the source
+    // is one: a connection without TLS whose remaining bytes are exactly the
+    // promised length. Once it returned a value read() is not called again;
+    // `fd` stays open (blocking, with a read timeout) until the source is
+    // destroyed. Called on the connection's I/O thread before the first read.
+    struct Raw {
+        std::string buffered;
+        int fd = -1;
+    };
+    virtual std::optional<Raw> takeRaw() { return std::nullopt; }
 };
 
 struct Response {

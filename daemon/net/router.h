@@ -32,6 +32,9 @@ namespace tessera::daemon::net {
 // Peer: on the pool of work that never waits on another node (a slice or a
 // copy a peer reads, writes or removes), so that nodes whose workers all
 // wait on each other's answers still get them.
+// For a streaming (upload) route, Worker runs its start on the worker pool
+// (it may block: a relay connecting to another node); the others run it on
+// the I/O thread.
 enum class Exec { Inline, Worker, InlineFirst, Peer };
 
 using Handler = std::function<Response(const Request&)>;

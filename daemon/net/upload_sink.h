@@ -1,7 +1,7 @@
 #pragma once
 // Receives a streamed request body (object PUT). The session calls write()
-// for each chunk on the connection's I/O thread, then finish() once on a worker
-// thread. A sink destroyed without finish() must discard what it wrote.
+// for each chunk on the connection's I/O thread (on a worker when
+// writesBlock()), then finish() once on a worker thread. A sink destroyed without finish() must discard what it wrote.
 
 #include "api/result.h"
 #include "response.h"
@@ -23,6 +23,10 @@ public:
     // wait for each other's answers (copies of mirrored objects) still get
     // those answers.
     virtual bool receivesFromPeer() const { return false; }
+    // True when write() may block on another node (the S3 front end relaying
+    // a body to a target): the session calls it on the worker pool, one call
+    // at a time, and reads the next piece only after it returned.
+    virtual bool writesBlock() const { return false; }
 };
 
 }  // namespace tessera::daemon::net

@@ -5,7 +5,8 @@
 // A check that fails drops the connection to the target with the body
 // incomplete, and the target stores nothing.
 //
-// Thread safety: one thread at a time (the HTTP session's).
+// Thread safety: one thread at a time (the HTTP session hands it from
+// worker to worker, one call after the other).
 
 #include "aws_chunked_decoder.h"
 #include "md5_stream.h"
@@ -48,6 +49,7 @@ public:
 
     api::Status write(const char* data, std::size_t size) override;
     net::Response finish() override;
+    bool writesBlock() const override { return true; }
 
 private:
     api::Status forward(const char* p, std::size_t n);

@@ -123,7 +123,9 @@ void S3Api::registerRoutes(net::Router& router, const std::string& prefix)
     add(
         http::verb::post, object, Exec::Worker, [impl](const Request& r) { return impl->objectPost(r); },
         api::kS3MaxXmlBody);
-    Route put{http::verb::put, object, Exec::Inline, {}, [impl](const Request& r) { return impl->objectPut(r); }};
+    // Exec::Worker: the start connects to the owning target (and verifies
+    // the signature), so it runs on the worker pool, as do the body's writes.
+    Route put{http::verb::put, object, Exec::Worker, {}, [impl](const Request& r) { return impl->objectPut(r); }};
     put.op = OpKind::Put;
     router.add(net::needs(std::move(put), open));
 }

@@ -14,11 +14,18 @@ using net::Response;
 
 namespace {
 
-// A GET's body from the target, a piece at a time on the worker pool.
+// A GET's body from the target: spliced from the target's socket when the
+// connection is plain, else read a piece at a time on the worker pool.
 class Relay : public net::BodySource {
 public:
     explicit Relay(std::unique_ptr<TargetCall> c) : m_call(std::move(c)) {}
     api::Result<std::size_t> read(char* buf, std::size_t cap) override { return m_call->readBody(buf, cap); }
+    std::optional<Raw> takeRaw() override
+    {
+        auto raw = m_call->takeRawBody();
+        if (!raw) return std::nullopt;
+        return Raw{std::move(raw->buffered), raw->fd};
+    }
 
 private:
     std::unique_ptr<TargetCall> m_call;

@@ -2,6 +2,7 @@
 
 #include "client/tls_setup.h"
 
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -164,6 +165,22 @@ api::Result<std::size_t> TargetCall::readBody(char* buf, std::size_t cap)
     if (ec)
         return api::Error{api::ErrorKind::Unavailable, "target " + impl.where + " broke off the body", ec.message()};
     return cap - body.size;
+}
+
+std::optional<TargetCall::RawBody> TargetCall::takeRawBody()
+{
+    auto& impl = *m_impl;
+    if (impl.tls || !impl.parser || !impl.parser->is_header_done() || impl.parser->chunked()) return std::nullopt;
+    const auto remaining = impl.parser->content_length_remaining();
+    if (!remaining) return std::nullopt;
+    const auto data = impl.buffer.data();
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(data.size(), *remaining));
+    RawBody out;
+    out.buffered.assign(static_cast<const char*>(data.data()), n);
+    impl.buffer.consume(impl.buffer.size());
+    impl.parser.reset();
+    out.fd = impl.socket.native_handle();
+    return out;
 }
 
 api::Result<std::string> TargetCall::readSmallBody(std::size_t limit)

@@ -57,6 +57,15 @@ public:
     // After readHead: the whole body, when it is at most `limit` bytes (an
     // error document).
     api::Result<std::string> readSmallBody(std::size_t limit);
+    // Right after readHead, for a body of known length over plain TCP: the
+    // body bytes read along with the head, and the socket that carries the
+    // rest (blocking, reads time out). The call is then used up: only its
+    // destructor may follow. Nullopt over TLS or for a chunked body.
+    struct RawBody {
+        std::string buffered;
+        int fd = -1;
+    };
+    std::optional<RawBody> takeRawBody();
 
 private:
     TargetCall();
