@@ -239,6 +239,9 @@ EcService::Survey EcService::survey(const api_util::ObjectRef& ref, bool useLoca
                 if (auto o = m_store.open(ref.bucket, ref.name)) src.holding.copyStamp = o->meta.stamp;
             }
             if (auto sl = m_slices.open(ref.bucket, ref.name)) src.holding.slice = sl->meta;
+            if (!src.holding.slice && !m_store.open(ref.bucket, ref.name)) {
+                out.ownTombstone = m_store.tombstone(ref.bucket, ref.name).value_or(0);
+            }
         } else if (node->away()) {
             out.missing.push_back("target " + node->id + " is away");
             if (keepsCopies) ++out.copyKeepersMissing;
@@ -328,11 +331,14 @@ std::optional<Response> EcService::read(const Request& req, const api_util::Obje
     if (props == nullptr || !props->ec.enabled) return std::nullopt;
     const auto found = survey(ref, useLocalCopy);
     const auto chosen = found.choose();
-    if (found.newest != 0 && found.newestTombstone > (chosen.servable ? chosen.stamp : found.newest)) {
-        // A deletion the holders recorded is newer than every version they
-        // keep: a deletion interrupted after it reached some of them (its
-        // owner reconciles the rest). What is left of the old version may be
-        // too little to rebuild, and must not come back.
+    const auto tombstone = std::max(found.newestTombstone, found.ownTombstone);
+    if (found.newest != 0 && tombstone > (chosen.servable ? chosen.stamp : found.newest)) {
+        // A deletion the holders (or this target) recorded is newer than
+        // every version they keep: a deletion interrupted after it reached
+        // some of them (its owner reconciles the rest). What is left of an
+        // old version may be too little to rebuild, or enough — slices of an
+        // older large version on holders a newer small one (copied whole to
+        // the next P) never touched — and must not come back.
         return std::nullopt;
     }
     if (found.newest == 0) {

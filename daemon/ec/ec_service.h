@@ -124,6 +124,11 @@ private:
         std::size_t copyKeepersMissing = 0;  // of them, the owner and the next P (whole copies of small versions)
         std::int64_t newest = 0;
         std::int64_t newestTombstone = 0;  // the newest deletion another target recorded (0: none)
+        // The deletion this target recorded, when it keeps nothing of the
+        // name (0: none). A stand-in serving a read must honour it: a
+        // deletion that reached it and not the holders of an older version
+        // must not bring that version back.
+        std::int64_t ownTombstone = 0;
         std::string missingText() const;
         // A target with a whole copy of version `stamp`, or null.
         const Source* copyAt(std::int64_t stamp) const;

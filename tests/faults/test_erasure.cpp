@@ -282,6 +282,56 @@ private slots:
         }
     }
 
+    // A large version (slices on the three holders), then a small one
+    // (copied whole to the owner and the first holder only: the other two
+    // still keep the large version's slices), then a deletion that reached
+    // the first holder and no other before the owner died. With the owner
+    // away the first holder stands in: it must honour its own record of the
+    // deletion, not rebuild the large version from the slices the deletion
+    // never reached (a read going back two versions). Found by soak_ec_short.
+    void deletionReachingTheStandInOnlyIsHonoured()
+    {
+        const std::string name = "deleted-at-stand-in";
+        const auto p = placement(name);
+        const auto large = randomBytes(static_cast<std::size_t>(kLimit) * 2, 82);
+        const std::string small = "small version";
+        QCOMPARE(m_http.send(Method::Put, objUrl(name), Body::string(large))->status, 200);
+        QCOMPARE(m_http.send(Method::Put, objUrl(name), Body::string(small))->status, 200);
+        QCOMPARE(filesOf(p[2], ".tessera/ec", name).size(), 1);  // the large version's slices stay
+        QFile keyFile(m_cluster.clusterKeyFile());
+        QVERIFY(keyFile.open(QIODevice::ReadOnly));
+        const auto key = keyFile.readAll().trimmed().toStdString();
+        const auto stamp = std::to_string(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count() +
+            1'000'000'000'000LL);
+        auto r = m_http.send(Method::Delete, m_cluster.targetUrl(p[1]) + api::path::internalEcSlice(kBucket, name),
+                             Body::none(), {{"tessera-cluster-key", key}, {"tessera-version-stamp", stamp}});
+        QVERIFY(r);
+        QVERIFY2(r->status == 200, r->body.c_str());
+        m_cluster.killTarget(p[0]);
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        auto away = m_http.send(Method::Get, objUrl(name));
+        QVERIFY(away);
+        QVERIFY2(away->status == 404, (std::to_string(away->status) + " " + away->body.substr(0, 100)).c_str());
+        // The owner back (it never saw the deletion, which was not
+        // acknowledged): the small version or nothing, never the large one.
+        QVERIFY(m_cluster.restartTarget(p[0]));
+        QVERIFY(m_cluster.waitForTargets(4, std::chrono::seconds(10)));
+        auto back = m_http.send(Method::Get, objUrl(name));
+        QVERIFY(back);
+        QVERIFY2(back->status == 404 || (back->status == 200 && back->body == small),
+                 (std::to_string(back->status) + " " + back->body.substr(0, 40)).c_str());
+        // A deletion now leaves nothing of either version anywhere.
+        auto del = m_http.send(Method::Delete, objUrl(name));
+        QVERIFY(del);
+        QVERIFY2(del->status == 200 || del->status == 404, del->body.c_str());
+        for (int t = 0; t < 4; ++t) {
+            QCOMPARE(filesOf(t, "buckets", name).size(), 0);
+            QCOMPARE(filesOf(t, ".tessera/ec", name).size(), 0);
+        }
+    }
+
     // An overwrite interrupted after the first slice holder took its slice
     // of the new version, the owner killed before it committed: the new
     // version cannot be rebuilt (one slice of two), was never acknowledged,
