@@ -59,6 +59,7 @@ template <class S>
 class BasicHttpSession final : public HttpSession, public std::enable_shared_from_this<BasicHttpSession<S>> {
 public:
     static constexpr bool kTls = std::is_same_v<S, SslStream>;
+    static constexpr std::size_t kBodyChunk = 256 * 1024;  // request bodies are read in pieces of this size
 
     BasicHttpSession(Socket socket, std::shared_ptr<ServerContext> ctx, boost::asio::ip::address peer,
                      std::shared_ptr<boost::asio::ssl::context> tls);

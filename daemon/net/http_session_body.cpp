@@ -25,8 +25,8 @@ namespace {
 // two thread hops (read on a worker, write on the I/O thread), so fewer,
 // larger ones.
 constexpr std::size_t kSourceChunk = 1024 * 1024;
-constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;  // yield to other connections after this many bytes
-constexpr std::size_t kSpliceTurn = 16 * 1024 * 1024;    // a relay yields its worker after this many bytes
+constexpr std::size_t kSendfileSlice = 4 * 1024 * 1024;           // yield to other connections after this many bytes
+constexpr std::size_t kSpliceTurn = 16 * 1024 * 1024;             // a relay yields its worker after this many bytes
 constexpr int kClientAbort = stats::StatsRecorder::kClientAbort;  // counted apart from errors
 }  // namespace
 
@@ -228,7 +228,7 @@ void BasicHttpSession<S>::sendFileChunkTls()
                       });
 }
 
-#define TESSERA_INSTANTIATE(S)                             \
+#define TESSERA_INSTANTIATE(S)                            \
     template void BasicHttpSession<S>::sendSourceChunk(); \
     template void BasicHttpSession<S>::sendSpliceChunk(); \
     template void BasicHttpSession<S>::endSplice();       \
