@@ -90,6 +90,16 @@ async function refresh(): Promise<boolean> {
   return refreshing;
 }
 
+// After a 401 that was not a call() (an upload's XMLHttpRequest): true when
+// the session's tokens were refreshed (send again), false when the session
+// ended (the sign-in form shows).
+export async function renewAfter401(): Promise<boolean> {
+  if (!session) return false;
+  if (await refresh()) return true;
+  setSession(null, true);
+  return false;
+}
+
 // A call to the proxy; a 401 with a session tries the refresh token once,
 // then marks the session expired (the sign-in form shows).
 export async function call(path: string, init: RequestInit = {}): Promise<Response> {

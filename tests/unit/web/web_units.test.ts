@@ -9,6 +9,7 @@ import * as fmt from "../../../console/web/src/format";
 import { readTar, wdsSplit } from "../../../console/web/src/tar";
 import { fieldErrors } from "../../../console/web/src/spec_errors";
 import { Series, kMaxPoints } from "../../../console/web/src/history";
+import { downloadRefusal, kDownloadCap } from "../../../console/web/src/download";
 
 test("listing entries: size and version as numbers or strings", () => {
   const page = d.listPage({
@@ -149,4 +150,13 @@ test("the feed's subprotocols: the access token only when signed in", async () =
   assert.equal(kFeedProtocol, "tessera.feed.v1");
   assert.deepEqual(feedProtocols(""), ["tessera.feed.v1"]);
   assert.deepEqual(feedProtocols("aa.bb-cc_dd"), ["tessera.feed.v1", "tessera.bearer.aa.bb-cc_dd"]);
+});
+
+test("a signed-in download: refused above the cap, with what to use instead", () => {
+  assert.equal(downloadRefusal(0), "");
+  assert.equal(downloadRefusal(kDownloadCap), "");
+  const msg = downloadRefusal(kDownloadCap + 1);
+  assert.match(msg, /more than the 256 MiB a signed-in browser download holds in memory/);
+  assert.match(msg, /tessera get BUCKET\/NAME/);
+  assert.match(downloadRefusal(3 * 2 ** 30, 1 << 20), /^3\.0 GiB is more than the 1\.0 MiB/);
 });
