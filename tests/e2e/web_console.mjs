@@ -308,6 +308,27 @@ async function authJourney() {
   await page.locator("[data-testid=feed-status][data-status=live]").waitFor();
   step("access token refreshed: the feed reconnected with the new one");
 
+  // An upload whose token was revoked under it: its 401 refreshes the
+  // session once and the upload is sent again with the new token.
+  await page.click("[data-bucket=authed]");
+  await page.locator("[data-testid=listing-state][data-complete=true]").waitFor();
+  const beforeUpload = await session();
+  const revokeAgain = await fetch(`${base}/v1/tokens`, { method: "DELETE", headers: { Authorization: `Bearer ${beforeUpload.token}` },
+    body: JSON.stringify({ token: beforeUpload.token }) });
+  check(revokeAgain.ok, `revoke the access token again: ${revokeAgain.status}`);
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(["sent again with a fresh token\n"], "late.txt"));
+    document.querySelector("[data-testid=object-rows]").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.locator("[data-testid=uploads] li[data-state=done]").filter({ hasText: "authed/late.txt" }).waitFor();
+  const afterUpload = await session();
+  check(afterUpload.token !== beforeUpload.token, "the upload's 401 refreshed the session");
+  const late = await fetch(`${base}/v1/objects/authed/late.txt`, { headers: { Authorization: `Bearer ${afterUpload.token}` }, redirect: "follow" });
+  check(late.ok && (await late.text()) === "sent again with a fresh token\n", `the upload after a refresh reads back (${late.status})`);
+  await feedOpenWith(afterUpload.token);
+  step("an upload refused for a revoked token: refreshed, sent again, read back equal");
+
   // Both tokens revoked elsewhere: the next call's 401 cannot refresh.
   const tokens = await session();
   for (const t of [tokens.refresh_token, tokens.token]) {

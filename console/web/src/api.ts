@@ -156,8 +156,10 @@ export async function checkSession(): Promise<boolean> {
 }
 
 // Whether the proxy wants a token: the cluster map without one is 401.
+// Asked without the session's token, so that a tab reloaded while signed
+// in still knows auth is on (and shows the sign-in form when it ends).
 export async function authRequired(): Promise<boolean> {
-  const r = await fetch("/v1/cluster?what=smap", { headers: headers() });
+  const r = await fetch("/v1/cluster?what=smap");
   return r.status === 401;
 }
 
