@@ -329,6 +329,13 @@ async function authJourney() {
   await feedOpenWith(afterUpload.token);
   step("an upload refused for a revoked token: refreshed, sent again, read back equal");
 
+  // The bucket's properties with auth on: who may do what.
+  await page.click("button:text('Properties')");
+  await page.locator("[data-testid=props-mine]").waitFor();
+  check((await text(page, "[data-testid=props-mine]")) === "you (admin, admin): read, list, write, delete, admin-bucket", "the admin's permissions");
+  check((await text(page, "[data-testid=props-others]")).includes("no other user may use it"), "no other user holds a grant");
+  step("bucket properties with auth on: the caller's permissions and the other users'");
+
   // Both tokens revoked elsewhere: the next call's 401 cannot refresh.
   const tokens = await session();
   for (const t of [tokens.refresh_token, tokens.token]) {
@@ -619,11 +626,14 @@ async function journey() {
 
   // Every page in light and dark, 1280 and 768 px wide (light 1280 was
   // taken above, in the middle of the work): web-<page>[-dark][-768].png.
-  // At 768 px no page scrolls sideways; dark follows the system.
+  // Each page is loaded once per theme and shot at both widths (a resize,
+  // not a reload: the dashboard keeps its points); a load runs meanwhile so
+  // the charts have a shape. At 768 px no page scrolls sideways; dark
+  // follows the system.
   const pagesToShoot = [
     ["dashboard", "/console/", async (p) => {
       await p.locator("[data-testid=feed-status][data-status=live]").waitFor();
-      await p.waitForFunction(() => Number(document.querySelector("[data-testid=chart-throughput]")?.getAttribute("data-points")) >= 2);
+      await p.waitForFunction(() => Number(document.querySelector("[data-testid=chart-throughput]")?.getAttribute("data-points")) >= 24);
     }],
     ["nodes", "/console/nodes", (p) => p.locator("[data-testid=nodes-table] tbody tr").first().waitFor()],
     ["jobs", `/console/jobs/${ishardId}`, (p) => p.locator("[data-testid=job-detail]").waitFor()],
@@ -633,14 +643,26 @@ async function journey() {
     ["dsort", "/console/sort", (p) => p.locator("[data-testid=spec-text]").waitFor()],
     ["ishard", "/console/ishard", (p) => p.locator("[data-testid=spec-text]").waitFor()],
   ];
+  let shooting = true;
+  const shotLoad = (async () => {
+    for (let i = 0; shooting; i++) {
+      await parallel(Array.from({ length: 16 }, (_, k) => `obj-${String((i * 16 + k) % kPaged).padStart(5, "0")}.txt`), 8,
+        (n) => rest("GET", `/s3/paged/${n}`).then((r) => r.arrayBuffer()));
+      await putObject("demo", `load/p-${i % 20}.bin`, Buffer.alloc(4096, i));
+    }
+  })();
   for (const scheme of ["light", "dark"]) {
     const sp = await newPage({ colorScheme: scheme });
-    for (const width of [1280, 768]) {
-      if (scheme === "light" && width === 1280) continue;
-      await sp.setViewportSize({ width, height: width === 768 ? 1024 : 800 });
-      for (const [name, path, ready] of pagesToShoot) {
-        await sp.goto(base + path);
+    for (const [name, path, ready] of pagesToShoot) {
+      let loaded = false;
+      for (const width of [1280, 768]) {
+        if (scheme === "light" && width === 1280) continue;
+        await sp.setViewportSize({ width, height: width === 768 ? 1024 : 800 });
+        if (!loaded) await sp.goto(base + path);
+        loaded = true;
         await ready(sp);
+        // The charts follow their box's new width on the next frames.
+        await sp.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
         if (width === 768) {
           check(await sp.evaluate(() => document.documentElement.scrollWidth <= 768), `${name}: no horizontal scroll at 768 px`);
         }
@@ -652,6 +674,8 @@ async function journey() {
     }
     await sp.close();
   }
+  shooting = false;
+  await shotLoad;
 
   // Keyboard: Tab from the top of the Buckets page reaches every control.
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -678,6 +702,31 @@ async function journey() {
   await page.locator("[data-testid=preview-hex]").waitFor();
   check(page.url().includes("object=blob.bin"), `Enter on a row opens its preview and URL: ${page.url()}`);
   step("keyboard: every control reached with Tab, Enter opens an object");
+
+  // Bucket properties (read-only, from HEAD /v1/buckets/<b>): the
+  // Properties button opens them in the URL; mirroring and erasure coding
+  // set over REST show in words; the count comes from the usage scan.
+  await rest("PATCH", "/v1/buckets/demo", JSON.stringify({ action: "set-bprops", value: { mirror: { enabled: true, copies: 2, across_targets: true } } }));
+  await rest("PATCH", "/v1/buckets/sorted", JSON.stringify({ action: "set-bprops", value: { ec: { enabled: true, data_slices: 1, parity_slices: 1 } } }));
+  await page.goto(`${base}/console/buckets/sorted`);
+  await page.click("button:text('Properties')");
+  await page.waitForURL(/props=1/);
+  await page.locator("[data-testid=props-protection]").filter({ hasText: "erasure coded: 1 data + 1 parity slices" }).waitFor();
+  await page.locator("[data-testid=props-objects]").filter({ hasText: /^2 objects, 25 KiB/ }).waitFor();
+  check((await text(page, "[data-testid=props-access]")) === "auth is off: every caller may do everything", "access with auth off");
+  await page.goto(`${base}/console/buckets/demo?props=1`);
+  await page.locator("[data-testid=props-protection]").filter({ hasText: "2 copies across targets" }).waitFor();
+  await shot(page, "bucket-props");
+  await page.click("button[aria-label='close the properties']");
+  await page.locator("[data-testid=bucket-props]").waitFor({ state: "detached" });
+  check(!page.url().includes("props="), `closing the properties leaves the URL: ${page.url()}`);
+  step("bucket properties: erasure coding, 2 copies across targets, the scan's count, access");
+
+  // The 20,000 objects go with their bucket (the targets delete the files;
+  // measured, since it is most of what the cluster's teardown would cost).
+  const destroyStarted = Date.now();
+  await rest("DELETE", "/v1/buckets/paged");
+  step(`destroyed the 20,000-object bucket in ${((Date.now() - destroyStarted) / 1000).toFixed(1)} s`);
 
   // The feed dropped under the page: it says so, retries, and is live again.
   const rp = await newPage();

@@ -176,6 +176,18 @@ export async function createBucket(name: string): Promise<void> {
     body: JSON.stringify({ action: "create-bck" }),
   });
 }
+// HEAD /v1/buckets/<b>: the properties travel in two headers.
+export async function bucketProps(name: string): Promise<d.BucketProps> {
+  const r = await call(`/v1/buckets/${enc(name)}`, { method: "HEAD" });
+  return d.bucketProps(r.headers.get("ais-bucket-props"), r.headers.get("tessera-bucket-props-ext"));
+}
+export async function whoami(): Promise<d.Who> {
+  return d.who(await getJson("/v1/whoami"));
+}
+// Every user (admins only).
+export async function listUsers(): Promise<d.Who[]> {
+  return d.arr(await getJson("/v1/users")).map(d.who);
+}
 export async function destroyBucket(name: string): Promise<void> {
   await call(`/v1/buckets/${enc(name)}`, { method: "DELETE" });
 }
