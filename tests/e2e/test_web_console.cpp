@@ -74,6 +74,9 @@ private slots:
         o.extraProxyArgs = {"--console-dir", QStringLiteral(TESSERA_WEB_DIST), "--stats-interval-ms", "250"};
         // Bucket counts of the targets' usage scans current in the screenshots.
         o.extraTargetArgs = {"--usage-scan-interval-ms", "3000"};
+        // Filling 20,000 objects (over TLS too, beside other builds) must not
+        // starve a target's keepalives into "away": 2 s of silence, not 0.9 s.
+        o.maxMissed = 7;
         tests::LocalCluster cluster(o);
         QVERIFY2(cluster.start(), cluster.error().c_str());
         runScript(cluster, {"--kill-pid", QString::number(cluster.targetPid(cluster.targetCount() - 1))},

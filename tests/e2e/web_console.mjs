@@ -134,9 +134,9 @@ async function seed() {
   const names = Array.from({ length: kPaged }, (_, i) => `obj-${String(i).padStart(5, "0")}.txt`);
   names.push(...Array.from({ length: 5 }, (_, i) => `sub/dir/f${i}.txt`));
   const t0 = Date.now();
-  await parallel(names, 32, (n) => putObject("paged", n, Buffer.from(n)));
+  await parallel(names, 16, (n) => putObject("paged", n, Buffer.from(n)));
   const secs = (Date.now() - t0) / 1000;
-  step(`filled paged: ${names.length} objects by 32 parallel S3 PUTs in ${secs.toFixed(1)} s (${Math.round(names.length / secs)}/s)`);
+  step(`filled paged: ${names.length} objects by 16 parallel S3 PUTs in ${secs.toFixed(1)} s (${Math.round(names.length / secs)}/s)`);
 }
 
 // ---- the browser -----------------------------------------------------------
