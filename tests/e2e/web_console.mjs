@@ -535,6 +535,12 @@ async function journey() {
   check(cut === "first 1.0 MiB of 1.5 MiB (truncated at the preview limit)", `a big object cut at the cap: ${cut}`);
   await preview("blob.bin", "preview-hex");
   check((await text(page, "[data-testid=preview-hex]")).startsWith("00000000  00 07 0e 15"), "hex dump");
+  // Auth off, Download is a plain link the browser streams to disk.
+  check((await page.locator("a[data-testid=download]").getAttribute("href")) === "/s3/demo/blob.bin", "Download is a link without auth");
+  const [plainDownload] = await Promise.all([page.waitForEvent("download"), page.click("[data-testid=download]")]);
+  const { readFileSync: readDownload } = await import("node:fs");
+  check(Buffer.compare(readDownload(await plainDownload.path()), Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 7) % 256))) === 0,
+    "the plain download is the object's bytes");
   await preview("images/cat.png", "preview-image");
   await page.waitForFunction(() => document.querySelector("[data-testid=preview-image]")?.naturalWidth === 64);
   await shot(page, "preview");
