@@ -76,15 +76,20 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         m_api->setBucketFilter([this](const net::Request& req, std::vector<api::BucketRef> all) {
             return m_authApi->visibleBuckets(req, std::move(all));
         });
-        // S3 keys act as the users the keys file names; without one, S3 is
-        // refused rather than served to anyone (docs/s3.md).
-        if (c.s3KeysFile.empty()) {
-            m_s3->refuseAll("auth is on and the proxy has no S3 keys (s3_keys_file)");
-        } else {
-            m_s3->setPermissionCheck([this](const std::string& user, const std::string& bucket, api::Permission p) {
-                return m_auth->users()->check(user, bucket, p);
-            });
-        }
+        // S3 keys act as the users the keys file names; without one, signed
+        // and unsigned S3 calls are refused rather than served to anyone.
+        // A Tessera access token (Authorization: Bearer, what the web
+        // console sends) is checked by the token service the authorizer
+        // uses, keys file or not (docs/s3.md).
+        if (c.s3KeysFile.empty()) m_s3->refuseAll("auth is on and the proxy has no S3 keys (s3_keys_file)");
+        m_s3->setPermissionCheck([this](const std::string& user, const std::string& bucket, api::Permission p) {
+            return m_auth->users()->check(user, bucket, p);
+        });
+        m_s3->setTokenCheck([this](std::string_view token) -> api::Result<std::string> {
+            auto claims = m_auth->tokens().verify(token, auth::TokenUse::Access);
+            if (!claims) return claims.error();
+            return std::move(claims->subject);
+        });
         m_api->setRedirectSigner([this](std::string_view method, std::string_view bucket, std::string_view object) {
             return m_auth->signRedirect(method, bucket, object);
         });

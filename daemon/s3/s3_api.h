@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace tessera::daemon::s3 {
 
@@ -64,6 +65,17 @@ public:
     using PermissionCheck =
         std::function<api::Result<bool>(const std::string& user, const std::string& bucket, api::Permission p)>;
     void setPermissionCheck(PermissionCheck f);
+
+    // Set (auth on): a request with "Authorization: Bearer <token>" acts as
+    // the user of that Tessera access token; `f` verifies it as the native
+    // API does (signature, key ring, expiry, revocation) and answers the
+    // user, or Unauthorized. The permission check above then applies as for
+    // a signed request. A browser cannot sign SigV4 without holding an S3
+    // secret, so this is how the web console reads and writes object bytes
+    // with auth on. Bearer calls are accepted even when refuseAll() refuses
+    // every other S3 call. Before the node serves requests.
+    using TokenCheck = std::function<api::Result<std::string>(std::string_view token)>;
+    void setTokenCheck(TokenCheck f);
 
     struct Impl;
 

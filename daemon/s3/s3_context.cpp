@@ -10,11 +10,33 @@
 
 #include <boost/beast/http/verb.hpp>
 
+#include <cctype>
+
 namespace tessera::daemon::s3 {
 
 namespace http = boost::beast::http;
 using net::Request;
 using net::Response;
+
+namespace {
+
+constexpr std::string_view kBearerScheme = "bearer";
+
+// The token of "Authorization: Bearer <token>" (the scheme is
+// case-insensitive, RFC 7235); nullopt when the header is not a bearer one.
+std::optional<std::string_view> bearerToken(std::string_view header)
+{
+    if (header.size() < kBearerScheme.size()) return std::nullopt;
+    for (std::size_t i = 0; i < kBearerScheme.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(header[i])) != kBearerScheme[i]) return std::nullopt;
+    }
+    auto rest = header.substr(kBearerScheme.size());
+    if (!rest.empty() && rest.front() != ' ') return std::nullopt;  // e.g. "Bearerx"
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    return rest;
+}
+
+}  // namespace
 
 api::Result<S3Context::Caller> S3Context::authenticate(const Request& req, const std::string& bucket,
                                                        api::Permission permission) const
@@ -22,6 +44,10 @@ api::Result<S3Context::Caller> S3Context::authenticate(const Request& req, const
     auto c = verify(req);
     if (!c || !permits || bucket.empty()) return c;
     auto ok = permits(c->user, bucket, permission);
+    if (!ok && c->bearer && ok.kind() == api::ErrorKind::NotFound) {
+        // The token verified, but its user was removed since it was issued.
+        return api::Error::unauthorized("InvalidToken: user \"" + c->user + "\" no longer exists");
+    }
     if (!ok) return ok.error();
     if (!*ok) {
         return api::Error::forbidden("AccessDenied: user \"" + c->user + "\" may not " +
@@ -32,6 +58,22 @@ api::Result<S3Context::Caller> S3Context::authenticate(const Request& req, const
 
 api::Result<S3Context::Caller> S3Context::verify(const Request& req) const
 {
+    if (tokens) {
+        const auto authorization = req.header("Authorization");  // the token views it
+        if (const auto token = bearerToken(authorization)) {
+            if (req.query.count("X-Amz-Algorithm") != 0 || req.query.count("X-Amz-Signature") != 0) {
+                return api::Error::badRequest(
+                    "InvalidArgument: a request carries a bearer token or a SigV4 signature, not both");
+            }
+            // Empty and oversized tokens are the token service's to refuse.
+            auto user = tokens(*token);
+            if (!user) return api::Error::unauthorized("InvalidToken: " + user.error().message);
+            Caller c;
+            c.user = std::move(user.value());
+            c.bearer = true;
+            return c;
+        }
+    }
     if (!refuse.empty()) return api::Error::forbidden("AccessDenied: " + refuse);
     SignedRequest sr;
     const auto m = http::to_string(req.method);

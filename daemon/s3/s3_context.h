@@ -35,19 +35,24 @@ struct S3Context {
     std::chrono::milliseconds timeout{60000};
     S3Api::SecretLookup secrets;
     S3Api::PermissionCheck permits;
+    S3Api::TokenCheck tokens;  // set: "Authorization: Bearer" is a Tessera access token
     std::string refuse;
 
     // What authenticate() found.
     struct Caller {
-        std::optional<SigV4> sig;
-        std::string signingKey;  // set when the signature was verified
-        std::string user;        // the key's user (verified requests)
+        std::optional<SigV4> sig;  // none for a bearer call
+        std::string signingKey;    // set when the signature was verified
+        std::string user;          // the key's or the token's user (verified requests)
+        bool bearer = false;       // identified by a Tessera access token
     };
-    // Checks the request's signature and, with permissions configured (auth
-    // on), that its user holds `permission` on `bucket` (empty: none needed).
+    // Identifies the caller (a SigV4 signature, or with `tokens` set a
+    // bearer token) and, with permissions configured (auth on), checks that
+    // its user holds `permission` on `bucket` (empty: none needed).
+    // Forbidden for a bad signature or a missing permission; Unauthorized
+    // (401) for a bearer token that does not verify or whose user is gone.
     api::Result<Caller> authenticate(const net::Request& req, const std::string& bucket,
                                      api::Permission permission) const;
-    // The signature check alone.
+    // The identification alone.
     api::Result<Caller> verify(const net::Request& req) const;
 
     // A client of this thread for the proxy's native API and the targets'

@@ -45,8 +45,14 @@ net::Response fromError(const api::Error& e, const std::string& resource)
     case K::BadRequest: return s3Error(400, code.empty() ? "InvalidArgument" : code, text, resource);
     case K::NotFound: return s3Error(404, code.empty() ? "NoSuchKey" : code, text, resource);
     case K::Conflict: return s3Error(409, code.empty() ? "OperationAborted" : code, text, resource);
-    case K::Forbidden:
-    case K::Unauthorized: return s3Error(403, code.empty() ? "AccessDenied" : code, text, resource);
+    case K::Forbidden: return s3Error(403, code.empty() ? "AccessDenied" : code, text, resource);
+    case K::Unauthorized: {
+        // Only a bearer token that does not verify (S3Context): SigV4
+        // failures are Forbidden, as S3 answers them.
+        auto r = s3Error(401, code.empty() ? "InvalidToken" : code, text, resource);
+        r.header("WWW-Authenticate", "Bearer realm=\"tessera\"");
+        return r;
+    }
     case K::TooLarge: return s3Error(400, "EntityTooLarge", text, resource);
     case K::RangeNotSatisfiable: return s3Error(416, "InvalidRange", text, resource);
     case K::NoSpace: return s3Error(507, "InsufficientStorage", text, resource);

@@ -2,9 +2,11 @@
 // local cluster: tests/e2e/web_console.mjs drives the browser with
 // playwright-core as a user would (live dashboard under load, nodes, a
 // bucket created, files and a nested folder uploaded and read back equal,
-// 2,105 objects paged to "listing complete", a prefix search, JSON, text,
+// 20,000 objects paged to "listing complete", a prefix search, JSON, text,
 // hex, image and shard previews, a bucket destroyed after typing its name,
-// a job, a killed target turning away) and writes docs/images/web-*.png.
+// a job, bucket properties, a killed target turning away; with auth on,
+// object bytes read, downloaded and uploaded with the token) and writes
+// docs/images/web-*.png: every page in light and dark, 1280 and 768 px.
 // Skipped, saying why, when chromium, node or the built console is absent
 // (installers/deps.sh installs chromium, nodejs and npm).
 #include "../integration/local_cluster.h"
@@ -70,6 +72,11 @@ private slots:
         if (!ready(why)) QSKIP(qPrintable(why));
         tests::LocalCluster::Options o;
         o.extraProxyArgs = {"--console-dir", QStringLiteral(TESSERA_WEB_DIST), "--stats-interval-ms", "250"};
+        // Bucket counts of the targets' usage scans current in the screenshots.
+        o.extraTargetArgs = {"--usage-scan-interval-ms", "3000"};
+        // Filling 20,000 objects (over TLS too, beside other builds) must not
+        // starve a target's keepalives into "away": 2 s of silence, not 0.9 s.
+        o.maxMissed = 7;
         tests::LocalCluster cluster(o);
         QVERIFY2(cluster.start(), cluster.error().c_str());
         runScript(cluster, {"--kill-pid", QString::number(cluster.targetPid(cluster.targetCount() - 1))},
@@ -88,7 +95,7 @@ private slots:
         o.targets = 1;
         o.extraProxyArgs = {
             "--console-dir", QStringLiteral(TESSERA_WEB_DIST), "--auth-enabled", "true", "--stats-interval-ms", "250"};
-        o.extraTargetArgs = {"--auth-enabled", "true"};
+        o.extraTargetArgs = {"--auth-enabled", "true", "--usage-scan-interval-ms", "3000"};
         tests::LocalCluster cluster(o);
         QVERIFY2(cluster.start(), cluster.error().c_str());
         QProcess add;

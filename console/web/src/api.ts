@@ -90,6 +90,16 @@ async function refresh(): Promise<boolean> {
   return refreshing;
 }
 
+// After a 401 that was not a call() (an upload's XMLHttpRequest): true when
+// the session's tokens were refreshed (send again), false when the session
+// ended (the sign-in form shows).
+export async function renewAfter401(): Promise<boolean> {
+  if (!session) return false;
+  if (await refresh()) return true;
+  setSession(null, true);
+  return false;
+}
+
 // A call to the proxy; a 401 with a session tries the refresh token once,
 // then marks the session expired (the sign-in form shows).
 export async function call(path: string, init: RequestInit = {}): Promise<Response> {
@@ -146,8 +156,10 @@ export async function checkSession(): Promise<boolean> {
 }
 
 // Whether the proxy wants a token: the cluster map without one is 401.
+// Asked without the session's token, so that a tab reloaded while signed
+// in still knows auth is on (and shows the sign-in form when it ends).
 export async function authRequired(): Promise<boolean> {
-  const r = await fetch("/v1/cluster?what=smap", { headers: headers() });
+  const r = await fetch("/v1/cluster?what=smap");
   return r.status === 401;
 }
 
@@ -163,6 +175,18 @@ export async function createBucket(name: string): Promise<void> {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ action: "create-bck" }),
   });
+}
+// HEAD /v1/buckets/<b>: the properties travel in two headers.
+export async function bucketProps(name: string): Promise<d.BucketProps> {
+  const r = await call(`/v1/buckets/${enc(name)}`, { method: "HEAD" });
+  return d.bucketProps(r.headers.get("ais-bucket-props"), r.headers.get("tessera-bucket-props-ext"));
+}
+export async function whoami(): Promise<d.Who> {
+  return d.who(await getJson("/v1/whoami"));
+}
+// Every user (admins only).
+export async function listUsers(): Promise<d.Who[]> {
+  return d.arr(await getJson("/v1/users")).map(d.who);
 }
 export async function destroyBucket(name: string): Promise<void> {
   await call(`/v1/buckets/${enc(name)}`, { method: "DELETE" });

@@ -233,3 +233,78 @@ export function tokenPair(v: Json): TokenPair {
     refresh_expires_at: num(o.refresh_expires_at),
   };
 }
+
+// A bucket's properties as HEAD /v1/buckets/<b> answers them: AIStore's
+// whole Bprops document in `ais-bucket-props` and Tessera's own fields
+// (across_targets, pending) in `tessera-bucket-props-ext` (docs/api.md).
+export interface BucketProps {
+  created_ns: number;
+  checksum: string;
+  validate_warm_get: boolean;
+  versioning: boolean;
+  mirror: { enabled: boolean; copies: number; across_targets: boolean; pending: boolean };
+  ec: { enabled: boolean; data_slices: number; parity_slices: number; objsize_limit: number; pending: boolean };
+}
+function parseHeaderJson(text: string | null): Obj {
+  if (!text) return {};
+  try {
+    return obj(JSON.parse(text));
+  } catch {
+    return {};
+  }
+}
+export function bucketProps(aisProps: string | null, ext: string | null): BucketProps {
+  const a = parseHeaderJson(aisProps);
+  const x = parseHeaderJson(ext);
+  const mirror = obj(a.mirror);
+  const ec = obj(a.ec);
+  const ck = obj(a.checksum);
+  return {
+    created_ns: num(a.created),
+    checksum: str(ck.type),
+    validate_warm_get: bool(ck.validate_warm_get),
+    versioning: bool(obj(a.versioning).enabled),
+    mirror: {
+      enabled: bool(mirror.enabled), copies: num(mirror.copies, 1),
+      across_targets: bool(obj(x.mirror).across_targets), pending: bool(obj(x.mirror).pending),
+    },
+    ec: {
+      enabled: bool(ec.enabled), data_slices: num(ec.data_slices), parity_slices: num(ec.parity_slices),
+      objsize_limit: num(ec.objsize_limit), pending: bool(obj(x.ec).pending),
+    },
+  };
+}
+
+// The protection a bucket's properties ask for, in words.
+export function protectionWords(p: BucketProps): string {
+  if (p.ec.enabled) {
+    return `erasure coded: ${p.ec.data_slices} data + ${p.ec.parity_slices} parity slices (any ${p.ec.parity_slices} ` +
+      `target${p.ec.parity_slices === 1 ? "" : "s"} may be lost)`;
+  }
+  if (p.mirror.enabled && p.mirror.copies > 1) {
+    return `${p.mirror.copies} copies ${p.mirror.across_targets ? "across targets" : "on the mountpaths of each target"}`;
+  }
+  return "one copy (no mirroring, no erasure coding)";
+}
+
+export interface Who {
+  name: string;
+  admin: boolean;
+  grants: { bucket: string; permissions: string[] }[];
+}
+export function who(v: Json): Who {
+  const o = obj(v);
+  return {
+    name: str(o.name), admin: bool(o.admin),
+    grants: arr(o.grants).map((g) => ({ bucket: str(obj(g).bucket), permissions: arr(obj(g).permissions).map((p) => str(p)) })),
+  };
+}
+// What `w` may do on `bucket`: every permission for an admin, else the
+// union of its grants on the bucket and on "*", in the API's order.
+export function permissionsOn(w: Who, bucket: string): string[] {
+  const all = ["read", "list", "write", "delete", "admin-bucket"];
+  if (w.admin) return all;
+  const held = new Set<string>();
+  for (const g of w.grants) if (g.bucket === bucket || g.bucket === "*") g.permissions.forEach((p) => held.add(p));
+  return all.filter((p) => held.has(p));
+}

@@ -84,7 +84,7 @@ export class UploadQueue {
     }
   }
 
-  private send(u: Upload): void {
+  private send(u: Upload, renewed = false): void {
     const xhr = new XMLHttpRequest();
     u.xhr = xhr;
     u.state = "sending";
@@ -109,6 +109,20 @@ export class UploadQueue {
     };
     xhr.onload = () => {
       if (xhr.status >= 200 && xhr.status < 300) return finish("done");
+      if (xhr.status === 401 && !renewed && api.currentSession()) {
+        // The access token expired or was revoked under the upload: once
+        // more with a refreshed one.
+        void api.renewAfter401().then((ok) => {
+          if (u.state !== "sending" || u.xhr !== xhr) return;  // cancelled meanwhile
+          if (ok) {
+            u.sent = 0;
+            this.send(u, true);
+          } else {
+            finish("failed", "401: the session ended; sign in and retry");
+          }
+        });
+        return;
+      }
       let msg = `${xhr.status} ${xhr.statusText}`;
       const m = /<Message>([^<]*)<\/Message>/.exec(xhr.responseText) ?? /"message":"([^"]*)"/.exec(xhr.responseText);
       if (m) msg += `: ${m[1]}`;

@@ -9,6 +9,7 @@ import * as fmt from "../../../console/web/src/format";
 import { readTar, wdsSplit } from "../../../console/web/src/tar";
 import { fieldErrors } from "../../../console/web/src/spec_errors";
 import { Series, kMaxPoints } from "../../../console/web/src/history";
+import { downloadRefusal, kDownloadCap } from "../../../console/web/src/download";
 
 test("listing entries: size and version as numbers or strings", () => {
   const page = d.listPage({
@@ -149,4 +150,45 @@ test("the feed's subprotocols: the access token only when signed in", async () =
   assert.equal(kFeedProtocol, "tessera.feed.v1");
   assert.deepEqual(feedProtocols(""), ["tessera.feed.v1"]);
   assert.deepEqual(feedProtocols("aa.bb-cc_dd"), ["tessera.feed.v1", "tessera.bearer.aa.bb-cc_dd"]);
+});
+
+test("a signed-in download: refused above the cap, with what to use instead", () => {
+  assert.equal(downloadRefusal(0), "");
+  assert.equal(downloadRefusal(kDownloadCap), "");
+  const msg = downloadRefusal(kDownloadCap + 1);
+  assert.match(msg, /more than the 256 MiB a signed-in browser download holds in memory/);
+  assert.match(msg, /tessera get BUCKET\/NAME/);
+  assert.match(downloadRefusal(3 * 2 ** 30, 1 << 20), /^3\.0 GiB is more than the 1\.0 MiB/);
+});
+
+test("bucket properties from HEAD's two headers, and their protection in words", () => {
+  // As docs/api.md shows them (numbers as strings where AIStore writes them so).
+  const ais = '{"access":"18446744073709551615","checksum":{"type":"xxhash","validate_warm_get":false},' +
+    '"created":"1795678958988494239","ec":{"data_slices":2,"enabled":false,"objsize_limit":262144,"parity_slices":1},' +
+    '"mirror":{"copies":1,"enabled":false},"versioning":{"enabled":true}}';
+  const ext = '{"ec":{"pending":false},"mirror":{"across_targets":false,"pending":false}}';
+  const p = d.bucketProps(ais, ext);
+  assert.equal(p.checksum, "xxhash");
+  assert.equal(p.versioning, true);
+  assert.equal(Math.round(p.created_ns / 1e9), 1795678959);
+  assert.equal(d.protectionWords(p), "one copy (no mirroring, no erasure coding)");
+  const mirrored = d.bucketProps(ais.replace('"mirror":{"copies":1,"enabled":false}', '"mirror":{"copies":"2","enabled":true}'),
+    '{"mirror":{"across_targets":true,"pending":true}}');
+  assert.equal(d.protectionWords(mirrored), "2 copies across targets");
+  assert.equal(mirrored.mirror.pending, true);
+  const ec = d.bucketProps(ais.replace('"enabled":false,"objsize_limit"', '"enabled":true,"objsize_limit"'), ext);
+  assert.equal(d.protectionWords(ec), "erasure coded: 2 data + 1 parity slices (any 1 target may be lost)");
+  // Missing or broken headers: defaults, never a throw.
+  for (const [a, x] of [[null, null], ["{", "["], ["[]", "5"]]) {
+    assert.doesNotThrow(() => d.bucketProps(a, x));
+    assert.equal(d.protectionWords(d.bucketProps(a, x)), "one copy (no mirroring, no erasure coding)");
+  }
+});
+
+test("who may do what on a bucket: grants on it and on *, admins everything", () => {
+  const alice = d.who({ name: "alice", admin: false, grants: [{ bucket: "imgs", permissions: ["list", "read"] }, { bucket: "*", permissions: ["read"] }, { bucket: "logs", permissions: ["write"] }] });
+  assert.deepEqual(d.permissionsOn(alice, "imgs"), ["read", "list"]);
+  assert.deepEqual(d.permissionsOn(alice, "other"), ["read"]);
+  assert.deepEqual(d.permissionsOn(d.who({ name: "root", admin: true }), "x"), ["read", "list", "write", "delete", "admin-bucket"]);
+  assert.deepEqual(d.permissionsOn(d.who(null), "x"), []);
 });

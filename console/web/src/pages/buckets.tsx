@@ -3,7 +3,8 @@
 // kPageSize, the next one fetched as the list scrolls near its end; only
 // the rows in view are in the DOM), a prefix search on the server, virtual
 // folders from '/' in names, "listing complete / incomplete" always shown,
-// a drop zone for uploads, and the preview of the selected object.
+// a drop zone for uploads, the preview of the selected object, and the
+// bucket's properties (?props=1).
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import * as fmt from "../format";
@@ -11,6 +12,7 @@ import { BucketInfo } from "../decode";
 import { State } from "../feed";
 import { href, navigate, Route } from "../route";
 import { droppedFiles, uploads } from "../uploads";
+import { BucketProps } from "./bucket_props";
 import { isShard, Preview } from "./preview";
 import { UploadPanel } from "./upload_panel";
 
@@ -87,8 +89,9 @@ function BucketList({ s, selected }: { s: State; selected: string }) {
   );
 }
 
-function ObjectList({ bucket, route, usage }: { bucket: string; route: Route; usage?: BucketInfo }) {
+function ObjectList({ bucket, route, usage, bmdVersion }: { bucket: string; route: Route; usage?: BucketInfo; bmdVersion: number }) {
   const prefix = route.params.get("prefix") ?? "";
+  const showProps = route.params.get("props") === "1";
   const search = route.params.get("q") ?? "";
   const selected = route.params.get("object") ?? "";
   // The listed rows, appended in place (a page is not a copy of all the
@@ -183,7 +186,8 @@ function ObjectList({ bucket, route, usage }: { bucket: string; route: Route; us
     if (!loading && !complete && !error && token && scrollTop + viewH * 3 >= rows.length * kRowHeight) void loadPage(token, gen.current);
   }, [scrollTop, viewH, rowCount, loading, complete, token, error]);
 
-  const go = (params: Record<string, string>) => navigate(href("buckets", bucket, { prefix, q: search, object: selected, ...params }));
+  const go = (params: Record<string, string>) =>
+    navigate(href("buckets", bucket, { prefix, q: search, object: selected, props: showProps ? "1" : "", ...params }));
   const crumbs = prefix.split("/").filter(Boolean);
   const first = Math.max(0, Math.floor(scrollTop / kRowHeight) - 10);
   const last = Math.min(rows.length, Math.ceil((scrollTop + viewH) / kRowHeight) + 10);
@@ -217,9 +221,11 @@ function ObjectList({ bucket, route, usage }: { bucket: string; route: Route; us
         <input type="search" aria-label="search names by prefix" placeholder={`names starting with ${prefix}…`} value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
         <button type="submit">Search</button>
         <button type="button" onClick={() => setReloadKey((k) => k + 1)}>Reload</button>
+        <button type="button" aria-pressed={showProps} onClick={() => go({ props: showProps ? "" : "1" })}>Properties</button>
         <label class="button">Upload files<input type="file" multiple class="hidden-input" onChange={onPick} data-testid="file-input" /></label>
         <label class="button">Upload a folder<input type="file" multiple class="hidden-input" onChange={onPick} data-testid="folder-input" {...{ webkitdirectory: true }} /></label>
       </form>
+      {showProps && <BucketProps bucket={bucket} usage={usage} bmdVersion={bmdVersion} onClose={() => go({ props: "" })} />}
       <p class="listing-state" data-testid="listing-state" data-complete={complete ? "true" : "false"}>
         {objects} {objects === 1 ? "object" : "objects"}{search ? ` starting with “${prefix}${search}”` : ""} · {complete ? "listing complete" : loading ? "listing incomplete, loading…" : "listing incomplete"}
         {error && <span class="error" role="alert"> · {error}</span>}
@@ -264,7 +270,7 @@ export function Buckets({ s, route }: { s: State; route: Route }) {
       <h2>Buckets</h2>
       <div class="buckets-layout">
         <BucketList s={s} selected={bucket} />
-        {bucket ? <ObjectList key={bucket} bucket={bucket} route={route} usage={s.buckets.get(bucket)} /> : <p class="dim">Select or create a bucket.</p>}
+        {bucket ? <ObjectList key={bucket} bucket={bucket} route={route} usage={s.buckets.get(bucket)} bmdVersion={s.bmdVersion} /> : <p class="dim">Select or create a bucket.</p>}
       </div>
       <UploadPanel />
     </div>

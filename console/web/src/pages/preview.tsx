@@ -5,6 +5,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import * as api from "../api";
 import * as d from "../decode";
+import { downloadWithToken } from "../download";
 import * as fmt from "../format";
 import { readTar, wdsSplit } from "../tar";
 
@@ -168,6 +169,27 @@ function ShardPreview({ bucket, name }: { bucket: string; name: string }) {
   );
 }
 
+// A plain link without a session; with one, the bytes fetched with the
+// token (download.ts says why and up to what size).
+function Download({ bucket, name }: { bucket: string; name: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  if (!api.currentSession()) {
+    return <a class="button" href={api.downloadUrl(bucket, name)} download={name.split("/").pop()} data-testid="download">Download</a>;
+  }
+  const go = () => {
+    setBusy(true);
+    setError("");
+    downloadWithToken(bucket, name).catch((e) => setError((e as Error).message)).finally(() => setBusy(false));
+  };
+  return (
+    <>
+      <button class="button" onClick={go} disabled={busy} data-testid="download">{busy ? "Downloading…" : "Download"}</button>
+      {error && <p class="error download-error" role="alert" data-testid="download-error">{error}</p>}
+    </>
+  );
+}
+
 export function Preview({ bucket, name, onClose }: { bucket: string; name: string; onClose: () => void }) {
   const [bytes, setBytes] = useState<api.Bytes | null>(null);
   const [error, setError] = useState("");
@@ -184,7 +206,7 @@ export function Preview({ bucket, name, onClose }: { bucket: string; name: strin
     <section class="preview" data-testid="preview" aria-label={`preview of ${name}`}>
       <header>
         <h3>{name}</h3>
-        <a class="button" href={api.downloadUrl(bucket, name)} download={name.split("/").pop()}>Download</a>
+        <Download bucket={bucket} name={name} />
         <button onClick={onClose} aria-label="close the preview">✕</button>
       </header>
       {error && <p class="error" role="alert">{error}</p>}
