@@ -369,7 +369,7 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         }
         params.expectedChecksum = cval;
     }
-    const auto md = req.header(api::kHdrCustomMd);
+    const auto md = req.headerList(api::kHdrCustomMd);  // AIStore's clients: one line per entry
     if (!md.empty()) {
         auto parsed = api::parseCustomMd(md);
         if (!parsed) return Response::error(parsed.error());

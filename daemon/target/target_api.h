@@ -16,6 +16,7 @@
 #include "object_store.h"
 #include "shard_service.h"
 #include "stats/stats_recorder.h"
+#include "stats/system_sampler.h"
 
 #include <chrono>
 #include <functional>
@@ -37,6 +38,9 @@ public:
     void registerRoutes(net::Router& router);
     // ETL on GET (etl_name); set before the node serves requests.
     void setEtl(etl::EtlManager* etl) { m_etl = etl; }
+    // AIStore's node answers (what=node_status, sysinfo, config); set before
+    // the node serves requests.
+    void setAisView(stats::AisNodeView view) { m_ais = std::move(view); }
     // Erasure-coded buckets (slices and copies sent after a commit and a
     // delete, reads from them when this target cannot serve its copy); set
     // before the node serves requests.
@@ -203,6 +207,7 @@ private:
     std::chrono::milliseconds m_peerTimeout;
     std::function<nlohmann::json()> m_nodeInfo;
     std::function<api::NodeStats()> m_nodeStats;
+    stats::AisNodeView m_ais;
     stats::StatsRecorder& m_recorder;
     std::string m_clusterKey;
     etl::EtlManager* m_etl = nullptr;

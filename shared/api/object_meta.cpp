@@ -48,6 +48,10 @@ Result<std::map<std::string, std::string>> parseCustomMd(std::string_view header
     }
     std::size_t start = 0;
     while (start < header.size()) {
+        // Whitespace after a comma: the lines of a repeated header joined
+        // (AIStore sends one k=v line per entry).
+        while (start < header.size() && (header[start] == ' ' || header[start] == '\t')) ++start;
+        if (start == header.size()) break;
         auto comma = header.find(',', start);
         auto item = header.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         auto eq = item.find('=');
@@ -95,7 +99,8 @@ void appendMetaHeaders(HeaderPairs& h, const ObjectMeta& m, std::string_view loc
     }
     h.emplace_back(std::string(kHdrVersion), m.version);
     h.emplace_back(std::string(kHdrAtime), std::to_string(m.atimeNs));
-    if (!m.custom.empty()) h.emplace_back(std::string(kHdrCustomMd), formatCustomMd(m.custom));
+    // As AIStore writes it (cmn/objattrs.go ToHeader): one "k=v" line per entry.
+    for (const auto& [k, v] : m.custom) h.emplace_back(std::string(kHdrCustomMd), k + "=" + v);
     if (withStamp && m.stamp != 0) h.emplace_back(std::string(kHdrVersionStamp), std::to_string(m.stamp));
     if (!location.empty()) h.emplace_back(std::string(kHdrLocation), std::string(location));
 }
