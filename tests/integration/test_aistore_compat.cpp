@@ -222,19 +222,16 @@ private:
     }
 
     // A job the step polls is over: Tessera's state, or every target's
-    // JobInfo finished as AIStore's clients judge it (the Python SDK's
-    // Dsort.wait(): shard_creation finished on all, or one aborted).
+    // JobInfo finished as AIStore's Go client judges it
+    // (dsort.JobInfo.IsFinished: aborted or archived).
     static bool finished(const json& doc, const std::string& kind)
     {
         if (kind != "DsortJobInfoMap") return doc.value("state", "") != "running";
         if (!doc.is_object() || doc.empty()) return false;
-        bool all = true, aborted = false;
         for (const auto& [tid, info] : doc.items()) {
-            const auto& m = info.at("Metrics");
-            all = all && m.at("shard_creation").at("finished").get<bool>();
-            aborted = aborted || m.at("aborted").get<bool>();
+            if (!info.value("aborted", false) && !info.value("archived", false)) return false;
         }
-        return all || aborted;
+        return true;
     }
 
     // The answer as the AIStore type the step names, checked strictly.
@@ -383,6 +380,47 @@ private slots:
         QCOMPARE(check(number, tests::ais::kLsoRes).size(), std::size_t{1});
         auto older = json::parse(R"({"version":4,"uuid":"u","creation_time":"","primary":{},"pmap":{},"tmap":{}})");
         QCOMPARE(check(older, tests::ais::kSmap).size(), std::size_t{3});  // version, primary, no proxy_si
+
+        // The shapes of the second pass: a JobInfo with a number where Go
+        // writes a string, a time that is not RFC 3339, no Metrics.
+        const auto phase =
+            json::parse(R"({"started_time":"0001-01-01T00:00:00Z","end_time":"2026-11-26T10:00:00.5Z","elapsed":0,)"
+                        R"("running":false,"finished":true})");
+        auto ex = phase;
+        for (const char* k : {"total_count", "extracted_count", "extracted_size", "extracted_record_count",
+                              "extracted_to_disk_count", "extracted_to_disk_size"})
+            ex[k] = "0";
+        auto cr = phase;
+        for (const char* k : {"to_create", "created_count", "moved_shard_count"}) cr[k] = "0";
+        const json bck = json::parse(R"({"name":"b","provider":"ais","namespace":{"uuid":"","name":""}})");
+        json info{{"id", "x"},
+                  {"src-bck", bck},
+                  {"dst-bck", bck},
+                  {"started_time", "2026-11-26T10:00:00Z"},
+                  {"finish_time", "0001-01-01T00:00:00Z"},
+                  {"loc-objs", "1"},
+                  {"loc-bytes", "2"},
+                  {"Metrics",
+                   {{"local_extraction", ex},
+                    {"meta_sorting", phase},
+                    {"shard_creation", cr},
+                    {"aborted", false},
+                    {"archived", true}}},
+                  {"aborted", false},
+                  {"archived", true}};
+        QVERIFY(check(info, tests::ais::kDsortJobInfo).empty());
+        auto bad = info;
+        bad["loc-objs"] = 1;
+        QCOMPARE(check(bad, tests::ais::kDsortJobInfo).size(), std::size_t{1});
+        bad = info;
+        bad["finish_time"] = "2026-11-26 10:00:00";
+        QCOMPARE(check(bad, tests::ais::kDsortJobInfo).size(), std::size_t{1});
+        bad = info;
+        bad.erase("Metrics");
+        QCOMPARE(check(bad, tests::ais::kDsortJobInfo),
+                 std::vector<std::string>{"/Metrics: missing (required in dsort.JobInfo (ext/dsort/api_metrics.go))"});
+        QCOMPARE(check(json::parse(R"({"v":7})"), tests::ais::kCopyValue).size(), std::size_t{1});
+        QCOMPARE(check(json::parse(R"({"a":[],"ver":0,"extra":1})"), tests::ais::kRemAisVec).size(), std::size_t{1});
     }
 
     // The files run in order, each on the state the ones before left.
