@@ -38,18 +38,6 @@ struct Request {
         auto it = headers->find(boost::beast::string_view(name.data(), name.size()));
         return it == headers->end() ? std::string() : std::string(it->value());
     }
-    // Every line of a header, comma-separated (RFC 9110 5.3); "" when absent.
-    std::string headerList(std::string_view name) const
-    {
-        if (headers == nullptr) return {};
-        std::string out;
-        for (auto [it, end] = headers->equal_range(boost::beast::string_view(name.data(), name.size())); it != end;
-             ++it) {
-            if (!out.empty()) out += ", ";
-            out += std::string(it->value());
-        }
-        return out;
-    }
     std::string param(std::string_view name) const
     {
         auto it = params.find(name);

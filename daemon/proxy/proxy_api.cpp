@@ -599,7 +599,7 @@ Response ProxyApi::reverseDaemon(const Request& req)
     const auto q = req.target.find('?');
     const auto query = q == std::string::npos ? std::string() : req.target.substr(q + 1);
     auto results =
-        m_peers.fanOut(one, client::Method::Get, std::string(api::path::kDaemon) + (query.empty() ? "" : "?" + query));
+        m_peers.fanOut(one, client::Method::Get, "/v1/daemon" + (query.empty() ? std::string() : "?" + query));
     auto& r = results.at(node->id);
     if (!r) return Response::error(r.error());
     Response out;

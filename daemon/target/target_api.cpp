@@ -369,7 +369,15 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         }
         params.expectedChecksum = cval;
     }
-    const auto md = req.headerList(api::kHdrCustomMd);  // AIStore's clients: one line per entry
+    // AIStore's clients send one "k=v" line per entry: every line, joined.
+    std::string md;
+    if (req.headers != nullptr) {
+        for (auto [it, end] = req.headers->equal_range(
+                 boost::beast::string_view(api::kHdrCustomMd.data(), api::kHdrCustomMd.size()));
+             it != end; ++it) {
+            md += (md.empty() ? "" : ", ") + std::string(it->value());
+        }
+    }
     if (!md.empty()) {
         auto parsed = api::parseCustomMd(md);
         if (!parsed) return Response::error(parsed.error());

@@ -24,9 +24,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera::api {
+
+// AIStore's /v1/reverse/daemon: the id of the node the proxy asks.
+inline constexpr std::string_view kHdrNodeId = "ais-node-id";
 
 // sys.LoadAvg (sys/loadavg.go): no json tags, Go's field names.
 struct AisLoadAvg {

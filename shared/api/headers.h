@@ -15,8 +15,7 @@ inline constexpr std::string_view kHdrSize = "ais-size";
 inline constexpr std::string_view kHdrName = "ais-name";
 inline constexpr std::string_view kHdrPresent = "ais-present";    // HEAD object: "true" (AIStore's ObjectProps.present)
 inline constexpr std::string_view kHdrLocation = "ais-location";  // target id that served the request
-inline constexpr std::string_view kHdrCustomMd = "ais-custom-md";        // "k=v", one header line per entry
-inline constexpr std::string_view kHdrNodeId = "ais-node-id";            // /v1/reverse/daemon: the node asked
+inline constexpr std::string_view kHdrCustomMd = "ais-custom-md";        // "k1=v1,k2=v2"
 inline constexpr std::string_view kHdrBucketProps = "ais-bucket-props";  // JSON
 inline constexpr std::string_view kHdrSmapVersion = "ais-smap-version";
 // Tessera: how a shard read found its .tar offset index ("memory", "file",

@@ -65,11 +65,8 @@ void appendHttpValidators(HeaderPairs& out, const ObjectMeta& m);
 // without ais-size, Content-Length gives the size.
 ObjectAttrs attrsFromHeaders(const std::function<std::string(std::string_view)>& header);
 
-// "k1=v1,k2=v2" <-> map (the ais-custom-md header; whitespace after a comma
-// is skipped, so the lines of a header sent once per entry, as AIStore's
-// nodes do and appendMetaHeaders does, read joined). Keys are
-// [A-Za-z0-9_.-], values may not contain ',' or control characters; total
-// size is bounded.
+// "k1=v1,k2=v2" <-> map (the ais-custom-md header). Keys are [A-Za-z0-9_.-],
+// values may not contain ',' or control characters; total size is bounded.
 Result<std::map<std::string, std::string>> parseCustomMd(std::string_view header);
 std::string formatCustomMd(const std::map<std::string, std::string>& md);
 

@@ -13,7 +13,6 @@ inline constexpr std::string_view kHealth = "/v1/health";
 inline constexpr std::string_view kBuckets = "/v1/buckets";
 inline constexpr std::string_view kJobs = "/v1/jobs";
 inline constexpr std::string_view kCluster = "/v1/cluster";
-inline constexpr std::string_view kDaemon = "/v1/daemon";
 inline constexpr std::string_view kJoin = "/v1/cluster/join";
 inline constexpr std::string_view kKeepalive = "/v1/cluster/keepalive";
 inline constexpr std::string_view kMetasync = "/v1/metasync";
