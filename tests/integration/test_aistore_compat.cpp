@@ -297,7 +297,7 @@ private:
                 // cmn/objattrs.go FromHeader: these must parse as AIStore parses them.
                 doc = json::object();
                 for (const char* h : {"ais-checksum-type", "ais-checksum-value", "ais-atime", "ais-version",
-                                      "content-length", "etag", "last-modified", "ais-present"}) {
+                                      "content-length", "etag", "last-modified", "ais-present", "ais-location"}) {
                     doc[h] = r.header(h);
                 }
                 const auto digits = [](const std::string& s) {

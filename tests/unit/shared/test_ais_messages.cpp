@@ -66,13 +66,19 @@ NodeStats targetStats()
     st.op(OpKind::Get).bytes = 7000;
     st.op(OpKind::Put).n = 3;
     st.op(OpKind::Put).errors = 1;
-    MountpathStats a{"/data/a", 1000, 400, 600};
-    a.fs = "8:1";
-    MountpathStats b{"/data/b", 1000, 400, 600};
-    b.fs = "8:1";  // the same filesystem as /data/a
-    MountpathStats c{"/data/c", 2000, 1900, 100};
-    c.fs = "8:2";
-    c.state = MountpathState::Full;
+    const auto mp = [](std::string path, std::uint64_t total, std::uint64_t used, std::string fs) {
+        MountpathStats m;
+        m.path = std::move(path);
+        m.total = total;
+        m.used = used;
+        m.available = total - used;
+        m.fs = std::move(fs);
+        m.state = mountpathStateFor(total, used);
+        return m;
+    };
+    const auto a = mp("/data/a", 1000, 400, "8:1");
+    const auto b = mp("/data/b", 1000, 400, "8:1");   // the same filesystem as /data/a
+    const auto c = mp("/data/c", 2000, 1900, "8:2");  // full (95 %)
     st.mountpaths = {a, b, c};
     return st;
 }
@@ -120,8 +126,9 @@ private slots:
         QCOMPARE(roundTrip(info, "JobInfo"), info);
         const json j = info;
         QVERIFY(j.contains("Metrics"));  // no json tag in Go: the field's name
-        QCOMPARE(j["loc-objs"], json("4"));
-        QCOMPARE(j["src-bck"], json::parse(R"({"name":"src","provider":"ais","namespace":{"uuid":"","name":""}})"));
+        QCOMPARE((j["loc-objs"]).dump(), (json("4")).dump());
+        QCOMPARE((j["src-bck"]).dump(),
+                 (json::parse(R"({"name":"src","provider":"ais","namespace":{"uuid":"","name":""}})")).dump());
         auto unknown = j;
         unknown["Metrics"]["shard_creation"]["extra"] = 1;
         QCOMPARE(errorOf<AisDsortJobInfo>(unknown), std::string("msg: /Metrics/shard_creation/extra: unknown field"));
@@ -186,7 +193,7 @@ private slots:
         QCOMPARE(m.creation->phase.started.unixNs, std::int64_t{0});  // not started: Go's zero time
         QVERIFY(!i.isFinished());
         QCOMPARE(i.finished.unixNs, std::int64_t{0});
-        QCOMPARE(json(i)["finish_time"], json("0001-01-01T00:00:00Z"));
+        QCOMPARE((json(i)["finish_time"]).dump(), (json("0001-01-01T00:00:00Z")).dump());
 
         // Failed: aborted, with the error; the phase ended with the part.
         p = part(JobState::Failed, "extract", json::object());
@@ -228,7 +235,7 @@ private slots:
         smap.primary = Snode{"p1", "proxy", NetInfo{"127.0.0.1", 8080, "http://127.0.0.1:8080"}};
         smap.pmap["p1"] = smap.primary;
         Snode self{"t1", "target", NetInfo{"127.0.0.1", 8081, "http://127.0.0.1:8081"}};
-        self.flags = kSnodeMaintenance | kAisSnodeMaint;
+        self.flags = kSnodeMaintenance;  // written with AIStore's SnodeMaint bit beside it
         smap.tmap["t1"] = self;
         AisMachine m;
         m.memTotal = 1000 << 20;
@@ -261,10 +268,11 @@ private slots:
         QCOMPARE(ns.sysInfo.pctMemUsed, 10.0);
         QCOMPARE(ns.sysInfo.cpuUtil, std::int64_t{40});
         const json j = ns;
-        QCOMPARE(j["tracker"]["get.n"], json::parse(R"({"v":"7"})"));
-        QCOMPARE(j["smap_version"], json("9"));
-        QCOMPARE(j["capacity"]["mountpaths"]["/data/c"]["fs"]["FsID"], json("8,2"));
-        QCOMPARE(j["sys_info"]["load_avg"], json::parse(R"({"One":0.5,"Five":0.25,"Fifteen":0.125})"));
+        QCOMPARE((j["tracker"]["get.n"]).dump(), (json::parse(R"({"v":"7"})")).dump());
+        QCOMPARE((j["smap_version"]).dump(), (json("9")).dump());
+        QCOMPARE((j["capacity"]["mountpaths"]["/data/c"]["fs"]["FsID"]).dump(), (json("8,2")).dump());
+        QCOMPARE((j["sys_info"]["load_avg"]).dump(),
+                 (json::parse(R"({"One":0.5,"Five":0.25,"Fifteen":0.125})")).dump());
         QVERIFY(j["cluster"]["smap"].contains("Primary"));
         auto bad = j;
         bad["tracker"]["get.n"]["v"] = 7;
@@ -280,7 +288,7 @@ private slots:
         NodeStats px;
         px.uptimeNs = kSec;
         const auto pn = aisNodeStatus(px, smap.primary, smap, 4, m, "0.1.0");
-        QCOMPARE(json(pn)["capacity"]["mountpaths"], json());
+        QCOMPARE((json(pn)["capacity"]["mountpaths"]).dump(), (json()).dump());
         QCOMPARE(roundTrip(pn, "NodeStatus"), pn);
         QCOMPARE(pn.status, std::string());
     }
@@ -295,8 +303,8 @@ private slots:
         c.target["t1"] = AisTargetSysInfo{aisMemCpuInfo(st, m), aisCapacityInfo(st)};
         QCOMPARE(roundTrip(c, "ClusterSysInfo"), c);
         const json t = c.target["t1"];  // MemCPUInfo and CapacityInfo in one object
-        QCOMPARE(t["fs_used"], json("2300"));
-        QCOMPARE(t["fs_capacity"], json("3000"));
+        QCOMPARE((t["fs_used"]).dump(), (json("2300")).dump());
+        QCOMPARE((t["fs_capacity"]).dump(), (json("3000")).dump());
         QVERIFY(t.contains("mem_used") && t.contains("pct_fs_used"));
         QCOMPARE(aisCapacityInfo(st).pctUsed, 100.0 * 2300 / 3000);
         const auto list = aisMountpathList(st);
@@ -325,16 +333,16 @@ private slots:
         const auto full = aisConfig(s);
         QCOMPARE(roundTrip(full, "Config"), full);
         const json j = full;
-        QCOMPARE(j["host_net"]["port"], json("8081"));
-        QCOMPARE(j["fspaths"]["paths"], json::parse(R"({"/data/a":"","/data/b":""})"));
-        QCOMPARE(j["timeout"]["cplane_operation"], json("5s"));
-        QCOMPARE(j["timeout"]["max_keepalive"], json("6s"));
-        QCOMPARE(j["timeout"]["send_file_time"], json("1m0s"));
-        QCOMPARE(j["net"]["http"]["use_https"], json(true));
-        QCOMPARE(j["auth"]["client_auth_required"], json(true));
-        QCOMPARE(j["proxy"]["primary_url"], json("https://10.0.0.1:8080"));
-        QCOMPARE(j["config_version"], json("1"));
-        QCOMPARE(j["backend"], json::object());
+        QCOMPARE((j["host_net"]["port"]).dump(), (json("8081")).dump());
+        QCOMPARE((j["fspaths"]["paths"]).dump(), (json::parse(R"({"/data/a":"","/data/b":""})")).dump());
+        QCOMPARE((j["timeout"]["cplane_operation"]).dump(), (json("5s")).dump());
+        QCOMPARE((j["timeout"]["max_keepalive"]).dump(), (json("6s")).dump());
+        QCOMPARE((j["timeout"]["send_file_time"]).dump(), (json("1m0s")).dump());
+        QCOMPARE((j["net"]["http"]["use_https"]).dump(), (json(true)).dump());
+        QCOMPARE((j["auth"]["client_auth_required"]).dump(), (json(true)).dump());
+        QCOMPARE((j["proxy"]["primary_url"]).dump(), (json("https://10.0.0.1:8080")).dump());
+        QCOMPARE((j["config_version"]).dump(), (json("1")).dump());
+        QCOMPARE((j["backend"]).dump(), (json::object()).dump());
         auto bad = json(cc);
         bad["net"]["http"]["use_https"] = "true";
         QVERIFY(errorOf<AisClusterConfig>(bad).starts_with("msg: /net/http/use_https: "));
