@@ -381,6 +381,7 @@ AisNodeStatus aisNodeStatus(const NodeStats& st, const Snode& self, const Smap& 
     c.smapUuid = smap.uuid;
     c.smapVersion = smap.version;
     c.bmdVersion = bmdVersion;
+    c.configVersion = 1;  // as cluster_config's config_version: Tessera's configuration is not versioned
     std::uint64_t flags = kAisNodeStarted;
     if (!smap.tmap.empty() || self.type == kRoleProxy) flags |= kAisClusterStarted;
     if (me.inMaintenance()) flags |= kAisMaintenanceMode;

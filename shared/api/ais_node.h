@@ -12,7 +12,8 @@
 // build_time "", k8s_pod_name "", a mountpath's label and disks empty, its
 // fs name and type "" (FsID is the device's major and minor), cs_err "",
 // cpu_throttled 0, no mem/proc details; the cluster's BMD/RMD/config/EtlMD
-// uuids and versions that Tessera has no counterpart for are "" and 0.
+// uuid and the RMD and EtlMD versions, which Tessera has no counterpart for,
+// are "" and 0; the config version is 1 (as cluster_config says).
 
 #include "ais_go_types.h"
 #include "node_stats.h"
