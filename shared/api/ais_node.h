@@ -10,10 +10,10 @@
 // Built from Tessera's node statistics (api::NodeStats) and the machine's
 // (AisMachine). What Tessera does not know is at AIStore's neutral value:
 // build_time "", k8s_pod_name "", a mountpath's label and disks empty, its
-// fs name and type "" (FsID is the device's major and minor), cs_err "",
-// cpu_throttled 0, no mem/proc details; the cluster's BMD/RMD/config/EtlMD
-// uuid and the RMD and EtlMD versions, which Tessera has no counterpart for,
-// are "" and 0; the config version is 1 (as cluster_config says).
+// fs name and type "" (FsID is the device's major and minor), cpu_throttled
+// 0, no mem/proc details, the BMD uuid "" and the RMD and EtlMD versions 0;
+// the config version is 1 (as cluster_config says). cs_err names a
+// disabled mountpath.
 
 #include "ais_go_types.h"
 #include "node_stats.h"
