@@ -143,10 +143,12 @@ private:
     // The sink that stores a new version of `ref` as this target serves it
     // (`how`): copies to `holders` (mirrored) or slices (erasure coded)
     // before it is acknowledged, as for a client's PUT. `rebalance`: a peer
-    // delivers an existing version.
+    // delivers an existing version. `aisLines`: a client's PUT (the answer's
+    // custom metadata in AIStore's lines).
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> objectSink(const api_util::ObjectRef& ref, Serve how,
                                                                              std::vector<api::Snode> holders,
-                                                                             PutParams params, bool rebalance);
+                                                                             PutParams params, bool rebalance,
+                                                                             bool aisLines = false);
 
     // S3 multipart uploads kept here (target_api_multipart.cpp; api/s3_multipart_msg.h).
     // The upload of the request's bucket/name, when this target owns the
@@ -174,7 +176,8 @@ private:
     // while the bucket's copies (or slices) are not known to be complete.
     net::Response copyMissing(const api_util::ObjectRef& ref, const api::Error& notFound, Serve how) const;
     net::Response headMissing(const net::Request& req, const api_util::ObjectRef& ref);
-    net::Response headResponse(const std::string& name, const api::ObjectMeta& meta) const;
+    // `aisLines`: a client asked (AIStore's custom metadata lines, see target_api.cpp).
+    net::Response headResponse(const std::string& name, const api::ObjectMeta& meta, bool aisLines) const;
     // GET with archpath (one member) or archregx (matching members as a
     // .tar) of the shard `obj`; on the worker pool.
     net::Response getFromShard(const net::Request& req, const api_util::ObjectRef& ref, const OpenObject& obj);

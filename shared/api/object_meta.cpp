@@ -99,8 +99,7 @@ void appendMetaHeaders(HeaderPairs& h, const ObjectMeta& m, std::string_view loc
     }
     h.emplace_back(std::string(kHdrVersion), m.version);
     h.emplace_back(std::string(kHdrAtime), std::to_string(m.atimeNs));
-    // As AIStore writes it (cmn/objattrs.go ToHeader): one "k=v" line per entry.
-    for (const auto& [k, v] : m.custom) h.emplace_back(std::string(kHdrCustomMd), k + "=" + v);
+    if (!m.custom.empty()) h.emplace_back(std::string(kHdrCustomMd), formatCustomMd(m.custom));
     if (withStamp && m.stamp != 0) h.emplace_back(std::string(kHdrVersionStamp), std::to_string(m.stamp));
     if (!location.empty()) h.emplace_back(std::string(kHdrLocation), std::string(location));
 }

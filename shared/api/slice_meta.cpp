@@ -82,11 +82,6 @@ api::Status validate(const SliceMeta& m)
 void appendSliceHeaders(api::HeaderPairs& out, const SliceMeta& m, std::string_view location)
 {
     api::appendMetaHeaders(out, m.object, location, true);
-    // A request (owner -> holder) carries the custom metadata on one line:
-    // the receiver reads one value per header name.
-    std::erase_if(out, [](const auto& h) { return api::sameFieldName(h.first, api::kHdrCustomMd); });
-    if (!m.object.custom.empty())
-        out.emplace_back(std::string(api::kHdrCustomMd), api::formatCustomMd(m.object.custom));
     out.emplace_back(std::string(kHdrSliceIndex), std::to_string(m.index));
     out.emplace_back(std::string(kHdrSliceData), std::to_string(m.data));
     out.emplace_back(std::string(kHdrSliceParity), std::to_string(m.parity));
