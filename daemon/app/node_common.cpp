@@ -80,6 +80,28 @@ ShutdownSignals::~ShutdownSignals()
 
 int ShutdownSignals::wait() { return m_first.get_future().get(); }
 
+stats::AisNodeView aisNodeView(const Config& c, unsigned short port)
+{
+    stats::AisNodeView v;
+    v.version = TESSERA_VERSION;
+    v.config = [c, port] {
+        api::AisConfigSource s;
+        s.host = c.host;
+        s.port = port;
+        s.mountpaths = c.mountpaths;
+        s.dataDir = c.dataDir;
+        s.tlsCertFile = c.tlsCertFile;
+        s.tlsKeyFile = c.tlsKeyFile;
+        s.tlsCaFile = c.tlsCaFile;
+        s.authEnabled = c.authEnabled;
+        s.peerTimeoutMs = c.peerTimeoutMs;
+        s.keepaliveMaxMs = c.keepaliveIntervalMs * c.keepaliveMaxMissed;
+        s.ioTimeoutMs = c.ioTimeoutMs;
+        return s;
+    };
+    return v;
+}
+
 nlohmann::json baseInfo(const Config& c, const std::string& id, Clock::time_point started, const net::HttpServer& s)
 {
     return {{"daemon_id", id},

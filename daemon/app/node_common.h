@@ -8,6 +8,7 @@
 #include "api/smap.h"
 #include "config.h"
 #include "net/http_server.h"
+#include "stats/system_sampler.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -50,6 +51,9 @@ private:
     std::promise<int> m_first;
     std::thread m_thread;
 };
+// What the node's AIStore answers (node_status, sysinfo, config) take from
+// its configuration; `port`: the bound one.
+stats::AisNodeView aisNodeView(const Config& c, unsigned short port);
 nlohmann::json baseInfo(const Config& c, const std::string& id, Clock::time_point started, const net::HttpServer& s);
 // The statistics every node has: process, connections, operation counters.
 // The role adds map versions and mountpaths.

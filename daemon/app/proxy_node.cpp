@@ -30,6 +30,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         m_self, *m_state, *m_peers, [this] { return baseInfo(m_config, m_id, m_started, *m_server); },
         [this] { return nodeStats(); }, clusterKey,
         std::chrono::milliseconds(c.keepaliveIntervalMs * c.keepaliveMaxMissed));
+    m_api->setAisView(aisNodeView(c, m_server->port()));
     m_api->registerRoutes(m_router);
     m_s3 = std::make_unique<s3::S3Api>([this] { return m_state->smap(); }, [this] { return m_state->bmd(); },
                                        m_self.publicNet.url, clusterKey,

@@ -65,6 +65,7 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
         [this] { return baseInfo(m_config, m_id, m_started, *m_server); }, [this] { return nodeStats(); },
         m_server->stats(), clusterKey);
     m_api->setMultipart(m_multipart.get());
+    m_api->setAisView(aisNodeView(c, m_server->port()));
     m_api->registerRoutes(m_router);
     if (c.authEnabled) {
         m_auth = NodeAuth::forTarget(clusterKey);

@@ -1,5 +1,6 @@
 #include "dsort_proxy_api.h"
 
+#include "api/ais_dsort.h"
 #include "api/dsort_msg.h"
 #include "api/headers.h"
 #include "api/hrw.h"
@@ -16,6 +17,7 @@
 #include "spec/brace_template.h"
 
 #include <random>
+#include <regex>
 #include <set>
 #include <unordered_map>
 
@@ -316,33 +318,123 @@ api::Result<api::JobStatus> DsortProxyApi::dsortJob(const std::string& id) const
     return *st;
 }
 
-Response DsortProxyApi::show(const Request& req)
+std::map<std::string, nlohmann::json> DsortProxyApi::targetCounters(const api::JobStatus& st) const
 {
-    if (!req.hasQuery("uuid")) {
-        auto out = nlohmann::json::array();
-        for (const auto& st : m_jobs.list()) {
-            if (st.kind == "dsort") out.push_back(st);
-        }
-        return Response::json(out);
-    }
-    auto st = dsortJob(req.queryValue("uuid"));
-    if (!st) return Response::error(st.error());
-    // Each target's own counters: phase times, records, spills.
     api::Smap targets;
     const auto smap = m_state.smap();
-    for (const auto& [tid, ts] : st->targets) {
+    for (const auto& [tid, ts] : st.targets) {
         if (auto it = smap->tmap.find(tid); it != smap->tmap.end()) targets.tmap.emplace(tid, it->second);
     }
-    nlohmann::json metrics = nlohmann::json::object();
+    std::map<std::string, nlohmann::json> out;
     proxy::PeerCalls peers(std::min(m_peerTimeout, std::chrono::milliseconds(2000)), m_clusterKey);
     for (const auto& [tid, r] :
-         peers.fanOut(targets, client::Method::Get, api::path::internalDsort(st->id, "metrics"))) {
+         peers.fanOut(targets, client::Method::Get, api::path::internalDsort(st.id, "metrics"))) {
         if (!r || !r->isSuccess()) continue;
         auto m = nlohmann::json::parse(r->body, nullptr, false);
-        if (m.is_object()) metrics[tid] = std::move(m);
+        if (m.is_object()) out[tid] = std::move(m);
     }
+    return out;
+}
+
+std::map<std::string, api::AisDsortJobInfo> DsortProxyApi::aisJobInfos(
+    const api::JobStatus& st, const std::map<std::string, nlohmann::json>& counters) const
+{
+    const auto spec = m_jobs.args(st.id).value_or(nlohmann::json::object());
+    const auto text = [&](const char* key) {
+        auto it = spec.find(key);
+        return it != spec.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const auto now =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    std::map<std::string, api::AisDsortJobInfo> out;
+    for (const auto& [tid, ts] : st.targets) {
+        api::DsortTargetPart part;
+        part.jobId = st.id;
+        part.inputBck = text("input_bck");
+        part.outputBck = text("output_bck");
+        part.description = text("description");
+        part.jobState = st.state;
+        part.jobError = st.error;
+        part.target = ts;
+        if (auto it = counters.find(tid); it != counters.end()) part.counters = it->second;
+        part.nowNs = now;
+        out.emplace(tid, api::aisDsortJobInfo(part));
+    }
+    return out;
+}
+
+Response DsortProxyApi::show(const Request& req)
+{
+    // AIStore's shapes by default (what its clients decode); Tessera's own
+    // job status with ?format=tessera (Tessera's CLI and C++ client).
+    const auto format = req.queryValue("format");
+    if (!format.empty() && format != "tessera" && format != "aistore") {
+        return Response::error(api::Error::badRequest("format must be tessera or aistore"));
+    }
+    const bool tessera = format == "tessera";
+    const auto uuid = req.queryValue("uuid");
+    if (uuid.empty() && !(tessera && req.hasQuery("uuid"))) return tessera ? listTessera() : listAis(req);
+    auto st = dsortJob(uuid);
+    if (!st) return Response::error(st.error());
+    auto counters = targetCounters(*st);
+    if (!tessera) {
+        nlohmann::json out = nlohmann::json::object();
+        for (auto& [tid, info] : aisJobInfos(*st, counters)) out[tid] = info;
+        return Response::json(out);
+    }
+    nlohmann::json metrics = nlohmann::json::object();
+    for (auto& [tid, m] : counters) metrics[tid] = std::move(m);
     nlohmann::json out = *st;
     out["metrics"] = std::move(metrics);
+    return Response::json(out);
+}
+
+Response DsortProxyApi::listTessera() const
+{
+    auto out = nlohmann::json::array();
+    for (const auto& st : m_jobs.list()) {
+        if (st.kind == "dsort") out.push_back(st);
+    }
+    return Response::json(out);
+}
+
+Response DsortProxyApi::listAis(const Request& req) const
+{
+    // api.ListDsort: `regex` (POSIX extended) on the job's description,
+    // `only_active` leaves out the finished ones.
+    const auto pattern = req.queryValue("regex");
+    if (pattern.size() > kMaxRegex) {
+        return Response::error(api::Error::badRequest("regex longer than " + std::to_string(kMaxRegex) + " bytes"));
+    }
+    std::optional<std::regex> re;
+    if (!pattern.empty()) {
+        try {
+            re.emplace(pattern, std::regex::extended | std::regex::nosubs);
+        } catch (const std::regex_error& e) {
+            return Response::error(api::Error::badRequest("regex \"" + pattern + "\": " + e.what()));
+        }
+    }
+    const auto active = req.queryValue("only_active");
+    if (!active.empty() && active != "true" && active != "false") {
+        return Response::error(api::Error::badRequest("only_active must be true or false"));
+    }
+    auto out = nlohmann::json::array();
+    for (const auto& st : m_jobs.list()) {
+        if (st.kind != "dsort") continue;
+        if (active == "true" && api::isFinal(st.state)) continue;
+        if (re) {
+            const auto spec = m_jobs.args(st.id).value_or(nlohmann::json::object());
+            const auto desc = spec.value("description", std::string());
+            if (!std::regex_search(desc.substr(0, kMaxRegexSubject), *re)) continue;
+        }
+        std::optional<api::AisDsortJobInfo> job;
+        for (auto& [tid, info] : aisJobInfos(st, targetCounters(st))) {
+            if (!job) job = std::move(info);
+            else api::aggregate(*job, info);
+        }
+        if (job) out.push_back(*job);
+    }
     return Response::json(out);
 }
 

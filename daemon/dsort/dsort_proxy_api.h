@@ -4,8 +4,11 @@
 // are listed, watched (feed `job` messages) and aborted like every job.
 //   POST   /v1/sort               body: the spec (spec/dsort_spec.h), JSON or YAML -> the job id (text)
 //   POST   /v1/sort?dry_run=true  the plan, nothing started (spec/dsort_preview.h)
-//   GET    /v1/sort?uuid=ID       the job's status and every target's metrics
-//   GET    /v1/sort               every dSort job, oldest first
+//   GET    /v1/sort?uuid=ID       AIStore's map of target id -> dsort.JobInfo (api/ais_dsort.h)
+//   GET    /v1/sort               AIStore's []dsort.JobInfo, one per job, oldest first
+//                                 (regex= on the description, only_active=true)
+//   ... &format=tessera           Tessera's own: the job's status and every target's
+//                                 counters; the list of job statuses
 //   DELETE /v1/sort/abort?uuid=ID abort (every target stops and removes what it created)
 //   DELETE /v1/sort?uuid=ID       forget a finished job (409 while it runs)
 // Preparation: every target of the map takes part (any may own output
@@ -18,6 +21,7 @@
 //
 // Thread safety: handlers run on worker threads; state is under a mutex.
 
+#include "api/ais_dsort.h"
 #include "net/outbound_fetch.h"
 #include "net/router.h"
 #include "proxy/job_coordinator.h"
@@ -40,6 +44,9 @@ public:
     static constexpr std::size_t kMaxEkmBytes = 16 << 20;
     // Output names checked against the inputs when both are in one bucket.
     static constexpr std::uint64_t kMaxOverwriteCheck = 1'000'000;
+    // The list's regex (std::regex recurses on its subject: both bounded).
+    static constexpr std::size_t kMaxRegex = 256;
+    static constexpr std::size_t kMaxRegexSubject = 1024;
 
     // `fetch`: how an ekm_file given as a URL is fetched (its allowed networks).
     DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jobs, std::string selfUrl,
@@ -54,6 +61,12 @@ public:
 private:
     net::Response start(const net::Request& req);
     net::Response show(const net::Request& req);
+    net::Response listTessera() const;
+    net::Response listAis(const net::Request& req) const;
+    // Each target's dSort session counters (targets that answer).
+    std::map<std::string, nlohmann::json> targetCounters(const api::JobStatus& st) const;
+    std::map<std::string, api::AisDsortJobInfo> aisJobInfos(
+        const api::JobStatus& st, const std::map<std::string, nlohmann::json>& counters) const;
     net::Response abort(const net::Request& req);
     net::Response remove(const net::Request& req);
     api::Result<std::string> readEkm(const spec::DsortSpec& spec) const;

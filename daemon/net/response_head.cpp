@@ -44,9 +44,11 @@ void writeResponseHead(std::string& out, unsigned version, const Response& res, 
     const auto& hs = res.headers;
     for (std::size_t i = 0; i < hs.size(); ++i) {
         if (sessionField(hs[i].first)) continue;
-        // A later value of the same field replaces this one.
+        // A later value of the same field replaces this one, except for a
+        // field sent once per entry (AIStore's ais-custom-md: "k=v" lines).
+        const bool repeats = api::sameFieldName(hs[i].first, api::kHdrCustomMd);
         bool replaced = false;
-        for (std::size_t j = i + 1; j < hs.size() && !replaced; ++j)
+        for (std::size_t j = i + 1; j < hs.size() && !replaced && !repeats; ++j)
             replaced = api::sameFieldName(hs[i].first, hs[j].first);
         if (replaced) continue;
         appendFieldText(out, hs[i].first);

@@ -234,6 +234,14 @@ std::optional<api::JobStatus> JobCoordinator::find(const std::string& id) const
     return it->second.status;
 }
 
+std::optional<nlohmann::json> JobCoordinator::args(const std::string& id) const
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) return std::nullopt;
+    return it->second.args;
+}
+
 std::vector<api::JobStatus> JobCoordinator::list() const
 {
     std::lock_guard lock(m_mutex);

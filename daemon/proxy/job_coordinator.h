@@ -76,6 +76,8 @@ public:
     // For kind-specific front ends such as /v1/sort.
     std::optional<api::JobStatus> find(const std::string& id) const;
     std::vector<api::JobStatus> list() const;
+    // The args a job was started with (nullopt when unknown).
+    std::optional<nlohmann::json> args(const std::string& id) const;
     api::Result<api::JobStatus> abort(const std::string& id);
     api::Status remove(const std::string& id);
     // The set of targets in the cluster map changed: with rebalanceAuto, a

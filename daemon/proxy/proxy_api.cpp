@@ -2,6 +2,8 @@
 
 #include "api/action_msg.h"
 #include "api/ais_bucket_props.h"
+#include "api/ais_config.h"
+#include "api/ais_node.h"
 #include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "api/hrw.h"
@@ -12,6 +14,7 @@
 #include "list_merge.h"
 #include "meta/node_identity.h"
 #include "net/request_params.h"
+#include "stats/ais_answers.h"
 
 #include <algorithm>
 #include <optional>
@@ -139,6 +142,9 @@ void ProxyApi::registerRoutes(net::Router& router)
     router.add(
         net::needs(Route{http::verb::get, "/v1/daemon", Exec::Inline, net::bind(this, &ProxyApi::daemonInfo), {}},
                    Access::user()));
+    router.add(net::needs(
+        Route{http::verb::get, "/v1/reverse/daemon", Exec::Worker, net::bind(this, &ProxyApi::reverseDaemon), {}},
+        Access::user()));
     router.add(net::needs(Route{http::verb::get, "/v1/health", Exec::Inline, net::bind(this, &ProxyApi::health), {}},
                           Access::open()));
 }
@@ -437,8 +443,63 @@ Response ProxyApi::clusterInfo(const Request& req)
         }
         return Response::json(out);
     }
-    return Response::error(
-        api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, etl, node_stats)"));
+    if (what == "cluster_config") {
+        return Response::json(api::aisClusterConfig(stats::configSource(m_ais, *m_state.smap())));
+    }
+    if (what == "sysinfo" || what == "mountpaths") return clusterFanOut(what);
+    if (what == "snode") return Response::json(nlohmann::json(m_self));
+    if (what == "target_ips") {
+        // AIStore's: each target's public, control and data host, comma-separated.
+        std::string ips;
+        for (const auto& [id, t] : m_state.smap()->tmap) {
+            for (int i = 0; i < 3; ++i) ips += (ips.empty() ? "" : ",") + t.publicNet.host;
+        }
+        Response r;
+        r.body = std::move(ips);
+        r.header("Content-Type", "text/plain");
+        return r;
+    }
+    if (what == "backends") return Response::json(nlohmann::json::array());  // no cloud backends
+    if (what == "remote") return Response::json(api::AisRemAisVec{});        // no remote clusters attached
+    if (auto r = stats::aisNotImplemented(what)) return std::move(*r);
+    return Response::error(api::Error::badRequest(
+        "unknown what=\"" + what +
+        "\" (expected smap, bmd, etl, node_stats, cluster_config, sysinfo, mountpaths, snode, target_ips, backends, "
+        "remote)"));
+}
+
+Response ProxyApi::clusterFanOut(const std::string& what)
+{
+    // apc.ClusterSysInfo (sysinfo) or target id -> apc.MountpathList (mountpaths).
+    const auto smap = m_state.smap();
+    nlohmann::json targets = nlohmann::json::object();
+    for (auto& [id, r] : m_peers.fanOut(*smap, client::Method::Get, api::path::daemonWhat(what))) {
+        if (!r) return Response::error(r.error());
+        if (!r->isSuccess()) {
+            return Response::error(api::Error::unavailable("target " + id + " answered HTTP " +
+                                                           std::to_string(r->status) + " to what=" + what));
+        }
+        auto body = nlohmann::json::parse(r->body, nullptr, false);
+        if (body.is_discarded())
+            return Response::error(api::Error::unavailable("target " + id + " sent unreadable JSON"));
+        if (what == "sysinfo") {
+            auto info = api::readMessage<api::AisTargetSysInfo>(body, "sysinfo");
+            if (!info) return Response::error(api::Error::unavailable("target " + id + ": " + info.error().message));
+            targets[id] = *info;
+        } else {
+            auto list = api::readMessage<api::AisMountpathList>(body, "mountpaths");
+            if (!list) return Response::error(api::Error::unavailable("target " + id + ": " + list.error().message));
+            targets[id] = *list;
+        }
+    }
+    if (what == "mountpaths") return Response::json(targets);
+    api::AisClusterSysInfo out;
+    const auto st = m_nodeStats();
+    const auto machine = m_ais.sampler ? m_ais.sampler->sample(st.cpuNs, st.uptimeNs) : api::AisMachine{};
+    out.proxy.emplace(m_self.id, api::aisMemCpuInfo(st, machine));
+    for (auto& [id, t] : targets.items())
+        out.target.emplace(id, api::readMessage<api::AisTargetSysInfo>(t, "").value());
+    return Response::json(out);
 }
 
 Response ProxyApi::clusterAction(const Request& req)
@@ -501,14 +562,51 @@ Response ProxyApi::maintenance(const api::ActionMsg& msg, bool on, bool fromNode
 Response ProxyApi::daemonInfo(const Request& req)
 {
     const auto what = req.queryValue("what");
+    bool tessera = false;
+    if (auto bad = stats::checkFormat(req, tessera)) return std::move(*bad);
     if (what == "smap") return Response::json(nlohmann::json(*m_state.smap()));
     if (what == "bmd") return Response::json(nlohmann::json(*m_state.bmd()));
     if (what == "snode") return Response::json(nlohmann::json(m_self));
-    auto info = m_nodeInfo();
-    if (what == "config") return Response::json(info.value("config", nlohmann::json::object()));
+    if (what == "config" && tessera) return Response::json(m_nodeInfo().value("config", nlohmann::json::object()));
     if (what == "node_stats" || what.empty()) return Response::json(m_nodeStats());
-    return Response::error(
-        api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, snode, config, node_stats)"));
+    const auto smap = m_state.smap();
+    if (auto r = stats::aisDaemonAnswer(what, m_ais, m_nodeStats(), m_self, *smap, m_state.bmd()->version)) {
+        return std::move(*r);
+    }
+    return Response::error(api::Error::badRequest(
+        "unknown what=\"" + what +
+        "\" (expected smap, bmd, snode, config, node_stats, node_status, sysinfo, software_version)"));
+}
+
+Response ProxyApi::reverseDaemon(const Request& req)
+{
+    // AIStore's clients reach a node through the proxy: /v1/reverse/daemon
+    // with the node's id in ais-node-id (api.GetStatsAndStatus,
+    // api.GetDaemonConfig, the SDK's get_performance()).
+    const auto id = req.header(api::kHdrNodeId);
+    if (id.empty()) {
+        return Response::error(
+            api::Error::badRequest("missing header " + std::string(api::kHdrNodeId) + " (the id of the node to ask)"));
+    }
+    if (id == m_self.id) return daemonInfo(req);
+    const auto smap = m_state.smap();
+    const auto* node = smap->findTarget(id);
+    if (node == nullptr) {
+        return Response::error(api::Error::notFound("node \"" + std::string(id) + "\" is not in the cluster map"));
+    }
+    api::Smap one;
+    one.tmap.emplace(node->id, *node);
+    const auto q = req.target.find('?');
+    const auto query = q == std::string::npos ? std::string() : req.target.substr(q + 1);
+    auto results =
+        m_peers.fanOut(one, client::Method::Get, "/v1/daemon" + (query.empty() ? std::string() : "?" + query));
+    auto& r = results.at(node->id);
+    if (!r) return Response::error(r.error());
+    Response out;
+    out.status = r->status;
+    out.body = std::move(r->body);
+    if (auto ct = r->header("content-type"); !ct.empty()) out.header("Content-Type", ct);
+    return out;
 }
 
 Response ProxyApi::health(const Request& req)

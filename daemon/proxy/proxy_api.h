@@ -10,6 +10,7 @@
 #include "net/router.h"
 #include "peer_calls.h"
 #include "proxy_state.h"
+#include "stats/system_sampler.h"
 
 #include <chrono>
 #include <functional>
@@ -65,6 +66,9 @@ public:
     using BucketFilter = std::function<api::Result<std::vector<api::BucketRef>>(const net::Request& req,
                                                                                 std::vector<api::BucketRef> all)>;
     void setBucketFilter(BucketFilter f) { m_bucketFilter = std::move(f); }
+    // AIStore's node answers (what=node_status, sysinfo, config, cluster_config).
+    // Set before the node serves requests.
+    void setAisView(stats::AisNodeView view) { m_ais = std::move(view); }
 
 private:
     net::Response redirectObject(const net::Request& req);
@@ -86,6 +90,10 @@ private:
     // Unauthorized unless the request carries the cluster key.
     std::optional<net::Response> checkClusterKey(const net::Request& req) const;
     net::Response daemonInfo(const net::Request& req);
+    // GET /v1/reverse/daemon (header ais-node-id): the node's /v1/daemon answer.
+    net::Response reverseDaemon(const net::Request& req);
+    // what=sysinfo and what=mountpaths over every target.
+    net::Response clusterFanOut(const std::string& what);
     net::Response health(const net::Request& req);
 
     api::Snode m_self;
@@ -93,6 +101,7 @@ private:
     PeerCalls& m_peers;
     std::function<nlohmann::json()> m_nodeInfo;
     std::function<api::NodeStats()> m_nodeStats;
+    stats::AisNodeView m_ais;
     PropsObserver m_propsObserver;
     std::function<void(const std::string&)> m_moveRequested;
     std::function<void(const std::string&)> m_restarted;

@@ -34,12 +34,23 @@ using namespace detail;
 namespace {
 
 // `withStamp`: the version stamp, for peers (HEAD and PUT answers); a GET
-// leaves it out (one header less on the hot path).
-void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& selfId, bool withStamp = true)
+// leaves it out (one header less on the hot path). `aisLines`: the custom
+// metadata as AIStore's targets send it, one "k=v" ais-custom-md line per
+// entry (cmn/objattrs.go ToHeader), for clients; the other nodes (they call
+// with the cluster key, the S3 front end among them) read one "k1=v1,k2=v2"
+// line.
+void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& selfId, bool withStamp, bool aisLines)
 {
     api::appendMetaHeaders(r.headers, m, selfId, withStamp);
+    if (aisLines && m.custom.size() > 1) {
+        std::erase_if(r.headers, [](const auto& h) { return api::sameFieldName(h.first, api::kHdrCustomMd); });
+        for (const auto& [k, v] : m.custom) r.headers.emplace_back(std::string(api::kHdrCustomMd), k + "=" + v);
+    }
     api::appendHttpValidators(r.headers, m);
 }
+
+// A client's request (not another node's): it carries no cluster key.
+bool fromClient(const Request& req) { return req.header(api::kHdrClusterKey).empty(); }
 
 bool isHex16(const std::string& s)
 {
@@ -74,8 +85,10 @@ public:
         std::string name;
     };
     // `fromPeer`: a copy a peer sends (stored here, nothing asked of others).
-    PutSink(std::unique_ptr<PutWriter> w, std::string selfId, Hooks hooks, bool fromPeer = false)
-        : m_writer(std::move(w)), m_selfId(std::move(selfId)), m_hooks(std::move(hooks)), m_fromPeer(fromPeer)
+    // `aisLines`: the answer's custom metadata in AIStore's form (a client's PUT).
+    PutSink(std::unique_ptr<PutWriter> w, std::string selfId, Hooks hooks, bool fromPeer, bool aisLines)
+        : m_writer(std::move(w)), m_selfId(std::move(selfId)), m_hooks(std::move(hooks)), m_fromPeer(fromPeer),
+          m_aisLines(aisLines)
     {
     }
     api::Status write(const char* data, std::size_t size) override { return m_writer->write(data, size); }
@@ -110,7 +123,7 @@ private:
     Response acknowledged(const api::ObjectMeta& meta) const
     {
         Response r;
-        addMetaHeaders(r, meta, m_selfId);
+        addMetaHeaders(r, meta, m_selfId, true, m_aisLines);
         return r;
     }
 
@@ -182,6 +195,7 @@ private:
     std::string m_selfId;
     Hooks m_hooks;
     bool m_fromPeer = false;
+    bool m_aisLines = false;
 };
 
 bool isShardRead(const Request& req) { return req.hasQuery(api::kQpArchPath) || req.hasQuery(api::kQpArchRegx); }
@@ -369,7 +383,15 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
         }
         params.expectedChecksum = cval;
     }
-    const auto md = req.header(api::kHdrCustomMd);
+    // AIStore's clients send one "k=v" line per entry: every line, joined.
+    std::string md;
+    if (req.headers != nullptr) {
+        for (auto [it, end] = req.headers->equal_range(
+                 boost::beast::string_view(api::kHdrCustomMd.data(), api::kHdrCustomMd.size()));
+             it != end; ++it) {
+            md += (md.empty() ? "" : ", ") + std::string(it->value());
+        }
+    }
     if (!md.empty()) {
         auto parsed = api::parseCustomMd(md);
         if (!parsed) return Response::error(parsed.error());
@@ -382,13 +404,15 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
                        {}});
     }
     params.s3Etag = req.queryValue("s3") == "true";
-    return objectSink(*ref, how, std::move(holders), std::move(params), req.hasQuery(api::kQpRebalance));
+    return objectSink(*ref, how, std::move(holders), std::move(params), req.hasQuery(api::kQpRebalance),
+                      fromClient(req));
 }
 
 std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::objectSink(const api_util::ObjectRef& target,
                                                                                Serve how,
                                                                                std::vector<api::Snode> holders,
-                                                                               PutParams params, bool rebalance)
+                                                                               PutParams params, bool rebalance,
+                                                                               bool aisLines)
 {
     const auto* ref = &target;
     params.mountpathCopies = mountpathCopies(ref->bucket);
@@ -424,8 +448,8 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::objectSink(c
             return m_ec->slices().removeOlder(ref.bucket, ref.name, meta.stamp);
         };
     }
-    return std::unique_ptr<net::UploadSink>(
-        std::make_unique<PutSink>(std::move(writer.value()), m_self.id, std::move(hooks), how == Serve::Copy));
+    return std::unique_ptr<net::UploadSink>(std::make_unique<PutSink>(std::move(writer.value()), m_self.id,
+                                                                      std::move(hooks), how == Serve::Copy, aisLines));
 }
 
 Response TargetApi::getObject(const Request& req) { return readObject(req, false); }
@@ -530,7 +554,7 @@ Response TargetApi::serveObject(const Request& req, const api_util::ObjectRef& r
     }
     Response r;
     // A copy read by a peer (a scrub's repair) carries its version stamp.
-    addMetaHeaders(r, obj.meta, m_self.id, how == Serve::Copy);
+    addMetaHeaders(r, obj.meta, m_self.id, how == Serve::Copy, fromClient(req));
     r.header("Content-Type", "application/octet-stream");
     r.header("Accept-Ranges", "bytes");
     r.file = std::make_unique<net::FileRegion>();
@@ -578,7 +602,7 @@ Response TargetApi::statObject(const Request& req, bool reconciled)
         if (auto r = readElsewhere(req, *ref)) return std::move(*r);
     }
     if (!meta) return Response::error(meta.error());
-    return headResponse(ref->bucket + "/" + ref->name, *meta);
+    return headResponse(ref->bucket + "/" + ref->name, *meta, fromClient(req));
 }
 
 Response TargetApi::headMissing(const Request& req, const api_util::ObjectRef& ref)
@@ -596,13 +620,13 @@ Response TargetApi::headMissing(const Request& req, const api_util::ObjectRef& r
         }
     }
     if (!meta) return Response::error(meta.error());
-    return headResponse(ref.bucket + "/" + ref.name, *meta);
+    return headResponse(ref.bucket + "/" + ref.name, *meta, fromClient(req));
 }
 
-Response TargetApi::headResponse(const std::string& name, const api::ObjectMeta& meta) const
+Response TargetApi::headResponse(const std::string& name, const api::ObjectMeta& meta, bool aisLines) const
 {
     Response r;
-    addMetaHeaders(r, meta, m_self.id);
+    addMetaHeaders(r, meta, m_self.id, true, aisLines);
     r.header(std::string(api::kHdrName), name);
     r.header(std::string(api::kHdrPresent), "true");  // AIStore's ObjectProps.present
     r.isHead = true;

@@ -16,6 +16,7 @@
 #include "object_store.h"
 #include "shard_service.h"
 #include "stats/stats_recorder.h"
+#include "stats/system_sampler.h"
 
 #include <chrono>
 #include <functional>
@@ -37,6 +38,9 @@ public:
     void registerRoutes(net::Router& router);
     // ETL on GET (etl_name); set before the node serves requests.
     void setEtl(etl::EtlManager* etl) { m_etl = etl; }
+    // AIStore's node answers (what=node_status, sysinfo, config); set before
+    // the node serves requests.
+    void setAisView(stats::AisNodeView view) { m_ais = std::move(view); }
     // Erasure-coded buckets (slices and copies sent after a commit and a
     // delete, reads from them when this target cannot serve its copy); set
     // before the node serves requests.
@@ -139,10 +143,12 @@ private:
     // The sink that stores a new version of `ref` as this target serves it
     // (`how`): copies to `holders` (mirrored) or slices (erasure coded)
     // before it is acknowledged, as for a client's PUT. `rebalance`: a peer
-    // delivers an existing version.
+    // delivers an existing version. `aisLines`: a client's PUT (the answer's
+    // custom metadata in AIStore's lines).
     std::variant<net::Response, std::unique_ptr<net::UploadSink>> objectSink(const api_util::ObjectRef& ref, Serve how,
                                                                              std::vector<api::Snode> holders,
-                                                                             PutParams params, bool rebalance);
+                                                                             PutParams params, bool rebalance,
+                                                                             bool aisLines = false);
 
     // S3 multipart uploads kept here (target_api_multipart.cpp; api/s3_multipart_msg.h).
     // The upload of the request's bucket/name, when this target owns the
@@ -170,7 +176,8 @@ private:
     // while the bucket's copies (or slices) are not known to be complete.
     net::Response copyMissing(const api_util::ObjectRef& ref, const api::Error& notFound, Serve how) const;
     net::Response headMissing(const net::Request& req, const api_util::ObjectRef& ref);
-    net::Response headResponse(const std::string& name, const api::ObjectMeta& meta) const;
+    // `aisLines`: a client asked (AIStore's custom metadata lines, see target_api.cpp).
+    net::Response headResponse(const std::string& name, const api::ObjectMeta& meta, bool aisLines) const;
     // GET with archpath (one member) or archregx (matching members as a
     // .tar) of the shard `obj`; on the worker pool.
     net::Response getFromShard(const net::Request& req, const api_util::ObjectRef& ref, const OpenObject& obj);
@@ -203,6 +210,7 @@ private:
     std::chrono::milliseconds m_peerTimeout;
     std::function<nlohmann::json()> m_nodeInfo;
     std::function<api::NodeStats()> m_nodeStats;
+    stats::AisNodeView m_ais;
     stats::StatsRecorder& m_recorder;
     std::string m_clusterKey;
     etl::EtlManager* m_etl = nullptr;

@@ -5,6 +5,7 @@
 #include "api/cluster_msg.h"
 #include "api/headers.h"
 #include "meta/node_identity.h"
+#include "stats/ais_answers.h"
 
 namespace tessera::daemon::target {
 
@@ -54,13 +55,20 @@ Response TargetApi::health(const Request& req)
 Response TargetApi::daemonInfo(const Request& req)
 {
     const auto what = req.queryValue("what");
+    bool tessera = false;
+    if (auto bad = stats::checkFormat(req, tessera)) return std::move(*bad);
     if (what == "smap") return Response::json(nlohmann::json(*m_cache.smap()));
     if (what == "bmd") return Response::json(nlohmann::json(*m_cache.bmd()));
     if (what == "snode") return Response::json(nlohmann::json(m_self));
-    if (what == "config") return Response::json(m_nodeInfo().value("config", nlohmann::json::object()));
+    if (what == "config" && tessera) return Response::json(m_nodeInfo().value("config", nlohmann::json::object()));
     if (what == "node_stats" || what.empty()) return Response::json(m_nodeStats());
-    return Response::error(
-        api::Error::badRequest("unknown what=\"" + what + "\" (expected smap, bmd, snode, config, node_stats)"));
+    const auto smap = m_cache.smap();
+    if (auto r = stats::aisDaemonAnswer(what, m_ais, m_nodeStats(), m_self, *smap, m_cache.bmd()->version)) {
+        return std::move(*r);
+    }
+    return Response::error(api::Error::badRequest(
+        "unknown what=\"" + what +
+        "\" (expected smap, bmd, snode, config, node_stats, node_status, sysinfo, mountpaths, software_version)"));
 }
 
 std::vector<api::MountpathStats> TargetApi::mountpathStats() const

@@ -48,6 +48,10 @@ Result<std::map<std::string, std::string>> parseCustomMd(std::string_view header
     }
     std::size_t start = 0;
     while (start < header.size()) {
+        // Whitespace after a comma: the lines of a repeated header joined
+        // (AIStore sends one k=v line per entry).
+        while (start < header.size() && (header[start] == ' ' || header[start] == '\t')) ++start;
+        if (start == header.size()) break;
         auto comma = header.find(',', start);
         auto item = header.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         auto eq = item.find('=');

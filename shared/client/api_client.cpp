@@ -181,7 +181,9 @@ api::Result<std::string> Client::startDsort(const nlohmann::json& spec)
 
 api::Result<Client::DsortStatus> Client::dsortStatus(std::string_view id)
 {
-    auto j = getJson(m_endpoint + std::string(api::path::kSort) + "?uuid=" + api::percentEncode(id), "dsort status");
+    // Tessera's own status (without format=tessera the proxy answers AIStore's JobInfo map).
+    auto j = getJson(m_endpoint + std::string(api::path::kSort) + "?format=tessera&uuid=" + api::percentEncode(id),
+                     "dsort status");
     if (!j) return j.error();
     DsortStatus out;
     try {
@@ -195,7 +197,7 @@ api::Result<Client::DsortStatus> Client::dsortStatus(std::string_view id)
 
 api::Result<std::vector<api::JobStatus>> Client::listDsorts()
 {
-    auto j = getJson(m_endpoint + std::string(api::path::kSort), "dsort list");
+    auto j = getJson(m_endpoint + std::string(api::path::kSort) + "?format=tessera", "dsort list");
     if (!j) return j.error();
     try {
         return j->get<std::vector<api::JobStatus>>();

@@ -274,8 +274,11 @@ struct HttpClient::Impl {
         const auto& msg = parser->get();
         res.status = static_cast<int>(msg.result_int());
         for (const auto& f : msg) {
-            res.headers[lower(std::string_view(f.name_string().data(), f.name_string().size()))] =
-                std::string(f.value());
+            // A header sent on several lines is one comma-separated list
+            // (RFC 9110 5.3): AIStore's ais-custom-md, one line per entry.
+            auto& v = res.headers[lower(std::string_view(f.name_string().data(), f.name_string().size()))];
+            if (!v.empty()) v += ", ";
+            v += std::string(f.value());
         }
         const bool streamToSink = sink != nullptr && res.isSuccess();
         auto deliver = [&](const char* data, std::size_t n) -> api::Status {

@@ -28,7 +28,8 @@ struct CurlResult {
 };
 
 // Header names (lower case) to values of the last response in a `curl -D -`
-// or `curl -i` dump (after redirects, the final one).
+// or `curl -i` dump (after redirects, the final one); a field sent on
+// several lines is its values joined by ", ".
 QMap<QByteArray, QByteArray> lastHeaders(const QByteArray& dump, QByteArray* statusLine = nullptr)
 {
     QMap<QByteArray, QByteArray> out;
@@ -41,7 +42,9 @@ QMap<QByteArray, QByteArray> lastHeaders(const QByteArray& dump, QByteArray* sta
             continue;
         }
         const auto colon = line.indexOf(':');
-        if (colon > 0) out[line.left(colon).toLower()] = line.mid(colon + 1).trimmed();
+        if (colon <= 0) continue;
+        auto& v = out[line.left(colon).toLower()];
+        v += (v.isEmpty() ? "" : ", ") + line.mid(colon + 1).trimmed();
     }
     return out;
 }
@@ -230,7 +233,8 @@ private slots:
         QCOMPARE(h.value("ais-checksum-type"), QByteArray("xxhash"));
         QCOMPARE(h.value("ais-checksum-value"), QByteArray::fromStdString(api::xxhash64Hex(data.toStdString())));
         QCOMPARE(h.value("ais-version"), QByteArray("1"));
-        QCOMPARE(h.value("ais-custom-md"), QByteArray("label=cat,source=cam-1"));
+        // As AIStore sends it: one "k=v" line per entry.
+        QCOMPARE(h.value("ais-custom-md"), QByteArray("label=cat, source=cam-1"));
         QCOMPARE(h.value("ais-name"), QByteArray("web/sub/h.bin"));
         QVERIFY(QRegularExpression("^[0-9]{19}$").match(QString::fromLatin1(h.value("ais-atime"))).hasMatch());
         bool known = false;

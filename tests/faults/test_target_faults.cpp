@@ -397,7 +397,7 @@ private slots:
         QCOMPARE(json::parse(snode->body)["version"].get<std::string>(),
                  std::to_string(before.version));  // AIStore: a string
         // The key is not shown by the configuration endpoint.
-        auto cfg = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/daemon?what=config");
+        auto cfg = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/daemon?what=config&format=tessera");
         QVERIFY(cfg->body.find(key) == std::string::npos);
     }
 

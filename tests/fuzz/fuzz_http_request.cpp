@@ -56,6 +56,7 @@ constexpr Pattern kPatterns[] = {
     {http::verb::get, "/v1/cluster"},
     {http::verb::put, "/v1/cluster"},
     {http::verb::get, "/v1/daemon"},
+    {http::verb::get, "/v1/reverse/daemon"},
     {http::verb::get, "/v1/health"},
     {http::verb::put, "/v1/metasync"},
     {http::verb::get, "/metrics"},

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,11 @@ enum class Kind {
     MapOf,    // Go map[string]*T: an object whose values are `sub`
     ArrayOf,  // Go []*T (null allowed, as Go writes a nil slice): `sub`
     StringArray,
-    Any,  // Go any / raw: not checked
+    Any,       // Go any / raw: not checked
+    Number,    // Go float64
+    Time,      // Go time.Time: an RFC 3339 string
+    Duration,  // cos.Duration: Go's duration text ("0s", "1m30s")
+    Size,      // cos.SizeIEC: a size text ("0B", "10MiB")
 };
 
 struct Schema;
@@ -97,6 +102,27 @@ inline void check(const nlohmann::json& v, const Schema& schema, const std::stri
                     if (!e.is_string()) out.push_back(p + ": must be an array of strings");
             break;
         case Kind::Any: break;
+        case Kind::Number:
+            if (!x.is_number()) out.push_back(p + ": must be a number");
+            break;
+        case Kind::Time: {
+            static const std::regex re(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$)");
+            if (!x.is_string() || !std::regex_match(x.get<std::string>(), re))
+                out.push_back(p + ": must be an RFC 3339 time (Go time.Time)");
+            break;
+        }
+        case Kind::Duration: {
+            static const std::regex re(R"(^-?((\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+|0)$)");
+            if (!x.is_string() || !std::regex_match(x.get<std::string>(), re))
+                out.push_back(p + ": must be a Go duration (cos.Duration)");
+            break;
+        }
+        case Kind::Size: {
+            static const std::regex re(R"(^\d+(\.\d+)?([KMGTP]i?)?B?$)");
+            if (!x.is_string() || !std::regex_match(x.get<std::string>(), re))
+                out.push_back(p + ": must be a size (cos.SizeIEC)");
+            break;
+        }
         }
     }
 }
@@ -238,5 +264,264 @@ inline const Schema kBprops{"cmn.Bprops (cmn/api.go)",
                              {"bid", Kind::IntString, true},
                              {"created", Kind::IntString, true},
                              {"versioning", Kind::Object, true, &kVersionConf}}};
+
+// A schema's fields: an embedded Go struct's, then its own.
+inline std::vector<Field> fieldsOf(std::vector<Field> embedded, const std::vector<Field>& own)
+{
+    embedded.insert(embedded.end(), own.begin(), own.end());
+    return embedded;
+}
+
+// --- ext/dsort/api_metrics.go --------------------------------------------------
+inline const Schema kTimeStats{"dsort.TimeStats (ext/dsort/api_metrics.go)",
+                               {{"total_ms", Kind::IntString, true},
+                                {"count", Kind::IntString, true},
+                                {"min_ms", Kind::IntString, true},
+                                {"max_ms", Kind::IntString, true},
+                                {"avg_ms", Kind::IntString, true}}};
+// phaseBase's fields, embedded in each phase.
+inline const std::vector<Field> kPhaseBaseFields{{"started_time", Kind::Time, true},
+                                                 {"end_time", Kind::Time, true},
+                                                 {"elapsed", Kind::Int, true},
+                                                 {"running", Kind::Bool, true},
+                                                 {"finished", Kind::Bool, true}};
+inline const std::vector<Field> kLocalExtractionOwn{{"total_count", Kind::IntString, true},
+                                                    {"extracted_count", Kind::IntString, true},
+                                                    {"extracted_size", Kind::IntString, true},
+                                                    {"extracted_record_count", Kind::IntString, true},
+                                                    {"extracted_to_disk_count", Kind::IntString, true},
+                                                    {"extracted_to_disk_size", Kind::IntString, true}};
+inline const Schema kLocalExtraction{"dsort.LocalExtraction (ext/dsort/api_metrics.go)",
+                                     fieldsOf(kPhaseBaseFields, kLocalExtractionOwn)};
+inline const std::vector<Field> kMetaSortingOwn{{"sent_stats", Kind::Object, false, &kTimeStats, true},
+                                                {"recv_stats", Kind::Object, false, &kTimeStats, true}};
+inline const Schema kMetaSorting{"dsort.MetaSorting (ext/dsort/api_metrics.go)",
+                                 fieldsOf(kPhaseBaseFields, kMetaSortingOwn)};
+inline const std::vector<Field> kShardCreationOwn{{"to_create", Kind::IntString, true},
+                                                  {"created_count", Kind::IntString, true},
+                                                  {"moved_shard_count", Kind::IntString, true},
+                                                  {"req_stats", Kind::Object, false, &kTimeStats, true},
+                                                  {"resp_stats", Kind::Object, false, &kTimeStats, true}};
+inline const Schema kShardCreation{"dsort.ShardCreation (ext/dsort/api_metrics.go)",
+                                   fieldsOf(kPhaseBaseFields, kShardCreationOwn)};
+// The Python SDK (python/aistore/sdk/dsort/types.py DsortMetrics) requires
+// the three phases; Go's omitempty pointers are never nil in AIStore.
+inline const Schema kDsortMetrics{"dsort.Metrics (ext/dsort/api_metrics.go)",
+                                  {{"local_extraction", Kind::Object, true, &kLocalExtraction},
+                                   {"meta_sorting", Kind::Object, true, &kMetaSorting},
+                                   {"shard_creation", Kind::Object, true, &kShardCreation},
+                                   {"description", Kind::String, false},
+                                   {"warnings", Kind::StringArray, false, nullptr, true},
+                                   {"errors", Kind::StringArray, false, nullptr, true},
+                                   {"aborted", Kind::Bool, true},  // cmn/atomic.Bool: a struct, always written
+                                   {"archived", Kind::Bool, true}}};
+inline const Schema kDsortJobInfo{"dsort.JobInfo (ext/dsort/api_metrics.go)",
+                                  {{"id", Kind::String, true},
+                                   {"src-bck", Kind::Object, true, &kBck},
+                                   {"dst-bck", Kind::Object, true, &kBck},
+                                   {"started_time", Kind::Time, true},  // time.Time: omitempty never omits
+                                   {"finish_time", Kind::Time, true},
+                                   {"started_meta_sorting", Kind::Int, false},
+                                   {"started_shard_creation", Kind::Int, false},
+                                   {"finished_shard_creation", Kind::Int, false},
+                                   {"loc-objs", Kind::IntString, true},
+                                   {"loc-bytes", Kind::IntString, true},
+                                   {"Metrics", Kind::Object, true, &kDsortMetrics, true},  // no json tag
+                                   {"aborted", Kind::Bool, true},
+                                   {"archived", Kind::Bool, true}}};
+
+// --- api/apc/sys.go, api/apc/actmsg.go, sys/loadavg.go -----------------------------
+inline const Schema kLoadAvg{
+    "sys.LoadAvg (sys/loadavg.go, no json tags)",
+    {{"One", Kind::Number, true}, {"Five", Kind::Number, true}, {"Fifteen", Kind::Number, true}}};
+inline const std::vector<Field> kMemCpuFields{{"mem_used", Kind::Uint, true},
+                                              {"mem_avail", Kind::Uint, true},
+                                              {"pct_mem_used", Kind::Number, true},
+                                              {"pct_cpu_used", Kind::Number, true},
+                                              {"load_avg", Kind::Object, true, &kLoadAvg},
+                                              {"cpu_util", Kind::Int, true},
+                                              {"cpu_throttled", Kind::Int, false},
+                                              {"mem", Kind::Any, false},
+                                              {"proc", Kind::Any, false}};
+inline const Schema kMemCpuInfo{"apc.MemCPUInfo (api/apc/sys.go)", kMemCpuFields};
+inline const std::vector<Field> kTSysInfoOwn{
+    {"fs_used", Kind::IntString, true}, {"fs_capacity", Kind::IntString, true}, {"pct_fs_used", Kind::Number, true}};
+inline const Schema kTSysInfo{"apc.TSysInfo (api/apc/actmsg.go: MemCPUInfo + CapacityInfo embedded)",
+                              fieldsOf(kMemCpuFields, kTSysInfoOwn)};
+inline const Schema kClusterSysInfo{
+    "apc.ClusterSysInfo (api/apc/actmsg.go)",
+    {{"proxy", Kind::MapOf, true, &kMemCpuInfo}, {"target", Kind::MapOf, true, &kTSysInfo}}};
+inline const Schema kMountpathList{"apc.MountpathList (api/apc/actmsg.go)",
+                                   {{"available", Kind::StringArray, true, nullptr, true},
+                                    {"waiting_dd", Kind::StringArray, true, nullptr, true},
+                                    {"disabled", Kind::StringArray, true, nullptr, true}}};
+inline const Schema kRemAis{"meta.RemAis (core/meta/remais.go)", {}};
+inline const Schema kRemAisVec{"meta.RemAisVec (core/meta/remais.go)",
+                               {{"a", Kind::ArrayOf, true, &kRemAis, true}, {"ver", Kind::Int, true}}};
+
+// --- stats/api_wire.go, fs/api.go, cmn/cos/node_state.go, cmn/cos/fs_unix.go -----
+inline const Schema kCopyValue{"stats.copyValue (stats/common.go)", {{"v", Kind::IntString, true}}};
+inline const Schema kCosFs{"cos.FS (cmn/cos/fs_unix.go, no json tags; FsID as \"a,b\")",
+                           {{"Fs", Kind::String, true}, {"FsType", Kind::String, true}, {"FsID", Kind::String, true}}};
+inline const Schema kCdf{"fs.CDF (fs/api.go, Capacity embedded)",
+                         {{"mountpath_label", Kind::String, true},
+                          {"fs", Kind::Object, true, &kCosFs},
+                          {"disks", Kind::StringArray, true, nullptr, true},
+                          {"used", Kind::IntString, true},
+                          {"avail", Kind::IntString, true},
+                          {"pct_used", Kind::Int, true}}};
+inline const Schema kTcdf{"fs.Tcdf (fs/api.go)",
+                          {{"mountpaths", Kind::MapOf, true, &kCdf, true},
+                           {"cs_err", Kind::String, true},
+                           {"total_used", Kind::IntString, true},
+                           {"total_avail", Kind::IntString, true},
+                           {"pct_max", Kind::Int, true},
+                           {"pct_avg", Kind::Int, true},
+                           {"pct_min", Kind::Int, true}}};
+inline const Schema kPrimaryState{
+    "NodeStateInfo.Smap.Primary (cmn/cos/node_state.go)",
+    {{"pub_url", Kind::String, true}, {"control_url", Kind::String, true}, {"id", Kind::String, true}}};
+inline const Schema kSmapState{"NodeStateInfo.Smap (cmn/cos/node_state.go)",
+                               {{"Primary", Kind::Object, true, &kPrimaryState},
+                                {"uuid", Kind::String, true},
+                                {"version", Kind::IntString, true}}};
+inline const Schema kUuidVersion{"NodeStateInfo.BMD (cmn/cos/node_state.go)",
+                                 {{"uuid", Kind::String, true}, {"version", Kind::IntString, true}}};
+inline const Schema kVersionOnly{"NodeStateInfo.RMD/Config/EtlMD (cmn/cos/node_state.go)",
+                                 {{"version", Kind::IntString, true}}};
+inline const Schema kNodeStateInfo{"cos.NodeStateInfo (cmn/cos/node_state.go)",
+                                   {{"smap", Kind::Object, true, &kSmapState},
+                                    {"bmd", Kind::Object, true, &kUuidVersion},
+                                    {"rmd", Kind::Object, true, &kVersionOnly},
+                                    {"config", Kind::Object, true, &kVersionOnly},
+                                    {"etlmd", Kind::Object, true, &kVersionOnly},
+                                    {"flags", Kind::Uint, true}}};
+inline const Schema kNodeStatus{"stats.NodeStatus (stats/api_wire.go, stats.Node flattened)",
+                                {{"rebalance_snap", Kind::Any, false},
+                                 {"status", Kind::String, true},
+                                 {"deployment", Kind::String, true},
+                                 {"ais_version", Kind::String, true},
+                                 {"build_time", Kind::String, true},
+                                 {"k8s_pod_name", Kind::String, true},
+                                 {"reserved1", Kind::String, false},
+                                 {"reserved2", Kind::String, false},
+                                 {"snode", Kind::Object, true, &kSnode, true},
+                                 {"tracker", Kind::MapOf, true, &kCopyValue},
+                                 {"capacity", Kind::Object, true, &kTcdf},
+                                 {"cluster", Kind::Object, true, &kNodeStateInfo},
+                                 {"sys_info", Kind::Object, true, &kMemCpuInfo},
+                                 {"smap_version", Kind::IntString, true},
+                                 {"reserved3", Kind::Int, false},
+                                 {"reserved4", Kind::Int, false}}};
+
+// --- cmn/config.go ------------------------------------------------------------------
+inline const Schema kAuthConf{"cmn.AuthConf (cmn/config.go)",
+                              {{"signature", Kind::Any, false},
+                               {"required_claims", Kind::Any, false},
+                               {"oidc", Kind::Any, false},
+                               {"intra_cluster", Kind::Any, false},
+                               {"client_auth_required", Kind::Bool, true}}};
+inline const Schema kProxyConf{"cmn.ProxyConf (cmn/config.go)",
+                               {{"primary_url", Kind::String, true},
+                                {"original_url", Kind::String, true},
+                                {"discovery_url", Kind::String, true},
+                                {"non_electable", Kind::Bool, true}}};
+inline const Schema kL4Conf{"cmn.L4Conf (cmn/config.go)",
+                            {{"proto", Kind::String, true}, {"sndrcv_buf_size", Kind::Int, true}}};
+inline const Schema kHttpConf{"cmn.HTTPConf (cmn/config.go, TLSConf inline)",
+                              {{"server_crt", Kind::String, true},
+                               {"server_key", Kind::String, true},
+                               {"client_ca_tls", Kind::String, true},
+                               {"client_auth_tls", Kind::Int, true},
+                               {"domain_tls", Kind::String, true},
+                               {"idle_conn_time", Kind::Duration, true},
+                               {"backend_idle_conn_time", Kind::Duration, true},
+                               {"idle_conns_per_host", Kind::Int, true},
+                               {"idle_conns", Kind::Int, true},
+                               {"write_buffer_size", Kind::Int, true},
+                               {"read_buffer_size", Kind::Int, true},
+                               {"use_https", Kind::Bool, true},
+                               {"skip_verify", Kind::Bool, true},
+                               {"chunked_transfer", Kind::Bool, true},
+                               {"pub", Kind::Any, false}}};
+inline const Schema kNetConf{
+    "cmn.NetConf (cmn/config.go)",
+    {{"l4", Kind::Object, true, &kL4Conf}, {"http", Kind::Object, true, &kHttpConf}, {"use_ipv6", Kind::Bool, true}}};
+inline const Schema kTimeoutConf{"cmn.TimeoutConf (cmn/config.go)",
+                                 {{"cplane_operation", Kind::Duration, true},
+                                  {"max_keepalive", Kind::Duration, true},
+                                  {"max_host_busy", Kind::Duration, true},
+                                  {"startup_time", Kind::Duration, true},
+                                  {"join_startup_time", Kind::Duration, true},
+                                  {"send_file_time", Kind::Duration, true},
+                                  {"ec_streams_time", Kind::Duration, false},
+                                  {"object_md", Kind::Duration, false},
+                                  {"cold_get_conflict", Kind::Duration, false}}};
+inline const Schema kMemsysConf{"cmn.MemsysConf (cmn/config.go)",
+                                {{"min_free", Kind::Size, true},
+                                 {"default_buf", Kind::Size, true},
+                                 {"to_gc", Kind::Size, true},
+                                 {"hk_time", Kind::Duration, true},
+                                 {"min_pct_total", Kind::Int, true},
+                                 {"min_pct_free", Kind::Int, true}}};
+inline const Schema kResilverConf{"cmn.ResilverConf (cmn/config.go)", {{"enabled", Kind::Bool, true}}};
+// The always-written sections and the optional ones (omitempty pointers,
+// not checked further: Tessera sends none).
+inline const std::vector<Field> kClusterConfigFields{{"ext", Kind::Any, false},
+                                                     {"tracing", Kind::Any, false},
+                                                     {"distributed_sort", Kind::Any, false},
+                                                     {"write_policy", Kind::Any, false},
+                                                     {"checksum", Kind::Any, false},
+                                                     {"tcb", Kind::Any, false},
+                                                     {"tco", Kind::Any, false},
+                                                     {"arch", Kind::Any, false},
+                                                     {"lso", Kind::Any, false},
+                                                     {"rate_limit", Kind::Any, false},
+                                                     {"keepalivetracker", Kind::Any, false},
+                                                     {"rebalance", Kind::Any, false},
+                                                     {"log", Kind::Any, false},
+                                                     {"ec", Kind::Any, false},
+                                                     {"get_batch", Kind::Any, false},
+                                                     {"space", Kind::Any, false},
+                                                     {"transport", Kind::Any, false},
+                                                     {"disk", Kind::Any, false},
+                                                     {"fshc", Kind::Any, false},
+                                                     {"chunks", Kind::Any, false},
+                                                     {"lru", Kind::Any, false},
+                                                     {"mirror", Kind::Any, false},
+                                                     {"periodic", Kind::Any, false},
+                                                     {"client", Kind::Any, false},
+                                                     {"downloader", Kind::Any, false},
+                                                     {"auth", Kind::Object, true, &kAuthConf},
+                                                     {"backend", Kind::Any, true},
+                                                     {"uuid", Kind::String, true},
+                                                     {"lastupdate_time", Kind::String, true},
+                                                     {"proxy", Kind::Object, true, &kProxyConf},
+                                                     {"net", Kind::Object, true, &kNetConf},
+                                                     {"timeout", Kind::Object, true, &kTimeoutConf},
+                                                     {"memsys", Kind::Object, true, &kMemsysConf},
+                                                     {"features", Kind::IntString, true},
+                                                     {"config_version", Kind::IntString, true},
+                                                     {"versioning", Kind::Object, true, &kVersionConf},
+                                                     {"resilver", Kind::Object, true, &kResilverConf}};
+inline const Schema kClusterConfig{"cmn.ClusterConfig (cmn/config.go)", kClusterConfigFields};
+inline const Schema kFspConf{"cmn.FSPConf (cmn/config.go)", {{"paths", Kind::Any, false}}};
+inline const Schema kTestFspConf{
+    "cmn.TestFSPConf (cmn/config.go)",
+    {{"root", Kind::String, true}, {"count", Kind::Int, true}, {"instance", Kind::Int, true}}};
+inline const Schema kLocalNetConfig{"cmn.LocalNetConfig (cmn/config.go)",
+                                    {{"hostname", Kind::String, true},
+                                     {"hostname_intra_control", Kind::String, true},
+                                     {"hostname_intra_data", Kind::String, true},
+                                     {"port", Kind::IntString, true},
+                                     {"port_intra_control", Kind::IntString, true},
+                                     {"port_intra_data", Kind::IntString, true}}};
+inline const std::vector<Field> kConfigOwn{{"fspaths", Kind::Object, true, &kFspConf},
+                                           {"confdir", Kind::String, true},
+                                           {"log_dir", Kind::String, true},
+                                           {"test_fspaths", Kind::Object, true, &kTestFspConf},
+                                           {"host_net", Kind::Object, true, &kLocalNetConfig}};
+inline const Schema kConfig{"cmn.Config (cmn/config.go: LocalConfig and ClusterConfig inline)",
+                            fieldsOf(kClusterConfigFields, kConfigOwn)};
 
 }  // namespace tessera::tests::ais

@@ -8,6 +8,7 @@
 #include "dsort_test_util.h"
 #include "local_cluster.h"
 
+#include "api/ais_node.h"
 #include "api/json_util.h"
 #include "api/object_list.h"
 #include "api/uri.h"
@@ -16,9 +17,11 @@
 #include <QFile>
 #include <QTest>
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sys/statvfs.h>
 
 using namespace tessera;
 using client::Body;
@@ -71,6 +74,23 @@ std::string tarOf(const json& members)
     for (const auto& m : members) records.push_back({"", {{m.at(0).get<std::string>(), m.at(1).get<std::string>()}}});
     return tests::makeShard(records);
 }
+
+// The JSON answers of AIStore's types, by the fixtures' `decode` name: one
+// document, a Go map of them (target id -> T) or a Go slice.
+enum class Shape { One, Map, List };
+const std::map<std::string, std::pair<const tests::ais::Schema*, Shape>> kAisJson = {
+    {"DsortJobInfoMap", {&tests::ais::kDsortJobInfo, Shape::Map}},
+    {"DsortJobInfoList", {&tests::ais::kDsortJobInfo, Shape::List}},
+    {"NodeStatus", {&tests::ais::kNodeStatus, Shape::One}},
+    {"MemCPUInfo", {&tests::ais::kMemCpuInfo, Shape::One}},
+    {"TSysInfo", {&tests::ais::kTSysInfo, Shape::One}},
+    {"ClusterSysInfo", {&tests::ais::kClusterSysInfo, Shape::One}},
+    {"ClusterConfig", {&tests::ais::kClusterConfig, Shape::One}},
+    {"Config", {&tests::ais::kConfig, Shape::One}},
+    {"MountpathList", {&tests::ais::kMountpathList, Shape::One}},
+    {"MountpathListMap", {&tests::ais::kMountpathList, Shape::Map}},
+    {"RemAisVec", {&tests::ais::kRemAisVec, Shape::One}},
+};
 
 // QVERIFY2 for a function that returns a JSON document.
 #define CHECK_OR_RETURN(cond, msg)                                      \
@@ -130,7 +150,7 @@ private:
                      (name + ": HTTP " + std::to_string(r.status) + " " + r.body + cite).c_str());
             doc = decode(step, r, name + cite);
             if (QTest::currentTestFailed()) return;
-            if (!waitFinished || doc.value("state", "") != "running") break;
+            if (!waitFinished || finished(doc, step.at("decode"))) break;
             QVERIFY2(std::chrono::steady_clock::now() < deadline, (name + ": still running after 60 s").c_str());
             QTest::qWait(100);  // polling the job with a deadline
         }
@@ -157,6 +177,20 @@ private:
                          (name + ": " + ptr + " has " + std::to_string(doc.at(p).size()) + " items, expected " +
                           n.dump() + ": " + doc.dump())
                              .c_str());
+            }
+        }
+        if (step.contains("expect_each")) {
+            // Every value of the answer's map (a JobInfo per target).
+            QVERIFY2(doc.is_object() && !doc.empty(), (name + ": not a map: " + doc.dump()).c_str());
+            for (const auto& [key, entry] : doc.items()) {
+                for (const auto& [ptr, want] : step["expect_each"].items()) {
+                    const json::json_pointer p(ptr);
+                    const auto expected = expandJson(want, m_vars);
+                    QVERIFY2(entry.contains(p) && entry.at(p) == expected,
+                             (name + ": " + key + ptr + " is " + (entry.contains(p) ? entry.at(p).dump() : "missing") +
+                              ", expected " + expected.dump())
+                                 .c_str());
+                }
             }
         }
         if (step.contains("expect_body")) {
@@ -187,6 +221,19 @@ private:
         }
     }
 
+    // A job the step polls is over: Tessera's state, or every target's
+    // JobInfo finished as AIStore's Go client judges it
+    // (dsort.JobInfo.IsFinished: aborted or archived).
+    static bool finished(const json& doc, const std::string& kind)
+    {
+        if (kind != "DsortJobInfoMap") return doc.value("state", "") != "running";
+        if (!doc.is_object() || doc.empty()) return false;
+        for (const auto& [tid, info] : doc.items()) {
+            if (!info.value("aborted", false) && !info.value("archived", false)) return false;
+        }
+        return true;
+    }
+
     // The answer as the AIStore type the step names, checked strictly.
     json decode(const json& step, const client::Response& r, const std::string& name)
     {
@@ -213,6 +260,27 @@ private:
                             errors.push_back("/" + std::to_string(i) + e);
                     }
                 }
+            } else if (kAisJson.count(kind)) {
+                CHECK_OR_RETURN(r.header("content-type") == "application/json",
+                                name + ": Content-Type " + r.header("content-type"));
+                doc = json::parse(r.body);
+                const auto& [schema, shape] = kAisJson.at(kind);
+                if (shape == Shape::One) strict(doc, *schema);
+                const auto each = [&](const json& item, const std::string& at) {
+                    for (auto& e : tests::ais::check(item, *schema)) errors.push_back(at + e);
+                };
+                if (shape == Shape::Map) {
+                    CHECK_OR_RETURN(doc.is_object(), name + ": must be a JSON object (a Go map)");
+                    for (const auto& [k, v] : doc.items()) each(v, "/" + k);
+                }
+                if (shape == Shape::List) {
+                    CHECK_OR_RETURN(doc.is_array(), name + ": must be a JSON array (a Go slice)");
+                    for (std::size_t i = 0; i < doc.size(); ++i) each(doc[i], "/" + std::to_string(i));
+                }
+            } else if (kind == "StringList") {
+                doc = json::parse(r.body);
+                CHECK_OR_RETURN(doc.is_array(), name + ": must be a JSON array of strings");
+                for (const auto& e : doc) CHECK_OR_RETURN(e.is_string(), name + ": must be a JSON array of strings");
             } else if (kind == "LsoResMsgpack") {
                 CHECK_OR_RETURN(r.header("content-type") == "application/msgpack",
                                 name + ": Content-Type " + r.header("content-type"));
@@ -229,7 +297,7 @@ private:
                 // cmn/objattrs.go FromHeader: these must parse as AIStore parses them.
                 doc = json::object();
                 for (const char* h : {"ais-checksum-type", "ais-checksum-value", "ais-atime", "ais-version",
-                                      "content-length", "etag", "last-modified", "ais-present"}) {
+                                      "content-length", "etag", "last-modified", "ais-present", "ais-location"}) {
                     doc[h] = r.header(h);
                 }
                 const auto digits = [](const std::string& s) {
@@ -278,13 +346,17 @@ private slots:
         QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
         m_vars["bucket"] = "aiscompat";
         m_vars["target0"] = m_cluster.targetId(0);
+        auto smap = client::Client(m_cluster.proxyUrl()).smap();
+        QVERIFY(smap.ok());
+        m_vars["proxy"] = smap->primary.id;
+        m_vars["proxyurl"] = m_cluster.proxyUrl();
     }
 
     void replay_data()
     {
         QTest::addColumn<QString>("file");
         const auto files = QDir(QStringLiteral(TESSERA_AIS_FIXTURES)).entryList({"*.json"}, QDir::Files, QDir::Name);
-        QCOMPARE(files.size(), 7);
+        QCOMPARE(files.size(), 8);
         for (const auto& f : files) QTest::newRow(qPrintable(f)) << f;
     }
 
@@ -308,6 +380,47 @@ private slots:
         QCOMPARE(check(number, tests::ais::kLsoRes).size(), std::size_t{1});
         auto older = json::parse(R"({"version":4,"uuid":"u","creation_time":"","primary":{},"pmap":{},"tmap":{}})");
         QCOMPARE(check(older, tests::ais::kSmap).size(), std::size_t{3});  // version, primary, no proxy_si
+
+        // The shapes of the second pass: a JobInfo with a number where Go
+        // writes a string, a time that is not RFC 3339, no Metrics.
+        const auto phase =
+            json::parse(R"({"started_time":"0001-01-01T00:00:00Z","end_time":"2026-11-26T10:00:00.5Z","elapsed":0,)"
+                        R"("running":false,"finished":true})");
+        auto ex = phase;
+        for (const char* k : {"total_count", "extracted_count", "extracted_size", "extracted_record_count",
+                              "extracted_to_disk_count", "extracted_to_disk_size"})
+            ex[k] = "0";
+        auto cr = phase;
+        for (const char* k : {"to_create", "created_count", "moved_shard_count"}) cr[k] = "0";
+        const json bck = json::parse(R"({"name":"b","provider":"ais","namespace":{"uuid":"","name":""}})");
+        json info{{"id", "x"},
+                  {"src-bck", bck},
+                  {"dst-bck", bck},
+                  {"started_time", "2026-11-26T10:00:00Z"},
+                  {"finish_time", "0001-01-01T00:00:00Z"},
+                  {"loc-objs", "1"},
+                  {"loc-bytes", "2"},
+                  {"Metrics",
+                   {{"local_extraction", ex},
+                    {"meta_sorting", phase},
+                    {"shard_creation", cr},
+                    {"aborted", false},
+                    {"archived", true}}},
+                  {"aborted", false},
+                  {"archived", true}};
+        QVERIFY(check(info, tests::ais::kDsortJobInfo).empty());
+        auto bad = info;
+        bad["loc-objs"] = 1;
+        QCOMPARE(check(bad, tests::ais::kDsortJobInfo).size(), std::size_t{1});
+        bad = info;
+        bad["finish_time"] = "2026-11-26 10:00:00";
+        QCOMPARE(check(bad, tests::ais::kDsortJobInfo).size(), std::size_t{1});
+        bad = info;
+        bad.erase("Metrics");
+        QCOMPARE(check(bad, tests::ais::kDsortJobInfo),
+                 std::vector<std::string>{"/Metrics: missing (required in dsort.JobInfo (ext/dsort/api_metrics.go))"});
+        QCOMPARE(check(json::parse(R"({"v":7})"), tests::ais::kCopyValue).size(), std::size_t{1});
+        QCOMPARE(check(json::parse(R"({"a":[],"ver":0,"extra":1})"), tests::ais::kRemAisVec).size(), std::size_t{1});
     }
 
     // The files run in order, each on the state the ones before left.
@@ -371,6 +484,88 @@ private slots:
         QCOMPARE(got.size(), want.size());
         QVERIFY(got == want);                   // every record, every file, every byte
         QVERIFY(order != tests::keysOf(want));  // shuffled, not sorted
+    }
+
+    // What AIStore's node status and system information say is what the
+    // nodes have: each target's mountpaths are its configured ones, their
+    // capacity is the filesystem's (statvfs here; the disk is shared with
+    // other work, so used and available within 1 GiB), fs_capacity is the
+    // filesystem's size exactly, and a PUT moves the owner's counters by
+    // one object and its bytes.
+    void nodeStatusIsReal()
+    {
+        for (int i = 0; i < m_cluster.targetCount(); ++i) {
+            const auto id = m_cluster.targetId(i);
+            const auto st = nodeStatus(id);
+            if (QTest::currentTestFailed()) return;
+            std::set<std::string> got, want;
+            for (const auto& [path, cdf] : st.capacity.mountpaths) got.insert(std::filesystem::weakly_canonical(path));
+            for (const auto& path : m_cluster.targetMountpaths(i)) want.insert(std::filesystem::weakly_canonical(path));
+            QCOMPARE(got, want);
+            std::uint64_t fsTotal = 0;
+            for (const auto& [path, cdf] : st.capacity.mountpaths) {
+                struct statvfs vfs {};
+                QVERIFY(::statvfs(path.c_str(), &vfs) == 0);
+                const auto used = static_cast<std::int64_t>((vfs.f_blocks - vfs.f_bfree) * vfs.f_frsize);
+                const auto avail = static_cast<std::int64_t>(vfs.f_bavail * vfs.f_frsize);
+                QVERIFY2(std::llabs(cdf.used.value - used) < (std::int64_t{1} << 30), path.c_str());
+                QVERIFY2(std::llabs(cdf.avail.value - avail) < (std::int64_t{1} << 30), path.c_str());
+                fsTotal = vfs.f_blocks * vfs.f_frsize;  // every mountpath of the test is on one filesystem
+            }
+            QCOMPARE(st.snode.id, id);
+            QCOMPARE(st.tracker.count("up.ns.time"), std::size_t{1});
+            QVERIFY(st.tracker.at("up.ns.time") > 0);
+            QVERIFY(st.sysInfo.memUsed > 0);  // the node's resident memory
+
+            auto sys = reverse(id, "sysinfo");
+            QCOMPARE(sys.status, 200);
+            auto info = api::parseMessage<api::AisTargetSysInfo>(sys.body, "sysinfo");
+            QVERIFY2(info.ok(), sys.body.c_str());
+            QCOMPARE(static_cast<std::uint64_t>(info->capacity.total.value), fsTotal);
+            QVERIFY(info->memCpu.memAvail > 0);
+        }
+
+        client::Client c(m_cluster.proxyUrl());
+        QVERIFY(c.createBucket("nodestat").ok());
+        const auto data = tests::randomBytes(1 << 20, 5);
+        HttpClient http;
+        auto head = http.send(Method::Put, m_cluster.proxyUrl() + "/v1/objects/nodestat/one", Body::string(data));
+        QVERIFY(head.ok() && head->status == 200);
+        head = http.send(Method::Head, m_cluster.proxyUrl() + "/v1/objects/nodestat/one");
+        QVERIFY(head.ok() && head->status == 200);
+        const auto owner = head->header("ais-location");
+        QVERIFY(!owner.empty());
+        const auto before = nodeStatus(owner);
+        // A new version of "one": its owner writes it.
+        auto r = http.send(Method::Put, m_cluster.proxyUrl() + "/v1/objects/nodestat/one", Body::string(data));
+        QVERIFY(r.ok() && r->status == 200);
+        const auto after = nodeStatus(owner);
+        const auto delta = [&](const char* k) { return after.tracker.at(k) - before.tracker.at(k); };
+        QCOMPARE(delta("put.n"), std::int64_t{1});
+        QCOMPARE(delta("put.size"), static_cast<std::int64_t>(data.size()));
+        QVERIFY(delta("up.ns.time") > 0);
+        QVERIFY(c.destroyBucket("nodestat").ok());
+    }
+
+private:
+    client::Response reverse(const std::string& node, const std::string& what)
+    {
+        HttpClient http;
+        auto r = http.send(Method::Get, m_cluster.proxyUrl() + "/v1/reverse/daemon?what=" + what, {},
+                           {{"ais-node-id", node}});
+        if (!r.ok()) qFatal("reverse %s: %s", what.c_str(), r.error().message.c_str());
+        return *r;
+    }
+
+    api::AisNodeStatus nodeStatus(const std::string& node)
+    {
+        const auto r = reverse(node, "node_status");
+        auto st = api::parseMessage<api::AisNodeStatus>(r.body, "node status");
+        if (r.status != 200 || !st) {
+            QTest::qFail(("node status of " + node + ": " + r.body).c_str(), __FILE__, __LINE__);
+            return {};
+        }
+        return *st;
     }
 };
 

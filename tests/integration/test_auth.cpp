@@ -305,7 +305,7 @@ private slots:
 
     void configShowsNoSecret()
     {
-        auto config = curl({"-H", bearer(m_alice), url("/v1/daemon?what=config")});
+        auto config = curl({"-H", bearer(m_alice), url("/v1/daemon?what=config&format=tessera")});
         QCOMPARE(config.status, 200);
         auto j = nlohmann::json::parse(config.body, nullptr, false);
         QVERIFY(j.is_object());

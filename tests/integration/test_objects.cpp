@@ -477,7 +477,7 @@ private slots:
         for (auto& [id, t] : j["target"].items()) QCOMPARE(t["mountpaths"].size(), std::size_t{2});
         r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/cluster?what=bmd");
         QVERIFY(nlohmann::json::parse(r->body)["buckets"].contains("data"));
-        r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/daemon?what=config");
+        r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/daemon?what=config&format=tessera");
         QCOMPARE(nlohmann::json::parse(r->body)["role"].get<std::string>(), std::string("proxy"));
         r = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/cluster?what=nonsense");
         QCOMPARE(r->status, 400);

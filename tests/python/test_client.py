@@ -66,14 +66,15 @@ class ClientTest(unittest.TestCase):
     def test_objects(self):
         c = self.c
         c.create_bucket("b-objects")
-        meta = c.put("b-objects", "dir/a b?#%+.txt", b"hello tessera", custom={"label": "cat"})
+        meta = c.put("b-objects", "dir/a b?#%+.txt", b"hello tessera", custom={"label": "cat", "split": "a=b"})
         self.assertEqual(meta["size"], 13)
         self.assertEqual(meta["version"], "1")
         self.assertEqual(c.get("b-objects", "dir/a b?#%+.txt"), b"hello tessera")
         self.assertEqual(c.get("b-objects", "dir/a b?#%+.txt", byte_range=(6, 13)), b"tessera")
         head = c.head("b-objects", "dir/a b?#%+.txt")
         self.assertEqual(head["name"], "b-objects/dir/a b?#%+.txt")
-        self.assertEqual(head["custom"], {"label": "cat"})
+        # The node sends one ais-custom-md line per entry (AIStore's form).
+        self.assertEqual(head["custom"], {"label": "cat", "split": "a=b"})
         self.assertEqual(head["checksum"], f"{tessera.hrw.xxhash64(b'hello tessera'):016x}")
         self.assertEqual(head["location"], c.owner("b-objects", "dir/a b?#%+.txt")["daemon_id"])
         with io.BytesIO(b"from a file") as f:

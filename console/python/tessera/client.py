@@ -571,7 +571,7 @@ def _meta(h):
     custom = {}
     if h.get("ais-custom-md"):
         for kv in h["ais-custom-md"].split(","):
-            k, _, v = kv.partition("=")
+            k, _, v = kv.lstrip().partition("=")
             custom[k] = v
     size = h.get("ais-size")
     return {

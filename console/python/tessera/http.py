@@ -38,7 +38,12 @@ class Response:
         self._resp = resp
         self.url = url
         self.status = resp.status
-        self.headers = {k.lower(): v for k, v in resp.getheaders()}
+        # A header sent on several lines reads as one comma-separated list
+        # (RFC 9110 5.3): ais-custom-md comes as one "k=v" line per entry.
+        self.headers = {}
+        for k, v in resp.getheaders():
+            k = k.lower()
+            self.headers[k] = f"{self.headers[k]}, {v}" if k in self.headers else v
         self.body = None
 
     def read(self):

@@ -55,6 +55,17 @@ private slots:
                                   "Content-Length: 2\r\n\r\n"));
     }
 
+    // AIStore's one "k=v" line per custom metadata entry: every line stays.
+    void customMdLinesRepeat()
+    {
+        Response r;
+        r.header("ais-custom-md", "a=1").header("X-Other", "x").header("ais-custom-md", "b=2").header("x-other", "y");
+        std::string out;
+        writeResponseHead(out, 11, r, true, 0);
+        QCOMPARE(out, std::string("HTTP/1.1 200 OK\r\nais-custom-md: a=1\r\nais-custom-md: b=2\r\nx-other: y\r\n"
+                                  "Server: tessera\r\nContent-Length: 0\r\n\r\n"));
+    }
+
     void bodilessStatuses()
     {
         Response r;

@@ -137,7 +137,7 @@ private slots:
         m.object.version = "3";
         m.object.stamp = 1795626494204083414;
         m.object.atimeNs = 7;
-        m.object.custom = {{"k", "v"}};
+        m.object.custom = {{"k", "v"}, {"label", "cat"}};  // one line on the wire: the holder reads one value per name
         m.index = 5;
         m.data = 4;
         m.parity = 2;
