@@ -71,9 +71,16 @@ std::string NodeAuth::userStorePath(const Config& c)
     return (std::filesystem::path(c.dataDir) / "users.db").string();
 }
 
+std::string NodeAuth::s3SecretsKeyPath(const Config& c)
+{
+    return (std::filesystem::path(c.dataDir) / "s3-secrets.key").string();
+}
+
 std::unique_ptr<NodeAuth> NodeAuth::forProxy(const Config& c, const std::string& clusterKey)
 {
-    auto users = auth::UserStore::open(userStorePath(c));
+    auto box = auth::SecretBox::loadOrCreate(s3SecretsKeyPath(c));
+    if (!box) throw std::runtime_error("S3 secrets key: " + box.error().message);
+    auto users = auth::UserStore::open(userStorePath(c), std::move(box.value()));
     if (!users) throw std::runtime_error(users.error().message + " " + users.error().causedBy);
     auto all = (*users)->listUsers();
     if (!all) throw std::runtime_error(all.error().message);

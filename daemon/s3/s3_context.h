@@ -35,7 +35,6 @@ struct S3Context {
     std::chrono::milliseconds timeout{60000};
     S3Api::SecretLookup secrets;
     S3Api::PermissionCheck permits;
-    std::string refuse;
 
     // What authenticate() found.
     struct Caller {
