@@ -39,10 +39,12 @@ PutRelay::Started PutRelay::start(const net::Request& req, const S3Context::Call
     auto call = TargetCall::start(baseUrl, "PUT", target, headers, length, timeout);
     if (!call) return fromError(call.error(), resource);
     std::unique_ptr<AwsChunkedDecoder> decoder;
-    if (streaming && sig->unsignedTrailer()) {
+    if (streaming && (sig->unsignedTrailer() || sig->signedTrailer())) {
         auto trailer = TrailerChecksum::create(req.header("x-amz-trailer"));
         if (!trailer) return fromError(trailer.error(), resource);
-        decoder = std::make_unique<AwsChunkedDecoder>(std::move(trailer.value()));
+        decoder = sig->signedTrailer()
+                      ? std::make_unique<AwsChunkedDecoder>(caller.signingKey, *sig, std::move(trailer.value()))
+                      : std::make_unique<AwsChunkedDecoder>(std::move(trailer.value()));
     } else if (streaming) {
         decoder = std::make_unique<AwsChunkedDecoder>(caller.signingKey, *sig);
     }
