@@ -18,7 +18,7 @@ namespace {
 // --user NAME, else the user the token names (GET /v1/whoami).
 api::Result<std::string> keyOwner(client::Client& client, const ParsedArgs& args)
 {
-    if (args.has("--user")) {
+    if (args.options.count("--user") > 0) {
         auto name = args.value("--user");
         if (auto st = api::validateUserName(name); !st) throw UsageError(st.error().message);
         return name;
@@ -70,7 +70,8 @@ int cmdS3KeyList(CliContext& ctx)
 {
     auto args = parseArgs(ctx.args, {"--user"}, {"--all"});
     if (!args.positional.empty()) throw UsageError("s3-key ls takes no positional arguments");
-    if (args.has("--all") && args.has("--user")) throw UsageError("s3-key ls takes --user or --all, not both");
+    if (args.has("--all") && args.options.count("--user") > 0)
+        throw UsageError("s3-key ls takes --user or --all, not both");
     auto client = ctx.makeClient();
     std::string user;
     if (!args.has("--all")) {

@@ -444,7 +444,7 @@ api::Result<api::S3KeyCreated> UserStore::createS3Key(std::string_view user, std
     stmt->bind(1, out.key.accessKey);
     stmt->bind(2, user);
     stmt->bind(3, m_secrets->seal(out.secretKey, out.key.accessKey));
-    stmt->bind(4, description);
+    stmt->bind(4, out.key.description);  // a std::string: never bound as NULL
     stmt->bind(5, out.key.createdAt);
     if (auto st = stmt->run(); !st) return st.error();
     return out;
@@ -458,11 +458,15 @@ api::Result<std::vector<api::S3KeyInfo>> UserStore::listS3Keys(std::string_view 
         if (!found) return found.error();
         if (!*found) return unknownUser(user);
     }
-    auto stmt = m_db->prepare(
-        "SELECT access_key, user, description, created_at FROM s3_keys WHERE ?1 = '' OR user = ?1 "
-        "ORDER BY user, created_at, access_key");
+    // Two statements: an empty string_view may bind as SQL NULL.
+    auto stmt = user.empty() ? m_db->prepare(
+                                   "SELECT access_key, user, description, created_at FROM s3_keys "
+                                   "ORDER BY user, created_at, access_key")
+                             : m_db->prepare(
+                                   "SELECT access_key, user, description, created_at FROM s3_keys "
+                                   "WHERE user = ?1 ORDER BY created_at, access_key");
     if (!stmt) return stmt.error();
-    stmt->bind(1, user);
+    if (!user.empty()) stmt->bind(1, user);
     std::vector<api::S3KeyInfo> out;
     while (true) {
         auto row = stmt->step();

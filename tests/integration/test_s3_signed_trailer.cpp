@@ -45,8 +45,8 @@ std::string crc32cBase64(const std::string& data)
         for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1u)));
     }
     crc ^= 0xffffffffu;
-    const QByteArray raw{static_cast<char>(crc >> 24), static_cast<char>(crc >> 16), static_cast<char>(crc >> 8),
-                         static_cast<char>(crc)};
+    QByteArray raw;
+    for (int shift : {24, 16, 8, 0}) raw.append(static_cast<char>((crc >> shift) & 0xffu));
     return raw.toBase64().toStdString();
 }
 
@@ -155,8 +155,8 @@ private slots:
         const QString keys = m_dir.path() + "/keys.json";
         QFile f(keys);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QByteArray(R"({"keys":[{"access_key":")") + kAccessKey + R"(","secret_key":")" + kSecret +
-                R"(","user":"tester"}]})");
+        f.write(QByteArray("{\"keys\":[{\"access_key\":\"") + kAccessKey + "\",\"secret_key\":\"" + kSecret +
+                "\",\"user\":\"tester\"}]}");
         f.close();
         tests::LocalCluster::Options o;
         o.targets = 1;
@@ -165,7 +165,7 @@ private slots:
         QVERIFY2(m_cluster->start(), m_cluster->error().c_str());
         QCOMPARE(m_http
                      .send(Method::Post, m_cluster->proxyUrl() + "/v1/buckets/trailed",
-                           Body::string(R"({"action":"create-bck"})"), {{"Content-Type", "application/json"}})
+                           Body::string("{\"action\":\"create-bck\"}"), {{"Content-Type", "application/json"}})
                      ->status,
                  200);
     }
