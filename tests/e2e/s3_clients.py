@@ -525,6 +525,15 @@ def section_storedkeys_deleted(a):
     check(admin.get_object(Bucket="bucka", Key="k")["Body"].read() == b"a's bytes", "admin's key after the change")
 
 
+def section_storedkeys_unsealable(a):
+    """The proxy restarted with another s3-secrets.key: the admin's stored secret no longer opens,
+    and its requests are refused with 500 InternalError, never checked against a wrong secret."""
+    admin, alice = stored_key_clients(a)
+    got = error_code(admin.get_object, Bucket="bucka", Key="k")
+    check(got == "InternalError", "a secret sealed under another key: %s" % got)
+    check(error_code(alice.get_object, Bucket="bucka", Key="k") == "InvalidAccessKeyId", "alice's deleted key")
+
+
 def section_webdataset(a):
     """A WebDataset-style reader over `pipe:aws s3 cp s3://.../shard.tar -`."""
     aws = ["aws", "--endpoint-url", a.endpoint]
