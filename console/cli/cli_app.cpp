@@ -162,6 +162,26 @@ const std::vector<Command>& commands()
          "drop a key: every node refuses the tokens it signed (admins)",
          "The newest key cannot be dropped (rotate first).\n",
          cmdAuthDropKey},
+        {{"s3-key", "create"},
+         "s3-key create [--user NAME] [--description TEXT]",
+         "make an S3 access key that acts as a user (admins, or yourself)",
+         "Prints the access key id and its secret; the secret is shown this once (the\n"
+         "proxy keeps it sealed). S3 clients signing with the key (aws, s3cmd, boto3)\n"
+         "act as the user, with the user's grants (docs/s3.md).\n"
+         "  --user NAME         the key's user (default: the logged-in user)\n"
+         "  --description TEXT  a note for the key list (at most 256 bytes)\n",
+         cmdS3KeyCreate},
+        {{"s3-key", "ls"},
+         "s3-key ls [--user NAME | --all]",
+         "list S3 access keys, never their secrets",
+         "  --user NAME   that user's keys (default: the logged-in user's)\n"
+         "  --all         every user's keys (admins)\n",
+         cmdS3KeyList},
+        {{"s3-key", "rm"},
+         "s3-key rm ACCESS_KEY [--user NAME]",
+         "delete an S3 access key: refused from the next request",
+         "  --user NAME   the key's user (default: the logged-in user)\n",
+         cmdS3KeyRemove},
         {{"bucket", "create"}, "bucket create NAME", "create a bucket", "", cmdBucketCreate},
         {{"bucket", "ls"}, "bucket ls", "list buckets", "", cmdBucketList},
         {{"bucket", "rm"},

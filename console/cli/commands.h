@@ -23,6 +23,10 @@ int cmdAuthKeys(CliContext& ctx);
 int cmdAuthRotate(CliContext& ctx);
 int cmdAuthPushKeys(CliContext& ctx);
 int cmdAuthDropKey(CliContext& ctx);
+// commands_s3_key.cpp: S3 access keys (admins, or a user for themself).
+int cmdS3KeyCreate(CliContext& ctx);
+int cmdS3KeyList(CliContext& ctx);
+int cmdS3KeyRemove(CliContext& ctx);
 int cmdClusterShow(CliContext& ctx);
 int cmdClusterDecommission(CliContext& ctx);
 int cmdNodeMaintenanceStart(CliContext& ctx);

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include "s3/virtual_host.h"
+
 #include "net/outbound_fetch.h"
 
 #include <boost/program_options.hpp>
@@ -39,6 +41,7 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"port", c.effectivePort()},
                        {"s3_port", c.s3Port},
                        {"s3_keys_file", c.s3KeysFile},
+                       {"s3_virtual_host", c.s3VirtualHost},
                        {"proxy_url", c.proxyUrl},
                        {"data_dir", c.dataDir},
                        {"mountpaths", c.mountpaths},
@@ -101,6 +104,7 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "port") v.get_to(c.port);
             else if (k == "s3_port") v.get_to(c.s3Port);
             else if (k == "s3_keys_file") v.get_to(c.s3KeysFile);
+            else if (k == "s3_virtual_host") v.get_to(c.s3VirtualHost);
             else if (k == "proxy_url") v.get_to(c.proxyUrl);
             else if (k == "data_dir") v.get_to(c.dataDir);
             else if (k == "mountpaths") v.get_to(c.mountpaths);
@@ -181,6 +185,8 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("port-file", po::value<std::string>(), "write the bound port to this file")
         ("s3-port", po::value<int>(), "proxy: also serve S3 at the root of this port (default off; docs/s3.md)")
         ("s3-keys-file", po::value<std::string>(), "proxy: S3 access keys (JSON; docs/s3.md)")
+        ("s3-virtual-host", po::value<std::string>(),
+         "proxy: S3 virtual-host style: a Host of BUCKET.<this name> addresses the bucket (docs/s3.md)")
         ("proxy-url", po::value<std::string>(), "target: the proxy to join, e.g. http://127.0.0.1:8080")
         ("data-dir", po::value<std::string>(), "node state directory (id, database)")
         ("mountpath", po::value<std::vector<std::string>>(), "target: object storage directory (repeatable)")
@@ -252,6 +258,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("port-file")) c.portFile = vm["port-file"].as<std::string>();
     if (vm.count("s3-port")) c.s3Port = vm["s3-port"].as<int>();
     if (vm.count("s3-keys-file")) c.s3KeysFile = vm["s3-keys-file"].as<std::string>();
+    if (vm.count("s3-virtual-host")) c.s3VirtualHost = vm["s3-virtual-host"].as<std::string>();
     if (vm.count("proxy-url")) c.proxyUrl = vm["proxy-url"].as<std::string>();
     if (vm.count("data-dir")) c.dataDir = vm["data-dir"].as<std::string>();
     if (vm.count("mountpath")) c.mountpaths = vm["mountpath"].as<std::vector<std::string>>();
@@ -354,6 +361,9 @@ api::Status validateConfig(const Config& c)
         return api::Error::badRequest("keepalive max missed must be 1..100");
     }
     if (c.s3Port < -1 || c.s3Port > 65535) return api::Error::badRequest("s3 port must be -1 (off) or 1..65535");
+    if (!c.s3VirtualHost.empty()) {
+        if (auto bad = s3::checkVirtualHostSuffix(c.s3VirtualHost)) return api::Error::badRequest(*bad);
+    }
     if (c.peerTimeoutMs < 100 || c.peerTimeoutMs > 600000) {
         return api::Error::badRequest("peer timeout must be 100..600000 ms");
     }

@@ -23,9 +23,13 @@ struct Config {
     // Proxy: the S3 front end also on a port of its own, at the root (for
     // clients that cannot take the /s3 path prefix: s3cmd). -1: off.
     int s3Port = -1;
-    // Proxy: S3 access keys (docs/s3.md). Set: S3 signatures are verified with
-    // them (and, auth on, map to users); unset with auth on: S3 is refused.
+    // Proxy: S3 access keys in a file (docs/s3.md). Set: S3 signatures are
+    // verified with them (and, auth on, map to users). Auth on, the keys in
+    // users.db are verified too; a key id in both: the file's wins.
     std::string s3KeysFile;
+    // Proxy: virtual-host style S3 (docs/s3.md): a Host of "<bucket>.<this>"
+    // addresses the bucket, on the S3 port and the proxy's own. Empty: off.
+    std::string s3VirtualHost;
     std::string logLevel = "info";
 
     bool fsync = true;  // fsync objects (and their directory) before acknowledging a PUT

@@ -71,10 +71,27 @@ std::string NodeAuth::userStorePath(const Config& c)
     return (std::filesystem::path(c.dataDir) / "users.db").string();
 }
 
+std::string NodeAuth::s3SecretsKeyPath(const Config& c)
+{
+    return (std::filesystem::path(c.dataDir) / "s3-secrets.key").string();
+}
+
 std::unique_ptr<NodeAuth> NodeAuth::forProxy(const Config& c, const std::string& clusterKey)
 {
-    auto users = auth::UserStore::open(userStorePath(c));
+    const bool hadSealKey = std::filesystem::exists(s3SecretsKeyPath(c));
+    auto box = auth::SecretBox::loadOrCreate(s3SecretsKeyPath(c));
+    if (!box) throw std::runtime_error("S3 secrets key: " + box.error().message);
+    auto users = auth::UserStore::open(userStorePath(c), std::move(box.value()));
     if (!users) throw std::runtime_error(users.error().message + " " + users.error().causedBy);
+    if (!hadSealKey) {
+        auto keys = (*users)->listS3Keys({});
+        if (!keys) throw std::runtime_error("S3 keys: " + keys.error().message);
+        if (!keys->empty()) {
+            logWarn("auth: ", s3SecretsKeyPath(c), " was missing and is new: the ", keys->size(),
+                    " S3 keys in users.db were sealed under the old one and are refused until remade "
+                    "(tessera s3-key create)");
+        }
+    }
     auto all = (*users)->listUsers();
     if (!all) throw std::runtime_error(all.error().message);
     if (all->empty()) {

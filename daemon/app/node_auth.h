@@ -35,8 +35,11 @@ public:
     // start-up failure).
     static std::unique_ptr<NodeAuth> forProxy(const Config& c, const std::string& clusterKey);
     static std::unique_ptr<NodeAuth> forTarget(const std::string& clusterKey);
-    // Where the proxy keeps its users.
+    // Where the proxy keeps its users (and their S3 keys).
     static std::string userStorePath(const Config& c);
+    // The key that seals the S3 secret keys in users.db (auth/secret_box.h):
+    // <data_dir>/s3-secrets.key, mode 0600, made at the first start.
+    static std::string s3SecretsKeyPath(const Config& c);
     // Says, as a warning banner, that nothing is checked.
     static void warnOpen(std::string_view role);
 

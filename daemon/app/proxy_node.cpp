@@ -3,6 +3,7 @@
 #include "common/log.h"
 #include "meta/node_identity.h"
 #include "s3/s3_keys.h"
+#include "s3/virtual_host.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +11,35 @@
 #include <thread>
 
 namespace tessera::daemon {
+
+void ProxyNode::wireS3Keys(const Config& c)
+{
+    // The keys file (if configured) is asked first and wins for an id in
+    // both; then, auth on, the keys in users.db. Auth off and no file: any
+    // well-formed signature is accepted (docs/s3.md).
+    std::map<std::string, s3::S3Api::Key, std::less<>> fileKeys;
+    if (!c.s3KeysFile.empty()) {
+        fileKeys = orThrow(s3::loadS3Keys(c.s3KeysFile), "S3 keys");
+        logInfo("S3 signatures verified with ", fileKeys.size(), " key(s) from ", c.s3KeysFile,
+                m_auth ? " and the keys in users.db" : "");
+    } else if (m_auth) {
+        logInfo("S3 signatures verified with the S3 keys in users.db (tessera s3-key create)");
+    }
+    if (c.s3KeysFile.empty() && !m_auth) return;
+    auth::UserStore* store = m_auth ? m_auth->users() : nullptr;
+    m_s3->setSecretLookup([keys = std::move(fileKeys),
+                           store](std::string_view ak) -> api::Result<std::optional<s3::S3Api::Key>> {
+        if (auto it = keys.find(ak); it != keys.end()) return std::optional<s3::S3Api::Key>(it->second);
+        if (store == nullptr) return std::optional<s3::S3Api::Key>{};
+        auto found = store->s3Secret(ak);
+        if (!found) {
+            logWarn("S3 key \"", ak, "\": ", found.error().message);
+            return found.error();
+        }
+        if (!*found) return std::optional<s3::S3Api::Key>{};
+        return std::optional<s3::S3Api::Key>(s3::S3Api::Key{std::move((*found)->secret), std::move((*found)->user)});
+    });
+}
 
 ProxyNode::ProxyNode(const Config& c) : m_config(c)
 {
@@ -37,15 +67,6 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
                                        // a relayed PUT waits for the target's commit (fsync)
                                        std::chrono::milliseconds(std::max<std::int64_t>(c.peerTimeoutMs, 60000)));
     m_s3->registerRoutes(m_router);
-    if (!c.s3KeysFile.empty()) {
-        auto keys = orThrow(s3::loadS3Keys(c.s3KeysFile), "S3 keys");
-        logInfo("S3 signatures verified with ", keys.size(), " key(s) from ", c.s3KeysFile);
-        m_s3->setSecretLookup([keys = std::move(keys)](std::string_view ak) -> std::optional<s3::S3Api::Key> {
-            auto it = keys.find(ak);
-            if (it == keys.end()) return std::nullopt;
-            return it->second;
-        });
-    }
     if (c.s3Port >= 0) {
         m_s3->registerRoutes(m_s3Router, "");
         auto so = serverOptions(c);
@@ -55,6 +76,17 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         m_s3Tls = NodeTls::start(c, *m_s3Server);
         m_s3Server->listen();
         logInfo("S3 front end also at ", m_s3Tls ? "https" : "http", "://", c.host, ":", m_s3Server->port(), "/");
+    }
+    if (!c.s3VirtualHost.empty()) {
+        // Both ports: a Host under the suffix is an S3 request, whatever its path.
+        const auto rewrite = [suffix = c.s3VirtualHost](std::string prefix) {
+            return [suffix, prefix = std::move(prefix)](const net::Request& req) {
+                return s3::virtualHostPath(req.header("host"), req.path, suffix, prefix);
+            };
+        };
+        m_router.setPathRewrite(rewrite("/s3"));
+        m_s3Router.setPathRewrite(rewrite(""));
+        logInfo("S3 virtual-host style: Host BUCKET.", c.s3VirtualHost, " (and ", c.s3VirtualHost, ")");
     }
     addMetricsRoute(m_router, [this] { return nodeStats(); });
     m_console = std::make_unique<proxy::ConsoleAssets>(c.consoleDir.empty() ? proxy::ConsoleAssets::defaultDir()
@@ -77,12 +109,9 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         m_api->setBucketFilter([this](const net::Request& req, std::vector<api::BucketRef> all) {
             return m_authApi->visibleBuckets(req, std::move(all));
         });
-        // S3 keys act as the users the keys file names; without one, signed
-        // and unsigned S3 calls are refused rather than served to anyone.
-        // A Tessera access token (Authorization: Bearer, what the web
-        // console sends) is checked by the token service the authorizer
-        // uses, keys file or not (docs/s3.md).
-        if (c.s3KeysFile.empty()) m_s3->refuseAll("auth is on and the proxy has no S3 keys (s3_keys_file)");
+        // S3 keys act as their users, with those users' grants; a Tessera
+        // access token (Authorization: Bearer, what the web console sends)
+        // is checked by the token service the authorizer uses (docs/s3.md).
         m_s3->setPermissionCheck([this](const std::string& user, const std::string& bucket, api::Permission p) {
             return m_auth->users()->check(user, bucket, p);
         });
@@ -97,6 +126,7 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     } else {
         NodeAuth::warnOpen("proxy");
     }
+    wireS3Keys(c);
 
     proxy::ClusterMonitor::Options mo;
     mo.peerTimeout = std::chrono::milliseconds(c.peerTimeoutMs);

@@ -51,6 +51,8 @@ private:
     // its rebalance is due (or owed, while another target is away).
     void onMoveRequested();
     void onTargetRestarted(const std::string& id);
+    // The S3 front end's access keys: the keys file, then users.db (auth on).
+    void wireS3Keys(const Config& c);
 
     Config m_config;
     std::string m_id;

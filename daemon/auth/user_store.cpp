@@ -6,7 +6,14 @@
 #include "api/names.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
 #include <sodium.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace tessera::daemon::auth {
 
@@ -28,7 +35,14 @@ constexpr std::string_view kSchema =
     "  ring TEXT NOT NULL);"  // an api::TokenKeyRing document
     "CREATE TABLE IF NOT EXISTS revoked_tokens ("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
-    "  list TEXT NOT NULL);";  // an api::RevokedTokens document
+    "  list TEXT NOT NULL);"  // an api::RevokedTokens document
+    "CREATE TABLE IF NOT EXISTS s3_keys ("
+    "  access_key TEXT PRIMARY KEY,"
+    "  user TEXT NOT NULL,"
+    "  sealed TEXT NOT NULL,"  // SecretBox::seal(secret, access_key)
+    "  description TEXT NOT NULL DEFAULT '',"
+    "  created_at INTEGER NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS s3_keys_by_user ON s3_keys(user);";
 
 api::Status checkGrantBucket(std::string_view bucket)
 {
@@ -40,6 +54,22 @@ api::Status checkGrantBucket(std::string_view bucket)
 }
 
 api::Error unknownUser(std::string_view name) { return api::Error::notFound("no user \"" + std::string(name) + "\""); }
+
+// `n` characters drawn uniformly from `alphabet` (libsodium's random source).
+std::string randomText(std::string_view alphabet, std::size_t n)
+{
+    std::string out(n, '\0');
+    for (auto& c : out) c = alphabet[randombytes_uniform(static_cast<std::uint32_t>(alphabet.size()))];
+    return out;
+}
+
+constexpr std::string_view kAccessKeyPrefix = "TK";
+constexpr std::string_view kBase32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+constexpr std::string_view kAlnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+constexpr std::size_t kAccessKeyRandom = 18;  // 90 bits: ids never repeat in practice
+constexpr std::size_t kSecretChars = 40;      // AWS's length; 238 bits
+
+api::Error noS3Keys() { return api::Error::unavailable("S3 keys are kept by the proxy only (no secret box here)"); }
 
 // Runs `body` inside one transaction: all of it or nothing.
 template <typename F>
@@ -58,15 +88,28 @@ api::Status inTransaction(sqlite::SqliteDb& db, F&& body)
 
 }  // namespace
 
-UserStore::UserStore(std::unique_ptr<sqlite::SqliteDb> db, std::string dummyHash)
-    : m_db(std::move(db)), m_dummyHash(std::move(dummyHash))
+UserStore::UserStore(std::unique_ptr<sqlite::SqliteDb> db, std::string dummyHash, std::unique_ptr<SecretBox> secrets)
+    : m_db(std::move(db)), m_dummyHash(std::move(dummyHash)), m_secrets(std::move(secrets))
 {
 }
 
 UserStore::~UserStore() = default;
 
-api::Result<std::unique_ptr<UserStore>> UserStore::open(const std::string& path)
+api::Result<std::unique_ptr<UserStore>> UserStore::open(const std::string& path, std::unique_ptr<SecretBox> secrets)
 {
+    // Mode 0600 before SQLite first writes (its -wal and -shm files take the
+    // database's mode), and for a database made before this rule.
+    if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(parent, ec);
+        if (ec) return api::Error::ioError("user store: cannot create " + parent.string(), ec.message());
+    }
+    const int fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) return api::Error::ioError("user store: cannot open " + path + ": " + std::strerror(errno));
+    ::close(fd);
+    if (::chmod(path.c_str(), 0600) != 0) {
+        return api::Error::ioError("user store: cannot make " + path + " mode 0600: " + std::strerror(errno));
+    }
     auto db = sqlite::SqliteDb::open(path, kSchema, sqlite::SqliteDb::Sync::Full);
     if (!db) return api::Error{db.error().kind, "user store: " + db.error().message, db.error().causedBy};
     ensureSodium();
@@ -76,7 +119,8 @@ api::Result<std::unique_ptr<UserStore>> UserStore::open(const std::string& path)
     sodium_bin2hex(hex, sizeof hex, random, sizeof random);
     auto dummy = PasswordHash::hash(hex);
     if (!dummy) return dummy.error();
-    return std::unique_ptr<UserStore>(new UserStore(std::move(db.value()), std::move(dummy.value())));
+    return std::unique_ptr<UserStore>(
+        new UserStore(std::move(db.value()), std::move(dummy.value()), std::move(secrets)));
 }
 
 api::Result<bool> UserStore::exists(std::string_view name)
@@ -169,7 +213,8 @@ api::Status UserStore::deleteUser(std::string_view name)
         if (*n <= 1) return api::Error::conflict("\"" + std::string(name) + "\" is the last admin");
     }
     return inTransaction(*m_db, [&]() -> api::Status {
-        for (const char* sql : {"DELETE FROM grants WHERE user = ?1", "DELETE FROM users WHERE name = ?1"}) {
+        for (const char* sql : {"DELETE FROM grants WHERE user = ?1", "DELETE FROM s3_keys WHERE user = ?1",
+                                "DELETE FROM users WHERE name = ?1"}) {
             auto stmt = m_db->prepare(sql);
             if (!stmt) return stmt.error();
             stmt->bind(1, name);
@@ -361,6 +406,117 @@ api::Status UserStore::saveRevokedTokens(const api::RevokedTokens& list)
     if (!stmt) return stmt.error();
     stmt->bind(1, nlohmann::json(list).dump());
     return stmt->run();
+}
+
+api::Result<api::S3KeyCreated> UserStore::createS3Key(std::string_view user, std::string_view description)
+{
+    if (!m_secrets) return noS3Keys();
+    if (description.size() > api::s3_key_limits::kMaxDescriptionBytes) {
+        return api::Error::badRequest("a key's description is at most " +
+                                      std::to_string(api::s3_key_limits::kMaxDescriptionBytes) + " bytes");
+    }
+    std::lock_guard lock(m_mutex);
+    auto found = exists(user);
+    if (!found) return found.error();
+    if (!*found) return unknownUser(user);
+    auto count = m_db->prepare("SELECT COUNT(*) FROM s3_keys WHERE user = ?1");
+    if (!count) return count.error();
+    count->bind(1, user);
+    auto row = count->step();
+    if (!row) return row.error();
+    if (*row && static_cast<std::size_t>(count->int64(0)) >= api::s3_key_limits::kMaxKeysPerUser) {
+        return api::Error::conflict("\"" + std::string(user) + "\" holds " +
+                                    std::to_string(api::s3_key_limits::kMaxKeysPerUser) +
+                                    " S3 keys, the most a user may; delete one first");
+    }
+    api::S3KeyCreated out;
+    out.key.user = std::string(user);
+    out.key.description = std::string(description);
+    out.key.createdAt =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    out.key.accessKey = std::string(kAccessKeyPrefix) + randomText(kBase32, kAccessKeyRandom);
+    out.secretKey = randomText(kAlnum, kSecretChars);
+    // An id already taken (2^-90 per pair) fails the primary key: an error
+    // the caller can retry, never another user's key replaced.
+    auto stmt = m_db->prepare(
+        "INSERT INTO s3_keys(access_key, user, sealed, description, created_at) VALUES(?1, ?2, ?3, ?4, ?5)");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, out.key.accessKey);
+    stmt->bind(2, user);
+    stmt->bind(3, m_secrets->seal(out.secretKey, out.key.accessKey));
+    stmt->bind(4, out.key.description);  // a std::string: never bound as NULL
+    stmt->bind(5, out.key.createdAt);
+    if (auto st = stmt->run(); !st) return st.error();
+    return out;
+}
+
+api::Result<std::vector<api::S3KeyInfo>> UserStore::listS3Keys(std::string_view user)
+{
+    std::lock_guard lock(m_mutex);
+    if (!user.empty()) {
+        auto found = exists(user);
+        if (!found) return found.error();
+        if (!*found) return unknownUser(user);
+    }
+    // Two statements: an empty string_view may bind as SQL NULL.
+    auto stmt = user.empty() ? m_db->prepare(
+                                   "SELECT access_key, user, description, created_at FROM s3_keys "
+                                   "ORDER BY user, created_at, access_key")
+                             : m_db->prepare(
+                                   "SELECT access_key, user, description, created_at FROM s3_keys "
+                                   "WHERE user = ?1 ORDER BY created_at, access_key");
+    if (!stmt) return stmt.error();
+    if (!user.empty()) stmt->bind(1, user);
+    std::vector<api::S3KeyInfo> out;
+    while (true) {
+        auto row = stmt->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        out.push_back({stmt->text(0), stmt->text(1), stmt->text(2), stmt->int64(3)});
+    }
+    return out;
+}
+
+api::Status UserStore::deleteS3Key(std::string_view user, std::string_view accessKey)
+{
+    std::lock_guard lock(m_mutex);
+    auto held = m_db->prepare("SELECT 1 FROM s3_keys WHERE access_key = ?1 AND user = ?2");
+    if (!held) return held.error();
+    held->bind(1, accessKey);
+    held->bind(2, user);
+    auto row = held->step();
+    if (!row) return row.error();
+    if (!*row) {
+        return api::Error::notFound("\"" + std::string(user) + "\" holds no S3 key \"" + std::string(accessKey) + "\"");
+    }
+    auto stmt = m_db->prepare("DELETE FROM s3_keys WHERE access_key = ?1 AND user = ?2");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, accessKey);
+    stmt->bind(2, user);
+    return stmt->run();
+}
+
+api::Result<std::optional<UserStore::S3Secret>> UserStore::s3Secret(std::string_view accessKey)
+{
+    if (!m_secrets) return noS3Keys();
+    std::string user;
+    std::string sealed;
+    {
+        std::lock_guard lock(m_mutex);
+        auto stmt = m_db->prepare("SELECT user, sealed FROM s3_keys WHERE access_key = ?1");
+        if (!stmt) return stmt.error();
+        stmt->bind(1, accessKey);
+        auto row = stmt->step();
+        if (!row) return row.error();
+        if (!*row) return std::optional<S3Secret>{};
+        user = stmt->text(0);
+        sealed = stmt->text(1);
+    }
+    auto secret = m_secrets->open(sealed, accessKey);
+    if (!secret) {
+        return api::Error::corruption("S3 key \"" + std::string(accessKey) + "\": " + secret.error().message);
+    }
+    return std::optional<S3Secret>(S3Secret{std::move(user), std::move(*secret)});
 }
 
 }  // namespace tessera::daemon::auth

@@ -71,9 +71,11 @@ bool isAuditedChange(const Route& route, const Request& req)
 api::Result<RouteMatch> Router::match(Request& req) const
 {
     RouteMatch m;
+    const auto rewritten = m_rewrite ? m_rewrite(req) : std::nullopt;
+    const std::string& routed = rewritten ? *rewritten : req.path;
     for (const auto& r : m_routes) {
         std::map<std::string, std::string, std::less<>> caps;
-        if (!matchPattern(r.pattern, req.path, caps)) continue;
+        if (!matchPattern(r.pattern, routed, caps)) continue;
         m.pathMatched = true;
         const bool methodOk = r.method == req.method;
         if (!methodOk) continue;

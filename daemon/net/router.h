@@ -119,9 +119,15 @@ public:
     // Fills req.params on a match. A malformed escape in a capture is a
     // BadRequest.
     api::Result<RouteMatch> match(Request& req) const;
+    // Set: the path a request is routed by, when the function gives one
+    // (S3's virtual-host style: the Host names the bucket); req.path stays
+    // as received. Before the server starts; called from I/O threads.
+    using PathRewrite = std::function<std::optional<std::string>(const Request&)>;
+    void setPathRewrite(PathRewrite f) { m_rewrite = std::move(f); }
 
 private:
     std::vector<Route> m_routes;
+    PathRewrite m_rewrite;
 };
 
 }  // namespace tessera::daemon::net

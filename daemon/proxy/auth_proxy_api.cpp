@@ -3,9 +3,11 @@
 #include "common/log.h"
 
 #include "api/auth_msg.h"
+#include "api/s3_key_msg.h"
 #include "api/wire.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace tessera::daemon::proxy {
 
@@ -21,6 +23,15 @@ namespace {
 constexpr std::size_t kMaxAuthBody = 16 * 1024;
 
 Response answerStatus(const api::Status& st) { return st ? Response::ok() : Response::error(st.error()); }
+
+// S3 keys are managed by admins and by their own user: a user may make and
+// drop keys that act as themself, never as anyone else.
+std::optional<Response> refuseUnlessSelfOrAdmin(const Request& req, const std::string& user)
+{
+    if (req.admin || (!req.user.empty() && req.user == user)) return std::nullopt;
+    return Response::error(
+        api::Error::forbidden("only an admin or \"" + user + "\" may manage the S3 keys of \"" + user + "\""));
+}
 }  // namespace
 
 void AuthProxyApi::registerRoutes(net::Router& router)
@@ -45,6 +56,11 @@ void AuthProxyApi::registerRoutes(net::Router& router)
     add(http::verb::post, "/v1/tokens/keys", Exec::Worker, &AuthProxyApi::rotateKey, Access{});
     add(http::verb::put, "/v1/tokens/keys", Exec::Worker, &AuthProxyApi::pushKeys, Access{});
     add(http::verb::delete_, "/v1/tokens/keys/{kid}", Exec::Worker, &AuthProxyApi::dropKey, Access{});
+    add(http::verb::post, "/v1/users/{user}/s3-keys", Exec::Worker, &AuthProxyApi::createS3Key, Access::user());
+    add(http::verb::get, "/v1/users/{user}/s3-keys", Exec::Worker, &AuthProxyApi::listUserS3Keys, Access::user());
+    add(http::verb::delete_, "/v1/users/{user}/s3-keys/{key}", Exec::Worker, &AuthProxyApi::deleteS3Key,
+        Access::user());
+    add(http::verb::get, "/v1/s3-keys", Exec::Worker, &AuthProxyApi::listAllS3Keys, Access{});
 }
 
 api::Result<std::vector<api::BucketRef>> AuthProxyApi::visibleBuckets(const Request& req,
@@ -237,6 +253,52 @@ Response AuthProxyApi::revokeGrant(const Request& req)
     if (auto st = m_users.revoke(name, bucket, *permission); !st) return Response::error(st.error());
     logInfo("audit: \"", req.user, "\" revoked ", req.param("permission"), " on \"", bucket, "\" from \"", name, "\"");
     return Response::ok();
+}
+
+Response AuthProxyApi::createS3Key(const Request& req)
+{
+    const auto name = req.param("user");
+    if (auto refused = refuseUnlessSelfOrAdmin(req, name)) return std::move(*refused);
+    api::NewS3Key msg;
+    if (!req.body.empty()) {
+        auto parsed = api::parseMessage<api::NewS3Key>(req.body, "new S3 key");
+        if (!parsed) return Response::error(parsed.error());
+        msg = std::move(*parsed);
+    }
+    auto key = m_users.createS3Key(name, msg.description);
+    if (!key) return Response::error(key.error());
+    logInfo("audit: \"", req.user, "\" created S3 key \"", key->key.accessKey, "\" for \"", name, "\"");
+    auto r = Response::json(*key, 201);
+    r.setHeader("Cache-Control", "no-store");  // the secret, this once
+    return r;
+}
+
+Response AuthProxyApi::listUserS3Keys(const Request& req)
+{
+    const auto name = req.param("user");
+    if (auto refused = refuseUnlessSelfOrAdmin(req, name)) return std::move(*refused);
+    if (auto st = api::validateUserName(name); !st) return Response::error(st.error());
+    auto keys = m_users.listS3Keys(name);
+    if (!keys) return Response::error(keys.error());
+    return Response::json(*keys);
+}
+
+Response AuthProxyApi::deleteS3Key(const Request& req)
+{
+    const auto name = req.param("user");
+    const auto key = req.param("key");
+    if (auto refused = refuseUnlessSelfOrAdmin(req, name)) return std::move(*refused);
+    if (auto st = api::validateS3AccessKey(key); !st) return Response::error(st.error());
+    if (auto st = m_users.deleteS3Key(name, key); !st) return Response::error(st.error());
+    logInfo("audit: \"", req.user, "\" deleted S3 key \"", key, "\" of \"", name, "\"");
+    return Response::ok();
+}
+
+Response AuthProxyApi::listAllS3Keys(const Request&)
+{
+    auto keys = m_users.listS3Keys({});
+    if (!keys) return Response::error(keys.error());
+    return Response::json(*keys);
 }
 
 }  // namespace tessera::daemon::proxy

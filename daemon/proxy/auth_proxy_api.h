@@ -16,6 +16,11 @@
 //   POST   /v1/tokens/keys                   admins: rotate (a new newest key signs from now on)
 //   PUT    /v1/tokens/keys                   admins: push the ring to every target again
 //   DELETE /v1/tokens/keys/{kid}             admins: drop a key; the tokens it signed are refused
+//   POST   /v1/users/{user}/s3-keys          admins or the user: NewS3Key -> S3KeyCreated (201;
+//                                            the only answer that holds the secret)
+//   GET    /v1/users/{user}/s3-keys          admins or the user: [S3KeyInfo] (no secrets)
+//   DELETE /v1/users/{user}/s3-keys/{key}    admins or the user: the key is refused from the next request
+//   GET    /v1/s3-keys                       admins: every user's keys
 // A key change is saved and in force at the proxy first, then pushed to every
 // present target and waited for, as a revocation is: 503 naming a target
 // that did not take it (PUT pushes again; every later push carries it too).
@@ -77,6 +82,10 @@ private:
     net::Response rotateKey(const net::Request& req);
     net::Response pushKeys(const net::Request& req);
     net::Response dropKey(const net::Request& req);
+    net::Response createS3Key(const net::Request& req);
+    net::Response listUserS3Keys(const net::Request& req);
+    net::Response deleteS3Key(const net::Request& req);
+    net::Response listAllS3Keys(const net::Request& req);
     // The ring, after pushing it: 200, or the push's 503.
     net::Response answerKeyChange(const api::TokenKeyRing& ring);
 

@@ -31,13 +31,14 @@ struct AwsChunkedDecoder::Hash {
     }
 };
 
-AwsChunkedDecoder::AwsChunkedDecoder(std::string key, SigV4 sig)
-    : m_key(std::move(key)), m_sig(std::move(sig)), m_previous(m_sig.signature), m_hash(std::make_unique<Hash>())
+AwsChunkedDecoder::AwsChunkedDecoder(std::string key, SigV4 sig, std::unique_ptr<TrailerChecksum> trailer)
+    : m_key(std::move(key)), m_sig(std::move(sig)), m_previous(m_sig.signature), m_hash(std::make_unique<Hash>()),
+      m_trailer(std::move(trailer))
 {
 }
 
 AwsChunkedDecoder::AwsChunkedDecoder(std::unique_ptr<TrailerChecksum> trailer)
-    : m_hash(std::make_unique<Hash>()), m_trailer(std::move(trailer))
+    : m_hash(std::make_unique<Hash>()), m_signed(false), m_trailer(std::move(trailer))
 {
 }
 
@@ -56,13 +57,42 @@ api::Status AwsChunkedDecoder::onTrailerLine()
     std::string value = m_line.substr(colon + 1);
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.erase(0, 1);
     while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
-    if (name == m_trailer->name()) {
-        if (value != m_trailer->finish()) {
-            return api::Error::badRequest("BadDigest: the " + name + " trailer does not match the bytes received");
-        }
-        m_trailerChecked = true;
-    }
     m_line.clear();
+    if (m_trailerSigned) return api::Error::badRequest("IncompleteBody: a trailer line after x-amz-trailer-signature");
+    if (name == "x-amz-trailer-signature") {
+        if (!m_signed)
+            return api::Error::badRequest("IncompleteBody: an unsigned aws-chunked body has no trailer signature");
+        if (value.size() != 64) {
+            return api::Error::badRequest("IncompleteBody: x-amz-trailer-signature must be 64 hex digits");
+        }
+        if (!m_key.empty() &&
+            !auth::sameBytes(trailerSignature(m_key, m_sig, m_previous, m_canonicalTrailers), value)) {
+            return api::Error::forbidden("SignatureDoesNotMatch: the trailer's signature does not match");
+        }
+        m_trailerSigned = true;
+        return {};
+    }
+    m_canonicalTrailers += name + ":" + value + "\n";
+    if (name == m_trailer->name()) {
+        if (m_trailerSeen) return api::Error::badRequest("IncompleteBody: the " + name + " trailer appears twice");
+        m_trailerValue = std::move(value);
+        m_trailerSeen = true;
+    }
+    return {};
+}
+
+api::Status AwsChunkedDecoder::endTrailer()
+{
+    if (m_signed && !m_trailerSigned) {
+        return api::Error::badRequest("IncompleteBody: the signed trailer ended without x-amz-trailer-signature");
+    }
+    if (!m_trailerSeen) {
+        return api::Error::badRequest("IncompleteBody: the body ended without its " + m_trailer->name() + " trailer");
+    }
+    if (m_trailerValue != m_trailer->finish()) {
+        return api::Error::badRequest("BadDigest: the " + m_trailer->name() +
+                                      " trailer does not match the bytes received");
+    }
     return {};
 }
 
@@ -82,7 +112,7 @@ api::Status AwsChunkedDecoder::onHeader()
         n = n * 16 + static_cast<std::uint64_t>(d);
     }
     if (n > kMaxChunk) return api::Error::badRequest("IncompleteBody: aws-chunked chunk larger than 1 GiB");
-    if (m_trailer) {
+    if (!m_signed) {
         if (semi != std::string::npos) {
             return api::Error::badRequest("IncompleteBody: an unsigned aws-chunked chunk has no extensions");
         }
@@ -106,7 +136,7 @@ api::Status AwsChunkedDecoder::onHeader()
 
 api::Status AwsChunkedDecoder::endChunk()
 {
-    if (m_trailer) return {};
+    if (!m_signed) return {};
     const auto digest = m_hash->hex();
     if (!m_key.empty()) {
         const auto expected = chunkSignature(m_key, m_sig, m_previous, digest);
@@ -147,11 +177,8 @@ api::Status AwsChunkedDecoder::feed(const char* data, std::size_t size, const Ou
         }
         case State::Data: {
             const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(m_left, size - i));
-            if (m_trailer) {
-                m_trailer->update(data + i, n);
-            } else {
-                m_hash->update(data + i, n);
-            }
+            if (m_trailer) m_trailer->update(data + i, n);
+            if (m_signed) m_hash->update(data + i, n);
             if (auto st = out(data + i, n); !st) return st;
             m_decoded += n;
             m_left -= n;
@@ -192,10 +219,7 @@ api::Status AwsChunkedDecoder::feed(const char* data, std::size_t size, const Ou
                     if (auto st = onTrailerLine(); !st) return st;
                     break;
                 }
-                if (!m_trailerChecked) {
-                    return api::Error::badRequest("IncompleteBody: the body ended without its " + m_trailer->name() +
-                                                  " trailer");
-                }
+                if (auto st = endTrailer(); !st) return st;
                 m_state = State::Done;
                 break;
             }

@@ -13,6 +13,13 @@
 // checksum named by x-amz-trailer must be among them and match the bytes
 // (BadDigest otherwise).
 //
+// The signed form with a trailer (STREAMING-AWS4-HMAC-SHA256-PAYLOAD-
+// TRAILER): signed chunks as above, the final chunk's header line, then the
+// trailer lines, the last of them "x-amz-trailer-signature:<64 hex>", and an
+// empty line. The trailer signature chains from the final chunk's and covers
+// every other trailer line; with a signing key it is checked before the
+// checksum is (so a changed trailer is SignatureDoesNotMatch, not BadDigest).
+//
 // Not thread-safe: one decoder per request body.
 
 #include "api/result.h"
@@ -31,7 +38,8 @@ public:
     using Out = std::function<api::Status(const char* data, std::size_t size)>;
 
     // `key`: the request's signing key (signingKey()), empty to skip checks.
-    AwsChunkedDecoder(std::string key, SigV4 sig);
+    // `trailer` set: the signed form with a trailer, checked with it.
+    AwsChunkedDecoder(std::string key, SigV4 sig, std::unique_ptr<TrailerChecksum> trailer = nullptr);
     // The unsigned form, its trailer checked with `trailer`.
     explicit AwsChunkedDecoder(std::unique_ptr<TrailerChecksum> trailer);
     ~AwsChunkedDecoder();
@@ -61,9 +69,14 @@ private:
     State m_state = State::Header;
     struct Hash;
     std::unique_ptr<Hash> m_hash;
-    std::unique_ptr<TrailerChecksum> m_trailer;  // set: the unsigned form
-    bool m_trailerChecked = false;
+    bool m_signed = true;                        // chunk signatures (both signed forms)
+    std::unique_ptr<TrailerChecksum> m_trailer;  // set: a form with a trailer
+    std::string m_trailerValue;                  // the checksum the trailer carried
+    bool m_trailerSeen = false;
+    std::string m_canonicalTrailers;  // signed: the lines the trailer signature covers
+    bool m_trailerSigned = false;     // signed: x-amz-trailer-signature came (and matched)
     int m_trailerLines = 0;
+    api::Status endTrailer();
 };
 
 }  // namespace tessera::daemon::s3

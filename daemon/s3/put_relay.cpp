@@ -39,10 +39,12 @@ PutRelay::Started PutRelay::start(const net::Request& req, const S3Context::Call
     auto call = TargetCall::start(baseUrl, "PUT", target, headers, length, timeout);
     if (!call) return fromError(call.error(), resource);
     std::unique_ptr<AwsChunkedDecoder> decoder;
-    if (streaming && sig->unsignedTrailer()) {
+    if (streaming && (sig->unsignedTrailer() || sig->signedTrailer())) {
         auto trailer = TrailerChecksum::create(req.header("x-amz-trailer"));
         if (!trailer) return fromError(trailer.error(), resource);
-        decoder = std::make_unique<AwsChunkedDecoder>(std::move(trailer.value()));
+        decoder = sig->signedTrailer()
+                      ? std::make_unique<AwsChunkedDecoder>(caller.signingKey, *sig, std::move(trailer.value()))
+                      : std::make_unique<AwsChunkedDecoder>(std::move(trailer.value()));
     } else if (streaming) {
         decoder = std::make_unique<AwsChunkedDecoder>(caller.signingKey, *sig);
     }
@@ -73,10 +75,14 @@ api::Status PutRelay::write(const char* data, std::size_t size)
     if (m_refused) return {};  // the end of a refused body, read and dropped
     if (!m_decoder) return forward(data, size);
     auto st = m_decoder->feed(data, size, [this](const char* p, std::size_t n) { return forward(p, n); });
-    if (!st && m_received == m_length && st.kind() != api::ErrorKind::Unavailable) {
-        // Refused once every payload byte arrived (the trailer's checksum, the
-        // last chunk's signature): the client gets an S3 error document from
-        // finish(), and the target never gets the last byte.
+    if (!st && (m_received == m_length || st.kind() == api::ErrorKind::Forbidden) &&
+        st.kind() != api::ErrorKind::Unavailable) {
+        // Refused once every payload byte arrived (the trailer's checksum or
+        // signature, the last chunk's signature), or a chunk's signature
+        // failed: the rest of the body is read and dropped, the client gets
+        // an S3 error document from finish() (an SDK does not retry a 403 as
+        // it retries a reset connection), and the target's call is cut short
+        // (it never gets the last byte, so it stores nothing).
         m_refused = st.error();
         m_call.reset();
         return {};

@@ -82,7 +82,6 @@ S3Api::S3Api(MapSource smap, BucketSource bmd, std::string selfUrl, std::string 
 S3Api::~S3Api() = default;
 
 void S3Api::setSecretLookup(SecretLookup f) { m_impl->ctx.secrets = std::move(f); }
-void S3Api::refuseAll(std::string why) { m_impl->ctx.refuse = std::move(why); }
 void S3Api::setPermissionCheck(PermissionCheck f) { m_impl->ctx.permits = std::move(f); }
 void S3Api::setTokenCheck(TokenCheck f) { m_impl->ctx.tokens = std::move(f); }
 

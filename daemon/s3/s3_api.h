@@ -45,18 +45,17 @@ public:
     void registerRoutes(net::Router& router, const std::string& prefix = "/s3");
 
     // Set: signatures are verified with the secret of their access key
-    // (nullopt: unknown key, InvalidAccessKeyId), and unsigned requests are
-    // refused. Unset (auth off): a well-formed signature is accepted.
+    // (nullopt: unknown key, InvalidAccessKeyId; an error: the key store
+    // could not answer, 503 or 500 by its kind), and unsigned requests are
+    // refused. Unset (auth off, no keys file): a well-formed signature is
+    // accepted. Called from worker threads, once per request.
     struct Key {
         std::string secret;
         std::string user;  // the Tessera user the key acts as
     };
-    using SecretLookup = std::function<std::optional<Key>(std::string_view accessKey)>;
+    using SecretLookup = std::function<api::Result<std::optional<Key>>(std::string_view accessKey)>;
     // Before the node serves requests.
     void setSecretLookup(SecretLookup f);
-    // Set: every S3 request is refused with AccessDenied and this reason
-    // (auth on, before S3 keys map to users). Before the node serves requests.
-    void refuseAll(std::string why);
 
     // Set (auth on): a verified request's user must hold the operation's
     // permission on its bucket (read: GET/HEAD, list: listings, write: PUT
@@ -72,8 +71,7 @@ public:
     // user, or Unauthorized. The permission check above then applies as for
     // a signed request. A browser cannot sign SigV4 without holding an S3
     // secret, so this is how the web console reads and writes object bytes
-    // with auth on. Bearer calls are accepted even when refuseAll() refuses
-    // every other S3 call. Before the node serves requests.
+    // with auth on. Before the node serves requests.
     using TokenCheck = std::function<api::Result<std::string>(std::string_view token)>;
     void setTokenCheck(TokenCheck f);
 

@@ -74,7 +74,6 @@ api::Result<S3Context::Caller> S3Context::verify(const Request& req) const
             return c;
         }
     }
-    if (!refuse.empty()) return api::Error::forbidden("AccessDenied: " + refuse);
     SignedRequest sr;
     const auto m = http::to_string(req.method);
     sr.method = std::string(m.data(), m.size());
@@ -87,7 +86,9 @@ api::Result<S3Context::Caller> S3Context::verify(const Request& req) const
     c.sig = std::move(sig.value());
     if (!secrets) return c;
     if (!c.sig) return api::Error::forbidden("AccessDenied: anonymous requests are not allowed; sign with SigV4");
-    auto key = secrets(c.sig->accessKey);
+    auto found = secrets(c.sig->accessKey);
+    if (!found) return found.error();
+    const auto& key = *found;
     if (!key) {
         return api::Error::forbidden("InvalidAccessKeyId: the access key \"" + c.sig->accessKey + "\" does not exist");
     }

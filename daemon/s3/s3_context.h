@@ -36,7 +36,6 @@ struct S3Context {
     S3Api::SecretLookup secrets;
     S3Api::PermissionCheck permits;
     S3Api::TokenCheck tokens;  // set: "Authorization: Bearer" is a Tessera access token
-    std::string refuse;
 
     // What authenticate() found.
     struct Caller {

@@ -1,5 +1,6 @@
 #include "s3_multipart.h"
 
+#include "multipart_paging.h"
 #include "s3_errors.h"
 #include "s3_object_ops.h"
 
@@ -7,6 +8,7 @@
 #include "api/names.h"
 #include "api/s3_msg.h"
 #include "api/s3_multipart_msg.h"
+#include "api/uri.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -185,6 +187,10 @@ Response MultipartOps::listParts(const Request& req) const
     auto t = target(req, api::Permission::Read, true);
     if (auto* r = std::get_if<Response>(&t)) return std::move(*r);
     const auto& up = std::get<Target>(t);
+    const auto maxParts = parsePageSize(req.queryValue("max-parts"), "max-parts");
+    if (!maxParts) return fromError(maxParts.error(), up.resource);
+    const auto marker = parsePartMarker(req.queryValue("part-number-marker"));
+    if (!marker) return fromError(marker.error(), up.resource);
     auto r = m_ctx.http().send(client::Method::Get, up.url(api::path::multipartUpload(up.bucket, up.key)));
     if (!r) return fromError(r.error(), up.resource);
     if (!r->isSuccess()) return fromNative(*r, up.resource, "NoSuchUpload");
@@ -194,7 +200,12 @@ Response MultipartOps::listParts(const Request& req) const
     out.bucket = up.bucket;
     out.key = up.key;
     out.uploadId = up.uploadId;
-    for (const auto& p : parts->parts) {
+    out.maxParts = *maxParts;
+    out.partNumberMarker = *marker;
+    auto page = pageParts(std::move(parts->parts), *marker, *maxParts);
+    out.isTruncated = page.truncated;
+    out.nextPartNumberMarker = page.nextMarker;
+    for (const auto& p : page.parts) {
         out.parts.push_back({p.number, "\"" + p.etag + "\"", static_cast<std::int64_t>(p.size),
                              api::s3IsoTime(p.mtimeNs / 1000000000)});
     }
@@ -210,6 +221,16 @@ Response MultipartOps::listUploads(const Request& req) const
     api::S3UploadList out;
     out.bucket = bucket;
     out.prefix = req.queryValue("prefix");
+    out.delimiter = req.queryValue("delimiter");
+    out.keyMarker = req.queryValue("key-marker");
+    out.uploadIdMarker = req.queryValue("upload-id-marker");
+    out.encodingType = req.queryValue("encoding-type");
+    if (!out.encodingType.empty() && out.encodingType != "url") {
+        return s3Error(400, "InvalidArgument", "encoding-type must be url", resource);
+    }
+    const auto maxUploads = parsePageSize(req.queryValue("max-uploads"), "max-uploads");
+    if (!maxUploads) return fromError(maxUploads.error(), resource);
+    out.maxUploads = *maxUploads;
     std::vector<api::MultipartUpload> all;
     // Every target keeps the uploads of the keys it owns: all are asked, and
     // a listing that would miss one's is refused rather than incomplete.
@@ -229,10 +250,21 @@ Response MultipartOps::listUploads(const Request& req) const
         if (!list) return fromError(api::Error::badGateway(list.error().message), resource);
         for (auto& u : list->uploads) all.push_back(std::move(u));
     }
-    std::sort(all.begin(), all.end(), [](const api::MultipartUpload& a, const api::MultipartUpload& b) {
-        return a.key != b.key ? a.key < b.key : a.initiatedNs < b.initiatedNs;
-    });
-    for (const auto& u : all) out.uploads.push_back({u.key, u.uploadId, api::s3IsoTime(u.initiatedNs / 1000000000)});
+    auto page =
+        pageUploads(std::move(all), {out.prefix, out.delimiter, out.keyMarker, out.uploadIdMarker, out.maxUploads});
+    out.isTruncated = page.truncated;
+    out.nextKeyMarker = std::move(page.nextKeyMarker);
+    out.nextUploadIdMarker = std::move(page.nextUploadIdMarker);
+    out.commonPrefixes = std::move(page.commonPrefixes);
+    for (const auto& u : page.uploads) {
+        out.uploads.push_back({u.key, u.uploadId, api::s3IsoTime(u.initiatedNs / 1000000000)});
+    }
+    if (out.encodingType == "url") {
+        const auto e = [](std::string& v) { v = api::percentEncode(v, true); };
+        for (auto* v : {&out.prefix, &out.delimiter, &out.keyMarker, &out.nextKeyMarker}) e(*v);
+        for (auto& u : out.uploads) e(u.key);
+        for (auto& p : out.commonPrefixes) e(p);
+    }
     return xmlResponse(200, api::toXml(out));
 }
 

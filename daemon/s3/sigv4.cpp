@@ -190,9 +190,11 @@ api::Result<std::optional<SigV4>> parseSigV4(const SignedRequest& req)
         sig.payloadHash = req.header("x-amz-content-sha256");
         if (sig.payloadHash.empty()) return malformed("x-amz-content-sha256 is missing");
         if (sig.payloadHash != kUnsignedPayload && sig.payloadHash != kStreamingPayload &&
-            sig.payloadHash != kStreamingUnsignedTrailer && !isHex(sig.payloadHash, 64)) {
+            sig.payloadHash != kStreamingUnsignedTrailer && sig.payloadHash != kStreamingSignedTrailer &&
+            !isHex(sig.payloadHash, 64)) {
             return malformed("x-amz-content-sha256 must be a SHA-256 hex digest, UNSIGNED-PAYLOAD, " +
-                             std::string(kStreamingPayload) + " or " + std::string(kStreamingUnsignedTrailer));
+                             std::string(kStreamingPayload) + ", " + std::string(kStreamingSignedTrailer) + " or " +
+                             std::string(kStreamingUnsignedTrailer));
         }
     }
     if (!isHex(sig.signature, 64)) return malformed("the signature must be 64 lowercase hex digits");
@@ -280,6 +282,14 @@ std::string chunkSignature(std::string_view key, const SigV4& sig, std::string_v
     static const std::string kEmptyHash = sha256Hex("");
     const std::string toSign = "AWS4-HMAC-SHA256-PAYLOAD\n" + sig.amzDate + "\n" + sig.scope() + "\n" +
                                std::string(previous) + "\n" + kEmptyHash + "\n" + std::string(chunkSha256Hex);
+    return hmacHex(key, toSign);
+}
+
+std::string trailerSignature(std::string_view key, const SigV4& sig, std::string_view previous,
+                             std::string_view canonicalTrailers)
+{
+    const std::string toSign = "AWS4-HMAC-SHA256-TRAILER\n" + sig.amzDate + "\n" + sig.scope() + "\n" +
+                               std::string(previous) + "\n" + sha256Hex(canonicalTrailers);
     return hmacHex(key, toSign);
 }
 

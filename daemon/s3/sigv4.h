@@ -2,7 +2,8 @@
 // AWS Signature Version 4 as S3 clients send it: parsed from the
 // Authorization header or from a presigned URL's query, and verified against
 // a secret key (OpenSSL HMAC-SHA256). Also the signatures of the chunks of a
-// STREAMING-AWS4-HMAC-SHA256-PAYLOAD body (see AwsChunkedDecoder).
+// STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER] body and of its trailer (see
+// AwsChunkedDecoder).
 //
 // Without a secret (auth off) a request is only parsed: a well-formed
 // signature is accepted, a malformed one is a BadRequest (S3's
@@ -25,6 +26,9 @@ inline constexpr std::string_view kStreamingPayload = "STREAMING-AWS4-HMAC-SHA25
 // aws-chunked without chunk signatures, its checksum in a trailer named by
 // x-amz-trailer (awscli over https, newer SDKs by default).
 inline constexpr std::string_view kStreamingUnsignedTrailer = "STREAMING-UNSIGNED-PAYLOAD-TRAILER";
+// Signed chunks, then trailer lines signed by x-amz-trailer-signature
+// (the AWS SDKs for Java, Go and .NET with a checksum over a signed body).
+inline constexpr std::string_view kStreamingSignedTrailer = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER";
 // A presigned URL is valid for at most 7 days (S3's own limit).
 inline constexpr std::int64_t kMaxPresignSeconds = 7 * 24 * 3600;
 // Header form: the request's X-Amz-Date may be this far from the node's clock.
@@ -54,8 +58,10 @@ struct SigV4 {
     std::string scope() const { return date + "/" + region + "/" + service + "/aws4_request"; }
     bool streaming() const { return payloadHash == kStreamingPayload; }
     bool unsignedTrailer() const { return payloadHash == kStreamingUnsignedTrailer; }
-    // The body is aws-chunked (signed chunks, or unsigned with a trailer).
-    bool awsChunked() const { return streaming() || unsignedTrailer(); }
+    bool signedTrailer() const { return payloadHash == kStreamingSignedTrailer; }
+    // The body is aws-chunked (signed chunks with or without a signed
+    // trailer, or unsigned chunks with a trailer).
+    bool awsChunked() const { return streaming() || unsignedTrailer() || signedTrailer(); }
 };
 
 // The request's signature; nullopt when it carries none (anonymous).
@@ -83,5 +89,10 @@ api::Result<std::int64_t> parseAmzDate(std::string_view s);
 // previous one (the seed signature first).
 std::string chunkSignature(std::string_view signingKey, const SigV4& sig, std::string_view previous,
                            std::string_view chunkSha256Hex);
+// The x-amz-trailer-signature of a signed trailer, chained from the final
+// (empty) chunk's signature. `canonicalTrailers`: each trailer line but the
+// signature, as "<lower-case name>:<trimmed value>\n", in the order sent.
+std::string trailerSignature(std::string_view signingKey, const SigV4& sig, std::string_view previous,
+                             std::string_view canonicalTrailers);
 
 }  // namespace tessera::daemon::s3

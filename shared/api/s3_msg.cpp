@@ -360,6 +360,8 @@ std::string toXml(const S3PartList& v)
     add(r, "Bucket", v.bucket);
     add(r, "Key", v.key);
     add(r, "UploadId", v.uploadId);
+    addNum(r, "PartNumberMarker", v.partNumberMarker);
+    addNum(r, "NextPartNumberMarker", v.nextPartNumberMarker);
     addNum(r, "MaxParts", v.maxParts);
     addBool(r, "IsTruncated", v.isTruncated);
     for (const auto& p : v.parts) {
@@ -381,6 +383,12 @@ Result<S3PartList> parseS3PartList(std::string_view xml)
     out.bucket = text(*r, "Bucket");
     out.key = text(*r, "Key");
     out.uploadId = text(*r, "UploadId");
+    auto marker = number<std::uint32_t>(*r, "PartNumberMarker", 0);
+    if (!marker) return marker.error();
+    out.partNumberMarker = *marker;
+    auto next = number<std::uint32_t>(*r, "NextPartNumberMarker", 0);
+    if (!next) return next.error();
+    out.nextPartNumberMarker = *next;
     auto maxParts = number<std::uint32_t>(*r, "MaxParts", 1000);
     if (!maxParts) return maxParts.error();
     out.maxParts = *maxParts;
@@ -402,7 +410,14 @@ std::string toXml(const S3UploadList& v)
     pugi::xml_document doc;
     auto r = newDoc(doc, "ListMultipartUploadsResult");
     add(r, "Bucket", v.bucket);
+    add(r, "KeyMarker", v.keyMarker);
+    add(r, "UploadIdMarker", v.uploadIdMarker);
+    if (v.isTruncated || !v.nextKeyMarker.empty()) add(r, "NextKeyMarker", v.nextKeyMarker);
+    if (v.isTruncated || !v.nextUploadIdMarker.empty()) add(r, "NextUploadIdMarker", v.nextUploadIdMarker);
     add(r, "Prefix", v.prefix);
+    if (!v.delimiter.empty()) add(r, "Delimiter", v.delimiter);
+    if (!v.encodingType.empty()) add(r, "EncodingType", v.encodingType);
+    addNum(r, "MaxUploads", v.maxUploads);
     addBool(r, "IsTruncated", v.isTruncated);
     for (const auto& u : v.uploads) {
         auto n = r.append_child("Upload");
@@ -410,6 +425,7 @@ std::string toXml(const S3UploadList& v)
         add(n, "UploadId", u.uploadId);
         add(n, "Initiated", u.initiated);
     }
+    for (const auto& p : v.commonPrefixes) add(r.append_child("CommonPrefixes"), "Prefix", p);
     return save(doc);
 }
 
@@ -421,12 +437,22 @@ Result<S3UploadList> parseS3UploadList(std::string_view xml)
     S3UploadList out;
     out.bucket = text(*r, "Bucket");
     out.prefix = text(*r, "Prefix");
+    out.delimiter = text(*r, "Delimiter");
+    out.encodingType = text(*r, "EncodingType");
+    out.keyMarker = text(*r, "KeyMarker");
+    out.uploadIdMarker = text(*r, "UploadIdMarker");
+    out.nextKeyMarker = text(*r, "NextKeyMarker");
+    out.nextUploadIdMarker = text(*r, "NextUploadIdMarker");
+    auto maxUploads = number<std::uint32_t>(*r, "MaxUploads", 1000);
+    if (!maxUploads) return maxUploads.error();
+    out.maxUploads = *maxUploads;
     auto truncated = boolean(*r, "IsTruncated");
     if (!truncated) return truncated.error();
     out.isTruncated = *truncated;
     for (auto u : r->children("Upload")) {
         out.uploads.push_back({text(u, "Key"), text(u, "UploadId"), text(u, "Initiated")});
     }
+    for (auto p : r->children("CommonPrefixes")) out.commonPrefixes.push_back(text(p, "Prefix"));
     return out;
 }
 

@@ -153,6 +153,8 @@ struct S3PartList {
     std::string bucket;
     std::string key;
     std::string uploadId;
+    std::uint32_t partNumberMarker = 0;      // the request's
+    std::uint32_t nextPartNumberMarker = 0;  // the last part listed (0: none)
     std::uint32_t maxParts = 1000;
     bool isTruncated = false;
     std::vector<S3Part> parts;
@@ -170,8 +172,16 @@ struct S3Upload {
 struct S3UploadList {
     std::string bucket;
     std::string prefix;
+    std::string delimiter;
+    std::string encodingType;  // "url" or empty
+    std::string keyMarker;     // the request's markers
+    std::string uploadIdMarker;
+    std::string nextKeyMarker;  // truncated only
+    std::string nextUploadIdMarker;
+    std::uint32_t maxUploads = 1000;
     bool isTruncated = false;
     std::vector<S3Upload> uploads;
+    std::vector<std::string> commonPrefixes;
     bool operator==(const S3UploadList&) const = default;
 };
 std::string toXml(const S3UploadList& v);

@@ -317,6 +317,30 @@ api::Status Client::revokeToken(std::string_view token)
     return {};
 }
 
+api::Result<api::S3KeyCreated> Client::createS3Key(std::string_view user, const api::NewS3Key& key)
+{
+    auto r = call(Method::Post, m_endpoint + "/v1/users/" + std::string(user) + "/s3-keys",
+                  Body::string(api::dumpJson(nlohmann::json(key))), kJson);
+    if (!r) return r.error();
+    return api::parseMessage<api::S3KeyCreated>(r->body, "S3 key");
+}
+
+api::Result<std::vector<api::S3KeyInfo>> Client::listS3Keys(std::string_view user)
+{
+    const auto url =
+        user.empty() ? m_endpoint + "/v1/s3-keys" : m_endpoint + "/v1/users/" + std::string(user) + "/s3-keys";
+    auto r = call(Method::Get, url);
+    if (!r) return r.error();
+    return api::parseMessageList<api::S3KeyInfo>(r->body, "S3 keys");
+}
+
+api::Status Client::deleteS3Key(std::string_view user, std::string_view accessKey)
+{
+    auto r = call(Method::Delete, m_endpoint + "/v1/users/" + std::string(user) + "/s3-keys/" + std::string(accessKey));
+    if (!r) return r.error();
+    return {};
+}
+
 api::Result<api::UserInfo> Client::whoami()
 {
     auto r = call(Method::Get, m_endpoint + "/v1/whoami");

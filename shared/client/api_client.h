@@ -15,6 +15,7 @@
 #include "api/object_list.h"
 #include "api/object_meta.h"
 #include "api/result.h"
+#include "api/s3_key_msg.h"
 #include "api/smap.h"
 #include "http_client.h"
 #include "spec/ishard_plan.h"
@@ -102,6 +103,11 @@ public:
     api::Result<api::TokenKeyRing> rotateTokenKey();
     api::Result<api::TokenKeyRing> pushTokenKeys();
     api::Result<api::TokenKeyRing> dropTokenKey(std::string_view kid);
+    // S3 access keys (admins, or the user for themself; docs/api.md "S3
+    // access keys"). listS3Keys with an empty user: every key (admins).
+    api::Result<api::S3KeyCreated> createS3Key(std::string_view user, const api::NewS3Key& key);
+    api::Result<std::vector<api::S3KeyInfo>> listS3Keys(std::string_view user);
+    api::Status deleteS3Key(std::string_view user, std::string_view accessKey);
 
     // Buckets
     api::Result<std::vector<api::BucketRef>> listBuckets();

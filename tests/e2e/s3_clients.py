@@ -5,7 +5,8 @@ Usage: s3_clients.py SECTION --endpoint http://127.0.0.1:PORT/s3 [--root-endpoin
                      --workdir DIR [--ca CA.pem]
 A cluster over TLS: https:// endpoints and --ca, the CA every client must trust (awscli and boto3
 through AWS_CA_BUNDLE, urllib through SSL_CERT_FILE, s3cmd through ca_certs_file).
-SECTION: awscli | s3cmd | boto3 | webdataset. Each section makes its own buckets, checks exact bytes
+SECTION: awscli | s3cmd | boto3 | webdataset | signed | authorized | storedkeys | storedkeys-deleted
+(--keys ADMIN_AK:SK,ALICE_AK:SK) | .... Each section makes its own buckets, checks exact bytes
 and answers, and exits non-zero with a message at the first difference. Dummy credentials come
 from the environment it sets for the clients (auth off: any well-formed signature is accepted).
 """
@@ -373,6 +374,166 @@ def section_authorized(a):
         check(e.code == 403, "anonymous GET with auth on: %d" % e.code)
 
 
+def section_paging(a):
+    """boto3's paginators over ListParts (25 parts, pages of 10) and ListMultipartUploads (12 uploads,
+    pages of 5; then with a prefix and a delimiter)."""
+    import boto3
+    from botocore.client import Config
+    s3 = boto3.client("s3", endpoint_url=a.endpoint, region_name="us-east-1",
+                      aws_access_key_id="AKIDTESSERATEST", aws_secret_access_key="tessera-test-secret",
+                      config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
+    s3.create_bucket(Bucket="paging")
+    up = s3.create_multipart_upload(Bucket="paging", Key="big")["UploadId"]
+    for n in range(1, 26):
+        s3.upload_part(Bucket="paging", Key="big", UploadId=up, PartNumber=n, Body=data(100 + n, "part%d" % n))
+    pages = list(s3.get_paginator("list_parts").paginate(Bucket="paging", Key="big", UploadId=up,
+                                                         PaginationConfig={"PageSize": 10}))
+    check([len(p["Parts"]) for p in pages] == [10, 10, 5], "ListParts pages: %s" % [len(p["Parts"]) for p in pages])
+    check([p["IsTruncated"] for p in pages] == [True, True, False], "ListParts IsTruncated")
+    check([p["NextPartNumberMarker"] for p in pages] == [10, 20, 25], "NextPartNumberMarker")
+    check([p["PartNumberMarker"] for p in pages] == [0, 10, 20], "PartNumberMarker")
+    check([q["PartNumber"] for p in pages for q in p["Parts"]] == list(range(1, 26)), "parts in order, each once")
+    check([q["Size"] for p in pages for q in p["Parts"]] == [100 + n for n in range(1, 26)], "part sizes")
+    one = s3.list_parts(Bucket="paging", Key="big", UploadId=up, MaxParts=3, PartNumberMarker=22)
+    check([q["PartNumber"] for q in one["Parts"]] == [23, 24, 25] and not one["IsTruncated"], "ListParts marker 22")
+    s3.abort_multipart_upload(Bucket="paging", Key="big", UploadId=up)
+
+    made = []
+    for i in range(12):
+        key = "dir%d/obj%02d" % (i % 2, i) if i < 8 else "top%02d" % i
+        made.append((key, s3.create_multipart_upload(Bucket="paging", Key=key)["UploadId"]))
+    for i in range(2):  # two uploads of one key: ordered by upload id
+        made.append(("twice", s3.create_multipart_upload(Bucket="paging", Key="twice")["UploadId"]))
+    pages = list(s3.get_paginator("list_multipart_uploads").paginate(Bucket="paging",
+                                                                     PaginationConfig={"PageSize": 5}))
+    got = [(u["Key"], u["UploadId"]) for p in pages for u in p.get("Uploads", [])]
+    check([len(p.get("Uploads", [])) for p in pages] == [5, 5, 4], "upload pages: %s" %
+          [len(p.get("Uploads", [])) for p in pages])
+    check(got == sorted(made), "uploads by key then id, each once: %s" % got)
+    check(pages[0]["NextKeyMarker"] == got[4][0] and pages[0]["NextUploadIdMarker"] == got[4][1], "next markers")
+    rolled = s3.list_multipart_uploads(Bucket="paging", Delimiter="/")
+    check([p["Prefix"] for p in rolled.get("CommonPrefixes", [])] == ["dir0/", "dir1/"], "common prefixes")
+    check(sorted(u["Key"] for u in rolled["Uploads"]) == ["top08", "top09", "top10", "top11", "twice", "twice"],
+          "uploads beside the prefixes")
+    pre = s3.list_multipart_uploads(Bucket="paging", Prefix="dir1/")
+    check([u["Key"] for u in pre["Uploads"]] == ["dir1/obj01", "dir1/obj03", "dir1/obj05", "dir1/obj07"], "prefix")
+    try:
+        s3.list_parts(Bucket="paging", Key="twice", UploadId=made[-1][1], MaxParts=-1)
+        fail("max-parts -1 was accepted")
+    except Exception as e:  # botocore refuses it locally or the proxy answers InvalidArgument
+        check("InvalidArgument" in str(e) or "MaxParts" in str(e) or "Invalid" in str(e), "max-parts -1: %s" % e)
+    for key, uid in made:
+        s3.abort_multipart_upload(Bucket="paging", Key=key, UploadId=uid)
+    check(not s3.list_multipart_uploads(Bucket="paging").get("Uploads"), "uploads left after abort")
+    s3.delete_bucket(Bucket="paging")
+
+
+def section_virtualhost(a):
+    """boto3 with addressing_style "virtual" against a proxy started with --s3-virtual-host VHOST
+    (--vhost): requests go to http://BUCKET.VHOST:PORT/KEY. Names under VHOST resolve to 127.0.0.1
+    through a resolver hook in this process (socket.getaddrinfo), so no /etc/hosts entry is needed."""
+    import socket
+    import urllib.parse
+    import boto3
+    from botocore.client import Config
+    suffix = a.vhost
+    check(suffix, "--vhost is needed")
+    real = socket.getaddrinfo
+
+    def resolve(host, *args, **kw):
+        if isinstance(host, str) and (host == suffix or host.endswith("." + suffix)):
+            host = "127.0.0.1"
+        return real(host, *args, **kw)
+    socket.getaddrinfo = resolve
+    port = urllib.parse.urlsplit(a.endpoint).port
+    for endpoint in ("http://%s:%d" % (suffix, port), a.root_endpoint.replace("127.0.0.1", suffix)):
+        s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                          aws_access_key_id="AKIDTESSERATEST", aws_secret_access_key="tessera-test-secret",
+                          config=Config(s3={"addressing_style": "virtual"}, retries={"max_attempts": 1}))
+        seen = []
+        s3.meta.events.register("before-send", lambda request, **kw: seen.append(request.url))
+        bucket = "vhost%d" % len(endpoint)
+        s3.create_bucket(Bucket=bucket)
+        s3.put_object(Bucket=bucket, Key="dir/k 1.txt", Body=b"virtual host bytes", Metadata={"m": "v"})
+        got = s3.get_object(Bucket=bucket, Key="dir/k 1.txt")
+        check(got["Body"].read() == b"virtual host bytes" and got["Metadata"] == {"m": "v"}, "virtual GET")
+        check(any(u.startswith("http://%s.%s:" % (bucket, suffix)) for u in seen),
+              "boto3 did not use the virtual-host URL: %s" % seen[:3])
+        keys = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix="dir/")["Contents"]]
+        check(keys == ["dir/k 1.txt"], "virtual ListObjectsV2: %s" % keys)
+        check(bucket in [b["Name"] for b in s3.list_buckets()["Buckets"]], "ListBuckets at the suffix")
+        url = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "dir/k 1.txt"}, ExpiresIn=60)
+        check(url.startswith("http://%s.%s:" % (bucket, suffix)), "presigned URL: " + url)
+        import urllib.request
+        with urllib.request.urlopen(url) as resp:
+            check(resp.read() == b"virtual host bytes", "presigned virtual-host GET")
+        up = s3.create_multipart_upload(Bucket=bucket, Key="mp")["UploadId"]
+        e1 = s3.upload_part(Bucket=bucket, Key="mp", UploadId=up, PartNumber=1, Body=data(5 << 20, "v1"))["ETag"]
+        e2 = s3.upload_part(Bucket=bucket, Key="mp", UploadId=up, PartNumber=2, Body=b"tail")["ETag"]
+        s3.complete_multipart_upload(Bucket=bucket, Key="mp", UploadId=up, MultipartUpload={
+            "Parts": [{"PartNumber": 1, "ETag": e1}, {"PartNumber": 2, "ETag": e2}]})
+        check(s3.head_object(Bucket=bucket, Key="mp")["ContentLength"] == (5 << 20) + 4, "virtual multipart")
+        s3.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": "dir/k 1.txt"}, {"Key": "mp"}]})
+        s3.delete_bucket(Bucket=bucket)
+
+
+def stored_key_clients(a):
+    """--keys ADMIN_AK:ADMIN_SK,ALICE_AK:ALICE_SK: keys made with `tessera s3-key create`."""
+    import boto3
+    from botocore.client import Config
+    pairs = [k.split(":", 1) for k in a.keys.split(",")]
+    check(len(pairs) == 2 and all(len(p) == 2 for p in pairs), "--keys needs ADMIN_AK:SK,ALICE_AK:SK")
+
+    def client(ak, sk):
+        return boto3.client("s3", endpoint_url=a.endpoint, region_name="us-east-1", aws_access_key_id=ak,
+                            aws_secret_access_key=sk,
+                            config=Config(s3={"addressing_style": "path"}, signature_version="s3v4",
+                                          retries={"max_attempts": 1}))
+    return client(*pairs[0]), client(*pairs[1])
+
+
+def error_code(fn, **kw):
+    from botocore.exceptions import ClientError
+    try:
+        fn(**kw)
+    except ClientError as e:
+        return e.response["Error"]["Code"]
+    return None
+
+
+def section_storedkeys(a):
+    """Auth on, keys from users.db: admin's, and alice's (read on bucket "bucka" only)."""
+    admin, alice = stored_key_clients(a)
+    admin.create_bucket(Bucket="bucka")
+    admin.create_bucket(Bucket="buckb")
+    admin.put_object(Bucket="bucka", Key="k", Body=b"a's bytes")
+    admin.put_object(Bucket="buckb", Key="k", Body=b"b's bytes")
+    check(alice.get_object(Bucket="bucka", Key="k")["Body"].read() == b"a's bytes", "alice reads bucka")
+    check(error_code(alice.get_object, Bucket="buckb", Key="k") == "AccessDenied", "alice may not read buckb")
+    check(error_code(alice.put_object, Bucket="bucka", Key="new", Body=b"x") == "AccessDenied",
+          "alice may not write bucka")
+    check(error_code(alice.list_objects_v2, Bucket="bucka") == "AccessDenied", "alice may not list bucka")
+    check(error_code(admin.head_object, Bucket="bucka", Key="new") == "404", "alice's refused PUT stored an object")
+
+
+def section_storedkeys_deleted(a):
+    """After `tessera s3-key rm` of alice's key (and after a proxy restart): alice's key is
+    unknown, the admin's still works."""
+    admin, alice = stored_key_clients(a)
+    check(error_code(alice.get_object, Bucket="bucka", Key="k") == "InvalidAccessKeyId",
+          "a deleted key: %s" % error_code(alice.get_object, Bucket="bucka", Key="k"))
+    check(admin.get_object(Bucket="bucka", Key="k")["Body"].read() == b"a's bytes", "admin's key after the change")
+
+
+def section_storedkeys_unsealable(a):
+    """The proxy restarted with another s3-secrets.key: the admin's stored secret no longer opens,
+    and its requests are refused with 500 InternalError, never checked against a wrong secret."""
+    admin, alice = stored_key_clients(a)
+    got = error_code(admin.get_object, Bucket="bucka", Key="k")
+    check(got == "InternalError", "a secret sealed under another key: %s" % got)
+    check(error_code(alice.get_object, Bucket="bucka", Key="k") == "InvalidAccessKeyId", "alice's deleted key")
+
+
 def section_webdataset(a):
     """A WebDataset-style reader over `pipe:aws s3 cp s3://.../shard.tar -`."""
     aws = ["aws", "--endpoint-url", a.endpoint]
@@ -408,12 +569,14 @@ def main():
     ap.add_argument("--root-endpoint", default="")
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--ca", default="")
+    ap.add_argument("--keys", default="")
+    ap.add_argument("--vhost", default="")
     a = ap.parse_args()
     if a.ca:
         for env in (ENV, os.environ):
             env["AWS_CA_BUNDLE"] = a.ca
             env["SSL_CERT_FILE"] = a.ca
-    globals()["section_" + a.section](a)
+    globals()["section_" + a.section.replace("-", "_")](a)
     print("ok " + a.section)
 
 

@@ -8,7 +8,11 @@
 //      itself) and signed here as a streaming upload: with the key it
 //      decodes to exactly the payload; with one signature byte changed
 //      it is refused with Forbidden, and what came out is a prefix of the
-//      payload (the S3 PUT holds back its last byte until the body checks).
+//      payload (the S3 PUT holds back its last byte until the body checks);
+//   3  (mod 4) as 1, with a signed CRC32 trailer
+//      (STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER): decoded whole and in
+//      pieces of 1..16 bytes it gives the payload; a changed trailer value
+//      is refused with Forbidden (the trailer signature), never BadDigest.
 
 #include "fuzz_check.h"
 
@@ -42,9 +46,11 @@ struct Outcome {
     bool done = false;
 };
 
-Outcome decode(const std::string& key, std::string_view body, std::size_t piece)
+Outcome decode(const std::string& key, std::string_view body, std::size_t piece, bool trailer = false)
 {
-    AwsChunkedDecoder d(key, fuzzSig());
+    auto sig = fuzzSig();
+    if (trailer) sig.payloadHash = std::string(kStreamingSignedTrailer);
+    AwsChunkedDecoder d(key, sig, trailer ? TrailerChecksum::create("x-amz-checksum-crc32").value() : nullptr);
     Outcome o;
     for (std::size_t i = 0; i < body.size(); i += piece) {
         const auto st = d.feed(body.data() + i, std::min(piece, body.size() - i), [&](const char* p, std::size_t n) {
@@ -89,8 +95,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
 
     // Sign the payload as a client does: chunks of 1..64 bytes, then the
-    // final empty chunk.
-    const auto sig = fuzzSig();
+    // final empty chunk (and, mode 3, the signed trailer).
+    const bool withTrailer = data[0] % 4 == 3;
+    auto sig = fuzzSig();
+    if (withTrailer) sig.payloadHash = std::string(kStreamingSignedTrailer);
     const auto key = signingKey("fuzz secret", sig);
     std::string body;
     std::string previous = sig.signature;
@@ -106,16 +114,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         body += hexSize(n) + ";chunk-signature=";
         sigOffsets.push_back(body.size());
         body += previous + "\r\n";
-        body.append(chunk);
-        body += "\r\n";
+        if (!last || !withTrailer) {
+            body.append(chunk);
+            body += "\r\n";
+        }
         at += n;
     }
-    const auto good = decode(key, body, body.size());
+    if (withTrailer) {
+        auto crc = TrailerChecksum::create("x-amz-checksum-crc32").value();
+        crc->update(text.data(), text.size());
+        const auto line = "x-amz-checksum-crc32:" + crc->finish();
+        const auto valueAt = body.size() + line.find(':') + 1;
+        body += line + "\r\nx-amz-trailer-signature:" + trailerSignature(key, sig, previous, line + "\n") + "\r\n\r\n";
+        for (std::size_t piece = 1; piece <= 16; ++piece) {
+            const auto cut = decode(key, body, piece, true);
+            FUZZ_CHECK(cut.ok && cut.done && cut.out == text, "a signed trailer body did not decode in pieces");
+        }
+        auto changed = body;
+        changed[valueAt] = changed[valueAt] == 'A' ? 'B' : 'A';
+        const auto refused = decode(key, changed, changed.size(), true);
+        FUZZ_CHECK(!refused.ok && refused.kind == api::ErrorKind::Forbidden, "a changed trailer value passed");
+    }
+    const auto good = decode(key, body, body.size(), withTrailer);
     FUZZ_CHECK(good.ok && good.done && good.out == text, "a correctly signed body did not decode to its payload");
     const auto which = sigOffsets[text.size() % sigOffsets.size()];
     auto bad = body;
     bad[which] = bad[which] == '0' ? '1' : '0';
-    const auto refused = decode(key, bad, 7);
+    const auto refused = decode(key, bad, 7, withTrailer);
     FUZZ_CHECK(!refused.ok && refused.kind == api::ErrorKind::Forbidden, "a changed chunk signature passed");
     FUZZ_CHECK(refused.out.size() <= text.size() && text.compare(0, refused.out.size(), refused.out) == 0,
                "a refused body handed out bytes that are not the payload's");

@@ -1,8 +1,9 @@
 // SigV4 against the examples of AWS's S3 documentation (header form,
-// presigned URL, and the chunks of a STREAMING-AWS4-HMAC-SHA256-PAYLOAD
-// upload), with AWS's example keys; and the refusals: a changed header, a
-// wrong secret, an expired URL, a skewed clock, malformed headers, SigV2,
-// a tampered or truncated chunk.
+// presigned URL, the chunks of a STREAMING-AWS4-HMAC-SHA256-PAYLOAD upload,
+// and the chunks and trailer of a ...-PAYLOAD-TRAILER one), with AWS's
+// example keys; and the refusals: a changed header, a wrong secret, an
+// expired URL, a skewed clock, malformed headers, SigV2, a tampered or
+// truncated chunk, a tampered or unsigned trailer.
 #include "s3/aws_chunked_decoder.h"
 #include "s3/sigv4.h"
 
@@ -173,6 +174,89 @@ private slots:
         AwsChunkedDecoder d3(key, **sig);
         const std::string garbage = "zz;chunk-signature=abc\r\n";
         QVERIFY(errorOf(d3.feed(garbage.data(), garbage.size(), sink)).startsWith("IncompleteBody"));
+    }
+
+    // STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER with the values of AWS's
+    // example (docs "Signature calculations for trailing headers"): its seed
+    // signature, the three chunk signatures chained from it, and the
+    // x-amz-trailer-signature over "x-amz-checksum-crc32c:sOO8/Q==\n".
+    void signedTrailerMatchesAwsExample()
+    {
+        SigV4 sig;
+        sig.accessKey = "AKIAIOSFODNN7EXAMPLE";
+        sig.date = "20130524";
+        sig.region = "us-east-1";
+        sig.service = "s3";
+        sig.amzDate = "20130524T000000Z";
+        sig.signature = "106e2a8a18243abcf37539882f36619c00e2dfc72633413f02d3b74544bfeb8e";
+        sig.payloadHash = std::string(kStreamingSignedTrailer);
+        QVERIFY(sig.signedTrailer() && sig.awsChunked() && !sig.streaming());
+        const auto key = signingKey(kSecret, sig);
+        const std::string finalChunk =
+            "0;chunk-signature=2ca2aba2005185cf7159c6277faf83795951dd77a3a99e6e65d5c9f85863f992\r\n";
+        const auto body = [&](const std::string& checksum, const std::string& trailerSig) {
+            return chunk(65536, "b474d8862b1487a5145d686f57f013e54db672cee1c953b3010fb58501ef5aa2") +
+                   chunk(1024, "1c1344b170168f8e65b41376b44b20fe354e373826ccbbe2c1d40a8cae51e5c7") + finalChunk +
+                   "x-amz-checksum-crc32c:" + checksum + "\r\nx-amz-trailer-signature:" + trailerSig + "\r\n\r\n";
+        };
+        const std::string goodSig = "d81f82fc3505edab99d459891051a732e8730629a2e4a59689829ca17fe2e435";
+        QCOMPARE(trailerSignature(key, sig, "2ca2aba2005185cf7159c6277faf83795951dd77a3a99e6e65d5c9f85863f992",
+                                  "x-amz-checksum-crc32c:sOO8/Q==\n"),
+                 goodSig);
+        const auto good = body("sOO8/Q==", goodSig);
+        const auto decoder = [&](const std::string& k) {
+            return AwsChunkedDecoder(k, sig, std::move(TrailerChecksum::create("x-amz-checksum-crc32c").value()));
+        };
+        for (std::size_t piece : {std::size_t{1}, std::size_t{13}, good.size()}) {
+            auto d = decoder(key);
+            std::string out;
+            for (std::size_t i = 0; i < good.size(); i += piece) {
+                auto st = d.feed(good.data() + i, std::min(piece, good.size() - i), [&](const char* p, std::size_t n) {
+                    out.append(p, n);
+                    return api::Status{};
+                });
+                QVERIFY2(st, st ? "" : st.error().message.c_str());
+            }
+            QVERIFY(d.done());
+            QCOMPARE(out, std::string(66560, 'a'));
+        }
+        const auto sink = [](const char*, std::size_t) { return api::Status{}; };
+        const auto refusal = [&](const std::string& b, const std::string& k = {}) {
+            auto d = decoder(k.empty() ? key : k);
+            return errorOf(d.feed(b.data(), b.size(), sink));
+        };
+        // A tampered chunk: its signature fails before the trailer is read.
+        auto tampered = good;
+        tampered[300] = 'b';
+        QVERIFY(refusal(tampered).startsWith("SignatureDoesNotMatch: a chunk"));
+        // A tampered trailer (another checksum with the old signature): the
+        // trailer signature fails first, not the checksum.
+        QVERIFY(refusal(body("AAAAAA==", goodSig)).startsWith("SignatureDoesNotMatch: the trailer"));
+        QVERIFY(refusal(body("sOO8/Q==", std::string(64, '0'))).startsWith("SignatureDoesNotMatch: the trailer"));
+        // The trailer signature missing, malformed, or followed by another line.
+        const auto prefix = good.substr(0, good.find("x-amz-checksum-crc32c"));
+        QVERIFY(refusal(prefix + "x-amz-checksum-crc32c:sOO8/Q==\r\n\r\n").startsWith("IncompleteBody"));
+        QVERIFY(refusal(prefix + "x-amz-checksum-crc32c:sOO8/Q==\r\nx-amz-trailer-signature:abc\r\n\r\n")
+                    .startsWith("IncompleteBody"));
+        QVERIFY(refusal(prefix + "x-amz-checksum-crc32c:sOO8/Q==\r\nx-amz-trailer-signature:" + goodSig +
+                        "\r\nx-amz-meta-a:b\r\n\r\n")
+                    .startsWith("IncompleteBody"));
+        // Signed by another secret.
+        const auto otherKey = signingKey("another-secret-key", sig);
+        QVERIFY(refusal(good, otherKey).startsWith("SignatureDoesNotMatch"));
+        // Auth off: signatures parsed, not checked; the checksum still is.
+        auto open = AwsChunkedDecoder({}, sig, std::move(TrailerChecksum::create("x-amz-checksum-crc32c").value()));
+        const auto wrongSum = body("AAAAAA==", goodSig);
+        QVERIFY(errorOf(open.feed(wrongSum.data(), wrongSum.size(), sink)).startsWith("BadDigest"));
+        auto open2 = AwsChunkedDecoder({}, sig, std::move(TrailerChecksum::create("x-amz-checksum-crc32c").value()));
+        const auto otherSig = body("sOO8/Q==", std::string(64, '0'));
+        QVERIFY(open2.feed(otherSig.data(), otherSig.size(), sink));
+        QVERIFY(open2.done());
+        // An unsigned body may not carry a trailer signature.
+        const std::string unsignedWithSig =
+            "5\r\nhello\r\n0\r\nx-amz-checksum-crc32:NhCmhg==\r\nx-amz-trailer-signature:" + goodSig + "\r\n\r\n";
+        AwsChunkedDecoder u(std::move(TrailerChecksum::create("x-amz-checksum-crc32").value()));
+        QVERIFY(errorOf(u.feed(unsignedWithSig.data(), unsignedWithSig.size(), sink)).startsWith("IncompleteBody"));
     }
 
     // STREAMING-UNSIGNED-PAYLOAD-TRAILER (awscli over https): unsigned

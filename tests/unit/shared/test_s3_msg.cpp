@@ -66,8 +66,28 @@ private slots:
         parts.uploadId = "id";
         parts.parts = {{1, "\"a\"", 5242880, "2026-11-22T13:27:30.000Z"}};
         QCOMPARE(*parseS3PartList(toXml(parts)), parts);
-        const S3UploadList uploads{"b", "p", false, {{"p/k", "id", "2026-11-22T13:27:30.000Z"}}};
+        parts.partNumberMarker = 10;
+        parts.nextPartNumberMarker = 20;
+        parts.maxParts = 10;
+        parts.isTruncated = true;
+        QCOMPARE(*parseS3PartList(toXml(parts)), parts);
+        QVERIFY(toXml(parts).find("<NextPartNumberMarker>20</NextPartNumberMarker>") != std::string::npos);
+        S3UploadList uploads;
+        uploads.bucket = "b";
+        uploads.prefix = "p";
+        uploads.uploads = {{"p/k", "id", "2026-11-22T13:27:30.000Z"}};
         QCOMPARE(*parseS3UploadList(toXml(uploads)), uploads);
+        QVERIFY(toXml(uploads).find("NextKeyMarker") == std::string::npos);  // not truncated
+        uploads.delimiter = "/";
+        uploads.keyMarker = "p/a";
+        uploads.uploadIdMarker = "id0";
+        uploads.nextKeyMarker = "p/k";
+        uploads.nextUploadIdMarker = "id";
+        uploads.maxUploads = 2;
+        uploads.isTruncated = true;
+        uploads.commonPrefixes = {"p/d/"};
+        QCOMPARE(*parseS3UploadList(toXml(uploads)), uploads);
+        QVERIFY(toXml(uploads).find("<NextUploadIdMarker>id</NextUploadIdMarker>") != std::string::npos);
     }
 
     void writesS3Shapes()
