@@ -59,7 +59,8 @@ template <class S>
 class BasicHttpSession final : public HttpSession, public std::enable_shared_from_this<BasicHttpSession<S>> {
 public:
     static constexpr bool kTls = std::is_same_v<S, SslStream>;
-    static constexpr std::size_t kBodyChunk = 256 * 1024;  // request bodies are read in pieces of this size
+    static constexpr std::size_t kBodyChunk = 256 * 1024;        // request bodies are read in pieces of this size
+    static constexpr std::size_t kRelayBodyChunk = 1024 * 1024;  // ... and relayed ones (UploadSink::writesBlock)
 
     BasicHttpSession(Socket socket, std::shared_ptr<ServerContext> ctx, boost::asio::ip::address peer,
                      std::shared_ptr<boost::asio::ssl::context> tls);

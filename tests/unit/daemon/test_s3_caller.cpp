@@ -239,7 +239,9 @@ private slots:
         // Auth on and no S3 key anywhere (no keys file, none in the store):
         // unsigned calls are refused, tokens still work.
         s3::S3Context ctx;
-        ctx.secrets = [](std::string_view) -> api::Result<std::optional<s3::S3Api::Key>> { return std::nullopt; };
+        ctx.secrets = [](std::string_view) -> api::Result<std::optional<s3::S3Api::Key>> {
+            return std::optional<s3::S3Api::Key>();
+        };
         ctx.permits = m_ctx.permits;
         ctx.tokens = m_ctx.tokens;
         Call get;
