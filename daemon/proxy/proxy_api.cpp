@@ -472,34 +472,29 @@ Response ProxyApi::clusterFanOut(const std::string& what)
 {
     // apc.ClusterSysInfo (sysinfo) or target id -> apc.MountpathList (mountpaths).
     const auto smap = m_state.smap();
-    nlohmann::json targets = nlohmann::json::object();
+    api::AisClusterSysInfo sysinfo;
+    std::map<std::string, api::AisMountpathList> mountpaths;
     for (auto& [id, r] : m_peers.fanOut(*smap, client::Method::Get, api::path::daemonWhat(what))) {
         if (!r) return Response::error(r.error());
         if (!r->isSuccess()) {
             return Response::error(api::Error::unavailable("target " + id + " answered HTTP " +
                                                            std::to_string(r->status) + " to what=" + what));
         }
-        auto body = nlohmann::json::parse(r->body, nullptr, false);
-        if (body.is_discarded())
-            return Response::error(api::Error::unavailable("target " + id + " sent unreadable JSON"));
         if (what == "sysinfo") {
-            auto info = api::readMessage<api::AisTargetSysInfo>(body, "sysinfo");
+            auto info = api::parseMessage<api::AisTargetSysInfo>(r->body, "sysinfo");
             if (!info) return Response::error(api::Error::unavailable("target " + id + ": " + info.error().message));
-            targets[id] = *info;
+            sysinfo.target.emplace(id, std::move(info.value()));
         } else {
-            auto list = api::readMessage<api::AisMountpathList>(body, "mountpaths");
+            auto list = api::parseMessage<api::AisMountpathList>(r->body, "mountpaths");
             if (!list) return Response::error(api::Error::unavailable("target " + id + ": " + list.error().message));
-            targets[id] = *list;
+            mountpaths.emplace(id, std::move(list.value()));
         }
     }
-    if (what == "mountpaths") return Response::json(targets);
-    api::AisClusterSysInfo out;
+    if (what == "mountpaths") return Response::json(mountpaths);
     const auto st = m_nodeStats();
     const auto machine = m_ais.sampler ? m_ais.sampler->sample(st.cpuNs, st.uptimeNs) : api::AisMachine{};
-    out.proxy.emplace(m_self.id, api::aisMemCpuInfo(st, machine));
-    for (auto& [id, t] : targets.items())
-        out.target.emplace(id, api::readMessage<api::AisTargetSysInfo>(t, "").value());
-    return Response::json(out);
+    sysinfo.proxy.emplace(m_self.id, api::aisMemCpuInfo(st, machine));
+    return Response::json(sysinfo);
 }
 
 Response ProxyApi::clusterAction(const Request& req)
