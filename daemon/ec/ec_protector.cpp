@@ -146,6 +146,17 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
                 return target::CopyTransfer(h, m_clusterKey, version).send(peer, ref, meta, fd);
             });
         }
+        // The holders past the first P keep no copy of a small version; a
+        // slice of an older large one there goes, so that a stand-in never
+        // rebuilds it (and a listing never shows it) once this version is
+        // deleted or lost.
+        const auto slicesHeld = static_cast<std::size_t>(ec.dataSlices + ec.paritySlices);
+        for (std::size_t i = static_cast<std::size_t>(ec.paritySlices); i < slicesHeld && i < set->size(); ++i) {
+            if (presentOnly && (*set)[i].away()) continue;
+            tasks.push_back([this, peer = peerOf((*set)[i]), &ref, stamp = meta.stamp](client::HttpClient& h) {
+                return SliceTransfer(h, m_clusterKey).dropOlder(peer, ref, stamp);
+            });
+        }
         if (auto st = runParallel(tasks, peerOptions(), anyStored); !st) return st.error();
         return sent;
     }

@@ -573,6 +573,11 @@ Response EcService::deleteSlice(const Request& req)
         return Response::error(
             api::Error::badRequest("deleting a slice needs a positive " + std::string(api::kHdrVersionStamp)));
     }
+    if (req.query.count("older") != 0) {
+        // A newer small version was kept elsewhere: only an older slice goes.
+        if (auto st = m_slices.removeOlder(ref->bucket, ref->name, stamp); !st) return Response::error(st.error());
+        return Response::ok();
+    }
     // Whether there was anything: the owner that had lost its copy answers
     // 200 (not 404) when a slice or copy was deleted here.
     const bool had = m_slices.open(ref->bucket, ref->name).ok() || m_store.open(ref->bucket, ref->name).ok();

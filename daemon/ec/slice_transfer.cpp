@@ -112,6 +112,19 @@ api::Result<bool> SliceTransfer::remove(const target::CopyPeer& at, const api_ut
     return r->header(std::string(kHdrRemoved)) == "true";
 }
 
+api::Status SliceTransfer::dropOlder(const target::CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp)
+{
+    auto r = m_http.send(client::Method::Delete, url(at, ref) + "?older=true", client::Body::none(),
+                         {{std::string(api::kHdrClusterKey), m_clusterKey},
+                          {std::string(api::kHdrVersionStamp), std::to_string(stamp)}});
+    if (!r) return failed(at, "dropping an older slice of " + ref.bucket + "/" + ref.name, r.error());
+    if (!r->isSuccess()) {
+        return failed(at, "dropping an older slice of " + ref.bucket + "/" + ref.name,
+                      api::errorFromResponse(r->status, r->body));
+    }
+    return {};
+}
+
 api::Result<OwnerState> SliceTransfer::ensure(const target::CopyPeer& owner, const api_util::ObjectRef& ref)
 {
     auto r = m_http.send(client::Method::Post, url(owner, ref), client::Body::none(),

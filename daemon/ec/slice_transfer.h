@@ -58,6 +58,10 @@ public:
     // The deletion, stamped `stamp`: the holder's slice and whole copy go.
     // True when it had either.
     api::Result<bool> remove(const target::CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp);
+    // A newer version (`stamp`) was kept without a slice on this holder (a
+    // small one, copied whole to the first P holders only): a slice of an
+    // older version goes, no deletion is recorded.
+    api::Status dropOlder(const target::CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp);
     // Asks the owner to keep ref whole and protected (see EcService::ensureOwned).
     api::Result<OwnerState> ensure(const target::CopyPeer& owner, const api_util::ObjectRef& ref);
 
