@@ -23,6 +23,29 @@ private:
     std::map<std::string, std::string> m_objects;  // name -> acknowledged bytes
     int m_killed = -1;
 
+    // What an owner's deletion sends its holders (the internal slice API,
+    // the cluster key, a stamp newer than anything written), sent to
+    // `holders` only: a deletion interrupted before it reached the others.
+    bool deletionReaches(std::initializer_list<int> holders, const std::string& name)
+    {
+        QFile keyFile(m_cluster.clusterKeyFile());
+        if (!keyFile.open(QIODevice::ReadOnly)) return false;
+        const auto key = keyFile.readAll().trimmed().toStdString();
+        const auto stamp = std::to_string(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count() +
+            1'000'000'000'000LL);
+        for (int t : holders) {
+            auto r = m_http.send(Method::Delete, m_cluster.targetUrl(t) + api::path::internalEcSlice(kBucket, name),
+                                 Body::none(), {{"tessera-cluster-key", key}, {"tessera-version-stamp", stamp}});
+            if (!r || r->status != 200) {
+                qWarning("deleting %s at target %d: %s", name.c_str(), t, r ? r->body.c_str() : "no answer");
+                return false;
+            }
+        }
+        return true;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -247,19 +270,7 @@ private slots:
         const auto p = placement(name);
         const auto bytes = randomBytes(static_cast<std::size_t>(kLimit) * 2, 81);
         QCOMPARE(m_http.send(Method::Put, objUrl(name), Body::string(bytes))->status, 200);
-        QFile keyFile(m_cluster.clusterKeyFile());
-        QVERIFY(keyFile.open(QIODevice::ReadOnly));
-        const auto key = keyFile.readAll().trimmed().toStdString();
-        const auto stamp = std::to_string(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-                .count() +
-            1'000'000'000'000LL);
-        for (int k : {1, 2}) {
-            auto r = m_http.send(Method::Delete, m_cluster.targetUrl(p[k]) + api::path::internalEcSlice(kBucket, name),
-                                 Body::none(), {{"tessera-cluster-key", key}, {"tessera-version-stamp", stamp}});
-            QVERIFY(r);
-            QVERIFY2(r->status == 200, r->body.c_str());
-        }
+        QVERIFY(deletionReaches({p[1], p[2]}, name));
         const auto intents = m_cluster.targetMountpaths(p[0]).front() + "/.tessera/intent";
         m_cluster.killTarget(p[0]);
         QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
@@ -300,17 +311,7 @@ private slots:
         // The small version dropped the large one's slices on the holders
         // past the first (they keep no copy of it).
         for (int k : {2, 3}) QCOMPARE(filesOf(p[k], ".tessera/ec", name).size(), 0);
-        QFile keyFile(m_cluster.clusterKeyFile());
-        QVERIFY(keyFile.open(QIODevice::ReadOnly));
-        const auto key = keyFile.readAll().trimmed().toStdString();
-        const auto stamp = std::to_string(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-                .count() +
-            1'000'000'000'000LL);
-        auto r = m_http.send(Method::Delete, m_cluster.targetUrl(p[1]) + api::path::internalEcSlice(kBucket, name),
-                             Body::none(), {{"tessera-cluster-key", key}, {"tessera-version-stamp", stamp}});
-        QVERIFY(r);
-        QVERIFY2(r->status == 200, r->body.c_str());
+        QVERIFY(deletionReaches({p[1]}, name));
         m_cluster.killTarget(p[0]);
         QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
         auto away = m_http.send(Method::Get, objUrl(name));
