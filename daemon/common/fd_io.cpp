@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <unistd.h>
 #include <vector>
 
@@ -72,10 +73,13 @@ namespace {
 api::Status copy(int fd, std::uint64_t offset, std::uint64_t length, bool toEnd, const ByteSink& sink,
                  const std::string& what, std::size_t chunk)
 {
-    std::vector<char> buf(static_cast<std::size_t>(std::clamp<std::uint64_t>(length, 1, chunk)));
+    // Not zeroed (new char[], not a vector): a whole-file read of a small
+    // object must not pay for clearing a chunk-sized buffer.
+    const auto bufSize = static_cast<std::size_t>(std::clamp<std::uint64_t>(length, 1, chunk));
+    const std::unique_ptr<char[]> buf(new char[bufSize]);
     while (toEnd || length > 0) {
-        const auto want = static_cast<std::size_t>(toEnd ? buf.size() : std::min<std::uint64_t>(buf.size(), length));
-        const ssize_t n = ::pread(fd, buf.data(), want, static_cast<off_t>(offset));
+        const auto want = static_cast<std::size_t>(toEnd ? bufSize : std::min<std::uint64_t>(bufSize, length));
+        const ssize_t n = ::pread(fd, buf.get(), want, static_cast<off_t>(offset));
         if (n < 0) {
             if (errno == EINTR) continue;
             return errnoError(errno, what);
@@ -84,7 +88,7 @@ api::Status copy(int fd, std::uint64_t offset, std::uint64_t length, bool toEnd,
             if (toEnd) return {};
             return errnoError(kEndOfFile, what);
         }
-        if (auto st = sink(buf.data(), static_cast<std::size_t>(n)); !st) return st;
+        if (auto st = sink(buf.get(), static_cast<std::size_t>(n)); !st) return st;
         offset += static_cast<std::uint64_t>(n);
         if (!toEnd) length -= static_cast<std::uint64_t>(n);
     }

@@ -18,6 +18,28 @@
 
 namespace tessera::daemon::jobs {
 
+namespace {
+
+// Reads a local object of `size` bytes into `buf` in one pread and checks it
+// against the checksum it was stored with (Corruption when they differ).
+api::Status readChecked(const target::OpenObject& obj, std::uint64_t size, std::vector<char>& buf,
+                        const std::string& what)
+{
+    if (buf.size() < size) buf.resize(static_cast<std::size_t>(size));
+    if (const int err = preadExact(obj.fd->get(), buf.data(), static_cast<std::size_t>(size), 0); err != 0) {
+        return errnoError(err, "cannot read " + what);
+    }
+    if (obj.meta.checksumValue.empty()) return {};
+    const auto got = api::xxhash64Hex(std::string_view(buf.data(), static_cast<std::size_t>(size)));
+    if (got != obj.meta.checksumValue) {
+        return api::Error::corruption(what + ": checksum mismatch: stored " + obj.meta.checksumValue +
+                                      ", data hashes to " + got);
+    }
+    return {};
+}
+
+}  // namespace
+
 ShardBuildJob::ShardBuildJob(const target::ObjectStore& store, const target::MetaCache& cache, std::string selfId,
                              std::chrono::milliseconds peerTimeout, std::string clusterKey, api::ShardTask task)
     : m_store(store), m_cache(cache), m_selfId(std::move(selfId)), m_peerTimeout(peerTimeout),
@@ -117,6 +139,7 @@ api::Status ShardBuildJob::buildShard(const api::ShardBuild& shard, SourceFetche
     }
 
     std::size_t written = 0;
+    std::vector<char> localBuf;  // a small local source's bytes, reused
     for (const auto& member : shard.members) {
         if (ctx.aborted()) return {};  // the work file goes with `put`
         auto f = fetcher.next();
@@ -132,7 +155,21 @@ api::Status ShardBuildJob::buildShard(const api::ShardBuild& shard, SourceFetche
         }
         const auto& name = member.member();
         std::uint64_t size = 0;
-        if (f->local) {
+        if (f->local && static_cast<std::uint64_t>(f->local->meta.size) <= SourceFetcher::kMaxInMemory) {
+            // A small one is read once, checked, then added: bad bytes never
+            // get a new checksum (with continue-on-error the shard goes on
+            // without them).
+            size = static_cast<std::uint64_t>(f->local->meta.size);
+            if (auto st = readChecked(*f->local, size, localBuf, what); !st) {
+                if (st.kind() == api::ErrorKind::Corruption && m_task.continueOnErr) {
+                    ctx.addSkipped(st.error().message);
+                    ctx.addDone(1, 0);
+                    continue;
+                }
+                return st;
+            }
+            if (auto st = aw.add(name, std::string_view(localBuf.data(), size), m_task.mtime); !st) return st;
+        } else if (f->local) {
             // Checked before a byte goes into the shard (with continue-on-error
             // the shard goes on without it): bad bytes never get a new checksum.
             if (auto st = m_store.verify(*f->local); !st) {

@@ -95,23 +95,25 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
     for (std::size_t k = 0; k < count; ++k) {
         const auto& item = m_items[begin + k];
         auto& f = out[k];
-        if (auto local = m_store.open(item.bucket, item.object); local) {
-            f.local = std::move(local.value());
-            continue;
-        } else if (local.kind() != api::ErrorKind::NotFound) {
-            f.status = api::Error{
-                local.kind(), "cannot read " + item.bucket + "/" + item.object + ": " + local.error().message, {}};
-            continue;
-        }
+        // The owner is asked first: probing this target for the two thirds of
+        // the names it does not own costs a failed open and the mountpath
+        // check that tells a missing file from a missing disk.
         const auto* owner = api::hrwTarget(*smap, api::objectUname(item.bucket, item.object));
-        if (owner == nullptr) {
-            f.status = api::Error::unavailable("no targets in the cluster map");
-        } else if (owner->id == m_selfId) {
-            f.status = api::Error::notFound("source object " + item.bucket + "/" + item.object + " does not exist");
-        } else {
+        if (owner != nullptr && owner->id != m_selfId) {
             f.ownerUrl = owner->publicNet.url;
             urls[owner->id] = owner->publicNet.url;
             remote[{owner->id, item.bucket}].push_back(k);
+            continue;
+        }
+        if (auto local = m_store.open(item.bucket, item.object); local) {
+            f.local = std::move(local.value());
+        } else if (local.kind() != api::ErrorKind::NotFound) {
+            f.status = api::Error{
+                local.kind(), "cannot read " + item.bucket + "/" + item.object + ": " + local.error().message, {}};
+        } else if (owner == nullptr) {
+            f.status = api::Error::unavailable("no targets in the cluster map");
+        } else {
+            f.status = api::Error::notFound("source object " + item.bucket + "/" + item.object + " does not exist");
         }
     }
     for (const auto& [key, ks] : remote) {
@@ -141,7 +143,8 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
                 switch (rec.status) {
                 case api::BatchGet::kOk: f.data = std::move(rec.data); break;
                 case api::BatchGet::kNotFound:
-                    f.status = api::Error::notFound("source object " + what + " does not exist");
+                    // A copy here counts (a rebalance may not have moved it yet).
+                    f = fetchLocal(item);
                     break;
                 case api::BatchGet::kTooLarge: f.streamLater = true; break;
                 case api::BatchGet::kError:
@@ -160,19 +163,27 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
     return out;
 }
 
-SourceFetcher::Fetched SourceFetcher::fetchOne(const Item& item, client::HttpClient& http) const
+SourceFetcher::Fetched SourceFetcher::fetchLocal(const Item& item) const
 {
     Fetched f;
     const auto what = item.bucket + "/" + item.object;
-    // A copy here is used whoever owns the name (a rebalance may not have
-    // moved it yet); otherwise the owner is asked.
     if (auto local = m_store.open(item.bucket, item.object); local) {
         f.local = std::move(local.value());
-        return f;
-    } else if (local.kind() != api::ErrorKind::NotFound) {
+    } else if (local.kind() == api::ErrorKind::NotFound) {
+        f.status = api::Error::notFound("source object " + what + " does not exist");
+    } else {
         f.status = api::Error{local.kind(), "cannot read " + what + ": " + local.error().message, {}};
-        return f;
     }
+    return f;
+}
+
+SourceFetcher::Fetched SourceFetcher::fetchOne(const Item& item, client::HttpClient& http) const
+{
+    // A copy here is used whoever owns the name (a rebalance may not have
+    // moved it yet); otherwise the owner is asked.
+    if (auto f = fetchLocal(item); f.local || f.status.kind() != api::ErrorKind::NotFound) return f;
+    Fetched f;
+    const auto what = item.bucket + "/" + item.object;
     const auto smap = m_cache.smap();
     const auto* owner = api::hrwTarget(*smap, api::objectUname(item.bucket, item.object));
     if (owner == nullptr) {

@@ -4,8 +4,9 @@
 // object. A few worker threads (each with its own HTTP client) take the
 // items in order, a chunk at a time, within a window of items and of
 // buffered bytes; next() hands them back in the original order.
-//   - a copy on this target (its owner or not) is opened, not read: the
-//     writer reads the fd;
+//   - a name this target owns is opened, not read: the writer reads the fd;
+//     a name another target owns is asked of its owner first, and opened
+//     here only when the owner has none (a rebalance not done yet);
 //   - the remote objects of a chunk come from each owner in one batch
 //     (BatchGetApi), up to kMaxInMemory bytes each; a larger one is left
 //     for the writer to stream (streamLater), so memory stays bounded by
@@ -73,6 +74,7 @@ private:
     void work();
     std::vector<Fetched> fetchChunk(std::size_t begin, std::size_t count, client::HttpClient& http) const;
     Fetched fetchOne(const Item& item, client::HttpClient& http) const;
+    Fetched fetchLocal(const Item& item) const;  // NotFound when this target has no copy
 
     const target::ObjectStore& m_store;
     const target::MetaCache& m_cache;

@@ -182,14 +182,23 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
         if (req.props &
             (api::kPropSize | api::kPropAtime | api::kPropChecksum | api::kPropVersion | api::kPropCustom)) {
             const auto path = bucketRoot(mp, bucket) + "/" + name;
-            UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-            if (!fd.valid()) {
+            struct stat st {};
+            UniqueFd fd;
+            // Size and atime need no open: one stat, not open + fstat + close.
+            int rc = 0;
+            if (needMeta) {
+                fd = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+                rc = fd.valid() ? ::fstat(fd.get(), &st) : -1;
+            } else {
+                rc = ::fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW);
+            }
+            if (rc != 0) {
                 const int err = errno;
                 if ((err == ENOENT || err == ENOTDIR) && m_health.rootHealthy(mp)) continue;  // deleted meanwhile
+                if (fd.valid()) continue;  // fstat of an open file: nothing to say about the disk
                 return mountpathError(mp, err, "cannot list " + name);
             }
-            struct stat st {};
-            if (::fstat(fd.get(), &st) != 0) continue;
+            if (!S_ISREG(st.st_mode)) continue;  // a link or a directory placed by hand: not an object
             if (req.props & api::kPropSize) e.size = static_cast<std::int64_t>(st.st_size);
             if (req.props & api::kPropAtime) {
                 e.atime = api::formatGoTime(

@@ -1,4 +1,5 @@
 #include "object_store.h"
+#include "meta_record.h"
 #include "store_files.h"
 
 #include "api/checksum.h"
@@ -154,7 +155,7 @@ api::Status ObjectStore::copyBetweenMountpaths(std::string_view bucket, std::str
         "cannot read " + std::string(bucket) + "/" + std::string(name));
     if (!copied) return copied;
     if (m_options.fsync && ::fdatasync(out.get()) != 0) return mountpathError(to, errno, "fsync failed");
-    const std::string json = api::dumpJson(nlohmann::json(src->meta));
+    const std::string json = encodeMetaRecord(src->meta);
     if (::fsetxattr(out.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
         return mountpathError(to, errno, "cannot write object metadata");
     }
@@ -416,7 +417,7 @@ api::Status ObjectStore::restamp(std::string_view bucket, std::string_view name)
             }
             auto m = std::move(**meta);
             m.stamp = nextStamp();
-            const std::string json = api::dumpJson(nlohmann::json(m));
+            const std::string json = encodeMetaRecord(m);
             if (::fsetxattr(fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0 ||
                 (m_options.fsync && ::fsync(fd.get()) != 0)) {
                 return mountpathError(mp, errno, "cannot restamp " + std::string(bucket) + "/" + std::string(name));

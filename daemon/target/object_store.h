@@ -159,7 +159,7 @@ private:
     // other mountpath of the copy set; then, under the name's lock, their
     // metadata and renames.
     api::Status writeMountpathCopies();
-    api::Status placeMountpathCopies(const std::string& metaJson);
+    api::Status placeMountpathCopies(const std::string& metaRecord);
 
     const ObjectStore* m_store = nullptr;
     std::size_t m_mp = 0;

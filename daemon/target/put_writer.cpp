@@ -1,5 +1,6 @@
 // PutWriter: an object's bytes into a work file, committed by rename with
 // its metadata (part of ObjectStore; see object_store.h).
+#include "meta_record.h"
 #include "object_store.h"
 #include "store_files.h"
 
@@ -80,10 +81,10 @@ api::Status PutWriter::writeMountpathCopies()
     return {};
 }
 
-api::Status PutWriter::placeMountpathCopies(const std::string& metaJson)
+api::Status PutWriter::placeMountpathCopies(const std::string& metaRecord)
 {
     for (auto& c : m_copies) {
-        if (::fsetxattr(c.fd.get(), kMetaXattr, metaJson.data(), metaJson.size(), 0) != 0) {
+        if (::fsetxattr(c.fd.get(), kMetaXattr, metaRecord.data(), metaRecord.size(), 0) != 0) {
             return m_store->mountpathError(c.mp, errno, "cannot write object metadata");
         }
         const auto root = m_store->bucketRoot(c.mp, m_bucket);
@@ -125,7 +126,7 @@ api::Status PutWriter::rollback()
             }
             auto restored = std::move(**meta);
             restored.stamp = m_store->nextStamp();
-            const std::string json = api::dumpJson(nlohmann::json(restored));
+            const std::string json = encodeMetaRecord(restored);
             if (::fsetxattr(prev.get(), kMetaXattr, json.data(), json.size(), 0) != 0 ||
                 (m_store->options().fsync && ::fsync(prev.get()) != 0)) {
                 return m_store->mountpathError(m_mp, errno, "cannot restamp the replaced version");
@@ -246,7 +247,7 @@ api::Result<api::ObjectMeta> PutWriter::prepare()
         std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
         decideVersion(currentVersion(m_finalPath), *meta);
     }
-    const std::string json = api::dumpJson(nlohmann::json(*meta));
+    const std::string json = encodeMetaRecord(*meta);
     if (::fsetxattr(m_fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
         return m_store->mountpathError(m_mp, errno, "cannot write object metadata");
     }
@@ -311,14 +312,14 @@ api::Result<api::ObjectMeta> PutWriter::commit()
         }
         m_stamp = meta.stamp;
         if (!m_prepared) {
-            const std::string json = api::dumpJson(nlohmann::json(meta));
+            const std::string json = encodeMetaRecord(meta);
             if (::fsetxattr(m_fd.get(), kMetaXattr, json.data(), json.size(), 0) != 0) {
                 return m_store->mountpathError(m_mp, errno, "cannot write object metadata");
             }
         }
         // The copies on the other mountpaths first, the name's own last.
         if (!m_copies.empty()) {
-            if (auto st = placeMountpathCopies(api::dumpJson(nlohmann::json(meta))); !st) return st.error();
+            if (auto st = placeMountpathCopies(encodeMetaRecord(meta)); !st) return st.error();
         }
         // The parent directories may be removed by a concurrent DELETE
         // pruning empty directories; retry a few times.

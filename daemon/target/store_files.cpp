@@ -1,6 +1,7 @@
 #include "store_files.h"
 
 #include "common/unique_fd.h"
+#include "meta_record.h"
 
 #include <cerrno>
 #include <chrono>
@@ -20,7 +21,7 @@ std::int64_t nowNs()
         .count();
 }
 
-// Metadata is usually a few hundred bytes. The kernel allocates (and zeroes)
+// Metadata is usually a few dozen bytes (a few hundred with custom entries). The kernel allocates (and zeroes)
 // a buffer as large as the one getxattr is given, so asking with 64 KiB on
 // every GET cost a 64 KiB page allocation per request (5 % of a 1 KiB GET's
 // CPU in perf): ask with a small buffer first, and with the limit only when
@@ -32,7 +33,7 @@ api::Result<std::optional<api::ObjectMeta>> readMetaFd(int fd)
     char small[kMetaFirstTry];
     ssize_t n = ::fgetxattr(fd, kMetaXattr, small, sizeof small);
     if (n >= 0) {
-        auto m = api::parseObjectMeta(std::string_view(small, static_cast<std::size_t>(n)));
+        auto m = decodeMetaRecord(std::string_view(small, static_cast<std::size_t>(n)));
         if (!m) return m.error();
         return std::optional<api::ObjectMeta>{std::move(m.value())};
     }
@@ -44,7 +45,7 @@ api::Result<std::optional<api::ObjectMeta>> readMetaFd(int fd)
         if (errno == ENODATA) return std::optional<api::ObjectMeta>{};
         return api::Error::ioError("cannot read object metadata", errnoText(errno));
     }
-    auto m = api::parseObjectMeta(std::string_view(buf, static_cast<std::size_t>(n)));
+    auto m = decodeMetaRecord(std::string_view(buf, static_cast<std::size_t>(n)));
     if (!m) return m.error();
     return std::optional<api::ObjectMeta>{std::move(m.value())};
 }
