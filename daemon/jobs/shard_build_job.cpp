@@ -12,8 +12,10 @@
 #include "common/fd_io.h"
 #include "net/request_params.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <thread>
 #include <unistd.h>
 
 namespace tessera::daemon::jobs {
@@ -71,28 +73,49 @@ api::Result<std::unique_ptr<JobWork>> ShardBuildJob::create(const target::Object
 api::Status ShardBuildJob::run(JobContext& ctx)
 {
     ctx.setPhase("build");
-    std::vector<SourceFetcher::Item> items;
     std::int64_t bytes = 0;
+    std::int64_t objects = 0;
     for (const auto& s : m_task.shards) {
-        for (const auto& m : s.members) {
-            items.push_back({m_task.srcBck, m.object});
-            bytes = (bytes < 0 || m.size < 0) ? -1 : bytes + m.size;
-        }
+        for (const auto& m : s.members) bytes = (bytes < 0 || m.size < 0) ? -1 : bytes + m.size;
+        objects += static_cast<std::int64_t>(s.members.size());
     }
-    ctx.setTotals(static_cast<std::int64_t>(items.size()), bytes);
-    SourceFetcher::Options fo;
-    fo.peerTimeout = m_peerTimeout;
-    fo.clusterKey = m_clusterKey;
-    SourceFetcher fetcher(m_store, m_cache, m_selfId, std::move(items), ctx, fo);
-    client::HttpClient::Options ho;
-    ho.connectTimeout = m_peerTimeout;
-    ho.ioTimeout = std::max(m_peerTimeout, std::chrono::milliseconds(60000));
-    client::HttpClient http(ho);
-    for (const auto& shard : m_task.shards) {
-        if (ctx.aborted()) return {};
-        if (auto st = buildShard(shard, fetcher, http, ctx); !st) {
-            return api::Error{st.kind(), m_task.dstBck + "/" + shard.name + ": " + st.error().message, {}};
+    ctx.setTotals(objects, bytes);
+    // Shards are built kBuildLanes at a time (lane i takes shards i, i + lanes,
+    // ...), each lane with its own fetcher and client: one shard at a time left
+    // a core idle while the writer waited on its sources, and a target given
+    // more shards than its peers finished last.
+    const auto lanes = std::min<std::size_t>(kBuildLanes, m_task.shards.size());
+    std::vector<api::Status> results(lanes);
+    std::atomic<bool> failed{false};
+    auto lane = [&](std::size_t i) {
+        std::vector<SourceFetcher::Item> items;
+        for (std::size_t k = i; k < m_task.shards.size(); k += lanes) {
+            for (const auto& m : m_task.shards[k].members) items.push_back({m_task.srcBck, m.object});
         }
+        SourceFetcher::Options fo;
+        fo.peerTimeout = m_peerTimeout;
+        fo.clusterKey = m_clusterKey;
+        SourceFetcher fetcher(m_store, m_cache, m_selfId, std::move(items), ctx, fo);
+        client::HttpClient::Options ho;
+        ho.connectTimeout = m_peerTimeout;
+        ho.ioTimeout = std::max(m_peerTimeout, std::chrono::milliseconds(60000));
+        client::HttpClient http(ho);
+        for (std::size_t k = i; k < m_task.shards.size(); k += lanes) {
+            if (ctx.aborted() || failed.load()) return;
+            const auto& shard = m_task.shards[k];
+            if (auto st = buildShard(shard, fetcher, http, ctx); !st) {
+                results[i] = api::Error{st.kind(), m_task.dstBck + "/" + shard.name + ": " + st.error().message, {}};
+                failed = true;
+                return;
+            }
+        }
+    };
+    std::vector<std::thread> others;
+    for (std::size_t i = 1; i < lanes; ++i) others.emplace_back(lane, i);
+    if (lanes > 0) lane(0);
+    for (auto& t : others) t.join();
+    for (auto& r : results) {
+        if (!r) return r;
     }
     return {};
 }

@@ -34,6 +34,8 @@ inline constexpr const char* kKindIshard = "ishard";
 
 class ShardBuildJob : public JobWork {
 public:
+    // Shards of one task built at the same time.
+    static constexpr std::size_t kBuildLanes = 2;
     // BadRequest for args that are not a ShardTask or name a shard without
     // a known format.
     static api::Result<std::unique_ptr<JobWork>> create(const target::ObjectStore& store,

@@ -94,12 +94,14 @@ std::vector<std::shared_ptr<HttpSession>> ServerContext::sessions()
 
 HttpServer::HttpServer(ServerOptions options, const Router& router)
     : m_acceptor(m_ioc), m_workers(options.workerThreads),
-      m_internalWorkers(std::max<std::size_t>(2, options.workerThreads / 2)), m_ctx(std::make_shared<ServerContext>())
+      m_internalWorkers(std::max<std::size_t>(2, options.workerThreads / 2)),
+      m_commitWorkers(std::max<std::size_t>(1, options.commitThreads)), m_ctx(std::make_shared<ServerContext>())
 {
     m_ctx->options = std::move(options);
     m_ctx->router = &router;
     m_ctx->workers = &m_workers;
     m_ctx->internalWorkers = &m_internalWorkers;
+    m_ctx->commitWorkers = &m_commitWorkers;
     m_ctx->stats = m_ctx->options.countOps ? &m_stats : nullptr;
 }
 
@@ -170,6 +172,7 @@ void HttpServer::wait()
     m_threads.clear();
     m_workers.join();
     m_internalWorkers.join();
+    m_commitWorkers.join();
 }
 
 std::size_t HttpServer::drain(std::chrono::milliseconds timeout)

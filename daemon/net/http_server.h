@@ -35,6 +35,9 @@ struct ServerOptions {
     unsigned short port = 0;  // 0: the kernel picks a free port
     unsigned ioThreads = 2;
     unsigned workerThreads = 8;
+    // Threads of the commit pool (UploadSink::finishWaitsOnDisk): they only
+    // wait for fsync, so there are many more of them than workers.
+    unsigned commitThreads = 64;
     std::size_t maxConnections = 1024;
     std::chrono::milliseconds idleTimeout{60000};  // waiting for (the rest of) a request header
     // Slowloris defences. One client address holds at most this many of the
@@ -63,6 +66,8 @@ struct ServerContext {
     boost::asio::thread_pool* workers = nullptr;
     // Work that never waits on another node (see UploadSink::receivesFromPeer).
     boost::asio::thread_pool* internalWorkers = nullptr;
+    // Finishes that wait on the disk (see UploadSink::finishWaitsOnDisk).
+    boost::asio::thread_pool* commitWorkers = nullptr;
     stats::StatsRecorder* stats = nullptr;
     std::atomic<std::size_t> connections{0};  // HTTP sessions and WebSocket sessions
     std::atomic<std::uint64_t> requests{0};
@@ -158,6 +163,7 @@ private:
     boost::asio::ip::tcp::acceptor m_acceptor;
     boost::asio::thread_pool m_workers;
     boost::asio::thread_pool m_internalWorkers;
+    boost::asio::thread_pool m_commitWorkers;
     std::shared_ptr<ServerContext> m_ctx;
     std::vector<std::thread> m_threads;
     unsigned short m_port = 0;

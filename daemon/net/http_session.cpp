@@ -591,9 +591,10 @@ void BasicHttpSession<S>::finishUpload()
         return;
     }
     lowest().expires_never();
-    auto& pool =
-        m_sink->receivesFromPeer() && m_ctx->internalWorkers != nullptr ? *m_ctx->internalWorkers : *m_ctx->workers;
-    asio::post(pool, [self = this->shared_from_this()]() mutable {
+    auto* pool = m_ctx->workers;
+    if (m_sink->receivesFromPeer() && m_ctx->internalWorkers != nullptr) pool = m_ctx->internalWorkers;
+    else if (m_sink->finishWaitsOnDisk() && m_ctx->commitWorkers != nullptr) pool = m_ctx->commitWorkers;
+    asio::post(*pool, [self = this->shared_from_this()]() mutable {
         Response res;
         try {
             res = self->m_sink->finish();

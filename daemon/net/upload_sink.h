@@ -27,6 +27,11 @@ public:
     // a body to a target): the session calls it on the worker pool, one call
     // at a time, and reads the next piece only after it returned.
     virtual bool writesBlock() const { return false; }
+    // True when finish() spends its time waiting for the disk (fsync) and
+    // never on another node: it runs on the commit pool, whose threads only
+    // wait, so that many PUTs wait for their fsync at once (the filesystem
+    // then commits them together) instead of as many as there are workers.
+    virtual bool finishWaitsOnDisk() const { return false; }
 };
 
 }  // namespace tessera::daemon::net

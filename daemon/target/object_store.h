@@ -133,6 +133,8 @@ public:
     // After prepare(): the work file, to send the version from.
     int preparedFd() const { return m_prepared ? m_fd.get() : -1; }
     std::uint64_t bytesWritten() const { return m_size; }
+    // True when committing waits for fsync (the store's fsync is on).
+    bool syncs() const;
     // After a successful commit(): a descriptor of the committed file, this
     // version even if the name is replaced meanwhile; open while the writer lives.
     int committedFd() const { return m_committed ? m_fd.get() : -1; }

@@ -231,6 +231,8 @@ std::optional<api::ObjectMeta> currentVersion(const std::string& path)
 }
 }  // namespace
 
+bool PutWriter::syncs() const { return m_store->options().fsync; }
+
 api::Result<api::ObjectMeta> PutWriter::prepare()
 {
     if (m_prepared) return m_preparedMeta;

@@ -93,6 +93,12 @@ public:
     }
     api::Status write(const char* data, std::size_t size) override { return m_writer->write(data, size); }
     bool receivesFromPeer() const override { return m_fromPeer; }
+    // A plain PUT with fsync on: its finish is the fsyncs and a rename. With
+    // copies or slices it waits on other nodes and stays on the workers.
+    bool finishWaitsOnDisk() const override
+    {
+        return !m_fromPeer && !m_hooks.before && !m_hooks.after && m_writer->syncs();
+    }
     Response finish() override
     {
         if (m_hooks.before) return finishCopiesFirst();

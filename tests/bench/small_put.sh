@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# P12: 4 KiB PUT objects/s, direct to one target with fsync on, 64 workers,
+# against nginx's WebDAV PUT of the same objects (which never fsyncs), both
+# driven by `tessera bench put`. Also prints the fsync-off rate, to show what
+# durability costs here. Goal: Tessera (fsync on) >= 1.0 x nginx (fsync off).
+# Rounds alternate; medians are compared.
+# Usage: tests/bench/small_put.sh [--duration SECONDS] [--rounds N] [--workers N] [--size SIZE]
+set -euo pipefail
+DURATION=5
+ROUNDS=3
+WORKERS=64
+SIZE=4KiB
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --duration) DURATION="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --workers) WORKERS="$2"; shift 2 ;;
+    --size) SIZE="$2"; shift 2 ;;
+    *) echo "usage: $0 [--duration SECONDS] [--rounds N] [--workers N] [--size SIZE]" >&2; exit 2 ;;
+  esac
+done
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_require nginx
+WORK="$(mktemp -d)"
+trap bench_cleanup EXIT
+
+cluster_up sync 1 "--fsync true ${SYNC_ARGS:-}"
+SYNC="$PROXY_URL"
+cluster_up nosync 1 "--fsync false"
+NOSYNC="$PROXY_URL"
+nginx_up "$WORK/www"
+
+declare -A RES M
+measure() {
+  local name="$1"; shift
+  bench_run "$WORK/$name.json" "$@" --size "$SIZE" --workers "$WORKERS" --duration "${DURATION}s"
+  RES[$name]="${RES[$name]:-} $(json_get "$WORK/$name.json" 'd["summary"]["put"]["ops_per_s"]')"
+}
+for r in $(seq 1 "$ROUNDS"); do
+  measure sync --endpoint "$SYNC" put --bucket bench-put --direct
+  measure nginx --url-put "$NGINX_URL/put/"
+  measure nosync --endpoint "$NOSYNC" put --bucket bench-put --direct
+  echo "round $r: fsync on ${RES[sync]##* } nginx ${RES[nginx]##* } fsync off ${RES[nosync]##* } PUT/s" >&2
+done
+for k in sync nginx nosync; do M[$k]=$(echo "${RES[$k]}" | median); done
+fmt() { python3 -c "import sys; print(f'{float(sys.argv[1]):.0f} PUT/s')" "$1"; }
+result P12 "$SIZE PUT direct, fsync on, $WORKERS workers" "$(fmt "${M[sync]}")" "nginx dav PUT (no fsync) $(fmt "${M[nginx]}")" \
+  "$(ratio "${M[sync]}" "${M[nginx]}")" 1.0
+echo "fsync off: $(fmt "${M[nosync]}") ($(ratio "${M[nosync]}" "${M[nginx]}") of nginx)"
