@@ -172,7 +172,7 @@ function UserDetail({ user, me, onChanged }: { user: d.Who; me: d.Who; onChanged
       <GrantsTable who={user} onPick={(b, p) => { setBucket(b); setPerms(new Set(p)); }} />
       <form class="grant-form" onSubmit={doGrant} aria-label={`grants of ${user.name}`}>
         <div class="row">
-          <input aria-label="grant bucket" value={bucket} placeholder="bucket, or * for every bucket" onInput={(e) => setBucket((e.target as HTMLInputElement).value)} />
+          <input aria-label="grant bucket" value={bucket} placeholder="bucket, or *" title="a bucket, or * for every bucket" onInput={(e) => setBucket((e.target as HTMLInputElement).value)} />
           {admin.kPermissions.map((p) => (
             <label key={p}><input type="checkbox" name={`perm-${p}`} checked={perms.has(p)} onChange={(e) => {
               const next = new Set(perms);

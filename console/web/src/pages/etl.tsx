@@ -12,7 +12,8 @@ import { href, navigate } from "../route";
 import { EtlCompose } from "./etl_compose";
 import { EtlRun } from "./etl_run";
 
-function EtlDetail({ name, onChanged }: { name: string; onChanged: () => void }) {
+// `tick` changes when the transformer's counters may have (a job ended): read again.
+function EtlDetail({ name, tick, onChanged }: { name: string; tick: number; onChanged: () => void }) {
   const [info, setInfo] = useState<admin.EtlDetail | null>(null);
   const [logs, setLogs] = useState<{ target: string; log: string }[] | null>(null);
   const [error, setError] = useState("");
@@ -27,6 +28,9 @@ function EtlDetail({ name, onChanged }: { name: string; onChanged: () => void })
     setConfirm(false);
     load();
   }, [name]);
+  useEffect(() => {
+    if (tick) load();
+  }, [tick]);
   const act = async (what: () => Promise<void>, after: () => void) => {
     setBusy(true);
     setError("");
@@ -95,6 +99,7 @@ function EtlDetail({ name, onChanged }: { name: string; onChanged: () => void })
 export function Etl({ s, selected }: { s: State; selected: string }) {
   const [etls, setEtls] = useState<admin.EtlInfo[] | null>(null);
   const [error, setError] = useState("");
+  const [tick, setTick] = useState(0);
   const reload = () => {
     admin.listEtls().then((l) => { setEtls(l.sort((a, b) => a.name.localeCompare(b.name))); setError(""); })
       .catch((e) => setError((e as Error).message));
@@ -130,9 +135,9 @@ export function Etl({ s, selected }: { s: State; selected: string }) {
               {etls === null && !error && <tr><td colSpan={7} class="dim">reading…</td></tr>}
             </tbody>
           </table>
-          {selected && <EtlDetail key={selected} name={selected} onChanged={reload} />}
+          {selected && <EtlDetail key={selected} name={selected} tick={tick} onChanged={reload} />}
         </section>
-        <EtlRun etls={etls ?? []} selected={selected} />
+        <EtlRun etls={etls ?? []} selected={selected} onEnded={() => { reload(); setTick((t) => t + 1); }} />
       </div>
       <EtlCompose onStarted={(info) => { reload(); navigate(href("etl", info.name)); }} />
     </div>

@@ -137,7 +137,7 @@ export function EtlCompose({ onStarted }: { onStarted: (info: admin.EtlInfo) => 
             );
           })}
           <p class="dim small">The command's first argument must be an executable in the targets' ETL directories
-            (<code>etl_bin_dirs</code>: Tessera's samples <code>md5</code>, <code>xxhash</code>,
+            (<code>etl_bin_dirs</code>; Tessera's samples: <code>md5</code>, <code>xxhash</code>,{" "}
             <code>resize_image.py</code>, <code>json_filter</code>, <code>http_server.py</code>).</p>
           <div class="row">
             <button type="submit" class="primary" disabled={busy || !!syntax}>Init</button>

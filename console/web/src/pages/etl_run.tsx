@@ -35,7 +35,8 @@ function jobLine(j: d.Job): string {
   return t;
 }
 
-export function EtlRun({ etls, selected }: { etls: admin.EtlInfo[]; selected: string }) {
+// `onEnded` when a job started here ends (the transformers' counters changed).
+export function EtlRun({ etls, selected, onEnded }: { etls: admin.EtlInfo[]; selected: string; onEnded: () => void }) {
   const [buckets, setBuckets] = useState<string[]>([]);
   const [etl, setEtl] = useState(selected);
   const [src, setSrc] = useState("");
@@ -64,6 +65,7 @@ export function EtlRun({ etls, selected }: { etls: admin.EtlInfo[]; selected: st
       putJob(j);
       setJob(j);
       if (!kFinal.has(j.state)) timer.current = window.setTimeout(() => poll(id), kPollMs);
+      else onEnded();
     }).catch((e) => {
       setError((e as Error).message);
       timer.current = window.setTimeout(() => poll(id), kPollMs * 4);
