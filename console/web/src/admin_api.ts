@@ -94,6 +94,17 @@ export async function etlBucket(src: string, dst: string, value: EtlBucketValue)
   const action = value.template ? "etl-listrange" : "etl-bck";
   return d.job(await api.getJson(`/v1/buckets/${enc(src)}`, { method: "POST", ...jsonBody({ action, name: dst, value }) }));
 }
+// "png:jpg, tar:tgz" -> {png: "jpg", tar: "tgz"}; null when a pair is malformed.
+export function parseExt(text: string): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const pair of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const parts = pair.split(":").map((s) => s.trim());
+    if (parts.length !== 2 || !parts[0] || !parts[1]) return null;
+    out[parts[0]] = parts[1];
+  }
+  return out;
+}
+
 export async function job(id: string): Promise<d.Job> {
   return d.job(await api.getJson(`/v1/jobs/${enc(id)}`));
 }

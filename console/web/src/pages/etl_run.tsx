@@ -13,17 +13,6 @@ import { href } from "../route";
 const kPollMs = 500;
 const kFinal = new Set(["finished", "failed", "aborted"]);
 
-// "png:jpg, tar:tgz" -> {png: "jpg", tar: "tgz"}; null when a pair is malformed.
-export function parseExt(text: string): Record<string, string> | null {
-  const out: Record<string, string> = {};
-  for (const pair of text.split(",").map((s) => s.trim()).filter(Boolean)) {
-    const parts = pair.split(":").map((s) => s.trim());
-    if (parts.length !== 2 || !parts[0] || !parts[1]) return null;
-    out[parts[0]] = parts[1];
-  }
-  return out;
-}
-
 function jobLine(j: d.Job): string {
   const p = j.progress;
   const end = j.ended_ns > 0 ? j.ended_ns / 1e9 : Date.now() / 1e3;
@@ -75,7 +64,7 @@ export function EtlRun({ etls, selected, onEnded }: { etls: admin.EtlInfo[]; sel
     e.preventDefault();
     setError("");
     if (!current || !src.trim() || !dst.trim()) return setError("Choose a transformer, the source bucket and a destination bucket.");
-    const extMap = parseExt(ext);
+    const extMap = admin.parseExt(ext);
     if (!extMap) return setError("Extensions are pairs like png:jpg, separated by commas.");
     // A brace range is a template of names (etl-listrange), anything else a prefix.
     const isTemplate = /\{[^}]*\.\.[^}]*\}/.test(where);
