@@ -171,9 +171,22 @@ async function etlPart() {
   }
   check(reached, "Tab reaches the ETL name field");
 
-  // Remove, after a confirmation naming the transformer (Keep first).
+  // Stop and start again; each target's log.
   await page.click("[data-testid=etl-table] a:text('md5web')");
   await page.waitForURL(/\/console\/etl\/md5web$/);
+  const etlStage = async () => (await (await rest("GET", "/v1/etl/md5web")).json()).stage;
+  await page.click("[data-testid=etl-detail] button:text('Stop')");
+  await page.locator("[data-testid=etl-detail-stage]", { hasText: "stopped" }).waitFor();
+  check(await etlStage() === "stopped", "Stop stops md5web on the cluster");
+  await page.click("[data-testid=etl-detail] button:text('Start')");
+  await page.locator("[data-testid=etl-detail-stage]", { hasText: "running" }).waitFor();
+  check(await etlStage() === "running", "Start runs md5web again");
+  await page.click("[data-testid=etl-detail] button:text('Logs')");
+  await page.locator("[data-testid=etl-logs] details").nth(1).waitFor();
+  check(await page.locator("[data-testid=etl-logs] details").count() === 2, "a log per target");
+  step("md5web stopped and started from the page; each target's log shown");
+
+  // Remove, after a confirmation naming the transformer (Keep first).
   await page.click("[data-testid=etl-detail] button:text('Remove…')");
   const question = await text(page, "[data-testid=etl-detail] [role=alertdialog]");
   check(question.includes("Remove transformer md5web?"), `the confirmation names the transformer: ${question}`);
@@ -322,10 +335,16 @@ async function accessPart() {
   await page.locator("[data-testid=s3-key-created]").waitFor();
   await page.click("[data-testid=s3-key-created] button:text('Done')");
   await page.locator("[data-testid=s3-keys] tr", { hasText: "training jobs" }).waitFor();
-  // Choosing a grant fills the form.
+  // Choosing a grant fills the form; Revoke takes the checked permissions away.
   await page.click("[data-testid=user-detail] [data-testid=grants] tr[data-bucket=shared] button");
   check(await page.inputValue("input[aria-label='grant bucket']") === "shared" && await page.isChecked("input[name=perm-list]") &&
     !(await page.isChecked("input[name=perm-write]")), "a grant's row fills the grant form");
+  await page.uncheck("input[name=perm-read]");
+  await page.click("form[aria-label='grants of alice'] button:text('Revoke')");
+  await page.locator("[data-testid=user-detail] [data-testid=grants] tr[data-bucket=shared] td:nth-child(2)", { hasText: /^read$/ }).waitFor();
+  const revoked = (await (await rest("GET", "/v1/users", undefined, adminToken)).json()).find((u) => u.name === "alice");
+  check(JSON.stringify(revoked.grants) === '[{"bucket":"shared","permissions":["read"]}]', `list revoked: ${JSON.stringify(revoked.grants)}`);
+  await page.click("[data-testid=user-detail] [data-testid=grants] tr[data-bucket=shared] button");
   await shot(page, "access");
   const adminSession = await page.evaluate(() => sessionStorage.getItem("tessera.token"));
   await otherLooks("access", `${base}/console/access/alice`, ["[data-testid=users] tr[data-user=alice]", "[data-testid=s3-keys] tr[data-key]"], JSON.parse(adminSession));
@@ -353,7 +372,14 @@ async function accessPart() {
   const tokens = JSON.parse(adminSession).tokens;
   await page.click("[data-testid=session] button:text('Sign out')");
   await page.locator("form[aria-label='sign in']").waitFor();
-  const whoAfter = await fetch(`${base}/v1/whoami`, { headers: { Authorization: `Bearer ${tokens.token}` } });
+  // The form shows at once; the two revocations follow (each answers once
+  // every target took it): poll, with a deadline.
+  let whoAfter;
+  for (const deadline = Date.now() + 10000; Date.now() < deadline;) {
+    whoAfter = await fetch(`${base}/v1/whoami`, { headers: { Authorization: `Bearer ${tokens.token}` } });
+    if (whoAfter.status === 401) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const refreshAfter = await fetch(`${base}/v1/tokens/refresh`, { method: "POST", body: JSON.stringify({ refresh_token: tokens.refresh_token }) });
   check(whoAfter.status === 401 && refreshAfter.status === 401, `after sign out: whoami ${whoAfter.status}, refresh ${refreshAfter.status}`);
   step("sign out revoked the access and the refresh token");
