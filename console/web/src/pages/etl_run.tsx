@@ -39,10 +39,14 @@ export function EtlRun({ etls, selected, onEnded }: { etls: admin.EtlInfo[]; sel
   const [job, setJob] = useState<d.Job | null>(null);
   const [output, setOutput] = useState("");
   const timer = useRef(0);
+  const alive = useRef(true);  // no poll is scheduled once the page is left
 
   useEffect(() => {
     api.listBuckets().then((b) => setBuckets(b.sort())).catch(() => undefined);
-    return () => window.clearTimeout(timer.current);
+    return () => {
+      alive.current = false;
+      window.clearTimeout(timer.current);
+    };
   }, []);
   useEffect(() => {
     if (selected) setEtl(selected);
@@ -51,11 +55,13 @@ export function EtlRun({ etls, selected, onEnded }: { etls: admin.EtlInfo[]; sel
 
   const poll = (id: string) => {
     admin.job(id).then((j) => {
+      if (!alive.current) return;
       putJob(j);
       setJob(j);
       if (!kFinal.has(j.state)) timer.current = window.setTimeout(() => poll(id), kPollMs);
       else onEnded();
     }).catch((e) => {
+      if (!alive.current) return;
       setError((e as Error).message);
       timer.current = window.setTimeout(() => poll(id), kPollMs * 4);
     });
