@@ -305,6 +305,9 @@ async function accessPart() {
   const deniedMessage = (await denied.json()).message;
   await user.goto(`${base}/console/etl`);
   check((await text(user, "[data-testid=etl-error]")) === deniedMessage, `the ETL page shows the server's refusal: ${deniedMessage}`);
+  check((await text(user, "[role=alert]:has([data-testid=etl-error])")).startsWith("Only an admin works with ETL; you are signed in as alice."),
+    "the ETL page says it is for admins");
+  check(await user.locator("form[aria-label='ETL spec form'], form[aria-label='run on bucket']").count() === 0, "no ETL forms for alice");
   step(`alice (second context): reads shared/notes.txt; the ETL page shows "${deniedMessage}"`);
 
   // Alice makes an S3 key on her page; boto3 reads with it, until she deletes it.

@@ -6,6 +6,7 @@
 // (PUT /v1/etl), and the offline job from bucket to bucket.
 import { useEffect, useState } from "preact/hooks";
 import * as admin from "../admin_api";
+import * as api from "../api";
 import * as fmt from "../format";
 import { State } from "../feed";
 import { href, navigate } from "../route";
@@ -99,10 +100,14 @@ function EtlDetail({ name, tick, onChanged }: { name: string; tick: number; onCh
 export function Etl({ s, selected }: { s: State; selected: string }) {
   const [etls, setEtls] = useState<admin.EtlInfo[] | null>(null);
   const [error, setError] = useState("");
+  const [forbidden, setForbidden] = useState(false);  // ETL is for admins: the forms would only be refused
   const [tick, setTick] = useState(0);
   const reload = () => {
-    admin.listEtls().then((l) => { setEtls(l.sort((a, b) => a.name.localeCompare(b.name))); setError(""); })
-      .catch((e) => setError((e as Error).message));
+    admin.listEtls().then((l) => { setEtls(l.sort((a, b) => a.name.localeCompare(b.name))); setError(""); setForbidden(false); })
+      .catch((e) => {
+        setError((e as Error).message);
+        setForbidden(e instanceof api.ApiError && e.status === 403);
+      });
   };
   // The feed's events are newest first: an etl_* event newer than the last
   // one seen reads the list again (started, stopped, removed, a restart).
@@ -114,32 +119,37 @@ export function Etl({ s, selected }: { s: State; selected: string }) {
       <h2>ETL</h2>
       <p class="dim">Transformers run next to the data on every target: read an object through one
         (<code>GET …?etl_name=</code>), or pass a bucket through one into another bucket.</p>
-      {error && <p class="error" role="alert" data-testid="etl-error">{error}</p>}
-      <div class="etl-layout">
-        <section class="etl-list">
-          <table class="grid" data-testid="etl-table">
-            <thead><tr><th>transformer</th><th>mode</th><th>stage</th><th class="num">objects</th><th class="num">in</th><th class="num">out</th><th class="num">errors</th></tr></thead>
-            <tbody>
-              {(etls ?? []).map((e) => (
-                <tr key={e.name} data-etl={e.name} data-stage={e.stage} class={e.name === selected ? "selected" : ""}>
-                  <td><a href={href("etl", e.name)}>{e.name}</a></td>
-                  <td>{e.communication}</td>
-                  <td><span class={`badge stage-${e.stage}`}>{e.stage}</span></td>
-                  <td class="num">{e.objects_in}</td>
-                  <td class="num">{fmt.bytes(e.bytes_in)}</td>
-                  <td class="num">{fmt.bytes(e.bytes_out)}</td>
-                  <td class="num">{e.errors}</td>
-                </tr>
-              ))}
-              {etls !== null && etls.length === 0 && <tr><td colSpan={7} class="dim">no transformer on the cluster: init one below</td></tr>}
-              {etls === null && !error && <tr><td colSpan={7} class="dim">reading…</td></tr>}
-            </tbody>
-          </table>
-          {selected && <EtlDetail key={selected} name={selected} tick={tick} onChanged={reload} />}
-        </section>
-        <EtlRun etls={etls ?? []} selected={selected} onEnded={() => { reload(); setTick((t) => t + 1); }} />
-      </div>
-      <EtlCompose onStarted={(info) => { reload(); navigate(href("etl", info.name)); }} />
+      {forbidden ? (
+        <p class="card warn" role="alert">Only an admin works with ETL{api.currentSession() ? `; you are signed in as ${api.currentSession()!.user}` : ""}.
+          The cluster answered: <span data-testid="etl-error">{error}</span></p>
+      ) : error && <p class="error" role="alert" data-testid="etl-error">{error}</p>}
+      {!forbidden && (<>
+        <div class="etl-layout">
+          <section class="etl-list">
+            <table class="grid" data-testid="etl-table">
+              <thead><tr><th>transformer</th><th>mode</th><th>stage</th><th class="num">objects</th><th class="num">in</th><th class="num">out</th><th class="num">errors</th></tr></thead>
+              <tbody>
+                {(etls ?? []).map((e) => (
+                  <tr key={e.name} data-etl={e.name} data-stage={e.stage} class={e.name === selected ? "selected" : ""}>
+                    <td><a href={href("etl", e.name)}>{e.name}</a></td>
+                    <td>{e.communication}</td>
+                    <td><span class={`badge stage-${e.stage}`}>{e.stage}</span></td>
+                    <td class="num">{e.objects_in}</td>
+                    <td class="num">{fmt.bytes(e.bytes_in)}</td>
+                    <td class="num">{fmt.bytes(e.bytes_out)}</td>
+                    <td class="num">{e.errors}</td>
+                  </tr>
+                ))}
+                {etls !== null && etls.length === 0 && <tr><td colSpan={7} class="dim">no transformer on the cluster: init one below</td></tr>}
+                {etls === null && !error && <tr><td colSpan={7} class="dim">reading…</td></tr>}
+              </tbody>
+            </table>
+            {selected && <EtlDetail key={selected} name={selected} tick={tick} onChanged={reload} />}
+          </section>
+          <EtlRun etls={etls ?? []} selected={selected} onEnded={() => { reload(); setTick((t) => t + 1); }} />
+        </div>
+        <EtlCompose onStarted={(info) => { reload(); navigate(href("etl", info.name)); }} />
+      </>)}
     </div>
   );
 }
