@@ -131,12 +131,17 @@ export async function signIn(user: string, password: string): Promise<void> {
 export async function signOut(): Promise<void> {
   const s = session;
   setSession(null);
+  // The refresh token first (revoked with the access token still good),
+  // then the access token: neither works anywhere afterwards.
   if (s) {
-    await fetch("/v1/tokens", {
-      method: "DELETE",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${s.tokens.token}` },
-      body: JSON.stringify({ token: s.tokens.token }),
-    }).catch(() => undefined);
+    for (const token of [s.tokens.refresh_token, s.tokens.token]) {
+      if (!token) continue;
+      await fetch("/v1/tokens", {
+        method: "DELETE",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${s.tokens.token}` },
+        body: JSON.stringify({ token }),
+      }).catch(() => undefined);
+    }
   }
 }
 

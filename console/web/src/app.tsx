@@ -4,9 +4,11 @@ import { useEffect, useState } from "preact/hooks";
 import * as api from "./api";
 import * as feed from "./feed";
 import { href, onLinkClick, useRoute } from "./route";
+import { Access } from "./pages/access";
 import { Buckets } from "./pages/buckets";
 import { Composer } from "./pages/composer";
 import { Dashboard } from "./pages/dashboard";
+import { Etl } from "./pages/etl";
 import { Jobs } from "./pages/jobs";
 import { Nodes } from "./pages/nodes";
 import { SignIn } from "./pages/signin";
@@ -18,6 +20,8 @@ const kPages: [string, string][] = [
   ["buckets", "Buckets"],
   ["sort", "dSort"],
   ["ishard", "ishard"],
+  ["etl", "ETL"],
+  ["access", "Access"],  // with auth on only (with it off the page explains itself)
 ];
 
 function useFeed(): number {
@@ -66,7 +70,7 @@ export function App() {
       <header class="top">
         <h1><a href={href("dashboard")}>Tessera</a></h1>
         <nav aria-label="pages">
-          {kPages.map(([p, label]) => (
+          {kPages.filter(([p]) => p !== "access" || auth === "required").map(([p, label]) => (
             <a key={p} href={href(p)} aria-current={route.page === p ? "page" : undefined}>{label}</a>
           ))}
         </nav>
@@ -83,6 +87,8 @@ export function App() {
           : route.page === "buckets" ? <Buckets s={s} route={route} />
           : route.page === "dashboard" ? <Dashboard s={s} v={v} />
           : route.page === "sort" || route.page === "ishard" ? <Composer key={route.page} kind={route.page} />
+          : route.page === "etl" ? <Etl s={s} selected={route.id} />
+          : route.page === "access" ? <Access auth={auth} selected={route.id} />
           : <p class="error">No page “{route.page}”. <a href={href("dashboard")}>Dashboard</a></p>}
       </main>
     </div>

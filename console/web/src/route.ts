@@ -5,7 +5,9 @@
 //   /console/nodes[/<id>]          nodes, one selected
 //   /console/jobs[/<id>]           jobs, one selected
 //   /console/buckets[/<bucket>]?prefix=P&object=O&q=SEARCH
-//   /console/sort, /console/ishard composers (not built yet: see docs)
+//   /console/sort, /console/ishard composers
+//   /console/etl[/<name>]          ETL, one transformer selected
+//   /console/access[/<user>]       users and grants, one user selected
 import { useEffect, useState } from "preact/hooks";
 
 export const kBase = "/console/";

@@ -1,5 +1,6 @@
-// Bundles web_units.test.ts with esbuild (console/web's lock file) and runs
-// it with node's test runner. Usage: node run.mjs --modules DIR --out FILE
+// Bundles web_units.test.ts (or --entry NAME, a file beside this one) with
+// esbuild (console/web's lock file) and runs it with node's test runner.
+// Usage: node run.mjs --modules DIR --out FILE [--entry NAME]
 import { createRequire } from "node:module";
 import { spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
@@ -15,7 +16,7 @@ const modules = arg("--modules");
 const out = arg("--out");
 const esbuild = createRequire(join(modules, "noop.js"))("esbuild");
 await esbuild.build({
-  entryPoints: [join(here, "web_units.test.ts")],
+  entryPoints: [join(here, process.argv.includes("--entry") ? process.argv[process.argv.indexOf("--entry") + 1] : "web_units.test.ts")],
   bundle: true, platform: "node", format: "esm", target: "node18", outfile: out, logLevel: "warning",
   nodePaths: [modules],
 });
