@@ -1,4 +1,5 @@
 #include "object_list.h"
+#include "object_list_scan.h"
 
 #include "headers.h"
 #include "json_util.h"
@@ -501,6 +502,8 @@ private:
 Result<ObjectList> parseObjectList(std::string_view json)
 {
     ObjectList out;
+    if (detail::scanObjectList(json, out)) return out;
+    out = ObjectList{};
     ObjectListSax sax(out, json.size());
     const bool ok =
         nlohmann::json::sax_parse(json.begin(), json.end(), &sax, nlohmann::json::input_format_t::json, true);

@@ -4,9 +4,11 @@
 #include "api/go_time_format.h"
 #include "api/json_util.h"
 #include "api/object_list.h"
+#include "api/object_list_scan.h"
 
 #include <QTest>
 #include <algorithm>
+#include <random>
 
 using namespace tessera;
 using namespace tessera::api;
@@ -80,6 +82,57 @@ private slots:
         // The same as the nlohmann path reads.
         auto viaDom = parseJsonAs<ObjectList>(dumpObjectList(l), "object list");
         QVERIFY(viaDom->entries == back->entries);
+    }
+
+    // The scanner (the fast path) reads exactly what the full parser reads:
+    // random pages, as written and re-indented; each is also parsed with an
+    // unknown field added, which the scanner leaves to the full parser.
+    void fastPathAgreesWithTheFullParser()
+    {
+        std::mt19937 rng(7);
+        const std::string alphabet = "abcXYZ019/_-. \"\\\t\x01\xc3\xa9";
+        auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+        int scanned = 0;
+        for (int round = 0; round < 300; ++round) {
+            ObjectList l;
+            l.continuationToken = round % 3 == 0 ? "" : "tok-" + std::to_string(round);
+            l.uuid = round % 2 == 0 ? "u" + std::to_string(round) : "";
+            l.flags = static_cast<std::uint32_t>(pick(4));
+            const bool plain = round % 4 != 3;  // ASCII names without escapes
+            for (std::size_t i = 0, n = pick(40); i < n; ++i) {
+                ObjEntry e;
+                for (std::size_t k = 0, len = 1 + pick(24); k < len; ++k) {
+                    e.name.push_back(alphabet[pick(plain ? 12 : alphabet.size())]);
+                }
+                e.size = pick(3) == 0 ? -1 : static_cast<std::int64_t>(pick(1u << 30));
+                if (pick(4) == 0) e.checksum = "0123456789abcdef";
+                if (pick(4) == 0) e.version = std::to_string(pick(9) + 1);
+                if (pick(6) == 0) e.location = "t[t1]:/mp" + std::to_string(pick(3));
+                if (pick(6) == 0) e.copies = static_cast<int>(pick(4) + 1);
+                if (pick(3) == 0) e.flags = static_cast<std::uint32_t>(pick(1024));
+                l.entries.push_back(std::move(e));
+            }
+            const auto text = dumpObjectList(l);
+            const auto indented = nlohmann::json::parse(text).dump(2);
+            for (const auto& t : {text, indented}) {
+                ObjectList fast;
+                if (detail::scanObjectList(t, fast)) ++scanned;
+                else QVERIFY2(!plain, t.c_str());  // every plain page takes the fast path
+                auto got = parseObjectList(t);
+                auto withUnknown = t;
+                withUnknown.insert(withUnknown.rfind('}'), ",\"zz_unknown\":[1,{\"a\":null}]");
+                ObjectList ignored;
+                QVERIFY(!detail::scanObjectList(withUnknown, ignored));
+                auto full = parseObjectList(withUnknown);
+                QVERIFY2(got.ok() && full.ok(), t.c_str());
+                QCOMPARE(got->continuationToken, full->continuationToken);
+                QCOMPARE(got->uuid, full->uuid);
+                QCOMPARE(got->flags, full->flags);
+                QVERIFY2(got->entries == full->entries, t.c_str());
+                if (plain) QVERIFY2(got->entries == l.entries, t.c_str());
+            }
+        }
+        QVERIFY(scanned >= 2 * 225);  // the plain rounds, both layouts
     }
 
     void skipsUnknownFieldsAndReadsAbsentOnes()
