@@ -1,5 +1,6 @@
 #include "bench_options.h"
 
+#include "api/names.h"
 #include "arg_parser.h"
 #include "client/http_client.h"
 #include "spec/size_string.h"
@@ -109,6 +110,10 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
         }
         o.bucket = args.value("--bucket");
         if (o.bucket.empty() && o.mode != BenchMode::ShardScan) return bad("--bucket is required");
+        if (!o.bucket.empty()) {
+            // Said here: the cluster's answer to the first call (a HEAD) has no body to say why.
+            if (auto st = api::validateBucketName(o.bucket); !st) return bad("--bucket: " + st.error().message);
+        }
         o.prefix = args.value("--prefix");
         o.direct = args.has("--direct");
         o.verify = args.has("--verify");

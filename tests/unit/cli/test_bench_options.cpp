@@ -124,6 +124,8 @@ private slots:
             "unknown mode \"copy\" (put, get, mixed, list, shard-read, loose-read, shard-scan)");
         row("two modes", {"put", "get", "--bucket", "bbb"}, "unexpected argument \"get\"");
         row("no bucket", {"put"}, "--bucket is required");
+        row("bad bucket", {"put", "--bucket", "bl"},
+            "--bucket: invalid bucket name \"bl\": must be 3 to 63 characters long");
         row("unknown option", {"put", "--bucket", "bbb", "--fast"}, "unknown option --fast");
         row("missing value", {"put", "--bucket"}, "--bucket needs a value");
         row("workers 0", {"put", "--bucket", "bbb", "--workers", "0"}, "--workers must be 1..4096");
