@@ -77,10 +77,10 @@ Response TargetApi::serveTransformed(const Request& req, const api_util::ObjectR
         return Response::error(api::Error::badRequest("etl_args longer than " +
                                                       std::to_string(api::etl_limits::kMaxArgsParam) + " bytes"));
     }
-    if (req.hasQuery(api::kQpArchRegx)) {
+    if (!req.queryValue(api::kQpArchRegx).empty()) {
         return Response::error(api::Error::badRequest("etl_name with archregx: transform one member (archpath)"));
     }
-    const bool member = req.hasQuery(api::kQpArchPath);
+    const bool member = !req.queryValue(api::kQpArchPath).empty();
     auto first = m_etl->find(pipeline->front());
     if (!first) return Response::error(first.error());
     if ((*first)->spec().communication == api::EtlComm::HPull && pipeline->size() == 1) {
@@ -152,8 +152,10 @@ Response TargetApi::serveTransformed(const Request& req, const api_util::ObjectR
 
 Response TargetApi::getFromShard(const Request& req, const api_util::ObjectRef& ref, const OpenObject& obj)
 {
-    const bool one = req.hasQuery(api::kQpArchPath);
-    if (one && req.hasQuery(api::kQpArchRegx)) {
+    // Empty values are absent ones, as AIStore reads them (its SDK sends
+    // `archregx=` beside `archpath=`).
+    const bool one = !req.queryValue(api::kQpArchPath).empty();
+    if (one && !req.queryValue(api::kQpArchRegx).empty()) {
         return Response::error(api::Error::badRequest("archpath and archregx exclude each other: give one"));
     }
     auto format = archive::resolveFormat(ref.name, req.queryValue(api::kQpArchMime));
