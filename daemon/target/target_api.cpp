@@ -198,14 +198,7 @@ private:
     bool m_aisLines = false;
 };
 
-// AIStore reads its query values with Go's query.Get, so an empty value is an
-// absent one: its Python SDK sends `archregx=` beside every `archpath=`.
-bool hasArchQuery(const Request& req, std::string_view name) { return !req.queryValue(name).empty(); }
-
-bool isShardRead(const Request& req)
-{
-    return hasArchQuery(req, api::kQpArchPath) || hasArchQuery(req, api::kQpArchRegx);
-}
+bool isShardRead(const Request& req) { return req.hasQuery(api::kQpArchPath) || req.hasQuery(api::kQpArchRegx); }
 
 }  // namespace
 
@@ -352,7 +345,7 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::putObject(co
             if (auto e = m_ec->holders(*ref, true); !e) return Response::error(e.error());
         }
     }
-    if (hasArchQuery(req, api::kQpArchPath)) {
+    if (req.hasQuery(api::kQpArchPath)) {
         if (how == Serve::Copy || !holders.empty() || coded(ref->bucket)) {
             return Response::error(api::Error::badRequest(
                 "appending to a shard (archpath) of a bucket mirrored across targets or erasure coded is not "

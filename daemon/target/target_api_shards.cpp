@@ -65,6 +65,29 @@ private:
     std::function<api::Status()> m_prepare;
 };
 
+// The selectors a shard read names. AIStore's Python SDK sends both, the
+// one it does not use empty (`archpath=X&archregx=`, `archpath=&archregx=Y`),
+// and AIStore reads an empty value as an absent one: beside a non-empty
+// other, an empty one is not named. Alone, an empty one still is (and is
+// refused as an empty member name or pattern).
+struct ArchSelectors {
+    bool path = false;
+    bool regx = false;
+};
+
+ArchSelectors archSelectors(const Request& req)
+{
+    const bool path = req.hasQuery(api::kQpArchPath);
+    const bool regx = req.hasQuery(api::kQpArchRegx);
+    if (path && regx) {
+        const bool noPath = req.queryValue(api::kQpArchPath).empty();
+        const bool noRegx = req.queryValue(api::kQpArchRegx).empty();
+        if (noPath && !noRegx) return {false, true};
+        if (noRegx && !noPath) return {true, false};
+    }
+    return {path, regx};
+}
+
 }  // namespace
 
 Response TargetApi::serveTransformed(const Request& req, const api_util::ObjectRef& ref, const OpenObject& obj)
@@ -77,10 +100,11 @@ Response TargetApi::serveTransformed(const Request& req, const api_util::ObjectR
         return Response::error(api::Error::badRequest("etl_args longer than " +
                                                       std::to_string(api::etl_limits::kMaxArgsParam) + " bytes"));
     }
-    if (!req.queryValue(api::kQpArchRegx).empty()) {
+    const auto selectors = archSelectors(req);
+    if (selectors.regx) {
         return Response::error(api::Error::badRequest("etl_name with archregx: transform one member (archpath)"));
     }
-    const bool member = !req.queryValue(api::kQpArchPath).empty();
+    const bool member = selectors.path;
     auto first = m_etl->find(pipeline->front());
     if (!first) return Response::error(first.error());
     if ((*first)->spec().communication == api::EtlComm::HPull && pipeline->size() == 1) {
@@ -152,10 +176,9 @@ Response TargetApi::serveTransformed(const Request& req, const api_util::ObjectR
 
 Response TargetApi::getFromShard(const Request& req, const api_util::ObjectRef& ref, const OpenObject& obj)
 {
-    // Empty values are absent ones, as AIStore reads them (its SDK sends
-    // `archregx=` beside `archpath=`).
-    const bool one = !req.queryValue(api::kQpArchPath).empty();
-    if (one && !req.queryValue(api::kQpArchRegx).empty()) {
+    const auto selectors = archSelectors(req);
+    const bool one = selectors.path;
+    if (one && selectors.regx) {
         return Response::error(api::Error::badRequest("archpath and archregx exclude each other: give one"));
     }
     auto format = archive::resolveFormat(ref.name, req.queryValue(api::kQpArchMime));

@@ -59,7 +59,7 @@ class ClientTest(unittest.TestCase):
         self.assertNotIn("b-buckets", c.list_buckets())
         with self.assertRaises(errors.NotFound) as e:
             c.destroy_bucket("b-buckets")
-        self.assertEqual(e.exception.message, 'bucket "b-buckets" does not exist')
+        self.assertEqual(e.exception.message, 'bucket "ais://b-buckets" does not exist')
         with self.assertRaises(errors.NotFound):
             c.bucket_props("b-buckets")
 
