@@ -65,11 +65,9 @@ private:
     std::function<api::Status()> m_prepare;
 };
 
-// The selectors a shard read names. AIStore's Python SDK sends both, the
-// one it does not use empty (`archpath=X&archregx=`, `archpath=&archregx=Y`),
-// and AIStore reads an empty value as an absent one: beside a non-empty
-// other, an empty one is not named. Alone, an empty one still is (and is
-// refused as an empty member name or pattern).
+// The selectors a shard read names. An empty value names nothing, as
+// AIStore reads it (Go's query.Get): its Python SDK sends the selector it
+// does not use empty (`archpath=X&archregx=`, `archpath=&archregx=Y`).
 struct ArchSelectors {
     bool path = false;
     bool regx = false;
@@ -77,15 +75,7 @@ struct ArchSelectors {
 
 ArchSelectors archSelectors(const Request& req)
 {
-    const bool path = req.hasQuery(api::kQpArchPath);
-    const bool regx = req.hasQuery(api::kQpArchRegx);
-    if (path && regx) {
-        const bool noPath = req.queryValue(api::kQpArchPath).empty();
-        const bool noRegx = req.queryValue(api::kQpArchRegx).empty();
-        if (noPath && !noRegx) return {false, true};
-        if (noRegx && !noPath) return {true, false};
-    }
-    return {path, regx};
+    return {!req.queryValue(api::kQpArchPath).empty(), !req.queryValue(api::kQpArchRegx).empty()};
 }
 
 }  // namespace
