@@ -93,4 +93,13 @@ std::optional<net::Response> aisSetConfigByAction(const api::ActionMsg& msg)
     return aisConfigNotSettable(keys);
 }
 
+net::Response aisNodeAction(const net::Request& req)
+{
+    auto msg = api::parseActionMsg(req.body);
+    if (!msg) return net::Response::error(msg.error());
+    if (auto r = aisSetConfigByAction(*msg)) return std::move(*r);
+    return stats::aisNotImplementedError("node action \"" + msg->action +
+                                         "\": Tessera has no node actions through the proxy; nothing was changed");
+}
+
 }  // namespace tessera::daemon::proxy

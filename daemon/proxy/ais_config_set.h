@@ -7,7 +7,7 @@
 //   PUT /v1/cluster/setconfig?KEY=VALUE&...           api.SetClusterConfig, `ais config cluster K=V`
 //   PUT /v1/reverse/daemon/setconfig?KEY=VALUE&...    api.SetDaemonConfig, `ais config node ID K=V`
 //   PUT /v1/cluster {"action":"set-config","value":cmn.ConfigToSet}  api.SetClusterConfigUsingMsg
-//   PUT /v1/cluster {"action":"reset-config"}, PUT /v1/reverse/daemon {"action":"reset-config"}
+//   PUT /v1/cluster {"action":"reset-config"}, PUT /v1/reverse/daemon {"action":...}
 // A call that names no key is a 400. Nothing is changed either way.
 
 #include "api/action_msg.h"
@@ -26,6 +26,10 @@ net::Response aisSetConfigByQuery(const net::Request& req);
 // The answer to a set-config or reset-config action message; nullopt for
 // any other action.
 std::optional<net::Response> aisSetConfigByAction(const api::ActionMsg& msg);
+// PUT /v1/reverse/daemon with an action message (api.ResetDaemonConfig,
+// RotateLogs, ...): reset-config as above; Tessera has no other node action
+// through the proxy (501 naming it); a body that is not an action is a 400.
+net::Response aisNodeAction(const net::Request& req);
 // The 501 naming `keys` (dotted AIStore names), each with Tessera's
 // start-time equivalent when there is one.
 net::Response aisConfigNotSettable(const std::vector<std::string>& keys);

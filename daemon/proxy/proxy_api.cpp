@@ -157,13 +157,7 @@ void ProxyApi::registerRoutes(net::Router& router)
     router.add(Route{http::verb::put,
                      "/v1/reverse/daemon",
                      Exec::Inline,
-                     [](const Request& req) {
-                         auto msg = api::parseActionMsg(req.body);
-                         if (!msg) return Response::error(msg.error());
-                         if (auto r = aisSetConfigByAction(*msg)) return std::move(*r);
-                         return Response::error(api::Error::badRequest("unsupported node action \"" + msg->action +
-                                                                       "\" (Tessera has none through the proxy)"));
-                     },
+                     [](const Request& req) { return aisNodeAction(req); },
                      {},
                      64 * 1024});
 }

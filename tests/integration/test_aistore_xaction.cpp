@@ -260,6 +260,10 @@ private slots:
         QCOMPARE(r.first, 501);
         r = call(Method::Put, "/v1/reverse/daemon", {{"action", "reset-config"}});
         QCOMPARE(r.first, 501);
+        r = call(Method::Put, "/v1/reverse/daemon", {{"action", "rotate-logs"}});
+        QCOMPARE(r.first, 501);
+        QVERIFY2(r.second.find("rotate-logs") != std::string::npos, r.second.c_str());
+        QCOMPARE(call(Method::Put, "/v1/reverse/daemon", json::array()).first, 400);
         const auto after = call(Method::Get, "/v1/cluster?what=cluster_config");
         QCOMPARE(after.second, before.second);
     }
