@@ -341,26 +341,30 @@ std::map<std::string, std::map<std::string, nlohmann::json>> DsortProxyApi::targ
     const std::vector<api::JobStatus>& jobs) const
 {
     std::map<std::string, std::map<std::string, nlohmann::json>> out;
-    if (jobs.empty()) return out;
-    api::Smap targets;
-    std::string ids;
     const auto smap = m_state.smap();
-    for (const auto& st : jobs) {
-        ids += (ids.empty() ? "" : ",") + st.id;
-        for (const auto& [tid, ts] : st.targets) {
-            if (auto it = smap->tmap.find(tid); it != smap->tmap.end()) targets.tmap.emplace(tid, it->second);
-        }
-    }
-    api::QueryMap query;
-    query.emplace("ids", ids);
-    const auto path = std::string(api::path::kInternalDsortMetrics) + "?" + api::buildQuery(query);
     proxy::PeerCalls peers(std::min(m_peerTimeout, std::chrono::milliseconds(2000)), m_clusterKey);
-    for (const auto& [tid, r] : peers.fanOut(targets, client::Method::Get, path)) {
-        if (!r || !r->isSuccess()) continue;
-        auto m = nlohmann::json::parse(r->body, nullptr, false);
-        if (!m.is_object()) continue;
-        for (auto& [id, counters] : m.items()) {
-            if (counters.is_object()) out[id][tid] = std::move(counters);
+    // Batches of the ids one call may name (the list has at most the
+    // coordinator's history and the running jobs: one batch in practice).
+    for (std::size_t first = 0; first < jobs.size(); first += api::path::kInternalDsortMetricsMaxIds) {
+        const auto last = std::min(jobs.size(), first + api::path::kInternalDsortMetricsMaxIds);
+        api::Smap targets;
+        std::string ids;
+        for (std::size_t i = first; i < last; ++i) {
+            ids += (ids.empty() ? "" : ",") + jobs[i].id;
+            for (const auto& [tid, ts] : jobs[i].targets) {
+                if (auto it = smap->tmap.find(tid); it != smap->tmap.end()) targets.tmap.emplace(tid, it->second);
+            }
+        }
+        api::QueryMap query;
+        query.emplace("ids", ids);
+        const auto path = std::string(api::path::kInternalDsortMetrics) + "?" + api::buildQuery(query);
+        for (const auto& [tid, r] : peers.fanOut(targets, client::Method::Get, path)) {
+            if (!r || !r->isSuccess()) continue;
+            auto m = nlohmann::json::parse(r->body, nullptr, false);
+            if (!m.is_object()) continue;
+            for (auto& [id, counters] : m.items()) {
+                if (counters.is_object()) out[id][tid] = std::move(counters);
+            }
         }
     }
     return out;

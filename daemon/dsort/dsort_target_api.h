@@ -14,6 +14,7 @@
 //
 // Thread safety: handlers run on worker threads; sessions are thread-safe.
 
+#include "api/paths.h"
 #include "dsort_registry.h"
 
 #include "net/router.h"
@@ -26,7 +27,7 @@ public:
     static constexpr std::size_t kMaxRecordsBody = std::size_t{64} << 20;
     static constexpr std::size_t kMaxAssignBody = std::size_t{256} << 20;
     // Jobs one metrics call may name (the proxy keeps 100 finished jobs).
-    static constexpr std::size_t kMaxMetricsIds = 1024;
+    static constexpr std::size_t kMaxMetricsIds = api::path::kInternalDsortMetricsMaxIds;
 
     explicit DsortTargetApi(DsortRegistry& registry) : m_registry(registry) {}
     void registerRoutes(net::Router& router);
