@@ -154,6 +154,10 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_jobs = std::make_unique<proxy::JobCoordinator>(jo, *m_state);
     m_jobs->attach(m_feed);
     m_jobs->registerRoutes(m_router);
+    m_xactions = std::make_unique<proxy::XactionApi>(*m_jobs);
+    m_api->setClusterExtension(
+        [this](const std::string& what, const net::Request& req) { return m_xactions->query(what, req); },
+        [this](const api::ActionMsg& msg) { return m_xactions->action(msg); });
     m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(*m_state, *m_jobs, m_self.publicNet.url,
                                                            std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
     m_shardJobs->registerWith(*m_jobs, m_router);

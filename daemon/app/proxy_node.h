@@ -25,6 +25,7 @@
 #include "proxy/proxy_api.h"
 #include "proxy/proxy_state.h"
 #include "proxy/shard_job_planner.h"
+#include "proxy/xaction_api.h"
 #include "s3/s3_api.h"
 
 #include <atomic>
@@ -79,6 +80,7 @@ private:
     std::shared_ptr<proxy::FeedHub> m_feed;
     std::unique_ptr<proxy::AuditTrail> m_audit;
     std::unique_ptr<proxy::JobCoordinator> m_jobs;
+    std::unique_ptr<proxy::XactionApi> m_xactions;  // AIStore's xaction calls over m_jobs
     std::unique_ptr<proxy::ShardJobPlanner> m_shardJobs;
     std::unique_ptr<dsort::DsortProxyApi> m_dsorts;
     std::unique_ptr<proxy::EtlProxyApi> m_etl;

@@ -6,6 +6,7 @@
 #include "api/hrw.h"
 #include "api/json_util.h"
 #include "api/paths.h"
+#include "api/uri.h"
 #include "archive/archive_reader.h"
 #include "client/api_client.h"
 #include "common/log.h"
@@ -336,6 +337,39 @@ std::map<std::string, nlohmann::json> DsortProxyApi::targetCounters(const api::J
     return out;
 }
 
+std::map<std::string, std::map<std::string, nlohmann::json>> DsortProxyApi::targetCounters(
+    const std::vector<api::JobStatus>& jobs) const
+{
+    std::map<std::string, std::map<std::string, nlohmann::json>> out;
+    const auto smap = m_state.smap();
+    proxy::PeerCalls peers(std::min(m_peerTimeout, std::chrono::milliseconds(2000)), m_clusterKey);
+    // Batches of the ids one call may name (the list has at most the
+    // coordinator's history and the running jobs: one batch in practice).
+    for (std::size_t first = 0; first < jobs.size(); first += api::path::kInternalDsortMetricsMaxIds) {
+        const auto last = std::min(jobs.size(), first + api::path::kInternalDsortMetricsMaxIds);
+        api::Smap targets;
+        std::string ids;
+        for (std::size_t i = first; i < last; ++i) {
+            ids += (ids.empty() ? "" : ",") + jobs[i].id;
+            for (const auto& [tid, ts] : jobs[i].targets) {
+                if (auto it = smap->tmap.find(tid); it != smap->tmap.end()) targets.tmap.emplace(tid, it->second);
+            }
+        }
+        api::QueryMap query;
+        query.emplace("ids", ids);
+        const auto path = std::string(api::path::kInternalDsortMetrics) + "?" + api::buildQuery(query);
+        for (const auto& [tid, r] : peers.fanOut(targets, client::Method::Get, path)) {
+            if (!r || !r->isSuccess()) continue;
+            auto m = nlohmann::json::parse(r->body, nullptr, false);
+            if (!m.is_object()) continue;
+            for (auto& [id, counters] : m.items()) {
+                if (counters.is_object()) out[id][tid] = std::move(counters);
+            }
+        }
+    }
+    return out;
+}
+
 std::map<std::string, api::AisDsortJobInfo> DsortProxyApi::aisJobInfos(
     const api::JobStatus& st, const std::map<std::string, nlohmann::json>& counters) const
 {
@@ -419,7 +453,7 @@ Response DsortProxyApi::listAis(const Request& req) const
     if (!active.empty() && active != "true" && active != "false") {
         return Response::error(api::Error::badRequest("only_active must be true or false"));
     }
-    auto out = nlohmann::json::array();
+    std::vector<api::JobStatus> selected;
     for (const auto& st : m_jobs.list()) {
         if (st.kind != "dsort") continue;
         if (active == "true" && api::isFinal(st.state)) continue;
@@ -428,8 +462,16 @@ Response DsortProxyApi::listAis(const Request& req) const
             const auto desc = spec.value("description", std::string());
             if (!std::regex_search(desc.substr(0, kMaxRegexSubject), *re)) continue;
         }
+        selected.push_back(st);
+    }
+    // One call per target for every selected job (not one per job and target).
+    const auto counters = targetCounters(selected);
+    static const std::map<std::string, nlohmann::json> kNone;
+    auto out = nlohmann::json::array();
+    for (const auto& st : selected) {
+        const auto c = counters.find(st.id);
         std::optional<api::AisDsortJobInfo> job;
-        for (auto& [tid, info] : aisJobInfos(st, targetCounters(st))) {
+        for (auto& [tid, info] : aisJobInfos(st, c != counters.end() ? c->second : kNone)) {
             if (!job) job = std::move(info);
             else api::aggregate(*job, info);
         }

@@ -65,6 +65,10 @@ private:
     net::Response listAis(const net::Request& req) const;
     // Each target's dSort session counters (targets that answer).
     std::map<std::string, nlohmann::json> targetCounters(const api::JobStatus& st) const;
+    // The same for many jobs with one call per target (the list): job id ->
+    // target id -> counters.
+    std::map<std::string, std::map<std::string, nlohmann::json>> targetCounters(
+        const std::vector<api::JobStatus>& jobs) const;
     std::map<std::string, api::AisDsortJobInfo> aisJobInfos(
         const api::JobStatus& st, const std::map<std::string, nlohmann::json>& counters) const;
     net::Response abort(const net::Request& req);

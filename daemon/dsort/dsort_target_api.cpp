@@ -1,6 +1,7 @@
 #include "dsort_target_api.h"
 
 #include "api/json_shape.h"
+#include "api/paths.h"
 
 #include <charconv>
 
@@ -48,6 +49,11 @@ void DsortTargetApi::registerRoutes(net::Router& router)
     router.add(Route{http::verb::post, base + "done", Exec::Inline, net::bind(this, &DsortTargetApi::done), {}});
     router.add(Route{http::verb::post, base + "fail", Exec::Inline, net::bind(this, &DsortTargetApi::fail), {}});
     router.add(Route{http::verb::get, base + "metrics", Exec::Inline, net::bind(this, &DsortTargetApi::metrics), {}});
+    router.add(Route{http::verb::get,
+                     std::string(api::path::kInternalDsortMetrics),
+                     Exec::Inline,
+                     net::bind(this, &DsortTargetApi::metricsMany),
+                     {}});
 }
 
 api::Result<std::shared_ptr<DsortSession>> DsortTargetApi::session(const Request& req) const
@@ -143,6 +149,25 @@ Response DsortTargetApi::metrics(const Request& req)
     auto s = session(req);
     if (!s) return Response::error(s.error());
     return Response::json((*s)->metrics());
+}
+
+Response DsortTargetApi::metricsMany(const Request& req)
+{
+    const auto ids = req.queryValue("ids");
+    nlohmann::json out = nlohmann::json::object();
+    std::size_t count = 0;
+    for (std::size_t pos = 0; pos < ids.size();) {
+        auto end = ids.find(',', pos);
+        if (end == std::string::npos) end = ids.size();
+        if (++count > kMaxMetricsIds) {
+            return Response::error(
+                api::Error::badRequest("ids names more than " + std::to_string(kMaxMetricsIds) + " jobs"));
+        }
+        const auto id = ids.substr(pos, end - pos);
+        if (auto s = m_registry.find(id)) out[id] = s->metrics();
+        pos = end + 1;
+    }
+    return Response::json(out);
 }
 
 }  // namespace tessera::daemon::dsort

@@ -1,5 +1,7 @@
 #include "proxy_api.h"
 
+#include "ais_config_set.h"
+
 #include "api/action_msg.h"
 #include "api/ais_bucket_props.h"
 #include "api/ais_config.h"
@@ -147,6 +149,17 @@ void ProxyApi::registerRoutes(net::Router& router)
         Access::user()));
     router.add(net::needs(Route{http::verb::get, "/v1/health", Exec::Inline, net::bind(this, &ProxyApi::health), {}},
                           Access::open()));
+    // AIStore's configuration setters: refused, naming the keys (ais_config_set.h).
+    for (const char* path : {"/v1/cluster/setconfig", "/v1/reverse/daemon/setconfig"}) {
+        router.add(Route{
+            http::verb::put, path, Exec::Inline, [](const Request& req) { return aisSetConfigByQuery(req); }, {}});
+    }
+    router.add(Route{http::verb::put,
+                     "/v1/reverse/daemon",
+                     Exec::Inline,
+                     [](const Request& req) { return aisNodeAction(req); },
+                     {},
+                     64 * 1024});
 }
 
 std::string ProxyApi::redirectSignature(const Request& req, const api_util::ObjectRef& ref) const
@@ -266,6 +279,19 @@ Response ProxyApi::destroyBucket(const Request& req)
 {
     auto bucket = api_util::bucketParam(req);
     if (!bucket) return Response::error(bucket.error());
+    // AIStore sends its multi-object deletes and evictions to this same
+    // DELETE (api.DeleteMultiObj: {"action":"delete-listrange"}, the SDK's
+    // bucket.objects(...).delete()): only destroy-bck (or no body, as curl
+    // sends) destroys the bucket; any other action changes nothing.
+    if (req.body.find_first_not_of(" \t\r\n") != std::string::npos) {
+        auto msg = api::parseActionMsg(req.body);
+        if (!msg) return Response::error(msg.error());
+        if (msg->action != api::act::kDestroyBck) {
+            return stats::aisNotImplementedError("DELETE /v1/buckets/" + *bucket + " with action \"" + msg->action +
+                                                 "\": Tessera does not implement it (only destroy-bck); nothing "
+                                                 "was changed");
+        }
+    }
     auto bmd = m_state.destroyBucket(*bucket);
     if (!bmd) return Response::error(bmd.error());
     const auto smap = *m_state.smap();
@@ -461,11 +487,14 @@ Response ProxyApi::clusterInfo(const Request& req)
     }
     if (what == "backends") return Response::json(nlohmann::json::array());  // no cloud backends
     if (what == "remote") return Response::json(api::AisRemAisVec{});        // no remote clusters attached
+    if (m_clusterQuery) {
+        if (auto r = m_clusterQuery(what, req)) return std::move(*r);
+    }
     if (auto r = stats::aisNotImplemented(what)) return std::move(*r);
     return Response::error(api::Error::badRequest(
         "unknown what=\"" + what +
         "\" (expected smap, bmd, etl, node_stats, cluster_config, sysinfo, mountpaths, snode, target_ips, backends, "
-        "remote)"));
+        "remote, qryxstats, status, status_all, running_all)"));
 }
 
 Response ProxyApi::clusterFanOut(const std::string& what)
@@ -510,9 +539,13 @@ Response ProxyApi::clusterAction(const Request& req)
     if (msg->action == api::act::kDecommissionNode) return decommission(*msg);
     if (msg->action == api::act::kStartMaintenance) return maintenance(*msg, true, fromNode);
     if (msg->action == api::act::kStopMaintenance) return maintenance(*msg, false, fromNode);
+    if (auto r = aisSetConfigByAction(*msg)) return std::move(*r);
+    if (m_clusterAction) {
+        if (auto r = m_clusterAction(*msg)) return std::move(*r);
+    }
     return Response::error(
         api::Error::badRequest("unsupported cluster action \"" + msg->action +
-                               "\" (supported: decommission-node, start-maintenance, stop-maintenance)"));
+                               "\" (supported: decommission-node, start-maintenance, stop-maintenance, start, stop)"));
 }
 
 Response ProxyApi::decommission(const api::ActionMsg& msg)

@@ -69,6 +69,16 @@ public:
     // AIStore's node answers (what=node_status, sysinfo, config, cluster_config).
     // Set before the node serves requests.
     void setAisView(stats::AisNodeView view) { m_ais = std::move(view); }
+    // GET /v1/cluster?what=... and PUT /v1/cluster actions answered by another
+    // component (AIStore's xaction calls): nullopt when it does not take the
+    // query or action. Set before the node serves requests.
+    using ClusterQuery = std::function<std::optional<net::Response>(const std::string& what, const net::Request& req)>;
+    using ClusterAction = std::function<std::optional<net::Response>(const api::ActionMsg& msg)>;
+    void setClusterExtension(ClusterQuery query, ClusterAction action)
+    {
+        m_clusterQuery = std::move(query);
+        m_clusterAction = std::move(action);
+    }
 
 private:
     net::Response redirectObject(const net::Request& req);
@@ -108,6 +118,8 @@ private:
     RedirectSigner m_redirectSigner;
     BucketFilter m_bucketFilter;
     std::map<std::string, BucketAction> m_bucketActions;
+    ClusterQuery m_clusterQuery;
+    ClusterAction m_clusterAction;
     std::string m_clusterKey;
     std::chrono::milliseconds m_keepaliveWindow;
 };

@@ -342,7 +342,10 @@ api::Result<api::Bmd> ProxyState::createBucket(const std::string& name)
 api::Result<api::Bmd> ProxyState::createBucketLocked(const std::string& name)
 {
     std::lock_guard lock(m_mutex);
-    if (m_bmd->buckets.count(name)) return api::Error::conflict("bucket \"" + name + "\" already exists");
+    // AIStore's wording with the bucket as `ais://name`: its Python SDK picks
+    // ErrBckAlreadyExists (which `create(exist_ok=True)` ignores) by finding
+    // a `provider://bucket` in the message.
+    if (m_bmd->buckets.count(name)) return api::Error::conflict("bucket \"ais://" + name + "\" already exists");
     // A new bucket starts empty on every target: an away one may still hold
     // objects of an earlier bucket of this name, which it could not be told
     // to drop. The create waits for it.
@@ -374,7 +377,8 @@ api::Result<api::Bmd> ProxyState::destroyBucket(const std::string& name)
 api::Result<api::Bmd> ProxyState::destroyBucketLocked(const std::string& name)
 {
     std::lock_guard lock(m_mutex);
-    if (!m_bmd->buckets.count(name)) return api::Error::notFound("bucket \"" + name + "\" does not exist");
+    // As above: the SDK's `delete(missing_ok=True)` needs ErrBckNotFound.
+    if (!m_bmd->buckets.count(name)) return api::Error::notFound("bucket \"ais://" + name + "\" does not exist");
     api::Bmd next = *m_bmd;
     next.buckets.erase(name);
     next.version += 1;

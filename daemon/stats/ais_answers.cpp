@@ -10,9 +10,11 @@ namespace tessera::daemon::stats {
 namespace {
 
 // apc's QparamWhat values (api/apc/query.go) Tessera has no counterpart for.
-constexpr std::array<std::string_view, 14> kAbsent = {
-    "log",        "metrics",   "smapvote",  "disk",        "tls_certificate", "ic_bundle", "status",
-    "status_all", "getxstats", "qryxstats", "running_all", "backend_info",    "rmd",       "node_stats_ext"};
+// (The xaction queries status, status_all, qryxstats and running_all are
+// the proxy's XactionApi's.)
+constexpr std::array<std::string_view, 10> kAbsent = {
+    "log",       "metrics",   "smapvote",     "disk", "tls_certificate",
+    "ic_bundle", "getxstats", "backend_info", "rmd",  "node_stats_ext"};
 
 }  // namespace
 
@@ -20,12 +22,17 @@ std::optional<net::Response> aisNotImplemented(std::string_view what)
 {
     for (auto w : kAbsent) {
         if (w == what) {
-            const auto msg = "what=" + std::string(what) +
-                             " is an AIStore query Tessera does not implement (see docs/api.md, AIStore compatibility)";
-            return net::Response::json(nlohmann::json{{"status", 501}, {"message", msg}}, 501);
+            return aisNotImplementedError("what=" + std::string(what) +
+                                          " is an AIStore query Tessera does not implement (see docs/api.md, "
+                                          "AIStore compatibility)");
         }
     }
     return std::nullopt;
+}
+
+net::Response aisNotImplementedError(const std::string& message)
+{
+    return net::Response::json(nlohmann::json{{"status", 501}, {"message", message}}, 501);
 }
 
 std::optional<net::Response> checkFormat(const net::Request& req, bool& tessera)

@@ -29,6 +29,9 @@ std::optional<net::Response> aisDaemonAnswer(std::string_view what, const AisNod
 // (xactions, logs, votes, certificates, ...): a 501 naming it, nullopt for
 // any other value.
 std::optional<net::Response> aisNotImplemented(std::string_view what);
+// A 501 with AIStore's error body ({"status":501,"message":...}): an AIStore
+// call, or a value of one, that Tessera does not implement.
+net::Response aisNotImplementedError(const std::string& message);
 
 // `format`: "" or "aistore" (AIStore's shapes) or "tessera"; else a 400.
 std::optional<net::Response> checkFormat(const net::Request& req, bool& tessera);

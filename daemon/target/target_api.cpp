@@ -204,7 +204,17 @@ private:
     bool m_aisLines = false;
 };
 
-bool isShardRead(const Request& req) { return req.hasQuery(api::kQpArchPath) || req.hasQuery(api::kQpArchRegx); }
+// A GET that names a member (archpath) or a pattern (archregx). An empty
+// value names nothing, as AIStore reads it (Go's query.Get): its Python SDK
+// 1.2 sends `archpath=` with every GET, the current one the unused selector
+// empty beside the other (target_api_shards.cpp, archSelectors).
+bool names(const Request& req, std::string_view key)
+{
+    const auto it = req.query.find(key);
+    return it != req.query.end() && !it->second.empty();
+}
+
+bool isShardRead(const Request& req) { return names(req, api::kQpArchPath) || names(req, api::kQpArchRegx); }
 
 }  // namespace
 

@@ -65,6 +65,19 @@ private:
     std::function<api::Status()> m_prepare;
 };
 
+// The selectors a shard read names. An empty value names nothing, as
+// AIStore reads it (Go's query.Get): its Python SDK sends the selector it
+// does not use empty (`archpath=X&archregx=`, `archpath=&archregx=Y`).
+struct ArchSelectors {
+    bool path = false;
+    bool regx = false;
+};
+
+ArchSelectors archSelectors(const Request& req)
+{
+    return {!req.queryValue(api::kQpArchPath).empty(), !req.queryValue(api::kQpArchRegx).empty()};
+}
+
 }  // namespace
 
 Response TargetApi::serveTransformed(const Request& req, const api_util::ObjectRef& ref, const OpenObject& obj)
@@ -77,10 +90,11 @@ Response TargetApi::serveTransformed(const Request& req, const api_util::ObjectR
         return Response::error(api::Error::badRequest("etl_args longer than " +
                                                       std::to_string(api::etl_limits::kMaxArgsParam) + " bytes"));
     }
-    if (req.hasQuery(api::kQpArchRegx)) {
+    const auto selectors = archSelectors(req);
+    if (selectors.regx) {
         return Response::error(api::Error::badRequest("etl_name with archregx: transform one member (archpath)"));
     }
-    const bool member = req.hasQuery(api::kQpArchPath);
+    const bool member = selectors.path;
     auto first = m_etl->find(pipeline->front());
     if (!first) return Response::error(first.error());
     if ((*first)->spec().communication == api::EtlComm::HPull && pipeline->size() == 1) {
@@ -152,8 +166,9 @@ Response TargetApi::serveTransformed(const Request& req, const api_util::ObjectR
 
 Response TargetApi::getFromShard(const Request& req, const api_util::ObjectRef& ref, const OpenObject& obj)
 {
-    const bool one = req.hasQuery(api::kQpArchPath);
-    if (one && req.hasQuery(api::kQpArchRegx)) {
+    const auto selectors = archSelectors(req);
+    const bool one = selectors.path;
+    if (one && selectors.regx) {
         return Response::error(api::Error::badRequest("archpath and archregx exclude each other: give one"));
     }
     auto format = archive::resolveFormat(ref.name, req.queryValue(api::kQpArchMime));

@@ -4,6 +4,7 @@
 // of spelling it. Names and ids are percent-encoded; object names keep
 // their '/'. The routes that serve them are in the daemon's *_api.cpp.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -29,7 +30,10 @@ std::string internalJob(std::string_view id);                                 //
 std::string internalBucket(std::string_view bucket);                          // /v1/internal/buckets/<b>
 std::string internalEcSlice(std::string_view bucket, std::string_view name);  // /v1/internal/ec/<b>/<name>
 std::string internalDsort(std::string_view jobId, std::string_view what);     // /v1/internal/dsort/<id>/<what>
-std::string clusterWhat(std::string_view what);                               // /v1/cluster?what=<what>
-std::string daemonWhat(std::string_view what);                                // /v1/daemon?what=<what>
+// A target's counters of many dSort jobs in one call (?ids=A,B,...).
+inline constexpr std::string_view kInternalDsortMetrics = "/v1/internal/dsort/metrics";
+inline constexpr std::size_t kInternalDsortMetricsMaxIds = 1024;  // ids in one such call
+std::string clusterWhat(std::string_view what);                   // /v1/cluster?what=<what>
+std::string daemonWhat(std::string_view what);                    // /v1/daemon?what=<what>
 
 }  // namespace tessera::api::path

@@ -66,7 +66,7 @@ private slots:
     {
         auto again = waitStatus([&](QObject* c, auto done) { m_rest->createBucket("rcb", c, done); });
         QCOMPARE(again.kind(), api::ErrorKind::Conflict);
-        QCOMPARE(again.error().message, std::string("bucket \"rcb\" already exists"));
+        QCOMPARE(again.error().message, std::string("bucket \"ais://rcb\" already exists"));
         auto bad = waitStatus([&](QObject* c, auto done) { m_rest->createBucket("A_B", c, done); });
         QCOMPARE(bad.kind(), api::ErrorKind::BadRequest);
         auto list = waitFor<std::vector<api::BucketRef>>([&](QObject* c, auto done) { m_rest->listBuckets(c, done); });

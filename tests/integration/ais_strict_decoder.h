@@ -524,4 +524,36 @@ inline const std::vector<Field> kConfigOwn{{"fspaths", Kind::Object, true, &kFsp
 inline const Schema kConfig{"cmn.Config (cmn/config.go: LocalConfig and ClusterConfig inline)",
                             fieldsOf(kClusterConfigFields, kConfigOwn)};
 
+// --- core/xaction_wire.go, nl/listener.go: xactions ---------------------------------
+inline const Schema kXactStats{"core.Stats (core/xaction_wire.go)",
+                               {{"loc-objs", Kind::IntString, true},
+                                {"loc-bytes", Kind::IntString, true},
+                                {"out-objs", Kind::IntString, true},
+                                {"out-bytes", Kind::IntString, true},
+                                {"in-objs", Kind::IntString, true},
+                                {"in-bytes", Kind::IntString, true}}};
+inline const Schema kXactSnap{"core.Snap (core/xaction_wire.go)",
+                              {{"ext", Kind::Any, true},  // deprecated; Go still writes it (null)
+                               {"start-time", Kind::Time, true},
+                               {"end-time", Kind::Time, true},
+                               {"bck", Kind::Object, true, &kBck},
+                               {"src-bck", Kind::Object, true, &kBck},
+                               {"dst-bck", Kind::Object, true, &kBck},
+                               {"id", Kind::String, true},
+                               {"kind", Kind::String, true},
+                               {"ctlmsg", Kind::String, false},
+                               {"abort-err", Kind::String, true},
+                               {"err", Kind::String, true},
+                               {"glob.id", Kind::IntString, true},
+                               {"stats", Kind::Object, true, &kXactStats},
+                               {"aborted", Kind::Bool, true},
+                               {"is_idle", Kind::Bool, true}}};
+inline const Schema kXactStatus{"nl.Status (nl/listener.go)",
+                                {{"kind", Kind::String, true},
+                                 {"uuid", Kind::String, true},
+                                 {"err", Kind::String, true},
+                                 {"end_time", Kind::Int, true},
+                                 {"aborted", Kind::Bool, true},
+                                 {"is_idle", Kind::Bool, false}}};
+
 }  // namespace tessera::tests::ais

@@ -77,7 +77,7 @@ std::string tarOf(const json& members)
 
 // The JSON answers of AIStore's types, by the fixtures' `decode` name: one
 // document, a Go map of them (target id -> T) or a Go slice.
-enum class Shape { One, Map, List };
+enum class Shape { One, Map, List, MapOfList };
 const std::map<std::string, std::pair<const tests::ais::Schema*, Shape>> kAisJson = {
     {"DsortJobInfoMap", {&tests::ais::kDsortJobInfo, Shape::Map}},
     {"DsortJobInfoList", {&tests::ais::kDsortJobInfo, Shape::List}},
@@ -90,6 +90,9 @@ const std::map<std::string, std::pair<const tests::ais::Schema*, Shape>> kAisJso
     {"MountpathList", {&tests::ais::kMountpathList, Shape::One}},
     {"MountpathListMap", {&tests::ais::kMountpathList, Shape::Map}},
     {"RemAisVec", {&tests::ais::kRemAisVec, Shape::One}},
+    {"XactMultiSnap", {&tests::ais::kXactSnap, Shape::MapOfList}},  // xact.MultiSnap: target id -> []*core.Snap
+    {"XactStatus", {&tests::ais::kXactStatus, Shape::One}},
+    {"XactStatusList", {&tests::ais::kXactStatus, Shape::List}},  // nl.StatusVec
 };
 
 // QVERIFY2 for a function that returns a JSON document.
@@ -161,7 +164,8 @@ private:
             }
         }
         if (step.contains("expect")) {
-            for (const auto& [ptr, want] : step["expect"].items()) {
+            for (const auto& [rawPtr, want] : step["expect"].items()) {
+                const auto ptr = expand(rawPtr, m_vars);  // e.g. /${target0}/0/kind
                 const json::json_pointer p(ptr);
                 QVERIFY2(doc.contains(p), (name + ": " + ptr + " is missing in " + doc.dump()).c_str());
                 const auto expected = expandJson(want, m_vars);
@@ -170,7 +174,8 @@ private:
             }
         }
         if (step.contains("expect_count")) {
-            for (const auto& [ptr, n] : step["expect_count"].items()) {
+            for (const auto& [rawPtr, n] : step["expect_count"].items()) {
+                const auto ptr = expand(rawPtr, m_vars);
                 const json::json_pointer p(ptr);
                 QVERIFY2(doc.contains(p), (name + ": " + ptr + " is missing").c_str());
                 QVERIFY2(doc.at(p).size() == n.get<std::size_t>(),
@@ -191,6 +196,18 @@ private:
                               ", expected " + expected.dump())
                                  .c_str());
                 }
+            }
+        }
+        if (step.contains("expect_body_contains")) {
+            // In an error's message (AIStore's {"message","status"}), else the body.
+            const auto err = json::parse(r.body, nullptr, false);
+            const auto text = err.is_object() && err.contains("message") && err["message"].is_string()
+                                  ? err["message"].get<std::string>()
+                                  : r.body;
+            for (const auto& part : step["expect_body_contains"]) {
+                const auto want = expand(part.get<std::string>(), m_vars);
+                QVERIFY2(text.find(want) != std::string::npos,
+                         (name + ": \"" + text + "\" lacks \"" + want + "\"" + cite).c_str());
             }
         }
         if (step.contains("expect_body")) {
@@ -226,6 +243,8 @@ private:
     // (dsort.JobInfo.IsFinished: aborted or archived).
     static bool finished(const json& doc, const std::string& kind)
     {
+        // nl.Status.IsFinished: an end time (api.WaitForXactionIC polls until then).
+        if (kind == "XactStatus") return doc.value("end_time", std::int64_t{0}) != 0;
         if (kind != "DsortJobInfoMap") return doc.value("state", "") != "running";
         if (!doc.is_object() || doc.empty()) return false;
         for (const auto& [tid, info] : doc.items()) {
@@ -276,6 +295,13 @@ private:
                 if (shape == Shape::List) {
                     CHECK_OR_RETURN(doc.is_array(), name + ": must be a JSON array (a Go slice)");
                     for (std::size_t i = 0; i < doc.size(); ++i) each(doc[i], "/" + std::to_string(i));
+                }
+                if (shape == Shape::MapOfList) {
+                    CHECK_OR_RETURN(doc.is_object(), name + ": must be a JSON object (a Go map)");
+                    for (const auto& [k, v] : doc.items()) {
+                        CHECK_OR_RETURN(v.is_array(), name + ": /" + k + " must be a JSON array (a Go slice)");
+                        for (std::size_t i = 0; i < v.size(); ++i) each(v[i], "/" + k + "/" + std::to_string(i));
+                    }
                 }
             } else if (kind == "StringList") {
                 doc = json::parse(r.body);
@@ -356,7 +382,7 @@ private slots:
     {
         QTest::addColumn<QString>("file");
         const auto files = QDir(QStringLiteral(TESSERA_AIS_FIXTURES)).entryList({"*.json"}, QDir::Files, QDir::Name);
-        QCOMPARE(files.size(), 8);
+        QCOMPARE(files.size(), 9);
         for (const auto& f : files) QTest::newRow(qPrintable(f)) << f;
     }
 

@@ -45,7 +45,7 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(errors.Conflict) as e:
             c.create_bucket("b-buckets")
         self.assertEqual(e.exception.status, 409)
-        self.assertEqual(e.exception.message, 'bucket "b-buckets" already exists')
+        self.assertEqual(e.exception.message, 'bucket "ais://b-buckets" already exists')
         props = c.bucket_props("b-buckets")
         self.assertEqual(props["checksum"]["type"], "xxhash")
         props = c.set_bucket_props("b-buckets", {"checksum": {"validate_warm_get": True}})
@@ -59,7 +59,7 @@ class ClientTest(unittest.TestCase):
         self.assertNotIn("b-buckets", c.list_buckets())
         with self.assertRaises(errors.NotFound) as e:
             c.destroy_bucket("b-buckets")
-        self.assertEqual(e.exception.message, 'bucket "b-buckets" does not exist')
+        self.assertEqual(e.exception.message, 'bucket "ais://b-buckets" does not exist')
         with self.assertRaises(errors.NotFound):
             c.bucket_props("b-buckets")
 
