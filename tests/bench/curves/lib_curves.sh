@@ -148,4 +148,9 @@ PY
 }
 
 # secs_since START: seconds (float) from a `date +%s.%N` START to now.
-secs_since() { python3 -c "import sys,time; print(time.time() - float(sys.argv[1]))" "$1"; }
+# (the end is read before python3 starts, so its start-up is not counted).
+secs_since() {
+  local end
+  end=$(date +%s.%N)
+  python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$1" "$end"
+}
