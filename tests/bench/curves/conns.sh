@@ -77,12 +77,14 @@ done
 {
   gp_preamble "$OUT/curve-conns-rps.png" "1 KiB GET: requests per second vs connections (1 target, direct; median, min-max bars)" \
     "connections (tessera bench workers)" "requests/s" 1
+  echo "set xrange [0.7:${CONNS[-1]} * 1.4]"
   echo "plot '$CSV' skip 1 using 1:2:3:4 title 'Tessera (direct to target)' lw 2, \\"
   echo "     '' skip 1 using 1:5:6:7 title 'nginx (sendfile)' lw 2"
 } | gp_run
 {
   gp_preamble "$OUT/curve-conns-p99.png" "1 KiB GET: p99 latency vs connections (1 target, direct; median, min-max bars)" \
     "connections (tessera bench workers)" "p99 latency (ms)" 1
+  echo "set xrange [0.7:${CONNS[-1]} * 1.4]"
   echo "plot '$CSV' skip 1 using 1:8:9:10 title 'Tessera (direct to target)' lw 2, \\"
   echo "     '' skip 1 using 1:11:12:13 title 'nginx (sendfile)' lw 2"
 } | gp_run

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the tests/bench/curves/ scripts (sourced after ../lib.sh): the
 # common flags, min/median/max of a point's rounds, the CSV layout, the
 # markdown table behind a plot, gnuplot's PNG preamble, and the dataset
@@ -11,6 +12,7 @@
 
 # curves_defaults: QUICK=0 ROUNDS=3 OUT=tests/bench/curves/out (every script's flags).
 curves_defaults() {
+  # shellcheck disable=SC2034 # read by the sourcing script
   QUICK=0
   ROUNDS=3
   OUT="$ROOT/tests/bench/curves/out"
@@ -24,13 +26,11 @@ curves_check() {
   command -v gnuplot >/dev/null || { echo "gnuplot is missing: installers/bench-deps.sh" >&2; exit 1; }
 }
 
-# stats N...: "median min max" of the numbers given.
+# stats N...: "median min max" of the numbers given (the median as lib.sh's).
 stats() {
-  python3 - "$@" <<'PY'
-import statistics, sys
-v = [float(x) for x in sys.argv[1:]]
-print("%.6g %.6g %.6g" % (statistics.median(v), min(v), max(v)))
-PY
+  local mm
+  mm=$(printf '%s\n' "$@" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.6g %.6g", lo, hi}')
+  echo "$(echo "$@" | median) $mm"
 }
 
 # csv_row FILE X "med min max"...: appends one row.

@@ -93,7 +93,9 @@ done
 {
   gp_preamble "$OUT/curve-names-rate.png" "Listing through the proxy: names/s vs names in the bucket (3 targets, pages of 10,000, 1 client)" \
     "names in the bucket" "names/s" 1
+  echo "set format y '%.1s%c'"
   echo "set logscale x 10"
+  echo "set format x '%.0s%c'"
   echo "set xrange [${POINTS[0]} / 2.0 : ${POINTS[-1]} * 2.0]"
   echo "plot '$CSV' skip 1 using 1:2:3:4 title 'Tessera list (median, min-max bars)' lw 2"
 } | gp_run
@@ -101,6 +103,7 @@ done
   gp_preamble "$OUT/curve-names-rss.png" "Targets' memory vs names in the bucket (sum of VmRSS of 3 targets, after full listing passes)" \
     "names in the bucket" "RSS (MiB)" 1
   echo "set logscale x 10"
+  echo "set format x '%.0s%c'"
   echo "set xrange [${POINTS[0]} / 2.0 : ${POINTS[-1]} * 2.0]"
   echo "plot '$CSV' skip 1 using 1:5:6:7 title 'sum of the targets VmRSS (median, min-max bars)' lw 2"
 } | gp_run

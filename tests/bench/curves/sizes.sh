@@ -50,9 +50,9 @@ trap bench_cleanup EXIT
 
 KIB=1024
 MIB=$((1024 * 1024))
-SIZES=($KIB $((16 * KIB)) $((256 * KIB)) $MIB $((16 * MIB)) $((64 * MIB)) $((256 * MIB)))
+SIZES=("$KIB" $((16 * KIB)) $((256 * KIB)) "$MIB" $((16 * MIB)) $((64 * MIB)) $((256 * MIB)))
 if [ "$QUICK" = 1 ]; then
-  SIZES=($KIB $((256 * KIB)) $((16 * MIB)))
+  SIZES=("$KIB" $((256 * KIB)) $((16 * MIB)))
   DURATION=1
   GET_MIB=64
   PUT_MIB=64
