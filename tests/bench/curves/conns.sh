@@ -99,6 +99,7 @@ done
   echo "\`tessera bench\` with threads = min(connections, $CPUS CPUs), ${DURATION} s per point and server,"
   echo "$ROUNDS round(s) alternating the servers."
   echo
-  curve_md "$CSV" "1 KiB GET vs connections (req/s; p99 in ms)"
+  curve_md "$CSV" "1 KiB GET vs connections" "" \
+    "connections,Tessera req/s,nginx req/s,Tessera p99 (ms),nginx p99 (ms)"
 } >"$OUT/conns.md"
 echo "wrote $CSV, $OUT/curve-conns-rps.png, $OUT/curve-conns-p99.png, $OUT/conns.md"

@@ -161,6 +161,6 @@ done
   echo "of $PER_SHARD records, against \`cp -r\` of the same shard files, both after \`sync\`. Job times run"
   echo "from the job's start to the last target's end. $ROUNDS round(s)."
   echo
-  curve_md "$CSV" "ishard and dSort time (s) vs dataset size (MiB)"
+  curve_md "$CSV" "ishard and dSort time (s) vs dataset size" "" "dataset (MiB),ishard (s),tar cf (s),dSort (s),cp -r (s)"
 } >"$OUT/datasets.md"
 echo "wrote $CSV, $OUT/curve-datasets.png, $OUT/datasets.md"

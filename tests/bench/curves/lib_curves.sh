@@ -50,13 +50,15 @@ csv_header() {
   echo "$h" >"$file"
 }
 
-# curve_md CSV TITLE [XFORMAT]: the markdown table of a curve's CSV, each cell
-# "median (min-max)" with numbers rounded to 3 significant digits (or whole
-# numbers when larger); XFORMAT=bytes prints x as 1 KiB, 16 MiB, ...
+# curve_md CSV TITLE XFORMAT LABELS: the markdown table of a curve's CSV, each
+# cell "median (min-max)" with numbers rounded to 3 significant digits (or
+# whole numbers when larger); XFORMAT "bytes" prints x as 1 KiB, 16 MiB, ...
+# ("" as it is); LABELS: the column titles, comma-separated, x first ("" =
+# the CSV's names).
 curve_md() {
-  python3 - "$1" "$2" "${3:-}" <<'PY'
+  python3 - "$1" "$2" "${3:-}" "${4:-}" <<'PY'
 import csv, sys
-path, title, xfmt = sys.argv[1], sys.argv[2], sys.argv[3]
+path, title, xfmt, labels = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 rows = list(csv.reader(open(path)))
 head, body = rows[0], rows[1:]
 def num(s):
@@ -69,11 +71,14 @@ def xs(s):
     for unit, n in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if v >= n and v % n == 0: return f"{v // n} {unit}"
     return f"{v} B"
-names = [head[i][:-4] for i in range(1, len(head), 3)]
+names = [head[0]] + [head[i][:-4] for i in range(1, len(head), 3)]
+if labels:
+    names = labels.split(",")
+    assert len(names) == 1 + (len(head) - 1) // 3, (labels, head)
 print(f"**{title}** (`{path.rsplit('/', 1)[-1]}`; median of the rounds, min-max in brackets)")
 print()
-print("| " + " | ".join([head[0]] + names) + " |")
-print("|" + "---|" * (1 + len(names)))
+print("| " + " | ".join(names) + " |")
+print("|" + "---|" * len(names))
 for r in body:
     cells = [xs(r[0])]
     for i in range(1, len(r), 3):

@@ -118,6 +118,6 @@ done
   echo "listing pass, each round lists through the proxy for ${DURATION} s (pages of 10,000, one client) and"
   echo "then sums the targets' VmRSS ($RSS0 MiB with the cluster empty). $ROUNDS round(s)."
   echo
-  curve_md "$CSV" "Listing names/s and targets' RSS (MiB) vs names"
+  curve_md "$CSV" "Listing names/s and targets' RSS vs names" "" "names,names/s,targets' RSS (MiB)"
 } >"$OUT/names.md"
 echo "wrote $CSV, $OUT/curve-names-rate.png, $OUT/curve-names-rss.png, $OUT/names.md"

@@ -150,6 +150,7 @@ XT="set xtics ('1 KiB' 1024, '16 KiB' 16384, '256 KiB' 262144, '1 MiB' 1048576, 
   echo "at most $PUT_MIB MiB (below 64 KiB: ${DURATION} s), deleted and synced after it. dd writes the"
   echo "same bytes in blocks of the object size to one file, no fsync. $ROUNDS round(s)."
   echo
-  curve_md "$CSV" "GET and PUT MB/s vs object size" bytes
+  curve_md "$CSV" "GET and PUT MB/s vs object size" bytes \
+    "object size,Tessera GET,nginx GET,Tessera PUT,nginx PUT,dd"
 } >"$OUT/sizes.md"
 echo "wrote $CSV, $OUT/curve-sizes-get.png, $OUT/curve-sizes-put.png, $OUT/sizes.md"

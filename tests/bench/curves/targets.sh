@@ -145,7 +145,7 @@ PY
   echo "from \`tessera bench\` on the same box. GET: $GET_MIB objects in the page cache, ${DURATION} s. PUT:"
   echo "$PUT_MIB objects per round, deleted and synced after it. $ROUNDS round(s)."
   echo
-  curve_md "$CSV" "Aggregate MB/s (10^6 B/s) vs targets"
+  curve_md "$CSV" "Aggregate MB/s (10^6 B/s) vs targets" "" "targets,GET MB/s,PUT MB/s"
   echo "16 nodes with 100 GbE, on paper (GiB/s = 2^30 B/s):"
   echo
   paper
