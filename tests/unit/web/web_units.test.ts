@@ -10,6 +10,7 @@ import { readTar, wdsSplit } from "../../../console/web/src/tar";
 import { fieldErrors } from "../../../console/web/src/spec_errors";
 import { Series, kMaxPoints } from "../../../console/web/src/history";
 import { downloadRefusal, kDownloadCap } from "../../../console/web/src/download";
+import { Listing } from "../../../console/web/src/listing";
 
 test("listing entries: size and version as numbers or strings", () => {
   const page = d.listPage({
@@ -191,4 +192,119 @@ test("who may do what on a bucket: grants on it and on *, admins everything", ()
   assert.deepEqual(d.permissionsOn(alice, "other"), ["read"]);
   assert.deepEqual(d.permissionsOn(d.who({ name: "root", admin: true }), "x"), ["read", "list", "write", "delete", "admin-bucket"]);
   assert.deepEqual(d.permissionsOn(d.who(null), "x"), []);
+});
+
+// ---- the bounded listing window (listing.ts) against a fake bucket --------
+// Sorted names; a page is the `size` names after the token (the last name of
+// the page before), as the proxy's continuation tokens are.
+function fakeBucket(names: string[], size: number) {
+  const calls: string[] = [];
+  const fetchPage = async (token: string) => {
+    calls.push(token);
+    const sorted = [...names].sort();
+    const from = token ? sorted.findIndex((n) => n > token) : 0;
+    const page = from < 0 ? [] : sorted.slice(from, from + size);
+    const end = from < 0 || from + size >= sorted.length;
+    return { token: end ? "" : page[page.length - 1], entries: page.map((name) => ({ name, size: name.length, version: "", flags: 0 })) };
+  };
+  return { calls, fetchPage };
+}
+async function settle(l: Listing) {
+  for (let i = 0; i < 1000 && l.loading; i++) await new Promise((r) => setTimeout(r, 0));
+  assert.equal(l.loading, false);
+}
+// Scrolls the view [first, first+view) and lets the listing fetch what it
+// wants, until it wants nothing; `toEnd`: the view follows the bottom as the
+// page does when End was pressed.
+async function viewAt(l: Listing, first: number, view = 30, toEnd = false) {
+  for (let i = 0; i < 100; i++) {
+    if (toEnd) first = Math.max(0, l.stats.rows - view);
+    l.want(first, first + view, 2 * view, toEnd);
+    if (!l.loading) return;
+    await settle(l);
+  }
+}
+const named = (n: number) => Array.from({ length: n }, (_, i) => `obj-${String(i).padStart(5, "0")}`);
+
+test("listing window: pages far from the view are dropped and fetched again by their token", async () => {
+  const names = named(2000);
+  const b = fakeBucket(names, 100);
+  const l = new Listing("", (t) => b.fetchPage(t), 300, () => undefined);
+  await viewAt(l, 0);
+  assert.equal(l.stats.names, 100);
+  assert.equal(l.complete, false);
+  // To the end, a page at a time, the view following the bottom.
+  await viewAt(l, 0, 30, true);
+  assert.equal(l.complete, true);
+  assert.equal(l.stats.names, 2000);
+  assert.equal(l.stats.rows, 2000);
+  assert.equal(b.calls.length, 20);
+  assert.ok(l.stats.held <= 300 + 2 * 100, `held ${JSON.stringify(l.stats)}`);
+  assert.ok(l.stats.dropped >= 15, `dropped ${l.stats.dropped}`);
+  assert.equal(l.rowAt(0), null, JSON.stringify(l.stats));  // dropped
+  assert.equal(l.rowAt(1999)?.name, "obj-01999");
+  // Back to the middle: the view's page (10) fetched again with its token
+  // first, then the one its margin reaches into (9); the right names.
+  await viewAt(l, 1000);
+  assert.deepEqual(b.calls.slice(20), ["obj-00999", "obj-00899"]);
+  assert.equal(l.stats.refetches, 2);
+  for (let i = 1000; i < 1030; i++) assert.equal(l.rowAt(i)?.name, names[i]);
+  // Totals unchanged by dropping and fetching again.
+  assert.equal(l.stats.names, 2000);
+  assert.equal(l.complete, true);
+  assert.ok(l.stats.held <= 500);
+  // Back to the top: the first page (no token).
+  await viewAt(l, 0);
+  assert.equal(b.calls.at(-1), "");
+  assert.equal(l.rowAt(0)?.name, "obj-00000");
+  l.close();
+});
+
+test("listing window: folders fold across pages, also in a page fetched again", async () => {
+  // 250 names in a/, then 250 flat: a/ is one row spanning three pages of 100.
+  const names = [...Array.from({ length: 250 }, (_, i) => `a/x${String(i).padStart(3, "0")}`), ...named(250)];
+  const b = fakeBucket(names, 100);
+  const l = new Listing("", (t) => b.fetchPage(t), 100, () => undefined);
+  await viewAt(l, 0, 10, true);
+  assert.equal(l.complete, true);
+  assert.equal(l.stats.rows, 251);
+  assert.equal(l.stats.names, 500);
+  await viewAt(l, 0, 10);
+  assert.deepEqual(l.rowAt(0), { kind: "folder", name: "a/", size: 0 });
+  assert.equal(l.rowAt(1)?.name, "obj-00000");
+  // Page 2 (a/x200..a/x249 and obj-00000..49) again: no second a/ row.
+  await viewAt(l, 240, 10);
+  assert.equal(l.rowAt(250)?.name, "obj-00249");
+  assert.equal(l.stats.rows, 251);
+  l.close();
+});
+
+test("listing window: a page fetched again that changed lists the rest again", async () => {
+  const names = named(1000);
+  const b = fakeBucket(names, 100);
+  const l = new Listing("", (t) => b.fetchPage(t), 200, () => undefined);
+  await viewAt(l, 0, 30, true);
+  assert.equal(l.stats.names, 1000);
+  assert.equal(l.rowAt(0), null);
+  // A name added in the first page while it was dropped.
+  names.push("obj-00000-new");
+  await viewAt(l, 0);
+  assert.equal(l.changed, true);
+  assert.equal(l.rowAt(1)?.name, "obj-00000-new");
+  assert.equal(l.complete, false);  // the rest is listed again
+  await viewAt(l, 0, 30, true);
+  assert.equal(l.stats.names, 1001);
+  assert.equal(l.rowAt(1000)?.name, "obj-00999");
+  l.close();
+});
+
+test("listing window: a failed page is an error, an empty bucket is complete", async () => {
+  const l = new Listing("", async () => { throw new Error("503 no targets"); }, 100, () => undefined);
+  await viewAt(l, 0);
+  assert.equal(l.error, "503 no targets");
+  const empty = new Listing("", async () => ({ token: "", entries: [] }), 100, () => undefined);
+  await viewAt(empty, 0);
+  assert.equal(empty.complete, true);
+  assert.equal(empty.stats.rows, 0);
+  assert.equal(empty.rowAt(0), null);
 });
