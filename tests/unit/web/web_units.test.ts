@@ -11,6 +11,8 @@ import { fieldErrors } from "../../../console/web/src/spec_errors";
 import { Series, kMaxPoints } from "../../../console/web/src/history";
 import { downloadRefusal, kDownloadCap } from "../../../console/web/src/download";
 import { Listing } from "../../../console/web/src/listing";
+import { checkForm, fieldOf, formOf, updateOf } from "../../../console/web/src/props_update";
+import { kListWindow, setting } from "../../../console/web/src/settings";
 
 test("listing entries: size and version as numbers or strings", () => {
   const page = d.listPage({
@@ -307,4 +309,62 @@ test("listing window: a failed page is an error, an empty bucket is complete", a
   assert.equal(empty.complete, true);
   assert.equal(empty.stats.rows, 0);
   assert.equal(empty.rowAt(0), null);
+});
+
+// ---- changing the protection (props_update.ts) ----------------------------
+function propsOf(o: { mirror?: Partial<d.BucketProps["mirror"]>; ec?: Partial<d.BucketProps["ec"]>; vwg?: boolean }): d.BucketProps {
+  return {
+    created_ns: 1, checksum: "xxhash", validate_warm_get: o.vwg ?? false, versioning: false,
+    mirror: { enabled: false, copies: 1, across_targets: false, pending: false, ...o.mirror },
+    ec: { enabled: false, data_slices: 2, parity_slices: 1, objsize_limit: 262144, pending: false, ...o.ec },
+  };
+}
+
+test("protection form: only what changed is sent, and the job it starts is said", () => {
+  const plain = propsOf({});
+  assert.deepEqual(formOf(plain), { mode: "none", copies: 2, data: 2, parity: 1, limit: 262144, validateWarmGet: false });
+  assert.deepEqual(updateOf(plain, formOf(plain)), { value: null, job: "" });
+  // One copy to 2 across targets: a reprotect job makes the copies.
+  const two = updateOf(plain, { ...formOf(plain), mode: "mirror", copies: 2 });
+  assert.deepEqual(two.value, { mirror: { enabled: true, copies: 2, across_targets: true } });
+  assert.match(two.job, /^makes 2 copies of every object/);
+  // 3 copies down to 2: drops; mirror off: drops.
+  const three = propsOf({ mirror: { enabled: true, copies: 3, across_targets: true } });
+  assert.equal(formOf(three).mode, "mirror");
+  assert.equal(updateOf(three, { ...formOf(three), copies: 2 }).job, "drops the copies no longer asked for");
+  assert.deepEqual(updateOf(three, { ...formOf(three), mode: "none" }), { value: { mirror: { enabled: false } }, job: "drops the copies no longer asked for" });
+  // Mirror to erasure coding in one update (the cluster refuses both on).
+  const toEc = updateOf(three, { ...formOf(three), mode: "ec", data: 1, parity: 1 });
+  assert.deepEqual(toEc.value, { mirror: { enabled: false }, ec: { enabled: true, data_slices: 1, parity_slices: 1 } });
+  assert.match(toEc.job, /^cuts every object already in the bucket into 1 data \+ 1 parity slices/);
+  // Erasure coding on: the limit alone changes, no job; off: no job.
+  const ec = propsOf({ ec: { enabled: true, data_slices: 1, parity_slices: 1 } });
+  assert.deepEqual(updateOf(ec, { ...formOf(ec), limit: 1024 }), { value: { ec: { objsize_limit: 1024 } }, job: "" });
+  assert.deepEqual(updateOf(ec, { ...formOf(ec), mode: "none" }), { value: { ec: { enabled: false } }, job: "" });
+  // The checksum check on GET: no job.
+  assert.deepEqual(updateOf(plain, { ...formOf(plain), validateWarmGet: true }), { value: { checksum: { validate_warm_get: true } }, job: "" });
+  // Copies on the mountpaths of each target: the form keeps them until a mirror change, which moves them across targets.
+  const mp = propsOf({ mirror: { enabled: true, copies: 2, across_targets: false } });
+  assert.deepEqual(updateOf(mp, formOf(mp)).value, { mirror: { enabled: true, copies: 2, across_targets: true } });
+  assert.equal(updateOf(mp, { ...formOf(mp), mode: "none" }).job, "drops the copies no longer asked for");
+});
+
+test("protection form: values out of the API's bounds stay on the page; the cluster's refusals find their field", () => {
+  const f = formOf(propsOf({}));
+  assert.equal(checkForm({ ...f, mode: "mirror", copies: 9 })?.field, "copies");
+  assert.equal(checkForm({ ...f, mode: "mirror", copies: NaN })?.field, "copies");
+  assert.equal(checkForm({ ...f, mode: "mirror", copies: 2.5 })?.field, "copies");
+  assert.equal(checkForm({ ...f, mode: "ec", data: 17 })?.field, "slices");
+  assert.equal(checkForm({ ...f, mode: "ec", limit: -1 })?.field, "limit");
+  assert.equal(checkForm({ ...f, mode: "ec" }), null);
+  assert.equal(checkForm({ ...f, mode: "ec", copies: NaN }), null);  // copies do not matter then
+  assert.equal(fieldOf("mirror.copies is 4 but the cluster has 3 target(s): each copy needs a target of its own"), "copies");
+  assert.equal(fieldOf("ec.data_slices + ec.parity_slices + 1 is 5 (3 + 1 + 1) but the cluster has 3 target(s)"), "slices");
+  assert.equal(fieldOf("ec.enabled and mirror.enabled exclude each other: a bucket is either mirrored or erasure coded"), "mode");
+  assert.equal(fieldOf("ec.objsize_limit must be an integer from 0 to 1073741824"), "limit");
+  assert.equal(fieldOf("bucket \"x\" does not exist"), "");
+});
+
+test("settings: defaults without storage", () => {
+  assert.equal(setting(kListWindow), 50000);
 });
