@@ -77,6 +77,7 @@ export class Listing {
   private ctl: AbortController | null = null;
   private closed = false;
   private inFlight = -1;  // the page index being fetched (pages.length: the next new one)
+  private view = { first: 0, last: 0 };  // the rows in view, as last told
   error = "";
   changed = false;        // a page fetched again differed: the rest was read again
   stats: ListingStats = { rows: 0, names: 0, held: 0, fetches: 0, refetches: 0, dropped: 0 };
@@ -111,6 +112,7 @@ export class Listing {
   // within `margin` rows of the end of the listing (or `toEnd`: the user
   // asked for the end).
   want(first: number, last: number, margin: number, toEnd: boolean): void {
+    this.view = { first, last };
     if (this.closed || this.inFlight >= 0 || this.error) return;
     const lo = Math.max(0, first - margin);
     const hi = last + margin;
@@ -128,16 +130,16 @@ export class Listing {
       }
     }
     if (best >= 0) {
-      void this.load(best, first, last);
+      void this.load(best);
       return;
     }
     if (this.pages.length === 0 || (!this.complete && (toEnd || hi >= this.stats.rows))) {
-      void this.load(this.pages.length, first, last);
+      void this.load(this.pages.length);
     }
   }
 
   // Fetches page `p` (pages.length: the next new one).
-  private async load(p: number, first: number, last: number): Promise<void> {
+  private async load(p: number): Promise<void> {
     const isNew = p === this.pages.length;
     const token = isNew ? this.pages.at(-1)?.next ?? "" : this.pages[p].token;
     this.inFlight = p;
@@ -181,7 +183,8 @@ export class Listing {
       }
     }
     this.recount();
-    this.trim(first, last);
+    // Around the view as it is now (it moved while the page was fetched).
+    this.trim(this.view.first, this.view.last);
     this.onChange();
   }
 

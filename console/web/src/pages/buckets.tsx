@@ -188,10 +188,19 @@ function ObjectList({ bucket, route, usage, bmdVersion }: { bucket: string; rout
       </a>
     ));
   }
-  // Keys that scroll the list away from its end stop "going to the end".
+  // End goes to the end of the listing, paging on; Home to its top. Both
+  // jump at once (the browser's own End animates towards the end the list
+  // had when pressed, which pulls the view back as pages come in). Keys that
+  // scroll up stop "going to the end".
   const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key === "End") setToEnd(true);
-    else if (["Home", "PageUp", "ArrowUp"].includes(e.key)) setToEnd(false);
+    const el = box.current;
+    if ((e.key === "End" || e.key === "Home") && el && !e.altKey && !e.ctrlKey && !e.metaKey && !e.shiftKey) {
+      e.preventDefault();
+      el.scrollTop = e.key === "End" ? el.scrollHeight : 0;
+      setToEnd(e.key === "End");
+    } else if (["PageUp", "ArrowUp"].includes(e.key)) {
+      setToEnd(false);
+    }
   };
 
   const onDrop = async (e: DragEvent) => {
