@@ -794,7 +794,6 @@ async function journey() {
     ["shard", `/console/buckets/demo?prefix=shards%2F&object=${encodeURIComponent("shards/shard-0000.tar")}`, (p) =>
       p.waitForFunction(() => [...document.querySelectorAll("[data-testid=sample-row] img.thumb")].filter((i) => i.naturalWidth === 32).length === 8)],
     ["dsort", "/console/sort", (p) => p.locator("[data-testid=spec-text]").waitFor()],
-    ["bucket-props", "/console/buckets/demo?props=1", (p) => p.locator("[data-testid=props-form] [data-testid=props-apply]").waitFor()],
     ["ishard", "/console/ishard", (p) => p.locator("[data-testid=spec-text]").waitFor()],
   ];
   let shooting = true;
@@ -906,6 +905,14 @@ async function journey() {
   await page.locator("[data-testid=props-protection]").filter({ hasText: "2 copies across targets" }).waitFor();
   check(await form.locator("[data-testid=props-apply]").isDisabled(), "the form follows the new properties");
   await shot(page, "bucket-props");
+  for (const [scheme, width] of [["light", 768], ["dark", 1280], ["dark", 768]]) {
+    const sp = await newPage({ colorScheme: scheme, viewport: { width, height: width === 768 ? 1024 : 800 } });
+    await sp.goto(`${base}/console/buckets/demo?props=1`);
+    await sp.locator("[data-testid=props-form] input[aria-label=copies]").waitFor();
+    check(await sp.evaluate(() => document.documentElement.scrollWidth <= innerWidth), `bucket properties: no horizontal scroll at ${width} px`);
+    await shot(sp, `bucket-props${scheme === "dark" ? "-dark" : ""}${width === 768 ? "-768" : ""}`);
+    await sp.close();
+  }
   step(`protection changed on the page: 4 copies refused on the field, Cancel, then 2 copies: ${reprotectId} finished, read back`);
   await jobLink.click();
   await page.waitForURL(/\/console\/jobs\/reprotect/);
