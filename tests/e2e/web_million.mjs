@@ -93,9 +93,15 @@ async function walk(win) {
 
   // Back to the middle by the scroll bar (the box may be scaled: the row is found by its index).
   const mid = Math.floor(names / 2);
+  console.log(`  (${win || "default"}: End to the end in ${(toEnd / 1000).toFixed(1)} s, ${fetches} pages)`);
   const t2 = Date.now();
   await page.locator("[data-testid=object-rows]").evaluate((el, f) => (el.scrollTop = f * (el.scrollHeight - el.clientHeight)), mid / names);
-  await page.locator("[data-testid=listing-state]:not(:has-text('loading'))").waitFor();
+  // The rows there drawn from their pages (fetched again if dropped), none still pending.
+  await page.waitForFunction((m) => {
+    const rows = [...document.querySelectorAll(".obj-row")];
+    return rows.length > 10 && rows.every((r) => !r.classList.contains("pending")) &&
+      rows.some((r) => Math.abs(Number(r.getAttribute("data-row")) - m) < 100);
+  }, mid);
   const shown = await page.locator(".obj-row:not(.pending)").evaluateAll((rows) =>
     rows.map((r) => [Number(r.getAttribute("data-row")), r.getAttribute("data-name")]));
   const backMs = Date.now() - t2;
