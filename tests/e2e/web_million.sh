@@ -14,7 +14,7 @@
 #   needs: installers/build.sh release (tessera-node, tessera, the web console
 #   with its npm modules), /usr/bin/chromium (installers/deps.sh)
 # The cleanup removes the cluster's data directory: a million files take the
-# disk minutes to unlink (over 20 on the 2-core test machine).
+# disk minutes to unlink (15 to 30 on the 2-core test machine).
 set -euo pipefail
 NAMES=1000000
 WINDOW=""
