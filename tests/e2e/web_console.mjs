@@ -904,6 +904,7 @@ async function journey() {
   check(mirrored.mirror.enabled && Number(mirrored.mirror.copies) === 2, `read back: ${JSON.stringify(mirrored.mirror)}`);
   await page.locator("[data-testid=props-protection]").filter({ hasText: "2 copies across targets" }).waitFor();
   check(await form.locator("[data-testid=props-apply]").isDisabled(), "the form follows the new properties");
+  await page.mouse.move(0, 0);  // no row under the pointer in the screenshot
   await shot(page, "bucket-props");
   for (const [scheme, width] of [["light", 768], ["dark", 1280], ["dark", 768]]) {
     const sp = await newPage({ colorScheme: scheme, viewport: { width, height: width === 768 ? 1024 : 800 } });
