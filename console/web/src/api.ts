@@ -186,6 +186,16 @@ export async function bucketProps(name: string): Promise<d.BucketProps> {
   const r = await call(`/v1/buckets/${enc(name)}`, { method: "HEAD" });
   return d.bucketProps(r.headers.get("ais-bucket-props"), r.headers.get("tessera-bucket-props-ext"));
 }
+// PATCH /v1/buckets/<b> set-bprops (admin-bucket permission): the cluster
+// checks the change and pushes it to every target before it answers (the
+// page then reads the properties back with bucketProps()).
+export async function setBucketProps(name: string, value: Record<string, unknown>): Promise<void> {
+  await call(`/v1/buckets/${enc(name)}`, {
+    method: "PATCH",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ action: "set-bprops", value }),
+  });
+}
 export async function whoami(): Promise<d.Who> {
   return d.who(await getJson("/v1/whoami"));
 }

@@ -10,6 +10,9 @@ import { readTar, wdsSplit } from "../../../console/web/src/tar";
 import { fieldErrors } from "../../../console/web/src/spec_errors";
 import { Series, kMaxPoints } from "../../../console/web/src/history";
 import { downloadRefusal, kDownloadCap } from "../../../console/web/src/download";
+import { Listing } from "../../../console/web/src/listing";
+import { checkForm, fieldOf, formOf, updateOf } from "../../../console/web/src/props_update";
+import { kListWindow, setting } from "../../../console/web/src/settings";
 
 test("listing entries: size and version as numbers or strings", () => {
   const page = d.listPage({
@@ -191,4 +194,177 @@ test("who may do what on a bucket: grants on it and on *, admins everything", ()
   assert.deepEqual(d.permissionsOn(alice, "other"), ["read"]);
   assert.deepEqual(d.permissionsOn(d.who({ name: "root", admin: true }), "x"), ["read", "list", "write", "delete", "admin-bucket"]);
   assert.deepEqual(d.permissionsOn(d.who(null), "x"), []);
+});
+
+// ---- the bounded listing window (listing.ts) against a fake bucket --------
+// Sorted names; a page is the `size` names after the token (the last name of
+// the page before), as the proxy's continuation tokens are.
+function fakeBucket(names: string[], size: number) {
+  const calls: string[] = [];
+  const fetchPage = async (token: string) => {
+    calls.push(token);
+    const sorted = [...names].sort();
+    const from = token ? sorted.findIndex((n) => n > token) : 0;
+    const page = from < 0 ? [] : sorted.slice(from, from + size);
+    const end = from < 0 || from + size >= sorted.length;
+    return { token: end ? "" : page[page.length - 1], entries: page.map((name) => ({ name, size: name.length, version: "", flags: 0 })) };
+  };
+  return { calls, fetchPage };
+}
+async function settle(l: Listing) {
+  for (let i = 0; i < 1000 && l.loading; i++) await new Promise((r) => setTimeout(r, 0));
+  assert.equal(l.loading, false);
+}
+// Scrolls the view [first, first+view) and lets the listing fetch what it
+// wants, until it wants nothing; `toEnd`: the view follows the bottom as the
+// page does when End was pressed.
+async function viewAt(l: Listing, first: number, view = 30, toEnd = false) {
+  for (let i = 0; i < 100; i++) {
+    if (toEnd) first = Math.max(0, l.stats.rows - view);
+    l.want(first, first + view, 2 * view, toEnd);
+    if (!l.loading) return;
+    await settle(l);
+  }
+}
+const named = (n: number) => Array.from({ length: n }, (_, i) => `obj-${String(i).padStart(5, "0")}`);
+
+test("listing window: pages far from the view are dropped and fetched again by their token", async () => {
+  const names = named(2000);
+  const b = fakeBucket(names, 100);
+  const l = new Listing("", (t) => b.fetchPage(t), 300, () => undefined);
+  await viewAt(l, 0);
+  assert.equal(l.stats.names, 100);
+  assert.equal(l.complete, false);
+  // To the end, a page at a time, the view following the bottom.
+  await viewAt(l, 0, 30, true);
+  assert.equal(l.complete, true);
+  assert.equal(l.stats.names, 2000);
+  assert.equal(l.stats.rows, 2000);
+  assert.equal(b.calls.length, 20);
+  assert.ok(l.stats.held <= 300 + 2 * 100, `held ${JSON.stringify(l.stats)}`);
+  assert.ok(l.stats.dropped >= 15, `dropped ${l.stats.dropped}`);
+  assert.equal(l.rowAt(0), null, JSON.stringify(l.stats));  // dropped
+  assert.equal(l.rowAt(1999)?.name, "obj-01999");
+  // Back to the middle: the view's page (10) fetched again with its token
+  // first, then the one its margin reaches into (9); the right names.
+  await viewAt(l, 1000);
+  assert.deepEqual(b.calls.slice(20), ["obj-00999", "obj-00899"]);
+  assert.equal(l.stats.refetches, 2);
+  for (let i = 1000; i < 1030; i++) assert.equal(l.rowAt(i)?.name, names[i]);
+  // Totals unchanged by dropping and fetching again.
+  assert.equal(l.stats.names, 2000);
+  assert.equal(l.complete, true);
+  assert.ok(l.stats.held <= 500);
+  // Back to the top: the first page (no token).
+  await viewAt(l, 0);
+  assert.equal(b.calls.at(-1), "");
+  assert.equal(l.rowAt(0)?.name, "obj-00000");
+  l.close();
+});
+
+test("listing window: folders fold across pages, also in a page fetched again", async () => {
+  // 250 names in a/, then 250 flat: a/ is one row spanning three pages of 100.
+  const names = [...Array.from({ length: 250 }, (_, i) => `a/x${String(i).padStart(3, "0")}`), ...named(250)];
+  const b = fakeBucket(names, 100);
+  const l = new Listing("", (t) => b.fetchPage(t), 100, () => undefined);
+  await viewAt(l, 0, 10, true);
+  assert.equal(l.complete, true);
+  assert.equal(l.stats.rows, 251);
+  assert.equal(l.stats.names, 500);
+  await viewAt(l, 0, 10);
+  assert.deepEqual(l.rowAt(0), { kind: "folder", name: "a/", size: 0 });
+  assert.equal(l.rowAt(1)?.name, "obj-00000");
+  // Page 2 (a/x200..a/x249 and obj-00000..49) again: no second a/ row.
+  await viewAt(l, 240, 10);
+  assert.equal(l.rowAt(250)?.name, "obj-00249");
+  assert.equal(l.stats.rows, 251);
+  l.close();
+});
+
+test("listing window: a page fetched again that changed lists the rest again", async () => {
+  const names = named(1000);
+  const b = fakeBucket(names, 100);
+  const l = new Listing("", (t) => b.fetchPage(t), 200, () => undefined);
+  await viewAt(l, 0, 30, true);
+  assert.equal(l.stats.names, 1000);
+  assert.equal(l.rowAt(0), null);
+  // A name added in the first page while it was dropped.
+  names.push("obj-00000-new");
+  await viewAt(l, 0);
+  assert.equal(l.changed, true);
+  assert.equal(l.rowAt(1)?.name, "obj-00000-new");
+  assert.equal(l.complete, false);  // the rest is listed again
+  await viewAt(l, 0, 30, true);
+  assert.equal(l.stats.names, 1001);
+  assert.equal(l.rowAt(1000)?.name, "obj-00999");
+  l.close();
+});
+
+test("listing window: a failed page is an error, an empty bucket is complete", async () => {
+  const l = new Listing("", async () => { throw new Error("503 no targets"); }, 100, () => undefined);
+  await viewAt(l, 0);
+  assert.equal(l.error, "503 no targets");
+  const empty = new Listing("", async () => ({ token: "", entries: [] }), 100, () => undefined);
+  await viewAt(empty, 0);
+  assert.equal(empty.complete, true);
+  assert.equal(empty.stats.rows, 0);
+  assert.equal(empty.rowAt(0), null);
+});
+
+// ---- changing the protection (props_update.ts) ----------------------------
+function propsOf(o: { mirror?: Partial<d.BucketProps["mirror"]>; ec?: Partial<d.BucketProps["ec"]>; vwg?: boolean }): d.BucketProps {
+  return {
+    created_ns: 1, checksum: "xxhash", validate_warm_get: o.vwg ?? false, versioning: false,
+    mirror: { enabled: false, copies: 1, across_targets: false, pending: false, ...o.mirror },
+    ec: { enabled: false, data_slices: 2, parity_slices: 1, objsize_limit: 262144, pending: false, ...o.ec },
+  };
+}
+
+test("protection form: only what changed is sent, and the job it starts is said", () => {
+  const plain = propsOf({});
+  assert.deepEqual(formOf(plain), { mode: "none", copies: 2, data: 2, parity: 1, limit: 262144, validateWarmGet: false });
+  assert.deepEqual(updateOf(plain, formOf(plain)), { value: null, job: "" });
+  // One copy to 2 across targets: a reprotect job makes the copies.
+  const two = updateOf(plain, { ...formOf(plain), mode: "mirror", copies: 2 });
+  assert.deepEqual(two.value, { mirror: { enabled: true, copies: 2, across_targets: true } });
+  assert.match(two.job, /^makes 2 copies of every object/);
+  // 3 copies down to 2: drops; mirror off: drops.
+  const three = propsOf({ mirror: { enabled: true, copies: 3, across_targets: true } });
+  assert.equal(formOf(three).mode, "mirror");
+  assert.equal(updateOf(three, { ...formOf(three), copies: 2 }).job, "drops the copies no longer asked for");
+  assert.deepEqual(updateOf(three, { ...formOf(three), mode: "none" }), { value: { mirror: { enabled: false } }, job: "drops the copies no longer asked for" });
+  // Mirror to erasure coding in one update (the cluster refuses both on).
+  const toEc = updateOf(three, { ...formOf(three), mode: "ec", data: 1, parity: 1 });
+  assert.deepEqual(toEc.value, { mirror: { enabled: false }, ec: { enabled: true, data_slices: 1, parity_slices: 1 } });
+  assert.match(toEc.job, /^cuts every object already in the bucket into 1 data \+ 1 parity slices/);
+  // Erasure coding on: the limit alone changes, no job; off: no job.
+  const ec = propsOf({ ec: { enabled: true, data_slices: 1, parity_slices: 1 } });
+  assert.deepEqual(updateOf(ec, { ...formOf(ec), limit: 1024 }), { value: { ec: { objsize_limit: 1024 } }, job: "" });
+  assert.deepEqual(updateOf(ec, { ...formOf(ec), mode: "none" }), { value: { ec: { enabled: false } }, job: "" });
+  // The checksum check on GET: no job.
+  assert.deepEqual(updateOf(plain, { ...formOf(plain), validateWarmGet: true }), { value: { checksum: { validate_warm_get: true } }, job: "" });
+  // Copies on the mountpaths of each target: the form keeps them until a mirror change, which moves them across targets.
+  const mp = propsOf({ mirror: { enabled: true, copies: 2, across_targets: false } });
+  assert.deepEqual(updateOf(mp, formOf(mp)).value, { mirror: { enabled: true, copies: 2, across_targets: true } });
+  assert.equal(updateOf(mp, { ...formOf(mp), mode: "none" }).job, "drops the copies no longer asked for");
+});
+
+test("protection form: values out of the API's bounds stay on the page; the cluster's refusals find their field", () => {
+  const f = formOf(propsOf({}));
+  assert.equal(checkForm({ ...f, mode: "mirror", copies: 9 })?.field, "copies");
+  assert.equal(checkForm({ ...f, mode: "mirror", copies: NaN })?.field, "copies");
+  assert.equal(checkForm({ ...f, mode: "mirror", copies: 2.5 })?.field, "copies");
+  assert.equal(checkForm({ ...f, mode: "ec", data: 17 })?.field, "slices");
+  assert.equal(checkForm({ ...f, mode: "ec", limit: -1 })?.field, "limit");
+  assert.equal(checkForm({ ...f, mode: "ec" }), null);
+  assert.equal(checkForm({ ...f, mode: "ec", copies: NaN }), null);  // copies do not matter then
+  assert.equal(fieldOf("mirror.copies is 4 but the cluster has 3 target(s): each copy needs a target of its own"), "copies");
+  assert.equal(fieldOf("ec.data_slices + ec.parity_slices + 1 is 5 (3 + 1 + 1) but the cluster has 3 target(s)"), "slices");
+  assert.equal(fieldOf("ec.enabled and mirror.enabled exclude each other: a bucket is either mirrored or erasure coded"), "mode");
+  assert.equal(fieldOf("ec.objsize_limit must be an integer from 0 to 1073741824"), "limit");
+  assert.equal(fieldOf("bucket \"x\" does not exist"), "");
+});
+
+test("settings: defaults without storage", () => {
+  assert.equal(setting(kListWindow), 50000);
 });

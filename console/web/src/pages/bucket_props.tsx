@@ -1,14 +1,17 @@
-// A bucket's properties, read-only, as the desktop console's properties
-// dialog shows them: its protection (copies or erasure coding, and whether
-// some objects may still lack them), its object count and size from the
-// targets' last usage scan, when it was created, its checksum and
-// versioning, and who may do what on it. Only the public REST API: HEAD
-// /v1/buckets/<b> (read permission), GET /v1/whoami and, for an admin,
-// GET /v1/users. Read again when the feed says the buckets changed.
+// A bucket's properties as the desktop console's properties dialog shows
+// them: its protection (copies or erasure coding, and whether some objects
+// may still lack them), its object count and size from the targets' last
+// usage scan, when it was created, its checksum and versioning, and who may
+// do what on it; and the form that changes the protection
+// (protection_form.tsx), read-only without the admin-bucket permission.
+// Only the public REST API: HEAD /v1/buckets/<b> (read permission), GET
+// /v1/whoami and, for an admin, GET /v1/users; PATCH /v1/buckets/<b> to
+// change. Read again when the feed says the buckets changed.
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
 import * as d from "../decode";
 import * as fmt from "../format";
+import { ProtectionFormView } from "./protection_form";
 
 interface Access {
   me: d.Who;
@@ -44,6 +47,8 @@ export function BucketProps({ bucket, usage, bmdVersion, onClose }:
     api.bucketProps(bucket).then((p) => live && (setProps(p), setError(""))).catch((e) => live && setError((e as Error).message));
     return () => void (live = false);
   }, [bucket, bmdVersion]);
+  // Read back after a change (the feed's bucket metadata may come later).
+  const readBack = async () => setProps(await api.bucketProps(bucket));
   useEffect(() => {
     let live = true;
     setAccess(null);
@@ -55,6 +60,11 @@ export function BucketProps({ bucket, usage, bmdVersion, onClose }:
     })().catch((e) => live && setError((e as Error).message));
     return () => void (live = false);
   }, [bucket]);
+  const session = api.currentSession();
+  const mine = access ? d.permissionsOn(access.me, bucket) : [];
+  const canEdit = !session || mine.includes("admin-bucket");
+  const readOnlyWhy = !access ? "reading your permissions…"
+    : `read-only: changing the protection needs the admin-bucket permission on ${bucket} (you may: ${mine.length ? mine.join(", ") : "nothing"})`;
   const pending = props && ((props.mirror.enabled && props.mirror.pending) || (props.ec.enabled && props.ec.pending));
   return (
     <section class="bucket-props" data-testid="bucket-props" aria-label={`properties of ${bucket}`}>
@@ -87,6 +97,7 @@ export function BucketProps({ bucket, usage, bmdVersion, onClose }:
           <dd data-testid="props-access"><AccessLine bucket={bucket} access={access} /></dd>
         </dl>
       ) : !error && <p class="dim">reading…</p>}
+      {props && <ProtectionFormView bucket={bucket} props={props} canEdit={canEdit} readOnlyWhy={readOnlyWhy} onApplied={readBack} />}
     </section>
   );
 }

@@ -1,6 +1,7 @@
 // Buckets: the list (create; destroy after typing the bucket's name), the
 // selected bucket's objects listed lazily by continuation token (pages of
-// kPageSize, the next one fetched as the list scrolls near its end; only
+// kPageSize, the next one fetched as the list scrolls near its end, End
+// pages on to the end; the rows held in a bounded window, listing.ts; only
 // the rows in view are in the DOM), a prefix search on the server, virtual
 // folders from '/' in names, "listing complete / incomplete" always shown,
 // a drop zone for uploads, the preview of the selected object, and the
@@ -11,6 +12,8 @@ import * as fmt from "../format";
 import { BucketInfo } from "../decode";
 import { State } from "../feed";
 import { href, navigate, Route } from "../route";
+import { Listing } from "../listing";
+import { kListWindow, setting } from "../settings";
 import { droppedFiles, uploads } from "../uploads";
 import { BucketProps } from "./bucket_props";
 import { isShard, Preview } from "./preview";
@@ -18,12 +21,6 @@ import { UploadPanel } from "./upload_panel";
 
 export const kPageSize = 1000;
 const kRowHeight = 28;
-
-interface Row {
-  kind: "folder" | "object";
-  name: string;  // full name (a folder's ends with '/')
-  size: number;
-}
 
 function BucketList({ s, selected }: { s: State; selected: string }) {
   const [names, setNames] = useState<string[]>([]);
@@ -89,78 +86,39 @@ function BucketList({ s, selected }: { s: State; selected: string }) {
   );
 }
 
+// The object list's geometry: rows of kRowHeight px, drawn only in view.
+// A listing taller than kMaxScrollPx (357,142 rows) scrolls a box of that
+// height, each scrolled pixel moving the rows proportionally more (browsers
+// cap an element's height near 33 million px).
+const kMaxScrollPx = 10_000_000;
+
 function ObjectList({ bucket, route, usage, bmdVersion }: { bucket: string; route: Route; usage?: BucketInfo; bmdVersion: number }) {
   const prefix = route.params.get("prefix") ?? "";
   const showProps = route.params.get("props") === "1";
   const search = route.params.get("q") ?? "";
   const selected = route.params.get("object") ?? "";
-  // The listed rows, appended in place (a page is not a copy of all the
-  // rows before it: a million-object listing stays linear); `rowCount`
-  // makes the change a render.
-  const rowsRef = useRef<Row[]>([]);
-  const [rowCount, setRowCount] = useState(0);
-  const rows = rowsRef.current;
-  const [token, setToken] = useState("");
-  const [complete, setComplete] = useState(false);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState("");
-  const [objects, setObjects] = useState(0);
+  const [listing, setListing] = useState<Listing | null>(null);
+  const [, setVersion] = useState(0);
   const [query, setQuery] = useState(search);
   const [scrollTop, setScrollTop] = useState(0);
   const [viewH, setViewH] = useState(600);
   const [dragOver, setDragOver] = useState(false);
   const [reloadKey, setReloadKey] = useState(0);
+  // End pressed in the list: page on to the end of the listing, the view kept at the bottom.
+  const [toEnd, setToEnd] = useState(false);
   const box = useRef<HTMLDivElement>(null);
-  const gen = useRef(0);
-  const ctl = useRef<AbortController | null>(null);
-  const lastFolder = useRef("");
 
   const listPrefix = prefix + search;
-  const loadPage = async (tok: string, g: number) => {
-    setLoading(true);
-    ctl.current = new AbortController();
-    try {
-      const page = await api.listObjects(bucket, { prefix: listPrefix, token: tok, pageSize: kPageSize }, ctl.current.signal);
-      if (g !== gen.current) return;
-      const add: Row[] = [];
-      for (const e of page.entries) {
-        const rest = e.name.slice(prefix.length);
-        const slash = rest.indexOf("/");
-        if (slash >= 0) {
-          const folder = prefix + rest.slice(0, slash + 1);
-          if (folder !== lastFolder.current) add.push({ kind: "folder", name: folder, size: 0 });
-          lastFolder.current = folder;
-        } else {
-          add.push({ kind: "object", name: e.name, size: e.size });
-        }
-      }
-      for (const r of add) rowsRef.current.push(r);
-      setRowCount(rowsRef.current.length);
-      setObjects((n) => n + page.entries.length);
-      setToken(page.token);
-      setComplete(page.token === "");
-      setError("");
-    } catch (e) {
-      if (g === gen.current && !ctl.current?.signal.aborted) setError((e as Error).message);
-    } finally {
-      if (g === gen.current) setLoading(false);
-    }
-  };
-
   useEffect(() => {
-    ctl.current?.abort();
-    const g = ++gen.current;
-    lastFolder.current = "";
-    rowsRef.current = [];
-    setRowCount(0);
-    setToken("");
-    setComplete(false);
-    setObjects(0);
-    setError("");
+    const l = new Listing(prefix, (token, signal) =>
+      api.listObjects(bucket, { prefix: listPrefix, token, pageSize: kPageSize }, signal), setting(kListWindow),
+    () => setVersion((v) => v + 1));
+    setListing(l);
     setQuery(search);
+    setToEnd(false);
+    setScrollTop(0);
     if (box.current) box.current.scrollTop = 0;
-    void loadPage("", g);
-    return () => ctl.current?.abort();
+    return () => l.close();
   }, [bucket, listPrefix, reloadKey]);
 
   // The listing again once the uploads into this bucket are all over.
@@ -181,16 +139,69 @@ function ObjectList({ bucket, route, usage, bmdVersion }: { bucket: string; rout
     return () => ro.disconnect();
   }, []);
 
-  // The next page when the view comes within two screens of the end.
+  const st = listing?.stats;
+  const total = st?.rows ?? 0;
+  const complete = listing?.complete ?? false;
+  const loading = listing?.loading ?? true;
+  const error = listing?.error ?? "";
+  const realH = total * kRowHeight;
+  const boxH = Math.min(realH, kMaxScrollPx);
+  // Scrolled pixels to content pixels (1 below kMaxScrollPx).
+  const scale = boxH > viewH ? (realH - viewH) / (boxH - viewH) : 1;
+  const contentTop = scrollTop * scale;
+  const first = Math.max(0, Math.floor(contentTop / kRowHeight) - 10);
+  const last = Math.min(total, Math.ceil((contentTop + viewH) / kRowHeight) + 10);
+  const screen = Math.ceil(viewH / kRowHeight);
+
+  // What the view needs: a dropped page in it, or the next page within two screens of the end.
   useEffect(() => {
-    if (!loading && !complete && !error && token && scrollTop + viewH * 3 >= rows.length * kRowHeight) void loadPage(token, gen.current);
-  }, [scrollTop, viewH, rowCount, loading, complete, token, error]);
+    listing?.want(first, last, 2 * screen, toEnd);
+  }, [listing, first, last, screen, toEnd, total, loading, complete]);
+  // Going to the end: the view follows the bottom as pages come in.
+  useEffect(() => {
+    if (!toEnd || !box.current) return;
+    box.current.scrollTop = box.current.scrollHeight;
+    if (complete || error) setToEnd(false);
+  }, [toEnd, total, complete, error]);
 
   const go = (params: Record<string, string>) =>
     navigate(href("buckets", bucket, { prefix, q: search, object: selected, props: showProps ? "1" : "", ...params }));
   const crumbs = prefix.split("/").filter(Boolean);
-  const first = Math.max(0, Math.floor(scrollTop / kRowHeight) - 10);
-  const last = Math.min(rows.length, Math.ceil((scrollTop + viewH) / kRowHeight) + 10);
+  const objects = st?.names ?? 0;
+  const drawn: preact.JSX.Element[] = [];
+  for (let i = first; i < last; i++) {
+    const r = listing?.rowAt(i);
+    const top = `${scrollTop + i * kRowHeight - contentTop}px`;
+    if (!r) {
+      drawn.push(<div key={`pending-${i}`} class="obj-row pending" style={{ top }} aria-hidden="true"><span class="dim">…</span></div>);
+      continue;
+    }
+    const label = r.name.slice(prefix.length);
+    drawn.push(r.kind === "folder" ? (
+      <a key={r.name} class="obj-row folder" style={{ top }} href={href("buckets", bucket, { prefix: r.name })} data-name={r.name} data-row={i}>
+        <span>{label}</span><span class="tag">folder</span>
+      </a>
+    ) : (
+      <a key={r.name} class={`obj-row${r.name === selected ? " selected" : ""}`} style={{ top }} data-name={r.name} data-row={i}
+        href={href("buckets", bucket, { prefix, q: search, object: r.name })}>
+        <span>{label}{isShard(r.name) && <span class="tag">shard</span>}</span><span class="num">{fmt.bytes(r.size)}</span>
+      </a>
+    ));
+  }
+  // End goes to the end of the listing, paging on; Home to its top. Both
+  // jump at once (the browser's own End animates towards the end the list
+  // had when pressed, which pulls the view back as pages come in). Keys that
+  // scroll up stop "going to the end".
+  const onKeyDown = (e: KeyboardEvent) => {
+    const el = box.current;
+    if ((e.key === "End" || e.key === "Home") && el && !e.altKey && !e.ctrlKey && !e.metaKey && !e.shiftKey) {
+      e.preventDefault();
+      el.scrollTop = e.key === "End" ? el.scrollHeight : 0;
+      setToEnd(e.key === "End");
+    } else if (["PageUp", "ArrowUp"].includes(e.key)) {
+      setToEnd(false);
+    }
+  };
 
   const onDrop = async (e: DragEvent) => {
     e.preventDefault();
@@ -226,8 +237,10 @@ function ObjectList({ bucket, route, usage, bmdVersion }: { bucket: string; rout
         <label class="button">Upload a folder<input type="file" multiple class="hidden-input" onChange={onPick} data-testid="folder-input" {...{ webkitdirectory: true }} /></label>
       </form>
       {showProps && <BucketProps bucket={bucket} usage={usage} bmdVersion={bmdVersion} onClose={() => go({ props: "" })} />}
-      <p class="listing-state" data-testid="listing-state" data-complete={complete ? "true" : "false"}>
-        {objects} {objects === 1 ? "object" : "objects"}{search ? ` starting with “${prefix}${search}”` : ""} · {complete ? "listing complete" : loading ? "listing incomplete, loading…" : "listing incomplete"}
+      <p class="listing-state" data-testid="listing-state" data-complete={complete ? "true" : "false"}
+        data-held={st?.held ?? 0} data-fetches={st?.fetches ?? 0} data-refetches={st?.refetches ?? 0} data-dropped={st?.dropped ?? 0}>
+        {objects} {objects === 1 ? "object" : "objects"}{search ? ` starting with “${prefix}${search}”` : ""} · {complete ? "listing complete" : loading ? (toEnd ? "listing incomplete, going to the end…" : "listing incomplete, loading…") : "listing incomplete"}
+        {listing?.changed && <span class="warn"> · the bucket changed while listed: read again from there</span>}
         {error && <span class="error" role="alert"> · {error}</span>}
       </p>
       <div
@@ -236,27 +249,17 @@ function ObjectList({ bucket, route, usage, bmdVersion }: { bucket: string; rout
         tabIndex={0}
         data-testid="object-rows"
         onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)}
+        onKeyDown={onKeyDown}
+        onWheel={(e) => e.deltaY < 0 && setToEnd(false)}
+        onMouseDown={() => setToEnd(false)}
         onDragOver={(e) => { e.preventDefault(); setDragOver(true); }}
         onDragLeave={() => setDragOver(false)}
         onDrop={onDrop}
       >
-        <div style={{ height: `${rows.length * kRowHeight}px`, position: "relative" }}>
-          {rows.slice(first, last).map((r, i) => {
-            const top = (first + i) * kRowHeight;
-            const label = r.name.slice(prefix.length);
-            return r.kind === "folder" ? (
-              <a key={r.name} class="obj-row folder" style={{ top: `${top}px` }} href={href("buckets", bucket, { prefix: r.name })} data-name={r.name}>
-                <span>{label}</span><span class="tag">folder</span>
-              </a>
-            ) : (
-              <a key={r.name} class={`obj-row${r.name === selected ? " selected" : ""}`} style={{ top: `${top}px` }} data-name={r.name}
-                href={href("buckets", bucket, { prefix, q: search, object: r.name })}>
-                <span>{label}{isShard(r.name) && <span class="tag">shard</span>}</span><span class="num">{fmt.bytes(r.size)}</span>
-              </a>
-            );
-          })}
+        <div style={{ height: `${boxH}px`, position: "relative" }}>
+          {drawn}
         </div>
-        {rows.length === 0 && !loading && <p class="dim empty">{complete ? "empty — drop files or folders here to upload" : ""}</p>}
+        {total === 0 && !loading && <p class="dim empty">{complete ? "empty — drop files or folders here to upload" : ""}</p>}
       </div>
       {selected && <Preview key={selected} bucket={bucket} name={selected} onClose={() => go({ object: "" })} />}
     </div>
