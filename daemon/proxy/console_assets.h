@@ -5,7 +5,7 @@
 // are read, kMaxFiles files): a request names an entry of that table, never
 // a path on disk, so no request can read outside the bundle.
 //
-// Rules (docs/console.md, "Web console"):
+// Rules (docs/web-console.md, "Serving rules"):
 // - `assets/<name>-<hash>.<ext>`: the bundle's hashed files, `Cache-Control:
 //   public, max-age=31536000, immutable`; `404` for a name not in the bundle.
 // - every other path under /console/ (a bucket, a prefix, an object, a job:

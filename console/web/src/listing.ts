@@ -78,6 +78,7 @@ export class Listing {
   private closed = false;
   private inFlight = -1;  // the page index being fetched (pages.length: the next new one)
   private view = { first: 0, last: 0 };  // the rows in view, as last told
+  private toEnd = false;  // paging on to the end (End), as last told
   error = "";
   changed = false;        // a page fetched again differed: the rest was read again
   stats: ListingStats = { rows: 0, names: 0, held: 0, fetches: 0, refetches: 0, dropped: 0 };
@@ -113,6 +114,7 @@ export class Listing {
   // asked for the end).
   want(first: number, last: number, margin: number, toEnd: boolean): void {
     this.view = { first, last };
+    this.toEnd = toEnd;
     if (this.closed || this.inFlight >= 0 || this.error) return;
     const lo = Math.max(0, first - margin);
     const hi = last + margin;
@@ -129,7 +131,9 @@ export class Listing {
         bestDist = dist;
       }
     }
-    if (best >= 0) {
+    // Paging on to the end, the view lags behind the pages coming in: what
+    // it passes on the way is not fetched again.
+    if (best >= 0 && !toEnd) {
       void this.load(best);
       return;
     }
@@ -183,8 +187,13 @@ export class Listing {
       }
     }
     this.recount();
-    // Around the view as it is now (it moved while the page was fetched).
-    this.trim(this.view.first, this.view.last);
+    // Around the view as it is now (it moved while the page was fetched);
+    // paging on to the end, around the new page: the view is on its way
+    // there, and when pages come faster than it follows (End) it may still
+    // be a page or more behind, which would drop the page just fetched.
+    const last = this.pages[this.pages.length - 1];
+    if (isNew && this.toEnd) this.trim(last.rowStart, last.rowStart + last.rowCount);
+    else this.trim(this.view.first, this.view.last);
     this.onChange();
   }
 

@@ -157,12 +157,14 @@ function ObjectList({ bucket, route, usage, bmdVersion }: { bucket: string; rout
   useEffect(() => {
     listing?.want(first, last, 2 * screen, toEnd);
   }, [listing, first, last, screen, toEnd, total, loading, complete]);
-  // Going to the end: the view follows the bottom as pages come in.
+  // Going to the end: the view follows the bottom as pages come in, until
+  // the listing is complete and the view has got there (before that the
+  // pages it passes on the way are not fetched again).
   useEffect(() => {
     if (!toEnd || !box.current) return;
     box.current.scrollTop = box.current.scrollHeight;
-    if (complete || error) setToEnd(false);
-  }, [toEnd, total, complete, error]);
+    if ((complete && last >= total) || error) setToEnd(false);
+  }, [toEnd, total, complete, error, last]);
 
   const go = (params: Record<string, string>) =>
     navigate(href("buckets", bucket, { prefix, q: search, object: selected, props: showProps ? "1" : "", ...params }));
