@@ -1,6 +1,7 @@
 #include "target_api.h"
 
 #include "copy_transfer.h"
+#include "put_sink.h"
 #include "target_api_detail.h"
 
 #include "common/log.h"
@@ -33,22 +34,6 @@ using namespace detail;
 
 namespace {
 
-// `withStamp`: the version stamp, for peers (HEAD and PUT answers); a GET
-// leaves it out (one header less on the hot path). `aisLines`: the custom
-// metadata as AIStore's targets send it, one "k=v" ais-custom-md line per
-// entry (cmn/objattrs.go ToHeader), for clients; the other nodes (they call
-// with the cluster key, the S3 front end among them) read one "k1=v1,k2=v2"
-// line.
-void addMetaHeaders(Response& r, const api::ObjectMeta& m, const std::string& selfId, bool withStamp, bool aisLines)
-{
-    api::appendMetaHeaders(r.headers, m, selfId, withStamp);
-    if (aisLines && m.custom.size() > 1) {
-        std::erase_if(r.headers, [](const auto& h) { return api::sameFieldName(h.first, api::kHdrCustomMd); });
-        for (const auto& [k, v] : m.custom) r.headers.emplace_back(std::string(api::kHdrCustomMd), k + "=" + v);
-    }
-    api::appendHttpValidators(r.headers, m);
-}
-
 // A client's request (not another node's): it carries no cluster key.
 bool fromClient(const Request& req) { return req.header(api::kHdrClusterKey).empty(); }
 
@@ -60,149 +45,6 @@ bool isHex16(const std::string& s)
     }
     return true;
 }
-
-// A mirrored object's copies, sent before the version is committed here
-// (from the prepared work file): the owner never serves a version its
-// holders lack. Sets `maybeSent` when a holder may have stored it although
-// the call failed.
-using BeforeCommit = std::function<api::Status(const api::ObjectMeta&, int fd, bool& maybeSent)>;
-// Runs after a PUT committed here, before it is acknowledged: an erasure-
-// coded object's slices (from the committed file's descriptor).
-using AfterCommit = std::function<api::Status(const api::ObjectMeta&, int fd)>;
-
-class PutSink : public net::UploadSink {
-public:
-    struct Hooks {
-        BeforeCommit before;
-        AfterCommit after;
-        // After `before` failed once a holder took the version (or may
-        // have): the holders are brought to this target's state at once, as
-        // far as they can be reached (what is left stays a suspect).
-        std::function<void()> reconcileNow;
-        // With `before`: the store whose intent records cover the change.
-        const ObjectStore* store = nullptr;
-        std::string bucket;
-        std::string name;
-    };
-    // `fromPeer`: a copy a peer sends (stored here, nothing asked of others).
-    // `aisLines`: the answer's custom metadata in AIStore's form (a client's PUT).
-    PutSink(std::unique_ptr<PutWriter> w, std::string selfId, Hooks hooks, bool fromPeer, bool aisLines)
-        : m_writer(std::move(w)), m_selfId(std::move(selfId)), m_hooks(std::move(hooks)), m_fromPeer(fromPeer),
-          m_aisLines(aisLines)
-    {
-    }
-    api::Status write(const char* data, std::size_t size) override { return m_writer->write(data, size); }
-    bool receivesFromPeer() const override { return m_fromPeer; }
-    // A plain PUT with fsync on: its finish is the fsyncs and a rename. With
-    // copies or slices it waits on other nodes and stays on the workers.
-    bool finishWaitsOnDisk() const override
-    {
-        return !m_fromPeer && !m_hooks.before && !m_hooks.after && m_writer->syncs();
-    }
-    Response finish() override
-    {
-        if (m_hooks.before) return finishCopiesFirst();
-        auto meta = m_writer->commit();
-        if (!meta) {
-            if (m_writer->superseded()) {
-                auto r = Response::json({{"superseded", meta.error().message}});
-                r.header(std::string(kHdrTransfer), "superseded");
-                return r;
-            }
-            return Response::error(meta.error());
-        }
-        if (m_hooks.after) {
-            if (auto st = m_hooks.after(*meta, m_writer->committedFd()); !st) {
-                // Not acknowledged: readers must not see it either.
-                if (auto undone = m_writer->rollback(); !undone) {
-                    return Response::error(api::Error::unavailable(
-                        st.error().message + "; and the version stored here could not be taken back (" +
-                        undone.error().message + "): it may be served"));
-                }
-                return Response::error(st.error());
-            }
-        }
-        return acknowledged(*meta);
-    }
-
-private:
-    Response acknowledged(const api::ObjectMeta& meta) const
-    {
-        Response r;
-        addMetaHeaders(r, meta, m_selfId, true, m_aisLines);
-        return r;
-    }
-
-    // The holders first, this target last; a change that may have reached
-    // a holder but not this target leaves the name a suspect (reconciled
-    // before it is served again).
-    Response finishCopiesFirst()
-    {
-        auto prepared = m_writer->prepare();
-        if (!prepared) return Response::error(prepared.error());
-        auto& intents = m_hooks.store->intents();
-        const auto mp = m_hooks.store->mountpathFor(m_hooks.bucket, m_hooks.name);
-        if (auto st = intents.begin(mp, m_hooks.bucket, m_hooks.name); !st) {
-            auto e = st.error();
-            return Response::error(api::Error::unavailable("not stored: " + e.message + "; retry the write"));
-        }
-        bool maybeSent = false;
-        if (auto st = m_hooks.before(*prepared, m_writer->preparedFd(), maybeSent); !st) {
-            intents.end(m_hooks.bucket, m_hooks.name, pinAfterFailure(maybeSent));
-            if (maybeSent && m_hooks.reconcileNow) m_hooks.reconcileNow();
-            return Response::error(st.error());
-        }
-        auto meta = m_writer->commit();
-        if (!meta && m_writer->superseded()) {
-            // A newer version (or deletion) came after it: this write is
-            // acknowledged, and already replaced.
-            intents.end(m_hooks.bucket, m_hooks.name, IntentStore::Ended::Settled);
-            return acknowledged(*prepared);
-        }
-        if (!meta) {
-            // The holders keep this version, this target does not.
-            intents.end(m_hooks.bucket, m_hooks.name, IntentStore::Ended::Unknown);
-            auto e = meta.error();
-            e.kind = api::ErrorKind::Unavailable;
-            if (e.message.find("outcome is unknown") == std::string::npos) {
-                e.message += "; the other holders keep the new version: the outcome is unknown, retry the write";
-            }
-            return Response::error(e);
-        }
-        intents.end(m_hooks.bucket, m_hooks.name, IntentStore::Ended::Settled);
-        return acknowledged(*meta);
-    }
-
-    // A holder may have taken the version this target did not commit: the
-    // state here gets a fresh stamp, so that it stays the newest (and is
-    // served as it is) until the holders are brought to it.
-    IntentStore::Ended pinAfterFailure(bool maybeSent) const
-    {
-        if (!maybeSent) {
-            // Nothing changed. A name that has no version here gets a
-            // deletion record all the same: a read of it while a holder is
-            // away is a 404 (the owner knows it has none), not a 503.
-            const auto here = m_hooks.store->stat(m_hooks.bucket, m_hooks.name);
-            if (!here && here.kind() == api::ErrorKind::NotFound &&
-                !m_hooks.store->tombstone(m_hooks.bucket, m_hooks.name)) {
-                (void)m_hooks.store->restamp(m_hooks.bucket, m_hooks.name);
-            }
-            return IntentStore::Ended::Settled;
-        }
-        if (auto st = m_hooks.store->restamp(m_hooks.bucket, m_hooks.name); !st) {
-            logWarn("cannot restamp ", m_hooks.bucket, "/", m_hooks.name,
-                    " after an interrupted copy: ", st.error().message);
-            return IntentStore::Ended::Unknown;
-        }
-        return IntentStore::Ended::Pinned;
-    }
-
-    std::unique_ptr<PutWriter> m_writer;
-    std::string m_selfId;
-    Hooks m_hooks;
-    bool m_fromPeer = false;
-    bool m_aisLines = false;
-};
 
 // A GET that names a member (archpath) or a pattern (archregx). An empty
 // value names nothing, as AIStore reads it (Go's query.Get): its Python SDK
@@ -434,7 +276,7 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::objectSink(c
     params.mountpathCopies = mountpathCopies(ref->bucket);
     auto writer = m_store.beginPut(ref->bucket, ref->name, std::move(params));
     if (!writer) return Response::error(writer.error());
-    PutSink::Hooks hooks;
+    PutSinkHooks hooks;
     const bool codedWrite = coded(ref->bucket) && how == Serve::Owner && !rebalance;
     if (!holders.empty() || codedWrite) {
         // Acknowledged once every copy, or every slice (copies of a small
@@ -464,8 +306,7 @@ std::variant<Response, std::unique_ptr<net::UploadSink>> TargetApi::objectSink(c
             return m_ec->slices().removeOlder(ref.bucket, ref.name, meta.stamp);
         };
     }
-    return std::unique_ptr<net::UploadSink>(std::make_unique<PutSink>(std::move(writer.value()), m_self.id,
-                                                                      std::move(hooks), how == Serve::Copy, aisLines));
+    return makePutSink(std::move(writer.value()), m_self.id, std::move(hooks), how == Serve::Copy, aisLines);
 }
 
 Response TargetApi::getObject(const Request& req) { return readObject(req, false); }
