@@ -2,7 +2,7 @@
 # P7: listing a bucket of N names (default 1,000,000) through the proxy, the
 # way `tessera ls` does: one client walking the pages (10,000 names each) in
 # order, the proxy merging the 3 targets' pages. Measured in names/s with
-# `tessera bench list`; goal >= 500,000 names/s. The objects are 1 byte,
+# `tessera bench list`; goal >= 1,000,000 names/s (pass 2). The objects are 1 byte,
 # PUT straight to their targets first; one listing pass runs before the
 # measurement so the targets' name snapshots are built (what a second
 # `ls` of an unchanged bucket sees).
@@ -39,5 +39,5 @@ NPS=$(json_get "$WORK/list.json" 'd["summary"]["list"]["items_per_s"]')
 P99=$(json_get "$WORK/list.json" 'round(d["summary"]["list"]["latency_us"]["p99"]/1000, 1)')
 echo "listing: $(json_get "$WORK/list.json" 'd["list_passes"]') complete passes in ${DURATION} s, page p99 ${P99} ms" >&2
 fmt() { python3 -c "import sys; print(f'{float(sys.argv[1]):.0f} names/s')" "$1"; }
-result P7 "list $NAMES names through the proxy, pages of 10000" "$(fmt "$NPS")" "goal 500000 names/s" \
-  "$(ratio "$NPS" 500000)" 1.0
+result P7 "list $NAMES names through the proxy, pages of 10000" "$(fmt "$NPS")" "goal 1000000 names/s" \
+  "$(ratio "$NPS" 1000000)" 1.0

@@ -5,7 +5,7 @@
 #                every member with libarchive, as a WebDataset loader does
 #   loose-read   GET each sample as its own object (direct, 64 connections)
 #   shard-scan   the same shard files parsed from memory, no transfer
-# Goals: shard-read >= 10 x loose-read, and >= 0.5 x shard-scan.
+# Goals: shard-read >= 10 x loose-read, and >= 0.9 x shard-scan (pass 2).
 # The samples are PUT once as loose objects; `tessera ishard` makes the
 # shards from exactly those objects; the shards are downloaded for
 # shard-scan. A single-target cluster, as in P1. Rounds alternate the three
@@ -61,4 +61,4 @@ fmt() { python3 -c "import sys; print(f'{float(sys.argv[1]):.0f} samples/s')" "$
 result P5 "1 KiB samples: shard-read vs loose-read (1 MiB .tar shards, direct)" "$(fmt "${M[shard]}")" \
   "loose-read $(fmt "${M[loose]}")" "$(ratio "${M[shard]}" "${M[loose]}")" 10
 result P5b "1 KiB samples: shard-read vs libarchive from memory" "$(fmt "${M[shard]}")" \
-  "shard-scan $(fmt "${M[scan]}")" "$(ratio "${M[shard]}" "${M[scan]}")" 0.5
+  "shard-scan $(fmt "${M[scan]}")" "$(ratio "${M[shard]}" "${M[scan]}")" 0.9

@@ -2,8 +2,8 @@
 # P1 and P2: 1 KiB GET, 64 connections, Tessera vs nginx serving the same
 # files (1000 objects obj-00000000..; the same names as files in nginx's
 # root), both driven by `tessera bench` so the client's cost cancels out:
-#   P1  direct to the target (the client computes HRW)  goal >= 0.8 x nginx
-#   P2  through the proxy (307, then the target)         goal >= 0.4 x nginx
+#   P1  direct to the target (the client computes HRW)  goal >= 1.2 x nginx (pass 2)
+#   P2  through the proxy (307, then the target)         goal >= 0.9 x nginx (pass 2)
 # and the client check: `tessera bench` vs `wrk` on the same nginx file with
 # the same connections and threads (goal >= 1.0: the client is not the
 # bottleneck). Rounds alternate between the sides; medians are compared.
@@ -57,8 +57,8 @@ declare -A M
 for k in direct nginx proxy wrk nginx1; do M[$k]=$(echo "${RES[$k]}" | median); done
 fmt() { python3 -c "import sys; print(f'{float(sys.argv[1]):.0f} req/s')" "$1"; }
 result P1 "1 KiB GET direct to target, 64 conns" "$(fmt "${M[direct]}")" "nginx $(fmt "${M[nginx]}")" \
-  "$(ratio "${M[direct]}" "${M[nginx]}")" 0.8
+  "$(ratio "${M[direct]}" "${M[nginx]}")" 1.2
 result P2 "1 KiB GET through the proxy, 64 conns" "$(fmt "${M[proxy]}")" "nginx $(fmt "${M[nginx]}")" \
-  "$(ratio "${M[proxy]}" "${M[nginx]}")" 0.4
+  "$(ratio "${M[proxy]}" "${M[nginx]}")" 0.9
 result CLIENT "tessera bench vs wrk on one nginx file, 64 conns, $THREADS threads" "$(fmt "${M[nginx1]}")" \
   "wrk $(fmt "${M[wrk]}")" "$(ratio "${M[nginx1]}" "${M[wrk]}")" 1.0
