@@ -85,8 +85,8 @@ PY
   echo "round $r ishard: $(printf '%.3f' "$secs") s, ${ISHARD_RATES[-1]} samples/s ($shards shards)"
 done
 
-T=$(median "${TAR_RATES[@]}")
-I=$(median "${ISHARD_RATES[@]}")
+T=$(echo "${TAR_RATES[*]}" | median)
+I=$(echo "${ISHARD_RATES[*]}" | median)
 echo
 echo "samples: $SAMPLES x 3 files (.png $SIZE B), shard size $SHARD_SIZE, 3 targets on one machine ($(nproc) CPUs)"
 echo "reference tar cf (local dir): median $T samples/s"
