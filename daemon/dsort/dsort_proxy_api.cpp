@@ -331,8 +331,7 @@ std::map<std::string, nlohmann::json> DsortProxyApi::targetCounters(const api::J
     for (const auto& [tid, r] :
          peers.fanOut(targets, client::Method::Get, api::path::internalDsort(st.id, "metrics"))) {
         if (!r || !r->isSuccess()) continue;
-        auto m = nlohmann::json::parse(r->body, nullptr, false);
-        if (m.is_object()) out[tid] = std::move(m);
+        if (auto m = api::parseDsortCounters(r->body)) out[tid] = std::move(*m);
     }
     return out;
 }
@@ -360,11 +359,9 @@ std::map<std::string, std::map<std::string, nlohmann::json>> DsortProxyApi::targ
         const auto path = std::string(api::path::kInternalDsortMetrics) + "?" + api::buildQuery(query);
         for (const auto& [tid, r] : peers.fanOut(targets, client::Method::Get, path)) {
             if (!r || !r->isSuccess()) continue;
-            auto m = nlohmann::json::parse(r->body, nullptr, false);
-            if (!m.is_object()) continue;
-            for (auto& [id, counters] : m.items()) {
-                if (counters.is_object()) out[id][tid] = std::move(counters);
-            }
+            auto m = api::parseDsortCountersById(r->body);
+            if (!m) continue;
+            for (auto& [id, counters] : *m) out[id][tid] = std::move(counters);
         }
     }
     return out;

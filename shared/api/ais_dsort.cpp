@@ -1,5 +1,7 @@
 #include "ais_dsort.h"
 
+#include "json_util.h"
+
 #include <algorithm>
 
 namespace tessera::api {
@@ -327,6 +329,40 @@ void aggregate(AisDsortJobInfo& j, const AisDsortJobInfo& o)
     j.archived = j.archived && o.archived;
     j.objs.value += o.objs.value;
     j.bytes.value += o.bytes.value;
+}
+
+namespace {
+
+Status checkCounters(const nlohmann::json& j, const std::string& what)
+{
+    if (!j.is_object()) return Error::badRequest(what + ": not an object");
+    for (const auto& [k, v] : j.items()) {
+        if (!v.is_number() && !v.is_boolean()) return Error::badRequest(what + ": \"" + k + "\" is not a number");
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<nlohmann::json> parseDsortCounters(std::string_view body)
+{
+    auto j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_discarded()) return Error::badRequest("dSort counters: malformed JSON");
+    if (auto st = checkCounters(j, "dSort counters"); !st) return st.error();
+    return j;
+}
+
+Result<std::map<std::string, nlohmann::json>> parseDsortCountersById(std::string_view body)
+{
+    auto j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_discarded()) return Error::badRequest("dSort counters: malformed JSON");
+    if (!j.is_object()) return Error::badRequest("dSort counters: not an object of job ids");
+    std::map<std::string, nlohmann::json> out;
+    for (auto& [id, counters] : j.items()) {
+        if (auto st = checkCounters(counters, "dSort counters of " + id); !st) return st.error();
+        out[id] = std::move(counters);
+    }
+    return out;
 }
 
 }  // namespace tessera::api

@@ -139,6 +139,14 @@ struct DsortTargetPart {
 // archived: the job ended.
 AisDsortJobInfo aisDsortJobInfo(const DsortTargetPart& part);
 
+// A target's answer to GET /v1/internal/dsort/ID/metrics: its session's
+// counters, an object of named numbers (and the "sorter" flag). BadRequest
+// for anything else (not JSON, not an object, a value that is an object,
+// array, string or null).
+Result<nlohmann::json> parseDsortCounters(std::string_view body);
+// GET /v1/internal/dsort/metrics?ids=...: job id -> its counters, each as above.
+Result<std::map<std::string, nlohmann::json>> parseDsortCountersById(std::string_view body);
+
 // dsort.JobInfo.Aggregate, as AIStore's proxy merges the targets' entries
 // of one job for the list: earliest start, latest finish (zero while any is
 // zero), longest phase durations, aborted if any, archived if all, objects

@@ -89,6 +89,25 @@ class TestAisMessages : public QObject {
     Q_OBJECT
 
 private slots:
+    // A target's dSort counters (its metrics route) as the proxy reads them.
+    void dsortCounters()
+    {
+        const nlohmann::json one{{"extract.ms", 12}, {"spill.bytes", 0}, {"sorter", true}, {"memory.budget", 1.5}};
+        auto back = parseDsortCounters(one.dump());
+        QVERIFY(back.ok());
+        QVERIFY(*back == one);
+        auto many =
+            parseDsortCountersById(nlohmann::json{{"dsort-a", one}, {"dsort-b", nlohmann::json::object()}}.dump());
+        QVERIFY(many.ok());
+        QCOMPARE(many->size(), std::size_t{2});
+        QVERIFY(many->at("dsort-a") == one);
+        for (const char* bad : {"", "[1]", "{\"a\":\"x\"}", "{\"a\":null}", "{\"a\":{}}", "{"}) {
+            QCOMPARE(parseDsortCounters(bad).kind(), ErrorKind::BadRequest);
+        }
+        for (const char* bad : {"[]", "{\"j\":1}", "{\"j\":{\"a\":[1]}}"}) {
+            QCOMPARE(parseDsortCountersById(bad).kind(), ErrorKind::BadRequest);
+        }
+    }
     void goValues()
     {
         QCOMPARE(formatGoRfc3339Nano(0), std::string("0001-01-01T00:00:00Z"));
