@@ -23,8 +23,13 @@ bool sessionField(std::string_view name)
 void appendFieldText(std::string& out, std::string_view text)
 {
     // A CR or LF in a name or value would end the field (or the head) early:
-    // never written.
-    for (const char c : text) out.push_back(c == '\r' || c == '\n' ? ' ' : c);
+    // never written. Appended whole when there is none (the usual case).
+    const auto from = out.size();
+    out.append(text.data(), text.size());
+    if (text.find_first_of("\r\n") == std::string_view::npos) return;
+    for (auto i = from; i < out.size(); ++i) {
+        if (out[i] == '\r' || out[i] == '\n') out[i] = ' ';
+    }
 }
 
 }  // namespace

@@ -4,59 +4,69 @@
 
 namespace tessera::daemon::net {
 
-namespace {
-std::vector<std::string_view> splitPath(std::string_view path)
+std::vector<Router::Segment> Router::compile(std::string_view pattern)
 {
-    std::vector<std::string_view> out;
+    std::vector<Segment> out;
     std::size_t i = 0;
-    if (!path.empty() && path.front() == '/') i = 1;
-    while (i <= path.size()) {
-        auto slash = path.find('/', i);
-        if (slash == std::string_view::npos) {
-            out.push_back(path.substr(i));
-            break;
+    if (!pattern.empty() && pattern.front() == '/') i = 1;
+    while (i <= pattern.size()) {
+        auto slash = pattern.find('/', i);
+        const auto seg = pattern.substr(i, slash == std::string_view::npos ? std::string_view::npos : slash - i);
+        Segment s;
+        if (seg.size() > 5 && seg.front() == '{' && seg.substr(seg.size() - 4) == "...}") {
+            s.kind = Segment::Kind::Rest;
+            s.text = std::string(seg.substr(1, seg.size() - 5));
+        } else if (seg.size() > 2 && seg.front() == '{' && seg.back() == '}') {
+            s.kind = Segment::Kind::Param;
+            s.text = std::string(seg.substr(1, seg.size() - 2));
+        } else {
+            s.text = std::string(seg);
         }
-        out.push_back(path.substr(i, slash - i));
+        out.push_back(std::move(s));
+        if (slash == std::string_view::npos) break;
         i = slash + 1;
     }
     return out;
 }
 
-// Matches `path` against `pattern`, filling captures with still-encoded text.
-bool matchPattern(std::string_view pattern, std::string_view path,
-                  std::map<std::string, std::string, std::less<>>& caps)
+// Matches `path` against a split pattern, filling captures with
+// still-encoded text (views of `path`).
+bool Router::matches(const std::vector<Segment>& pattern, std::string_view path, Captures& caps)
 {
-    auto pp = splitPath(pattern);
+    caps.clear();
     std::string_view rest = path;
     if (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
-    for (std::size_t i = 0; i < pp.size(); ++i) {
-        const auto seg = pp[i];
-        if (seg.size() > 5 && seg.front() == '{' && seg.substr(seg.size() - 4) == "...}") {
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        const auto& seg = pattern[i];
+        if (seg.kind == Segment::Kind::Rest) {
             if (rest.empty()) return false;
-            caps[std::string(seg.substr(1, seg.size() - 5))] = std::string(rest);
+            caps.emplace_back(seg.text, rest);
             return true;
         }
         auto slash = rest.find('/');
         auto cur = rest.substr(0, slash);
-        if (seg.size() > 2 && seg.front() == '{' && seg.back() == '}') {
+        if (seg.kind == Segment::Kind::Param) {
             if (cur.empty()) return false;
-            caps[std::string(seg.substr(1, seg.size() - 2))] = std::string(cur);
-        } else if (seg != cur) {
+            caps.emplace_back(seg.text, cur);
+        } else if (seg.text != cur) {
             return false;
         }
         if (slash == std::string_view::npos) {
             rest = {};
-            if (i + 1 < pp.size()) return false;
+            if (i + 1 < pattern.size()) return false;
         } else {
             rest = rest.substr(slash + 1);
-            if (i + 1 == pp.size()) return rest.empty();  // tolerate one trailing '/'
+            if (i + 1 == pattern.size()) return rest.empty();  // tolerate one trailing '/'
         }
     }
     return rest.empty();
 }
-}  // namespace
 
-void Router::add(Route route) { m_routes.push_back(std::move(route)); }
+void Router::add(Route route)
+{
+    m_patterns.push_back(compile(route.pattern));
+    m_routes.push_back(std::move(route));
+}
 
 bool isAuditedChange(const Route& route, const Request& req)
 {
@@ -73,16 +83,17 @@ api::Result<RouteMatch> Router::match(Request& req) const
     RouteMatch m;
     const auto rewritten = m_rewrite ? m_rewrite(req) : std::nullopt;
     const std::string& routed = rewritten ? *rewritten : req.path;
-    for (const auto& r : m_routes) {
-        std::map<std::string, std::string, std::less<>> caps;
-        if (!matchPattern(r.pattern, routed, caps)) continue;
+    Captures caps;
+    for (std::size_t i = 0; i < m_routes.size(); ++i) {
+        const auto& r = m_routes[i];
+        if (!matches(m_patterns[i], routed, caps)) continue;
         m.pathMatched = true;
         const bool methodOk = r.method == req.method;
         if (!methodOk) continue;
-        for (auto& [k, v] : caps) {
+        for (const auto& [k, v] : caps) {
             auto d = api::percentDecode(v);
             if (!d) return d.error();
-            req.params[k] = std::move(d.value());
+            req.params[std::string(k)] = std::move(d.value());
         }
         m.route = &r;
         return m;

@@ -126,7 +126,18 @@ public:
     void setPathRewrite(PathRewrite f) { m_rewrite = std::move(f); }
 
 private:
+    // A route's pattern split once, at add(): a literal segment, a {param}
+    // (one segment) or a {rest...} (the rest of the path).
+    struct Segment {
+        enum class Kind { Literal, Param, Rest } kind = Kind::Literal;
+        std::string text;  // the literal, or the capture's name
+    };
+    using Captures = std::vector<std::pair<std::string_view, std::string_view>>;  // name, still-encoded text
+    static std::vector<Segment> compile(std::string_view pattern);
+    static bool matches(const std::vector<Segment>& pattern, std::string_view path, Captures& caps);
+
     std::vector<Route> m_routes;
+    std::vector<std::vector<Segment>> m_patterns;  // m_routes[i]'s, split
     PathRewrite m_rewrite;
 };
 

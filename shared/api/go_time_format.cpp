@@ -27,6 +27,54 @@ bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
+std::string formatHttpDate(std::int64_t unixNs)
+{
+    std::int64_t secs = unixNs / 1000000000;
+    if (unixNs % 1000000000 < 0) --secs;
+    std::int64_t days = secs / 86400;
+    std::int64_t rem = secs % 86400;
+    if (rem < 0) rem += 86400, --days;
+    // Days since 1970-01-01 to a civil date (the proleptic Gregorian
+    // calendar, as gmtime): H. Hinnant's civil_from_days.
+    const std::int64_t z = days + 719468;
+    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const auto doe = static_cast<unsigned>(z - era * 146097);
+    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const unsigned mp = (5 * doy + 2) / 153;
+    const unsigned day = doy - (153 * mp + 2) / 5 + 1;
+    const unsigned month = mp < 10 ? mp + 3 : mp - 9;
+    const std::int64_t year = static_cast<std::int64_t>(yoe) + era * 400 + (month <= 2 ? 1 : 0);
+    const auto wday = static_cast<unsigned>(((days % 7) + 11) % 7);  // 1970-01-01 was a Thursday (4)
+    static constexpr char kDays[] = "SunMonTueWedThuFriSat";
+    const auto h = static_cast<unsigned>(rem / 3600);
+    const auto m = static_cast<unsigned>(rem / 60 % 60);
+    const auto s = static_cast<unsigned>(rem % 60);
+    const auto y = static_cast<unsigned>(year);
+    char out[29];
+    const auto two = [&out](std::size_t at, unsigned v) {
+        out[at] = static_cast<char>('0' + v / 10);
+        out[at + 1] = static_cast<char>('0' + v % 10);
+    };
+    std::copy_n(kDays + 3 * wday, 3, out);
+    out[3] = ',';
+    out[4] = ' ';
+    two(5, day);
+    out[7] = ' ';
+    std::copy_n(kLongMonths[month - 1], 3, out + 8);
+    out[11] = ' ';
+    two(12, y / 100);
+    two(14, y % 100);
+    out[16] = ' ';
+    two(17, h);
+    out[19] = ':';
+    two(20, m);
+    out[22] = ':';
+    two(23, s);
+    std::copy_n(" GMT", 4, out + 25);
+    return std::string(out, sizeof out);
+}
+
 std::string formatGoTime(std::int64_t unixNs, std::string_view layout)
 {
     if (layout.empty()) layout = kGoRfc822;

@@ -20,4 +20,11 @@ inline constexpr std::string_view kGoRfc3339Nano = "2006-01-02T15:04:05.99999999
 // cos.FormatTime). Any layout is valid, as in Go.
 std::string formatGoTime(std::int64_t unixNs, std::string_view layout);
 
+// The HTTP date of `unixNs` (RFC 9110's IMF-fixdate, "Sun, 06 Nov 1994
+// 08:49:37 GMT"): what formatGoTime gives for "Mon, 02 Jan 2006 15:04:05
+// GMT", written directly. Every small GET's Last-Modified takes it, so it
+// skips the layout scan, snprintf and gmtime_r's lock. Nanoseconds in 64
+// bits span the years 1677 to 2262: always four digits.
+std::string formatHttpDate(std::int64_t unixNs);
+
 }  // namespace tessera::api

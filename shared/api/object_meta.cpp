@@ -110,13 +110,18 @@ void appendHttpValidators(HeaderPairs& h, const ObjectMeta& m)
     if (auto it = m.custom.find("ETag"); it != m.custom.end() && !it->second.empty()) {
         h.emplace_back("ETag", "\"" + it->second + "\"");
     } else if (!m.checksumValue.empty()) {
-        std::string b36;
-        for (auto v = static_cast<std::uint64_t>(std::max<std::int64_t>(mtimeNs, 0)); v != 0 || b36.empty(); v /= 36) {
-            b36.insert(b36.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36]);
+        char b36[16];  // 2^64 - 1 has 13 base-36 digits
+        std::size_t at = sizeof b36;
+        for (auto v = static_cast<std::uint64_t>(std::max<std::int64_t>(mtimeNs, 0)); v != 0 || at == sizeof b36;
+             v /= 36) {
+            b36[--at] = "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36];
         }
-        h.emplace_back("ETag", "\"v1-" + m.checksumValue + "-" + b36 + "\"");
+        std::string etag;
+        etag.reserve(m.checksumValue.size() + sizeof b36 + 6);
+        etag.append("\"v1-").append(m.checksumValue).append("-").append(b36 + at, sizeof b36 - at).append("\"");
+        h.emplace_back("ETag", std::move(etag));
     }
-    if (mtimeNs > 0) h.emplace_back("Last-Modified", formatGoTime(mtimeNs, "Mon, 02 Jan 2006 15:04:05 GMT"));
+    if (mtimeNs > 0) h.emplace_back("Last-Modified", formatHttpDate(mtimeNs));
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include <QTest>
 #include <algorithm>
+#include <limits>
 #include <random>
 
 using namespace tessera;
@@ -267,6 +268,34 @@ private slots:
         QFETCH(QString, text);
         const std::int64_t ns = 1795395723000000004;  // 2026-11-23T01:02:03.000000004Z
         QCOMPARE(QString::fromStdString(formatGoTime(ns, layout.toStdString())), text);
+    }
+
+    // The HTTP date written directly (every GET's Last-Modified) says what
+    // the Go layout does, across the calendar: leap days, centuries, before
+    // 1970, fractions of a second, the whole range of nanoseconds in 64 bits
+    // (1677 to 2262).
+    void httpDateAgreesWithTheLayout()
+    {
+        const std::string_view layout = "Mon, 02 Jan 2006 15:04:05 GMT";
+        QCOMPARE(QString::fromStdString(formatHttpDate(1795395723000000004)), QString("Mon, 23 Nov 2026 01:02:03 GMT"));
+        QCOMPARE(QString::fromStdString(formatHttpDate(0)), QString("Thu, 01 Jan 1970 00:00:00 GMT"));
+        QCOMPARE(QString::fromStdString(formatHttpDate(951782400LL * 1000000000)),
+                 QString("Tue, 29 Feb 2000 00:00:00 GMT"));
+        QCOMPARE(QString::fromStdString(formatHttpDate(-1)), QString("Wed, 31 Dec 1969 23:59:59 GMT"));
+        std::mt19937_64 rng(23);
+        std::uniform_int_distribution<std::int64_t> secs(-9223372035LL, 9223372035LL);
+        std::uniform_int_distribution<std::int64_t> frac(0, 999999999);
+        for (const std::int64_t edge :
+             {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}) {
+            QCOMPARE(QString::fromStdString(formatHttpDate(edge)), QString::fromStdString(formatGoTime(edge, layout)));
+        }
+        for (int i = 0; i < 200000; ++i) {
+            const std::int64_t ns = secs(rng) * 1000000000 + (i % 2 == 0 ? frac(rng) : 0);
+            const auto want = formatGoTime(ns, layout);
+            const auto got = formatHttpDate(ns);
+            if (got != want)
+                QFAIL(qPrintable(QString("at %1 ns: %2, the layout says %3").arg(ns).arg(got.c_str(), want.c_str())));
+        }
     }
 
     void refusesBadPages_data()
