@@ -94,6 +94,7 @@ class Cluster:
         if not os.access(self.node_bin, os.X_OK):
             sys.exit(f"soak: no tessera-node in {bin_dir} (build first: installers/build.sh release)")
         self.root = root
+        self.coded = False  # set when the bucket is erasure coded (holdings() in reports)
         self.proxy_port = free_port()
         self.proxy_url = f"http://127.0.0.1:{self.proxy_port}"
         common = ["--keepalive-interval-ms", "300", "--peer-timeout-ms", "2000", "--log-level", "warn"]
@@ -162,6 +163,27 @@ class Cluster:
         for t in self.targets:
             t.stop()
         self.proxy.stop()
+
+    def holdings(self, name):
+        """What each target keeps of `name` now (an erasure-coded bucket):
+        its slice, its whole copy's stamp, its deletion record, as the
+        targets' slice survey sees them. For the report of a violation."""
+        out = []
+        try:
+            with open(f"{self.root}/proxy/cluster.key") as f:
+                key = f.read().strip()
+        except OSError:
+            key = ""
+        for t in self.targets:
+            url = f"http://127.0.0.1:{t.port}/v1/internal/ec/{BUCKET}/{urllib.parse.quote(name)}"
+            try:
+                st, hdrs, _ = request("HEAD", url, headers={"tessera-cluster-key": key}, timeout=2, follow=False)
+            except Exception as e:
+                out.append(f"{t.name}: no answer ({e.__class__.__name__})")
+                continue
+            keep = {k: v for k, v in hdrs.items() if any(w in k for w in ("slice", "stamp", "tomb", "index"))}
+            out.append(f"{t.name}: {st} " + " ".join(f"{k}={v}" for k, v in sorted(keep.items())))
+        return "; ".join(out)
 
 
 def request(method, url, body=None, headers=None, timeout=20, follow=True):
@@ -262,7 +284,9 @@ class Client(threading.Thread):
             except Exception:
                 msg = ""
             if not any(t in msg for t in TRANSIENT_503):
-                self.violate("UNAVAILABLE", name, f"{method} {url} -> 503 with copies: {msg[:200]}")
+                held = self.cluster.holdings(name) if self.cluster.coded and name else ""
+                self.violate("UNAVAILABLE", name, f"{method} {url} -> 503 with copies: {msg[:200]}" +
+                             (f"\n      held now: {held}" if held else ""))
         return status, hdrs, data
 
     def check_error(self, kind, method, url, status, hdrs, data):
@@ -516,6 +540,7 @@ def main():
             d, p = (int(x) for x in args.ec.split("+"))
             # Objects of 64 KiB and more are sliced; smaller ones copied whole.
             protection = ("ec", {"enabled": True, "data_slices": d, "parity_slices": p, "objsize_limit": 65536})
+            cluster.coded = True
         if protection:
             key, value = protection
             status, _, body = request("PATCH", f"{cluster.proxy_url}/v1/buckets/{BUCKET}",
