@@ -59,7 +59,7 @@ run() {
   local workers before after
   workers=$(nginx_workers)
   # shellcheck disable=SC2086
-  before="$(ticks "$PROXY_PID") $(ticks "$TARGET_PID") $(ticks $workers) $(sticks "$TARGET_PID") $(sticks $workers)"
+  before="$(ticks "$PROXY_PID") $(ticks "$TARGET_PID") $(ticks $workers) $(sticks "$TARGET_PID") $(sticks $workers) $(sticks "$PROXY_PID")"
   python3 - "$WORK/$way.json" "$COUNT" "$TESSERA" --json bench "$@" --workers 64 --threads "$THREADS" \
     --count "$COUNT" >"$WORK/$way.client" <<'PY'
 import json, resource, subprocess, sys
@@ -70,7 +70,7 @@ ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 print((ru.ru_utime + ru.ru_stime) * 1e6 / count)
 PY
   # shellcheck disable=SC2086
-  after="$(ticks "$PROXY_PID") $(ticks "$TARGET_PID") $(ticks $workers) $(sticks "$TARGET_PID") $(sticks $workers)"
+  after="$(ticks "$PROXY_PID") $(ticks "$TARGET_PID") $(ticks $workers) $(sticks "$TARGET_PID") $(sticks $workers) $(sticks "$PROXY_PID")"
   python3 - "$before" "$after" "$HZ" "$COUNT" "$(cat "$WORK/$way.client")" \
     "$(json_get "$WORK/$way.json" 'd["summary"]["get"]["ops_per_s"]')" <<'PY'
 import sys
@@ -78,7 +78,7 @@ b = [int(x) for x in sys.argv[1].split()]
 a = [int(x) for x in sys.argv[2].split()]
 hz, count, client, rate = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
 us = [(y - x) / hz * 1e6 / count for x, y in zip(b, a)]
-print(f"{client:.2f} {us[0]:.2f} {us[1]:.2f} {us[2]:.2f} {rate:.0f} {us[3]:.2f} {us[4]:.2f}")
+print(f"{client:.2f} {us[0]:.2f} {us[1]:.2f} {us[2]:.2f} {rate:.0f} {us[3]:.2f} {us[4]:.2f} {us[5]:.2f}")
 PY
 }
 
@@ -91,8 +91,8 @@ for r in $(seq 1 "$ROUNDS"); do
       nginx) line=$(run nginx --url-get "$NGINX_URL/obj-{i}" --count-objects "$OBJECTS") ;;
     esac
     RES[$way]="${RES[$way]:-}|$line"
-    read -r c p t n g ts ns <<<"$line"
-    echo "round $r $way: client $c proxy $p target $t (system $ts) nginx $n (system $ns) us CPU/GET, $g GET/s" >&2
+    read -r c p t n g ts ns ps <<<"$line"
+    echo "round $r $way: client $c proxy $p (system $ps) target $t (system $ts) nginx $n (system $ns) us CPU/GET, $g GET/s" >&2
   done
 done
 
@@ -106,7 +106,7 @@ for name, text in zip(("direct", "proxy", "nginx"), sys.argv[2:]):
 print(f"CPU per 1 KiB GET, 64 connections (medians of {len(rows)} rounds; us of user+system):")
 print(f"{'way':8} {'client':>8} {'proxy':>8} {'target':>8} {'nginx':>8} {'total':>8} {'GET/s':>9} {'ceiling':>9}")
 ceil = {}
-for name, (c, p, t, n, g, ts, ns) in ways.items():
+for name, (c, p, t, n, g, ts, ns, ps) in ways.items():
     total = c + p + t + n
     ceil[name] = cpus * 1e6 / total if total else 0
     print(f"{name:8} {c:8.2f} {p:8.2f} {t:8.2f} {n:8.2f} {total:8.2f} {g:9.0f} {ceil[name]:9.0f}")
@@ -117,9 +117,14 @@ print(f"the kernel's share (system time): target {ways['direct'][5]:.2f} of {way
 print(f"ceiling ratios (CPUs / CPU per GET) to nginx: direct {ceil['direct'] / ceil['nginx']:.3f}, "
       f"proxy {ceil['proxy'] / ceil['nginx']:.3f}")
 for goal, name in ((1.2, "direct"), (0.9, "proxy")):
-    c, p, t, n, g, ts, ns = ways[name]
+    c, p, t, n, g, ts, ns, ps = ways[name]
     # The servers' CPU per GET that would give `goal` with this client cost.
     need = (c_ng + n_ng) / goal - c
     print(f"{name} at {goal} x nginx needs proxy + target <= {need:.2f} us per GET "
           f"(now {p + t:.2f}; nginx {n_ng:.2f}; the client {c:.2f} here, {c_ng:.2f} on nginx)")
+    # What the ratio would be if the servers' own code cost nothing: the
+    # client and the kernel's share of the servers stay.
+    floor = c + ts + ps
+    print(f"{name} with no user-space CPU in the servers at all: at most {(c_ng + n_ng) / floor:.3f} x nginx "
+          f"(client {c:.2f} + kernel {ts + ps:.2f} us per GET)")
 PY
