@@ -26,15 +26,7 @@ trap bench_cleanup EXIT
 
 OBJECTS=1000
 THREADS=$(nproc)
-cluster_up split 1 "--fsync false"
-"$TESSERA" --endpoint "$PROXY_URL" bench get --bucket bench-split --count-objects "$OBJECTS" --size 1KiB \
-  --count "$OBJECTS" --workers 16 >/dev/null
-mkdir -p "$WORK/www"
-for i in $(seq 0 $((OBJECTS - 1))); do
-  n=$(printf 'obj-%08d' "$i")
-  curl -sfL -o "$WORK/www/$n" "$PROXY_URL/v1/objects/bench-split/$n"
-done
-nginx_up "$WORK/www"
+small_files_up split bench-split "$OBJECTS"
 TARGET_PID=$(cat "$WORK/cluster-split/pids/target-1.pid")
 PROXY_PID=$(cat "$WORK/cluster-split/pids/proxy.pid")
 NGINX_MASTER=$(cat "$WORK/nginx/nginx.pid")

@@ -118,6 +118,22 @@ CONF
   done
 }
 
+# small_files_up NAME BUCKET COUNT: a 1-target cluster (fsync off) holding
+# COUNT objects of 1 KiB, obj-00000000.., and nginx serving byte-identical
+# files under the same names from $WORK/www (the small-GET comparisons).
+small_files_up() {
+  local name="$1" bucket="$2" count="$3" i n
+  cluster_up "$name" 1 "--fsync false"
+  "$TESSERA" --endpoint "$PROXY_URL" bench get --bucket "$bucket" --count-objects "$count" --size 1KiB \
+    --count "$count" --workers 16 >/dev/null
+  mkdir -p "$WORK/www"
+  for i in $(seq 0 $((count - 1))); do
+    n=$(printf 'obj-%08d' "$i")
+    curl -sfL -o "$WORK/www/$n" "$PROXY_URL/v1/objects/$bucket/$n"
+  done
+  nginx_up "$WORK/www"
+}
+
 nginx_down() {
   local pidfile="$WORK/nginx/nginx.pid"
   if [ -f "$pidfile" ]; then

@@ -27,16 +27,8 @@ trap bench_cleanup EXIT
 
 OBJECTS=1000
 THREADS=$(nproc)
-cluster_up small 1 "--fsync false"
-"$TESSERA" --endpoint "$PROXY_URL" bench get --bucket bench-small --count-objects "$OBJECTS" --size 1KiB \
-  --count "$OBJECTS" --workers 16 >/dev/null
 # nginx serves byte-identical files under the same names.
-mkdir -p "$WORK/www"
-for i in $(seq 0 $((OBJECTS - 1))); do
-  n=$(printf 'obj-%08d' "$i")
-  curl -sfL -o "$WORK/www/$n" "$PROXY_URL/v1/objects/bench-small/$n"
-done
-nginx_up "$WORK/www"
+small_files_up small bench-small "$OBJECTS"
 
 declare -A RES
 measure() {  # NAME ARGS...: one round, appends ops/s to RES[NAME]

@@ -45,15 +45,7 @@ if [ "$QUICK" = 1 ]; then
 fi
 CPUS=$(nproc)
 
-cluster_up conns 1 "--fsync false"
-"$TESSERA" --endpoint "$PROXY_URL" bench get --bucket curve-conns --count-objects "$OBJECTS" --size 1KiB \
-  --count "$OBJECTS" --workers 16 >/dev/null
-mkdir -p "$WORK/www"
-for i in $(seq 0 $((OBJECTS - 1))); do
-  n=$(printf 'obj-%08d' "$i")
-  curl -sfL -o "$WORK/www/$n" "$PROXY_URL/v1/objects/curve-conns/$n"
-done
-nginx_up "$WORK/www"
+small_files_up conns curve-conns "$OBJECTS"
 
 CSV="$OUT/conns.csv"
 csv_header "$CSV" connections tessera_rps nginx_rps tessera_p99_ms nginx_p99_ms
