@@ -355,7 +355,12 @@ void BasicHttpSession<S>::onUploadStarted(std::variant<Response, std::unique_ptr
             readBody();
             return;
         }
-        if (m_req.hasBody) res.close = true;  // the body stays unread
+        // The body stays unread. Without a body, a client that asked for
+        // 100 Continue and got a final answer instead may take the next
+        // answer on this connection for this one's (botocore keeps the
+        // status it read for the connection's next request): a new
+        // connection starts it afresh.
+        if (m_req.hasBody || expectContinue) res.close = true;
         send(std::move(res));
         return;
     }
@@ -363,7 +368,9 @@ void BasicHttpSession<S>::onUploadStarted(std::variant<Response, std::unique_ptr
     // A relay's writes each cost two thread hops: fewer, larger pieces.
     m_chunk.resize(m_sink->writesBlock() ? kRelayBodyChunk : kBodyChunk);
     if (!m_req.hasBody) {
-        bodyDone();
+        // An empty body with Expect: 100-continue gets its 100 Continue
+        // too, as S3 sends it (see above: botocore's empty PUT).
+        sendContinueThen(&BasicHttpSession::bodyDone);
         return;
     }
     sendContinueThen(&BasicHttpSession::readBody);

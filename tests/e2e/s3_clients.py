@@ -154,7 +154,13 @@ def section_boto3(a):
     from botocore.exceptions import ClientError
     s3 = boto3.client("s3", endpoint_url=a.endpoint, region_name="us-east-1",
                       aws_access_key_id="AKIDTESSERATEST", aws_secret_access_key="tessera-test-secret",
-                      config=Config(s3={"addressing_style": "path"}, signature_version="s3v4"))
+                      # No retries, a short read timeout: a request the
+                      # server leaves unanswered fails here rather than
+                      # passing after a retry (an empty PUT with Expect:
+                      # 100-continue answered without the 100 once made
+                      # botocore wait 60 s on the next PUT).
+                      config=Config(s3={"addressing_style": "path"}, signature_version="s3v4", read_timeout=20,
+                                    retries={"max_attempts": 1}))
 
     def code(fn, **kw):
         try:
