@@ -130,6 +130,12 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
     client::HttpClient http(peerOptions());
     // The transfers, sent in parallel once each holder was asked.
     std::vector<std::function<api::Status(client::HttpClient&)>> tasks;
+    // What an older version left on holders that this one does not
+    // replace in place: a fresh write asks this target's current version
+    // (about to be replaced), a reprotect asks each holder.
+    const auto before =
+        onlyMissing ? api::Result<api::ObjectMeta>(api::Error::notFound("")) : m_store.stat(ref.bucket, ref.name);
+    const bool beforeUnknown = !onlyMissing && !before && before.kind() != api::ErrorKind::NotFound;
     if (!ec.sliced(meta.size)) {
         // Small: whole copies on the next P targets, as mirroring makes them.
         target::CopyTransfer copies(http, m_clusterKey, smap->version);
@@ -146,18 +152,26 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
                 return target::CopyTransfer(h, m_clusterKey, version).send(peer, ref, meta, fd);
             });
         }
+        if (auto st = runParallel(tasks, peerOptions(), anyStored); !st) return st.error();
         // The holders past the first P keep no copy of a small version; a
         // slice of an older large one there goes, so that a stand-in never
         // rebuilds it (and a listing never shows it) once this version is
-        // deleted or lost.
+        // deleted or lost. Only now that every copy is kept: until then
+        // those slices may be what the version this one replaces is read
+        // from while this target is away (an interrupted overwrite). And
+        // before the version is acknowledged: an older slice left there
+        // proves that it never was (Survey::choose). Needed after a large
+        // version only.
+        if (!onlyMissing && !beforeUnknown && (!before || !ec.sliced(before->size))) return sent;
+        tasks.clear();
         const auto slicesHeld = static_cast<std::size_t>(ec.dataSlices + ec.paritySlices);
         for (std::size_t i = static_cast<std::size_t>(ec.paritySlices); i < slicesHeld && i < set->size(); ++i) {
             if (presentOnly && (*set)[i].away()) continue;
             tasks.push_back([this, peer = peerOf((*set)[i]), &ref, stamp = meta.stamp](client::HttpClient& h) {
-                return SliceTransfer(h, m_clusterKey).dropOlder(peer, ref, stamp);
+                return SliceTransfer(h, m_clusterKey).dropOlder(peer, ref, stamp, SliceTransfer::Older::Slice);
             });
         }
-        if (auto st = runParallel(tasks, peerOptions(), anyStored); !st) return st.error();
+        if (auto st = runParallel(tasks, peerOptions(), nullptr); !st) return st.error();
         return sent;
     }
     auto codec = EcCodec::create(ec.dataSlices, ec.paritySlices);
@@ -165,11 +179,13 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
     const auto sliceSize = codec->sliceSize(static_cast<std::uint64_t>(meta.size));
     SliceTransfer slices(http, m_clusterKey);
     std::vector<int> wanted;
+    std::vector<std::optional<std::int64_t>> copiesThere(static_cast<std::size_t>(codec->totalSlices()));
     for (int i = 0; i < codec->totalSlices(); ++i) {
         if (presentOnly && (*set)[static_cast<std::size_t>(i)].away()) continue;
         if (onlyMissing) {
             auto h = slices.probe(peerOf((*set)[static_cast<std::size_t>(i)]), ref);
             if (!h) return h.error();
+            copiesThere[static_cast<std::size_t>(i)] = h->copyStamp;
             const auto& s = h->slice;
             if (s && (s->object.stamp > meta.stamp || (s->object.stamp == meta.stamp && s->index == i &&
                                                        s->data == ec.dataSlices && s->parity == ec.paritySlices))) {
@@ -178,7 +194,29 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
         }
         wanted.push_back(i);
     }
-    if (wanted.empty()) return sent;
+    // A whole copy of an older small version on the first P holders goes,
+    // only once every slice is kept: until then it may be what the version
+    // this one replaces is read from while this target is away (an
+    // interrupted overwrite). And before the version is acknowledged: an
+    // older copy beside a slice of it proves that it never was
+    // (Survey::choose).
+    const auto dropOlderCopies = [&]() -> api::Status {
+        std::vector<std::function<api::Status(client::HttpClient&)>> drops;
+        for (int i = 0; i < ec.paritySlices && static_cast<std::size_t>(i) < set->size(); ++i) {
+            const auto k = static_cast<std::size_t>(i);
+            if (presentOnly && (*set)[k].away()) continue;
+            if (!onlyMissing && !beforeUnknown && (!before || ec.sliced(before->size))) break;
+            if (onlyMissing && !(copiesThere[k] && *copiesThere[k] < meta.stamp)) continue;
+            drops.push_back([this, peer = peerOf((*set)[k]), &ref, stamp = meta.stamp](client::HttpClient& h) {
+                return SliceTransfer(h, m_clusterKey).dropOlder(peer, ref, stamp, SliceTransfer::Older::Copy);
+            });
+        }
+        return runParallel(drops, peerOptions(), nullptr);
+    };
+    if (wanted.empty()) {
+        if (auto st = dropOlderCopies(); !st) return st.error();
+        return sent;
+    }
     // The file, read from its own descriptor (a PUT's is write-only): this
     // version whatever replaced the name meanwhile.
     UniqueFd object(::open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_RDONLY | O_CLOEXEC));
@@ -194,6 +232,7 @@ api::Result<EcProtector::Sent> EcProtector::protect(const api_util::ObjectRef& r
         ++sent.slices;
     }
     if (auto st = runParallel(tasks, peerOptions(), anyStored); !st) return st.error();
+    if (auto st = dropOlderCopies(); !st) return st.error();
     return sent;
 }
 

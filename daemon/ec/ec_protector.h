@@ -4,7 +4,10 @@
 // set (api::ecTargets: slice i to the (i+1)-th, copies to the next P).
 // After a PUT everything is sent; a rebalance or reprotect job first asks
 // each holder what it keeps and sends only what is missing or older. The
-// transfers of one object go in parallel (up to 8 at a time).
+// transfers of one object go in parallel (up to 8 at a time). What an older
+// version left that the new one does not replace in place (a whole copy of
+// a small version where a large one keeps slices, or the other way round)
+// goes only once every slice or copy of the new version is kept.
 //
 // Thread safety: all methods may be called concurrently; protect() blocks
 // on peers.

@@ -229,18 +229,21 @@ EcService::Survey EcService::survey(const api_util::ObjectRef& ref, bool useLoca
     client::HttpClient http(peerOptions());
     SliceTransfer slices(http, m_clusterKey);
     const auto set = api::ecTargets(*smap, props, ref.bucket, ref.name);
+    out.parity = static_cast<std::size_t>(std::max(props->ec.paritySlices, 0));
     for (std::size_t at = 0; at < set.size(); ++at) {
         const auto* node = set[at];
         // The owner and the next P keep whole copies of small versions.
         const bool keepsCopies = at <= static_cast<std::size_t>(props->ec.paritySlices);
-        Source src{peerOf(*node), node->id == m_self.id, {}};
+        Source src{peerOf(*node), node->id == m_self.id, {}, at, true};
         if (src.self) {
+            src.knowsCopy = useLocalCopy;
             if (useLocalCopy) {
                 if (auto o = m_store.open(ref.bucket, ref.name)) src.holding.copyStamp = o->meta.stamp;
             }
             if (auto sl = m_slices.open(ref.bucket, ref.name)) src.holding.slice = sl->meta;
             if (!src.holding.slice && !m_store.open(ref.bucket, ref.name)) {
                 out.ownTombstone = m_store.tombstone(ref.bucket, ref.name).value_or(0);
+                if (out.ownTombstone != 0) src.holding.tombstone = out.ownTombstone;
             }
         } else if (node->away()) {
             out.missing.push_back("target " + node->id + " is away");
@@ -314,8 +317,25 @@ EcService::Survey::Choice EcService::Survey::choose() const
         c.servable = c.copy != nullptr || c.slices.size() >= c.slicesNeeded;
         if (c.servable) return c;
         if (newestChoice.stamp == 0) newestChoice = c;
-        const bool neverAcknowledged = std::any_of(found.begin(), found.end(), [stamp](const Source& f) {
-            return f.holding.slice && f.holding.slice->object.stamp < stamp;
+        // Known by its slices: a sliced version, a part on every holder;
+        // by whole copies only: on the owner and the first P holders.
+        const bool sliced = !c.slices.empty();
+        const bool neverAcknowledged = std::any_of(found.begin(), found.end(), [&](const Source& f) {
+            const auto& h = f.holding;
+            if (!f.knowsCopy) return false;
+            const bool slicedHere = h.slice && h.slice->object.stamp == stamp;
+            // A slice of it beside an older whole copy: the owner has the
+            // older copies dropped before a sliced version is acknowledged.
+            if (slicedHere) return h.copyStamp && *h.copyStamp < stamp;
+            if (h.copyStamp == stamp) return false;
+            // An older slice where this version left none: the owner has
+            // those dropped (or replaced) before it is acknowledged.
+            if (h.slice && h.slice->object.stamp < stamp) return true;
+            // Something older, and nothing of it, where it keeps a part.
+            if (f.at != 0 && !sliced && f.at > parity) return false;
+            const std::int64_t newestHere =
+                std::max({h.copyStamp.value_or(0), h.slice ? h.slice->object.stamp : 0, h.tombstone.value_or(0)});
+            return newestHere != 0 && newestHere < stamp;
         });
         if (!neverAcknowledged) break;
     }
@@ -573,8 +593,19 @@ Response EcService::deleteSlice(const Request& req)
         return Response::error(
             api::Error::badRequest("deleting a slice needs a positive " + std::string(api::kHdrVersionStamp)));
     }
-    if (req.query.count("older") != 0) {
-        // A newer small version was kept elsewhere: only an older slice goes.
+    if (const auto older = req.query.find("older"); older != req.query.end()) {
+        // A newer version is kept everywhere it goes, and not as what this
+        // target keeps: a newer small one (copies elsewhere), an older slice
+        // goes; a newer large one (slices), an older whole copy goes.
+        if (older->second == "copy") {
+            if (auto st = m_store.removeCopyIfOlder(ref->bucket, ref->name, stamp); !st) {
+                return Response::error(st.error());
+            }
+            return Response::ok();
+        }
+        if (older->second != "true") {
+            return Response::error(api::Error::badRequest("older must be true (a slice) or copy (a whole copy)"));
+        }
         if (auto st = m_slices.removeOlder(ref->bucket, ref->name, stamp); !st) return Response::error(st.error());
         return Response::ok();
     }

@@ -114,6 +114,8 @@ private:
         target::CopyPeer peer;
         bool self = false;
         Holding holding;
+        std::size_t at = 0;     // its place in the set: 0 the owner, i the holder of slice i - 1
+        bool knowsCopy = true;  // false: this target's own whole copy was left out (useLocalCopy)
     };
     // What the present targets of ref's set keep of it (this target's own
     // whole copy only when `useLocalCopy`), and the newest version's stamp
@@ -122,6 +124,7 @@ private:
         std::vector<Source> found;
         std::vector<std::string> missing;    // the targets that could not say, and why
         std::size_t copyKeepersMissing = 0;  // of them, the owner and the next P (whole copies of small versions)
+        std::size_t parity = 0;              // the bucket's P
         std::int64_t newest = 0;
         std::int64_t newestTombstone = 0;  // the newest deletion another target recorded (0: none)
         // The deletion this target recorded, when it keeps nothing of the
@@ -135,13 +138,17 @@ private:
         // The targets with a slice of version `stamp` (one code).
         std::vector<const Source*> slicesAt(std::int64_t stamp) const;
         // The version to serve: the newest one with a whole copy or D
-        // slices. A newer one without either is passed over only when a
-        // target answered with a slice older than it: that version never
-        // reached every holder, so it was never acknowledged (an
-        // interrupted overwrite), and the version it was to replace still
-        // stands. Without such proof the newest is chosen and `servable` is
-        // false (it may be an acknowledged version with too many holders
-        // away; serving an older one could be a stale read).
+        // slices. A newer one without either is passed over only when the
+        // set proves it never reached every holder, so it was never
+        // acknowledged (an interrupted overwrite), and the version it was to
+        // replace still stands: a target answered with an older slice and
+        // nothing of it, or with its slice beside an older whole copy (the
+        // owner has those dropped before acknowledging it), or a target that
+        // would keep a part of it (the owner; every holder for a sliced
+        // version, the first P for one copied whole) answered with nothing
+        // of it and something older (a copy or a deletion record). Without such proof the newest is chosen and
+        // `servable` is false (it may be an acknowledged version with too
+        // many holders away; serving an older one could be a stale read).
         struct Choice {
             std::int64_t stamp = 0;  // 0: nothing anywhere
             const Source* copy = nullptr;

@@ -116,8 +116,10 @@ api::Status SliceWriter::commit()
     if (store.options().fsync) {
         if (auto st = fsyncDir(m_finalPath.substr(0, m_finalPath.rfind('/'))); !st) return st;
     }
-    // A whole copy of an older version (the object was small then) goes.
-    return store.removeCopyIfOlder(m_bucket, m_name, stamp);
+    // A whole copy of an older small version here stays until every slice
+    // of this one is kept (EcProtector drops it then): until that, it may
+    // be what the version this one replaces is read from.
+    return {};
 }
 
 std::string SliceStore::root(std::size_t mp, std::string_view bucket) const

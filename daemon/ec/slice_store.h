@@ -9,8 +9,11 @@
 // Versions: a slice carries its object's version stamp. A delivered slice
 // replaces the one here only when it is newer, or of the same version and
 // another index or code (the holders or D and P changed); never when the
-// name's tombstone is at least as new. Storing a slice drops an older whole copy of the name
-// here (a small version copied whole before; see ObjectStore).
+// name's tombstone is at least as new. An older whole copy of the name here
+// (a small version copied whole before; see ObjectStore) stays: the owner
+// has it dropped once every slice of the new version is kept
+// (EcProtector), so an interrupted overwrite leaves the replaced version
+// readable while the owner is away.
 //
 // Thread safety: all methods may be called concurrently.
 

@@ -112,16 +112,18 @@ api::Result<bool> SliceTransfer::remove(const target::CopyPeer& at, const api_ut
     return r->header(std::string(kHdrRemoved)) == "true";
 }
 
-api::Status SliceTransfer::dropOlder(const target::CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp)
+api::Status SliceTransfer::dropOlder(const target::CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp,
+                                     Older what)
 {
-    auto r = m_http.send(client::Method::Delete, url(at, ref) + "?older=true", client::Body::none(),
-                         {{std::string(api::kHdrClusterKey), m_clusterKey},
-                          {std::string(api::kHdrVersionStamp), std::to_string(stamp)}});
-    if (!r) return failed(at, "dropping an older slice of " + ref.bucket + "/" + ref.name, r.error());
-    if (!r->isSuccess()) {
-        return failed(at, "dropping an older slice of " + ref.bucket + "/" + ref.name,
-                      api::errorFromResponse(r->status, r->body));
-    }
+    const bool copy = what == Older::Copy;
+    auto r =
+        m_http.send(client::Method::Delete, url(at, ref) + (copy ? "?older=copy" : "?older=true"), client::Body::none(),
+                    {{std::string(api::kHdrClusterKey), m_clusterKey},
+                     {std::string(api::kHdrVersionStamp), std::to_string(stamp)}});
+    const auto doing =
+        std::string(copy ? "dropping an older copy of " : "dropping an older slice of ") + ref.bucket + "/" + ref.name;
+    if (!r) return failed(at, doing, r.error());
+    if (!r->isSuccess()) return failed(at, doing, api::errorFromResponse(r->status, r->body));
     return {};
 }
 

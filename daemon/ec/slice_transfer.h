@@ -58,10 +58,14 @@ public:
     // The deletion, stamped `stamp`: the holder's slice and whole copy go.
     // True when it had either.
     api::Result<bool> remove(const target::CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp);
-    // A newer version (`stamp`) was kept without a slice on this holder (a
-    // small one, copied whole to the first P holders only): a slice of an
-    // older version goes, no deletion is recorded.
-    api::Status dropOlder(const target::CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp);
+    // A newer version (`stamp`) is kept everywhere it goes, and not as what
+    // this holder keeps of an older one: Older::Slice, a small version (its
+    // whole copies on the first P holders only), so the slice of an older
+    // version here goes; Older::Copy, a large version (its slices), so the
+    // whole copy of an older small version here goes. No deletion is
+    // recorded.
+    enum class Older { Slice, Copy };
+    api::Status dropOlder(const target::CopyPeer& at, const api_util::ObjectRef& ref, std::int64_t stamp, Older what);
     // Asks the owner to keep ref whole and protected (see EcService::ensureOwned).
     api::Result<OwnerState> ensure(const target::CopyPeer& owner, const api_util::ObjectRef& ref);
 

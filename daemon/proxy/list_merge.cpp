@@ -59,11 +59,26 @@ api::ObjectList mergeListPages(std::vector<api::ObjectList> pages, std::uint32_t
             break;
         }
         const std::string chosen = name;
+        // The same object listed by several targets: the newest stamp wins
+        // (a stand-in page's; 0 everywhere else, where the first wins).
+        for (auto& c : cursors) {
+            if (&c == best || c.at >= c.entries->size()) continue;
+            const auto& e = (*c.entries)[c.at];
+            if (e.name == chosen && e.stamp > (*best->entries)[best->at].stamp) best = &c;
+        }
         const auto end = objectEnd(*best);
-        for (std::size_t i = best->at; i < end; ++i) out.entries.push_back(std::move((*best->entries)[i]));
+        // A deletion newer than every version listed: the name is gone (as
+        // a read of it answers), and the page does not count it.
+        const bool deleted = ((*best->entries)[best->at].flags & api::kEntryStatusMask) == api::kEntryStatusDeleted;
+        if (!deleted) {
+            for (std::size_t i = best->at; i < end; ++i) {
+                out.entries.push_back(std::move((*best->entries)[i]));
+                out.entries.back().stamp = 0;  // between a target and the proxy only
+            }
+            ++objects;
+        }
         best->at = end;
-        ++objects;
-        for (auto& c : cursors) {  // the same object listed by another target
+        for (auto& c : cursors) {
             if (c.at < c.entries->size() && (*c.entries)[c.at].name == chosen) c.at = objectEnd(c);
         }
     }

@@ -19,7 +19,10 @@ namespace tessera::daemon::proxy {
 
 // `pageSize` counts objects; a shard's members come with it whatever their
 // number. An entry listed by two targets (a copy a placement change left
-// behind) is listed once, with the members of the first target's copy.
+// behind) is listed once, with the members of the first target's copy;
+// in an erasure-coded bucket's stand-in pages (ObjEntry::stamp) the newest
+// entry wins, and a name whose newest entry is a deletion
+// (kEntryStatusDeleted) is left out. Stamps are not passed on.
 api::ObjectList mergeListPages(std::vector<api::ObjectList> pages, std::uint32_t pageSize);
 
 // How many names the proxy asks each of `targets` targets for, to answer a

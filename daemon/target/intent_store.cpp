@@ -65,6 +65,7 @@ void IntentStore::load()
             if (canonical != path && ::rename(path.c_str(), canonical.c_str()) != 0) continue;
             auto& entry = m_entries[key];
             entry.mp = mp;
+            entry.recorded = true;
             if (!entry.suspect) {
                 entry.suspect = true;
                 m_suspectCount.fetch_add(1, std::memory_order_acq_rel);
@@ -82,6 +83,10 @@ api::Status IntentStore::begin(std::size_t mp, std::string_view bucket, std::str
 {
     std::lock_guard lock(m_mutex);
     auto [it, fresh] = m_entries.try_emplace(std::make_pair(std::string(bucket), std::string(name)));
+    if (it->second.reconciling) {
+        return api::Error::unavailable("\"" + std::string(bucket) + "/" + std::string(name) +
+                                       "\" is being reconciled with its holders");
+    }
     if (it->second.inFlight > 0 || it->second.suspect) {
         ++it->second.inFlight;  // its record is there already
         return {};
@@ -103,13 +108,32 @@ api::Status IntentStore::begin(std::size_t mp, std::string_view bucket, std::str
     }
     it->second.mp = mp;
     it->second.inFlight = 1;
+    it->second.recorded = true;
     return {};
+}
+
+bool IntentStore::beginReconcile(std::string_view bucket, std::string_view name)
+{
+    std::lock_guard lock(m_mutex);
+    auto [it, fresh] = m_entries.try_emplace(std::make_pair(std::string(bucket), std::string(name)));
+    if (it->second.inFlight > 0 || it->second.reconciling) return false;
+    it->second.reconciling = true;
+    return true;
+}
+
+void IntentStore::endReconcile(std::string_view bucket, std::string_view name)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_entries.find(std::make_pair(std::string(bucket), std::string(name)));
+    if (it == m_entries.end()) return;
+    it->second.reconciling = false;
+    dropIfIdle(it);
 }
 
 void IntentStore::dropIfIdle(std::map<std::pair<std::string, std::string>, Entry>::iterator it)
 {
-    if (it->second.inFlight > 0 || it->second.suspect) return;
-    ::unlink(recordPath(it->second.mp, it->first.first, it->first.second).c_str());
+    if (it->second.inFlight > 0 || it->second.suspect || it->second.reconciling) return;
+    if (it->second.recorded) ::unlink(recordPath(it->second.mp, it->first.first, it->first.second).c_str());
     m_entries.erase(it);
 }
 

@@ -41,8 +41,18 @@ public:
     void load();
 
     // A change of bucket/name starts on the holders; its record is on
-    // mountpath `mp` (the name's placement).
+    // mountpath `mp` (the name's placement). Unavailable while the name is
+    // being reconciled (beginReconcile): a change must take its version's
+    // stamp after any restamp of the reconciliation, or that restamp would
+    // make an older state newer than the change (which commit() then takes
+    // for superseded, and acknowledges without keeping it).
     api::Status begin(std::size_t mp, std::string_view bucket, std::string_view name);
+    // A reconciliation of bucket/name (TargetApi::reconcile, which may
+    // restamp this target's state) starts: false when a change of it is in
+    // flight (it settles or pins the name itself when it ends) or another
+    // reconciliation of it runs. endReconcile() when it is over.
+    bool beginReconcile(std::string_view bucket, std::string_view name);
+    void endReconcile(std::string_view bucket, std::string_view name);
     // How a change ended.
     enum class Ended {
         Settled,  // every holder and this target agree (made everywhere, or nowhere)
@@ -80,6 +90,8 @@ public:
 private:
     struct Entry {
         int inFlight = 0;
+        bool reconciling = false;
+        bool recorded = false;  // its record file was written (or found at start)
         bool suspect = false;
         bool pinned = false;    // a suspect whose state here is the newest
         bool caughtUp = false;  // pinned, and the holders that were asked keep it

@@ -63,6 +63,18 @@ std::optional<std::int64_t> ObjectStore::tombstone(std::string_view bucket, std:
     return m_tombstones.read(mountpathFor(bucket, name), bucket, name);
 }
 
+api::Result<std::vector<TombstoneStore::Listed>> ObjectStore::deletions(
+    std::string_view bucket, const std::function<bool(const std::string& name)>& wanted) const
+{
+    for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
+        if (auto st = checkMountpath(mp); !st) return st.error();
+    }
+    std::size_t failed = 0;
+    auto out = m_tombstones.list(bucket, wanted, &failed);
+    if (!out) return mountpathError(failed, EIO, out.error().message);
+    return out;
+}
+
 api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
 {
     if (options.mountpaths.empty()) return api::Error::badRequest("no mountpaths");

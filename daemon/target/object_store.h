@@ -254,6 +254,11 @@ public:
     api::Status markDeleted(std::string_view bucket, std::string_view name) const;
     // The stamp of the name's tombstone, if there is one.
     std::optional<std::int64_t> tombstone(std::string_view bucket, std::string_view name) const;
+    // The bucket's recorded deletions whose names `wanted` accepts, in name
+    // order (TombstoneStore::list); Unavailable naming a disabled mountpath,
+    // or one whose records cannot be walked.
+    api::Result<std::vector<TombstoneStore::Listed>> deletions(
+        std::string_view bucket, const std::function<bool(const std::string& name)>& wanted) const;
     // Changes of mirrored objects in flight, and the names whose copies may
     // disagree after one was interrupted (see intent_store.h).
     IntentStore& intents() const { return m_intents; }

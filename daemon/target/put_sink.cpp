@@ -79,13 +79,19 @@ private:
     // before it is served again).
     Response finishCopiesFirst()
     {
-        auto prepared = m_writer->prepare();
-        if (!prepared) return Response::error(prepared.error());
+        // The change is recorded before its version is stamped (prepare):
+        // no reconciliation restamps the name from here on (see
+        // IntentStore::begin).
         auto& intents = m_hooks.store->intents();
         const auto mp = m_hooks.store->mountpathFor(m_hooks.bucket, m_hooks.name);
         if (auto st = intents.begin(mp, m_hooks.bucket, m_hooks.name); !st) {
             auto e = st.error();
             return Response::error(api::Error::unavailable("not stored: " + e.message + "; retry the write"));
+        }
+        auto prepared = m_writer->prepare();
+        if (!prepared) {
+            intents.end(m_hooks.bucket, m_hooks.name, IntentStore::Ended::Settled);  // nothing sent
+            return Response::error(prepared.error());
         }
         bool maybeSent = false;
         if (auto st = m_hooks.before(*prepared, m_writer->preparedFd(), maybeSent); !st) {

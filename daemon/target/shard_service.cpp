@@ -177,8 +177,12 @@ void ShardService::addMembers(std::string_view bucket, api::ObjectList& page)
     out.reserve(page.entries.size());
     for (auto& e : page.entries) {
         const auto format = archive::formatFromName(e.name);
+        // A shard already marked (listed from its slices) or a deletion
+        // record: nothing of it here to open.
+        const bool passOver =
+            (e.flags & api::kEntryArchError) || (e.flags & api::kEntryStatusMask) == api::kEntryStatusDeleted;
         out.push_back(std::move(e));
-        if (!format) continue;
+        if (!format || passOver) continue;
         auto& shard = out.back();
         auto obj = m_store.open(bucket, shard.name);
         if (!obj) {

@@ -68,7 +68,8 @@ public:
     // A listing page with every shard followed by its members
     // ("shard.tar/member", kEntryInArch, sizes). A shard that cannot be read
     // keeps its place, flagged kEntryArchError with the reason; the page
-    // never fails for it. Names that are not shards are left alone.
+    // never fails for it. Names that are not shards, entries flagged
+    // kEntryArchError already and deletion records are left alone.
     void addMembers(std::string_view bucket, api::ObjectList& page);
 
     // Appends `size` bytes read from `bodyFd` (from offset 0) as member

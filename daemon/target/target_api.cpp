@@ -533,21 +533,26 @@ Response TargetApi::deleteObject(const Request& req)
         if (mustCompareFirst(*ref)) {
             if (auto e = reconcileBeforeServing(*ref)) return Response::error(*e);
         }
+        // The change is recorded until it is settled: interrupted after a
+        // holder removed its copy or slice, the name is reconciled before it
+        // is served again (the deletion then wins). Recorded before the
+        // deletion is stamped: no reconciliation restamps the name from
+        // here on (see IntentStore::begin).
+        const auto mp = m_store.mountpathFor(ref->bucket, ref->name);
+        if (auto st = m_store.intents().begin(mp, ref->bucket, ref->name); !st) {
+            return Response::error(api::Error::unavailable("not deleted: " + st.error().message));
+        }
         const auto here = m_store.stat(ref->bucket, ref->name);
-        if (!here && here.kind() != api::ErrorKind::NotFound) return Response::error(here.error());
+        if (!here && here.kind() != api::ErrorKind::NotFound) {
+            m_store.intents().end(ref->bucket, ref->name, IntentStore::Ended::Settled);  // nothing sent
+            return Response::error(here.error());
+        }
         // Newer than the version it deletes, even when that version was
         // stamped by a clock ahead of this one (a peer's, or this target's
         // before a restart).
         if (here) m_store.observeStamp(here->stamp);
         const auto stamp = m_store.nextStamp();
         bool elsewhere = false;  // kept as slices or copies though lost here
-        // The change is recorded until it is settled: interrupted after a
-        // holder removed its copy or slice, the name is reconciled before it
-        // is served again (the deletion then wins).
-        const auto mp = m_store.mountpathFor(ref->bucket, ref->name);
-        if (auto st = m_store.intents().begin(mp, ref->bucket, ref->name); !st) {
-            return Response::error(api::Error::unavailable("not deleted: " + st.error().message));
-        }
         bool maybeSent = false;
         api::Status sent;
         if (!sliceHolders.empty()) {

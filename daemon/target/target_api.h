@@ -108,7 +108,8 @@ public:
     // holders wins everywhere (blocks). It stops being a suspect once every
     // holder was present. True when this target's state may be served (the
     // name settled, or, erasure coded, its state pinned). An error names
-    // the holder that could not be asked.
+    // the holder that could not be asked; Conflict while a change of the
+    // name is in flight (or another reconciliation of it runs).
     api::Result<bool> reconcile(const api_util::ObjectRef& ref);
     // Reconciles every suspect; returns how many are left.
     std::size_t reconcileSuspects();
@@ -193,10 +194,19 @@ private:
     net::Response listObjects(const net::Request& req);
     // An erasure-coded bucket's listing while owners are away
     // (lr.standInFor): `page` (this target's own names) merged with the
-    // names of those owners this target keeps slices of, cut so that it
-    // still holds every name up to its continuation token. The names added.
+    // names of those owners this target keeps slices of or recorded the
+    // deletion of, cut so that it still holds every name up to its
+    // continuation token. Each away owner's name carries the stamp of what
+    // this target keeps of it, the newest of its copy, its slice and its
+    // deletion (an entry with kEntryStatusDeleted): a deletion interrupted
+    // after it reached some holders leaves others with a slice or copy, and
+    // the proxy lists the name only when no target recorded a newer
+    // deletion (as a read of it answers). The names added from slices.
     api::Result<std::set<std::string>> addAwayOwnersNames(const std::string& bucket, const api::ListRequest& lr,
                                                           api::ObjectList& page);
+    // reconcile() once no change of the name is in flight (the caller holds
+    // IntentStore::beginReconcile).
+    api::Result<bool> reconcileHeld(const api_util::ObjectRef& ref);
     net::Response destroyBucket(const net::Request& req);
     net::Response metasync(const net::Request& req);
     net::Response health(const net::Request& req);
@@ -216,14 +226,16 @@ private:
     etl::EtlManager* m_etl = nullptr;
     ec::EcService* m_ec = nullptr;
     MultipartStore* m_multipart = nullptr;
-    // The names of away owners this target keeps slices of, for the pages
-    // of one listing (addAwayOwnersNames); the last one asked for.
+    // The names of away owners this target keeps slices of or recorded
+    // the deletion of, for the pages of one listing (addAwayOwnersNames);
+    // the last one asked for.
     struct StandInNames {
         std::string bucket;
         std::vector<std::string> owners;
         std::int64_t smapVersion = 0;
         std::int64_t bmdVersion = 0;
-        std::vector<ec::SliceStore::Listed> slices;  // sorted by name
+        std::vector<ec::SliceStore::Listed> slices;   // sorted by name
+        std::vector<TombstoneStore::Listed> deleted;  // sorted by name
     };
     std::mutex m_standInMutex;
     std::shared_ptr<const StandInNames> m_standIn;

@@ -302,6 +302,22 @@ api::Status TargetApi::sendCopies(const api_util::ObjectRef& ref, const std::vec
 
 api::Result<bool> TargetApi::reconcile(const api_util::ObjectRef& ref)
 {
+    // Never beside a change of the name: its restamp would make this
+    // target's older state newer than the change's version.
+    if (!m_store.intents().beginReconcile(ref.bucket, ref.name)) {
+        return api::Error::conflict("a change of \"" + ref.bucket + "/" + ref.name +
+                                    "\" is in flight (or being reconciled): compared once it ends");
+    }
+    struct Done {
+        IntentStore& intents;
+        const api_util::ObjectRef& ref;
+        ~Done() { intents.endReconcile(ref.bucket, ref.name); }
+    } done{m_store.intents(), ref};
+    return reconcileHeld(ref);
+}
+
+api::Result<bool> TargetApi::reconcileHeld(const api_util::ObjectRef& ref)
+{
     const auto bmd = m_cache.bmd();
     const auto* props = bmd->find(ref.bucket);
     if (coded(ref.bucket)) {
@@ -351,7 +367,7 @@ std::size_t TargetApi::reconcileSuspects()
     if (!m_store.intents().anySuspect() || m_cache.smap()->tmap.empty()) return 0;
     std::size_t left = 0;
     for (const auto& [bucket, name] : m_store.intents().suspects()) {
-        if (auto st = reconcile({bucket, name}); !st) {
+        if (auto st = reconcile({bucket, name}); !st && st.kind() != api::ErrorKind::Conflict) {
             logWarn("cannot reconcile the copies of ", bucket, "/", name, " yet: ", st.error().message);
         }
         if (m_store.intents().suspect(bucket, name)) ++left;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <map>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,6 +107,43 @@ std::optional<std::int64_t> TombstoneStore::read(std::size_t mp, std::string_vie
     // file time is when it happened.
     if (stamp == 0) stamp = fileMtimeNs(fd.get());
     return stamp;
+}
+
+api::Result<std::vector<TombstoneStore::Listed>> TombstoneStore::list(
+    std::string_view bucket, const std::function<bool(const std::string& name)>& wanted, std::size_t* failed) const
+{
+    std::map<std::string, std::int64_t> found;
+    for (std::size_t mp = 0; mp < m_mountpaths.size(); ++mp) {
+        const fs::path top(bucketDir(mp, bucket));
+        std::error_code ec;
+        fs::recursive_directory_iterator it(top, fs::directory_options::skip_permission_denied, ec);
+        if (ec) {
+            if (ec == std::errc::no_such_file_or_directory) continue;
+            if (failed != nullptr) *failed = mp;
+            return api::Error::ioError("cannot list the deletions recorded in " + top.string(), ec.message());
+        }
+        for (fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
+            if (ec) {
+                if (failed != nullptr) *failed = mp;
+                return api::Error::ioError("cannot list the deletions recorded in " + top.string(), ec.message());
+            }
+            std::error_code fec;
+            if (!it->is_regular_file(fec)) continue;
+            auto name = it->path().lexically_relative(top).generic_string();
+            // "a/.tomb": the record of "a", which is also a parent of records.
+            constexpr std::string_view kParentRecord = "/.tomb";
+            if (name.ends_with(kParentRecord)) name.resize(name.size() - kParentRecord.size());
+            if (name.empty() || !wanted(name)) continue;
+            const auto stamp = read(mp, bucket, name);
+            if (!stamp) continue;  // removed meanwhile (swept, or the name written again)
+            auto [at, fresh] = found.emplace(std::move(name), *stamp);
+            if (!fresh) at->second = std::max(at->second, *stamp);
+        }
+    }
+    std::vector<Listed> out;
+    out.reserve(found.size());
+    for (auto& [name, stamp] : found) out.push_back({name, stamp});
+    return out;
 }
 
 std::size_t TombstoneStore::sweep() const

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,18 @@ public:
     std::optional<std::int64_t> read(std::size_t mp, std::string_view bucket, std::string_view name) const;
     // Removes records older than the TTL; returns how many went.
     std::size_t sweep() const;
+    struct Listed {
+        std::string name;
+        std::int64_t stamp = 0;
+    };
+    // The bucket's records on every mountpath whose names `wanted` accepts,
+    // in name order (a name recorded on two mountpaths once, the newest
+    // stamp). A walk of the records: listings call it only while an owner
+    // of an erasure-coded bucket is away. `failed` receives the mountpath
+    // whose records could not be walked.
+    api::Result<std::vector<Listed>> list(std::string_view bucket,
+                                          const std::function<bool(const std::string& name)>& wanted,
+                                          std::size_t* failed = nullptr) const;
     // Where a bucket's records live on `mp` (destroying the bucket drops it).
     std::string bucketDir(std::size_t mp, std::string_view bucket) const;
 

@@ -240,6 +240,7 @@ void to_json(nlohmann::json& j, const ObjEntry& v)
     if (v.copies != 0) j["copies"] = v.copies;
     if (v.flags != 0) j["flags"] = v.flags;
     if (!v.error.empty()) j["error"] = v.error;
+    if (v.stamp > 0) j["stamp"] = v.stamp;
 }
 
 namespace {
@@ -270,6 +271,8 @@ void from_json(const nlohmann::json& j, ObjEntry& v)
     v.copies = j.value("copies", 0);
     v.flags = j.value("flags", std::uint32_t{0});
     v.error = j.value("error", std::string());
+    v.stamp = j.value("stamp", std::int64_t{0});
+    if (v.stamp < 0) throw nlohmann::json::type_error::create(302, "an entry's \"stamp\" must not be negative", &j);
 }
 
 void to_json(nlohmann::json& j, const ObjectList& v)
@@ -484,6 +487,11 @@ private:
         } else if (m_key == "flags") {
             if (kind != Kind::Uint || u > 0xffffffffu) return fail("an entry's \"flags\" must be an unsigned integer");
             e.flags = static_cast<std::uint32_t>(u);
+        } else if (m_key == "stamp") {
+            if (kind != Kind::Uint || u > static_cast<std::uint64_t>(INT64_MAX)) {
+                return fail("an entry's \"stamp\" must be an integer 0..2^63-1");
+            }
+            e.stamp = static_cast<std::int64_t>(u);
         }
         return true;
     }
@@ -547,6 +555,7 @@ std::string dumpObjectList(const ObjectList& list)
         if (!e.location.empty()) field("location"), appendJsonString(out, e.location);
         field("name"), appendJsonString(out, e.name);
         if (e.size >= 0) field("size"), out.push_back('"'), appendInt(out, e.size), out.push_back('"');
+        if (e.stamp > 0) field("stamp"), appendInt(out, e.stamp);
         if (!e.version.empty()) field("version"), appendJsonString(out, e.version);
         out.push_back('}');
     }

@@ -50,6 +50,13 @@ constexpr std::uint32_t kEntryInArch = 1u << 7;     // a member "shard.tar/membe
 constexpr std::uint32_t kEntryIsArchive = 1u << 9;  // a shard listed with its members
 // Tessera: the shard's members could not be listed; ObjEntry::error says why.
 constexpr std::uint32_t kEntryArchError = 1u << 12;
+// The low bits are the entry's status (AIStore's EntryStatusMask); status
+// 3 is AIStore's ObjStatusDeleted. Only a target's stand-in page (see
+// ListRequest::standInFor) holds such an entry: a deletion this target
+// recorded of an away owner's name, which the proxy weighs against the
+// other targets' entries for that name (ObjEntry::stamp) and never sends on.
+constexpr std::uint32_t kEntryStatusMask = (1u << 5) - 1;
+constexpr std::uint32_t kEntryStatusDeleted = 3;
 
 // AIStore's LsoMsg (api/apc/lsmsg.go). AIStore's clients send every field,
 // "flags" as a decimal string; Tessera's own send the query form.
@@ -96,6 +103,11 @@ struct ObjEntry {
     std::string location;  // JSON: location, "t[<target id>]:<mountpath>"
     std::string custom;    // JSON: custom-md, "[k1:v1 k2:v2]" (keys sorted)
     int copies = 0;        // 0: not asked for
+    // Tessera's own, between a target and the proxy only: in a stand-in
+    // page, the stamp of the version (or deletion, kEntryStatusDeleted)
+    // this target keeps of an away owner's name; the newest one across the
+    // targets is what the name is. 0: not given (JSON: left out).
+    std::int64_t stamp = 0;
     bool operator==(const ObjEntry&) const = default;
 };
 

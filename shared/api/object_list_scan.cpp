@@ -115,6 +115,10 @@ bool entry(Scanner& s, ObjEntry& e)
                 }
                 e.size = static_cast<std::int64_t>(u);
             }
+        } else if (key == "stamp") {
+            std::uint64_t u = 0;
+            if (!s.uint(u) || u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+            e.stamp = static_cast<std::int64_t>(u);
         } else if (key == "flags" || key == "copies") {
             std::uint64_t u = 0;
             if (!s.uint(u) || u > (key == "flags" ? 0xffffffffu : 32767u)) return false;

@@ -89,7 +89,7 @@ class Node:
 
 
 class Cluster:
-    def __init__(self, bin_dir, root, targets, fsync):
+    def __init__(self, bin_dir, root, targets, fsync, log_level="warn"):
         self.node_bin = os.path.join(bin_dir, "tessera-node")
         if not os.access(self.node_bin, os.X_OK):
             sys.exit(f"soak: no tessera-node in {bin_dir} (build first: installers/build.sh release)")
@@ -97,7 +97,7 @@ class Cluster:
         self.coded = False  # set when the bucket is erasure coded (holdings() in reports)
         self.proxy_port = free_port()
         self.proxy_url = f"http://127.0.0.1:{self.proxy_port}"
-        common = ["--keepalive-interval-ms", "300", "--peer-timeout-ms", "2000", "--log-level", "warn"]
+        common = ["--keepalive-interval-ms", "300", "--peer-timeout-ms", "2000", "--log-level", log_level]
         self.proxy = Node("proxy", [self.node_bin, "--role", "proxy", "--port", str(self.proxy_port),
                                     "--data-dir", f"{root}/proxy", "--keepalive-max-missed", "3"] + common,
                           f"{root}/proxy.log")
@@ -409,10 +409,16 @@ class Client(threading.Thread):
             possible = self.model[n]
             if len(possible) != 1:
                 continue
+            wrong = None
             if possible[0] is not None and n not in names:
-                self.violate("INCOMPLETE_LISTING", n, f"list without {n}")
+                wrong = ("INCOMPLETE_LISTING", f"list without {n}")
             if possible[0] is None and n in names:
-                self.violate("UNDONE", n, f"list holds deleted {n}")
+                wrong = ("UNDONE", f"list holds deleted {n}")
+            if wrong:
+                # When, and (erasure coded) what each target keeps of it now.
+                held = self.cluster.holdings(n) if self.cluster.coded else ""
+                self.violate(wrong[0], n, f"{wrong[1]} (listed {t0 - T0[0]:.2f}s to {time.time() - T0[0]:.2f}s)" +
+                             (f"\n      held now: {held}" if held else ""))
         for s in self.shards:
             acked = any(len(p) == 1 and p[0] is not None for p in self.members[s].values())
             if acked and s not in names:
@@ -504,6 +510,7 @@ def main():
     ap.add_argument("--no-fsync", action="store_true")
     ap.add_argument("--mirror", type=int, default=1, help="copies across targets (default 1: not mirrored)")
     ap.add_argument("--ec", help="erasure coding D+P instead (e.g. 2+1: needs --targets D+P+1 or more)")
+    ap.add_argument("--log-level", default="warn", help="the nodes' log level (info: every reconcile in the logs)")
     ap.add_argument("--bin-dir", default=os.path.join(os.path.dirname(__file__), "../../build/release/daemon"))
     args = ap.parse_args()
     args.duration = args.seconds if args.seconds else args.minutes * 60
@@ -523,7 +530,7 @@ def main():
             continue
         argv.append(a)
     print("reproduce: " + " ".join([sys.argv[0]] + argv + [f"--seed {args.seed}"]), flush=True)
-    cluster = Cluster(os.path.abspath(args.bin_dir), root, args.targets, not args.no_fsync)
+    cluster = Cluster(os.path.abspath(args.bin_dir), root, args.targets, not args.no_fsync, args.log_level)
     stats = Stats()
     stats.kills = stats.restarts = 0
     stop = threading.Event()

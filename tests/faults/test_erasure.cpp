@@ -277,6 +277,14 @@ private slots:
         auto away = m_http.send(Method::Get, objUrl(name));
         QVERIFY(away);
         QVERIFY2(away->status == 404, (std::to_string(away->status) + " " + away->body).c_str());
+        // A listing agrees with the read: the slice p[3] keeps is older than
+        // the deletion p[1] and p[2] recorded (p[3] alone listed the name
+        // from its slice before; found by soak_ec_short).
+        auto list = m_http.send(Method::Get, m_cluster.proxyUrl() + "/v1/buckets/" + kBucket + "?prefix=half-");
+        QVERIFY(list);
+        QVERIFY2(list->status == 200, list->body.c_str());
+        const auto listed = nlohmann::json::parse(list->body);
+        QVERIFY2(listed["entries"].empty(), list->body.c_str());
         QVERIFY(QDir().mkpath(QString::fromStdString(intents)));
         QFile rec(QString::fromStdString(intents + "/rec-" + name));
         QVERIFY(rec.open(QIODevice::WriteOnly));
@@ -366,6 +374,74 @@ private slots:
         for (const auto& [at, aside] : v1Files) {
             QVERIFY(QFile::remove(at));
             QCOMPARE(QProcess::execute("cp", {"-a", aside, at}), 0);
+        }
+        const auto intents = m_cluster.targetMountpaths(p[0]).front() + "/.tessera/intent";
+        QVERIFY(QDir().mkpath(QString::fromStdString(intents)));
+        QFile rec(QString::fromStdString(intents + "/rec-" + name));
+        QVERIFY(rec.open(QIODevice::WriteOnly));
+        rec.write(QByteArray::fromStdString(std::string(kBucket) + "\n" + name));
+        rec.close();
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        const auto expectV1 = [&](const char* when) {
+            auto got = m_http.send(Method::Get, objUrl(name));
+            QVERIFY(got);
+            QVERIFY2(got->status == 200 && got->body == v1,
+                     (std::string(when) + ": " + std::to_string(got->status) + " " + got->body.substr(0, 200)).c_str());
+        };
+        expectV1("owner away");
+        QVERIFY(m_cluster.restartTarget(p[0]));
+        QVERIFY(m_cluster.waitForTargets(4, std::chrono::seconds(10)));
+        QVERIFY(QTest::qWaitFor([&] { return QDir(QString::fromStdString(intents)).isEmpty(); }, 5000));
+        expectV1("owner back");
+        m_cluster.killTarget(p[0]);
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(10)));
+        expectV1("owner away after the reconcile");
+        QVERIFY(m_cluster.restartTarget(p[0]));
+        QVERIFY(m_cluster.waitForTargets(4, std::chrono::seconds(10)));
+        auto del = m_http.send(Method::Delete, objUrl(name));
+        QVERIFY(del);
+        QVERIFY2(del->status == 200, del->body.c_str());
+    }
+
+    // A small version (whole copies on the owner and the first holder),
+    // then a large one interrupted after the first holder took its slice,
+    // the owner killed before it committed: the first holder keeps the
+    // small version's copy beside the new slice (the owner has older copies
+    // dropped only once every slice is kept, before it acknowledges), which
+    // proves the large version was never acknowledged. With the owner away
+    // the small version reads from that copy (a 503 before; found by
+    // soak_ec_short); the owner, back with its record of the change, keeps
+    // it.
+    void interruptedOverwriteOfASmallVersion()
+    {
+        const std::string name = "small-then-half-large";
+        const auto p = placement(name);
+        const std::string v1 = "the small version";
+        const auto v2 = randomBytes(static_cast<std::size_t>(kLimit) * 2, 93);
+        QCOMPARE(m_http.send(Method::Put, objUrl(name), Body::string(v1))->status, 200);
+        QTemporaryDir saved;
+        QVERIFY(saved.isValid());
+        // The owner's file and the first holder's copy of v1, kept aside.
+        std::vector<std::pair<QString, QString>> v1Files;
+        for (int k : {0, 1}) {
+            const auto files = filesOf(p[k], "buckets", name);
+            QCOMPARE(files.size(), 1);
+            const auto aside = saved.filePath(QString::number(k));
+            QCOMPARE(QProcess::execute("cp", {"-a", files[0], aside}), 0);
+            v1Files.emplace_back(files[0], aside);
+        }
+        QCOMPARE(m_http.send(Method::Put, objUrl(name), Body::string(v2))->status, 200);
+        QCOMPARE(filesOf(p[1], "buckets", name).size(), 0);  // dropped once every slice was kept
+        // As if v2 had reached only the first holder when its owner died.
+        m_cluster.killTarget(p[0]);
+        for (const auto& [at, aside] : v1Files) {
+            QFile::remove(at);
+            QCOMPARE(QProcess::execute("cp", {"-a", aside, at}), 0);
+        }
+        for (int k : {2, 3}) {
+            const auto slices = filesOf(p[k], ".tessera/ec", name);
+            QCOMPARE(slices.size(), 1);
+            QVERIFY(QFile::remove(slices[0]));
         }
         const auto intents = m_cluster.targetMountpaths(p[0]).front() + "/.tessera/intent";
         QVERIFY(QDir().mkpath(QString::fromStdString(intents)));

@@ -94,6 +94,44 @@ private slots:
         QCOMPARE(names(out), (std::vector<std::string>{"s.tar", "s.tar/a"}));
     }
 
+    // Stand-in pages of an erasure-coded bucket (its owner away): a holder
+    // that missed an interrupted deletion lists the name from its slice,
+    // another recorded the deletion, newer: the name is gone and does not
+    // count against the page. A version newer than a deletion stands, the
+    // newest entry's fields win, and no stamp is passed on.
+    void newestStandInEntryWins()
+    {
+        const auto stamped = [](const std::string& name, std::int64_t stamp, std::int64_t size = 1) {
+            auto e = obj(name, size);
+            e.stamp = stamp;
+            return e;
+        };
+        const auto deleted = [](const std::string& name, std::int64_t stamp) {
+            api::ObjEntry e;
+            e.name = name;
+            e.size = -1;
+            e.flags = api::kEntryStatusDeleted;
+            e.stamp = stamp;
+            return e;
+        };
+        auto t1 = page({stamped("a", 10), stamped("b", 30, 7), deleted("c", 40), stamped("d", 5)});
+        auto t2 = page({deleted("a", 20), stamped("b", 20, 3), stamped("c", 50, 9), obj("e")});
+        auto t3 = page({stamped("a", 10), deleted("b", 25), deleted("f", 60)});
+        auto out = mergeListPages({t1, t2, t3}, 3);
+        QCOMPARE(names(out), (std::vector<std::string>{"b", "c", "d"}));
+        QCOMPARE(out.entries[0].size, std::int64_t{7});
+        QCOMPARE(out.entries[1].size, std::int64_t{9});
+        for (const auto& e : out.entries) {
+            QCOMPARE(e.stamp, std::int64_t{0});
+            QCOMPARE(e.flags, 0u);
+        }
+        QCOMPARE(out.continuationToken, std::string("d"));
+        // Only deletions left: an empty, complete page.
+        auto gone = mergeListPages({page({deleted("x", 2)}), page({stamped("x", 1)})}, 10);
+        QVERIFY(gone.entries.empty());
+        QVERIFY(gone.continuationToken.empty());
+    }
+
     void errorFlagKept()
     {
         auto bad = obj("bad.tar");

@@ -169,7 +169,10 @@ private slots:
         QCOMPARE(*store(m80, b80, "gone"), true);
     }
 
-    void newerSliceDropsAnOlderWholeCopy()
+    // A slice of a newer version leaves an older whole copy here: it may be
+    // what the version the new one replaces is read from until every slice
+    // of it is kept (the owner then has it dropped: removeCopyIfOlder).
+    void newerSliceKeepsAnOlderWholeCopy()
     {
         target::PutParams p;
         p.transferStamp = 30;
@@ -181,7 +184,12 @@ private slots:
         QVERIFY(m_store->open("b", "was-small"));
         auto [m, b] = slice(randomBytes(9000, 8), 1, 31);
         QCOMPARE(*store(m, b, "was-small"), true);
+        QVERIFY(m_store->open("b", "was-small"));
+        QVERIFY(m_store->removeCopyIfOlder("b", "was-small", 30));  // not older: stays
+        QVERIFY(m_store->open("b", "was-small"));
+        QVERIFY(m_store->removeCopyIfOlder("b", "was-small", 31));
         QCOMPARE(m_store->open("b", "was-small").kind(), api::ErrorKind::NotFound);
+        QVERIFY(!m_store->tombstone("b", "was-small").has_value());  // no deletion recorded
     }
 
     void filesRoundTripFromAnyTwoSlices()

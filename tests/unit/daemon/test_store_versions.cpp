@@ -162,6 +162,37 @@ private slots:
         QVERIFY(reopen());
         QVERIFY(!m_store->intents().anySuspect());
     }
+
+    // A reconciliation (which may restamp the owner's state) and a change of
+    // the same name exclude each other: a restamp between a write's stamp
+    // and its commit made an older state newer than the write, which was
+    // then acknowledged as superseded and not kept (soak_ec_short, STALE).
+    void reconcileAndChangesExcludeEachOther()
+    {
+        QVERIFY(reopen());
+        auto& in = m_store->intents();
+        QVERIFY(in.begin(0, "b", "x/w").ok());
+        QVERIFY(!in.beginReconcile("b", "x/w"));  // a change in flight: left to it
+        in.end("b", "x/w", IntentStore::Ended::Pinned);
+        QVERIFY(in.beginReconcile("b", "x/w"));
+        QVERIFY(!in.beginReconcile("b", "x/w"));  // one at a time
+        const auto refused = in.begin(0, "b", "x/w");
+        QCOMPARE(refused.kind(), api::ErrorKind::Unavailable);
+        QVERIFY(in.begin(0, "b", "x/other").ok());  // other names are not held up
+        in.end("b", "x/other", IntentStore::Ended::Settled);
+        in.endReconcile("b", "x/w");
+        QVERIFY(in.suspect("b", "x/w"));  // the reconciliation itself settles it, not its end
+        QVERIFY(in.begin(0, "b", "x/w").ok());
+        in.end("b", "x/w", IntentStore::Ended::Settled);
+        in.settle("b", "x/w");
+        // A reconciliation of a name that was no suspect leaves nothing behind.
+        QVERIFY(in.beginReconcile("b", "x/clean"));
+        in.endReconcile("b", "x/clean");
+        QVERIFY(!in.anySuspect());
+        for (const auto& mp : mountpaths()) {
+            QCOMPARE(QDir(QString::fromStdString(mp + "/.tessera/intent")).entryList(QDir::Files).size(), 0);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestStoreVersions)

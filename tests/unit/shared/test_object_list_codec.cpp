@@ -45,13 +45,18 @@ ObjectList sample()
     broken.size = 7;
     broken.flags = kEntryArchError;
     broken.error = "truncated: line\nbreak";
+    ObjEntry gone;  // a stand-in page's deletion record
+    gone.name = "dir/obj-0003";
+    gone.size = -1;
+    gone.flags = kEntryStatusDeleted;
+    gone.stamp = 1795719334315846277;
     ObjEntry unicode;
     unicode.name = "img/\xc3\xa9t\xc3\xa9-\xe2\x82\xac.png";  // "été-€.png"
     unicode.size = 5;
     ObjEntry invalid;
     invalid.name = std::string("bytes-\xff\xfe-end");  // not UTF-8: replaced like dumpJson does
     invalid.size = 1;
-    l.entries = {a, shard, member, broken, unicode, invalid};
+    l.entries = {a, shard, member, broken, gone, unicode, invalid};
     return l;
 }
 
@@ -111,6 +116,7 @@ private slots:
                 if (pick(6) == 0) e.location = "t[t1]:/mp" + std::to_string(pick(3));
                 if (pick(6) == 0) e.copies = static_cast<int>(pick(4) + 1);
                 if (pick(3) == 0) e.flags = static_cast<std::uint32_t>(pick(1024));
+                if (pick(5) == 0) e.stamp = static_cast<std::int64_t>(pick(1u << 30)) << 30;
                 l.entries.push_back(std::move(e));
             }
             const auto text = dumpObjectList(l);
@@ -189,6 +195,7 @@ private slots:
         auto want = l;
         for (auto& e : want.entries) e.size = std::max<std::int64_t>(e.size, 0);  // msgpack: absent is 0
         want.entries[3].error.clear();                                            // Tessera's own field is JSON only
+        want.entries[4].stamp = 0;  // so is the stamp (never sent to a client)
         QCOMPARE(back->entries.size(), want.entries.size());
         for (std::size_t i = 0; i < want.entries.size() - 1; ++i) QVERIFY(back->entries[i] == want.entries[i]);
         QCOMPARE(back->continuationToken, l.continuationToken);
@@ -330,6 +337,8 @@ private slots:
                                    << "invalid object list: an entry's \"size\" must be a decimal string";
         QTest::newRow("copies type") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"copies\":\"1\"}]}"
                                      << "invalid object list: an entry's \"copies\" must be an integer 0..32767";
+        QTest::newRow("negative stamp") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"stamp\":-2}]}"
+                                        << "invalid object list: an entry's \"stamp\" must be an integer 0..2^63-1";
         QTest::newRow("flags type") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"flags\":-1}]}"
                                     << "invalid object list: an entry's \"flags\" must be an unsigned integer";
     }
