@@ -151,7 +151,7 @@ std::size_t DsortJob::removeOrphanedOutputs(const target::ObjectStore& store)
         std::string name;
         while (!bucket.empty() && since > 0 && std::getline(in, name)) {
             if (!api::validateObjectName(name)) continue;
-            auto obj = store.open(bucket, name);
+            auto obj = store.openUncached(bucket, name);
             // A name written since the job started here is the job's.
             if (!obj || obj->meta.stamp < since) continue;
             if (store.remove(bucket, name)) ++removed;
@@ -323,7 +323,7 @@ api::Status DsortJob::extractShard(jobs::JobContext& ctx, std::uint64_t position
                                    RecordStore& store, std::vector<spec::DsortRecord>& out)
 {
     const auto what = m_spec.inputBck + "/" + name;
-    auto obj = m_store.open(m_spec.inputBck, name);
+    auto obj = m_store.openUncached(m_spec.inputBck, name);
     if (!obj) {
         if (obj.kind() != api::ErrorKind::NotFound) return prefixed(obj.error(), what);
         m_session->addMetric("extract.missing_shards", 1);

@@ -50,7 +50,7 @@ net::Response BatchGetApi::batchGet(const net::Request& req)
             record(out, BatchGet::kNotSent, name, {}, 0);
             continue;
         }
-        auto obj = m_store.open(bucket, name);
+        auto obj = m_store.openUncached(bucket, name);
         if (!obj) {
             if (obj.kind() == api::ErrorKind::NotFound) record(out, BatchGet::kNotFound, name, {}, 0);
             else record(out, BatchGet::kError, name, obj.error().message, obj.error().message.size());

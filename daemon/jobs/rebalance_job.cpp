@@ -135,7 +135,7 @@ api::Status checkWithOwner(const target::ObjectStore& store, target::CopyTransfe
 // keeps its slice (or copy) of this version or a newer one.
 api::Status protectCoded(const target::ObjectStore& store, ec::EcProtector& protector, const Item& it, JobContext& ctx)
 {
-    auto src = store.open(it.bucket, it.name);
+    auto src = store.openUncached(it.bucket, it.name);
     if (!src) return src.kind() == api::ErrorKind::NotFound ? api::Status{} : api::Status{src.error()};
     auto sent = protector.protect({it.bucket, it.name}, src->meta, src->fd->get(), true);
     if (!sent) return sent.error();

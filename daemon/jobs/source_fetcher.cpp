@@ -105,7 +105,7 @@ std::vector<SourceFetcher::Fetched> SourceFetcher::fetchChunk(std::size_t begin,
             remote[{owner->id, item.bucket}].push_back(k);
             continue;
         }
-        if (auto local = m_store.open(item.bucket, item.object); local) {
+        if (auto local = m_store.openUncached(item.bucket, item.object); local) {
             f.local = std::move(local.value());
         } else if (local.kind() != api::ErrorKind::NotFound) {
             f.status = api::Error{
@@ -167,7 +167,7 @@ SourceFetcher::Fetched SourceFetcher::fetchLocal(const Item& item) const
 {
     Fetched f;
     const auto what = item.bucket + "/" + item.object;
-    if (auto local = m_store.open(item.bucket, item.object); local) {
+    if (auto local = m_store.openUncached(item.bucket, item.object); local) {
         f.local = std::move(local.value());
     } else if (local.kind() == api::ErrorKind::NotFound) {
         f.status = api::Error::notFound("source object " + what + " does not exist");

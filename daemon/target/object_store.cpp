@@ -283,6 +283,11 @@ api::Result<OpenObject> ObjectStore::open(std::string_view bucket, std::string_v
     return obj;
 }
 
+api::Result<OpenObject> ObjectStore::openUncached(std::string_view bucket, std::string_view name) const
+{
+    return openAt(mountpathFor(bucket, name), bucket, name);
+}
+
 api::Result<OpenObject> ObjectStore::openAt(std::size_t mp, std::string_view bucket, std::string_view name) const
 {
     if (auto st = checkMountpath(mp); !st) return st.error();

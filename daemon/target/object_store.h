@@ -222,6 +222,11 @@ public:
     // The object at its placement mountpath; served from the open-object
     // cache when it holds the object (see open_object_cache.h).
     api::Result<OpenObject> open(std::string_view bucket, std::string_view name) const;
+    // open() for an object read once in a sweep (a job's source, a peer's
+    // batch, a rebalance or dSort read): the open-object cache is neither
+    // asked nor filled (a sweep of many objects would only evict the hot
+    // ones, each insert closing an evicted descriptor).
+    api::Result<OpenObject> openUncached(std::string_view bucket, std::string_view name) const;
     // The copy on mountpath `mp`, wherever placement would put the name now
     // (a rebalance moves copies a mountpath change left behind).
     api::Result<OpenObject> openAt(std::size_t mp, std::string_view bucket, std::string_view name) const;
