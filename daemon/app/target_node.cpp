@@ -148,12 +148,14 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     m_jobApi->registerRoutes(m_router);
     m_batchGet = std::make_unique<jobs::BatchGetApi>(*m_store);
     m_batchGet->registerRoutes(m_router);
-    // A bucket with copies on several targets: each object counted by its owner only.
+    // A bucket with copies on several targets (mirrored, or erasure coded:
+    // its small objects are copied whole to the next P targets): each object
+    // counted by its owner only.
     target::CountRule rule;
     rule.ownedOnly = [this](const std::string& bucket) {
         const auto bmd = m_cache.bmd();
         const auto* props = bmd->find(bucket);
-        return props != nullptr && props->mirror.targetCopies() > 1;
+        return props != nullptr && (props->mirror.targetCopies() > 1 || props->ec.enabled);
     };
     rule.owns = [this](const std::string& bucket, const std::string& name) {
         const auto smap = m_cache.smap();
