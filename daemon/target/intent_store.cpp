@@ -112,22 +112,38 @@ api::Status IntentStore::begin(std::size_t mp, std::string_view bucket, std::str
     return {};
 }
 
-bool IntentStore::beginReconcile(std::string_view bucket, std::string_view name)
+bool IntentStore::beginReconcile(std::string_view bucket, std::string_view name, std::chrono::milliseconds wait,
+                                 bool* waited)
 {
-    std::lock_guard lock(m_mutex);
-    auto [it, fresh] = m_entries.try_emplace(std::make_pair(std::string(bucket), std::string(name)));
-    if (it->second.inFlight > 0 || it->second.reconciling) return false;
-    it->second.reconciling = true;
-    return true;
+    const auto key = std::make_pair(std::string(bucket), std::string(name));
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+        // Looked up again after each wait: the entry may have been dropped.
+        auto it = m_entries.try_emplace(key).first;
+        if (it->second.inFlight == 0 && !it->second.reconciling) {
+            it->second.reconciling = true;
+            return true;
+        }
+        if (waited != nullptr) *waited = true;
+        if (m_idle.wait_until(lock, deadline) == std::cv_status::timeout) {
+            it = m_entries.find(key);
+            if (it != m_entries.end() && it->second.inFlight == 0 && !it->second.reconciling) continue;
+            return false;
+        }
+    }
 }
 
 void IntentStore::endReconcile(std::string_view bucket, std::string_view name)
 {
-    std::lock_guard lock(m_mutex);
-    auto it = m_entries.find(std::make_pair(std::string(bucket), std::string(name)));
-    if (it == m_entries.end()) return;
-    it->second.reconciling = false;
-    dropIfIdle(it);
+    {
+        std::lock_guard lock(m_mutex);
+        auto it = m_entries.find(std::make_pair(std::string(bucket), std::string(name)));
+        if (it == m_entries.end()) return;
+        it->second.reconciling = false;
+        dropIfIdle(it);
+    }
+    m_idle.notify_all();
 }
 
 void IntentStore::dropIfIdle(std::map<std::pair<std::string, std::string>, Entry>::iterator it)
@@ -138,6 +154,12 @@ void IntentStore::dropIfIdle(std::map<std::pair<std::string, std::string>, Entry
 }
 
 void IntentStore::end(std::string_view bucket, std::string_view name, Ended how)
+{
+    endChange(bucket, name, how);
+    m_idle.notify_all();  // a reconciliation may wait for this change
+}
+
+void IntentStore::endChange(std::string_view bucket, std::string_view name, Ended how)
 {
     std::lock_guard lock(m_mutex);
     auto it = m_entries.find(std::make_pair(std::string(bucket), std::string(name)));

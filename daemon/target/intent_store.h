@@ -21,6 +21,8 @@
 #include "api/result.h"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -48,10 +50,12 @@ public:
     // for superseded, and acknowledges without keeping it).
     api::Status begin(std::size_t mp, std::string_view bucket, std::string_view name);
     // A reconciliation of bucket/name (TargetApi::reconcile, which may
-    // restamp this target's state) starts: false when a change of it is in
-    // flight (it settles or pins the name itself when it ends) or another
-    // reconciliation of it runs. endReconcile() when it is over.
-    bool beginReconcile(std::string_view bucket, std::string_view name);
+    // restamp this target's state) starts once no change of it is in flight
+    // and no other reconciliation of it runs, waiting for that at most
+    // `wait`: false when the wait ran out. `waited` (when given) is set when
+    // it had to wait. endReconcile() when it is over.
+    bool beginReconcile(std::string_view bucket, std::string_view name,
+                        std::chrono::milliseconds wait = std::chrono::milliseconds(0), bool* waited = nullptr);
     void endReconcile(std::string_view bucket, std::string_view name);
     // How a change ended.
     enum class Ended {
@@ -98,11 +102,13 @@ private:
         std::size_t mp = 0;
     };
     std::string recordPath(std::size_t mp, std::string_view bucket, std::string_view name) const;
+    void endChange(std::string_view bucket, std::string_view name, Ended how);
     // With m_mutex held: removes the record when nothing keeps it.
     void dropIfIdle(std::map<std::pair<std::string, std::string>, Entry>::iterator it);
 
     std::vector<std::string> m_mountpaths;
     mutable std::mutex m_mutex;
+    std::condition_variable m_idle;  // a change or a reconciliation of some name ended
     std::map<std::pair<std::string, std::string>, Entry> m_entries;
     std::atomic<std::size_t> m_suspectCount{0};
 };

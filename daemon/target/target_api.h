@@ -109,8 +109,10 @@ public:
     // holder was present. True when this target's state may be served (the
     // name settled, or, erasure coded, its state pinned). An error names
     // the holder that could not be asked; Conflict while a change of the
-    // name is in flight (or another reconciliation of it runs).
-    api::Result<bool> reconcile(const api_util::ObjectRef& ref);
+    // name is in flight (or another reconciliation of it runs) after
+    // waiting `wait` for it to end.
+    api::Result<bool> reconcile(const api_util::ObjectRef& ref,
+                                std::chrono::milliseconds wait = std::chrono::milliseconds(0));
     // Reconciles every suspect; returns how many are left.
     std::size_t reconcileSuspects();
 

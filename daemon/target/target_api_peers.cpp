@@ -300,11 +300,12 @@ api::Status TargetApi::sendCopies(const api_util::ObjectRef& ref, const std::vec
     return {};
 }
 
-api::Result<bool> TargetApi::reconcile(const api_util::ObjectRef& ref)
+api::Result<bool> TargetApi::reconcile(const api_util::ObjectRef& ref, std::chrono::milliseconds wait)
 {
     // Never beside a change of the name: its restamp would make this
     // target's older state newer than the change's version.
-    if (!m_store.intents().beginReconcile(ref.bucket, ref.name)) {
+    bool waited = false;
+    if (!m_store.intents().beginReconcile(ref.bucket, ref.name, wait, &waited)) {
         return api::Error::conflict("a change of \"" + ref.bucket + "/" + ref.name +
                                     "\" is in flight (or being reconciled): compared once it ends");
     }
@@ -313,6 +314,8 @@ api::Result<bool> TargetApi::reconcile(const api_util::ObjectRef& ref)
         const api_util::ObjectRef& ref;
         ~Done() { intents.endReconcile(ref.bucket, ref.name); }
     } done{m_store.intents(), ref};
+    // Settled meanwhile by the change or reconciliation waited for.
+    if (waited && !m_store.intents().suspect(ref.bucket, ref.name)) return true;
     return reconcileHeld(ref);
 }
 
@@ -377,7 +380,9 @@ std::size_t TargetApi::reconcileSuspects()
 
 std::optional<api::Error> TargetApi::reconcileBeforeServing(const api_util::ObjectRef& ref)
 {
-    auto done = reconcile(ref);
+    // A change of the name in flight, or a reconciliation of it, is waited
+    // for (a write's or a delete's own transfers: a few peer timeouts).
+    auto done = reconcile(ref, 3 * m_peerTimeout);
     if (done && *done) return std::nullopt;
     // A holder that could not be asked may keep a newer state than this
     // target: serving this one could show a state going back later.

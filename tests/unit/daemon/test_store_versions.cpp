@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
+#include <thread>
 #include <unistd.h>
 
 using namespace tessera;
@@ -185,6 +186,19 @@ private slots:
         QVERIFY(in.begin(0, "b", "x/w").ok());
         in.end("b", "x/w", IntentStore::Ended::Settled);
         in.settle("b", "x/w");
+        // A reader's reconciliation waits for the change in flight (or the
+        // other reconciliation) to end instead of failing.
+        QVERIFY(in.begin(0, "b", "x/w").ok());
+        std::thread ender([&in] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            in.end("b", "x/w", IntentStore::Ended::Settled);
+        });
+        bool waited = false;
+        QVERIFY(in.beginReconcile("b", "x/w", std::chrono::milliseconds(5000), &waited));
+        ender.join();
+        QVERIFY(waited);
+        QVERIFY(!in.beginReconcile("b", "x/w", std::chrono::milliseconds(20)));  // its own still runs
+        in.endReconcile("b", "x/w");
         // A reconciliation of a name that was no suspect leaves nothing behind.
         QVERIFY(in.beginReconcile("b", "x/clean"));
         in.endReconcile("b", "x/clean");
