@@ -23,15 +23,7 @@ WORK="$(mktemp -d)"
 trap bench_cleanup EXIT
 
 OBJECTS=4
-cluster_up large 1 "--fsync false"
-"$TESSERA" --endpoint "$PROXY_URL" bench get --bucket bench-large --count-objects "$OBJECTS" --size 64MiB \
-  --count "$OBJECTS" --workers "$OBJECTS" >/dev/null
-mkdir -p "$WORK/www"
-for i in $(seq 0 $((OBJECTS - 1))); do
-  n=$(printf 'obj-%08d' "$i")
-  curl -sfL -o "$WORK/www/$n" "$PROXY_URL/v1/objects/bench-large/$n"
-done
-nginx_up "$WORK/www"
+files_up large bench-large "$OBJECTS" 64MiB
 
 declare -A RES M
 measure() {

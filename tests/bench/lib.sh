@@ -118,14 +118,14 @@ CONF
   done
 }
 
-# small_files_up NAME BUCKET COUNT: a 1-target cluster (fsync off) holding
-# COUNT objects of 1 KiB, obj-00000000.., and nginx serving byte-identical
-# files under the same names from $WORK/www (the small-GET comparisons).
-small_files_up() {
-  local name="$1" bucket="$2" count="$3" i n
+# files_up NAME BUCKET COUNT SIZE: a 1-target cluster (fsync off) holding
+# COUNT objects of SIZE (obj-00000000..), and nginx serving byte-identical
+# files under the same names from $WORK/www (the GET comparisons).
+files_up() {
+  local name="$1" bucket="$2" count="$3" size="$4" i n
   cluster_up "$name" 1 "--fsync false"
-  "$TESSERA" --endpoint "$PROXY_URL" bench get --bucket "$bucket" --count-objects "$count" --size 1KiB \
-    --count "$count" --workers 16 >/dev/null
+  "$TESSERA" --endpoint "$PROXY_URL" bench get --bucket "$bucket" --count-objects "$count" --size "$size" \
+    --count "$count" --workers "$((count < 16 ? count : 16))" >/dev/null
   mkdir -p "$WORK/www"
   for i in $(seq 0 $((count - 1))); do
     n=$(printf 'obj-%08d' "$i")
@@ -133,6 +133,9 @@ small_files_up() {
   done
   nginx_up "$WORK/www"
 }
+
+# small_files_up NAME BUCKET COUNT: files_up with objects of 1 KiB (the small-GET comparisons).
+small_files_up() { files_up "$1" "$2" "$3" 1KiB; }
 
 nginx_down() {
   local pidfile="$WORK/nginx/nginx.pid"
