@@ -4,6 +4,7 @@
 // the port) still reads and writes, because the proxy's redirect carries a
 // signature the target checks. 401 without or with a bad credential, 403
 // without the permission, and a revoked token is refused.
+#include "auth_cli_run.h"
 #include "curl_run.h"
 #include "local_cluster.h"
 
@@ -29,19 +30,7 @@ using tests::curl;
 
 QString bearer(const std::string& token) { return QString::fromStdString("Authorization: Bearer " + token); }
 
-// The permission bits of `path` (-1 when it cannot be read).
-int modeOf(const QString& path)
-{
-    std::error_code ec;
-    const auto p = std::filesystem::status(path.toStdString(), ec).permissions();
-    return ec ? -1 : static_cast<int>(p & std::filesystem::perms::mask);
-}
-
-struct CliRun {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
+using tests::modeOf;
 
 }  // namespace
 
@@ -79,58 +68,26 @@ private:
         return last;
     }
 
-    // Runs `tessera-node --role proxy --data-dir D user ARGS` with `stdinText`.
-    int userCommand(const QStringList& args, const QByteArray& stdinText)
+    tests::CliRun cli(const QString& config, const QStringList& args, const QByteArray& stdinText = {})
     {
-        QProcess p;
-        p.start(tests::nodeBinary(),
-                QStringList{"--role", "proxy", "--data-dir", m_cluster.dataDir() + "/proxy", "user"} + args);
-        p.write(stdinText);
-        p.closeWriteChannel();
-        if (!p.waitForFinished(30000)) return -1;
-        return p.exitCode();
-    }
-
-    // The real `tessera` binary against the proxy, its session under
-    // `config` ($XDG_CONFIG_HOME), `stdinText` on its stdin.
-    CliRun cli(const QString& config, const QStringList& args, const QByteArray& stdinText = {})
-    {
-        QProcess p;
-        auto env = QProcessEnvironment::systemEnvironment();
-        env.insert("TESSERA_ENDPOINT", QString::fromStdString(m_cluster.proxyUrl()));
-        env.insert("XDG_CONFIG_HOME", config);
-        env.remove("TESSERA_TOKEN");
-        env.remove("TESSERA_TOKEN_FILE");
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(TESSERA_CLI_BINARY), args);
-        p.write(stdinText);
-        p.closeWriteChannel();
-        CliRun r;
-        if (!p.waitForFinished(60000)) return r;
-        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput().toStdString();
-        r.err = p.readAllStandardError().toStdString();
-        return r;
+        return tests::runCli(m_cluster.proxyUrl(), config, args, stdinText);
     }
 
     std::string login(const std::string& user, const std::string& password)
     {
-        const auto body = nlohmann::json{{"user", user}, {"password", password}}.dump();
-        auto r = curl({"-X", "POST", url("/v1/tokens"), "--data-binary", QString::fromStdString(body)});
-        if (r.status != 200) return {};
-        auto j = nlohmann::json::parse(r.body, nullptr, false);
-        if (!j.is_object() || !j.contains("token") || !j.contains("refresh_token")) return {};
-        return j["token"].get<std::string>();
+        return tests::login(m_cluster.proxyUrl(), user, password);
     }
 
 private slots:
     void initTestCase()
     {
         // The first admin, on the proxy's host, before the proxy starts.
-        QCOMPARE(userCommand({"add", "admin", "--admin"}, QByteArray(kAdminPassword) + "\n"), 0);
+        QCOMPARE(tests::userCommand(m_cluster.dataDir() + "/proxy", {"add", "admin", "--admin"},
+                                    QByteArray(kAdminPassword) + "\n"),
+                 0);
         // Never a password too short, nor a second user of the same name.
-        QCOMPARE(userCommand({"add", "weak"}, "short\n"), 1);
-        QCOMPARE(userCommand({"add", "admin"}, "another-password\n"), 1);
+        QCOMPARE(tests::userCommand(m_cluster.dataDir() + "/proxy", {"add", "weak"}, "short\n"), 1);
+        QCOMPARE(tests::userCommand(m_cluster.dataDir() + "/proxy", {"add", "admin"}, "another-password\n"), 1);
         QVERIFY2(m_cluster.start(), m_cluster.error().c_str());
 
         m_admin = login("admin", kAdminPassword);
@@ -450,7 +407,7 @@ private slots:
         QVERIFY(home.isValid());
         const auto config = home.path() + "/config";
         const auto tokenPath = config + "/tessera/token";
-        const auto said = [](const CliRun& r) { return r.out + r.err; };
+        const auto said = [](const tests::CliRun& r) { return r.out + r.err; };
 
         // Before logging in: refused, and told how to log in.
         auto before = cli(config, {"bucket", "ls"});
@@ -610,7 +567,7 @@ private slots:
         QTemporaryDir home;
         QVERIFY(home.isValid());
         const auto config = home.path() + "/config";
-        const auto said = [](const CliRun& r) { return r.out + r.err; };
+        const auto said = [](const tests::CliRun& r) { return r.out + r.err; };
         auto in = cli(config, {"login", "--user", "admin"}, QByteArray(kAdminPassword) + "\n");
         QVERIFY2(in.code == 0, said(in).c_str());
 
