@@ -71,8 +71,8 @@ inline int userCommand(const QString& proxyDir, const QStringList& args, const Q
 inline std::string login(const std::string& proxyUrl, const std::string& user, const std::string& password)
 {
     const auto body = nlohmann::json{{"user", user}, {"password", password}}.dump();
-    auto r = curl({"-X", "POST", QString::fromStdString(proxyUrl + "/v1/tokens"), "--data-binary",
-                   QString::fromStdString(body)});
+    auto r = curl(
+        {"-X", "POST", QString::fromStdString(proxyUrl + "/v1/tokens"), "--data-binary", QString::fromStdString(body)});
     if (r.status != 200) return {};
     auto j = nlohmann::json::parse(r.body, nullptr, false);
     if (!j.is_object() || !j.contains("token") || !j.contains("refresh_token")) return {};
