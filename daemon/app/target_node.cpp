@@ -106,8 +106,19 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     m_jobs = std::make_unique<jobs::JobRunner>(
         m_id,
         [this, dsortOptions, clusterKey](const std::string& kind,
-                                         const nlohmann::json& args) -> api::Result<std::unique_ptr<jobs::JobWork>> {
+                                         const jobs::JobArgs& given) -> api::Result<std::unique_ptr<jobs::JobWork>> {
             const auto peerTimeout = std::chrono::milliseconds(m_config.peerTimeoutMs);
+            if (kind == jobs::kKindArchive || kind == jobs::kKindIshard) {
+                return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, clusterKey, given);
+            }
+            nlohmann::json parsed;  // args that came as text (TargetJobApi sends only shard tasks so)
+            if (given.json() == nullptr) {
+                parsed = nlohmann::json::parse(given.text(), nullptr, false);
+                if (parsed.is_discarded() || !parsed.is_object()) {
+                    return api::Error::badRequest("invalid " + kind + " job: its args are not a JSON object");
+                }
+            }
+            const nlohmann::json& args = given.json() != nullptr ? *given.json() : parsed;
             if (kind == jobs::kKindRebalance) {
                 auto a = api::readMessage<api::RebalanceArgs>(args, kind);
                 if (!a) return a.error();
@@ -130,9 +141,6 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
                 }
                 return std::unique_ptr<jobs::JobWork>(std::make_unique<jobs::RebalanceJob>(
                     *m_store, m_cache, *m_ec, m_id, peerTimeout, clusterKey, bucket));
-            }
-            if (kind == jobs::kKindArchive || kind == jobs::kKindIshard) {
-                return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, clusterKey, args);
             }
             if (kind == dsort::kKindDsort) return dsort::DsortJob::create(*m_store, *m_dsorts, dsortOptions, args);
             if (kind == etl::kKindEtlBucket) {

@@ -96,8 +96,7 @@ api::TargetJobStatus JobRunner::snapshot(const Job& job)
     return job.ctx.m_status;
 }
 
-api::Result<api::TargetJobStatus> JobRunner::start(const std::string& id, const std::string& kind,
-                                                   const nlohmann::json& args)
+api::Result<api::TargetJobStatus> JobRunner::start(const std::string& id, const std::string& kind, const JobArgs& args)
 {
     auto work = m_factory(kind, args);
     if (!work) return work.error();

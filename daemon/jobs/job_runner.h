@@ -60,10 +60,35 @@ public:
     virtual api::Status run(JobContext& ctx) = 0;
 };
 
+// The most JSON values a job's args may hold (api::JsonShape's count): an
+// ishard task lists up to a million [object, size] members.
+inline constexpr std::size_t kMaxJobArgsValues = 8'000'000;
+
+// A job's args as the target received them: a parsed document, or the JSON
+// text for the kinds that parse their own (archive and ishard: a task of up
+// to a million members is scanned straight into its struct). A view, valid
+// during the factory's call.
+class JobArgs {
+public:
+    JobArgs() = default;
+    JobArgs(const nlohmann::json& json) : m_json(&json) {}  // NOLINT: a document converts
+    static JobArgs fromText(std::string_view text)
+    {
+        JobArgs a;
+        a.m_text = text;
+        return a;
+    }
+    const nlohmann::json* json() const { return m_json; }  // nullptr: text()
+    std::string_view text() const { return m_text; }
+
+private:
+    const nlohmann::json* m_json = nullptr;
+    std::string_view m_text;
+};
+
 // Makes the work of a kind from its arguments; BadRequest for an unknown
 // kind or bad arguments.
-using JobFactory =
-    std::function<api::Result<std::unique_ptr<JobWork>>(const std::string& kind, const nlohmann::json& args)>;
+using JobFactory = std::function<api::Result<std::unique_ptr<JobWork>>(const std::string& kind, const JobArgs& args)>;
 
 class JobRunner {
 public:
@@ -73,7 +98,7 @@ public:
     JobRunner& operator=(const JobRunner&) = delete;
 
     // Conflict when the id is known; BadRequest from the factory.
-    api::Result<api::TargetJobStatus> start(const std::string& id, const std::string& kind, const nlohmann::json& args);
+    api::Result<api::TargetJobStatus> start(const std::string& id, const std::string& kind, const JobArgs& args);
     api::Result<api::TargetJobStatus> status(const std::string& id) const;
     api::Result<api::TargetJobStatus> abort(const std::string& id);
     // Asks every running job to stop (a drain); does not wait: the

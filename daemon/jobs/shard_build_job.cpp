@@ -52,9 +52,10 @@ ShardBuildJob::ShardBuildJob(const target::ObjectStore& store, const target::Met
 api::Result<std::unique_ptr<JobWork>> ShardBuildJob::create(const target::ObjectStore& store,
                                                             const target::MetaCache& cache, std::string selfId,
                                                             std::chrono::milliseconds peerTimeout,
-                                                            std::string clusterKey, const nlohmann::json& args)
+                                                            std::string clusterKey, const JobArgs& args)
 {
-    auto task = api::parseShardTask(args);
+    auto task = args.json() != nullptr ? api::parseShardTask(*args.json())
+                                       : api::parseShardTaskText(args.text(), kMaxJobArgsValues);
     if (!task) return task.error();
     for (const auto* b : {&task->srcBck, &task->dstBck}) {
         if (auto st = api::validateBucketName(*b); !st) return st.error();

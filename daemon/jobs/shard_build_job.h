@@ -41,7 +41,7 @@ public:
     static api::Result<std::unique_ptr<JobWork>> create(const target::ObjectStore& store,
                                                         const target::MetaCache& cache, std::string selfId,
                                                         std::chrono::milliseconds peerTimeout, std::string clusterKey,
-                                                        const nlohmann::json& args);
+                                                        const JobArgs& args);
     api::Status run(JobContext& ctx) override;
 
 private:

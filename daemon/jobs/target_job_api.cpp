@@ -1,5 +1,7 @@
 #include "target_job_api.h"
 
+#include "shard_build_job.h"
+
 #include "api/json_shape.h"
 #include "api/names.h"
 
@@ -30,9 +32,18 @@ void TargetJobApi::registerRoutes(net::Router& router)
 
 Response TargetJobApi::start(const Request& req)
 {
+    // A shard task (what the proxy's archive and ishard jobs send, in
+    // api::dumpJobEnvelope's layout) goes to its kind as text: it parses
+    // the members straight into its struct, within the same limits.
+    if (api::JobEnvelopeText env;
+        api::splitJobEnvelope(req.body, env) && (env.kind == kKindArchive || env.kind == kKindIshard)) {
+        auto st = m_runner.start(env.id, env.kind, JobArgs::fromText(env.args));
+        if (!st) return Response::error(st.error());
+        return Response::json(*st);
+    }
     // Shape first, without building anything: an ishard part lists up to a
     // million [object, size] pairs, nested 5 deep.
-    if (auto st = api::checkJsonShape(req.body, {api::JsonShape::Top::Object, 8, 8'000'000}, "job"); !st) {
+    if (auto st = api::checkJsonShape(req.body, {api::JsonShape::Top::Object, 8, kMaxJobArgsValues}, "job"); !st) {
         return Response::error(st.error());
     }
     auto job = api::parseMessage<api::JobEnvelope>(req.body, "job");

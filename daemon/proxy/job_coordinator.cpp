@@ -100,20 +100,28 @@ api::Result<api::JobStatus> JobCoordinator::startKind(const std::string& kind, c
     job.args = args;
     // Before any target starts: a change after this point is one the job may not cover.
     for (const auto& hook : m_endHooks) job.marks.push_back(hook.mark ? hook.mark() : 0);
-    if (info.prepare) {
-        auto perTarget = info.prepare(args, all);
-        if (!perTarget) return perTarget.error();
+    if (info.prepare || info.prepareText) {
+        std::map<std::string, std::string> perTarget;  // each target's args as JSON text
+        if (info.prepareText) {
+            auto texts = info.prepareText(args, all);
+            if (!texts) return texts.error();
+            perTarget = std::move(texts.value());
+        } else {
+            auto docs = info.prepare(args, all);
+            if (!docs) return docs.error();
+            for (const auto& [tid, targs] : *docs) perTarget[tid] = api::dumpJson(targs);
+        }
         job.targets.version = all.version;
-        for (auto& [tid, targs] : *perTarget) {
+        for (const auto& [tid, text] : perTarget) {
             auto node = all.tmap.find(tid);
             if (node == all.tmap.end()) continue;
             job.targets.tmap.emplace(tid, node->second);
-            bodies[tid] = api::dumpJson(nlohmann::json(api::JobEnvelope{st.id, kind, std::move(targs)}));
+            bodies[tid] = api::dumpJobEnvelope(st.id, kind, text);
         }
         if (job.targets.tmap.empty()) return api::Error::badRequest("the " + kind + " job has nothing to do");
     } else {
         job.targets = all;
-        const auto body = api::dumpJson(nlohmann::json(api::JobEnvelope{st.id, kind, args}));
+        const auto body = api::dumpJobEnvelope(st.id, kind, api::dumpJson(args));
         for (const auto& [tid, node] : all.tmap) bodies[tid] = body;
     }
     PeerCalls peers(m_options.peerTimeout, m_options.clusterKey);

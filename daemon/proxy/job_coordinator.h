@@ -52,9 +52,17 @@ public:
     // a time (rebalance). Registered before the node serves requests.
     using Preparer = std::function<api::Result<std::map<std::string, nlohmann::json>>(const nlohmann::json& args,
                                                                                       const api::Smap& targets)>;
+    // The same, with each target's args already JSON text (kinds whose args
+    // are large write them directly; see api::dumpShardTask).
+    using TextPreparer = std::function<api::Result<std::map<std::string, std::string>>(const nlohmann::json& args,
+                                                                                       const api::Smap& targets)>;
     struct KindInfo {
+        KindInfo() = default;
+        KindInfo(Preparer p, bool ex) : prepare(std::move(p)), exclusive(ex) {}
+        explicit KindInfo(TextPreparer p) : prepareText(std::move(p)) {}
         Preparer prepare;
         bool exclusive = false;
+        TextPreparer prepareText;  // used instead of `prepare` when set
     };
     void addKind(const std::string& kind, KindInfo info);
 

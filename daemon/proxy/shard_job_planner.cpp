@@ -45,10 +45,11 @@ ShardJobPlanner::ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::s
 
 void ShardJobPlanner::registerWith(JobCoordinator& jobs, net::Router& router)
 {
-    jobs.addKind("archive",
-                 {[this](const nlohmann::json& a, const api::Smap& t) { return prepareArchive(a, t); }, false});
-    jobs.addKind("ishard",
-                 {[this](const nlohmann::json& a, const api::Smap& t) { return prepareIshard(a, t); }, false});
+    using Text = JobCoordinator::TextPreparer;
+    jobs.addKind("archive", JobCoordinator::KindInfo(Text(
+                                [this](const nlohmann::json& a, const api::Smap& t) { return prepareArchive(a, t); })));
+    jobs.addKind("ishard", JobCoordinator::KindInfo(Text(
+                               [this](const nlohmann::json& a, const api::Smap& t) { return prepareIshard(a, t); })));
     router.add(Route{http::verb::post,
                      "/v1/ishard",
                      Exec::Worker,
@@ -78,8 +79,8 @@ Response ShardJobPlanner::archiveAction(const std::string& srcBck, const nlohman
     return Response::json(*st);
 }
 
-api::Result<std::map<std::string, nlohmann::json>> ShardJobPlanner::prepareArchive(const nlohmann::json& args,
-                                                                                   const api::Smap& targets) const
+api::Result<std::map<std::string, std::string>> ShardJobPlanner::prepareArchive(const nlohmann::json& args,
+                                                                                const api::Smap& targets) const
 {
     auto msg = api::parseArchiveMsg(args, {});
     if (!msg) return msg.error();
@@ -120,8 +121,8 @@ api::Result<std::map<std::string, nlohmann::json>> ShardJobPlanner::prepareArchi
     task.shards.push_back(std::move(shard));
     const auto* owner = api::hrwTarget(targets, api::objectUname(task.dstBck, msg->archName));
     if (owner == nullptr) return api::Error::unavailable("no targets in the cluster");
-    std::map<std::string, nlohmann::json> out;
-    out[owner->id] = task;
+    std::map<std::string, std::string> out;
+    out[owner->id] = api::dumpShardTask(task);
     return out;
 }
 
@@ -161,8 +162,8 @@ api::Result<spec::IshardPlan> ShardJobPlanner::plan(spec::IshardSpec& s) const
     return spec::planIshard(objects, s);
 }
 
-api::Result<std::map<std::string, nlohmann::json>> ShardJobPlanner::prepareIshard(const nlohmann::json& args,
-                                                                                  const api::Smap& targets) const
+api::Result<std::map<std::string, std::string>> ShardJobPlanner::prepareIshard(const nlohmann::json& args,
+                                                                               const api::Smap& targets) const
 {
     auto s = spec::parseIshardSpec(args);
     if (!s) return s.error();
@@ -189,8 +190,8 @@ api::Result<std::map<std::string, nlohmann::json>> ShardJobPlanner::prepareIshar
     }
     logInfo("ishard ", s->srcBck, "/", s->prefix, " -> ", s->dstBck, ": ", p->samples, " samples in ", p->shards.size(),
             " shards on ", tasks.size(), " target(s)", p->seed ? ", seed " + std::to_string(*p->seed) : std::string());
-    std::map<std::string, nlohmann::json> out;
-    for (auto& [id, t] : tasks) out[id] = t;
+    std::map<std::string, std::string> out;
+    for (auto& [id, t] : tasks) out[id] = api::dumpShardTask(t);
     return out;
 }
 

@@ -45,10 +45,11 @@ public:
     // POST /v1/buckets/SRC {"action":"archive","value":{...}}: starts the job.
     net::Response archiveAction(const std::string& srcBck, const nlohmann::json& value);
 
-    api::Result<std::map<std::string, nlohmann::json>> prepareArchive(const nlohmann::json& args,
-                                                                      const api::Smap& targets) const;
-    api::Result<std::map<std::string, nlohmann::json>> prepareIshard(const nlohmann::json& args,
-                                                                     const api::Smap& targets) const;
+    // Each target's api::ShardTask, as JSON text (api::dumpShardTask).
+    api::Result<std::map<std::string, std::string>> prepareArchive(const nlohmann::json& args,
+                                                                   const api::Smap& targets) const;
+    api::Result<std::map<std::string, std::string>> prepareIshard(const nlohmann::json& args,
+                                                                  const api::Smap& targets) const;
     // Lists the source and plans; fills spec.seed when a shuffle has none.
     api::Result<spec::IshardPlan> plan(spec::IshardSpec& spec) const;
 

@@ -170,6 +170,17 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
     api::ObjectList out;
     out.entries.reserve(page.size());
     const bool needMeta = (req.props & (api::kPropChecksum | api::kPropVersion | api::kPropCustom)) != 0;
+    // A page's names are sorted, so runs of them share a directory on each
+    // mountpath: each name is looked up from its directory's descriptor,
+    // opened once per run, not by its whole path (the path walk was a third
+    // of a sized listing's CPU).
+    struct DirRun {
+        UniqueFd fd;
+        std::string rel;
+        int err = 0;  // errno of the directory's open, 0 when open
+        bool open = false;
+    };
+    std::vector<DirRun> dirs(m_options.mountpaths.size());
     for (const auto& pageName : page) {
         const std::string name(pageName);
         api::ObjEntry e;
@@ -181,16 +192,30 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
         if (req.props & api::kPropLocation) e.location = m_options.mountpaths[mp];
         if (req.props &
             (api::kPropSize | api::kPropAtime | api::kPropChecksum | api::kPropVersion | api::kPropCustom)) {
-            const auto path = bucketRoot(mp, bucket) + "/" + name;
+            const auto slash = pageName.rfind('/');
+            const std::string_view rel =
+                slash == std::string_view::npos ? std::string_view() : pageName.substr(0, slash);
+            const std::string base(slash == std::string_view::npos ? pageName : pageName.substr(slash + 1));
+            auto& dir = dirs[mp];
+            if (!dir.open || dir.rel != rel) {
+                const auto path = bucketRoot(mp, bucket) + (rel.empty() ? "" : "/" + std::string(rel));
+                dir.fd = UniqueFd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+                dir.err = dir.fd.valid() ? 0 : errno;
+                dir.rel = rel;
+                dir.open = true;
+            }
             struct stat st {};
             UniqueFd fd;
             // Size and atime need no open: one stat, not open + fstat + close.
-            int rc = 0;
-            if (needMeta) {
-                fd = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+            int rc = -1;
+            errno = dir.err;
+            if (dir.err != 0) {
+                // The run's directory is gone or unreadable: judged below.
+            } else if (needMeta) {
+                fd = UniqueFd(::openat(dir.fd.get(), base.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
                 rc = fd.valid() ? ::fstat(fd.get(), &st) : -1;
             } else {
-                rc = ::fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW);
+                rc = ::fstatat(dir.fd.get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW);
             }
             if (rc != 0) {
                 const int err = errno;

@@ -2,6 +2,7 @@
 
 #include "names.h"
 
+#include "json_scan.h"
 #include "json_util.h"
 #include "json_whole_numbers.h"
 
@@ -152,6 +153,44 @@ void readFields(FieldReader& r, JobEnvelope& v)
 {
     r.required("id", v.id).required("kind", v.kind).optional("args", v.args);
     if (r.ok() && !v.args.is_object()) r.fail(r.pointerTo("args"), "must be a JSON object");
+}
+
+std::string dumpJobEnvelope(std::string_view id, std::string_view kind, std::string_view argsJson)
+{
+    std::string out;
+    out.reserve(argsJson.size() + id.size() + kind.size() + 32);
+    out += "{\"id\":";
+    appendJsonString(out, id);
+    out += ",\"kind\":";
+    appendJsonString(out, kind);
+    out += ",\"args\":";
+    out += argsJson;
+    out.push_back('}');
+    return out;
+}
+
+bool splitJobEnvelope(std::string_view body, JobEnvelopeText& out)
+{
+    detail::JsonScanner s(body);
+    std::string_view key, id, kind;
+    if (!s.eat('{') || !s.str(key) || key != "id" || !s.eat(':') || !s.str(id)) return false;
+    if (!s.eat(',') || !s.str(key) || key != "kind" || !s.eat(':') || !s.str(kind)) return false;
+    if (!s.eat(',') || !s.str(key) || key != "args" || !s.eat(':') || !s.peek('{')) return false;
+    auto args = s.rest();
+    const auto trim = [&args] {
+        while (!args.empty() &&
+               (args.back() == ' ' || args.back() == '\n' || args.back() == '\r' || args.back() == '\t')) {
+            args.remove_suffix(1);
+        }
+    };
+    trim();
+    if (args.size() < 3 || args.back() != '}') return false;  // "{}" and the envelope's own '}'
+    args.remove_suffix(1);
+    trim();
+    out.id.assign(id);
+    out.kind.assign(kind);
+    out.args = args;
+    return true;
 }
 
 void to_json(nlohmann::json& j, const BucketJobArgs& v)

@@ -111,6 +111,19 @@ void readFields(FieldReader& r, JobStart& v);
 void to_json(nlohmann::json& j, const JobEnvelope& v);
 void readFields(FieldReader& r, JobEnvelope& v);
 
+// A JobEnvelope whose args are already JSON text (an ishard task lists up to
+// a million members): {"id":ID,"kind":KIND,"args":ARGS}, in that order.
+std::string dumpJobEnvelope(std::string_view id, std::string_view kind, std::string_view argsJson);
+struct JobEnvelopeText {
+    std::string id;
+    std::string kind;
+    std::string_view args;  // the args' text, not checked: its kind parses it
+};
+// True when `body` has dumpJobEnvelope's layout (ids and kinds of printable
+// ASCII without escapes); false for anything else, which is then parsed as
+// a JobEnvelope (whose answer and errors stand).
+bool splitJobEnvelope(std::string_view body, JobEnvelopeText& out);
+
 Result<TargetJobStatus> parseTargetJobStatus(std::string_view json);
 Result<JobStatus> parseJobStatus(std::string_view json);
 

@@ -4,6 +4,7 @@
 
 #include "result.h"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -22,6 +23,18 @@ Result<T> parseJsonAs(std::string_view text, const char* what)
     } catch (const nlohmann::json::exception& e) {
         return Error::badRequest(std::string("invalid ") + what + ": " + e.what());
     }
+}
+
+// Appends `s` as a JSON string the way dumpJson writes it (for writers that
+// build JSON text directly, without a document).
+void appendJsonString(std::string& out, std::string_view s);
+
+template <typename Int>
+void appendJsonInt(std::string& out, Int v)
+{
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
 }
 
 inline std::string dumpJson(const nlohmann::json& j)

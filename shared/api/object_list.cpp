@@ -291,8 +291,6 @@ void from_json(const nlohmann::json& j, ObjectList& v)
     v.flags = j.value("flags", std::uint32_t{0});
 }
 
-namespace {
-
 // Appends `s` as a JSON string the way api::dumpJson writes it: ASCII and
 // valid UTF-8 as they are, '"', '\\' and control characters escaped; text
 // that is not valid UTF-8 goes through nlohmann for its replacement rule.
@@ -330,13 +328,7 @@ void appendJsonString(std::string& out, std::string_view s)
     out.push_back('"');
 }
 
-template <typename Int>
-void appendInt(std::string& out, Int v)
-{
-    char buf[24];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-}
+namespace {
 
 // SAX handler filling an ObjectList: the page's top-level fields and its
 // entries; values of unknown fields (of any shape) are skipped.
@@ -548,19 +540,19 @@ std::string dumpObjectList(const ObjectList& list)
         };
         if (!e.atime.empty()) field("atime"), appendJsonString(out, e.atime);
         if (!e.checksum.empty()) field("checksum"), appendJsonString(out, e.checksum);
-        if (e.copies != 0) field("copies"), appendInt(out, e.copies);
+        if (e.copies != 0) field("copies"), appendJsonInt(out, e.copies);
         if (!e.custom.empty()) field("custom-md"), appendJsonString(out, e.custom);
         if (!e.error.empty()) field("error"), appendJsonString(out, e.error);
-        if (e.flags != 0) field("flags"), appendInt(out, e.flags);
+        if (e.flags != 0) field("flags"), appendJsonInt(out, e.flags);
         if (!e.location.empty()) field("location"), appendJsonString(out, e.location);
         field("name"), appendJsonString(out, e.name);
-        if (e.size >= 0) field("size"), out.push_back('"'), appendInt(out, e.size), out.push_back('"');
-        if (e.stamp > 0) field("stamp"), appendInt(out, e.stamp);
+        if (e.size >= 0) field("size"), out.push_back('"'), appendJsonInt(out, e.size), out.push_back('"');
+        if (e.stamp > 0) field("stamp"), appendJsonInt(out, e.stamp);
         if (!e.version.empty()) field("version"), appendJsonString(out, e.version);
         out.push_back('}');
     }
     out += "],\"flags\":";
-    appendInt(out, list.flags);
+    appendJsonInt(out, list.flags);
     out += ",\"uuid\":";
     appendJsonString(out, list.uuid);
     out.push_back('}');

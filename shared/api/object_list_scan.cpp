@@ -1,5 +1,7 @@
 #include "object_list_scan.h"
 
+#include "json_scan.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -9,74 +11,7 @@ namespace tessera::api::detail {
 
 namespace {
 
-class Scanner {
-public:
-    explicit Scanner(std::string_view in) : m_p(in.data()), m_end(in.data() + in.size()) {}
-
-    void ws()
-    {
-        while (m_p < m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t')) ++m_p;
-    }
-    bool eat(char c)
-    {
-        ws();
-        if (m_p == m_end || *m_p != c) return false;
-        ++m_p;
-        return true;
-    }
-    bool peek(char c)
-    {
-        ws();
-        return m_p < m_end && *m_p == c;
-    }
-    bool atEnd()
-    {
-        ws();
-        return m_p == m_end;
-    }
-    // A string of printable ASCII without escapes.
-    bool str(std::string_view& out)
-    {
-        if (!eat('"')) return false;
-        const char* start = m_p;
-        const auto* q = static_cast<const char*>(std::memchr(m_p, '"', static_cast<std::size_t>(m_end - m_p)));
-        if (q == nullptr) return false;
-        for (const char* c = start; c < q; ++c) {
-            const auto b = static_cast<unsigned char>(*c);
-            if (b < 0x20 || b >= 0x80 || b == '\\') return false;
-        }
-        out = std::string_view(start, static_cast<std::size_t>(q - start));
-        m_p = q + 1;
-        return true;
-    }
-    // A non-negative integer as JSON writes it (no leading zeros).
-    bool uint(std::uint64_t& v)
-    {
-        ws();
-        const char* start = m_p;
-        v = 0;
-        while (m_p < m_end && *m_p >= '0' && *m_p <= '9') {
-            const auto d = static_cast<std::uint64_t>(*m_p - '0');
-            if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return false;
-            v = v * 10 + d;
-            ++m_p;
-        }
-        if (m_p == start || (*start == '0' && m_p - start > 1)) return false;
-        // A fraction or an exponent: not an integer.
-        return m_p == m_end || (*m_p != '.' && *m_p != 'e' && *m_p != 'E');
-    }
-    bool null()
-    {
-        ws();
-        if (m_end - m_p < 4 || std::memcmp(m_p, "null", 4) != 0) return false;
-        m_p += 4;
-        return true;
-    }
-
-private:
-    const char* m_p;
-    const char* m_end;
-};
+using Scanner = JsonScanner;
 
 bool decimal(std::string_view s, std::int64_t& v)
 {

@@ -46,4 +46,15 @@ void to_json(nlohmann::json& j, const ShardTask& v);
 void from_json(const nlohmann::json& j, ShardTask& v);
 Result<ShardTask> parseShardTask(const nlohmann::json& j);
 
+// The same JSON as dumpJson(to_json(task)), byte for byte, written directly:
+// an ishard task lists up to a million members, and a document of them cost
+// the proxy more than planning them.
+std::string dumpShardTask(const ShardTask& task);
+// Parses the text of a ShardTask. What dumpShardTask writes (in any key order
+// or spacing, names of printable ASCII) is scanned straight into the struct;
+// anything else goes through the full parser. Either way within `maxValues`
+// JSON values (api::JsonShape's count) and 8 levels of nesting: BadRequest
+// beyond, or for anything malformed.
+Result<ShardTask> parseShardTaskText(std::string_view text, std::size_t maxValues);
+
 }  // namespace tessera::api

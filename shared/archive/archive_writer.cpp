@@ -1,6 +1,7 @@
 #include "archive_writer.h"
 
 #include "member_name.h"
+#include "tar_stream.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -9,10 +10,12 @@
 namespace tessera::archive {
 
 struct ArchiveWriter::State {
+    std::unique_ptr<TarStream> tar;  // a plain .tar: written directly, no libarchive
     DataSink sink;
     api::Status sinkError;
     std::uint64_t out = 0;
     std::uint64_t remaining = 0;
+    std::uint64_t declared = 0;  // the current member's size
     std::string member;
     bool inMember = false;
     bool finished = false;
@@ -50,6 +53,10 @@ api::Result<std::unique_ptr<ArchiveWriter>> ArchiveWriter::create(ArchiveFormat 
 {
     std::unique_ptr<ArchiveWriter> w(new ArchiveWriter());
     w->m_state = std::make_unique<State>();
+    if (format == ArchiveFormat::Tar) {
+        w->m_state->tar = std::make_unique<TarStream>(std::move(sink));
+        return w;
+    }
     w->m_state->sink = std::move(sink);
     w->m_archive = archive_write_new();
     if (w->m_archive == nullptr) return api::Error::internal("libarchive: out of memory");
@@ -82,11 +89,17 @@ api::Result<std::unique_ptr<ArchiveWriter>> ArchiveWriter::create(ArchiveFormat 
     return w;
 }
 
+api::Status ArchiveWriter::fail(const api::Status& st)
+{
+    m_state->failed = true;
+    return st;
+}
+
 api::Status ArchiveWriter::failed(const std::string& what)
 {
     m_state->failed = true;
     if (!m_state->sinkError.ok()) return m_state->sinkError;
-    const char* detail = archive_error_string(m_archive);
+    const char* detail = m_archive != nullptr ? archive_error_string(m_archive) : nullptr;
     return api::Error::ioError("writing the shard failed: " + what, detail ? detail : "");
 }
 
@@ -97,6 +110,14 @@ api::Status ArchiveWriter::begin(std::string_view name, std::uint64_t size, std:
         if (auto st = endMember(); !st) return st;
     }
     if (auto st = validateMemberName(name); !st) return st;
+    if (m_state->tar) {
+        if (auto st = m_state->tar->header(name, size, mtime); !st) return fail(st);
+        m_state->inMember = true;
+        m_state->remaining = size;
+        m_state->declared = size;
+        m_state->member = std::string(name);
+        return {};
+    }
     struct archive_entry* e = archive_entry_new();
     if (e == nullptr) return api::Error::internal("libarchive: out of memory");
     const std::string n(name);
@@ -126,6 +147,11 @@ api::Status ArchiveWriter::write(const char* data, std::size_t size)
         m_state->failed = true;
         return api::Error::internal("shard member \"" + m_state->member + "\" got more bytes than declared");
     }
+    if (m_state->tar) {
+        if (auto st = m_state->tar->data(data, size); !st) return fail(st);
+        m_state->remaining -= size;
+        return {};
+    }
     while (size > 0) {
         const auto n = archive_write_data(m_archive, data, size);
         if (n <= 0) return failed("data of \"" + m_state->member + "\"");
@@ -152,6 +178,11 @@ api::Status ArchiveWriter::endMember()
         return api::Error::internal("shard member \"" + m_state->member + "\" is " +
                                     std::to_string(m_state->remaining) + " bytes short of its declared size");
     }
+    if (m_state->tar) {
+        // The member's size is what begin() declared (remaining is 0).
+        if (auto st = m_state->tar->endMember(m_state->declared); !st) return fail(st);
+        return {};
+    }
     if (archive_write_finish_entry(m_archive) < ARCHIVE_WARN) return failed("end of \"" + m_state->member + "\"");
     return {};
 }
@@ -161,12 +192,16 @@ api::Status ArchiveWriter::finish()
     if (m_state->failed) return api::Error::internal("shard writer failed earlier");
     if (m_state->finished) return {};
     if (auto st = endMember(); !st) return st;
-    if (archive_write_close(m_archive) != ARCHIVE_OK) return failed("end of the shard");
+    if (m_state->tar) {
+        if (auto st = m_state->tar->finish(); !st) return fail(st);
+    } else if (archive_write_close(m_archive) != ARCHIVE_OK) {
+        return failed("end of the shard");
+    }
     m_state->finished = true;
     return {};
 }
 
-std::uint64_t ArchiveWriter::bytesOut() const { return m_state->out; }
+std::uint64_t ArchiveWriter::bytesOut() const { return m_state->tar ? m_state->tar->bytesOut() : m_state->out; }
 
 std::uint64_t tarMemberBytes(std::string_view name, std::uint64_t size)
 {

@@ -1,8 +1,9 @@
 #pragma once
-// Writes a shard with libarchive to a sink (a PUT's work file, a socket, a
-// string). Tar is written as POSIX pax (plain ustar headers when names fit),
-// readable by GNU tar, bsdtar and Python's tarfile; .tgz adds gzip, .tar.lz4
-// adds lz4 (the lz4 frame format), .zip is deflate-compressed.
+// Writes a shard to a sink (a PUT's work file, a socket, a string). Tar is
+// written directly (TarStream) as POSIX pax (plain ustar headers when names
+// fit), readable by GNU tar, bsdtar and Python's tarfile; .tgz (gzip),
+// .tar.lz4 (the lz4 frame format) and .zip (deflate) are written with
+// libarchive.
 // The archive ends with its end-of-archive marker only after finish(); a
 // writer destroyed before that leaves the sink with an incomplete archive,
 // which the caller discards (a PutWriter without commit does).
@@ -52,6 +53,7 @@ private:
     ArchiveWriter() = default;
     api::Status endMember();
     api::Status failed(const std::string& what);
+    api::Status fail(const api::Status& st);  // the writer is done: st, and errors after it
 
     std::unique_ptr<State> m_state;
     ::archive* m_archive = nullptr;

@@ -71,18 +71,21 @@ for r in $(seq 1 "$ROUNDS"); do
   "$TESSERA" --endpoint "$EP" bucket create "ishard-dst-$r" >/dev/null
   "$TESSERA" --endpoint "$EP" --json ishard ishard-src "ishard-dst-$r" --shard-size "$SHARD_SIZE" --wait \
     >"$WORK/job-$r.json" 2>"$WORK/job-$r.err" || { cat "$WORK/job-$r.err" "$WORK/job-$r.json" >&2; exit 1; }
-  secs=$(python3 - "$WORK/job-$r.json" <<'PY'
+  secs=$(python3 - "$WORK/job-$r.json" 2>"$WORK/split-$r" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["state"] == "finished", d
 end = max(t["ended_ns"] for t in d["targets"].values())
 print((end - d["started_ns"]) / 1e9)
+ts = sorted(d["targets"].values(), key=lambda t: t["started_ns"])
+print("planning %.3f s, targets %s" % ((ts[0]["started_ns"] - d["started_ns"]) / 1e9,
+      " ".join("%.3f" % ((t["ended_ns"] - t["started_ns"]) / 1e9) for t in ts)), file=sys.stderr)
 PY
 )
   shards=$(curl -sf "$EP/v1/buckets/ishard-dst-$r?pagesize=10000" |
     python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))')
   ISHARD_RATES+=("$(rate "$secs")")
-  echo "round $r ishard: $(printf '%.3f' "$secs") s, ${ISHARD_RATES[-1]} samples/s ($shards shards)"
+  echo "round $r ishard: $(printf '%.3f' "$secs") s, ${ISHARD_RATES[-1]} samples/s ($shards shards; $(cat "$WORK/split-$r"))"
 done
 
 T=$(echo "${TAR_RATES[*]}" | median)

@@ -99,7 +99,7 @@ private:
 
     jobs::JobFactory factory()
     {
-        return [this](const std::string& kind, const nlohmann::json&) -> api::Result<std::unique_ptr<jobs::JobWork>> {
+        return [this](const std::string& kind, const jobs::JobArgs&) -> api::Result<std::unique_ptr<jobs::JobWork>> {
             if (kind == "wait") return std::unique_ptr<jobs::JobWork>(std::make_unique<WaitingWork>(m_release));
             if (kind == "fail-hard") return std::unique_ptr<jobs::JobWork>(std::make_unique<FailingWork>(true));
             if (kind == "fail-items") return std::unique_ptr<jobs::JobWork>(std::make_unique<FailingWork>(false));
@@ -279,7 +279,7 @@ private slots:
 
         ec::EcService ec(self, **store, cache, std::chrono::milliseconds(1000), "key");
         jobs::JobRunner runner(
-            "t1", [&](const std::string&, const nlohmann::json&) -> api::Result<std::unique_ptr<jobs::JobWork>> {
+            "t1", [&](const std::string&, const jobs::JobArgs&) -> api::Result<std::unique_ptr<jobs::JobWork>> {
                 return std::unique_ptr<jobs::JobWork>(std::make_unique<jobs::RebalanceJob>(
                     **store, cache, ec, "t1", std::chrono::milliseconds(1000), "key"));
             });

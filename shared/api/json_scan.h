@@ -1,0 +1,118 @@
+#pragma once
+// A scanner for JSON that Tessera itself wrote (object-list pages, shard
+// tasks, job envelopes): it takes strings as they are, without a copy through
+// a lexer, and reports failure on anything it does not handle exactly as
+// nlohmann's parser would (an escape, a byte outside ASCII, a control byte, a
+// number with a fraction or an exponent). Its callers then fall back to the
+// full parser, whose answer (and error) stands.
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+namespace tessera::api::detail {
+
+class JsonScanner {
+public:
+    explicit JsonScanner(std::string_view in) : m_p(in.data()), m_end(in.data() + in.size()) {}
+
+    void ws()
+    {
+        while (m_p < m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t')) ++m_p;
+    }
+    bool eat(char c)
+    {
+        ws();
+        if (m_p == m_end || *m_p != c) return false;
+        ++m_p;
+        return true;
+    }
+    bool peek(char c)
+    {
+        ws();
+        return m_p < m_end && *m_p == c;
+    }
+    bool atEnd()
+    {
+        ws();
+        return m_p == m_end;
+    }
+    // What is left, from the next non-blank byte.
+    std::string_view rest()
+    {
+        ws();
+        return {m_p, static_cast<std::size_t>(m_end - m_p)};
+    }
+    // A string of printable ASCII without escapes.
+    bool str(std::string_view& out)
+    {
+        if (!eat('"')) return false;
+        const char* start = m_p;
+        const auto* q = static_cast<const char*>(std::memchr(m_p, '"', static_cast<std::size_t>(m_end - m_p)));
+        if (q == nullptr) return false;
+        for (const char* c = start; c < q; ++c) {
+            const auto b = static_cast<unsigned char>(*c);
+            if (b < 0x20 || b >= 0x80 || b == '\\') return false;
+        }
+        out = std::string_view(start, static_cast<std::size_t>(q - start));
+        m_p = q + 1;
+        return true;
+    }
+    // A non-negative integer as JSON writes it (no leading zeros).
+    bool uint(std::uint64_t& v)
+    {
+        ws();
+        const char* start = m_p;
+        v = 0;
+        while (m_p < m_end && *m_p >= '0' && *m_p <= '9') {
+            const auto d = static_cast<std::uint64_t>(*m_p - '0');
+            if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return false;
+            v = v * 10 + d;
+            ++m_p;
+        }
+        if (m_p == start || (*start == '0' && m_p - start > 1)) return false;
+        // A fraction or an exponent: not an integer.
+        return m_p == m_end || (*m_p != '.' && *m_p != 'e' && *m_p != 'E');
+    }
+    // An integer that fits an int64_t, with an optional minus sign.
+    bool int64(std::int64_t& v)
+    {
+        const bool negative = eat('-');
+        if (negative && m_p < m_end && (*m_p < '0' || *m_p > '9')) return false;  // "- 1" is not a number
+        std::uint64_t u = 0;
+        if (!uint(u)) return false;
+        constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+        if (u > kMax + (negative ? 1 : 0)) return false;
+        v = negative ? static_cast<std::int64_t>(0 - u) : static_cast<std::int64_t>(u);
+        return true;
+    }
+    bool boolean(bool& v)
+    {
+        ws();
+        if (m_end - m_p >= 4 && std::memcmp(m_p, "true", 4) == 0) {
+            m_p += 4;
+            v = true;
+            return true;
+        }
+        if (m_end - m_p >= 5 && std::memcmp(m_p, "false", 5) == 0) {
+            m_p += 5;
+            v = false;
+            return true;
+        }
+        return false;
+    }
+    bool null()
+    {
+        ws();
+        if (m_end - m_p < 4 || std::memcmp(m_p, "null", 4) != 0) return false;
+        m_p += 4;
+        return true;
+    }
+
+private:
+    const char* m_p;
+    const char* m_end;
+};
+
+}  // namespace tessera::api::detail
