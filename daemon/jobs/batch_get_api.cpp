@@ -61,8 +61,14 @@ net::Response BatchGetApi::batchGet(const net::Request& req)
             record(out, BatchGet::kTooLarge, name, {}, size);
             continue;
         }
-        std::string data(size, '\0');
-        if (const int err = preadExact(obj->fd->get(), data.data(), size, 0); err != 0) {
+        // The record's head, then the bytes read straight in behind it; the
+        // record is taken back if they cannot be read or checked.
+        const auto recordAt = out.size();
+        record(out, BatchGet::kOk, name, {}, size);
+        const auto dataAt = out.size();
+        out.resize(dataAt + size);
+        if (const int err = preadExact(obj->fd->get(), out.data() + dataAt, size, 0); err != 0) {
+            out.resize(recordAt);
             const std::string why = errnoError(err, "cannot read " + bucket + "/" + name).message;
             record(out, BatchGet::kError, name, why, why.size());
             continue;
@@ -70,13 +76,16 @@ net::Response BatchGetApi::batchGet(const net::Request& req)
         // Bytes leave this target only if they are the bytes that were
         // stored: a peer would otherwise build them into a new object
         // under a fresh, valid checksum.
-        if (!obj->meta.checksumValue.empty() && api::xxhash64Hex(data) != obj->meta.checksumValue) {
-            const std::string why = "object " + bucket + "/" + name + " is corrupted: stored checksum " +
-                                    obj->meta.checksumValue + ", its bytes hash to " + api::xxhash64Hex(data);
-            record(out, BatchGet::kCorrupt, name, why, why.size());
-            continue;
+        const std::string_view data(out.data() + dataAt, size);
+        if (!obj->meta.checksumValue.empty()) {
+            if (const auto got = api::xxhash64Hex(data); got != obj->meta.checksumValue) {
+                out.resize(recordAt);
+                const std::string why = "object " + bucket + "/" + name + " is corrupted: stored checksum " +
+                                        obj->meta.checksumValue + ", its bytes hash to " + got;
+                record(out, BatchGet::kCorrupt, name, why, why.size());
+                continue;
+            }
         }
-        record(out, BatchGet::kOk, name, data, size);
     }
     net::Response r;
     r.body = std::move(out);

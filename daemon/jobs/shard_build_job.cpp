@@ -91,7 +91,7 @@ api::Status ShardBuildJob::run(JobContext& ctx)
     auto lane = [&](std::size_t i) {
         std::vector<SourceFetcher::Item> items;
         for (std::size_t k = i; k < m_task.shards.size(); k += lanes) {
-            for (const auto& m : m_task.shards[k].members) items.push_back({m_task.srcBck, m.object});
+            for (const auto& m : m_task.shards[k].members) items.push_back({m_task.srcBck, m.object, m.size});
         }
         SourceFetcher::Options fo;
         fo.peerTimeout = m_peerTimeout;

@@ -69,7 +69,14 @@ void SourceFetcher::work()
                 m_cv.wait_for(lock, kAbortCheck);
             }
             begin = m_nextToFetch;
-            count = std::min({m_options.chunk, m_items.size() - begin, m_nextToTake + m_options.maxAhead - begin});
+            const auto most =
+                std::min({m_options.chunk, m_items.size() - begin, m_nextToTake + m_options.maxAhead - begin});
+            std::uint64_t bytes = 0;
+            for (count = 0; count < most; ++count) {
+                const auto size = m_items[begin + count].size;
+                bytes += size < 0 ? kUnknownSizeGuess : static_cast<std::uint64_t>(size);
+                if (count > 0 && bytes > m_options.chunkBytes) break;
+            }
             m_nextToFetch += count;
         }
         auto fetched = fetchChunk(begin, count, http);

@@ -37,7 +37,12 @@ public:
     static constexpr std::uint64_t kMaxInMemory = std::uint64_t{4} << 20;
     struct Options {
         unsigned workers = 4;
-        std::size_t chunk = 64;       // items a worker takes at once
+        // Items a worker takes at once, and the bytes they may add up to
+        // (by the sizes the items were given; an unknown one counts as
+        // kUnknownSizeGuess): one batch call per owner carries many small
+        // objects, and a chunk of large ones stays a few MiB.
+        std::size_t chunk = 256;
+        std::uint64_t chunkBytes = std::uint64_t{8} << 20;
         std::size_t maxAhead = 1024;  // items fetched but not yet taken
         std::uint64_t maxBufferedBytes = std::uint64_t{64} << 20;
         std::chrono::milliseconds peerTimeout{5000};
@@ -49,7 +54,9 @@ public:
     struct Item {
         std::string bucket;
         std::string object;
+        std::int64_t size = -1;  // as planned; -1 when not known
     };
+    static constexpr std::uint64_t kUnknownSizeGuess = 64 << 10;
 
     struct Fetched {
         api::Status status;  // NotFound: no such object anywhere it should be

@@ -82,7 +82,10 @@ api::Status TarStream::ustar(std::string_view name, std::string_view prefix, std
     octal(h + 124, 12, size);
     octal(h + 136, 12, static_cast<std::uint64_t>(std::clamp<std::int64_t>(mtime, 0, kMaxUstarSize)));
     h[156] = type;
-    std::memcpy(h + 257, "ustar\0" "00", 8);
+    std::memcpy(h + 257,
+                "ustar\0"
+                "00",
+                8);
     std::memcpy(h + 345, prefix.data(), std::min<std::size_t>(prefix.size(), 155));
     // The checksum: the header's bytes summed with its own field as spaces.
     std::memset(h + 148, ' ', 8);

@@ -147,9 +147,10 @@ private slots:
         QCOMPARE(std::string(env.args), std::string("{\"a\":1}"));
 
         // Any other layout is left to the document parser.
-        for (const std::string other : {R"({"kind":"ishard","id":"j","args":{}})", R"({"id":"j","kind":"ishard"})",
-                                        R"({"id":"j","kind":"ishard","args":[]})", R"({"id":"j\u0041","kind":"k","args":{}})",
-                                        R"({"id":"j","kind":"k","args":{})", R"({"id":"j","kind":"k","args":})"}) {
+        for (const std::string other :
+             {R"({"kind":"ishard","id":"j","args":{}})", R"({"id":"j","kind":"ishard"})",
+              R"({"id":"j","kind":"ishard","args":[]})", R"({"id":"j\u0041","kind":"k","args":{}})",
+              R"({"id":"j","kind":"k","args":{})", R"({"id":"j","kind":"k","args":})"}) {
             QVERIFY2(!splitJobEnvelope(other, env), other.c_str());
         }
     }

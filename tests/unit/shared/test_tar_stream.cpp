@@ -59,11 +59,14 @@ private slots:
         const std::vector<Member> members = {
             {"a.txt", ""},
             {"dir/sub/b.bin", std::string(700, 'b')},
-            {std::string(120, 'd') + "/file.txt", std::string(512, 'c')},                  // split: prefix + name
-            {std::string(130, 'x') + ".nosplit", std::string(1, 'x')},                     // pax path
-            {"\xc3\xbcn\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9/\xf0\x9f\x99\x82.txt", std::string(1025, 'u')},  // UTF-8: pax path
-            {std::string(155, 'p') + "/" + std::string(100, 'q'), "edge"},                 // longest ustar split
-            {std::string(156, 'p') + "/" + std::string(100, 'q'), "over"},                 // one byte more: pax
+            {std::string(120, 'd') + "/file.txt", std::string(512, 'c')},  // split: prefix + name
+            {std::string(130, 'x') + ".nosplit", std::string(1, 'x')},     // pax path
+            {"\xc3\xbcn\xc3\xaf"
+             "c\xc3\xb6"
+             "d\xc3\xa9/\xf0\x9f\x99\x82.txt",
+             std::string(1025, 'u')},                                       // UTF-8: pax path
+            {std::string(155, 'p') + "/" + std::string(100, 'q'), "edge"},  // longest ustar split
+            {std::string(156, 'p') + "/" + std::string(100, 'q'), "over"},  // one byte more: pax
         };
         const auto tar = writeTar(members);
         QCOMPARE(tar.size() % 512, std::size_t{0});
@@ -99,7 +102,9 @@ private slots:
             const auto [stored, computed] = checksums(tar, at);
             QCOMPARE(stored, computed);
         }
-        QCOMPARE(tar.substr(257, 8), std::string("ustar\0" "00", 8));
+        QCOMPARE(tar.substr(257, 8), std::string("ustar\0"
+                                                 "00",
+                                                 8));
     }
 
     void hugeSizesGoInPax()
