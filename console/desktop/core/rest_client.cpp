@@ -1,5 +1,7 @@
 #include "rest_client.h"
 
+#include "rest_client_detail.h"
+
 #include "api/action_msg.h"
 #include "api/feed.h"
 #include "api/headers.h"
@@ -18,39 +20,7 @@
 
 namespace tessera::console {
 
-namespace {
-
-// An answer body kept in memory (listings, errors, previews) is bounded; a
-// download streams to its file instead.
-constexpr qint64 kMaxBufferedBody = 64LL * 1024 * 1024;
-
-QByteArray encodeQuery(const QList<std::pair<QByteArray, QString>>& query)
-{
-    QByteArray out;
-    for (const auto& [key, value] : query) {
-        out += out.isEmpty() ? "?" : "&";
-        out += key + '=' + QUrl::toPercentEncoding(value);
-    }
-    return out;
-}
-
-QByteArray objectPath(const QString& bucket, const QString& name)
-{
-    return QByteArray::fromStdString(api::path::object(bucket.toStdString(), name.toStdString()));
-}
-
-bool isRedirect(int status)
-{
-    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
-}
-
-}  // namespace
-
-struct RestCall::State {
-    QPointer<QNetworkReply> reply;
-    bool aborted = false;
-    bool finished = false;
-};
+using namespace rest_detail;
 
 void RestCall::abort()
 {
@@ -60,77 +30,6 @@ void RestCall::abort()
 }
 
 bool RestCall::isRunning() const { return m_state && !m_state->finished; }
-
-struct RestClient::Response {
-    int status = 0;
-    QByteArray body;
-    QNetworkReply::NetworkError error = QNetworkReply::NoError;
-    QString errorString;
-    bool aborted = false;
-    bool tooLarge = false;
-    QList<QNetworkReply::RawHeaderPair> headers;
-
-    QByteArray header(const QByteArray& name) const
-    {
-        for (const auto& [k, v] : headers) {
-            if (k.compare(name, Qt::CaseInsensitive) == 0) return v;
-        }
-        return {};
-    }
-
-    // The error of a failed exchange; ok for a 2xx answer.
-    api::Status status2xx() const
-    {
-        if (aborted) return api::Error::unavailable("aborted");
-        if (tooLarge) return api::Error{api::ErrorKind::TooLarge, "answer larger than the console reads", {}};
-        if (status == 0) {
-            if (error == QNetworkReply::TimeoutError || error == QNetworkReply::OperationCanceledError) {
-                return api::Error::timeout("no answer: " + errorString.toStdString());
-            }
-            return api::Error::unavailable(errorString.toStdString());
-        }
-        if (status < 200 || status >= 300) {
-            return api::errorFromResponse(status, std::string_view(body.constData(), body.size()));
-        }
-        // A 2xx whose body did not arrive whole.
-        if (error == QNetworkReply::TimeoutError || error == QNetworkReply::OperationCanceledError) {
-            return api::Error::timeout("answer incomplete: " + errorString.toStdString());
-        }
-        if (error != QNetworkReply::NoError) return api::Error::unavailable(errorString.toStdString());
-        return {};
-    }
-
-    ObjectInfo objectInfo() const
-    {
-        return api::attrsFromHeaders([this](std::string_view name) {
-            return header(QByteArray(name.data(), static_cast<qsizetype>(name.size()))).toStdString();
-        });
-    }
-};
-
-struct RestClient::Request {
-    QByteArray method;
-    QUrl url;
-    QList<std::pair<QByteArray, QByteArray>> headers;
-    bool hasBody = false;
-    PutBody body;
-    qint64 maxBody = kMaxBufferedBody;
-    std::shared_ptr<QSaveFile> sink;  // download: 2xx bytes go here
-    QPointer<QObject> context;
-    bool hasContext = false;
-    int redirectsLeft = kMaxRedirects;
-    bool reportUnauthorized = true;  // a 401 emits RestClient::unauthorized (not for the token calls)
-    QString sentToken;               // the bearer token of the last send
-    int timeoutMs = 0;               // no byte moved for this long: Timeout (0: the client's transfer timeout)
-    // A large body is not sent to a node that would answer 307 without
-    // reading it: a body-less HEAD finds the owner first.
-    bool resolveFirst = false;
-    ProgressCallback uploadProgress;
-    ProgressCallback downloadProgress;
-    std::function<void(Response)> done;
-
-    void addHeader(const QByteArray& name, const QByteArray& value) { headers.append({name, value}); }
-};
 
 RestClient::RestClient(QNetworkAccessManager* network, QObject* parent) : QObject(parent), m_network(network) {}
 
@@ -351,19 +250,6 @@ QUrl RestClient::controlUrl(const QByteArray& path, const QString& query) const
     return url;
 }
 
-template <typename T>
-RestCall RestClient::getParsed(const QUrl& url, QObject* context, Callback<T> done,
-                               std::function<api::Result<T>(std::string_view)> parse)
-{
-    auto req = newRequest("GET", url, context);
-    req->timeoutMs = m_controlTimeoutMs;
-    req->done = [done = std::move(done), parse = std::move(parse)](Response r) {
-        if (auto st = r.status2xx(); !st) return done(st.error());
-        done(parse(std::string_view(r.body.constData(), static_cast<std::size_t>(r.body.size()))));
-    };
-    return start(req);
-}
-
 RestCall RestClient::health(QObject* context, Callback<api::Health> done)
 {
     // AIStore's health has no body: Tessera's document is asked for.
@@ -385,175 +271,6 @@ RestCall RestClient::smap(QObject* context, Callback<api::Smap> done)
     return getParsed<api::Smap>(
         controlUrl(QByteArray(api::path::kCluster.data(), api::path::kCluster.size()), QStringLiteral("what=smap")),
         context, std::move(done), [](std::string_view b) { return api::parseSmap(b); });
-}
-
-RestCall RestClient::jobs(QObject* context, Callback<std::vector<api::JobStatus>> done)
-{
-    return getParsed<std::vector<api::JobStatus>>(
-        controlUrl(QByteArray(api::path::kJobs.data(), api::path::kJobs.size())), context, std::move(done),
-        [](std::string_view b) { return api::decodeJobList(b); });
-}
-
-RestCall RestClient::abortJob(const QString& id, QObject* context, Callback<api::JobStatus> done)
-{
-    auto req = newRequest("DELETE", controlUrl(QByteArray::fromStdString(api::path::job(id.toStdString()))), context);
-    req->timeoutMs = m_controlTimeoutMs;
-    req->done = [done = std::move(done)](Response r) {
-        if (auto st = r.status2xx(); !st) return done(st.error());
-        done(api::parseJobStatus(std::string_view(r.body.constData(), static_cast<std::size_t>(r.body.size()))));
-    };
-    return start(req);
-}
-
-namespace {
-
-std::string_view bodyView(const QByteArray& b) { return {b.constData(), static_cast<std::size_t>(b.size())}; }
-
-}  // namespace
-
-std::shared_ptr<RestClient::Request> RestClient::specRequest(const char* method, const QUrl& url,
-                                                             const QByteArray& spec, bool yaml, QObject* context) const
-{
-    auto req = newRequest(method, url, context);
-    req->timeoutMs = m_transferTimeoutMs;  // the proxy reads inputs or starts processes first
-    req->hasBody = true;
-    req->body.data = spec;
-    req->addHeader("Content-Type", yaml ? "application/yaml" : "application/json");
-    return req;
-}
-
-RestCall RestClient::dsortDryRun(const QByteArray& spec, bool yaml, QObject* context, Callback<spec::DsortDryRun> done)
-{
-    auto req = specRequest(
-        "POST",
-        controlUrl(QByteArray(api::path::kSort.data(), api::path::kSort.size()), QStringLiteral("dry_run=true")), spec,
-        yaml, context);
-    req->done = [done = std::move(done)](Response r) {
-        if (auto st = r.status2xx(); !st) return done(st.error());
-        done(api::parseMessage<spec::DsortDryRun>(bodyView(r.body), "dsort dry run"));
-    };
-    return start(req);
-}
-
-RestCall RestClient::startDsort(const QByteArray& spec, bool yaml, QObject* context, Callback<QString> done)
-{
-    auto req = specRequest("POST", controlUrl(QByteArray(api::path::kSort.data(), api::path::kSort.size())), spec, yaml,
-                           context);
-    req->done = [done = std::move(done)](Response r) {
-        if (auto st = r.status2xx(); !st) return done(st.error());
-        // The answer is the job id as text (AIStore's), possibly JSON-quoted.
-        QString id = QString::fromUtf8(r.body).trimmed();
-        if (id.size() >= 2 && id.startsWith(QLatin1Char('"')) && id.endsWith(QLatin1Char('"')))
-            id = id.mid(1, id.size() - 2);
-        if (id.isEmpty()) return done(api::Error::corruption("the proxy answered no dsort job id"));
-        done(id);
-    };
-    return start(req);
-}
-
-RestCall RestClient::job(const QString& id, QObject* context, Callback<api::JobStatus> done)
-{
-    return getParsed<api::JobStatus>(controlUrl(QByteArray::fromStdString(api::path::job(id.toStdString()))), context,
-                                     std::move(done), [](std::string_view b) { return api::parseJobStatus(b); });
-}
-
-RestCall RestClient::startJob(const api::JobStart& job, QObject* context, Callback<api::JobStatus> done)
-{
-    auto req = newRequest("POST", controlUrl(QByteArray(api::path::kJobs.data(), api::path::kJobs.size())), context);
-    req->timeoutMs = m_transferTimeoutMs;  // the proxy starts the job on every target before it answers
-    req->hasBody = true;
-    req->body.data = QByteArray::fromStdString(api::dumpJson(nlohmann::json(job)));
-    req->addHeader("Content-Type", "application/json");
-    req->done = [done = std::move(done)](Response r) {
-        if (auto st = r.status2xx(); !st) return done(st.error());
-        done(api::parseJobStatus(bodyView(r.body)));
-    };
-    return start(req);
-}
-
-RestCall RestClient::ishardDryRun(const QByteArray& spec, bool yaml, QObject* context,
-                                  Callback<spec::IshardDryRun> done)
-{
-    auto req = specRequest(
-        "POST",
-        controlUrl(QByteArray(api::path::kIshard.data(), api::path::kIshard.size()), QStringLiteral("dry_run=true")),
-        spec, yaml, context);
-    req->done = [done = std::move(done)](Response r) {
-        if (auto st = r.status2xx(); !st) return done(st.error());
-        done(spec::parseIshardDryRun(bodyView(r.body)));
-    };
-    return start(req);
-}
-
-RestCall RestClient::startIshard(const QByteArray& spec, bool yaml, QObject* context, Callback<api::JobStatus> done)
-{
-    auto req = specRequest("POST", controlUrl(QByteArray(api::path::kIshard.data(), api::path::kIshard.size())), spec,
-                           yaml, context);
-    req->done = [done = std::move(done)](Response r) {
-        if (auto st = r.status2xx(); !st) return done(st.error());
-        done(api::parseJobStatus(bodyView(r.body)));
-    };
-    return start(req);
-}
-
-RestCall RestClient::etlList(QObject* context, Callback<std::vector<api::EtlInfo>> done)
-{
-    return getParsed<std::vector<api::EtlInfo>>(
-        controlUrl(QByteArrayLiteral("/v1/etl")), context, std::move(done),
-        [](std::string_view b) { return api::parseMessageList<api::EtlInfo>(b, "etl list"); });
-}
-
-RestCall RestClient::etlInit(const QByteArray& spec, bool yaml, QObject* context, Callback<api::EtlInfo> done)
-{
-    auto req = specRequest("PUT", controlUrl(QByteArrayLiteral("/v1/etl")), spec, yaml, context);
-    req->done = [done = std::move(done)](Response r) {
-        if (auto st = r.status2xx(); !st) return done(st.error());
-        done(api::parseMessage<api::EtlInfo>(bodyView(r.body), "etl"));
-    };
-    return start(req);
-}
-
-RestCall RestClient::etlRemove(const QString& name, QObject* context, StatusCallback done)
-{
-    auto req = newRequest("DELETE", controlUrl("/v1/etl/" + QUrl::toPercentEncoding(name)), context);
-    req->timeoutMs = m_transferTimeoutMs;
-    req->done = [done = std::move(done)](Response r) { done(r.status2xx()); };
-    return start(req);
-}
-
-RestCall RestClient::etlBucket(const QString& src, const QString& dst, const api::EtlBucketMsg& msg, QObject* context,
-                               Callback<api::JobStatus> done)
-{
-    const bool listRange = !msg.objnames.empty() || !msg.templ.empty();
-    const api::ActionMsg action{listRange ? "etl-listrange" : "etl-bck", dst.toStdString(), nlohmann::json(msg)};
-    auto req = newRequest("POST", bucketUrl(src), context);
-    req->hasBody = true;
-    req->body.data = QByteArray::fromStdString(api::dumpJson(nlohmann::json(action)));
-    req->addHeader("Content-Type", "application/json");
-    req->done = [done = std::move(done)](Response r) {
-        if (auto st = r.status2xx(); !st) return done(st.error());
-        done(api::parseJobStatus(bodyView(r.body)));
-    };
-    return start(req);
-}
-
-RestCall RestClient::readTransformed(const QString& bucket, const QString& name, const QString& member,
-                                     const QString& etl, const QString& args, qint64 maxBytes, QObject* context,
-                                     Callback<QByteArray> done)
-{
-    QList<std::pair<QByteArray, QString>> query;
-    if (!member.isEmpty()) query.append({QByteArrayLiteral("archpath"), member});
-    if (!etl.isEmpty()) {
-        query.append({QByteArray(api::kQpEtlName.data(), api::kQpEtlName.size()), etl});
-        if (!args.isEmpty()) query.append({QByteArray(api::kQpEtlArgs.data(), api::kQpEtlArgs.size()), args});
-    }
-    auto req = newRequest("GET", QUrl::fromEncoded(objectUrl(bucket, name).toEncoded() + encodeQuery(query)), context);
-    req->maxBody = maxBytes;
-    req->done = [done = std::move(done)](Response r) {
-        if (auto st = r.status2xx(); !st) return done(st.error());
-        done(std::move(r.body));
-    };
-    return start(req);
 }
 
 RestCall RestClient::listBuckets(QObject* context, Callback<std::vector<api::BucketRef>> done)
