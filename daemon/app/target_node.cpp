@@ -111,14 +111,11 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
             if (kind == jobs::kKindArchive || kind == jobs::kKindIshard) {
                 return jobs::ShardBuildJob::create(*m_store, m_cache, m_id, peerTimeout, clusterKey, given);
             }
-            nlohmann::json parsed;  // args that came as text (TargetJobApi sends only shard tasks so)
+            // Only shard tasks come as text (TargetJobApi parses the others).
             if (given.json() == nullptr) {
-                parsed = nlohmann::json::parse(given.text(), nullptr, false);
-                if (parsed.is_discarded() || !parsed.is_object()) {
-                    return api::Error::badRequest("invalid " + kind + " job: its args are not a JSON object");
-                }
+                return api::Error::badRequest("invalid " + kind + " job: its args must be a parsed JSON object");
             }
-            const nlohmann::json& args = given.json() != nullptr ? *given.json() : parsed;
+            const nlohmann::json& args = *given.json();
             if (kind == jobs::kKindRebalance) {
                 auto a = api::readMessage<api::RebalanceArgs>(args, kind);
                 if (!a) return a.error();

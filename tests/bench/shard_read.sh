@@ -42,11 +42,32 @@ for n in $(json_get "$WORK/shards.json" '"\n".join(e["name"] for e in d["entries
 done
 echo "$SAMPLES samples of 1 KiB; $(ls "$WORK/shards" | wc -l) shards of 1 MiB ($(du -sh "$WORK/shards" | cut -f1))" >&2
 
-declare -A RES
-measure() {  # NAME ARGS...: one round, appends samples/s to RES[NAME]
+TARGET_PID=$(cat "$WORK/cluster-p5/pids/target-1.pid")
+HZ=$(getconf CLK_TCK)
+declare -A RES CPU
+# measure NAME ARGS...: one round; appends samples/s to RES[NAME] and the CPU
+# per sample (us, user + system) of the client and of the target to CPU[NAME].
+measure() {
   local name="$1"; shift
-  bench_run "$WORK/$name.json" "$@" --duration "${DURATION}s"
+  local before after client
+  before=$(awk '{print $14 + $15}' "/proc/$TARGET_PID/stat")
+  client=$(python3 - "$WORK/$name.json" "$TESSERA" --json bench "$@" --duration "${DURATION}s" <<'PY'
+import resource, subprocess, sys
+with open(sys.argv[1], "w") as f:
+    subprocess.run(sys.argv[2:], stdout=f, check=True)
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(ru.ru_utime + ru.ru_stime)
+PY
+) || { echo "tessera bench $* failed" >&2; exit 1; }
+  after=$(awk '{print $14 + $15}' "/proc/$TARGET_PID/stat")
   RES[$name]="${RES[$name]:-} $(json_get "$WORK/$name.json" 'd["summary"]["get"]["items_per_s"]')"
+  CPU[$name]="${CPU[$name]:-} $(python3 - "$WORK/$name.json" "$client" "$before" "$after" "$HZ" <<'PY'
+import json, sys
+items = json.load(open(sys.argv[1]))["summary"]["get"]["items"]
+client, before, after, hz = float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+print("%.3f/%.3f" % (client * 1e6 / items, (after - before) / hz * 1e6 / items))
+PY
+)"
 }
 for r in $(seq 1 "$ROUNDS"); do
   measure shard --endpoint "$PROXY_URL" shard-read --bucket bench-p5-shards --direct --workers 8 --threads "$THREADS"
@@ -54,7 +75,19 @@ for r in $(seq 1 "$ROUNDS"); do
     --threads "$THREADS"
   measure scan shard-scan --dir "$WORK/shards" --workers "$THREADS"
   echo "round $r: shard-read ${RES[shard]##* } loose-read ${RES[loose]##* } shard-scan ${RES[scan]##* } samples/s" >&2
+  echo "round $r CPU per sample (us, client/target): shard-read ${CPU[shard]##* } shard-scan ${CPU[scan]##* }" >&2
 done
+# What P5b could reach if the machine's CPUs were the only limit: libarchive's
+# cost per sample from memory over what a sample costs the client and the
+# target when it comes over HTTP (both share this machine's CPUs).
+python3 - "${CPU[shard]}" "${CPU[scan]}" <<'PY' >&2
+import statistics, sys
+def med(words, i):
+    return statistics.median(float(w.split("/")[i]) for w in words.split())
+c, t, s = med(sys.argv[1], 0), med(sys.argv[1], 1), med(sys.argv[2], 0)
+print("CPU per sample (medians): shard-read client %.3f + target %.3f us, shard-scan %.3f us; "
+      "P5b at most %.3f while client and target share the CPUs" % (c, t, s, s / (c + t)))
+PY
 declare -A M
 for k in shard loose scan; do M[$k]=$(echo "${RES[$k]}" | median); done
 fmt() { python3 -c "import sys; print(f'{float(sys.argv[1]):.0f} samples/s')" "$1"; }
