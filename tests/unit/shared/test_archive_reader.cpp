@@ -3,6 +3,7 @@
 
 #include "archive/archive_reader.h"
 #include "archive/archive_writer.h"
+#include "shard_bytes.h"
 
 #include <QtTest>
 #include <archive.h>
@@ -13,36 +14,16 @@
 
 using namespace tessera;
 using namespace tessera::archive;
+using test::Member;
+using test::writeShard;
 
 namespace {
-
-struct Member {
-    std::string name;
-    std::string data;
-};
 
 std::string randomBytes(std::mt19937_64& rng, std::size_t n)
 {
     std::string s(n, '\0');
     for (auto& c : s) c = static_cast<char>(rng() & 0xff);
     return s;
-}
-
-std::string writeShard(ArchiveFormat f, const std::vector<Member>& members)
-{
-    std::string out;
-    auto w = ArchiveWriter::create(f, [&out](const char* p, std::size_t n) {
-        out.append(p, n);
-        return api::Status();
-    });
-    if (!w) qFatal("create: %s", w.error().message.c_str());
-    for (const auto& m : members) {
-        auto st = (*w)->add(m.name, m.data, 1700000000);
-        if (!st) qFatal("add: %s", st.error().message.c_str());
-    }
-    auto st = (*w)->finish();
-    if (!st) qFatal("finish: %s", st.error().message.c_str());
-    return out;
 }
 
 // Reads every member; the first error's kind and message, or the members.

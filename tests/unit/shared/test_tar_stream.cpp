@@ -7,36 +7,17 @@
 #include "archive/archive_writer.h"
 #include "archive/tar_index.h"
 #include "archive/tar_stream.h"
+#include "shard_bytes.h"
 
+#include <QTemporaryFile>
 #include <QTest>
 #include <cstring>
-#include <unistd.h>
 
 using namespace tessera;
 using namespace tessera::archive;
+using test::Member;
 
 namespace {
-
-struct Member {
-    std::string name;
-    std::string data;
-};
-
-std::string writeTar(const std::vector<Member>& members, std::vector<std::size_t>* calls = nullptr)
-{
-    std::string out;
-    auto w = ArchiveWriter::create(ArchiveFormat::Tar, [&](const char* p, std::size_t n) {
-        out.append(p, n);
-        if (calls) calls->push_back(n);
-        return api::Status();
-    });
-    if (!w) qFatal("create: %s", w.error().message.c_str());
-    for (const auto& m : members) {
-        if (auto st = (*w)->add(m.name, m.data, 1700000000); !st) qFatal("add: %s", st.error().message.c_str());
-    }
-    if (auto st = (*w)->finish(); !st) qFatal("finish: %s", st.error().message.c_str());
-    return out;
-}
 
 // The checksum a ustar header at `at` carries, and the one its bytes give.
 std::pair<unsigned, unsigned> checksums(const std::string& tar, std::size_t at)
@@ -68,7 +49,7 @@ private slots:
             {std::string(155, 'p') + "/" + std::string(100, 'q'), "edge"},  // longest ustar split
             {std::string(156, 'p') + "/" + std::string(100, 'q'), "over"},  // one byte more: pax
         };
-        const auto tar = writeTar(members);
+        const auto tar = test::writeShard(ArchiveFormat::Tar, members);
         QCOMPARE(tar.size() % 512, std::size_t{0});
         QCOMPARE(tar.substr(tar.size() - 1024), std::string(1024, '\0'));
 
@@ -87,13 +68,11 @@ private slots:
         QVERIFY(end && !end->has_value());
 
         // Tessera's own index (what archpath reads use) finds every member.
-        char path[] = "/tmp/tar-stream-XXXXXX";
-        const int fd = ::mkstemp(path);
-        QVERIFY(fd >= 0);
-        ::unlink(path);
-        QCOMPARE(::write(fd, tar.data(), tar.size()), static_cast<ssize_t>(tar.size()));
-        auto index = TarIndex::build(fd, tar.size(), {});
-        ::close(fd);
+        QTemporaryFile file;
+        QVERIFY(file.open());
+        QCOMPARE(file.write(tar.data(), static_cast<qint64>(tar.size())), static_cast<qint64>(tar.size()));
+        QVERIFY(file.flush());
+        auto index = TarIndex::build(file.handle(), tar.size(), {});
         QVERIFY2(index, index ? "" : index.error().message.c_str());
         QCOMPARE(index->endOffset(), tar.size() - 1024);
 
@@ -129,7 +108,8 @@ private slots:
     void sinkGetsWholeBlocksAndItsErrorStops()
     {
         std::vector<std::size_t> calls;
-        const auto tar = writeTar({{"a.bin", std::string(200000, 'a')}, {"b.bin", std::string(70000, 'b')}}, &calls);
+        const auto tar = test::writeShard(
+            ArchiveFormat::Tar, {{"a.bin", std::string(200000, 'a')}, {"b.bin", std::string(70000, 'b')}}, &calls);
         QVERIFY(calls.size() >= 2);
         for (std::size_t i = 0; i + 1 < calls.size(); ++i) QCOMPARE(calls[i], TarStream::kBlockBytes);
 
