@@ -102,6 +102,18 @@ public:
         }
         return false;
     }
+    // `[item, item, ...]`, calling `item()` for each (it scans one and says
+    // whether it could); false when the text is not such an array.
+    template <typename Item>
+    bool array(Item&& item)
+    {
+        if (!eat('[')) return false;
+        if (eat(']')) return true;
+        do {
+            if (!item()) return false;
+        } while (eat(','));
+        return eat(']');
+    }
     bool null()
     {
         ws();

@@ -100,16 +100,10 @@ bool scanObjectList(std::string_view json, ObjectList& out)
             out.flags = static_cast<std::uint32_t>(u);
         } else if (key == "entries") {
             if (s.null()) continue;
-            if (!s.eat('[')) return false;
             // An entry takes at least 11 bytes ({"name":""}); a listing entry
             // with a name (and maybe a size) rarely takes less than 32.
             out.entries.reserve(std::min<std::size_t>(json.size() / 32, kMaxPageSize * 4));
-            if (!s.eat(']')) {
-                do {
-                    if (!entry(s, out.entries.emplace_back())) return false;
-                } while (s.eat(','));
-                if (!s.eat(']')) return false;
-            }
+            if (!s.array([&] { return entry(s, out.entries.emplace_back()); })) return false;
         } else {
             return false;  // an unknown field: the full parser skips it
         }

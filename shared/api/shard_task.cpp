@@ -134,16 +134,11 @@ bool scanShard(detail::JsonScanner& s, ShardBuild& b, std::size_t& budget)
             b.name.assign(text);
             named = true;
         } else if (key == "members") {
-            if (!s.eat('[')) return false;
             b.members.clear();
-            if (!s.eat(']')) {
-                do {
-                    // At most 4 values a member (the array and its items).
-                    if (budget < 4) return false;  // the full check names the limit
-                    budget -= 4;
-                    if (!scanMember(s, b.members.emplace_back())) return false;
-                } while (s.eat(','));
-                if (!s.eat(']')) return false;
+            // At most 4 values a member (the array and its items); beyond the
+            // budget the full check names the limit.
+            if (!s.array([&] { return budget >= 4 && (budget -= 4, scanMember(s, b.members.emplace_back())); })) {
+                return false;
             }
             listed = true;
         } else {
@@ -172,15 +167,10 @@ bool scanShardTask(std::string_view text, ShardTask& v, std::size_t budget)
         } else if (key == "mtime") {
             if (!s.int64(v.mtime)) return false;
         } else if (key == "shards") {
-            if (!s.eat('[')) return false;
             v.shards.clear();
-            if (!s.eat(']')) {
-                do {
-                    if (budget < 3) return false;
-                    budget -= 3;  // the shard, its name and its members
-                    if (!scanShard(s, v.shards.emplace_back(), budget)) return false;
-                } while (s.eat(','));
-                if (!s.eat(']')) return false;
+            // 3 values a shard: the shard, its name and its members.
+            if (!s.array([&] { return budget >= 3 && (budget -= 3, scanShard(s, v.shards.emplace_back(), budget)); })) {
+                return false;
             }
             shards = true;
         } else {
