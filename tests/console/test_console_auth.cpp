@@ -333,6 +333,41 @@ private slots:
         QVERIFY(test::waitUntil([&] { return listed; }, kWaitMs));
     }
 
+    void feedRefusedWithAReplacedTokenKeepsTheSession()
+    {
+        // The live feed reopens with an access token that was just revoked
+        // while a REST call's 401 refreshes the pair: the feed's refusal (and
+        // the probe after it) answer for the old token and must not end the
+        // new session. The order of the two answers varies, so it runs
+        // several times.
+        auto session = newSession();
+        MainWindow window(session.get(), m_theme.get());
+        connectAndSignIn(*session, window, "admin", kAdminPassword);
+        constexpr int kRounds = 8;
+        for (int round = 0; round < kRounds; ++round) {
+            QVERIFY(test::waitUntil(
+                [&] { return session->connection()->state() == ClusterConnection::State::Connected; }, kWaitMs));
+            const QString access = session->auth()->accessToken();
+            QCOMPARE(revokeStatus(access, access), 200);
+            QSignalSpy refreshed(session->auth(), &AuthSession::refreshed);
+            session->connection()->resync();  // the feed reopens with the revoked token
+            session->rest()->listBuckets(this, [](api::Result<std::vector<api::BucketRef>>) {});
+            QVERIFY(refreshed.wait(kWaitMs));
+            QVERIFY2(test::waitUntil(
+                         [&] {
+                             return session->auth()->state() == AuthSession::State::SignedIn &&
+                                    session->connection()->state() == ClusterConnection::State::Connected;
+                         },
+                         kWaitMs),
+                     qPrintable(QStringLiteral("round %1: %2 / %3")
+                                    .arg(round)
+                                    .arg(authStateName(session->auth()->state()), session->auth()->lastError())));
+            QVERIFY(session->auth()->accessToken() != access);
+            QVERIFY(!session->connection()->heldForSignIn());
+        }
+        QCOMPARE(whoamiStatus(session->auth()->accessToken()), 200);
+    }
+
     void refusedRefreshEndsTheSession()
     {
         auto session = newSession();

@@ -211,6 +211,7 @@ void ClusterConnection::openSocket()
     m_socketActive = true;
     m_lastSeq = 0;
     m_feedSslErrors.clear();
+    m_socketToken = m_token;
     QNetworkRequest req(feedUrl(m_endpoint));
     if (!m_token.isEmpty()) {
         req.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
@@ -249,6 +250,12 @@ void ClusterConnection::onSocketLost(const QString& reason)
     if (m_state == State::Offline) {
         return;
     }
+    if (m_socketToken != m_token) {
+        // The token changed while the feed was opening or open (a refresh or
+        // a new sign-in): the loss may be the old token's refusal.
+        openSocket();
+        return;
+    }
     probeHealth(reason);
 }
 
@@ -274,11 +281,18 @@ void ClusterConnection::probeHealth(const QString& wsReason)
 void ClusterConnection::probeAccess(const QString& wsReason)
 {
     const quint64 generation = m_generation;
-    m_rest->smap(this, [this, generation, wsReason](api::Result<api::Smap> smap) {
+    const QString sentToken = m_token;
+    m_rest->smap(this, [this, generation, wsReason, sentToken](api::Result<api::Smap> smap) {
         if (generation != m_generation) {
             return;
         }
         if (!smap && smap.kind() == api::ErrorKind::Unauthorized) {
+            if (sentToken != m_token) {
+                // Refused with a token replaced meanwhile (a refresh): that
+                // says nothing about the new one, which the feed tries now.
+                openSocket();
+                return;
+            }
             refuse(QString::fromStdString(smap.error().message));
             return;
         }
@@ -388,12 +402,14 @@ void ClusterConnection::poll()
     }
     m_pollInFlight = true;
     const quint64 generation = m_generation;
-    m_rest->clusterStats(this, [this, generation](api::Result<api::ClusterStats> stats) {
+    const QString sentToken = m_token;
+    m_rest->clusterStats(this, [this, generation, sentToken](api::Result<api::ClusterStats> stats) {
         if (generation != m_generation || m_feedMode != FeedMode::Polling) {
             return;
         }
         m_pollInFlight = false;
         if (!stats && stats.kind() == api::ErrorKind::Unauthorized) {
+            if (sentToken != m_token) return;  // a replaced token's refusal: the next poll has the new one
             refuse(QString::fromStdString(stats.error().message));
             return;
         }

@@ -160,6 +160,7 @@ private:
     NodeStatsPoll m_poll;
     QUrl m_endpoint;
     QString m_token;
+    QString m_socketToken;             // the token the feed was opened with
     QString m_tlsProblem;              // why setTls's settings cannot be used (empty: they can)
     QList<QSslError> m_feedSslErrors;  // reported by the socket during its last handshake
     State m_state = State::Offline;
