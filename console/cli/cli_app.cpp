@@ -400,7 +400,7 @@ const std::vector<Command>& commands()
          cmdJobWait},
         {{"job", "abort"}, "job abort ID", "abort a job on every target", "", cmdJobAbort},
         {{"bench"},
-         "bench MODE --bucket B [options] | bench shard-scan --dir DIR | bench --url-get|--url-put URL",
+         "bench MODE --bucket B [options] | bench shard-scan|file-put --dir DIR | bench --url-get|--url-put URL",
          "load generator: PUT/GET/mixed/list ops/s, MB/s, samples/s and latency percentiles",
          "Modes (objects in --bucket; through the proxy, which redirects, unless --direct):\n"
          "  put            PUT new objects PREFIX + obj-00000000, obj-00000001, ...\n"
@@ -413,6 +413,9 @@ const std::vector<Command>& commands()
          "  loose-read     GET loose objects (all under --prefix), each counted as one sample\n"
          "  shard-scan     no cluster: read the shard files of --dir DIR from memory with\n"
          "                 libarchive (the reference for shard-read)\n"
+         "  file-put       no cluster: write files under --dir DIR the way a target commits\n"
+         "                 an object with fsync on (work file, fdatasync, attribute, rename,\n"
+         "                 directory fsync; --fsync off skips the syncs): the reference for put\n"
          "  --url-get URL  GET any HTTP server's URL (nginx, for a comparison); with\n"
          "                 --count-objects N, \"{i}\" in URL takes 00000000..N-1\n"
          "  --url-put URL  PUT to URL; a URL ending in '/' gets a new file per PUT\n"
@@ -434,7 +437,11 @@ const std::vector<Command>& commands()
          "  --keepalive on|off   reuse connections (default on); --no-keepalive = off\n"
          "  --interval D         one row per D (default 1s, at least 100ms)\n"
          "  --timeout D          per request, redirects included (default 30s)\n"
-         "  --dir DIR            shard-scan: the folder of shard files (read into memory, <= 8GiB)\n"
+         "  --dir DIR            shard-scan: the folder of shard files (read into memory, <= 8GiB);\n"
+         "                       file-put: the folder the files go to (left there)\n"
+         "  --fsync on|off       file-put: sync each file and its directory (default on)\n"
+         "  --dirs N             file-put: deal the files over N folders DIR/d0.. (1..256, default 1;\n"
+         "                       a target has one per mountpath)\n"
          "Prints a row per interval and op kind (ops/s, MB/s = 10^6 B/s, names/s or samples/s,\n"
          "latency min/avg/p50/p90/p99/max, errors) and a summary; with --json one JSON\n"
          "document at the end. Objects written are left in the bucket.\n"

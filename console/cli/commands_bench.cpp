@@ -4,13 +4,17 @@
 #include "bench/bench_options.h"
 #include "bench/bench_report.h"
 #include "bench/bench_workload.h"
+#include "bench/file_put.h"
 #include "bench/load_generator.h"
 #include "bench/shard_tally.h"
 #include "commands.h"
 #include "spec/size_string.h"
 
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <ostream>
+#include <sys/stat.h>
 
 namespace tessera::cli {
 
@@ -78,6 +82,28 @@ int cmdBench(CliContext& ctx)
                     BenchWorkload::indexedName("", options.countObjects - 1).substr(4);
         }
         return runBench(ctx, options, workload, options.url, setup);
+    }
+    if (options.mode == BenchMode::FilePut) {
+        struct stat st {};
+        if (::stat(options.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+            throw UsageError("--dir " + options.dir + " is not a directory");
+        }
+        for (unsigned i = 0; i < options.dirs; ++i) {
+            const std::string dir = options.dir + "/" + BenchWorkload::fileDir(i);
+            const std::string work = dir + "/" + std::string(kFileWorkDir);
+            for (const auto& d : {dir, work}) {
+                if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) {
+                    *ctx.err << "error: cannot create " << d << ": " << std::strerror(errno) << "\n";
+                    return kExitFailed;
+                }
+            }
+        }
+        const std::string setup = "files written under " + options.dir + " in " + std::to_string(options.dirs) +
+                                  " folder(s) as a target commits objects (" +
+                                  (options.fsync ? "fdatasync, rename, folder fsync" : "no fsync") +
+                                  "); they are left there";
+        const BenchWorkload workload(options);
+        return runBench(ctx, options, workload, options.dir, setup);
     }
     if (options.mode == BenchMode::ShardScan) {
         auto shards = loadShardDir(options.dir, kMaxScanBytes);

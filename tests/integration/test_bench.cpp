@@ -8,11 +8,13 @@
 #include "cli_app.h"
 #include "client/api_client.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <sys/xattr.h>
 
 using namespace tessera;
 
@@ -208,6 +210,41 @@ private slots:
         auto bad = bench({"shard-read", "--bucket", "bench-shards", "--prefix", "loose/", "--count", "5"});
         QCOMPARE(bad.exit, 1);
         QVERIFY2(bad.err.find("is not a shard") != std::string::npos, bad.err.c_str());
+    }
+
+    void filePutWritesCommittedFiles()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string root = dir.path().toStdString();
+        auto r = bench(
+            {"file-put", "--dir", dir.path(), "--dirs", "2", "--count", "40", "--workers", "4", "--size", "3000"});
+        QVERIFY2(r.exit == 0, r.err.c_str());
+        QCOMPARE(ops(r.doc, "put"), std::uint64_t{40});
+        QCOMPARE(r.doc.at("summary").at("put").at("bytes").get<std::uint64_t>(), std::uint64_t{40 * 3000});
+        intervalsAddUp(r.doc, "put");
+        // Dealt over the two folders, each file whole and in place, no work
+        // file left behind, the attribute a target's metadata would take set.
+        for (int d = 0; d < 2; ++d) {
+            const QDir folder(dir.filePath(QStringLiteral("d%1").arg(d)));
+            const auto files = folder.entryInfoList(QDir::Files);
+            QCOMPARE(files.size(), 20);
+            for (const auto& f : files) QCOMPARE(f.size(), qint64{3000});
+            QVERIFY(QDir(folder.filePath(".work")).entryList(QDir::Files | QDir::Hidden).isEmpty());
+        }
+        char attr[64];
+        const auto first = root + "/d0/obj-00000000";
+        QVERIFY(::getxattr(first.c_str(), "user.tessera.bench", attr, sizeof attr) > 0);
+
+        // Without the syncs, the same files.
+        auto n = bench({"file-put", "--dir", dir.path(), "--fsync", "off", "--count", "10", "--workers", "2"});
+        QVERIFY2(n.exit == 0, n.err.c_str());
+        QCOMPARE(ops(n.doc, "put"), std::uint64_t{10});
+
+        // A folder that is not there: a usage error before anything runs.
+        auto missing = bench({"file-put", "--dir", dir.filePath("nowhere"), "--count", "1"});
+        QCOMPARE(missing.exit, 2);
+        QVERIFY2(missing.err.find("is not a directory") != std::string::npos, missing.err.c_str());
     }
 
     void usageErrorsExitTwo()

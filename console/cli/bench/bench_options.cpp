@@ -15,7 +15,7 @@ namespace {
 
 api::Error bad(std::string m) { return api::Error::badRequest(std::move(m)); }
 
-constexpr const char* kModeList = "put, get, mixed, list, shard-read, loose-read, shard-scan";
+constexpr const char* kModeList = "put, get, mixed, list, shard-read, loose-read, shard-scan, file-put";
 
 // "10s", "500ms", "2m", "1h", or a bare number of seconds.
 api::Result<std::chrono::milliseconds> parseDuration(const std::string& opt, const std::string& s)
@@ -57,16 +57,17 @@ api::Result<BenchMode> parseMode(const std::string& s)
     if (s == "shard-read") return BenchMode::ShardRead;
     if (s == "loose-read") return BenchMode::LooseRead;
     if (s == "shard-scan") return BenchMode::ShardScan;
+    if (s == "file-put") return BenchMode::FilePut;
     return bad("unknown mode \"" + s + "\" (" + std::string(kModeList) + ", or --url-get/--url-put URL)");
 }
 
 api::Result<BenchOptions> parse(const std::vector<std::string>& words)
 {
-    const auto args = parseArgs(words,
-                                {"--workers", "--threads", "--duration", "--count", "--interval", "--size",
-                                 "--min-size", "--max-size", "--bucket", "--prefix", "--count-objects", "--pct-put",
-                                 "--pagesize", "--url-get", "--url-put", "--timeout", "--keepalive", "--dir"},
-                                {"--direct", "--verify", "--no-keepalive"});
+    const auto args = parseArgs(
+        words, {"--workers",  "--threads", "--duration",  "--count",         "--interval", "--size",     "--min-size",
+                "--max-size", "--bucket",  "--prefix",    "--count-objects", "--pct-put",  "--pagesize", "--url-get",
+                "--url-put",  "--timeout", "--keepalive", "--dir",           "--fsync",    "--dirs"},
+        {"--direct", "--verify", "--no-keepalive"});
     BenchOptions o;
 
     const bool urlGet = args.options.count("--url-get") > 0;
@@ -80,12 +81,12 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
         const std::string flag = urlGet ? "--url-get" : "--url-put";
         if (!u) return bad(flag + " needs an http:// or https:// URL, got \"" + o.url + "\"");
         o.tls.enabled = u->tls;
-        for (const char* opt : {"--bucket", "--prefix", "--pct-put", "--pagesize"}) {
+        for (const char* opt : {"--bucket", "--prefix", "--pct-put", "--pagesize", "--fsync", "--dirs"}) {
             if (args.options.count(opt)) return bad(std::string(opt) + " does not apply to --url-get/--url-put");
         }
         if (args.has("--direct")) return bad("--direct does not apply to --url-get/--url-put");
         if (args.has("--verify")) return bad("--verify needs a Tessera checksum header: not with a URL");
-        if (args.options.count("--dir")) return bad("--dir applies to shard-scan");
+        if (args.options.count("--dir")) return bad("--dir applies to shard-scan and file-put");
     } else {
         if (args.positional.empty()) return bad("missing MODE (" + std::string(kModeList) + ")");
         if (args.positional.size() > 1) return bad("unexpected argument \"" + args.positional[1] + "\"");
@@ -94,22 +95,40 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
             return bad("unknown mode \"" + args.positional[0] + "\" (" + std::string(kModeList) + ")");
         }
         o.mode = *m;
-        if (o.mode == BenchMode::ShardScan) {
-            // Local: shards from a folder, no cluster.
+        if (o.local()) {
+            // Local: shards from a folder (shard-scan) or files into one
+            // (file-put), no cluster.
+            const std::string name = benchModeName(o.mode);
             o.dir = args.value("--dir");
-            if (o.dir.empty()) return bad("shard-scan needs --dir DIR (a folder of shard files)");
+            if (o.dir.empty()) {
+                return bad(name + (o.mode == BenchMode::ShardScan ? " needs --dir DIR (a folder of shard files)"
+                                                                  : " needs --dir DIR (the folder to write files in)"));
+            }
             for (const char* opt :
                  {"--bucket", "--prefix", "--pct-put", "--pagesize", "--count-objects", "--keepalive"}) {
-                if (args.options.count(opt)) return bad(std::string(opt) + " does not apply to shard-scan");
+                if (args.options.count(opt)) return bad(std::string(opt) + " does not apply to " + name);
             }
             for (const char* opt : {"--direct", "--verify", "--no-keepalive"}) {
-                if (args.has(opt)) return bad(std::string(opt) + " does not apply to shard-scan");
+                if (args.has(opt)) return bad(std::string(opt) + " does not apply to " + name);
             }
         } else if (args.options.count("--dir")) {
-            return bad("--dir applies to shard-scan");
+            return bad("--dir applies to shard-scan and file-put");
+        }
+        if (args.options.count("--fsync")) {
+            if (o.mode != BenchMode::FilePut) return bad("--fsync applies to file-put");
+            const auto v = args.value("--fsync");
+            if (v == "on" || v == "true") o.fsync = true;
+            else if (v == "off" || v == "false") o.fsync = false;
+            else return bad("--fsync is on or off, got \"" + v + "\"");
+        }
+        if (args.options.count("--dirs")) {
+            if (o.mode != BenchMode::FilePut) return bad("--dirs applies to file-put");
+            const auto n = args.number("--dirs", 0);
+            if (n == 0 || n > kMaxFileDirs) return bad("--dirs must be 1.." + std::to_string(kMaxFileDirs));
+            o.dirs = static_cast<unsigned>(n);
         }
         o.bucket = args.value("--bucket");
-        if (o.bucket.empty() && o.mode != BenchMode::ShardScan) return bad("--bucket is required");
+        if (o.bucket.empty() && !o.local()) return bad("--bucket is required");
         if (!o.bucket.empty()) {
             // Said here: the cluster's answer to the first call (a HEAD) has no body to say why.
             if (auto st = api::validateBucketName(o.bucket); !st) return bad("--bucket: " + st.error().message);
@@ -123,7 +142,13 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
     if (o.workers == 0 || o.workers > kMaxWorkers) return bad("--workers must be 1.." + std::to_string(kMaxWorkers));
     o.threads = static_cast<unsigned>(std::min<std::uint64_t>(args.number("--threads", 0), kMaxThreads + 1));
     if (o.threads > kMaxThreads) return bad("--threads must be 1.." + std::to_string(kMaxThreads));
-    if (o.threads == 0) o.threads = std::max(1u, std::min(o.workers, std::thread::hardware_concurrency()));
+    if (o.threads == 0) {
+        // file-put's operations block their thread (fdatasync): one thread
+        // per worker, up to the limit, so that they wait together.
+        o.threads = o.mode == BenchMode::FilePut
+                        ? std::min(o.workers, kMaxThreads)
+                        : std::max(1u, std::min(o.workers, std::thread::hardware_concurrency()));
+    }
     o.threads = std::min(o.threads, o.workers);
 
     const bool hasCount = args.options.count("--count") > 0;
@@ -233,6 +258,7 @@ const char* benchModeName(BenchMode mode)
     case BenchMode::ShardRead: return "shard-read";
     case BenchMode::LooseRead: return "loose-read";
     case BenchMode::ShardScan: return "shard-scan";
+    case BenchMode::FilePut: return "file-put";
     }
     return "?";
 }

@@ -16,7 +16,10 @@ namespace tessera::cli::bench {
 // read whole over HTTP and parsed (shard-read), the same samples as loose
 // objects, one GET each (loose-read), and the shards parsed from memory with
 // no transfer at all (shard-scan, the reference).
-enum class BenchMode { Put, Get, Mixed, List, UrlGet, UrlPut, ShardRead, LooseRead, ShardScan };
+// FilePut is the local reference for PUT: files written under --dir the way
+// a target commits an object (work file, bytes, fdatasync, metadata
+// attribute, rename, directory fsync), no HTTP at all.
+enum class BenchMode { Put, Get, Mixed, List, UrlGet, UrlPut, ShardRead, LooseRead, ShardScan, FilePut };
 const char* benchModeName(BenchMode mode);
 
 struct BenchOptions {
@@ -41,7 +44,9 @@ struct BenchOptions {
     bool verify = false;                       // GET: xxhash64 of the body vs ais-checksum-value
     bool keepalive = true;                     // off: a new connection per request
     std::string url;                           // url-get / url-put
-    std::string dir;                           // shard-scan: the folder of shard files
+    std::string dir;                           // shard-scan: the folder of shard files; file-put: where files go
+    bool fsync = true;                         // file-put: fdatasync each file and fsync its directory
+    unsigned dirs = 1;                         // file-put: files dealt over DIR/d0 .. d<dirs-1>
     std::chrono::milliseconds timeout{30000};  // per request (connect and each read/write)
     // Sent as Authorization on every request to the cluster's endpoints
     // (the proxy, or the targets with --direct), not on redirects, which
@@ -62,6 +67,8 @@ struct BenchOptions {
     {
         return mode == BenchMode::ShardRead || mode == BenchMode::LooseRead || mode == BenchMode::ShardScan;
     }
+    // Modes with no cluster (a local reference).
+    bool local() const { return mode == BenchMode::ShardScan || mode == BenchMode::FilePut; }
 };
 
 // `args` are the words after "bench": MODE then options. --json is a global
@@ -76,5 +83,6 @@ constexpr std::uint64_t kMaxCountObjects = 10'000'000;
 constexpr std::chrono::milliseconds kMinInterval{100};
 constexpr std::uint64_t kMaxScanBytes = std::uint64_t{8} << 30;  // shard-scan: shards held in memory
 constexpr std::chrono::hours kMaxDuration{24};
+constexpr unsigned kMaxFileDirs = 256;  // file-put: --dirs
 
 }  // namespace tessera::cli::bench

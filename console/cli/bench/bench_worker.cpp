@@ -2,6 +2,7 @@
 
 #include "api/object_list.h"
 #include "client/http_client.h"
+#include "file_put.h"
 #include "shard_tally.h"
 
 #include <boost/asio/post.hpp>
@@ -95,6 +96,15 @@ asio::awaitable<BenchWorker::Outcome> BenchWorker::perform(const PlannedOp& op)
             out.error = shard.name + ": " + t.error().message;
         }
         // Lets the lane's other workers (and its watchdog) have a turn.
+        co_await asio::post(m_io, asio::use_awaitable);
+        co_return out;
+    }
+    if (m_options.mode == BenchMode::FilePut) {
+        // No transfer: the lane's thread blocks in the syncs, as a target's
+        // commit thread does.
+        out.error = writeCommittedFile(m_options.dir, op.target, std::string_view(m_workload.payload().data(), op.size),
+                                       m_options.fsync);
+        if (out.error.empty()) out.bytes = op.size;
         co_await asio::post(m_io, asio::use_awaitable);
         co_return out;
     }

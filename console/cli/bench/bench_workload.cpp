@@ -57,6 +57,8 @@ std::string BenchWorkload::indexedName(const std::string& prefix, std::uint64_t 
     return prefix + "obj-" + indexName(i);
 }
 
+std::string BenchWorkload::fileDir(std::uint64_t i) { return "d" + std::to_string(i); }
+
 std::string BenchWorkload::objectTarget(const std::string& bucket, const std::string& name, std::int64_t smapVersion)
 {
     std::string t = api::path::object(bucket, name);
@@ -94,6 +96,10 @@ BenchWorkload::BenchWorkload(const BenchOptions& options, const HostPort& endpoi
 
 BenchWorkload::BenchWorkload(const BenchOptions& options) : m_options(options)
 {
+    if (m_options.mode == BenchMode::FilePut) {
+        m_payload = randomPayload(m_options.maxSize);
+        return;
+    }
     auto u = client::parseUrl(m_options.url);
     if (!u) throw std::invalid_argument("bad URL \"" + m_options.url + "\": " + u.error().message);
     m_endpoints.push_back({u->host, u->port});
@@ -172,6 +178,15 @@ void BenchWorkload::next(WorkerState& w, PlannedOp& op) const
         if (m_options.pageSize != 0) req.pageSize = m_options.pageSize;
         req.continuationToken = w.listToken;
         op.target = api::path::bucket(m_options.bucket) + "?" + api::buildQuery(api::listRequestToQuery(req));
+        return;
+    }
+    case BenchMode::FilePut: {
+        op.kind = OpKind::Put;
+        op.verb = http::verb::put;
+        op.endpoint = 0;
+        op.size = pickSize(w);
+        const auto seq = m_putSeq.fetch_add(1, std::memory_order_relaxed);
+        op.target = fileDir(seq % m_options.dirs) + "/" + indexedName("", seq);
         return;
     }
     case BenchMode::ShardScan: {

@@ -37,7 +37,7 @@ struct PlannedOp {
     OpKind kind = OpKind::Get;
     boost::beast::http::verb verb = boost::beast::http::verb::get;
     std::uint32_t endpoint = 0;                                   // index into BenchWorkload::endpoints()
-    std::string target;                                           // reused between operations
+    std::string target;                                           // reused between operations; file-put: the file name
     std::uint64_t size = 0;                                       // PUT body bytes
     bool mayRedirect = false;                                     // through the proxy: a 307 is expected
     archive::ArchiveFormat format = archive::ArchiveFormat::Tar;  // shard-read: how to parse the body
@@ -51,7 +51,7 @@ public:
     // read (and mixed overwrites).
     BenchWorkload(const BenchOptions& options, const HostPort& endpoint, const api::Smap* smap,
                   std::vector<std::string> pool);
-    // --url-get / --url-put: options.url.
+    // --url-get / --url-put: options.url; file-put: options.dir.
     explicit BenchWorkload(const BenchOptions& options);
     // shard-scan: shards in memory; at least one.
     BenchWorkload(const BenchOptions& options, std::vector<LoadedShard> shards);
@@ -68,6 +68,9 @@ public:
 
     // Names PUT writes and --count-objects reads: prefix + "obj-%08u".
     static std::string indexedName(const std::string& prefix, std::uint64_t i);
+    // file-put: the folders under --dir that files are dealt over, "d0".."d<dirs-1>",
+    // each with its work folder ".work" (as a mountpath has its own).
+    static std::string fileDir(std::uint64_t i);
     // The request target of an object (exposed for the tests).
     static std::string objectTarget(const std::string& bucket, const std::string& name, std::int64_t smapVersion);
 

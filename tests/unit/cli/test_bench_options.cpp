@@ -112,6 +112,26 @@ private slots:
         QVERIFY(!parse({"get", "--bucket", "bbb", "--prefix", "p"})->countsSamples());
     }
 
+    void filePut()
+    {
+        auto f = parse({"file-put", "--dir", "/data/files", "--workers", "64", "--size", "4KiB"});
+        QVERIFY2(f.ok(), f.ok() ? "" : f.error().message.c_str());
+        QCOMPARE(f->mode, BenchMode::FilePut);
+        QVERIFY(f->local());
+        QVERIFY(f->fsync);
+        QCOMPARE(f->dirs, 1u);
+        QCOMPARE(f->minSize, std::uint64_t{4096});
+        // Its operations block on the disk: a thread per worker.
+        QCOMPARE(f->threads, 64u);
+        auto g = parse({"file-put", "--dir", "/d", "--workers", "300", "--fsync", "off", "--dirs", "2"});
+        QVERIFY(g.ok());
+        QVERIFY(!g->fsync);
+        QCOMPARE(g->dirs, 2u);
+        QCOMPARE(g->threads, kMaxThreads);
+        QCOMPARE(parse({"file-put", "--dir", "/d", "--workers", "64", "--threads", "4"})->threads, 4u);
+        QVERIFY(!parse({"put", "--bucket", "bbb"})->local());
+    }
+
     void errors_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -119,9 +139,10 @@ private slots:
         const auto row = [](const char* tag, QStringList args, const char* message) {
             QTest::newRow(tag) << args << QString(message);
         };
-        row("no mode", {"--bucket", "bbb"}, "missing MODE (put, get, mixed, list, shard-read, loose-read, shard-scan)");
+        row("no mode", {"--bucket", "bbb"},
+            "missing MODE (put, get, mixed, list, shard-read, loose-read, shard-scan, file-put)");
         row("bad mode", {"copy", "--bucket", "bbb"},
-            "unknown mode \"copy\" (put, get, mixed, list, shard-read, loose-read, shard-scan)");
+            "unknown mode \"copy\" (put, get, mixed, list, shard-read, loose-read, shard-scan, file-put)");
         row("two modes", {"put", "get", "--bucket", "bbb"}, "unexpected argument \"get\"");
         row("no bucket", {"put"}, "--bucket is required");
         row("bad bucket", {"put", "--bucket", "bl"},
@@ -174,10 +195,22 @@ private slots:
         row("loose-read count-objects", {"loose-read", "--bucket", "bbb", "--count-objects", "5"},
             "--count-objects applies to get, mixed and --url-get");
         row("scan no dir", {"shard-scan"}, "shard-scan needs --dir DIR (a folder of shard files)");
+        row("files no dir", {"file-put"}, "file-put needs --dir DIR (the folder to write files in)");
+        row("files bucket", {"file-put", "--dir", "/tmp", "--bucket", "bbb"}, "--bucket does not apply to file-put");
+        row("files verify", {"file-put", "--dir", "/tmp", "--verify"}, "--verify does not apply to file-put");
+        row("fsync value", {"file-put", "--dir", "/tmp", "--fsync", "sometimes"},
+            "--fsync is on or off, got \"sometimes\"");
+        row("fsync put", {"put", "--bucket", "bbb", "--fsync", "on"}, "--fsync applies to file-put");
+        row("fsync url", {"--url-put", "http://a:1/", "--fsync", "on"},
+            "--fsync does not apply to --url-get/--url-put");
+        row("dirs 0", {"file-put", "--dir", "/tmp", "--dirs", "0"}, "--dirs must be 1..256");
+        row("dirs big", {"file-put", "--dir", "/tmp", "--dirs", "257"}, "--dirs must be 1..256");
+        row("dirs get", {"get", "--bucket", "bbb", "--prefix", "p", "--dirs", "2"}, "--dirs applies to file-put");
         row("scan bucket", {"shard-scan", "--dir", "/tmp", "--bucket", "bbb"}, "--bucket does not apply to shard-scan");
         row("scan direct", {"shard-scan", "--dir", "/tmp", "--direct"}, "--direct does not apply to shard-scan");
-        row("dir elsewhere", {"shard-read", "--bucket", "bbb", "--dir", "/tmp"}, "--dir applies to shard-scan");
-        row("dir url", {"--url-get", "http://a:1/", "--dir", "/tmp"}, "--dir applies to shard-scan");
+        row("dir elsewhere", {"shard-read", "--bucket", "bbb", "--dir", "/tmp"},
+            "--dir applies to shard-scan and file-put");
+        row("dir url", {"--url-get", "http://a:1/", "--dir", "/tmp"}, "--dir applies to shard-scan and file-put");
         row("keepalive value", {"put", "--bucket", "bbb", "--keepalive", "maybe"},
             "--keepalive is on or off, got \"maybe\"");
         row("two urls", {"--url-get", "http://a:1/", "--url-put", "http://a:1/"},
