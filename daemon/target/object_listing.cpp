@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -36,37 +37,13 @@ using namespace store_detail;
 
 namespace {
 
-struct ListWalk {
-    const api::ListRequest& req;
-    std::set<std::string> names;  // bounded to req.pageSize; holds the smallest names > token
-    std::size_t limit;
+// Every object name under a bucket's root on one mountpath, relative to it,
+// in directory order: a bucket's names are gathered first and sorted once
+// (a sorted container per name cost a tree node and a rebalance each: 3.3M
+// names took tens of seconds when three targets shared two CPUs).
+struct NameWalk {
+    std::vector<std::string>& names;
     int err = 0;  // errno of the failure walk() returned
-
-    bool full() const { return names.size() >= limit; }
-
-    bool wantDir(const std::string& dirPrefix) const  // dirPrefix ends with '/'
-    {
-        const auto& prefix = req.prefix;
-        if (!startsWith(dirPrefix, prefix) && !startsWith(prefix, dirPrefix)) return false;
-        const auto& token = req.continuationToken;
-        // Every name below is <= token: skip.
-        if (!token.empty() && dirPrefix < token && !startsWith(token, dirPrefix)) return false;
-        // Every name below is > the largest kept name of a full page: skip.
-        if (full()) {
-            const auto& maxKept = *names.rbegin();
-            if (dirPrefix > maxKept && !startsWith(maxKept, dirPrefix)) return false;
-        }
-        return true;
-    }
-
-    void offer(std::string name)
-    {
-        if (!startsWith(name, req.prefix)) return;
-        if (!req.continuationToken.empty() && name <= req.continuationToken) return;
-        if (full() && name >= *names.rbegin()) return;
-        names.insert(std::move(name));
-        if (names.size() > limit) names.erase(std::prev(names.end()));
-    }
 
     api::Status walk(const std::string& dir, const std::string& rel)
     {
@@ -80,7 +57,6 @@ struct ListWalk {
         while (dirent* e = ::readdir(d)) {
             const std::string_view n = e->d_name;
             if (n == "." || n == "..") continue;
-            std::string full = rel.empty() ? std::string(n) : rel + "/" + std::string(n);
             unsigned char type = e->d_type;
             if (type == DT_UNKNOWN) {
                 struct stat st {};
@@ -88,12 +64,16 @@ struct ListWalk {
                 type = S_ISDIR(st.st_mode) ? DT_DIR : (S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN);
             }
             if (type == DT_DIR) {
-                if (wantDir(full + "/")) {
-                    auto st = walk(dir + "/" + std::string(n), full);
-                    if (!st) return st;
-                }
+                const std::string full = rel.empty() ? std::string(n) : rel + "/" + std::string(n);
+                if (auto st = walk(dir + "/" + std::string(n), full); !st) return st;
             } else if (type == DT_REG) {
-                offer(std::move(full));
+                if (rel.empty()) {
+                    names.emplace_back(n);
+                } else {
+                    auto& full = names.emplace_back();
+                    full.reserve(rel.size() + 1 + n.size());
+                    full.append(rel).append(1, '/').append(n);
+                }
             }
         }
         return {};
@@ -102,22 +82,71 @@ struct ListWalk {
 
 }  // namespace
 
+struct ObjectStore::SnapshotBuild {
+    std::uint64_t generation = 0;
+    bool done = false;
+    api::Result<std::shared_ptr<const NameSnapshot>> result = api::Error::unavailable("listing not done");
+    std::condition_variable cv;  // with m_snapshotMutex
+};
+
 api::Result<std::shared_ptr<const ObjectStore::NameSnapshot>> ObjectStore::nameSnapshot(std::string_view bucket) const
 {
     constexpr std::size_t kCachedBuckets = 4;
     std::uint64_t generation = 0;
+    auto build = std::make_shared<SnapshotBuild>();
     {
-        std::lock_guard lock(m_snapshotMutex);
+        std::unique_lock lock(m_snapshotMutex);
         if (auto g = m_generations.find(bucket); g != m_generations.end()) generation = g->second;
         if (auto it = m_snapshots.find(bucket); it != m_snapshots.end() && it->second->generation == generation) {
             auto u = std::find(m_snapshotUse.begin(), m_snapshotUse.end(), bucket);
             if (u != m_snapshotUse.end()) std::rotate(u, u + 1, m_snapshotUse.end());
             return it->second;
         }
+        if (auto b = m_building.find(bucket); b != m_building.end() && b->second->generation == generation) {
+            // The same state of the bucket is being walked (a listing that
+            // timed out and came again, or a second client): one walk
+            // serves both. Walks side by side only took longer each.
+            auto other = b->second;
+            other->cv.wait(lock, [&] { return other->done; });
+            return other->result;
+        }
+        build->generation = generation;
+        m_building.insert_or_assign(std::string(bucket), build);
     }
+    api::Result<std::shared_ptr<const NameSnapshot>> result = api::Error::unavailable("listing not done");
+    try {
+        result = walkNames(bucket, generation);
+    } catch (const std::exception& e) {
+        result = api::Error::ioError("cannot list bucket \"" + std::string(bucket) + "\"", e.what());
+    }
+    std::lock_guard lock(m_snapshotMutex);
+    if (auto b = m_building.find(bucket); b != m_building.end() && b->second == build) m_building.erase(b);
+    build->done = true;
+    build->result = result;
+    build->cv.notify_all();
+    auto g = m_generations.find(bucket);
+    const std::uint64_t now = g == m_generations.end() ? 0 : g->second;
+    if (result && now == generation) {
+        // Unchanged during the walk: good for the pages to come.
+        m_snapshots[std::string(bucket)] = *result;
+        m_snapshotUse.erase(std::remove(m_snapshotUse.begin(), m_snapshotUse.end(), bucket), m_snapshotUse.end());
+        m_snapshotUse.emplace_back(bucket);
+        while (m_snapshotUse.size() > kCachedBuckets) {
+            m_snapshots.erase(m_snapshotUse.front());
+            m_snapshotUse.erase(m_snapshotUse.begin());
+        }
+    }
+    return result;
+}
+
+api::Result<std::shared_ptr<const ObjectStore::NameSnapshot>> ObjectStore::walkNames(std::string_view bucket,
+                                                                                     std::uint64_t generation) const
+{
     // One walk of every mountpath, outside the lock (writers go on).
-    api::ListRequest all;
-    ListWalk walk{all, {}, std::numeric_limits<std::size_t>::max()};
+    m_nameWalks.fetch_add(1, std::memory_order_relaxed);
+    auto snap = std::make_shared<NameSnapshot>();
+    snap->generation = generation;
+    NameWalk walk{snap->names};
     for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
         // A missing mountpath would list as empty: a listing without its
         // names must say why instead.
@@ -126,22 +155,11 @@ api::Result<std::shared_ptr<const ObjectStore::NameSnapshot>> ObjectStore::nameS
         auto st = walk.walk(bucketRoot(mp, bucket), "");
         if (!st) return mountpathError(mp, walk.err, st.error().message);
     }
-    auto snap = std::make_shared<NameSnapshot>();
-    snap->generation = generation;
-    snap->names.assign(std::make_move_iterator(walk.names.begin()), std::make_move_iterator(walk.names.end()));
-    std::lock_guard lock(m_snapshotMutex);
-    auto g = m_generations.find(bucket);
-    const std::uint64_t now = g == m_generations.end() ? 0 : g->second;
-    if (now == generation) {
-        // Unchanged during the walk: good for the pages to come.
-        m_snapshots[std::string(bucket)] = snap;
-        m_snapshotUse.erase(std::remove(m_snapshotUse.begin(), m_snapshotUse.end(), bucket), m_snapshotUse.end());
-        m_snapshotUse.emplace_back(bucket);
-        while (m_snapshotUse.size() > kCachedBuckets) {
-            m_snapshots.erase(m_snapshotUse.front());
-            m_snapshotUse.erase(m_snapshotUse.begin());
-        }
-    }
+    // A name on two mountpaths (a copy left where it no longer belongs) is
+    // listed once.
+    std::sort(snap->names.begin(), snap->names.end());
+    snap->names.erase(std::unique(snap->names.begin(), snap->names.end()), snap->names.end());
+    snap->names.shrink_to_fit();
     return std::shared_ptr<const NameSnapshot>(std::move(snap));
 }
 

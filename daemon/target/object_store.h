@@ -283,6 +283,9 @@ public:
     // order, across all mountpaths. continuationToken is set when the page
     // is full (more may follow).
     api::Result<api::ObjectList> list(std::string_view bucket, const api::ListRequest& req) const;
+    // Walks of a bucket's names that listings made so far: one per state of
+    // a bucket, however many listings asked for it at once.
+    std::uint64_t nameWalks() const { return m_nameWalks.load(std::memory_order_relaxed); }
 
     // Removes every object of the bucket (moved to trash first, so the
     // names disappear at once).
@@ -343,7 +346,12 @@ private:
         std::uint64_t generation = 0;
         std::vector<std::string> names;  // sorted, every object of the bucket on this target
     };
+    // The bucket's snapshot: the cached one while the bucket is unchanged,
+    // else one walk of every mountpath. Requests that arrive while a walk
+    // of the same state runs wait for it instead of walking again.
     api::Result<std::shared_ptr<const NameSnapshot>> nameSnapshot(std::string_view bucket) const;
+    api::Result<std::shared_ptr<const NameSnapshot>> walkNames(std::string_view bucket, std::uint64_t generation) const;
+    struct SnapshotBuild;  // a walk in progress and the requests waiting for it
     std::string workPath(std::size_t mp) const;
     // Makes the removal of bucket/name on `mp` durable (the nearest
     // directory still there is synced).
@@ -355,6 +363,8 @@ private:
     mutable std::map<std::string, std::uint64_t, std::less<>> m_generations;
     mutable std::map<std::string, std::shared_ptr<const NameSnapshot>, std::less<>> m_snapshots;
     mutable std::vector<std::string> m_snapshotUse;  // bucket names, least recently used first
+    mutable std::map<std::string, std::shared_ptr<SnapshotBuild>, std::less<>> m_building;
+    mutable std::atomic<std::uint64_t> m_nameWalks{0};
     mutable OpenObjectCache m_openCache;
     mutable VersionClock m_clock;
     mutable MountpathHealth m_health;

@@ -9,8 +9,11 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cstdio>
+#include <fcntl.h>
 #include <random>
 #include <set>
+#include <thread>
 #include <unistd.h>
 
 using namespace tessera;
@@ -368,6 +371,68 @@ private slots:
         // Other buckets do not show up.
         QVERIFY(put("zz", "other bucket", {}, "b2").ok());
         QCOMPARE(listAll(1000), sorted);
+    }
+
+    void concurrentListingsShareOneWalk()
+    {
+        // Names made on the mountpaths directly (the walk only reads
+        // directory entries): enough that the walk lasts while the other
+        // listings arrive.
+        QVERIFY(put("seed", "x").ok());
+        const auto mps = mountpaths();
+        for (const auto& mp : mps) QVERIFY(QDir().mkpath(QString::fromStdString(mp + "/buckets/b")));
+        constexpr int kNames = 20000;
+        for (int i = 0; i < kNames; ++i) {
+            char name[32];
+            std::snprintf(name, sizeof name, "n-%06d", i);
+            const auto path = mps[static_cast<std::size_t>(i) % mps.size()] + "/buckets/b/" + name;
+            const int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+            QVERIFY(fd >= 0);
+            ::close(fd);
+        }
+        // The same name on both mountpaths (a copy left behind) lists once.
+        for (const auto& mp : mps) {
+            const int fd = ::open((mp + "/buckets/b/n-dup").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+            QVERIFY(fd >= 0);
+            ::close(fd);
+        }
+        const auto walksBefore = m_store->nameWalks();
+        api::ListRequest req;
+        req.props = api::kPropName;
+        req.pageSize = 5;
+        constexpr int kListings = 4;
+        std::vector<api::Result<api::ObjectList>> pages(kListings, api::Error::unavailable("not run"));
+        std::vector<std::thread> threads;
+        for (int t = 0; t < kListings; ++t) {
+            threads.emplace_back([&, t] { pages[static_cast<std::size_t>(t)] = m_store->list("b", req); });
+        }
+        for (auto& t : threads) t.join();
+        QCOMPARE(m_store->nameWalks() - walksBefore, std::uint64_t{1});
+        for (const auto& p : pages) {
+            QVERIFY(p.ok());
+            QCOMPARE(p->entries.size(), std::size_t{5});
+            QCOMPARE(p->entries.front().name, std::string("n-000000"));
+            QCOMPARE(p->continuationToken, std::string("n-000004"));
+        }
+        std::size_t count = 0, dups = 0;
+        std::string token;
+        do {
+            req.pageSize = 10000;
+            req.continuationToken = token;
+            auto page = m_store->list("b", req);
+            QVERIFY(page.ok());
+            for (const auto& e : page->entries) dups += e.name == "n-dup";
+            count += page->entries.size();
+            token = page->continuationToken;
+        } while (!token.empty());
+        QCOMPARE(count, std::size_t{kNames + 2});  // + n-dup and seed
+        QCOMPARE(dups, std::size_t{1});
+        // Paging reused the snapshot; a write retires it.
+        QCOMPARE(m_store->nameWalks() - walksBefore, std::uint64_t{1});
+        QVERIFY(put("seed2", "y").ok());
+        req.continuationToken.clear();
+        QVERIFY(m_store->list("b", req).ok());
+        QCOMPARE(m_store->nameWalks() - walksBefore, std::uint64_t{2});
     }
 
     void listingProps()
