@@ -38,6 +38,9 @@ mkdir -p "$WORK/files"
 declare -A RES M
 measure() {
   local name="$1"; shift
+  # Each measurement starts with no one else's dirty pages to write back:
+  # the syncs of the one after a run without fsync would wait for them.
+  sync
   bench_run "$WORK/$name.json" "$@" --size "$SIZE" --workers "$WORKERS" --duration "${DURATION}s"
   RES[$name]="${RES[$name]:-} $(json_get "$WORK/$name.json" 'd["summary"]["put"]["ops_per_s"]')"
 }
