@@ -5,8 +5,8 @@
 # durability costs here. Goal: Tessera (fsync on) >= 1.0 x nginx (fsync off).
 # Also measures local files written with the same durability as a commit
 # (`tessera bench file-put`: work file, fdatasync, rename, folder fsync, over 2
-# folders as a target's 2 mountpaths): what this disk allows with fsync on,
-# so file-put / nginx bounds P12 here.
+# folders as a target's 2 mountpaths): what this disk does with fsync on and
+# no server at all, in the same round.
 # Rounds alternate; medians are compared.
 # Usage: tests/bench/small_put.sh [--duration SECONDS] [--rounds N] [--workers N] [--size SIZE]
 set -euo pipefail
@@ -58,4 +58,4 @@ result P12 "$SIZE PUT direct, fsync on, $WORKERS workers" "$(fmt "${M[sync]}")" 
   "$(ratio "${M[sync]}" "${M[nginx]}")" 1.0
 echo "fsync off: $(fmt "${M[nosync]}") ($(ratio "${M[nosync]}" "${M[nginx]}") of nginx)"
 echo "local files with fsync (file-put): $(fmt "${M[files]}" | sed 's/PUT/files/'); Tessera fsync on is" \
-  "$(ratio "${M[sync]}" "${M[files]}") of it; with one file per object, P12 can be at most $(ratio "${M[files]}" "${M[nginx]}")"
+  "$(ratio "${M[sync]}" "${M[files]}") of it; local files with fsync / nginx: $(ratio "${M[files]}" "${M[nginx]}")"
