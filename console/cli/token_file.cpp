@@ -1,6 +1,7 @@
 #include "token_file.h"
 
 #include "api/json_util.h"
+#include "file_descriptor.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -25,23 +26,6 @@ void readFields(api::FieldReader& r, Session& v) { r.required("endpoint", v.endp
 namespace {
 
 std::string errnoText() { return std::strerror(errno); }
-
-// Closes the descriptor it holds.
-class Fd {
-public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd()
-    {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return m_fd; }
-    int release() { return std::exchange(m_fd, -1); }
-
-private:
-    int m_fd;
-};
 
 const char* envOrNull(const char* name)
 {

@@ -1,5 +1,7 @@
 #include "file_put.h"
 
+#include "file_descriptor.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -18,28 +20,6 @@ std::string failed(const char* what, const std::string& path, int err)
 {
     return std::string(what) + " " + path + ": " + std::strerror(err);
 }
-
-class Fd {
-public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd()
-    {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return m_fd; }
-    // Closes now; the error of close() (0 when it worked).
-    int close()
-    {
-        const int r = ::close(m_fd);
-        m_fd = -1;
-        return r == 0 ? 0 : errno;
-    }
-
-private:
-    int m_fd;
-};
 
 }  // namespace
 
@@ -62,7 +42,7 @@ std::string writeCommittedFile(const std::string& root, const std::string& rel, 
     if (::fsetxattr(fd.get(), kAttr, kAttrValue.data(), kAttrValue.size(), 0) != 0) {
         return failed("cannot set an attribute on", work, errno);
     }
-    if (const int e = fd.close(); e != 0) return failed("cannot close", work, e);
+    if (::close(fd.release()) != 0) return failed("cannot close", work, errno);
     if (::rename(work.c_str(), path.c_str()) != 0) return failed("cannot rename to", path, errno);
     if (!fsync) return {};
     Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
