@@ -97,7 +97,10 @@ function ObjectList({ bucket, route, usage, bmdVersion }: { bucket: string; rout
   const showProps = route.params.get("props") === "1";
   const search = route.params.get("q") ?? "";
   const selected = route.params.get("object") ?? "";
-  const [listing, setListing] = useState<Listing | null>(null);
+  // The listing with the bucket, prefix and reload it was made for: right
+  // after the route changes, the render before the effect below must not
+  // show the old listing's count and state under the new search.
+  const [made, setMade] = useState<{ key: string; listing: Listing } | null>(null);
   const [, setVersion] = useState(0);
   const [query, setQuery] = useState(search);
   const [scrollTop, setScrollTop] = useState(0);
@@ -109,11 +112,13 @@ function ObjectList({ bucket, route, usage, bmdVersion }: { bucket: string; rout
   const box = useRef<HTMLDivElement>(null);
 
   const listPrefix = prefix + search;
+  const listingKey = `${bucket}\n${listPrefix}\n${reloadKey}`;
+  const listing = made && made.key === listingKey ? made.listing : null;
   useEffect(() => {
     const l = new Listing(prefix, (token, signal) =>
       api.listObjects(bucket, { prefix: listPrefix, token, pageSize: kPageSize }, signal), setting(kListWindow),
     () => setVersion((v) => v + 1));
-    setListing(l);
+    setMade({ key: listingKey, listing: l });
     setQuery(search);
     setToEnd(false);
     setScrollTop(0);
