@@ -2,7 +2,7 @@
 // directories (two mountpaths): a write prepared before its copies go out
 // and committed after (a newer change wins), restamping a name's state, and
 // the records of mirrored changes in flight that outlive the process.
-#include "target/object_store.h"
+#include "object_store_fixture.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -12,48 +12,10 @@
 
 using namespace tessera;
 using namespace tessera::daemon::target;
+using tessera::daemon::target::test::ObjectStoreFixture;
 
-class TestStoreVersions : public QObject {
+class TestStoreVersions : public QObject, protected ObjectStoreFixture {
     Q_OBJECT
-
-private:
-    QTemporaryDir m_dir;
-    std::unique_ptr<ObjectStore> m_store;
-
-    std::vector<std::string> mountpaths() const
-    {
-        return {(m_dir.path() + "/mp1").toStdString(), (m_dir.path() + "/mp2").toStdString()};
-    }
-    bool reopen()
-    {
-        m_store.reset();
-        ObjectStore::Options o;
-        o.mountpaths = mountpaths();
-        o.fsync = false;
-        auto s = ObjectStore::create(o);
-        if (!s) {
-            qWarning("%s", s.error().message.c_str());
-            return false;
-        }
-        m_store = std::move(s.value());
-        return true;
-    }
-    api::Result<api::ObjectMeta> put(const std::string& name, const std::string& data)
-    {
-        auto w = m_store->beginPut("b", name, {});
-        if (!w) return w.error();
-        if (auto st = (*w)->write(data.data(), data.size()); !st) return st.error();
-        return (*w)->commit();
-    }
-    std::string read(const std::string& name)
-    {
-        auto o = m_store->open("b", name);
-        if (!o) return "<" + std::string(api::errorKindName(o.kind())) + ">";
-        std::string s(static_cast<std::size_t>(o->meta.size), '\0');
-        const auto n = ::pread(o->fd->get(), s.data(), s.size(), 0);
-        if (n != static_cast<ssize_t>(s.size())) return "<short read>";
-        return s;
-    }
 
 private slots:
     void init()
