@@ -57,6 +57,7 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"idle_timeout_ms", c.idleTimeoutMs},
                        {"io_timeout_ms", c.ioTimeoutMs},
                        {"peer_timeout_ms", c.peerTimeoutMs},
+                       {"list_timeout_ms", c.listTimeoutMs},
                        {"max_object_size", c.maxObjectSize},
                        {"op_stats", c.opStats},
                        {"cluster_key_file", c.clusterKeyFile},
@@ -121,6 +122,7 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "idle_timeout_ms") v.get_to(c.idleTimeoutMs);
             else if (k == "io_timeout_ms") v.get_to(c.ioTimeoutMs);
             else if (k == "peer_timeout_ms") v.get_to(c.peerTimeoutMs);
+            else if (k == "list_timeout_ms") v.get_to(c.listTimeoutMs);
             else if (k == "max_object_size") v.get_to(c.maxObjectSize);
             else if (k == "op_stats") v.get_to(c.opStats);
             else if (k == "cluster_key_file") v.get_to(c.clusterKeyFile);
@@ -199,6 +201,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("max-connections-per-address", po::value<std::size_t>(), "one client address's share of the connections, 0 = half of max-connections (default 0)")
         ("header-timeout-ms", po::value<std::int64_t>(), "with half the connections taken, the longest wait for a whole request head, 100..600000 (default 10000)")
         ("peer-timeout-ms", po::value<std::int64_t>(), "node-to-node call timeout (default 5000)")
+        ("list-timeout-ms", po::value<std::int64_t>(), "proxy: the longest wait for a target's listing page, 100..600000 (default 60000)")
         ("max-object-size", po::value<std::uint64_t>(), "largest accepted object in bytes (default 1 TiB)")
         ("rebalance-auto", po::value<bool>(), "proxy: rebalance by itself after targets join or leave (default true)")
         ("rebalance-delay-ms", po::value<std::int64_t>(), "proxy: ... once the targets stayed the same this long (default 2000)")
@@ -273,6 +276,7 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     }
     if (vm.count("header-timeout-ms")) c.headerTimeoutMs = vm["header-timeout-ms"].as<std::int64_t>();
     if (vm.count("peer-timeout-ms")) c.peerTimeoutMs = vm["peer-timeout-ms"].as<std::int64_t>();
+    if (vm.count("list-timeout-ms")) c.listTimeoutMs = vm["list-timeout-ms"].as<std::int64_t>();
     if (vm.count("max-object-size")) c.maxObjectSize = vm["max-object-size"].as<std::uint64_t>();
     if (vm.count("log-level")) c.logLevel = vm["log-level"].as<std::string>();
     if (vm.count("auth-enabled")) c.authEnabled = vm["auth-enabled"].as<bool>();
@@ -366,6 +370,9 @@ api::Status validateConfig(const Config& c)
     }
     if (c.peerTimeoutMs < 100 || c.peerTimeoutMs > 600000) {
         return api::Error::badRequest("peer timeout must be 100..600000 ms");
+    }
+    if (c.listTimeoutMs < 100 || c.listTimeoutMs > 600000) {
+        return api::Error::badRequest("list timeout must be 100..600000 ms");
     }
     if (c.maxConnections < 1) return api::Error::badRequest("max connections must be at least 1");
     if (c.maxConnectionsPerAddress > c.maxConnections) {

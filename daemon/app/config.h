@@ -42,7 +42,11 @@ struct Config {
     std::int64_t headerTimeoutMs = 10000;      // with half the slots taken: the longest wait for a whole request head
     std::int64_t idleTimeoutMs = 60000;
     std::int64_t ioTimeoutMs = 60000;
-    std::int64_t peerTimeoutMs = 5000;                     // node-to-node control calls
+    std::int64_t peerTimeoutMs = 5000;  // node-to-node control calls
+    // Proxy: the longest wait for a target's page of a listing once it took
+    // the call (connecting is bounded by peerTimeoutMs). A target's first page
+    // of a bucket walks all its names: seconds for millions.
+    std::int64_t listTimeoutMs = 60000;
     std::uint64_t maxObjectSize = std::uint64_t{1} << 40;  // 1 TiB
 
     // Nodes of one cluster share a secret key: a join, a keepalive and a

@@ -61,11 +61,13 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         [this] { return nodeStats(); }, clusterKey,
         std::chrono::milliseconds(c.keepaliveIntervalMs * c.keepaliveMaxMissed));
     m_api->setAisView(aisNodeView(c, m_server->port()));
+    m_api->setListTimeout(std::chrono::milliseconds(c.listTimeoutMs));
     m_api->registerRoutes(m_router);
-    m_s3 = std::make_unique<s3::S3Api>([this] { return m_state->smap(); }, [this] { return m_state->bmd(); },
-                                       m_self.publicNet.url, clusterKey,
-                                       // a relayed PUT waits for the target's commit (fsync)
-                                       std::chrono::milliseconds(std::max<std::int64_t>(c.peerTimeoutMs, 60000)));
+    m_s3 = std::make_unique<s3::S3Api>(
+        [this] { return m_state->smap(); }, [this] { return m_state->bmd(); }, m_self.publicNet.url, clusterKey,
+        // a relayed PUT waits for the target's commit (fsync), a
+        // listing for the proxy's wait for its targets' pages
+        std::chrono::milliseconds(std::max<std::int64_t>({c.peerTimeoutMs, 60000, c.listTimeoutMs + c.peerTimeoutMs})));
     m_s3->registerRoutes(m_router);
     if (c.s3Port >= 0) {
         m_s3->registerRoutes(m_s3Router, "");
@@ -159,7 +161,8 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
         [this](const std::string& what, const net::Request& req) { return m_xactions->query(what, req); },
         [this](const api::ActionMsg& msg) { return m_xactions->action(msg); });
     m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(*m_state, *m_jobs, m_self.publicNet.url,
-                                                           std::chrono::milliseconds(c.peerTimeoutMs), clusterKey);
+                                                           std::chrono::milliseconds(c.peerTimeoutMs), clusterKey,
+                                                           std::chrono::milliseconds(c.listTimeoutMs));
     m_shardJobs->registerWith(*m_jobs, m_router);
     net::OutboundFetchOptions fetch;
     for (const auto& n : c.fetchAllowNetworks) fetch.allowed.push_back(net::IpNetwork::parse(n).value());  // validated

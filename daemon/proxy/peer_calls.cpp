@@ -36,10 +36,11 @@ api::Result<client::Response> PeerCalls::call(client::Method method, const std::
                      headers);
 }
 
-std::map<std::string, api::Result<client::Response>> PeerCalls::fanOut(const api::Smap& smap, client::Method method,
-                                                                       const std::string& pathAndQuery,
-                                                                       const std::string& body) const
+std::map<std::string, api::Result<client::Response>> PeerCalls::fanOut(
+    const api::Smap& smap, client::Method method, const std::string& pathAndQuery, const std::string& body,
+    std::optional<std::chrono::milliseconds> ioTimeout) const
 {
+    const auto io = ioTimeout.value_or(m_timeout);
     std::vector<std::pair<std::string, std::future<api::Result<client::Response>>>> futures;
     std::map<std::string, api::Result<client::Response>> out;
     for (const auto& [id, node] : smap.tmap) {
@@ -48,9 +49,8 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOut(const api
             continue;
         }
         const std::string url = node.publicNet.url + pathAndQuery;
-        futures.emplace_back(id, std::async(std::launch::async, [this, method, url, &body]() {
-                                 return call(method, url, &body, m_timeout);
-                             }));
+        futures.emplace_back(id, std::async(std::launch::async,
+                                            [this, method, url, &body, io]() { return call(method, url, &body, io); }));
     }
     for (auto& [id, f] : futures) out.emplace(id, f.get());
     return out;

@@ -30,9 +30,11 @@ public:
     // result per target id is the response or the transport error. Targets
     // marked away are not called: their result is an Unavailable error
     // naming them, at once (a call would wait out the timeout).
-    std::map<std::string, api::Result<client::Response>> fanOut(const api::Smap& smap, client::Method method,
-                                                                const std::string& pathAndQuery,
-                                                                const std::string& body = {}) const;
+    // `ioTimeout`: the wait for each answer once connected (default: the
+    // peer timeout); a listing's page may take a target longer.
+    std::map<std::string, api::Result<client::Response>> fanOut(
+        const api::Smap& smap, client::Method method, const std::string& pathAndQuery, const std::string& body = {},
+        std::optional<std::chrono::milliseconds> ioTimeout = std::nullopt) const;
 
     // The same, with its own body per target: the targets of `smap` that
     // have one in `bodies` (keyed by target id) are called, the others not.

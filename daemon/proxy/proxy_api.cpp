@@ -409,7 +409,11 @@ Response ProxyApi::listObjects(const Request& req)
         perTarget.standInFor.clear();
         if (coded) perTarget.standInFor.assign(missingIds.begin(), missingIds.end());
         const std::string path = api::path::bucket(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
-        auto results = m_peers.fanOut(smap, client::Method::Get, path);
+        // A target's first page of a bucket walks all its names (seconds for
+        // millions): an answer is waited for up to list_timeout_ms, not the
+        // peer timeout, which still bounds the connect (a target that is
+        // gone is found out as fast as before).
+        auto results = m_peers.fanOut(smap, client::Method::Get, path, {}, m_listTimeout);
 
         // Each target answers with its names after the token, up to its own
         // continuation token; mergeListPages keeps what is known for all.

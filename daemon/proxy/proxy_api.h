@@ -69,6 +69,10 @@ public:
     // AIStore's node answers (what=node_status, sysinfo, config, cluster_config).
     // Set before the node serves requests.
     void setAisView(stats::AisNodeView view) { m_ais = std::move(view); }
+    // list_timeout_ms: how long a listing waits for each target's page once
+    // the target took the call (a first page walks the bucket). Set before
+    // the node serves requests; default 60 s.
+    void setListTimeout(std::chrono::milliseconds t) { m_listTimeout = t; }
     // GET /v1/cluster?what=... and PUT /v1/cluster actions answered by another
     // component (AIStore's xaction calls): nullopt when it does not take the
     // query or action. Set before the node serves requests.
@@ -122,6 +126,7 @@ private:
     ClusterAction m_clusterAction;
     std::string m_clusterKey;
     std::chrono::milliseconds m_keepaliveWindow;
+    std::chrono::milliseconds m_listTimeout{60000};
 };
 
 }  // namespace tessera::daemon::proxy

@@ -37,9 +37,10 @@ std::int64_t nowSeconds()
 }  // namespace
 
 ShardJobPlanner::ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::string selfUrl,
-                                 std::chrono::milliseconds peerTimeout, std::string clusterKey)
+                                 std::chrono::milliseconds peerTimeout, std::string clusterKey,
+                                 std::chrono::milliseconds listTimeout)
     : m_state(state), m_jobs(jobs), m_selfUrl(std::move(selfUrl)), m_peerTimeout(peerTimeout),
-      m_clusterKey(std::move(clusterKey))
+      m_clusterKey(std::move(clusterKey)), m_listTimeout(listTimeout)
 {
 }
 
@@ -134,6 +135,8 @@ api::Result<spec::IshardPlan> ShardJobPlanner::plan(spec::IshardSpec& s) const
 
     client::HttpClient::Options o;
     o.connectTimeout = m_peerTimeout;
+    // A page may wait out the proxy's wait for its targets.
+    o.ioTimeout = std::max(o.ioTimeout, m_listTimeout + m_peerTimeout);
     if (!m_clusterKey.empty()) o.headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
     client::Client self(m_selfUrl, o);
     api::ListRequest req;

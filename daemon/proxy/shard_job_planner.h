@@ -34,9 +34,10 @@ public:
 
     // `clusterKey` (empty: none) goes with the planner's own calls to the
     // proxy: with auth on, listing the source is a node's call (starting
-    // the job already needed an admin).
+    // the job already needed an admin). `listTimeout`: the proxy's
+    // list_timeout_ms, which the planner's listing of the source waits out.
     ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::string selfUrl, std::chrono::milliseconds peerTimeout,
-                    std::string clusterKey);
+                    std::string clusterKey, std::chrono::milliseconds listTimeout);
 
     // Registers the archive and ishard kinds with the coordinator and the
     // /v1/ishard route.
@@ -62,6 +63,7 @@ private:
     std::string m_selfUrl;
     std::chrono::milliseconds m_peerTimeout;
     std::string m_clusterKey;
+    std::chrono::milliseconds m_listTimeout;
 };
 
 }  // namespace tessera::daemon::proxy

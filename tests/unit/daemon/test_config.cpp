@@ -72,6 +72,7 @@ private slots:
         QCOMPARE(c->idleTimeoutMs, 60000);
         QCOMPARE(c->ioTimeoutMs, 60000);
         QCOMPARE(c->peerTimeoutMs, 5000);
+        QCOMPARE(c->listTimeoutMs, 60000);
         QCOMPARE(c->maxObjectSize, std::uint64_t{1} << 40);
 
         // A target without the cluster key cannot join: refused at start.
@@ -117,6 +118,8 @@ private slots:
                         "64",
                         "--peer-timeout-ms",
                         "900",
+                        "--list-timeout-ms",
+                        "120000",
                         "--max-object-size",
                         "1000",
                         "--log-level",
@@ -143,6 +146,7 @@ private slots:
         QCOMPARE(c->workerThreads, 7u);
         QCOMPARE(c->maxConnections, std::size_t{64});
         QCOMPARE(c->peerTimeoutMs, 900);
+        QCOMPARE(c->listTimeoutMs, 120000);
         QCOMPARE(c->maxObjectSize, std::uint64_t{1000});
         QCOMPARE(c->logLevel, std::string("debug"));
         QCOMPARE(c->clusterKeyFile, std::string("/k"));
@@ -167,6 +171,7 @@ private slots:
                       "\"data_dir\":\"/d\",\"mountpaths\":[\"/m1\",\"/m2\"],\"log_level\":\"warn\",\"fsync\":false,"
                       "\"keepalive_interval_ms\":700,\"keepalive_max_missed\":9,\"io_threads\":2,\"worker_threads\":6,"
                       "\"max_connections\":10,\"idle_timeout_ms\":1500,\"io_timeout_ms\":2500,\"peer_timeout_ms\":3500,"
+                      "\"list_timeout_ms\":45000,"
                       "\"max_object_size\":12345,\"cluster_key_file\":\"/key\",\"tombstone_ttl_ms\":90000}");
         auto c = parse({"--config", path});
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
@@ -187,6 +192,7 @@ private slots:
         QCOMPARE(c->idleTimeoutMs, 1500);
         QCOMPARE(c->ioTimeoutMs, 2500);
         QCOMPARE(c->peerTimeoutMs, 3500);
+        QCOMPARE(c->listTimeoutMs, 45000);
         QCOMPARE(c->maxObjectSize, std::uint64_t{12345});
         QCOMPARE(c->clusterKeyFile, std::string("/key"));
         QCOMPARE(c->tombstoneTtlMs, 90000);
@@ -303,6 +309,10 @@ private slots:
             << QStringList{"--role", "proxy", "--data-dir", "/d", "--keepalive-max-missed", "101"};
         QTest::newRow("peer timeout too short")
             << QStringList{"--role", "proxy", "--data-dir", "/d", "--peer-timeout-ms", "99"};
+        QTest::newRow("list timeout too short")
+            << QStringList{"--role", "proxy", "--data-dir", "/d", "--list-timeout-ms", "99"};
+        QTest::newRow("list timeout too long")
+            << QStringList{"--role", "proxy", "--data-dir", "/d", "--list-timeout-ms", "600001"};
         QTest::newRow("zero connections")
             << QStringList{"--role", "proxy", "--data-dir", "/d", "--max-connections", "0"};
         QTest::newRow("bad log level") << QStringList{"--role", "proxy", "--data-dir", "/d", "--log-level", "loud"};
