@@ -45,11 +45,12 @@ HttpClient noRetry()
 bool fill(tests::LocalCluster& cluster)
 {
     HttpClient http;
-    auto r = http.send(Method::Post, cluster.proxyUrl() + "/v1/buckets/slow", Body::string(R"({"action":"create-bck"})"));
+    auto r =
+        http.send(Method::Post, cluster.proxyUrl() + "/v1/buckets/slow", Body::string(R"({"action":"create-bck"})"));
     if (!r || r->status != 200) return false;
     for (int i = 0; i < kObjects; ++i) {
-        auto p = http.send(Method::Put, cluster.proxyUrl() + "/v1/objects/slow/obj-" + std::to_string(i),
-                           Body::string("x"));
+        auto p =
+            http.send(Method::Put, cluster.proxyUrl() + "/v1/objects/slow/obj-" + std::to_string(i), Body::string("x"));
         if (!p || p->status != 200) return false;
     }
     return true;
