@@ -106,8 +106,17 @@ start_node() {
   mkdir -p "$LOGS" "$PIDS"
   echo "--- $(date '+%F %T') starting: $NODE $*" >>"$LOGS/$name.log"
   setsid nohup "$NODE" "$@" >>"$LOGS/$name.log" 2>&1 </dev/null &
-  echo $! >"$PIDS/$name.pid"
-  echo "  $name started (pid $!, log $LOGS/$name.log)"
+  local pid=$! i
+  echo "$pid" >"$PIDS/$name.pid"
+  # Until the child has exec'd (its command line names the node): checked
+  # right after the fork, a busy machine's child still runs this script's
+  # code, and `alive` would take the node for dead.
+  for i in $(seq 1 250); do
+    grep -qa tessera-node "/proc/$pid/cmdline" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.02
+  done
+  echo "  $name started (pid $pid, log $LOGS/$name.log)"
 }
 
 # Number of targets in the proxy's cluster map ("tmap"), or 0.
