@@ -5,8 +5,8 @@
 # ../dsort.sh do (their generators, in lib_curves.sh):
 #   ishard  WebDataset samples of 3 files (.png of --png-size bytes, .cls,
 #           .json) uploaded loose, sharded into --shard-size shards; time from
-#           the job's start to the last target's end. Reference: `tar cf
-#           --sort=name` of the same local files (page cache warm).
+#           the job's start to the last target's end, after `sync`. Reference: `tar cf
+#           --sort=name` of the same local files (page cache warm), after `sync`.
 #   dSort   shards of --per-shard samples (.bin of --sample-size bytes, .cls),
 #           shuffled into shards of the same record count; time from the
 #           job's start to the last target's end, after `sync`. Reference:
@@ -88,11 +88,15 @@ for mib in "${POINTS[@]}"; do
   echo "$mib MiB: $samples ishard samples ($((samples * 3)) files) uploaded in $((SECONDS - start)) s"
   IS=() TS=()
   for r in $(seq 1 "$ROUNDS"); do
+    # Both after `sync`, as the dSort rounds: the upload's write-back (and
+    # the previous round's) would otherwise run through the measurement.
+    sync
     start=$(date +%s.%N)
     tar cf "$WORK/ref.tar" --sort=name -C "$WORK/isrc" train
     TS+=("$(secs_since "$start")")
     rm -f "$WORK/ref.tar"
     T bucket create ishard-dst >/dev/null
+    sync
     T --json ishard ishard-src ishard-dst --shard-size "$SHARD_SIZE" --wait >"$WORK/ij.json" 2>"$WORK/ij.err" || {
       cat "$WORK/ij.err" "$WORK/ij.json" >&2; exit 1; }
     IS+=("$(job_secs "$WORK/ij.json")")
@@ -156,7 +160,7 @@ done
   echo "![time vs dataset size](images/curve-datasets.png)"
   echo
   echo "3 targets (fsync off). ishard: samples of a $PNG_SIZE-byte .png, a .cls and a .json, uploaded"
-  echo "loose, sharded into $SHARD_SIZE shards, against \`tar cf --sort=name\` of the same local files."
+  echo "loose, sharded into $SHARD_SIZE shards, against \`tar cf --sort=name\` of the same local files, both after \`sync\`."
   echo "dSort: input shards of $PER_SHARD samples (a $SAMPLE_SIZE-byte .bin and a .cls) shuffled into shards"
   echo "of $PER_SHARD records, against \`cp -r\` of the same shard files, both after \`sync\`. Job times run"
   echo "from the job's start to the last target's end. $ROUNDS round(s)."
