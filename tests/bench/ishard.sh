@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ishard throughput (samples/s) on a local 3-target cluster, against a
 # reference measured in the same run: GNU tar writing one .tar of the same
-# files from a local directory (`tar cf --sort=name`, page cache warm) — the
+# files from a local directory (`tar cf --sort=name`, page cache warm, after `sync`) — the
 # work ishard does minus the cluster (listing, planning, fetching from
 # peers, one PUT per shard). Each round shards the whole bucket into a new
 # bucket; the job's time is from its start (listing and planning included)
@@ -55,8 +55,11 @@ echo "uploading to $EP ..."
 
 rate() { python3 -c "print('%.1f' % ($SAMPLES / $1))"; }
 
+# Each measurement after `sync` (as dsort.sh): the upload's write-back, and
+# the previous round's, would otherwise run through it.
 TAR_RATES=()
 for r in $(seq 1 "$ROUNDS"); do
+  sync
   start=$(date +%s.%N)
   tar cf "$WORK/ref.tar" --sort=name -C "$WORK/src" train
   end=$(date +%s.%N)
@@ -69,6 +72,7 @@ done
 ISHARD_RATES=()
 for r in $(seq 1 "$ROUNDS"); do
   "$TESSERA" --endpoint "$EP" bucket create "ishard-dst-$r" >/dev/null
+  sync
   "$TESSERA" --endpoint "$EP" --json ishard ishard-src "ishard-dst-$r" --shard-size "$SHARD_SIZE" --wait \
     >"$WORK/job-$r.json" 2>"$WORK/job-$r.err" || { cat "$WORK/job-$r.err" "$WORK/job-$r.json" >&2; exit 1; }
   secs=$(python3 - "$WORK/job-$r.json" 2>"$WORK/split-$r" <<'PY'
