@@ -7,7 +7,9 @@
 #include <QSslConfiguration>
 #include <QTemporaryDir>
 #include <QTest>
+#include <csignal>
 #include <nlohmann/json.hpp>
+#include <sys/types.h>
 
 namespace tessera::tests {
 
@@ -322,6 +324,29 @@ bool LocalCluster::waitForTargetGone(const std::string& id, std::chrono::millise
 }
 
 qint64 LocalCluster::targetPid(int i) const { return m_targets[static_cast<std::size_t>(i)].process->processId(); }
+
+bool LocalCluster::stopTarget(int i)
+{
+    const auto pid = static_cast<pid_t>(targetPid(i));
+    if (pid <= 0 || ::kill(pid, SIGSTOP) != 0) return false;
+    // /proc/<pid>/stat: "pid (comm) S ..."; 'T' once every thread stopped.
+    const auto statFile = QStringLiteral("/proc/%1/stat").arg(pid);
+    return QTest::qWaitFor(
+        [&] {
+            QFile f(statFile);
+            if (!f.open(QIODevice::ReadOnly)) return false;
+            const auto line = f.readAll();
+            const auto paren = line.lastIndexOf(')');
+            return paren >= 0 && paren + 2 < line.size() && line[paren + 2] == 'T';
+        },
+        10000);
+}
+
+bool LocalCluster::continueTarget(int i)
+{
+    const auto pid = static_cast<pid_t>(targetPid(i));
+    return pid > 0 && ::kill(pid, SIGCONT) == 0;
+}
 
 void LocalCluster::killTarget(int i)
 {

@@ -69,6 +69,11 @@ public:
     bool waitForTargetGone(const std::string& id, std::chrono::milliseconds timeout);
 
     qint64 targetPid(int i) const;
+    // SIGSTOP to target i, then waits (up to 10 s) until the kernel shows
+    // it stopped: kill() returns before the process's threads have stopped,
+    // and on a busy machine one of them may still answer a request.
+    bool stopTarget(int i);
+    bool continueTarget(int i);  // SIGCONT
     qint64 proxyPid() const { return m_proxy.process->processId(); }
     // The tail of the proxy's log.
     std::string proxyLogTail() const;

@@ -69,7 +69,7 @@ private slots:
         QVERIFY2(cluster.start(), cluster.error().c_str());
         QVERIFY(fill(cluster));
         const auto pid = static_cast<pid_t>(cluster.targetPid(0));
-        QCOMPARE(::kill(pid, SIGSTOP), 0);
+        QVERIFY(cluster.stopTarget(0));
         auto resume = qScopeGuard([pid] { ::kill(pid, SIGCONT); });
         std::thread waker([pid] {
             std::this_thread::sleep_for(std::chrono::milliseconds(4000));
@@ -96,7 +96,7 @@ private slots:
         QVERIFY2(cluster.start(), cluster.error().c_str());
         QVERIFY(fill(cluster));
         const auto pid = static_cast<pid_t>(cluster.targetPid(1));
-        QCOMPARE(::kill(pid, SIGSTOP), 0);
+        QVERIFY(cluster.stopTarget(1));
         auto resume = qScopeGuard([pid] { ::kill(pid, SIGCONT); });
         QElapsedTimer t;
         t.start();
