@@ -163,6 +163,12 @@ api::Result<std::shared_ptr<const ObjectStore::NameSnapshot>> ObjectStore::walkN
     return std::shared_ptr<const NameSnapshot>(std::move(snap));
 }
 
+std::atomic<std::uint64_t>* ObjectStore::NameSnapshot::sizeCache() const
+{
+    std::call_once(sizesMade, [this] { sizes = std::make_unique<std::atomic<std::uint64_t>[]>(names.size()); });
+    return sizes.get();
+}
+
 api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const api::ListRequest& req) const
 {
     // Pages come from a sorted snapshot of the bucket's names, walked once
@@ -178,16 +184,19 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
     if (!snap) return snap.error();
     const auto& all = (*snap)->names;
     const std::size_t limit = req.pageSize == 0 ? api::kDefaultPageSize : req.pageSize;
-    std::vector<std::string_view> page;
+    std::vector<std::size_t> page;  // indexes into `all`
     const std::string& from = req.continuationToken > req.prefix ? req.continuationToken : req.prefix;
     for (auto it = std::lower_bound(all.begin(), all.end(), from); it != all.end() && page.size() < limit; ++it) {
         if (!req.continuationToken.empty() && *it <= req.continuationToken) continue;
         if (!startsWith(*it, req.prefix)) break;  // sorted: no later name has the prefix
-        page.push_back(*it);
+        page.push_back(static_cast<std::size_t>(it - all.begin()));
     }
     api::ObjectList out;
     out.entries.reserve(page.size());
     const bool needMeta = (req.props & (api::kPropChecksum | api::kPropVersion | api::kPropCustom)) != 0;
+    // Only a size (ishard's planner, a sized listing): known sizes need no stat.
+    const bool sizeOnly = (req.props & api::kPropSize) != 0 && (req.props & api::kPropAtime) == 0 && !needMeta;
+    std::atomic<std::uint64_t>* sizes = (req.props & api::kPropSize) != 0 ? (*snap)->sizeCache() : nullptr;
     // A page's names are sorted, so runs of them share a directory on each
     // mountpath: each name is looked up from its directory's descriptor,
     // opened once per run, not by its whole path (the path walk was a third
@@ -199,7 +208,8 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
         bool open = false;
     };
     std::vector<DirRun> dirs(m_options.mountpaths.size());
-    for (const auto& pageName : page) {
+    for (const auto index : page) {
+        const std::string_view pageName = all[index];
         const std::string name(pageName);
         api::ObjEntry e;
         e.name = name;
@@ -208,8 +218,11 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
         const auto mp = mountpathFor(bucket, name);
         // The mountpath; TargetApi puts the target's id in front.
         if (req.props & api::kPropLocation) e.location = m_options.mountpaths[mp];
-        if (req.props &
-            (api::kPropSize | api::kPropAtime | api::kPropChecksum | api::kPropVersion | api::kPropCustom)) {
+        const std::uint64_t known = sizes != nullptr ? sizes[index].load(std::memory_order_relaxed) : 0;
+        if (sizeOnly && known != 0) {
+            e.size = static_cast<std::int64_t>(known - 1);
+        } else if (req.props &
+                   (api::kPropSize | api::kPropAtime | api::kPropChecksum | api::kPropVersion | api::kPropCustom)) {
             const auto slash = pageName.rfind('/');
             const std::string_view rel =
                 slash == std::string_view::npos ? std::string_view() : pageName.substr(0, slash);
@@ -242,7 +255,10 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
                 return mountpathError(mp, err, "cannot list " + name);
             }
             if (!S_ISREG(st.st_mode)) continue;  // a link or a directory placed by hand: not an object
-            if (req.props & api::kPropSize) e.size = static_cast<std::int64_t>(st.st_size);
+            if (req.props & api::kPropSize) {
+                e.size = static_cast<std::int64_t>(st.st_size);
+                sizes[index].store(static_cast<std::uint64_t>(st.st_size) + 1, std::memory_order_relaxed);
+            }
             if (req.props & api::kPropAtime) {
                 e.atime = api::formatGoTime(
                     static_cast<std::int64_t>(st.st_atim.tv_sec) * 1000000000 + st.st_atim.tv_nsec, req.timeFormat);
@@ -263,7 +279,7 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
     // The page covers every name up to the last one taken, even when some of
     // them could not be opened (deleted meanwhile, or not on their placement
     // mountpath): more may follow whenever the page is full.
-    if (page.size() >= limit) out.continuationToken = std::string(page.back());
+    if (page.size() >= limit) out.continuationToken = all[page.back()];
     return out;
 }
 

@@ -345,6 +345,15 @@ private:
     struct NameSnapshot {
         std::uint64_t generation = 0;
         std::vector<std::string> names;  // sorted, every object of the bucket on this target
+        // Each name's size + 1 (0: not known yet), learned by the first page
+        // that stats it and good for the snapshot's life: any write to the
+        // bucket retires the snapshot, sizes with it. A listing that pages
+        // through the bucket again, or the next page's overlap with the
+        // last, reads it instead of a stat per name. Made by the first
+        // sized page (8 bytes per name).
+        mutable std::once_flag sizesMade;
+        mutable std::unique_ptr<std::atomic<std::uint64_t>[]> sizes;
+        std::atomic<std::uint64_t>* sizeCache() const;
     };
     // The bucket's snapshot: the cached one while the bucket is unchanged,
     // else one walk of every mountpath. Requests that arrive while a walk

@@ -10,6 +10,7 @@
 #include <QTest>
 #include <cstdio>
 #include <fcntl.h>
+#include <map>
 #include <random>
 #include <set>
 #include <thread>
@@ -169,6 +170,56 @@ private slots:
         QCOMPARE(page->entries.front().size, -1);
         QVERIFY(page->entries.front().checksum.empty());
         QVERIFY(page->entries.front().version.empty());
+    }
+
+    // Sizes are learned once per snapshot: a listing that pages through the
+    // bucket again reads them instead of a stat per name, and a write to the
+    // bucket retires them with the names.
+    void sizesLastAsLongAsTheSnapshot()
+    {
+        std::map<std::string, std::int64_t> want;
+        for (int i = 0; i < 40; ++i) {
+            const auto n = "s/" + std::to_string(100 + i);
+            QVERIFY(put(n, std::string(static_cast<std::size_t>(i * 7), 'x')).ok());
+            want[n] = i * 7;
+        }
+        const auto sized = [&](std::uint32_t pageSize, std::uint32_t props) {
+            std::map<std::string, std::int64_t> got;
+            api::ListRequest req;
+            req.props = props;
+            req.pageSize = pageSize;
+            while (true) {
+                auto page = m_store->list("b", req);
+                if (!page) return std::map<std::string, std::int64_t>{{"<error>", 0}};
+                for (const auto& e : page->entries) got[e.name] = e.size;
+                if (page->continuationToken.empty()) break;
+                req.continuationToken = page->continuationToken;
+            }
+            return got;
+        };
+        const auto sizeProps = api::kPropName | api::kPropSize;
+        QCOMPARE(sized(7, sizeProps), want);
+        QCOMPARE(sized(1000, sizeProps), want);
+        // Changed behind the store's back (not a write it knows of): the
+        // snapshot's sizes stand, as its names do...
+        const auto victim = std::string("s/110");
+        QCOMPARE(::truncate(m_store->objectPath("b", victim).c_str(), 3), 0);
+        QCOMPARE(sized(1000, sizeProps).at(victim), want.at(victim));
+        // ...except where a stat is made anyway (atime).
+        QCOMPARE(sized(1000, sizeProps | api::kPropAtime).at(victim), 3);
+        // A write to the bucket retires them: every size is read again.
+        QVERIFY(put("s/200", "12345").ok());
+        want[victim] = 3;
+        want["s/200"] = 5;
+        QCOMPARE(sized(3, sizeProps), want);
+        // An overwrite is a write too.
+        QVERIFY(put("s/101", std::string(1000, 'y')).ok());
+        want["s/101"] = 1000;
+        QCOMPARE(sized(1000, sizeProps), want);
+        // Removed: gone from the names and the sizes.
+        QVERIFY(m_store->remove("b", "s/102").ok());
+        want.erase("s/102");
+        QCOMPARE(sized(1000, sizeProps), want);
     }
 
     void pagingRandomTree()
