@@ -432,6 +432,7 @@ const std::vector<Command>& commands()
          "  --count-objects N    get, mixed: PUT N objects first (1..10000000)\n"
          "  --pct-put N          mixed: share of PUTs, 0..100 (default 50)\n"
          "  --pagesize N         list: names per page, 1..10000 (default: the proxy's)\n"
+         "  --props LIST         list: properties asked for (default name; name,size as ishard's planner)\n"
          "  --direct             read the cluster map, compute HRW, go straight to the target\n"
          "  --verify             GET: xxhash64 of each body vs its ais-checksum-value\n"
          "  --keepalive on|off   reuse connections (default on); --no-keepalive = off\n"

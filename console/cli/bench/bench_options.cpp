@@ -66,7 +66,7 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
     const auto args = parseArgs(
         words, {"--workers",  "--threads", "--duration",  "--count",         "--interval", "--size",     "--min-size",
                 "--max-size", "--bucket",  "--prefix",    "--count-objects", "--pct-put",  "--pagesize", "--url-get",
-                "--url-put",  "--timeout", "--keepalive", "--dir",           "--fsync",    "--dirs"},
+                "--url-put",  "--timeout", "--keepalive", "--dir",           "--fsync",    "--dirs",     "--props"},
         {"--direct", "--verify", "--no-keepalive"});
     BenchOptions o;
 
@@ -81,7 +81,7 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
         const std::string flag = urlGet ? "--url-get" : "--url-put";
         if (!u) return bad(flag + " needs an http:// or https:// URL, got \"" + o.url + "\"");
         o.tls.enabled = u->tls;
-        for (const char* opt : {"--bucket", "--prefix", "--pct-put", "--pagesize", "--fsync", "--dirs"}) {
+        for (const char* opt : {"--bucket", "--prefix", "--pct-put", "--pagesize", "--props", "--fsync", "--dirs"}) {
             if (args.options.count(opt)) return bad(std::string(opt) + " does not apply to --url-get/--url-put");
         }
         if (args.has("--direct")) return bad("--direct does not apply to --url-get/--url-put");
@@ -105,7 +105,7 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
                                                                   : " needs --dir DIR (the folder to write files in)"));
             }
             for (const char* opt :
-                 {"--bucket", "--prefix", "--pct-put", "--pagesize", "--count-objects", "--keepalive"}) {
+                 {"--bucket", "--prefix", "--pct-put", "--pagesize", "--props", "--count-objects", "--keepalive"}) {
                 if (args.options.count(opt)) return bad(std::string(opt) + " does not apply to " + name);
             }
             for (const char* opt : {"--direct", "--verify", "--no-keepalive"}) {
@@ -227,6 +227,12 @@ api::Result<BenchOptions> parse(const std::vector<std::string>& words)
         const auto p = args.number("--pagesize", 0);
         if (p == 0 || p > 10000) return bad("--pagesize must be 1..10000");
         o.pageSize = static_cast<std::uint32_t>(p);
+    }
+    if (args.options.count("--props")) {
+        if (o.mode != BenchMode::List) return bad("--props applies to list");
+        auto p = api::parseListProps(args.value("--props"));
+        if (!p) return bad("--props: " + p.error().message);
+        o.listProps = *p;
     }
     if (o.mode == BenchMode::List && o.direct) return bad("--direct does not apply to list (the proxy merges targets)");
     if (o.verify && o.mode != BenchMode::Get && o.mode != BenchMode::Mixed && o.mode != BenchMode::ShardRead &&

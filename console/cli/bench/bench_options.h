@@ -3,6 +3,7 @@
 // explicit, and anything malformed or contradictory is a BadRequest whose
 // message names the option (the command turns it into a usage error, exit 2).
 
+#include "api/object_list.h"
 #include "api/result.h"
 
 #include <chrono>
@@ -40,6 +41,7 @@ struct BenchOptions {
     std::uint64_t countObjects = 0;
     unsigned pctPut = 50;                      // mixed: share of PUTs, 0..100
     std::uint32_t pageSize = 0;                // list: names per page; 0 = the server's default
+    std::uint32_t listProps = api::kPropName;  // list: the properties asked for (--props name,size)
     bool direct = false;                       // compute HRW from the cluster map and go to the target
     bool verify = false;                       // GET: xxhash64 of the body vs ais-checksum-value
     bool keepalive = true;                     // off: a new connection per request

@@ -174,7 +174,7 @@ void BenchWorkload::next(WorkerState& w, PlannedOp& op) const
         op.endpoint = 0;
         api::ListRequest req;
         req.prefix = m_options.prefix;
-        req.props = api::kPropName;
+        req.props = m_options.listProps;
         if (m_options.pageSize != 0) req.pageSize = m_options.pageSize;
         req.continuationToken = w.listToken;
         op.target = api::path::bucket(m_options.bucket) + "?" + api::buildQuery(api::listRequestToQuery(req));

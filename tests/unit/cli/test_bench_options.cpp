@@ -36,6 +36,17 @@ private slots:
         QVERIFY(!o->verify);
     }
 
+    void listProps()
+    {
+        auto o = parse({"list", "--bucket", "bench-b"});
+        QVERIFY(o.ok());
+        QCOMPARE(o->listProps, std::uint32_t{api::kPropName});
+        o = parse({"list", "--bucket", "bench-b", "--props", "name,size", "--pagesize", "10000"});
+        QVERIFY(o.ok());
+        QCOMPARE(o->listProps, std::uint32_t{api::kPropName | api::kPropSize});
+        QCOMPARE(o->pageSize, 10000u);
+    }
+
     void everyKnob()
     {
         auto o = parse({"mixed",           "--bucket=bench-b",
@@ -185,6 +196,10 @@ private slots:
         row("pagesize get", {"get", "--bucket", "bbb", "--prefix", "p", "--pagesize", "5"},
             "--pagesize applies to list");
         row("pagesize big", {"list", "--bucket", "bbb", "--pagesize", "10001"}, "--pagesize must be 1..10000");
+        row("props get", {"get", "--bucket", "bbb", "--prefix", "p", "--props", "size"}, "--props applies to list");
+        row("props unknown", {"list", "--bucket", "bbb", "--props", "name,colour"},
+            "--props: unknown list property \"colour\" (expected name,size,checksum,atime,version,cached,status,"
+            "copies,ec,custom,location,chunked,last-modified,etag)");
         row("list direct", {"list", "--bucket", "bbb", "--direct"},
             "--direct does not apply to list (the proxy merges targets)");
         row("list size", {"list", "--bucket", "bbb", "--size", "1KiB"}, "--size does not apply to list");
