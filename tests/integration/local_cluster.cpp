@@ -342,12 +342,6 @@ bool LocalCluster::stopTarget(int i)
         10000);
 }
 
-bool LocalCluster::continueTarget(int i)
-{
-    const auto pid = static_cast<pid_t>(targetPid(i));
-    return pid > 0 && ::kill(pid, SIGCONT) == 0;
-}
-
 void LocalCluster::killTarget(int i)
 {
     auto& p = m_targets[static_cast<std::size_t>(i)].process;

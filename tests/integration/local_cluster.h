@@ -73,7 +73,6 @@ public:
     // it stopped: kill() returns before the process's threads have stopped,
     // and on a busy machine one of them may still answer a request.
     bool stopTarget(int i);
-    bool continueTarget(int i);  // SIGCONT
     qint64 proxyPid() const { return m_proxy.process->processId(); }
     // The tail of the proxy's log.
     std::string proxyLogTail() const;
