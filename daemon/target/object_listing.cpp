@@ -210,19 +210,21 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
     std::vector<DirRun> dirs(m_options.mountpaths.size());
     for (const auto index : page) {
         const std::string_view pageName = all[index];
-        const std::string name(pageName);
         api::ObjEntry e;
-        e.name = name;
+        e.name = all[index];
+        const std::string& name = e.name;
         e.size = -1;
         e.flags = api::kEntryIsCached;  // AIStore's flag for an object present in the cluster
-        const auto mp = mountpathFor(bucket, name);
-        // The mountpath; TargetApi puts the target's id in front.
-        if (req.props & api::kPropLocation) e.location = m_options.mountpaths[mp];
-        const std::uint64_t known = sizes != nullptr ? sizes[index].load(std::memory_order_relaxed) : 0;
-        if (sizeOnly && known != 0) {
+        // The mountpath is hashed only for a property that needs it (a
+        // name-only page and known sizes do not). TargetApi puts the
+        // target's id in front of a location.
+        if (req.props & api::kPropLocation) e.location = m_options.mountpaths[mountpathFor(bucket, name)];
+        const std::uint64_t known = sizeOnly ? sizes[index].load(std::memory_order_relaxed) : 0;
+        if (known != 0) {
             e.size = static_cast<std::int64_t>(known - 1);
         } else if (req.props &
                    (api::kPropSize | api::kPropAtime | api::kPropChecksum | api::kPropVersion | api::kPropCustom)) {
+            const auto mp = mountpathFor(bucket, name);
             const auto slash = pageName.rfind('/');
             const std::string_view rel =
                 slash == std::string_view::npos ? std::string_view() : pageName.substr(0, slash);
