@@ -112,7 +112,7 @@ start_node() {
   # right after the fork, a busy machine's child still runs this script's
   # code, and `alive` would take the node for dead.
   for i in $(seq 1 250); do
-    grep -qa tessera-node "/proc/$pid/cmdline" 2>/dev/null && break
+    alive "$name" && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.02
   done
