@@ -559,7 +559,13 @@ api::Status DsortJob::createShard(jobs::JobContext& ctx, const DsortAssignment& 
     if (!writer) return writer.error();
     auto& aw = **writer;
     const auto& peers = m_session->peers();
-    std::string local;  // reused for local batches: no fresh pages per batch
+    // Records go into the shard as they arrive, file by file: no batch is
+    // gathered in memory first.
+    RecordStreamParser parser(
+        [&aw](std::string_view name, std::int64_t mtime, std::uint64_t size) { return aw.begin(name, size, mtime); },
+        [&aw](const char* p, std::size_t n) { return aw.write(p, n); });
+    const client::Sink toParser = [&parser](const char* p, std::size_t n) { return parser.feed(p, n); };
+    std::unique_ptr<char[]> chunk;  // this target's own records read in pieces of kLocalChunk
     std::size_t i = 0;
     while (i < shard.records.size()) {
         if (stopped(ctx)) return {};  // the work file goes with `put`
@@ -572,29 +578,35 @@ api::Status DsortJob::createShard(jobs::JobContext& ctx, const DsortAssignment& 
             batchBytes += shard.records[i].size;
             ++i;
         }
-        std::string pulled;
+        const auto before = parser.records();
         if (owner == m_session->self()) {
-            local.clear();
+            if (!chunk) chunk.reset(new char[kLocalChunk]);
+            auto onRegion = [&](const RecordStore::Region& r) -> api::Status {
+                for (std::uint64_t at = 0; at < r.length;) {
+                    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(r.length - at, kLocalChunk));
+                    if (const int err = preadExact(r.fd->get(), chunk.get(), n, r.offset + at); err != 0)
+                        return errnoError(err, "cannot read the job's records");
+                    if (auto st = parser.feed(chunk.get(), n); !st) return st;
+                    at += n;
+                }
+                return api::Status{};
+            };
             for (auto idx : batch) {
-                if (auto st = store->appendTo(idx, local); !st) return st;
+                if (auto st = store->pieces(
+                        idx, kLocalChunk, [&](std::string_view b) { return parser.feed(b.data(), b.size()); },
+                        onRegion);
+                    !st)
+                    return st;
             }
-        } else {
-            auto got = link.pull(peers[owner], batch);
-            if (!got) return got.error();
-            pulled = std::move(got.value());
+        } else if (auto st = link.pull(peers[owner], batch, toParser); !st) {
+            return st;
         }
-        std::string_view rest(owner == m_session->self() ? local : pulled);
-        for (std::size_t k = 0; k < batch.size(); ++k) {
-            std::size_t used = 0;
-            auto files = decodeRecord(rest, used);
-            if (!files) return prefixed(files.error(), "from target " + peers[owner].id);
-            for (const auto& f : *files) {
-                if (auto st = aw.begin(f.name, f.data.size(), f.mtime); !st) return st;
-                if (auto st = aw.write(f.data.data(), f.data.size()); !st) return st;
-            }
-            rest.remove_prefix(used);
+        if (auto st = parser.atRecordEnd(); !st) return prefixed(st.error(), "from target " + peers[owner].id);
+        if (parser.records() - before != batch.size()) {
+            return api::Error::corruption("target " + peers[owner].id + " sent " +
+                                          std::to_string(parser.records() - before) + " records for " +
+                                          std::to_string(batch.size()) + " asked");
         }
-        if (!rest.empty()) return api::Error::corruption("target " + peers[owner].id + " sent more than was asked");
     }
     if (auto st = aw.finish(); !st) return st;
     if (stopped(ctx)) return {};

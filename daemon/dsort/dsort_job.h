@@ -59,6 +59,8 @@ public:
     static constexpr std::size_t kMaxPullBatch = 1024;                       // records per pull
     static constexpr std::uint64_t kMaxPullBytes = std::uint64_t{32} << 20;  // bytes per pull (estimated)
     static constexpr std::size_t kMaxContentKeyBytes = 1024;
+    // The target's own records go into its shards read in pieces of this size.
+    static constexpr std::size_t kLocalChunk = 256 * 1024;
     // Plain .tar input shards read in place hold a descriptor each until the
     // job ends; past this many on one target, further shards are copied
     // into the store like compressed ones.

@@ -49,17 +49,25 @@ api::Status PeerLink::post(const DsortPeer& peer, const std::string& what, const
     }
 }
 
-api::Result<std::string> PeerLink::pull(const DsortPeer& peer, const std::vector<std::uint64_t>& indices)
+api::Status PeerLink::pull(const DsortPeer& peer, const std::vector<std::uint64_t>& indices, const client::Sink& sink)
 {
     const auto url = peer.url + api::path::internalDsort(m_jobId, "pull");
-    auto r = m_http.send(client::Method::Post, url, client::Body::string(nlohmann::json(indices).dump()),
-                         {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}});
+    api::Status sinkError;  // the sink's own failure (a bad record, a full disk) is not the peer's
+    const client::Sink into = [&](const char* p, std::size_t n) {
+        auto st = sink(p, n);
+        if (!st) sinkError = st;
+        return st;
+    };
+    auto r =
+        m_http.send(client::Method::Post, url, client::Body::string(nlohmann::json(indices).dump()),
+                    {{"Content-Type", "application/json"}, {std::string(api::kHdrClusterKey), m_clusterKey}}, &into);
+    if (!sinkError) return sinkError;
     if (!r) return api::Error::unavailable("cannot pull records from target " + peer.id + ": " + r.error().message);
     if (!r->isSuccess()) {
         auto e = api::errorFromResponse(r->status, r->body);
         return api::Error{e.kind, "cannot pull records from target " + peer.id + ": " + e.message, {}};
     }
-    return std::move(r->body);
+    return {};
 }
 
 bool PeerLink::healthy(const DsortPeer& peer)

@@ -29,8 +29,9 @@ public:
     // the peer does not know the job yet, or until `stop` says so.
     api::Status post(const DsortPeer& peer, const std::string& what, const std::string& query, std::string body,
                      const std::function<bool()>& stop);
-    // The encoded records `indices` of `peer`, back to back.
-    api::Result<std::string> pull(const DsortPeer& peer, const std::vector<std::uint64_t>& indices);
+    // The encoded records `indices` of `peer`, back to back, to `sink` as
+    // they arrive (a failed pull may have given it part of them).
+    api::Status pull(const DsortPeer& peer, const std::vector<std::uint64_t>& indices, const client::Sink& sink);
     // GET /v1/health answered 2xx within the timeout.
     bool healthy(const DsortPeer& peer);
 

@@ -109,17 +109,30 @@ Response DsortTargetApi::pull(const Request& req)
     }
     auto store = (*s)->store();
     if (!store) return Response::error(api::Error::notFound("dSort job " + (*s)->id() + " has ended on this target"));
-    Response out;
-    out.header("Content-Type", "application/octet-stream");
-    std::uint64_t total = 0;
     for (const auto& e : j) {
         if (!e.is_number_unsigned()) return Response::error(api::Error::badRequest("pull: indices are whole numbers"));
-        total += store->length(e.get<std::uint64_t>());
     }
-    out.body.reserve(total);
+    // The records' headers (and small files) from memory, their files'
+    // bytes by sendfile from the input shards: no copy of them here.
+    Response out;
+    out.header("Content-Type", "application/octet-stream");
+    std::string bytes;
+    auto onBytes = [&](std::string_view b) {
+        bytes.append(b);
+        return api::Status{};
+    };
+    auto onRegion = [&](const RecordStore::Region& r) {
+        if (!bytes.empty()) out.parts.push_back(net::BodyPart{std::move(bytes), nullptr});
+        bytes.clear();
+        out.parts.push_back(
+            net::BodyPart{{}, std::make_unique<net::FileRegion>(net::FileRegion{r.fd, r.offset, r.length})});
+        return api::Status{};
+    };
     for (const auto& e : j) {
-        if (auto st = store->appendTo(e.get<std::uint64_t>(), out.body); !st) return Response::error(st.error());
+        if (auto st = store->pieces(e.get<std::uint64_t>(), kSendfileFrom, onBytes, onRegion); !st)
+            return Response::error(st.error());
     }
+    if (!bytes.empty() || out.parts.empty()) out.parts.push_back(net::BodyPart{std::move(bytes), nullptr});
     return out;
 }
 

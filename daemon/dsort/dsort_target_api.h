@@ -24,6 +24,9 @@ namespace tessera::daemon::dsort {
 class DsortTargetApi {
 public:
     static constexpr std::size_t kMaxPullRecords = 4096;
+    // A record's file of at least this many bytes goes out of a pull answer
+    // by sendfile; smaller ones are read and sent with the headers.
+    static constexpr std::uint64_t kSendfileFrom = 64 * 1024;
     static constexpr std::size_t kMaxRecordsBody = std::size_t{64} << 20;
     static constexpr std::size_t kMaxAssignBody = std::size_t{256} << 20;
     // Jobs one metrics call may name (the proxy keeps 100 finished jobs).

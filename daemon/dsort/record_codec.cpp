@@ -15,17 +15,6 @@ void put(std::string& out, T v)
     out.append(b, sizeof(T));
 }
 
-template <class T>
-bool get(std::string_view in, std::size_t& pos, T& v)
-{
-    if (in.size() - pos < sizeof(T)) return false;
-    std::uint64_t x = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) x |= std::uint64_t{static_cast<unsigned char>(in[pos + i])} << (8 * i);
-    v = static_cast<T>(x);
-    pos += sizeof(T);
-    return true;
-}
-
 }  // namespace
 
 std::string encodeRecord(const std::vector<RecordFile>& files)
@@ -45,28 +34,98 @@ std::string encodeRecord(const std::vector<RecordFile>& files)
     return out;
 }
 
-api::Result<std::vector<RecordFileView>> decodeRecord(std::string_view in, std::size_t& consumed)
+RecordStreamParser::RecordStreamParser(FileFn file, DataFn data) : m_file(std::move(file)), m_data(std::move(data)) {}
+
+namespace {
+std::uint64_t le(std::string_view b)
 {
-    const auto bad = [] { return api::Error::corruption("a dSort record is truncated or malformed"); };
-    std::size_t pos = 0;
-    std::uint32_t n = 0;
-    if (!get(in, pos, n)) return bad();
-    std::vector<RecordFileView> out;
-    out.reserve(std::min<std::uint32_t>(n, 1024));
-    for (std::uint32_t i = 0; i < n; ++i) {
-        RecordFileView f;
-        std::uint32_t nameLen = 0;
-        if (!get(in, pos, nameLen) || in.size() - pos < nameLen) return bad();
-        f.name = in.substr(pos, nameLen);
-        pos += nameLen;
-        std::uint64_t size = 0;
-        if (!get(in, pos, f.mtime) || !get(in, pos, size) || in.size() - pos < size) return bad();
-        f.data = in.substr(pos, size);
-        pos += size;
-        out.push_back(f);
+    std::uint64_t x = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) x |= std::uint64_t{static_cast<unsigned char>(b[i])} << (8 * i);
+    return x;
+}
+}  // namespace
+
+void RecordStreamParser::fileDone()
+{
+    if (--m_filesLeft > 0) {
+        m_state = State::NameLength;
+        return;
     }
-    consumed = pos;
-    return out;
+    ++m_records;
+    m_state = State::Count;
+}
+
+api::Status RecordStreamParser::feed(const char* p, std::size_t n)
+{
+    if (!m_error) return m_error;
+    auto fail = [this](api::Status st) {
+        m_error = st;
+        return st;
+    };
+    // Gathers `want` bytes of a field into m_field; true once it is whole.
+    auto gather = [&](std::size_t want) {
+        const auto take = std::min(n, want - m_field.size());
+        m_field.append(p, take);
+        p += take;
+        n -= take;
+        return m_field.size() == want;
+    };
+    while (n > 0) {
+        switch (m_state) {
+        case State::Count:
+            if (!gather(4)) return {};
+            m_filesLeft = static_cast<std::uint32_t>(le(m_field));
+            m_field.clear();
+            if (m_filesLeft == 0) ++m_records;
+            else m_state = State::NameLength;
+            break;
+        case State::NameLength:
+            if (!gather(4)) return {};
+            m_nameLength = static_cast<std::uint32_t>(le(m_field));
+            m_field.clear();
+            if (m_nameLength > kMaxNameBytes) {
+                return fail(api::Error::corruption("a dSort record names a file of " + std::to_string(m_nameLength) +
+                                                   " bytes"));
+            }
+            m_state = State::Name;
+            break;
+        case State::Name:
+            if (!gather(m_nameLength)) return {};
+            m_name.swap(m_field);
+            m_field.clear();
+            m_state = State::Times;
+            break;
+        case State::Times: {
+            if (!gather(16)) return {};
+            const auto mtime = static_cast<std::int64_t>(le(std::string_view(m_field).substr(0, 8)));
+            m_dataLeft = le(std::string_view(m_field).substr(8, 8));
+            m_field.clear();
+            if (auto st = m_file(m_name, mtime, m_dataLeft); !st) return fail(st);
+            if (m_dataLeft == 0) fileDone();
+            else m_state = State::Data;
+            break;
+        }
+        case State::Data: {
+            const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(n, m_dataLeft));
+            if (auto st = m_data(p, take); !st) return fail(st);
+            p += take;
+            n -= take;
+            m_dataLeft -= take;
+            if (m_dataLeft == 0) fileDone();
+            break;
+        }
+        }
+    }
+    return {};
+}
+
+api::Status RecordStreamParser::atRecordEnd() const
+{
+    if (!m_error) return m_error;
+    if (m_state != State::Count || !m_field.empty()) {
+        return api::Error::corruption("a dSort record is truncated or malformed");
+    }
+    return {};
 }
 
 }  // namespace tessera::daemon::dsort

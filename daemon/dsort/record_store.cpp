@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <limits>
 #include <unistd.h>
 
 namespace tessera::daemon::dsort {
@@ -18,7 +19,7 @@ RecordStore::RecordStore(std::uint64_t memoryBudget, std::string spillDir)
 
 RecordStore::~RecordStore()
 {
-    m_spill.reset();
+    m_spill.reset();  // closed here unless a region handed out still holds it
     std::error_code ec;
     std::filesystem::remove_all(m_dir, ec);
     if (ec) logWarn("cannot remove the dSort spill directory ", m_dir, ": ", ec.message());
@@ -32,7 +33,7 @@ api::Status RecordStore::openSpill()
     const auto path = m_dir + "/records.spill";
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) return api::Error::ioError("cannot create " + path, std::strerror(errno));
-    m_spill.reset(fd);
+    m_spill = std::make_shared<UniqueFd>(fd);
     return {};
 }
 
@@ -45,10 +46,10 @@ api::Result<std::uint64_t> RecordStore::add(std::string encoded)
         m_stats.memoryBytes += encoded.size();
         slot.data = std::move(encoded);
     } else {
-        if (m_spill.get() < 0) {
+        if (!m_spill) {
             if (auto st = openSpill(); !st) return st.error();
         }
-        if (const int err = pwriteAll(m_spill.get(), encoded.data(), encoded.size(), m_spillEnd); err != 0) {
+        if (const int err = pwriteAll(m_spill->get(), encoded.data(), encoded.size(), m_spillEnd); err != 0) {
             return errnoError(err, "cannot spill dSort records to " + m_dir);
         }
         slot.spilled = true;
@@ -104,42 +105,64 @@ std::uint64_t RecordStore::length(std::uint64_t index) const
     return index < m_slots.size() ? m_slots[index].length : 0;
 }
 
-api::Status RecordStore::appendTo(std::uint64_t index, std::string& out) const
+api::Status RecordStore::pieces(std::uint64_t index, std::uint64_t inlineBelow,
+                                const std::function<api::Status(std::string_view)>& bytes,
+                                const std::function<api::Status(const Region&)>& region) const
 {
     const Slot* s = nullptr;
-    int spillFd = -1;
+    std::shared_ptr<UniqueFd> spill;
     {
         std::lock_guard lock(m_mutex);
         if (index >= m_slots.size()) return api::Error::notFound("no record " + std::to_string(index));
         // Slots never move (a deque grown at the back) and never change once
         // added, so the slot can be read outside the lock.
         s = &m_slots[index];
-        spillFd = m_spill.get();
+        spill = m_spill;
     }
+    std::string small;
+    auto fileRange = [&](const std::shared_ptr<UniqueFd>& fd, std::uint64_t offset, std::uint64_t length,
+                         const std::string& what) -> api::Status {
+        if (length >= inlineBelow) return region(Region{fd, offset, length});
+        small.clear();
+        if (auto st = preadAppend(fd->get(), offset, length, small, what); !st) return st;
+        return bytes(small);
+    };
     if (s->shard) {
-        out.reserve(out.size() + s->length);
-        putLe<std::uint32_t>(out, static_cast<std::uint32_t>(s->files.size()));
+        std::string head;
+        putLe<std::uint32_t>(head, static_cast<std::uint32_t>(s->files.size()));
         for (const auto& f : s->files) {
-            putLe<std::uint32_t>(out, static_cast<std::uint32_t>(f.name.size()));
-            out += f.name;
-            putLe<std::int64_t>(out, f.mtime);
-            putLe<std::uint64_t>(out, f.size);
-            if (auto st = preadAppend(s->shard->get(), f.offset, f.size, out, "an input shard of the job"); !st)
-                return st;
+            putLe<std::uint32_t>(head, static_cast<std::uint32_t>(f.name.size()));
+            head += f.name;
+            putLe<std::int64_t>(head, f.mtime);
+            putLe<std::uint64_t>(head, f.size);
+            if (f.size < inlineBelow) {
+                // Small files travel with the headers around them.
+                if (auto st = preadAppend(s->shard->get(), f.offset, f.size, head, "an input shard of the job"); !st)
+                    return st;
+                continue;
+            }
+            if (auto st = bytes(head); !st) return st;
+            head.clear();
+            if (auto st = region(Region{s->shard, f.offset, f.size}); !st) return st;
         }
-        return {};
+        return head.empty() ? api::Status{} : bytes(head);
     }
-    if (!s->spilled) {
-        out += s->data;
-        return {};
-    }
-    return preadAppend(spillFd, s->offset, s->length, out, "spilled dSort records in " + m_dir);
+    if (!s->spilled) return bytes(s->data);
+    if (!spill) return api::Error::internal("dSort record " + std::to_string(index) + " has no spill file");
+    return fileRange(spill, s->offset, s->length, "spilled dSort records in " + m_dir);
 }
 
 api::Result<std::string> RecordStore::get(std::uint64_t index) const
 {
     std::string out;
-    if (auto st = appendTo(index, out); !st) return st.error();
+    auto st = pieces(
+        index, std::numeric_limits<std::uint64_t>::max(),
+        [&out](std::string_view b) {
+            out.append(b);
+            return api::Status{};
+        },
+        [](const Region&) { return api::Status{}; });
+    if (!st) return st.error();
     return out;
 }
 

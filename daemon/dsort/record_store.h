@@ -18,9 +18,11 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera::daemon::dsort {
@@ -54,10 +56,23 @@ public:
     // Keeps a record by reference into `shard` (which stays open as long as
     // the store holds it); its index.
     std::uint64_t addRef(std::shared_ptr<UniqueFd> shard, std::vector<FileRef> files);
-    // The encoded record; NotFound for an unknown index.
+    // The whole encoded record, read; NotFound for an unknown index.
     api::Result<std::string> get(std::uint64_t index) const;
-    // Appends the encoded record to `out` (one copy, whatever its kind).
-    api::Status appendTo(std::uint64_t index, std::string& out) const;
+    // A region of a file the store reads from (an input shard read in place,
+    // or the spill file): its bytes never change while the store lives.
+    struct Region {
+        std::shared_ptr<UniqueFd> fd;
+        std::uint64_t offset = 0;
+        std::uint64_t length = 0;
+    };
+    // The encoded record as pieces, in order, without reading what is on
+    // disk: `bytes` gets what is in memory (the headers, records kept in
+    // memory) and file regions shorter than `inlineBelow` (read), `region`
+    // each longer region. A pull answer sends the regions by sendfile; the
+    // target's own shards read them in chunks. NotFound for an unknown index.
+    api::Status pieces(std::uint64_t index, std::uint64_t inlineBelow,
+                       const std::function<api::Status(std::string_view)>& bytes,
+                       const std::function<api::Status(const Region&)>& region) const;
     // Its encoded length; 0 for an unknown index.
     std::uint64_t length(std::uint64_t index) const;
     Stats stats() const;
@@ -77,7 +92,7 @@ private:
     std::string m_dir;
     mutable std::mutex m_mutex;
     std::deque<Slot> m_slots;
-    UniqueFd m_spill;
+    std::shared_ptr<UniqueFd> m_spill;  // shared with the regions pieces() hands out
     std::uint64_t m_spillEnd = 0;
     Stats m_stats;
 };

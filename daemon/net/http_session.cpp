@@ -625,7 +625,14 @@ void BasicHttpSession<S>::send(Response res)
     const unsigned version = m_parser ? m_parser->get().version() : 11;
     const bool headRequest = m_req.method == http::verb::head;
     m_status = res.status;
-    m_sentBytes = headRequest ? 0 : (res.file ? res.file->length : res.source ? res.sourceLength : res.body.size());
+    std::uint64_t partsLength = 0;
+    for (const auto& p : res.parts) partsLength += p.file ? p.file->length : p.bytes.size();
+    const bool inParts = !res.parts.empty();
+    m_sentBytes = headRequest ? 0
+                  : inParts   ? partsLength
+                              : (res.file     ? res.file->length
+                                 : res.source ? res.sourceLength
+                                              : res.body.size());
     if (m_ctx->auditor && !m_audited && m_route != nullptr && isAuditedChange(*m_route, m_req)) {
         m_audited = true;
         m_ctx->auditor(m_req, res.status);
@@ -653,8 +660,9 @@ void BasicHttpSession<S>::send(Response res)
     // small response, a generic serializer and a header container cost more
     // CPU than the rest of the request. File bodies follow by sendfile; a
     // HEAD answer announces a length and sends no body.
-    const bool bodyFollows = !headRequest && !res.isHead && !res.file && !res.source;
-    const std::uint64_t length = res.file     ? res.file->length
+    const bool bodyFollows = !headRequest && !res.isHead && !res.file && !res.source && !inParts;
+    const std::uint64_t length = inParts      ? partsLength
+                                 : res.file   ? res.file->length
                                  : res.source ? res.sourceLength
                                  : res.isHead ? res.headContentLength
                                               : res.body.size();
@@ -662,6 +670,12 @@ void BasicHttpSession<S>::send(Response res)
     if (bodyFollows) m_body = std::move(res.body);
     else m_body.clear();
     if (!headRequest) m_file = std::move(res.file);
+    m_parts.clear();
+    m_nextPart = 0;
+    if (!headRequest && inParts) {
+        m_parts = std::move(res.parts);
+        if (!m_parts.front().file) m_body = std::move(m_parts[m_nextPart++].bytes);  // goes with the head
+    }
     if (!headRequest && res.source) {
         m_source = std::move(res.source);
         m_sourceLeft = res.sourceLength;
@@ -687,6 +701,10 @@ void BasicHttpSession<S>::send(Response res)
     }
     const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_head), asio::buffer(m_body)};
     asio::async_write(m_stream, buffers, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+        if (!ec && !self->m_parts.empty()) {
+            self->sendNextPart();
+            return;
+        }
         if (!ec && self->m_file) {
             self->sendFileChunk();
             return;

@@ -100,6 +100,10 @@ private:
     // TLS: a file region read in chunks and written through the stream
     // (sendfile would bypass the encryption).
     void sendFileChunkTls();
+    // After a file region: the next part of a body in parts, or the end.
+    void fileSent();
+    // A body in parts: the next one (bytes written, a region by sendfile).
+    void sendNextPart();
     // A BodySource: each chunk read on the worker pool, written here.
     void sendSourceChunk();
     void sendSpliceChunk();
@@ -139,6 +143,8 @@ private:
     std::string m_head;  // status line and fields (reused between requests)
     std::string m_body;  // in-memory body
     std::unique_ptr<FileRegion> m_file;
+    std::vector<BodyPart> m_parts;  // a body in parts: m_nextPart is the next to send
+    std::size_t m_nextPart = 0;
     std::shared_ptr<BodySource> m_source;
     std::uint64_t m_sourceLeft = 0;
     std::vector<char> m_sourceBuf;         // while a BodySource is sent (1 MiB)

@@ -193,16 +193,52 @@ void BasicHttpSession<S>::sendFileChunk()
         closeConnection();
         return;
     }
+    fileSent();
+}
+
+template <class S>
+void BasicHttpSession<S>::fileSent()
+{
     m_file.reset();
+    if (!m_parts.empty()) {
+        sendNextPart();
+        return;
+    }
     onWritten({});
+}
+
+template <class S>
+void BasicHttpSession<S>::sendNextPart()
+{
+    if (m_nextPart == m_parts.size()) {
+        m_parts.clear();
+        m_nextPart = 0;
+        onWritten({});
+        return;
+    }
+    auto& part = m_parts[m_nextPart++];
+    if (part.file) {
+        m_file = std::move(part.file);
+        sendFileChunk();
+        return;
+    }
+    lowest().expires_after(m_ctx->options.ioTimeout);
+    asio::async_write(m_stream, asio::buffer(part.bytes),
+                      [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                          if (ec) {
+                              self->recordOp(kClientAbort);
+                              self->closeConnection();
+                              return;
+                          }
+                          self->sendNextPart();
+                      });
 }
 
 template <class S>
 void BasicHttpSession<S>::sendFileChunkTls()
 {
     if (m_file->length == 0) {
-        m_file.reset();
-        onWritten({});
+        fileSent();
         return;
     }
     if (m_chunk.size() < kBodyChunk) m_chunk.resize(kBodyChunk);
@@ -233,6 +269,8 @@ void BasicHttpSession<S>::sendFileChunkTls()
     template void BasicHttpSession<S>::sendSpliceChunk(); \
     template void BasicHttpSession<S>::endSplice();       \
     template void BasicHttpSession<S>::sendFileChunk();   \
+    template void BasicHttpSession<S>::fileSent();        \
+    template void BasicHttpSession<S>::sendNextPart();    \
     template void BasicHttpSession<S>::sendFileChunkTls();
 TESSERA_INSTANTIATE(Stream)
 TESSERA_INSTANTIATE(SslStream)

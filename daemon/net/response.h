@@ -47,6 +47,13 @@ public:
     virtual std::optional<Raw> takeRaw() { return std::nullopt; }
 };
 
+// One piece of a body sent in parts: bytes in memory, or a region of an
+// open file (sendfile, as a whole-file body).
+struct BodyPart {
+    std::string bytes;
+    std::unique_ptr<FileRegion> file;  // when set, this part is the region
+};
+
 struct Response {
     int status = 200;
     std::vector<std::pair<std::string, std::string>> headers;
@@ -54,6 +61,10 @@ struct Response {
     std::unique_ptr<FileRegion> file;    // when set, the body is this file region
     std::shared_ptr<BodySource> source;  // when set, the body is sourceLength bytes read from it
     std::uint64_t sourceLength = 0;
+    // When not empty, the body is these parts in order (bytes and file
+    // regions mixed; `body` is unused): a dSort pull sends its records'
+    // headers from memory and their files' bytes by sendfile.
+    std::vector<BodyPart> parts;
     bool close = false;                   // close the connection after sending
     std::uint64_t headContentLength = 0;  // for HEAD: the Content-Length to announce
     bool isHead = false;

@@ -130,7 +130,25 @@ api::Status TarStream::header(std::string_view name, std::uint64_t size, std::in
     return ustar(rest, prefix, size > kMaxUstarSize ? 0 : size, mtime, '0');
 }
 
-api::Status TarStream::data(const char* p, std::size_t n) { return put(p, n); }
+api::Status TarStream::data(const char* p, std::size_t n)
+{
+    if (n < kBlockBytes) return put(p, n);
+    // A big piece goes to the sink from where it is, after what is
+    // buffered: no copy through the block buffer. Still in blocks: a
+    // file's page cache is allocated in folios as large as each write, and
+    // writes of a MiB made the kernel compact memory for them (direct
+    // compaction stalls in every dSort on a host whose memory is fragmented).
+    if (auto st = flush(); !st) return st;
+    for (std::size_t at = 0; at < n; at += kBlockBytes) {
+        const auto take = std::min(kBlockBytes, n - at);
+        if (auto st = m_sink(p + at, take); !st) {
+            m_error = st;
+            return st;
+        }
+        m_out += take;
+    }
+    return {};
+}
 
 api::Status TarStream::endMember(std::uint64_t size)
 {

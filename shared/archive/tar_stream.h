@@ -7,7 +7,9 @@
 // pax_restricted writer produces; writing it here skips libarchive's entry
 // objects and string conversions, which cost about 2 us a member (a tenth of
 // a target's CPU when ishard packs 70,000 small samples).
-// Bytes reach the sink in blocks of kBlockBytes (the last one shorter); the
+// Bytes reach the sink in pieces of at most kBlockBytes: whole blocks from
+// the buffer (the last one shorter), and member data given in pieces of
+// kBlockBytes or more straight from where it is, after what is buffered; the
 // archive ends with two zero blocks and no padding after them.
 
 #include "archive_reader.h"

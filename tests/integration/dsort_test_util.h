@@ -10,6 +10,7 @@
 #include "client/api_client.h"
 
 #include <QTest>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -92,6 +93,28 @@ inline std::vector<std::string> keysOf(const std::vector<DsortRecordData>& rs)
 {
     std::vector<std::string> out;
     for (const auto& r : rs) out.push_back(r.key);
+    return out;
+}
+
+// Input shards of records whose .bin files are sent between targets by
+// sendfile (64 KiB and more: exactly 64 KiB, just under, a few hundred KiB,
+// just over 1 MiB) next to small .cls files read with the headers: `shards`
+// shards of `perShard` records each, keys big-0000, big-0001, ...
+inline std::vector<std::vector<DsortRecordData>> bigFileShards(int shards, int perShard)
+{
+    static constexpr std::size_t kSizes[] = {65536, 65535, 300001, (std::size_t{1} << 20) + 7};
+    std::vector<std::vector<DsortRecordData>> out(static_cast<std::size_t>(shards));
+    int n = 0;
+    for (auto& shard : out) {
+        for (int k = 0; k < perShard; ++k, ++n) {
+            char key[32];
+            std::snprintf(key, sizeof key, "big-%04d", n);
+            DsortRecordData r{key, {}};
+            r.files.emplace_back(r.key + ".bin", randomBytes(kSizes[n % 4], static_cast<std::uint64_t>(n) + 1));
+            r.files.emplace_back(r.key + ".cls", std::to_string(n % 7));
+            shard.push_back(std::move(r));
+        }
+    }
     return out;
 }
 

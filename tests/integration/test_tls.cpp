@@ -3,10 +3,11 @@
 // `installers/local-cluster.sh --tls` does): curl with the CA reads and
 // writes through the proxy's redirect, curl without it is refused, plain
 // HTTP to a TLS port is a 400 in plain HTTP, targets copy a mirrored
-// object to each other over TLS, the CLI and the feed client take the CA
+// object to each other and pull a dSort's records over TLS, the CLI and the feed client take the CA
 // (or --insecure), a SIGHUP makes a node serve a renewed certificate (and a
 // broken one leaves the old in place), and bad TLS files stop a node at start.
 #include "curl_run.h"
+#include "dsort_test_util.h"
 #include "local_cluster.h"
 
 #include "client/feed_client.h"
@@ -16,6 +17,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <csignal>
 #include <nlohmann/json.hpp>
 
@@ -184,6 +186,37 @@ private slots:
             }
             QCOMPARE(holders, 2);
         }
+    }
+
+    // A dSort whose targets pull records from each other over TLS: the
+    // files of 64 KiB and more, which go by sendfile in plain HTTP, are read
+    // and encrypted in chunks here, and every record arrives whole.
+    void dsortPullsOverTls()
+    {
+        client::Client c(m_cluster.proxyUrl());  // trusts the cluster's CA (LocalCluster)
+        QVERIFY(c.createBucket("tls-dsort-in"));
+        QVERIFY(c.createBucket("tls-dsort-out"));
+        const auto input = tests::bigFileShards(2, 5);
+        std::vector<tests::DsortRecordData> all;
+        for (std::size_t s = 0; s < input.size(); ++s) {
+            QVERIFY(c.putObject("tls-dsort-in", "in-" + std::to_string(s) + ".tar", tests::makeShard(input[s])));
+            all.insert(all.end(), input[s].begin(), input[s].end());
+        }
+        const json spec{{"input_bck", "tls-dsort-in"},
+                        {"input_format", {{"template", "in-{0..1}"}}},
+                        {"input_extension", ".tar"},
+                        {"output_bck", "tls-dsort-out"},
+                        {"output_format", "out-{00..99}"},
+                        {"output_shard_size", "2MiB"},
+                        {"algorithm", {{"kind", "shuffle"}, {"seed", "5"}}}};
+        auto id = c.startDsort(spec);
+        QVERIFY2(id, id ? "" : id.error().message.c_str());
+        const auto st = tests::waitDsort(c, *id);
+        QVERIFY2(st.job.state == api::JobState::Finished, st.job.error.c_str());
+        auto got = tests::allRecords(tests::readOutputs(c, "tls-dsort-out", "", archive::ArchiveFormat::Tar));
+        std::sort(got.begin(), got.end());
+        std::sort(all.begin(), all.end());
+        QVERIFY(got == all);
     }
 
     void cliNeedsTheCa()
