@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -36,6 +37,13 @@ using TlsStream = ssl::stream<beast::tcp_stream>;
 namespace {
 
 constexpr std::size_t kChunk = 1024 * 1024;
+// A body of known length given to a sink arrives in pieces of at most this.
+// Sinks mostly write files, and the kernel allocates a file's page cache in
+// folios as large as each write: writes of 1 MiB made it compact memory on a
+// host whose memory was fragmented (1 GiB written cost 1.1-1.8 s of CPU
+// against 0.29 s in 256 KiB writes). A piece this size also stays in the
+// CPU's cache between the read and the sink.
+constexpr std::size_t kSinkChunk = 256 * 1024;
 constexpr std::uint64_t kExpectThreshold = api::kSmallBodyBytes;  // the server drains up to this
 
 std::string lower(std::string_view s)
@@ -326,7 +334,10 @@ struct HttpClient::Impl {
                 reusable = bodySent && parser->get().keep_alive();
                 return res;
             }
-            std::vector<char> buf(static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kChunk)));
+            // Not zeroed, and no bigger than kSinkChunk: a sink that writes a
+            // file gets writes of at most that size (see kSinkChunk).
+            const auto bufSize = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kSinkChunk));
+            const std::unique_ptr<char[]> buf(new char[bufSize]);
             auto buffered = buffer.data();
             const auto first = static_cast<std::size_t>(std::min<std::uint64_t>(buffered.size(), remaining));
             if (first > 0) {
@@ -336,18 +347,18 @@ struct HttpClient::Impl {
                 remaining -= first;
             }
             while (remaining > 0) {
-                const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, buf.size()));
+                const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, bufSize));
                 std::size_t got = 0;
                 tcpStream.expires_after(o.ioTimeout);
                 ec = runOp(ioc, [&](auto&& h) {
-                    asio::async_read(stream, asio::buffer(buf.data(), want),
+                    asio::async_read(stream, asio::buffer(buf.get(), want),
                                      [&got, h](beast::error_code e, std::size_t n) mutable {
                                          got = n;
                                          h(e);
                                      });
                 });
                 if (ec) return transportError(ec, "read response body");
-                auto st = deliver(buf.data(), got);
+                auto st = deliver(buf.get(), got);
                 if (!st) return st.error();
                 remaining -= got;
             }
