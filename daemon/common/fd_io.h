@@ -32,11 +32,16 @@ api::Error errnoError(int err, const std::string& what);
 
 // Bytes [offset, offset + length) of `fd` to `sink`, in chunks of up to
 // `chunk` bytes. A file shorter than that is an error (kEndOfFile).
+// The default chunk is kCopyChunk: sinks mostly write files, and the kernel
+// allocates a file's page cache in folios as large as each write. Writes of
+// 1 MiB made it compact memory on a host whose memory was fragmented (1 GiB
+// written cost 1.1-1.8 s of CPU, against 0.29 s in writes of 256 KiB).
+inline constexpr std::size_t kCopyChunk = std::size_t{256} << 10;
 using ByteSink = std::function<api::Status(const char*, std::size_t)>;
 api::Status copyRange(int fd, std::uint64_t offset, std::uint64_t length, const ByteSink& sink, const std::string& what,
-                      std::size_t chunk = std::size_t{1} << 20);
+                      std::size_t chunk = kCopyChunk);
 // All of `fd` from `offset` to its end, to `sink`.
 api::Status copyToEnd(int fd, std::uint64_t offset, const ByteSink& sink, const std::string& what,
-                      std::size_t chunk = std::size_t{1} << 20);
+                      std::size_t chunk = kCopyChunk);
 
 }  // namespace tessera::daemon

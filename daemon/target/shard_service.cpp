@@ -15,8 +15,6 @@ namespace tessera::daemon::target {
 
 namespace {
 
-constexpr std::size_t kCopyChunk = 256 * 1024;
-
 api::Status writeTemp(int fd, const char* p, std::size_t n)
 {
     if (const int err = writeAll(fd, p, n); err != 0) return errnoError(err, "cannot write a temporary file");
