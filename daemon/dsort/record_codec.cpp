@@ -19,19 +19,26 @@ void put(std::string& out, T v)
 
 std::string encodeRecord(const std::vector<RecordFile>& files)
 {
-    std::size_t total = 4;
-    for (const auto& f : files) total += 4 + f.name.size() + 16 + f.data.size();
+    std::uint64_t total = kRecordCountBytes;
+    for (const auto& f : files) total += encodedFileBytes(f.name.size(), f.data.size());
     std::string out;
     out.reserve(total);
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(files.size()));
+    appendRecordCount(out, static_cast<std::uint32_t>(files.size()));
     for (const auto& f : files) {
-        put<std::uint32_t>(out, static_cast<std::uint32_t>(f.name.size()));
-        out += f.name;
-        put<std::int64_t>(out, f.mtime);
-        put<std::uint64_t>(out, f.data.size());
+        appendFileHeader(out, f.name, f.mtime, f.data.size());
         out += f.data;
     }
     return out;
+}
+
+void appendRecordCount(std::string& out, std::uint32_t files) { put<std::uint32_t>(out, files); }
+
+void appendFileHeader(std::string& out, std::string_view name, std::int64_t mtime, std::uint64_t size)
+{
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(name.size()));
+    out += name;
+    put<std::int64_t>(out, mtime);
+    put<std::uint64_t>(out, size);
 }
 
 RecordStreamParser::RecordStreamParser(FileFn file, DataFn data) : m_file(std::move(file)), m_data(std::move(data)) {}

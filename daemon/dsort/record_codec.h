@@ -24,6 +24,17 @@ struct RecordFile {
 };
 
 std::string encodeRecord(const std::vector<RecordFile>& files);
+// The pieces of that layout, for a record put together from elsewhere (a
+// record store reading its files in place): the file count, then per file
+// its header followed by its `size` bytes.
+void appendRecordCount(std::string& out, std::uint32_t files);
+void appendFileHeader(std::string& out, std::string_view name, std::int64_t mtime, std::uint64_t size);
+// Bytes of the layout: the count, and a file with its header.
+inline constexpr std::uint64_t kRecordCountBytes = 4;
+inline constexpr std::uint64_t encodedFileBytes(std::size_t nameSize, std::uint64_t size)
+{
+    return 4 + nameSize + 16 + size;
+}
 
 // Reads records back to back from bytes given in pieces of any size (a pull
 // answer as it arrives, or a record read in chunks), without gathering a

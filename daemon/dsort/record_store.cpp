@@ -76,20 +76,13 @@ api::Status preadAppend(int fd, std::uint64_t offset, std::uint64_t length, std:
     return {};
 }
 
-template <class T>
-void putLe(std::string& out, T v)
-{
-    for (std::size_t i = 0; i < sizeof(T); ++i)
-        out.push_back(static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff));
-}
-
 }  // namespace
 
 std::uint64_t RecordStore::addRef(std::shared_ptr<UniqueFd> shard, std::vector<FileRef> files)
 {
     Slot slot;
-    slot.length = 4;
-    for (const auto& f : files) slot.length += 4 + f.name.size() + 16 + f.size;
+    slot.length = kRecordCountBytes;
+    for (const auto& f : files) slot.length += encodedFileBytes(f.name.size(), f.size);
     slot.shard = std::move(shard);
     slot.files = std::move(files);
     std::lock_guard lock(m_mutex);
@@ -119,22 +112,11 @@ api::Status RecordStore::pieces(std::uint64_t index, std::uint64_t inlineBelow,
         s = &m_slots[index];
         spill = m_spill;
     }
-    std::string small;
-    auto fileRange = [&](const std::shared_ptr<UniqueFd>& fd, std::uint64_t offset, std::uint64_t length,
-                         const std::string& what) -> api::Status {
-        if (length >= inlineBelow) return region(Region{fd, offset, length});
-        small.clear();
-        if (auto st = preadAppend(fd->get(), offset, length, small, what); !st) return st;
-        return bytes(small);
-    };
     if (s->shard) {
         std::string head;
-        putLe<std::uint32_t>(head, static_cast<std::uint32_t>(s->files.size()));
+        appendRecordCount(head, static_cast<std::uint32_t>(s->files.size()));
         for (const auto& f : s->files) {
-            putLe<std::uint32_t>(head, static_cast<std::uint32_t>(f.name.size()));
-            head += f.name;
-            putLe<std::int64_t>(head, f.mtime);
-            putLe<std::uint64_t>(head, f.size);
+            appendFileHeader(head, f.name, f.mtime, f.size);
             if (f.size < inlineBelow) {
                 // Small files travel with the headers around them.
                 if (auto st = preadAppend(s->shard->get(), f.offset, f.size, head, "an input shard of the job"); !st)
@@ -149,7 +131,11 @@ api::Status RecordStore::pieces(std::uint64_t index, std::uint64_t inlineBelow,
     }
     if (!s->spilled) return bytes(s->data);
     if (!spill) return api::Error::internal("dSort record " + std::to_string(index) + " has no spill file");
-    return fileRange(spill, s->offset, s->length, "spilled dSort records in " + m_dir);
+    if (s->length >= inlineBelow) return region(Region{spill, s->offset, s->length});
+    std::string small;
+    if (auto st = preadAppend(spill->get(), s->offset, s->length, small, "spilled dSort records in " + m_dir); !st)
+        return st;
+    return bytes(small);
 }
 
 api::Result<std::string> RecordStore::get(std::uint64_t index) const
