@@ -565,7 +565,6 @@ api::Status DsortJob::createShard(jobs::JobContext& ctx, const DsortAssignment& 
         [&aw](std::string_view name, std::int64_t mtime, std::uint64_t size) { return aw.begin(name, size, mtime); },
         [&aw](const char* p, std::size_t n) { return aw.write(p, n); });
     const client::Sink toParser = [&parser](const char* p, std::size_t n) { return parser.feed(p, n); };
-    std::unique_ptr<char[]> chunk;  // this target's own records read in pieces of kLocalChunk
     std::size_t i = 0;
     while (i < shard.records.size()) {
         if (stopped(ctx)) return {};  // the work file goes with `put`
@@ -580,16 +579,10 @@ api::Status DsortJob::createShard(jobs::JobContext& ctx, const DsortAssignment& 
         }
         const auto before = parser.records();
         if (owner == m_session->self()) {
-            if (!chunk) chunk.reset(new char[kLocalChunk]);
-            auto onRegion = [&](const RecordStore::Region& r) -> api::Status {
-                for (std::uint64_t at = 0; at < r.length;) {
-                    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(r.length - at, kLocalChunk));
-                    if (const int err = preadExact(r.fd->get(), chunk.get(), n, r.offset + at); err != 0)
-                        return errnoError(err, "cannot read the job's records");
-                    if (auto st = parser.feed(chunk.get(), n); !st) return st;
-                    at += n;
-                }
-                return api::Status{};
+            // This target's own files are read in pieces of kLocalChunk.
+            auto onRegion = [&](const RecordStore::Region& r) {
+                return copyRange(r.fd->get(), r.offset, r.length, toParser, "cannot read the job's records",
+                                 kLocalChunk);
             };
             for (auto idx : batch) {
                 if (auto st = store->pieces(
