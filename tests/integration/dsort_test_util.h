@@ -10,6 +10,7 @@
 #include "client/api_client.h"
 
 #include <QTest>
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -99,13 +100,17 @@ inline std::vector<std::string> keysOf(const std::vector<DsortRecordData>& rs)
 // Input shards of records whose .bin files are sent between targets by
 // sendfile (64 KiB and more: exactly 64 KiB, just under, a few hundred KiB,
 // just over 1 MiB) next to small .cls files read with the headers: `shards`
-// shards of `perShard` records each, keys big-0000, big-0001, ...
-inline std::vector<std::vector<DsortRecordData>> bigFileShards(int shards, int perShard)
+// shards of `perShard` records each (keys big-0000, big-0001, ...), put as
+// <bucket>/big-<i><ext> in `format`. Returns every record, sorted.
+inline std::vector<DsortRecordData> putBigFileShards(client::Client& c, const std::string& bucket, int shards,
+                                                     int perShard, archive::ArchiveFormat format,
+                                                     const std::string& ext)
 {
     static constexpr std::size_t kSizes[] = {65536, 65535, 300001, (std::size_t{1} << 20) + 7};
-    std::vector<std::vector<DsortRecordData>> out(static_cast<std::size_t>(shards));
+    std::vector<DsortRecordData> all;
     int n = 0;
-    for (auto& shard : out) {
+    for (int s = 0; s < shards; ++s) {
+        std::vector<DsortRecordData> shard;
         for (int k = 0; k < perShard; ++k, ++n) {
             char key[32];
             std::snprintf(key, sizeof key, "big-%04d", n);
@@ -114,8 +119,12 @@ inline std::vector<std::vector<DsortRecordData>> bigFileShards(int shards, int p
             r.files.emplace_back(r.key + ".cls", std::to_string(n % 7));
             shard.push_back(std::move(r));
         }
+        if (!c.putObject(bucket, "big-" + std::to_string(s) + ext, makeShard(shard, format)))
+            qFatal("cannot put %s/big-%d%s", bucket.c_str(), s, ext.c_str());
+        all.insert(all.end(), shard.begin(), shard.end());
     }
-    return out;
+    std::sort(all.begin(), all.end());
+    return all;
 }
 
 // Polls GET /v1/sort?uuid= until the job ends (or the deadline: the last status).

@@ -304,12 +304,7 @@ private slots:
     {
         auto c = client();
         QVERIFY(c.createBucket("dsort-big"));
-        const auto input = tests::bigFileShards(3, 6);
-        std::vector<DsortRecordData> all;
-        for (std::size_t s = 0; s < input.size(); ++s) {
-            QVERIFY(c.putObject("dsort-big", "big-" + std::to_string(s) + ".tar", tests::makeShard(input[s])));
-            all.insert(all.end(), input[s].begin(), input[s].end());
-        }
+        const auto all = tests::putBigFileShards(c, "dsort-big", 3, 6, archive::ArchiveFormat::Tar, ".tar");
         auto spec = baseSpec("out-big");
         spec["input_bck"] = "dsort-big";
         spec["input_format"] = {{"template", "big-{0..2}"}};
@@ -319,7 +314,7 @@ private slots:
         QVERIFY2(st.job.state == api::JobState::Finished, st.job.error.c_str());
         const auto out = outputs("out-big");
         QVERIFY(out.size() >= 3);
-        QVERIFY(sorted(tests::allRecords(out)) == sorted(all));
+        QVERIFY(sorted(tests::allRecords(out)) == all);
     }
 
     void noneKeepsInputOrderAndCountsRecords()
