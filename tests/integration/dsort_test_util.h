@@ -101,12 +101,14 @@ inline std::vector<std::string> keysOf(const std::vector<DsortRecordData>& rs)
 // sendfile (64 KiB and more: exactly 64 KiB, just under, a few hundred KiB,
 // just over 1 MiB) next to small .cls files read with the headers: `shards`
 // shards of `perShard` records each (keys big-0000, big-0001, ...), put as
-// <bucket>/big-<i><ext> in `format`. Returns every record, sorted.
+// <bucket>/big-<i><ext> in `format` into a new bucket. Returns every record,
+// sorted.
 inline std::vector<DsortRecordData> putBigFileShards(client::Client& c, const std::string& bucket, int shards,
                                                      int perShard, archive::ArchiveFormat format,
                                                      const std::string& ext)
 {
     static constexpr std::size_t kSizes[] = {65536, 65535, 300001, (std::size_t{1} << 20) + 7};
+    if (!c.createBucket(bucket)) qFatal("cannot create bucket %s", bucket.c_str());
     std::vector<DsortRecordData> all;
     int n = 0;
     for (int s = 0; s < shards; ++s) {

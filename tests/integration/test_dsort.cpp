@@ -303,7 +303,6 @@ private slots:
     void bigFilesArriveWhole()
     {
         auto c = client();
-        QVERIFY(c.createBucket("dsort-big"));
         const auto all = tests::putBigFileShards(c, "dsort-big", 3, 6, archive::ArchiveFormat::Tar, ".tar");
         auto spec = baseSpec("out-big");
         spec["input_bck"] = "dsort-big";

@@ -156,7 +156,6 @@ private slots:
     void bigSpilledRecordsArriveWhole()
     {
         auto c = client();
-        QVERIFY(c.createBucket("spill-big-in"));
         const auto all = tests::putBigFileShards(c, "spill-big-in", 3, 4, archive::ArchiveFormat::TarGz, ".tgz");
         auto s = spec("spill-big-out");
         s["input_bck"] = "spill-big-in";

@@ -194,7 +194,6 @@ private slots:
     void dsortPullsOverTls()
     {
         client::Client c(m_cluster.proxyUrl());  // trusts the cluster's CA (LocalCluster)
-        QVERIFY(c.createBucket("tls-dsort-in"));
         QVERIFY(c.createBucket("tls-dsort-out"));
         const auto all = tests::putBigFileShards(c, "tls-dsort-in", 2, 5, archive::ArchiveFormat::Tar, ".tar");
         const json spec{{"input_bck", "tls-dsort-in"},
