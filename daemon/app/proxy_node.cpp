@@ -160,9 +160,9 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_api->setClusterExtension(
         [this](const std::string& what, const net::Request& req) { return m_xactions->query(what, req); },
         [this](const api::ActionMsg& msg) { return m_xactions->action(msg); });
-    m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(*m_state, *m_jobs, m_self.publicNet.url,
-                                                           std::chrono::milliseconds(c.peerTimeoutMs), clusterKey,
-                                                           std::chrono::milliseconds(c.listTimeoutMs));
+    m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(
+        *m_state, *m_jobs,
+        [this](const std::string& bucket, const api::ListRequest& lr) { return m_api->listPage(bucket, lr); });
     m_shardJobs->registerWith(*m_jobs, m_router);
     net::OutboundFetchOptions fetch;
     for (const auto& n : c.fetchAllowNetworks) fetch.allowed.push_back(net::IpNetwork::parse(n).value());  // validated

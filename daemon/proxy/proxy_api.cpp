@@ -347,19 +347,25 @@ Response ProxyApi::listObjects(const Request& req)
 {
     auto bucket = api_util::bucketParam(req);
     if (!bucket) return Response::error(bucket.error());
-    if (m_state.bmd()->find(*bucket) == nullptr) {
-        return Response::error(api::Error::notFound("bucket \"" + *bucket + "\" does not exist"));
-    }
     auto lr = req.body.empty() ? api::listRequestFromQuery(req.query) : api::listRequestFromJson(req.body);
     if (!lr) return Response::error(lr.error());
+    auto page = listPage(*bucket, *lr);
+    if (!page) return Response::error(page.error());
+    return listAnswer(req, *page);
+}
+
+api::Result<api::ObjectList> ProxyApi::listPage(const std::string& bucket, const api::ListRequest& lr) const
+{
+    if (m_state.bmd()->find(bucket) == nullptr) {
+        return api::Error::notFound("bucket \"" + bucket + "\" does not exist");
+    }
     auto smap = *m_state.smap();
-    if (smap.tmap.empty()) return Response::error(api::Error::unavailable("no targets in the cluster"));
-    if (!lr->target.empty()) {
+    if (smap.tmap.empty()) return api::Error::unavailable("no targets in the cluster");
+    if (!lr.target.empty()) {
         // AIStore's LsoMsg "target": that target's objects only.
-        const auto* only = smap.findTarget(lr->target);
-        if (only == nullptr)
-            return Response::error(api::Error::notFound("target \"" + lr->target + "\" is not in the cluster map"));
-        smap.tmap = {{lr->target, *only}};
+        const auto* only = smap.findTarget(lr.target);
+        if (only == nullptr) return api::Error::notFound("target \"" + lr.target + "\" is not in the cluster map");
+        smap.tmap = {{lr.target, *only}};
     }
     // A page without an away target's names would look complete and is not,
     // unless every name is kept by a target that answers: a bucket mirrored
@@ -367,7 +373,7 @@ Response ProxyApi::listObjects(const Request& req)
     // than copies; or an erasure-coded one whose slices and copies are
     // complete, with at most P targets missing (the targets that answer
     // then also list the missing owners' names from their slices).
-    const auto* props = m_state.bmd()->find(*bucket);
+    const auto* props = m_state.bmd()->find(bucket);
     const bool coded = props != nullptr && props->ec.enabled;
     std::size_t tolerated = 0;
     if (props != nullptr && props->mirror.enabled && !props->mirror.pending) {
@@ -385,8 +391,8 @@ Response ProxyApi::listObjects(const Request& req)
     for (const auto& [id, node] : smap.tmap) {
         if (node.away() && incomplete(id, "target " + id + " (" + node.publicNet.url + ") is " +
                                               (node.inMaintenance() ? "in maintenance" : "away"))) {
-            return Response::error(api::Error::unavailable("listing incomplete: " + missing.back() +
-                                                           "; its objects cannot be listed until it returns"));
+            return api::Error::unavailable("listing incomplete: " + missing.back() +
+                                           "; its objects cannot be listed until it returns");
         }
     }
     // Each target is asked for its share of the page and a margin, not the
@@ -395,12 +401,12 @@ Response ProxyApi::listObjects(const Request& req)
     // fraction of the work of n full pages. When they do not (a skewed
     // prefix), the page is cut at the smallest target token and is shorter;
     // the next one continues from there, so nothing is lost or repeated.
-    auto perTarget = *lr;
+    auto perTarget = lr;
     // Each name of a mirrored bucket is on `copies` targets: each holds a
     // larger share of the names.
     const std::size_t copies = props != nullptr ? props->mirror.targetCopies() : 1;
-    perTarget.pageSize = perTargetPageSize(
-        lr->pageSize, static_cast<std::uint32_t>(std::max<std::size_t>(1, smap.tmap.size() / copies)));
+    perTarget.pageSize =
+        perTargetPageSize(lr.pageSize, static_cast<std::uint32_t>(std::max<std::size_t>(1, smap.tmap.size() / copies)));
     std::vector<api::ObjectList> pages;
     // Erasure coded: a target that fails to answer is only found out by
     // asking; the others are asked again to stand in for it (once).
@@ -408,7 +414,7 @@ Response ProxyApi::listObjects(const Request& req)
         const auto failedBefore = missingIds.size();
         perTarget.standInFor.clear();
         if (coded) perTarget.standInFor.assign(missingIds.begin(), missingIds.end());
-        const std::string path = api::path::bucket(*bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
+        const std::string path = api::path::bucket(bucket) + "?" + api::buildQuery(api::listRequestToQuery(perTarget));
         // A target's first page of a bucket walks all its names (seconds for
         // millions): an answer is waited for up to list_timeout_ms, not the
         // peer timeout, which still bounds the connect (a target that is
@@ -423,7 +429,7 @@ Response ProxyApi::listObjects(const Request& req)
             if (missingIds.contains(id)) continue;  // counted already
             if (!r) {
                 if (incomplete(id, "target " + id + " is unreachable: " + r.error().message)) {
-                    return Response::error(api::Error::unavailable("listing incomplete: " + missing.back()));
+                    return api::Error::unavailable("listing incomplete: " + missing.back());
                 }
                 continue;
             }
@@ -433,23 +439,23 @@ Response ProxyApi::listObjects(const Request& req)
                 if (e.kind == api::ErrorKind::NotFound) e.kind = api::ErrorKind::Unavailable;
                 // A target that cannot list (a disabled mountpath) is covered by
                 // the copies like an absent one; a bad request is not.
-                if (e.kind != api::ErrorKind::Unavailable || incomplete(id, e.message)) return Response::error(e);
+                if (e.kind != api::ErrorKind::Unavailable || incomplete(id, e.message)) return e;
                 continue;
             }
             auto page = api::parseObjectList(r->body);
-            if (!page) return Response::error(api::Error::unavailable("target " + id + " sent an unreadable page"));
+            if (!page) return api::Error::unavailable("target " + id + " sent an unreadable page");
             pages.push_back(std::move(page.value()));
         }
         if (!coded || missingIds.size() == failedBefore) break;
         if (round == 1) {
-            return Response::error(api::Error::unavailable("listing incomplete: " + missing.back() +
-                                                           " (while the others were listing for it)"));
+            return api::Error::unavailable("listing incomplete: " + missing.back() +
+                                           " (while the others were listing for it)");
         }
     }
-    auto out = mergeListPages(std::move(pages), lr->pageSize);
+    auto out = mergeListPages(std::move(pages), lr.pageSize);
     // AIStore's clients expect a listing id (cos.IsValidUUID: 9+ characters).
-    out.uuid = lr->uuid.empty() ? meta::randomId(12) : lr->uuid;
-    return listAnswer(req, out);
+    out.uuid = lr.uuid.empty() ? meta::randomId(12) : lr.uuid;
+    return out;
 }
 
 Response ProxyApi::clusterInfo(const Request& req)

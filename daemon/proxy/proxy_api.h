@@ -5,6 +5,7 @@
 
 #include "api/action_msg.h"
 #include "api/node_stats.h"
+#include "api/object_list.h"
 #include "api/smap.h"
 #include "net/request_params.h"
 #include "net/router.h"
@@ -83,6 +84,12 @@ public:
         m_clusterQuery = std::move(query);
         m_clusterAction = std::move(action);
     }
+
+    // One page of a bucket's listing, as GET /v1/buckets/B answers it (the
+    // targets' pages merged; Unavailable when one is missing and not
+    // covered by copies), for the proxy's own callers without an HTTP hop.
+    // Worker threads only: it waits for the targets.
+    api::Result<api::ObjectList> listPage(const std::string& bucket, const api::ListRequest& lr) const;
 
 private:
     net::Response redirectObject(const net::Request& req);

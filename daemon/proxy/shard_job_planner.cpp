@@ -1,13 +1,11 @@
 #include "shard_job_planner.h"
 
 #include "api/archive_msg.h"
-#include "api/headers.h"
 #include "api/hrw.h"
 #include "api/json_util.h"
 #include "api/names.h"
 #include "api/shard_task.h"
 #include "archive/archive_format.h"
-#include "client/api_client.h"
 #include "common/log.h"
 #include "net/request_params.h"
 #include "spec/brace_template.h"
@@ -36,11 +34,8 @@ std::int64_t nowSeconds()
 
 }  // namespace
 
-ShardJobPlanner::ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::string selfUrl,
-                                 std::chrono::milliseconds peerTimeout, std::string clusterKey,
-                                 std::chrono::milliseconds listTimeout)
-    : m_state(state), m_jobs(jobs), m_selfUrl(std::move(selfUrl)), m_peerTimeout(peerTimeout),
-      m_clusterKey(std::move(clusterKey)), m_listTimeout(listTimeout)
+ShardJobPlanner::ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, Lister list)
+    : m_state(state), m_jobs(jobs), m_list(std::move(list))
 {
 }
 
@@ -133,19 +128,13 @@ api::Result<spec::IshardPlan> ShardJobPlanner::plan(spec::IshardSpec& s) const
     if (s.order == spec::SampleOrder::Shuffle && !s.seed)
         s.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
 
-    client::HttpClient::Options o;
-    o.connectTimeout = m_peerTimeout;
-    // A page may wait out the proxy's wait for its targets.
-    o.ioTimeout = std::max(o.ioTimeout, m_listTimeout + m_peerTimeout);
-    if (!m_clusterKey.empty()) o.headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
-    client::Client self(m_selfUrl, o);
     api::ListRequest req;
     req.prefix = s.prefix;
     req.pageSize = api::kMaxPageSize;
     req.props = api::kPropName | api::kPropSize;
     std::vector<spec::SourceObject> objects;
     while (true) {
-        auto page = self.listObjects(s.srcBck, req);
+        auto page = m_list(s.srcBck, req);
         if (!page) return api::Error{page.kind(), "cannot list " + s.srcBck + ": " + page.error().message, {}};
         for (auto& e : page->entries) {
             objects.push_back({std::move(e.name), static_cast<std::uint64_t>(std::max<std::int64_t>(e.size, 0))});

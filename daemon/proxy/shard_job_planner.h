@@ -4,8 +4,9 @@
 // gives each target only its own shards (api::ShardTask).
 //   archive  one shard from a list or a brace template of objects
 //            (api::ArchiveMsg, at most api::kMaxArchiveObjects)
-//   ishard   lists the source bucket (through the proxy's own merged
-//            listing), plans with spec::planIshard, at most kMaxIshardObjects
+//   ishard   lists the source bucket (the proxy's own merged listing,
+//            called in process), plans with spec::planIshard, at most
+//            kMaxIshardObjects
 // Also the ishard REST entry point:
 //   POST /v1/ishard[?dry_run=true]   body: the ishard spec (spec/ishard_spec.h)
 // which starts the job (the answer is its status) or, for a dry run
@@ -21,7 +22,9 @@
 #include "spec/ishard_plan.h"
 #include "spec/ishard_spec.h"
 
-#include <chrono>
+#include "api/object_list.h"
+
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -32,12 +35,11 @@ class ShardJobPlanner {
 public:
     static constexpr std::uint64_t kMaxIshardObjects = 1'000'000;
 
-    // `clusterKey` (empty: none) goes with the planner's own calls to the
-    // proxy: with auth on, listing the source is a node's call (starting
-    // the job already needed an admin). `listTimeout`: the proxy's
-    // list_timeout_ms, which the planner's listing of the source waits out.
-    ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, std::string selfUrl, std::chrono::milliseconds peerTimeout,
-                    std::string clusterKey, std::chrono::milliseconds listTimeout);
+    // A page of a bucket's listing (ProxyApi::listPage). Starting a job
+    // already needed an admin; the listing is the node's own.
+    using Lister = std::function<api::Result<api::ObjectList>(const std::string& bucket, const api::ListRequest& lr)>;
+
+    ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, Lister list);
 
     // Registers the archive and ishard kinds with the coordinator and the
     // /v1/ishard route.
@@ -60,10 +62,7 @@ private:
 
     ProxyState& m_state;
     JobCoordinator& m_jobs;
-    std::string m_selfUrl;
-    std::chrono::milliseconds m_peerTimeout;
-    std::string m_clusterKey;
-    std::chrono::milliseconds m_listTimeout;
+    Lister m_list;
 };
 
 }  // namespace tessera::daemon::proxy

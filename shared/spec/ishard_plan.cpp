@@ -8,21 +8,21 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
-#include <set>
+#include <span>
+#include <string_view>
 #include <unordered_map>
 
 namespace tessera::spec {
 
 namespace {
 
-struct Member {
-    std::size_t index = 0;  // into the input
-    std::string ext;
-};
-
+// A sample: its key and its files, a range of `Grouping::members`. Keys
+// and extensions are views into the input's names (which outlive the plan's
+// making), so grouping 1M names allocates per sample at most a map node.
 struct Sample {
-    std::string key;
-    std::vector<Member> members;
+    std::string_view key;
+    std::size_t first = 0;  // into Grouping::members
+    std::size_t count = 0;
     std::uint64_t tarBytes = 0;
 };
 
@@ -57,30 +57,58 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
         }
     }
 
-    // Group into samples, in order of first appearance.
+    // Group into samples, in order of first appearance. Names come in
+    // listing order, so a sample's files mostly follow each other: the last
+    // key is compared before the map is asked.
     std::vector<Sample> samples;
-    std::unordered_map<std::string, std::size_t> byKey;
-    for (std::size_t i = 0; i < objects.size(); ++i) {
-        const auto& name = objects[i].name;
-        std::string key, ext;
-        if (keyRe) {
-            std::smatch m;
-            if (std::regex_search(name, m, *keyRe) && m[1].matched) {
-                key = m[1].str();
-                ext = name.substr(static_cast<std::size_t>(m.position(1) + m.length(1)));
+    std::vector<std::size_t> sampleOf(objects.size());
+    std::vector<std::string_view> extOf(objects.size());
+    {
+        std::unordered_map<std::string_view, std::size_t> byKey;
+        std::string_view lastKey;
+        std::size_t last = 0;
+        for (std::size_t i = 0; i < objects.size(); ++i) {
+            const std::string_view name = objects[i].name;
+            std::string_view key = name;
+            if (keyRe) {
+                std::smatch m;
+                if (std::regex_search(objects[i].name, m, *keyRe) && m[1].matched) {
+                    const auto end = static_cast<std::size_t>(m.position(1) + m.length(1));
+                    key = name.substr(static_cast<std::size_t>(m.position(1)), static_cast<std::size_t>(m.length(1)));
+                    extOf[i] = name.substr(end);
+                }
             } else {
-                key = name;
+                key = archive::wdsKey(name);
+                extOf[i] = archive::wdsExtension(name);
             }
-        } else {
-            key = std::string(archive::wdsKey(name));
-            ext = std::string(archive::wdsExtension(name));
+            if (samples.empty() || key != lastKey) {
+                auto [it, fresh] = byKey.emplace(key, samples.size());
+                if (fresh) samples.push_back(Sample{key, 0, 0, 0});
+                lastKey = key;
+                last = it->second;
+            }
+            sampleOf[i] = last;
+            ++samples[last].count;
+            samples[last].tarBytes += archive::tarMemberBytes(name, objects[i].size);
         }
-        auto [it, fresh] = byKey.emplace(key, samples.size());
-        if (fresh) samples.push_back(Sample{key, {}, 0});
-        auto& s = samples[it->second];
-        s.members.push_back({i, std::move(ext)});
-        s.tarBytes += archive::tarMemberBytes(name, objects[i].size);
     }
+    // Each sample's files in input order, the samples one after another.
+    std::vector<std::size_t> members(objects.size());
+    {
+        std::size_t next = 0;
+        for (auto& s : samples) {
+            s.first = next;
+            next += s.count;
+        }
+        std::vector<std::size_t> fill(samples.size(), 0);
+        for (std::size_t i = 0; i < objects.size(); ++i) {
+            const auto s = sampleOf[i];
+            members[samples[s].first + fill[s]++] = i;
+        }
+    }
+    const auto filesOf = [&members](const Sample& s) {
+        return std::span<std::size_t>(members).subspan(s.first, s.count);
+    };
 
     IshardPlan plan;
     plan.seed = spec.order == SampleOrder::Shuffle ? spec.seed : std::nullopt;
@@ -94,24 +122,24 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
     if (!spec.sampleExts.empty() && spec.missingExt != MissingExtAction::Ignore) {
         std::vector<Sample> kept;
         kept.reserve(samples.size());
-        for (auto& s : samples) {
-            std::set<std::string_view> have;
-            for (const auto& m : s.members) have.insert(m.ext);
+        for (const auto& s : samples) {
+            const auto files = filesOf(s);
             std::string lacks;
             for (const auto& e : spec.sampleExts) {
-                if (!have.count(e)) lacks += (lacks.empty() ? "" : ", ") + e;
+                if (std::none_of(files.begin(), files.end(), [&](std::size_t i) { return extOf[i] == e; }))
+                    lacks += (lacks.empty() ? "" : ", ") + e;
             }
             if (lacks.empty()) {
-                kept.push_back(std::move(s));
+                kept.push_back(s);
                 continue;
             }
             switch (spec.missingExt) {
             case MissingExtAction::Abort:
-                return api::Error::badRequest("sample \"" + s.key + "\" has no " + lacks +
+                return api::Error::badRequest("sample \"" + std::string(s.key) + "\" has no " + lacks +
                                               " (missing_extension_action is abort)");
             case MissingExtAction::Warn:
-                warn("sample \"" + s.key + "\" has no " + lacks);
-                kept.push_back(std::move(s));
+                warn("sample \"" + std::string(s.key) + "\" has no " + lacks);
+                kept.push_back(s);
                 break;
             case MissingExtAction::Exclude: ++plan.excludedSamples; break;
             case MissingExtAction::Ignore: break;
@@ -120,8 +148,11 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
         samples = std::move(kept);
     }
 
-    if (spec.order != SampleOrder::None) {
-        std::sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.key < b.key; });
+    // A listing comes in name order, so its samples mostly are in key order
+    // already: checked first (one pass), sorted only when not.
+    const auto byKeyOrder = [](const Sample& a, const Sample& b) { return a.key < b.key; };
+    if (spec.order != SampleOrder::None && !std::is_sorted(samples.begin(), samples.end(), byKeyOrder)) {
+        std::sort(samples.begin(), samples.end(), byKeyOrder);
     }
     if (spec.order == SampleOrder::Shuffle && samples.size() > 1) {
         std::mt19937_64 rng(*spec.seed);
@@ -139,29 +170,30 @@ api::Result<IshardPlan> planIshard(const std::vector<SourceObject>& objects, con
         cur = PlannedShard{};
         cur.bytes = archive::kTarEndBytes;
     };
-    for (auto& s : samples) {
+    for (const auto& s : samples) {
         const bool full =
             spec.sampleCount > 0 ? cur.samples >= spec.sampleCount : cur.bytes + s.tarBytes > spec.shardSize;
         if (full) cut();
-        std::sort(s.members.begin(), s.members.end(), [&](const Member& a, const Member& b) {
-            if (a.ext != b.ext) return a.ext < b.ext;
-            return objects[a.index].name < objects[b.index].name;
+        const auto files = filesOf(s);
+        std::sort(files.begin(), files.end(), [&](std::size_t a, std::size_t b) {
+            if (extOf[a] != extOf[b]) return extOf[a] < extOf[b];
+            return objects[a].name < objects[b].name;
         });
         const bool listed = plan.firstSamples.size() < IshardPlan::kMaxFirstSamples;
         if (listed) {
-            plan.firstSamples.push_back({s.key, {}, {}, 0});
+            plan.firstSamples.push_back({std::string(s.key), {}, {}, 0});
             firstShard.push_back(plan.shards.size());
         }
-        for (const auto& m : s.members) {
-            cur.members.push_back(objects[m.index]);
-            plan.inputBytes += objects[m.index].size;
+        for (const auto i : files) {
+            cur.members.push_back(objects[i]);
+            plan.inputBytes += objects[i].size;
             if (listed) {
-                plan.firstSamples.back().files.push_back(objects[m.index].name);
-                plan.firstSamples.back().bytes += objects[m.index].size;
+                plan.firstSamples.back().files.push_back(objects[i].name);
+                plan.firstSamples.back().bytes += objects[i].size;
             }
         }
-        plan.objects += s.members.size();
-        cur.objects += s.members.size();
+        plan.objects += s.count;
+        cur.objects += s.count;
         cur.bytes += s.tarBytes;
         ++cur.samples;
         ++plan.samples;

@@ -314,6 +314,33 @@ private slots:
         QCOMPARE(c.listJobs()->size(), before);
         QVERIFY(c.listAll("wds-bad")->empty());
     }
+
+    // The planner lists the source in process (ProxyApi::listPage): a target
+    // that does not answer makes the plan a 503 naming it, never a plan of
+    // the names the others hold. Nothing starts; with the target back the
+    // same spec plans every sample. Last: it takes a target down.
+    void targetDownPlansNothing()
+    {
+        auto c = client();
+        QVERIFY(c.createBucket("wds-down"));
+        const auto before = c.listJobs()->size();
+        m_cluster.killTarget(2);
+        const std::string spec = "{\"src_bck\":\"loose\",\"dst_bck\":\"wds-down\"}";
+        for (const std::string query : {"?dry_run=true", ""}) {
+            auto [code, message] = postSpec(spec, query);
+            QCOMPARE(code, 503);
+            QVERIFY2(message.find("listing incomplete: target ") != std::string::npos, message.c_str());
+        }
+        QCOMPARE(c.listJobs()->size(), before);
+        QVERIFY2(m_cluster.restartTarget(2), m_cluster.error().c_str());
+        QVERIFY(m_cluster.waitForTargets(3, std::chrono::seconds(20)));
+        auto [code, message] = postSpec(spec, "?dry_run=true");
+        QCOMPARE(code, 200);
+        auto plan = c.ishardDryRun(specFor("loose", "wds-down"));
+        QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+        QCOMPARE(plan->samples, std::uint64_t{kSamples});
+        QCOMPARE(plan->objects, std::uint64_t{10000});
+    }
 };
 
 QTEST_GUILESS_MAIN(TestIshard)
