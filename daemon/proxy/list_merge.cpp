@@ -58,13 +58,17 @@ api::ObjectList mergeListPages(std::vector<api::ObjectList> pages, std::uint32_t
             more = true;
             break;
         }
-        const std::string chosen = name;
         // The same object listed by several targets: the newest stamp wins
         // (a stand-in page's; 0 everywhere else, where the first wins).
+        // (`name` is read until the chosen entry is moved out, after both loops.)
         for (auto& c : cursors) {
             if (&c == best || c.at >= c.entries->size()) continue;
             const auto& e = (*c.entries)[c.at];
-            if (e.name == chosen && e.stamp > (*best->entries)[best->at].stamp) best = &c;
+            if (e.name == name && e.stamp > (*best->entries)[best->at].stamp) best = &c;
+        }
+        // The other copies are passed over (no copy of the name kept).
+        for (auto& c : cursors) {
+            if (&c != best && c.at < c.entries->size() && (*c.entries)[c.at].name == name) c.at = objectEnd(c);
         }
         const auto end = objectEnd(*best);
         // A deletion newer than every version listed: the name is gone (as
@@ -78,9 +82,6 @@ api::ObjectList mergeListPages(std::vector<api::ObjectList> pages, std::uint32_t
             ++objects;
         }
         best->at = end;
-        for (auto& c : cursors) {
-            if (c.at < c.entries->size() && (*c.entries)[c.at].name == chosen) c.at = objectEnd(c);
-        }
     }
     if (more) {
         // Cut after the last object of the page.
