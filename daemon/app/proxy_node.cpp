@@ -160,15 +160,18 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_api->setClusterExtension(
         [this](const std::string& what, const net::Request& req) { return m_xactions->query(what, req); },
         [this](const api::ActionMsg& msg) { return m_xactions->action(msg); });
-    m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(
-        *m_state, *m_jobs,
-        [this](const std::string& bucket, const api::ListRequest& lr) { return m_api->listPage(bucket, lr); });
+    // The planners list in process: a worker waiting on the proxy's own
+    // HTTP listing would need another worker to answer it.
+    const proxy::BucketLister list = [this](const std::string& bucket, const api::ListRequest& lr) {
+        return m_api->listPage(bucket, lr);
+    };
+    m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(*m_state, *m_jobs, list);
     m_shardJobs->registerWith(*m_jobs, m_router);
     net::OutboundFetchOptions fetch;
     for (const auto& n : c.fetchAllowNetworks) fetch.allowed.push_back(net::IpNetwork::parse(n).value());  // validated
     fetch.maxBytes = dsort::DsortProxyApi::kMaxEkmBytes;
-    m_dsorts = std::make_unique<dsort::DsortProxyApi>(*m_state, *m_jobs, m_self.publicNet.url,
-                                                      std::chrono::milliseconds(c.peerTimeoutMs), clusterKey, fetch);
+    m_dsorts = std::make_unique<dsort::DsortProxyApi>(
+        *m_state, *m_jobs, m_self.publicNet.url, std::chrono::milliseconds(c.peerTimeoutMs), clusterKey, fetch, list);
     m_dsorts->registerWith(*m_jobs, m_router);
     m_api->addBucketAction("archive", [this](const std::string& bucket, const api::ActionMsg& msg) {
         return m_shardJobs->archiveAction(bucket, msg.value);

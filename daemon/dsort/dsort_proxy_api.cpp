@@ -32,9 +32,9 @@ using net::Route;
 
 DsortProxyApi::DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jobs, std::string selfUrl,
                              std::chrono::milliseconds peerTimeout, std::string clusterKey,
-                             net::OutboundFetchOptions fetch)
+                             net::OutboundFetchOptions fetch, proxy::BucketLister list)
     : m_state(state), m_jobs(jobs), m_selfUrl(std::move(selfUrl)), m_peerTimeout(peerTimeout),
-      m_clusterKey(std::move(clusterKey)), m_fetch(std::move(fetch))
+      m_clusterKey(std::move(clusterKey)), m_fetch(std::move(fetch)), m_list(std::move(list))
 {
 }
 
@@ -206,10 +206,6 @@ api::Result<nlohmann::json> DsortProxyApi::dryRun(spec::DsortSpec s) const
     // One walk of the input bucket under the names' common prefix: which
     // inputs exist and, while the member budget lasts, their members in
     // archive order (each shard arrives whole, with its members).
-    client::HttpClient::Options o;
-    o.connectTimeout = m_peerTimeout;
-    if (!m_clusterKey.empty()) o.headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
-    client::Client self(m_selfUrl, o);
     api::ListRequest req;
     req.prefix = commonPrefix(*names);
     req.pageSize = 64;
@@ -219,7 +215,7 @@ api::Result<nlohmann::json> DsortProxyApi::dryRun(spec::DsortSpec s) const
     std::size_t seen = 0;
     spec::DsortPreviewInput* current = nullptr;
     while (seen < inputs.size()) {
-        auto page = self.listObjects(s.inputBck, req);
+        auto page = m_list(s.inputBck, req);
         if (!page) {
             return api::Error{page.kind(), "cannot list " + s.inputBck + ": " + page.error().message, {}};
         }
@@ -253,6 +249,12 @@ api::Result<nlohmann::json> DsortProxyApi::dryRun(spec::DsortSpec s) const
     // The content algorithm sorts by a file's bytes: read those files (one
     // call per shard: the members with that extension, as a .tar).
     if (s.algorithm.kind == spec::DsortAlgorithmKind::Content) {
+        // Through the proxy's object route (answered on its I/O thread with
+        // a redirect to the owner), which needs no worker.
+        client::HttpClient::Options o;
+        o.connectTimeout = m_peerTimeout;
+        if (!m_clusterKey.empty()) o.headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
+        client::Client self(m_selfUrl, o);
         for (auto& in : inputs) {
             if (!in.read || !in.error.empty()) continue;
             auto tar = self.getArchiveMatches(s.inputBck, in.name, s.algorithm.extension, "suffix");

@@ -24,6 +24,7 @@
 #include "api/ais_dsort.h"
 #include "net/outbound_fetch.h"
 #include "net/router.h"
+#include "proxy/bucket_lister.h"
 #include "proxy/job_coordinator.h"
 #include "proxy/proxy_state.h"
 
@@ -49,8 +50,10 @@ public:
     static constexpr std::size_t kMaxRegexSubject = 1024;
 
     // `fetch`: how an ekm_file given as a URL is fetched (its allowed networks).
+    // `list`: the proxy's own listing, for a dry run's walk of the inputs.
     DsortProxyApi(proxy::ProxyState& state, proxy::JobCoordinator& jobs, std::string selfUrl,
-                  std::chrono::milliseconds peerTimeout, std::string clusterKey, net::OutboundFetchOptions fetch);
+                  std::chrono::milliseconds peerTimeout, std::string clusterKey, net::OutboundFetchOptions fetch,
+                  proxy::BucketLister list);
 
     // Registers the dsort kind with the coordinator and the /v1/sort routes.
     void registerWith(proxy::JobCoordinator& jobs, net::Router& router);
@@ -85,6 +88,7 @@ private:
     std::chrono::milliseconds m_peerTimeout;
     std::string m_clusterKey;  // presented to the targets (auth on)
     net::OutboundFetchOptions m_fetch;
+    proxy::BucketLister m_list;
 };
 
 }  // namespace tessera::daemon::dsort

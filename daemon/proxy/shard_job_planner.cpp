@@ -34,7 +34,7 @@ std::int64_t nowSeconds()
 
 }  // namespace
 
-ShardJobPlanner::ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, Lister list)
+ShardJobPlanner::ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, BucketLister list)
     : m_state(state), m_jobs(jobs), m_list(std::move(list))
 {
 }

@@ -15,6 +15,7 @@
 // Thread safety: prepare/plan calls may run concurrently (worker threads);
 // they block on listing calls.
 
+#include "bucket_lister.h"
 #include "job_coordinator.h"
 #include "net/router.h"
 #include "proxy_state.h"
@@ -22,9 +23,6 @@
 #include "spec/ishard_plan.h"
 #include "spec/ishard_spec.h"
 
-#include "api/object_list.h"
-
-#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -35,11 +33,9 @@ class ShardJobPlanner {
 public:
     static constexpr std::uint64_t kMaxIshardObjects = 1'000'000;
 
-    // A page of a bucket's listing (ProxyApi::listPage). Starting a job
-    // already needed an admin; the listing is the node's own.
-    using Lister = std::function<api::Result<api::ObjectList>(const std::string& bucket, const api::ListRequest& lr)>;
-
-    ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, Lister list);
+    // `list`: the proxy's own listing (starting a job already needed an
+    // admin; the listing is the node's own).
+    ShardJobPlanner(ProxyState& state, JobCoordinator& jobs, BucketLister list);
 
     // Registers the archive and ishard kinds with the coordinator and the
     // /v1/ishard route.
@@ -62,7 +58,7 @@ private:
 
     ProxyState& m_state;
     JobCoordinator& m_jobs;
-    Lister m_list;
+    BucketLister m_list;
 };
 
 }  // namespace tessera::daemon::proxy

@@ -22,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <future>
 #include <set>
 
 using namespace tessera;
@@ -611,6 +612,36 @@ private slots:
         std::tie(status, answer) = postAs("?dry_run=maybe", baseSpec("out-x").dump(), "application/json");
         QCOMPARE(status, 400);
         QVERIFY(answer["message"] == "dry_run must be true or false");
+    }
+
+    // More dry runs at once than the proxy has workers (8): each walks the
+    // inputs' listing from a worker, and that listing must not need another
+    // worker (when it went through the proxy's own HTTP port, every worker
+    // could end up waiting for one: no answer until the list timeout).
+    void dryRunsAtOnceAllAnswer()
+    {
+        const auto spec = baseSpec("out-many").dump();
+        constexpr int kAtOnce = 16;
+        std::vector<std::future<int>> answers;
+        const auto started = std::chrono::steady_clock::now();
+        for (int i = 0; i < kAtOnce; ++i) {
+            answers.push_back(std::async(std::launch::async, [this, &spec] {
+                client::HttpClient::Options o;
+                o.ioTimeout = std::chrono::seconds(30);
+                o.retriesOn503 = 0;
+                client::HttpClient http(o);
+                auto r = http.send(client::Method::Post, m_cluster.proxyUrl() + "/v1/sort?dry_run=true",
+                                   client::Body::string(spec), {{"Content-Type", "application/json"}});
+                return r ? r->status : 0;
+            }));
+        }
+        for (auto& a : answers) QCOMPARE(a.get(), 200);
+        const auto took = std::chrono::steady_clock::now() - started;
+        QVERIFY2(took < std::chrono::seconds(20),
+                 ("16 dry runs took " +
+                  std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) + " ms")
+                     .c_str());
+        QVERIFY(outputs("out-many").empty());
     }
 
     void yamlSpecs()

@@ -12,6 +12,7 @@
 
 #include <QDirIterator>
 #include <QTest>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -313,6 +314,38 @@ private slots:
         }
         QCOMPARE(c.listJobs()->size(), before);
         QVERIFY(c.listAll("wds-bad")->empty());
+    }
+
+    // More dry runs at once than the proxy has workers (8): each plans on a
+    // worker, and its listing must not need another one. (When the planner
+    // listed through the proxy's own HTTP port, 12 at once took every worker
+    // and each waited for a listing none was free to answer: 504 after the
+    // list timeout, or no answer at all.)
+    void dryRunsAtOnceAllAnswer()
+    {
+        auto c = client();
+        QVERIFY(c.createBucket("wds-many"));
+        constexpr int kAtOnce = 16;
+        std::vector<std::future<int>> answers;
+        const auto started = std::chrono::steady_clock::now();
+        for (int i = 0; i < kAtOnce; ++i) {
+            answers.push_back(std::async(std::launch::async, [this] {
+                client::HttpClient::Options o;
+                o.ioTimeout = std::chrono::seconds(30);
+                o.retriesOn503 = 0;
+                client::HttpClient http(o);
+                auto r = http.send(client::Method::Post, m_cluster.proxyUrl() + "/v1/ishard?dry_run=true",
+                                   client::Body::string("{\"src_bck\":\"loose\",\"dst_bck\":\"wds-many\"}"));
+                return r ? r->status : 0;
+            }));
+        }
+        for (auto& a : answers) QCOMPARE(a.get(), 200);
+        const auto took = std::chrono::steady_clock::now() - started;
+        QVERIFY2(took < std::chrono::seconds(20),
+                 ("16 dry runs took " +
+                  std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) + " ms")
+                     .c_str());
+        QVERIFY(c.listAll("wds-many")->empty());
     }
 
     // The planner lists the source in process (ProxyApi::listPage): a target
