@@ -63,8 +63,14 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_api->setAisView(aisNodeView(c, m_server->port()));
     m_api->setListTimeout(std::chrono::milliseconds(c.listTimeoutMs));
     m_api->registerRoutes(m_router);
+    // Listings for the planners and the S3 front end, in process: a worker
+    // waiting on the proxy's own HTTP listing would need another worker to
+    // answer it.
+    const proxy::BucketLister list = [this](const std::string& bucket, const api::ListRequest& lr) {
+        return m_api->listPage(bucket, lr);
+    };
     m_s3 = std::make_unique<s3::S3Api>(
-        [this] { return m_state->smap(); }, [this] { return m_state->bmd(); }, m_self.publicNet.url, clusterKey,
+        [this] { return m_state->smap(); }, [this] { return m_state->bmd(); }, list, m_self.publicNet.url, clusterKey,
         // a relayed PUT waits for the target's commit (fsync), a
         // listing for the proxy's wait for its targets' pages
         std::chrono::milliseconds(std::max<std::int64_t>({c.peerTimeoutMs, 60000, c.listTimeoutMs + c.peerTimeoutMs})));
@@ -160,11 +166,6 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_api->setClusterExtension(
         [this](const std::string& what, const net::Request& req) { return m_xactions->query(what, req); },
         [this](const api::ActionMsg& msg) { return m_xactions->action(msg); });
-    // The planners list in process: a worker waiting on the proxy's own
-    // HTTP listing would need another worker to answer it.
-    const proxy::BucketLister list = [this](const std::string& bucket, const api::ListRequest& lr) {
-        return m_api->listPage(bucket, lr);
-    };
     m_shardJobs = std::make_unique<proxy::ShardJobPlanner>(*m_state, *m_jobs, list);
     m_shardJobs->registerWith(*m_jobs, m_router);
     net::OutboundFetchOptions fetch;

@@ -13,7 +13,6 @@
 
 namespace tessera::daemon::proxy {
 
-using BucketLister =
-    std::function<api::Result<api::ObjectList>(const std::string& bucket, const api::ListRequest& lr)>;
+using BucketLister = std::function<api::Result<api::ObjectList>(const std::string& bucket, const api::ListRequest& lr)>;
 
 }  // namespace tessera::daemon::proxy

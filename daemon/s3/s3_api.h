@@ -19,6 +19,7 @@
 #include "api/result.h"
 #include "api/smap.h"
 #include "net/router.h"
+#include "proxy/bucket_lister.h"
 #include "sigv4.h"
 
 #include <chrono>
@@ -35,8 +36,10 @@ public:
     // The proxy's current cluster map and buckets (any thread).
     using MapSource = std::function<std::shared_ptr<const api::Smap>()>;
     using BucketSource = std::function<std::shared_ptr<const api::Bmd>()>;
+    // `list`: the proxy's own listing, called in process (a handler runs on
+    // a worker; a listing through the proxy's HTTP port would need another).
     // `selfUrl`: this proxy's URL (loopback calls of the native API).
-    S3Api(MapSource smap, BucketSource bmd, std::string selfUrl, std::string clusterKey,
+    S3Api(MapSource smap, BucketSource bmd, proxy::BucketLister list, std::string selfUrl, std::string clusterKey,
           std::chrono::milliseconds timeout);
     ~S3Api();
 

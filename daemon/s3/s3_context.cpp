@@ -181,11 +181,16 @@ api::Result<api::ObjectList> S3Context::nativeList(const std::string& bucket, co
     q["props"] = "name,size,checksum,atime";
     // The listing's atime is AIStore's RFC822 unless asked: S3 needs RFC 3339.
     q["time_format"] = std::string(api::kGoRfc3339Nano);
-    auto r = http().send(client::Method::Get, selfUrl + api::path::bucket(bucket) + "?" + api::buildQuery(q));
-    if (!r) return r.error();
-    if (r->status == 404) return api::Error::notFound("NoSuchBucket: the bucket does not exist");
-    if (!r->isSuccess()) return api::Error::unavailable("listing failed: " + r->body);
-    return api::parseObjectList(r->body);
+    auto lr = api::listRequestFromQuery(q);
+    if (!lr) return lr.error();
+    // In process, not through the proxy's HTTP port: this runs on a worker,
+    // and that listing would need another one (with every worker waiting so,
+    // the proxy would answer nothing until the calls timed out).
+    auto page = list(bucket, *lr);
+    if (!page && page.kind() == api::ErrorKind::NotFound) {
+        return api::Error::notFound("NoSuchBucket: the bucket does not exist");
+    }
+    return page;
 }
 
 api::Status S3Context::deleteNative(const std::string& bucket, const std::string& name) const

@@ -30,7 +30,8 @@ namespace tessera::daemon::s3 {
 struct S3Context {
     S3Api::MapSource smap;
     S3Api::BucketSource bmd;
-    std::string selfUrl;  // this proxy (its native API, on loopback)
+    proxy::BucketLister list;  // the proxy's listing, in process
+    std::string selfUrl;       // this proxy (its native API, on loopback)
     std::string clusterKey;
     std::chrono::milliseconds timeout{60000};
     S3Api::SecretLookup secrets;

@@ -269,6 +269,37 @@ private slots:
         QCOMPARE(code(*r), std::string("BucketNotEmpty"));
     }
 
+    // More listings at once than the proxy has workers (8), on the proxy's
+    // own port: each S3 handler runs on a worker and its listing must not
+    // need another one. (When it listed through the proxy's HTTP port, 16 at
+    // once took every worker and nothing was answered for minutes.)
+    void listingsAtOnceAllAnswer()
+    {
+        constexpr int kAtOnce = 16;
+        std::vector<std::future<std::pair<int, std::string>>> answers;
+        const auto started = std::chrono::steady_clock::now();
+        for (int i = 0; i < kAtOnce; ++i) {
+            answers.push_back(std::async(std::launch::async, [this] {
+                client::HttpClient::Options o;
+                o.ioTimeout = std::chrono::seconds(30);
+                o.retriesOn503 = 0;
+                client::HttpClient http(o);
+                auto r = http.send(Method::Get, s3("/s3test?list-type=2"));
+                return r ? std::pair{r->status, r->body} : std::pair{0, r.error().message};
+            }));
+        }
+        for (auto& a : answers) {
+            const auto [status, body] = a.get();
+            QCOMPARE(status, 200);
+            QVERIFY2(body.find("<ListBucketResult") != std::string::npos, body.c_str());
+        }
+        const auto took = std::chrono::steady_clock::now() - started;
+        QVERIFY2(took < std::chrono::seconds(20),
+                 ("16 listings took " +
+                  std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) + " ms")
+                     .c_str());
+    }
+
     void conditionsCopiesAndMultipartRules()
     {
         auto r = m_http.send(Method::Put, s3("/s3test/cond"), Body::string("conditional"));
