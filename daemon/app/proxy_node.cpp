@@ -63,14 +63,25 @@ ProxyNode::ProxyNode(const Config& c) : m_config(c)
     m_api->setAisView(aisNodeView(c, m_server->port()));
     m_api->setListTimeout(std::chrono::milliseconds(c.listTimeoutMs));
     m_api->registerRoutes(m_router);
-    // Listings for the planners and the S3 front end, in process: a worker
-    // waiting on the proxy's own HTTP listing would need another worker to
-    // answer it.
+    // Listings for the planners and the S3 front end, and S3's bucket
+    // creation and removal, in process: a worker waiting on the proxy's own
+    // HTTP port would need another worker to answer it.
     const proxy::BucketLister list = [this](const std::string& bucket, const api::ListRequest& lr) {
         return m_api->listPage(bucket, lr);
     };
+    s3::S3Api::NativeOps native;
+    native.list = list;
+    native.createBucket = [this](const std::string& bucket) { return m_api->createBucketNamed(bucket); };
+    native.destroyBucket = [this](const std::string& bucket) -> api::Status {
+        auto failed = m_api->destroyBucketNamed(bucket);
+        if (!failed) return failed.error();
+        // Gone from the cluster; what a target kept goes when it is destroyed again.
+        if (!failed->empty()) logWarn("bucket ", bucket, " destroyed; removing its data failed on ", *failed);
+        return {};
+    };
     m_s3 = std::make_unique<s3::S3Api>(
-        [this] { return m_state->smap(); }, [this] { return m_state->bmd(); }, list, m_self.publicNet.url, clusterKey,
+        [this] { return m_state->smap(); }, [this] { return m_state->bmd(); }, std::move(native), m_self.publicNet.url,
+        clusterKey,
         // a relayed PUT waits for the target's commit (fsync), a
         // listing for the proxy's wait for its targets' pages
         std::chrono::milliseconds(std::max<std::int64_t>({c.peerTimeoutMs, 60000, c.listTimeoutMs + c.peerTimeoutMs})));

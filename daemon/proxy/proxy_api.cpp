@@ -265,14 +265,20 @@ Response ProxyApi::createBucket(const Request& req)
                 "/value: create-bck takes no properties; set them afterwards with PATCH /v1/buckets/" + *bucket));
         }
     }
-    auto bmd = m_state.createBucket(*bucket);
-    if (!bmd) return Response::error(bmd.error());
+    if (auto st = createBucketNamed(*bucket); !st) return Response::error(st.error());
+    return Response::ok();
+}
+
+api::Status ProxyApi::createBucketNamed(const std::string& bucket) const
+{
+    auto bmd = m_state.createBucket(bucket);
+    if (!bmd) return bmd.error();
     const auto smap = *m_state.smap();
     // A target that was down when an earlier bucket of this name was
     // destroyed may still hold its data: clear it before the name is usable.
-    m_peers.fanOut(smap, client::Method::Delete, api::path::internalBucket(*bucket));
+    m_peers.fanOut(smap, client::Method::Delete, api::path::internalBucket(bucket));
     m_peers.pushMeta(smap, std::nullopt, *bmd);
-    return Response::ok();
+    return {};
 }
 
 Response ProxyApi::destroyBucket(const Request& req)
@@ -292,21 +298,28 @@ Response ProxyApi::destroyBucket(const Request& req)
                                                  "was changed");
         }
     }
-    auto bmd = m_state.destroyBucket(*bucket);
-    if (!bmd) return Response::error(bmd.error());
+    auto failed = destroyBucketNamed(*bucket);
+    if (!failed) return Response::error(failed.error());
+    if (!failed->empty()) {
+        // The bucket is gone from the cluster; data left on these targets is
+        // no longer reachable and is removed when the bucket is destroyed again.
+        return Response::json({{"status", "destroyed"}, {"data_removal_failed_on", *failed}});
+    }
+    return Response::ok();
+}
+
+api::Result<std::string> ProxyApi::destroyBucketNamed(const std::string& bucket) const
+{
+    auto bmd = m_state.destroyBucket(bucket);
+    if (!bmd) return bmd.error();
     const auto smap = *m_state.smap();
     m_peers.pushMeta(smap, std::nullopt, *bmd);
-    auto results = m_peers.fanOut(smap, client::Method::Delete, api::path::internalBucket(*bucket));
+    auto results = m_peers.fanOut(smap, client::Method::Delete, api::path::internalBucket(bucket));
     std::string failed;
     for (const auto& [id, r] : results) {
         if (!r || !r->isSuccess()) failed += (failed.empty() ? "" : ", ") + id;
     }
-    if (!failed.empty()) {
-        // The bucket is gone from the cluster; data left on these targets is
-        // no longer reachable and is removed when the bucket is destroyed again.
-        return Response::json({{"status", "destroyed"}, {"data_removal_failed_on", failed}});
-    }
-    return Response::ok();
+    return failed;
 }
 
 Response ProxyApi::headBucket(const Request& req)

@@ -90,6 +90,11 @@ public:
     // covered by copies), for the proxy's own callers without an HTTP hop.
     // Worker threads only: it waits for the targets.
     api::Result<api::ObjectList> listPage(const std::string& bucket, const api::ListRequest& lr) const;
+    // create-bck and destroy-bck of a bucket by name, as their routes do
+    // (the S3 front end's calls, in process). Destroy answers the ids of the
+    // targets whose data removal failed (empty: none). Worker threads only.
+    api::Status createBucketNamed(const std::string& bucket) const;
+    api::Result<std::string> destroyBucketNamed(const std::string& bucket) const;
 
 private:
     net::Response redirectObject(const net::Request& req);

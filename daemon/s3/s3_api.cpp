@@ -67,14 +67,14 @@ struct S3Api::Impl {
     }
 };
 
-S3Api::S3Api(MapSource smap, BucketSource bmd, proxy::BucketLister list, std::string selfUrl, std::string clusterKey,
+S3Api::S3Api(MapSource smap, BucketSource bmd, NativeOps native, std::string selfUrl, std::string clusterKey,
              std::chrono::milliseconds timeout)
     : m_impl(std::make_unique<Impl>())
 {
     auto& c = m_impl->ctx;
     c.smap = std::move(smap);
     c.bmd = std::move(bmd);
-    c.list = std::move(list);
+    c.native = std::move(native);
     c.selfUrl = std::move(selfUrl);
     c.clusterKey = std::move(clusterKey);
     c.timeout = timeout;

@@ -36,10 +36,16 @@ public:
     // The proxy's current cluster map and buckets (any thread).
     using MapSource = std::function<std::shared_ptr<const api::Smap>()>;
     using BucketSource = std::function<std::shared_ptr<const api::Bmd>()>;
-    // `list`: the proxy's own listing, called in process (a handler runs on
-    // a worker; a listing through the proxy's HTTP port would need another).
-    // `selfUrl`: this proxy's URL (loopback calls of the native API).
-    S3Api(MapSource smap, BucketSource bmd, proxy::BucketLister list, std::string selfUrl, std::string clusterKey,
+    // The proxy's own bucket operations, called in process: a handler runs
+    // on a worker, and the same call through the proxy's HTTP port would
+    // need another (with every worker waiting so, nothing is answered).
+    struct NativeOps {
+        proxy::BucketLister list;
+        std::function<api::Status(const std::string& bucket)> createBucket;
+        std::function<api::Status(const std::string& bucket)> destroyBucket;
+    };
+    // `selfUrl`: this proxy's URL (object deletes through its redirects).
+    S3Api(MapSource smap, BucketSource bmd, NativeOps native, std::string selfUrl, std::string clusterKey,
           std::chrono::milliseconds timeout);
     ~S3Api();
 

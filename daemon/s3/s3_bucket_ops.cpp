@@ -70,12 +70,12 @@ Response BucketOps::createBucket(const Request& req) const
     if (m_ctx.bucketExists(bucket)) {
         return s3Error(409, "BucketAlreadyOwnedByYou", "the bucket exists already", "/" + bucket);
     }
-    auto r =
-        m_ctx.http().send(client::Method::Post, m_ctx.selfUrl + api::path::bucket(bucket),
-                          client::Body::string(R"({"action":"create-bck"})"), {{"Content-Type", "application/json"}});
-    if (!r) return fromError(r.error(), "/" + bucket);
-    if (r->status == 409) return s3Error(409, "BucketAlreadyOwnedByYou", "the bucket exists already", "/" + bucket);
-    if (!r->isSuccess()) return fromNative(*r, "/" + bucket, "NoSuchBucket");
+    if (auto st = m_ctx.native.createBucket(bucket); !st) {
+        if (st.kind() == api::ErrorKind::Conflict) {
+            return s3Error(409, "BucketAlreadyOwnedByYou", "the bucket exists already", "/" + bucket);
+        }
+        return fromError(st.error(), "/" + bucket);
+    }
     Response ok;
     ok.header("Location", "/" + bucket);
     return ok;
@@ -95,9 +95,10 @@ Response BucketOps::deleteBucket(const Request& req) const
     if (!page->entries.empty()) {
         return s3Error(409, "BucketNotEmpty", "The bucket you tried to delete is not empty", "/" + bucket);
     }
-    auto r = m_ctx.http().send(client::Method::Delete, m_ctx.selfUrl + api::path::bucket(bucket));
-    if (!r) return fromError(r.error(), "/" + bucket);
-    if (!r->isSuccess()) return fromNative(*r, "/" + bucket, "NoSuchBucket");
+    if (auto st = m_ctx.native.destroyBucket(bucket); !st) {
+        if (st.kind() == api::ErrorKind::NotFound) return m_ctx.noSuchBucket(bucket);
+        return fromError(st.error(), "/" + bucket);
+    }
     Response ok;
     ok.status = 204;
     return ok;

@@ -186,7 +186,7 @@ api::Result<api::ObjectList> S3Context::nativeList(const std::string& bucket, co
     // In process, not through the proxy's HTTP port: this runs on a worker,
     // and that listing would need another one (with every worker waiting so,
     // the proxy would answer nothing until the calls timed out).
-    auto page = list(bucket, *lr);
+    auto page = native.list(bucket, *lr);
     if (!page && page.kind() == api::ErrorKind::NotFound) {
         return api::Error::notFound("NoSuchBucket: the bucket does not exist");
     }

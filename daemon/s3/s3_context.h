@@ -30,8 +30,8 @@ namespace tessera::daemon::s3 {
 struct S3Context {
     S3Api::MapSource smap;
     S3Api::BucketSource bmd;
-    proxy::BucketLister list;  // the proxy's listing, in process
-    std::string selfUrl;       // this proxy (its native API, on loopback)
+    S3Api::NativeOps native;  // the proxy's listing and bucket operations, in process
+    std::string selfUrl;      // this proxy (its native API, on loopback)
     std::string clusterKey;
     std::chrono::milliseconds timeout{60000};
     S3Api::SecretLookup secrets;

@@ -25,6 +25,7 @@
 #include <QTcpServer>
 #include <QTest>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -269,33 +270,51 @@ private slots:
         QCOMPARE(code(*r), std::string("BucketNotEmpty"));
     }
 
-    // More listings at once than the proxy has workers (8), on the proxy's
-    // own port: each S3 handler runs on a worker and its listing must not
-    // need another one. (When it listed through the proxy's HTTP port, 16 at
-    // once took every worker and nothing was answered for minutes.)
-    void listingsAtOnceAllAnswer()
+    // `method path(i)` for i in 0..15 at once; the statuses and bodies.
+    std::vector<std::pair<int, std::string>> atOnce(Method method, const std::function<std::string(int)>& path)
     {
-        constexpr int kAtOnce = 16;
         std::vector<std::future<std::pair<int, std::string>>> answers;
-        const auto started = std::chrono::steady_clock::now();
-        for (int i = 0; i < kAtOnce; ++i) {
-            answers.push_back(std::async(std::launch::async, [this] {
+        for (int i = 0; i < 16; ++i) {
+            answers.push_back(std::async(std::launch::async, [this, method, p = path(i)] {
                 client::HttpClient::Options o;
                 o.ioTimeout = std::chrono::seconds(30);
                 o.retriesOn503 = 0;
                 client::HttpClient http(o);
-                auto r = http.send(Method::Get, s3("/s3test?list-type=2"));
+                auto r = http.send(method, s3(p));
                 return r ? std::pair{r->status, r->body} : std::pair{0, r.error().message};
             }));
         }
-        for (auto& a : answers) {
-            const auto [status, body] = a.get();
+        std::vector<std::pair<int, std::string>> out;
+        for (auto& a : answers) out.push_back(a.get());
+        return out;
+    }
+
+    // More S3 calls at once than the proxy has workers (8), on the proxy's
+    // own port: each handler runs on a worker, and a listing, a bucket
+    // creation or removal must not need another one. (When they went through
+    // the proxy's HTTP port, 16 listings at once took every worker and
+    // nothing was answered for minutes.)
+    void bucketCallsAtOnceAllAnswer()
+    {
+        const auto started = std::chrono::steady_clock::now();
+        for (const auto& [status, body] : atOnce(Method::Get, [](int) { return "/s3test?list-type=2"; })) {
             QCOMPARE(status, 200);
             QVERIFY2(body.find("<ListBucketResult") != std::string::npos, body.c_str());
         }
+        const auto name = [](int i) { return "/s3many-" + std::to_string(i); };
+        for (const auto& [status, body] : atOnce(Method::Put, name)) QVERIFY2(status == 200, body.c_str());
+        for (int i = 0; i < 16; ++i) {
+            int listed = 0;
+            get(name(i) + "?list-type=2", &listed);
+            QCOMPARE(listed, 200);
+        }
+        for (const auto& [status, body] : atOnce(Method::Delete, name)) QVERIFY2(status == 204, body.c_str());
+        int status = 0;
+        get(name(3) + "?list-type=2", &status);
+        QCOMPARE(status, 404);
         const auto took = std::chrono::steady_clock::now() - started;
-        QVERIFY2(took < std::chrono::seconds(20),
-                 ("16 listings took " +
+        QVERIFY2(took < std::chrono::seconds(30),
+                 ("48 calls took " +
                   std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) + " ms")
                      .c_str());
     }
