@@ -7,6 +7,7 @@
 // tar -> tgz and tar -> zip conversion; missing shards and duplicate keys
 // per policy; each bad field named in a 400; the job seen in /v1/jobs and
 // /v1/sort, and forgotten by DELETE /v1/sort.
+#include "at_once.h"
 #include "dsort_test_util.h"
 #include "local_cluster.h"
 
@@ -22,7 +23,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
-#include <future>
 #include <set>
 
 using namespace tessera;
@@ -621,21 +621,14 @@ private slots:
     void dryRunsAtOnceAllAnswer()
     {
         const auto spec = baseSpec("out-many").dump();
-        constexpr int kAtOnce = 16;
-        std::vector<std::future<int>> answers;
         const auto started = std::chrono::steady_clock::now();
-        for (int i = 0; i < kAtOnce; ++i) {
-            answers.push_back(std::async(std::launch::async, [this, &spec] {
-                client::HttpClient::Options o;
-                o.ioTimeout = std::chrono::seconds(30);
-                o.retriesOn503 = 0;
-                client::HttpClient http(o);
-                auto r = http.send(client::Method::Post, m_cluster.proxyUrl() + "/v1/sort?dry_run=true",
-                                   client::Body::string(spec), {{"Content-Type", "application/json"}});
-                return r ? r->status : 0;
-            }));
-        }
-        for (auto& a : answers) QCOMPARE(a.get(), 200);
+        const auto answers = tests::sendAtOnce(16, [&](int) {
+            return tests::AtOnceCall{client::Method::Post,
+                                     m_cluster.proxyUrl() + "/v1/sort?dry_run=true",
+                                     spec,
+                                     {{"Content-Type", "application/json"}}};
+        });
+        for (const auto& a : answers) QVERIFY2(a.status == 200, a.body.c_str());
         const auto took = std::chrono::steady_clock::now() - started;
         QVERIFY2(took < std::chrono::seconds(20),
                  ("16 dry runs took " +

@@ -4,6 +4,7 @@
 // within the size bound and as large as the plan said; a shuffle
 // reproducible from its seed; a dry run that starts nothing; an abort that
 // leaves no partial shard; each field of a bad spec named in a 400.
+#include "at_once.h"
 #include "local_cluster.h"
 #include "shard_test_util.h"
 
@@ -12,7 +13,6 @@
 
 #include <QDirIterator>
 #include <QTest>
-#include <future>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -325,21 +325,14 @@ private slots:
     {
         auto c = client();
         QVERIFY(c.createBucket("wds-many"));
-        constexpr int kAtOnce = 16;
-        std::vector<std::future<int>> answers;
         const auto started = std::chrono::steady_clock::now();
-        for (int i = 0; i < kAtOnce; ++i) {
-            answers.push_back(std::async(std::launch::async, [this] {
-                client::HttpClient::Options o;
-                o.ioTimeout = std::chrono::seconds(30);
-                o.retriesOn503 = 0;
-                client::HttpClient http(o);
-                auto r = http.send(client::Method::Post, m_cluster.proxyUrl() + "/v1/ishard?dry_run=true",
-                                   client::Body::string("{\"src_bck\":\"loose\",\"dst_bck\":\"wds-many\"}"));
-                return r ? r->status : 0;
-            }));
-        }
-        for (auto& a : answers) QCOMPARE(a.get(), 200);
+        const auto answers = tests::sendAtOnce(16, [this](int) {
+            return tests::AtOnceCall{client::Method::Post,
+                                     m_cluster.proxyUrl() + "/v1/ishard?dry_run=true",
+                                     "{\"src_bck\":\"loose\",\"dst_bck\":\"wds-many\"}",
+                                     {}};
+        });
+        for (const auto& a : answers) QVERIFY2(a.status == 200, a.body.c_str());
         const auto took = std::chrono::steady_clock::now() - started;
         QVERIFY2(took < std::chrono::seconds(20),
                  ("16 dry runs took " +

@@ -8,6 +8,7 @@
 // survive the owner's restart and expire after 7 days, a crash
 // mid-completion leaves no object, and UploadPartCopy reads on the owner;
 // virtual-host style (--s3-virtual-host) on both ports.
+#include "at_once.h"
 #include "curl_run.h"
 #include "local_cluster.h"
 
@@ -26,7 +27,6 @@
 #include <QTest>
 #include <chrono>
 #include <functional>
-#include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -270,23 +270,10 @@ private slots:
         QCOMPARE(code(*r), std::string("BucketNotEmpty"));
     }
 
-    // `method path(i)` for i in 0..15 at once; the statuses and bodies.
-    std::vector<std::pair<int, std::string>> atOnce(Method method, const std::function<std::string(int)>& path)
+    // `method path(i)` for i in 0..15 at once.
+    std::vector<tests::AtOnceAnswer> atOnce(Method method, const std::function<std::string(int)>& path)
     {
-        std::vector<std::future<std::pair<int, std::string>>> answers;
-        for (int i = 0; i < 16; ++i) {
-            answers.push_back(std::async(std::launch::async, [this, method, p = path(i)] {
-                client::HttpClient::Options o;
-                o.ioTimeout = std::chrono::seconds(30);
-                o.retriesOn503 = 0;
-                client::HttpClient http(o);
-                auto r = http.send(method, s3(p));
-                return r ? std::pair{r->status, r->body} : std::pair{0, r.error().message};
-            }));
-        }
-        std::vector<std::pair<int, std::string>> out;
-        for (auto& a : answers) out.push_back(a.get());
-        return out;
+        return tests::sendAtOnce(16, [&](int i) { return tests::AtOnceCall{method, s3(path(i)), {}, {}}; });
     }
 
     // More S3 calls at once than the proxy has workers (8), on the proxy's
@@ -297,18 +284,18 @@ private slots:
     void bucketCallsAtOnceAllAnswer()
     {
         const auto started = std::chrono::steady_clock::now();
-        for (const auto& [status, body] : atOnce(Method::Get, [](int) { return "/s3test?list-type=2"; })) {
-            QCOMPARE(status, 200);
-            QVERIFY2(body.find("<ListBucketResult") != std::string::npos, body.c_str());
+        for (const auto& a : atOnce(Method::Get, [](int) { return "/s3test?list-type=2"; })) {
+            QCOMPARE(a.status, 200);
+            QVERIFY2(a.body.find("<ListBucketResult") != std::string::npos, a.body.c_str());
         }
         const auto name = [](int i) { return "/s3many-" + std::to_string(i); };
-        for (const auto& [status, body] : atOnce(Method::Put, name)) QVERIFY2(status == 200, body.c_str());
+        for (const auto& a : atOnce(Method::Put, name)) QVERIFY2(a.status == 200, a.body.c_str());
         for (int i = 0; i < 16; ++i) {
             int listed = 0;
             get(name(i) + "?list-type=2", &listed);
             QCOMPARE(listed, 200);
         }
-        for (const auto& [status, body] : atOnce(Method::Delete, name)) QVERIFY2(status == 204, body.c_str());
+        for (const auto& a : atOnce(Method::Delete, name)) QVERIFY2(a.status == 204, a.body.c_str());
         int status = 0;
         get(name(3) + "?list-type=2", &status);
         QCOMPARE(status, 404);
