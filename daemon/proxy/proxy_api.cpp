@@ -369,9 +369,11 @@ Response ProxyApi::listObjects(const Request& req)
 
 api::Result<api::ObjectList> ProxyApi::listPage(const std::string& bucket, const api::ListRequest& lr) const
 {
-    if (m_state.bmd()->find(bucket) == nullptr) {
-        return api::Error::notFound("bucket \"" + bucket + "\" does not exist");
-    }
+    // The map is held while its props are read (a bucket created or
+    // destroyed meanwhile publishes a new one).
+    const auto bmd = m_state.bmd();
+    const auto* props = bmd->find(bucket);
+    if (props == nullptr) return api::Error::notFound("bucket \"" + bucket + "\" does not exist");
     auto smap = *m_state.smap();
     if (smap.tmap.empty()) return api::Error::unavailable("no targets in the cluster");
     if (!lr.target.empty()) {
@@ -386,10 +388,9 @@ api::Result<api::ObjectList> ProxyApi::listPage(const std::string& bucket, const
     // than copies; or an erasure-coded one whose slices and copies are
     // complete, with at most P targets missing (the targets that answer
     // then also list the missing owners' names from their slices).
-    const auto* props = m_state.bmd()->find(bucket);
-    const bool coded = props != nullptr && props->ec.enabled;
+    const bool coded = props->ec.enabled;
     std::size_t tolerated = 0;
-    if (props != nullptr && props->mirror.enabled && !props->mirror.pending) {
+    if (props->mirror.enabled && !props->mirror.pending) {
         tolerated = props->mirror.targetCopies() - 1;
     } else if (coded && !props->ec.pending) {
         tolerated = static_cast<std::size_t>(props->ec.paritySlices);
@@ -417,7 +418,7 @@ api::Result<api::ObjectList> ProxyApi::listPage(const std::string& bucket, const
     auto perTarget = lr;
     // Each name of a mirrored bucket is on `copies` targets: each holds a
     // larger share of the names.
-    const std::size_t copies = props != nullptr ? props->mirror.targetCopies() : 1;
+    const std::size_t copies = props->mirror.targetCopies();
     perTarget.pageSize =
         perTargetPageSize(lr.pageSize, static_cast<std::uint32_t>(std::max<std::size_t>(1, smap.tmap.size() / copies)));
     std::vector<api::ObjectList> pages;
