@@ -1,6 +1,7 @@
 #include "list_merge.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -101,9 +102,11 @@ std::uint32_t perTargetPageSize(std::uint32_t pageSize, std::uint32_t targets)
 {
     if (pageSize == 0) pageSize = api::kDefaultPageSize;
     if (targets <= 1) return pageSize;
-    const std::uint64_t share =
-        (std::uint64_t{pageSize} * 5 + std::uint64_t{targets} * 4 - 1) / (std::uint64_t{targets} * 4);
-    return static_cast<std::uint32_t>(std::min<std::uint64_t>(pageSize, share + 16));
+    const std::uint64_t even = (std::uint64_t{pageSize} + targets - 1) / targets;
+    const std::uint64_t quarter =
+        (std::uint64_t{pageSize} * 5 + std::uint64_t{targets} * 4 - 1) / (std::uint64_t{targets} * 4) - even;
+    const auto spread = static_cast<std::uint64_t>(std::ceil(4 * std::sqrt(static_cast<double>(even))));
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(pageSize, even + std::min(quarter, spread) + 16));
 }
 
 }  // namespace tessera::daemon::proxy

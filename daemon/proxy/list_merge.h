@@ -26,8 +26,11 @@ namespace tessera::daemon::proxy {
 api::ObjectList mergeListPages(std::vector<api::ObjectList> pages, std::uint32_t pageSize);
 
 // How many names the proxy asks each of `targets` targets for, to answer a
-// page of `pageSize` (0: the default): the even share plus a quarter and 16,
-// at most the page itself.
+// page of `pageSize` (0: the default): the even share plus a margin, at most
+// the page itself. HRW spreads names evenly: a target's count among the
+// page's names varies by about sqrt(share), so the margin is the smaller of
+// 4 x sqrt(share) + 16 and a quarter of the share + 16. A target short of
+// its share makes the page shorter, never wrong (mergeListPages).
 std::uint32_t perTargetPageSize(std::uint32_t pageSize, std::uint32_t targets);
 
 }  // namespace tessera::daemon::proxy

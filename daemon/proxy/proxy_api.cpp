@@ -411,10 +411,11 @@ api::Result<api::ObjectList> ProxyApi::listPage(const std::string& bucket, const
     }
     // Each target is asked for its share of the page and a margin, not the
     // whole page: names are spread over the targets by a hash, so n targets'
-    // pages of pagesize/n × 1.25 cover a full page nearly always, at a
-    // fraction of the work of n full pages. When they do not (a skewed
-    // prefix), the page is cut at the smallest target token and is shorter;
-    // the next one continues from there, so nothing is lost or repeated.
+    // pages of their even share and a margin (perTargetPageSize) cover a full
+    // page nearly always, at a fraction of the work of n full pages. When
+    // they do not (a skewed prefix), the page is cut at the smallest target
+    // token and is shorter; the next one continues from there, so nothing
+    // is lost or repeated.
     auto perTarget = lr;
     // Each name of a mirrored bucket is on `copies` targets: each holds a
     // larger share of the names.

@@ -145,11 +145,13 @@ private slots:
 
     void perTargetShare()
     {
-        QCOMPARE(perTargetPageSize(10000, 3), 4183u);  // ceil(10000 * 1.25 / 3) + 16
+        QCOMPARE(perTargetPageSize(10000, 3), 3581u);  // 3334 + ceil(4 * sqrt(3334)) + 16
+        QCOMPARE(perTargetPageSize(10000, 2), 5299u);  // 5000 + 283 + 16
         QCOMPARE(perTargetPageSize(10000, 1), 10000u);
-        QCOMPARE(perTargetPageSize(3, 3), 3u);    // never more than the page
-        QCOMPARE(perTargetPageSize(0, 2), 641u);  // the default page of 1000
-        QCOMPARE(perTargetPageSize(10000, 100), 141u);
+        QCOMPARE(perTargetPageSize(3, 3), 3u);          // never more than the page
+        QCOMPARE(perTargetPageSize(0, 2), 606u);        // the default page of 1000: 500 + 90 + 16
+        QCOMPARE(perTargetPageSize(10000, 100), 141u);  // a quarter (25) is less than 4 x sqrt(100)
+        QCOMPARE(perTargetPageSize(100, 3), 58u);       // the same: 34 + 8 + 16
     }
 
     // Short target pages: the page is cut at the smallest target token and
