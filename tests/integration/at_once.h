@@ -25,11 +25,21 @@ struct AtOnceAnswer {
     std::string body;
 };
 
-// Sends call(0) .. call(n-1) at once; the answers in that order. No retries
-// on 503: each call is answered once.
-inline std::vector<AtOnceAnswer> sendAtOnce(int n, const std::function<AtOnceCall(int)>& call,
-                                            std::chrono::milliseconds timeout = std::chrono::seconds(30))
+struct AtOnceResult {
+    std::vector<AtOnceAnswer> answers;  // in the order of the calls
+    std::chrono::milliseconds took{0};  // from the first send to the last answer
+    std::string tookText() const
+    {
+        return std::to_string(answers.size()) + " calls at once took " + std::to_string(took.count()) + " ms";
+    }
+};
+
+// Sends call(0) .. call(n-1) at once. No retries on 503: each call is
+// answered once.
+inline AtOnceResult sendAtOnce(int n, const std::function<AtOnceCall(int)>& call,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(30))
 {
+    const auto started = std::chrono::steady_clock::now();
     std::vector<std::future<AtOnceAnswer>> pending;
     for (int i = 0; i < n; ++i) {
         pending.push_back(std::async(std::launch::async, [c = call(i), timeout] {
@@ -42,8 +52,9 @@ inline std::vector<AtOnceAnswer> sendAtOnce(int n, const std::function<AtOnceCal
             return r ? AtOnceAnswer{r->status, r->body} : AtOnceAnswer{0, r.error().message};
         }));
     }
-    std::vector<AtOnceAnswer> out;
-    for (auto& p : pending) out.push_back(p.get());
+    AtOnceResult out;
+    for (auto& p : pending) out.answers.push_back(p.get());
+    out.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     return out;
 }
 

@@ -273,10 +273,10 @@ private slots:
     // `method path(i)` for i in 0..15 at once.
     std::vector<tests::AtOnceAnswer> atOnce(Method method, const std::function<std::string(int)>& path)
     {
-        return tests::sendAtOnce(16, [&](int i) { return tests::AtOnceCall{method, s3(path(i)), {}, {}}; });
+        return tests::sendAtOnce(16, [&](int i) { return tests::AtOnceCall{method, s3(path(i)), {}, {}}; }).answers;
     }
 
-    // More S3 calls at once than the proxy has workers (8), on the proxy's
+    // More S3 calls at once than the proxy has workers (max(4, 2 x cores)), on the proxy's
     // own port: each handler runs on a worker, and a listing, a bucket
     // creation or removal must not need another one. (When they went through
     // the proxy's HTTP port, 16 listings at once took every worker and
