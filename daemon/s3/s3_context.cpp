@@ -183,9 +183,8 @@ api::Result<api::ObjectList> S3Context::nativeList(const std::string& bucket, co
     q["time_format"] = std::string(api::kGoRfc3339Nano);
     auto lr = api::listRequestFromQuery(q);
     if (!lr) return lr.error();
-    // In process, not through the proxy's HTTP port: this runs on a worker,
-    // and that listing would need another one (with every worker waiting so,
-    // the proxy would answer nothing until the calls timed out).
+    // In process, not through the proxy's HTTP port (S3Api::NativeOps). The
+    // query is parsed as the native route parses it: the same checks.
     auto page = native.list(bucket, *lr);
     if (!page && page.kind() == api::ErrorKind::NotFound) {
         return api::Error::notFound("NoSuchBucket: the bucket does not exist");
