@@ -11,8 +11,11 @@
 // Pure function: no I/O, testable without a cluster.
 
 #include "api/object_list.h"
+#include "api/object_list_raw.h"
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera::daemon::proxy {
@@ -24,6 +27,13 @@ namespace tessera::daemon::proxy {
 // entry wins, and a name whose newest entry is a deletion
 // (kEntryStatusDeleted) is left out. Stamps are not passed on.
 api::ObjectList mergeListPages(std::vector<api::ObjectList> pages, std::uint32_t pageSize);
+
+// The same merge over pages kept as the targets' text (api::RawObjectList,
+// which has no stand-in stamps), written as the JSON answer: the text
+// dumpObjectList writes for mergeListPages' page with this `uuid`, the
+// chosen entries' bytes copied as the targets sent them.
+std::string mergeRawListPages(const std::vector<api::RawObjectList>& pages, std::uint32_t pageSize,
+                              std::string_view uuid);
 
 // How many names the proxy asks each of `targets` targets for, to answer a
 // page of `pageSize` (0: the default): the even share plus a margin, at most

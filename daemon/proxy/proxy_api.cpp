@@ -48,6 +48,32 @@ Response listAnswer(const Request& req, const api::ObjectList& page)
     if (api::acceptsMsgpack(req.header("Accept"))) return Response::msgpack(api::dumpObjectListMsgpack(page));
     return Response::jsonText(api::dumpObjectList(page));
 }
+
+std::vector<api::RawObjectList> rawPages(std::vector<ProxyApi::TargetPage>& pages)
+{
+    std::vector<api::RawObjectList> out;
+    out.reserve(pages.size());
+    for (auto& p : pages) out.push_back(std::move(p.page));
+    return out;
+}
+
+// The targets' pages decoded and merged (the in-process callers' page, and
+// the answer in msgpack or when a page is not in the exact form).
+api::Result<api::ObjectList> mergeDecoded(std::vector<ProxyApi::TargetPage> pages, std::uint32_t pageSize,
+                                          std::string uuid)
+{
+    std::vector<api::ObjectList> decoded;
+    decoded.reserve(pages.size());
+    for (const auto& p : pages) {
+        auto page = api::parseObjectList(p.page.body);
+        if (!page) return api::Error::unavailable("target " + p.target + " sent an unreadable page");
+        decoded.push_back(std::move(page.value()));
+    }
+    auto out = mergeListPages(std::move(decoded), pageSize);
+    // AIStore's clients expect a listing id (cos.IsValidUUID: 9+ characters).
+    out.uuid = std::move(uuid);
+    return out;
+}
 }  // namespace
 
 ProxyApi::ProxyApi(api::Snode self, ProxyState& state, PeerCalls& peers, std::function<nlohmann::json()> nodeInfo,
@@ -362,12 +388,32 @@ Response ProxyApi::listObjects(const Request& req)
     if (!bucket) return Response::error(bucket.error());
     auto lr = req.body.empty() ? api::listRequestFromQuery(req.query) : api::listRequestFromJson(req.body);
     if (!lr) return Response::error(lr.error());
-    auto page = listPage(*bucket, *lr);
+    auto fetched = targetPages(*bucket, *lr);
+    if (!fetched) return Response::error(fetched.error());
+    auto& pages = fetched.value();
+    const auto uuid = lr->uuid.empty() ? meta::randomId(12) : lr->uuid;
+    // JSON: the chosen entries' bytes go through as the targets wrote them
+    // (pages in dumpObjectList's exact form, as every target of this
+    // version writes them), without decoding each into an ObjEntry.
+    if (!api::acceptsMsgpack(req.header("Accept"))) {
+        const bool exact =
+            std::all_of(pages.begin(), pages.end(), [](auto& p) { return api::scanRawObjectList(p.page); });
+        if (exact) return Response::jsonText(mergeRawListPages(rawPages(pages), lr->pageSize, uuid));
+    }
+    auto page = mergeDecoded(std::move(pages), lr->pageSize, uuid);
     if (!page) return Response::error(page.error());
     return listAnswer(req, *page);
 }
 
 api::Result<api::ObjectList> ProxyApi::listPage(const std::string& bucket, const api::ListRequest& lr) const
+{
+    auto pages = targetPages(bucket, lr);
+    if (!pages) return pages.error();
+    return mergeDecoded(std::move(pages.value()), lr.pageSize, lr.uuid.empty() ? meta::randomId(12) : lr.uuid);
+}
+
+api::Result<std::vector<ProxyApi::TargetPage>> ProxyApi::targetPages(const std::string& bucket,
+                                                                     const api::ListRequest& lr) const
 {
     // The map is held while its props are read (a bucket created or
     // destroyed meanwhile publishes a new one).
@@ -422,7 +468,7 @@ api::Result<api::ObjectList> ProxyApi::listPage(const std::string& bucket, const
     const std::size_t copies = props->mirror.targetCopies();
     perTarget.pageSize =
         perTargetPageSize(lr.pageSize, static_cast<std::uint32_t>(std::max<std::size_t>(1, smap.tmap.size() / copies)));
-    std::vector<api::ObjectList> pages;
+    std::vector<TargetPage> pages;
     // Erasure coded: a target that fails to answer is only found out by
     // asking; the others are asked again to stand in for it (once).
     for (int round = 0; round < 2; ++round) {
@@ -457,9 +503,9 @@ api::Result<api::ObjectList> ProxyApi::listPage(const std::string& bucket, const
                 if (e.kind != api::ErrorKind::Unavailable || incomplete(id, e.message)) return e;
                 continue;
             }
-            auto page = api::parseObjectList(r->body);
-            if (!page) return api::Error::unavailable("target " + id + " sent an unreadable page");
-            pages.push_back(std::move(page.value()));
+            auto& page = pages.emplace_back();
+            page.target = id;
+            page.page.body = std::move(r->body);
         }
         if (!coded || missingIds.size() == failedBefore) break;
         if (round == 1) {
@@ -467,10 +513,7 @@ api::Result<api::ObjectList> ProxyApi::listPage(const std::string& bucket, const
                                            " (while the others were listing for it)");
         }
     }
-    auto out = mergeListPages(std::move(pages), lr.pageSize);
-    // AIStore's clients expect a listing id (cos.IsValidUUID: 9+ characters).
-    out.uuid = lr.uuid.empty() ? meta::randomId(12) : lr.uuid;
-    return out;
+    return pages;
 }
 
 Response ProxyApi::clusterInfo(const Request& req)

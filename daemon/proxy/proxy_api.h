@@ -6,6 +6,7 @@
 #include "api/action_msg.h"
 #include "api/node_stats.h"
 #include "api/object_list.h"
+#include "api/object_list_raw.h"
 #include "api/smap.h"
 #include "net/request_params.h"
 #include "net/router.h"
@@ -96,7 +97,16 @@ public:
     api::Status createBucketNamed(const std::string& bucket) const;
     api::Result<std::string> destroyBucketNamed(const std::string& bucket) const;
 
+    // A target's answer to its share of a listing page, as it sent it.
+    struct TargetPage {
+        std::string target;
+        api::RawObjectList page;
+    };
+
 private:
+    // The targets' pages for one page of `bucket`'s listing (listPage's and
+    // the route's): Unavailable when one is missing and not covered by copies.
+    api::Result<std::vector<TargetPage>> targetPages(const std::string& bucket, const api::ListRequest& lr) const;
     net::Response redirectObject(const net::Request& req);
     std::string redirectSignature(const net::Request& req, const api_util::ObjectRef& ref) const;
     net::Response join(const net::Request& req);

@@ -5,6 +5,7 @@
 #include "fuzz_check.h"
 
 #include "api/object_list.h"
+#include "api/object_list_raw.h"
 
 using namespace tessera;
 
@@ -48,6 +49,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(again && again->entries == page->entries && again->uuid == page->uuid &&
                        again->continuationToken == page->continuationToken && again->flags == page->flags,
                    written);
+    }
+    // The proxy's pass-through scan takes only the writer's exact form: a
+    // page it takes is read by the parser and written back byte for byte,
+    // with the same names and flags it found.
+    api::RawObjectList raw;
+    raw.body = std::string(text);
+    if (api::scanRawObjectList(raw)) {
+        const auto page = api::parseObjectList(text);
+        FUZZ_CHECK(page.ok(), "taken raw, refused by the parser: " + fuzz::errorText(page));
+        FUZZ_CHECK(api::dumpObjectList(*page) == text, api::dumpObjectList(*page));
+        FUZZ_CHECK(page->entries.size() == raw.entries.size(), std::to_string(raw.entries.size()));
+        for (std::size_t i = 0; i < raw.entries.size(); ++i) {
+            FUZZ_CHECK(
+                raw.name(raw.entries[i]) == page->entries[i].name && raw.entries[i].flags == page->entries[i].flags,
+                page->entries[i].name);
+        }
+        FUZZ_CHECK(raw.continuationToken() == page->continuationToken, page->continuationToken);
     }
     return 0;
 }

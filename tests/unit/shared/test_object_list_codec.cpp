@@ -4,6 +4,7 @@
 #include "api/go_time_format.h"
 #include "api/json_util.h"
 #include "api/object_list.h"
+#include "api/object_list_raw.h"
 #include "api/object_list_scan.h"
 
 #include <QTest>
@@ -140,6 +141,115 @@ private slots:
             }
         }
         QVERIFY(scanned >= 2 * 225);  // the plain rounds, both layouts
+    }
+
+    // The proxy's pass-through scan (object_list_raw.h) takes a page only
+    // in the writer's exact form: random pages as written are taken when
+    // their strings are plain and no entry has a stamp, and then their
+    // entries' names, flags and bytes are found and the text is what the
+    // decode-and-write path writes; a re-indented page is never taken.
+    void rawScanTakesTheWritersExactForm()
+    {
+        std::mt19937 rng(11);
+        const std::string alphabet = "abcXYZ019/_-. \"\\\t\x01\xc3\xa9";
+        auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+        int taken = 0;
+        for (int round = 0; round < 300; ++round) {
+            ObjectList l;
+            l.continuationToken = round % 3 == 0 ? "" : "tok-" + std::to_string(round);
+            l.uuid = "u" + std::to_string(round);
+            l.flags = static_cast<std::uint32_t>(pick(4));
+            const bool plain = round % 4 != 3;
+            bool stamped = false;
+            for (std::size_t i = 0, n = pick(40); i < n; ++i) {
+                ObjEntry e;
+                for (std::size_t k = 0, len = pick(24); k < len; ++k) {
+                    e.name.push_back(alphabet[pick(plain ? 12 : alphabet.size())]);
+                }
+                e.size = pick(3) == 0 ? -1 : static_cast<std::int64_t>(pick(1u << 30));
+                if (pick(4) == 0) e.checksum = "0123456789abcdef";
+                if (pick(4) == 0) e.atime = "2026-11-23T01:02:03Z";
+                if (pick(4) == 0) e.version = std::to_string(pick(9) + 1);
+                if (pick(6) == 0) e.location = "t[t1]:/mp" + std::to_string(pick(3));
+                if (pick(6) == 0) e.custom = "[k:v]";
+                if (pick(6) == 0) e.copies = static_cast<int>(pick(4) + 1);
+                if (pick(3) == 0) e.flags = static_cast<std::uint32_t>(pick(1024));
+                if (round % 5 == 4 && pick(5) == 0) {
+                    e.stamp = static_cast<std::int64_t>(pick(1u << 30) + 1);
+                    stamped = true;
+                }
+                l.entries.push_back(std::move(e));
+            }
+            const auto text = dumpObjectList(l);
+            bool ascii = true;
+            for (const auto& e : l.entries) {
+                ascii = ascii && std::all_of(e.name.begin(), e.name.end(),
+                                             [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+            }
+            RawObjectList raw;
+            raw.body = text;
+            const bool ok = scanRawObjectList(raw);
+            QCOMPARE(ok, ascii && !stamped);
+            QCOMPARE(raw.body, text);  // left as it was either way
+            if (!ok) continue;
+            ++taken;
+            QCOMPARE(raw.continuationToken(), std::string_view(l.continuationToken));
+            QCOMPARE(raw.entries.size(), l.entries.size());
+            std::string joined;
+            for (std::size_t i = 0; i < l.entries.size(); ++i) {
+                QCOMPARE(raw.name(raw.entries[i]), std::string_view(l.entries[i].name));
+                QCOMPARE(raw.entries[i].flags, l.entries[i].flags);
+                joined += (i ? "," : "") + std::string(raw.text(raw.entries[i]));
+            }
+            QVERIFY(text.find("\"entries\":[" + joined + "]") != std::string::npos);
+            QCOMPARE(dumpObjectList(*parseObjectList(text)), text);
+            RawObjectList indented;
+            indented.body = nlohmann::json::parse(text).dump(2);
+            QVERIFY(!scanRawObjectList(indented));
+        }
+        QVERIFY(taken >= 150);
+    }
+
+    void rawScanRefusesOtherForms_data()
+    {
+        QTest::addColumn<QString>("page");
+        const auto page = [](const char* entry) {
+            return QString(R"({"continuation_token":"","entries":[%1],"flags":0,"uuid":"u"})").arg(entry);
+        };
+        QTest::newRow("zero flags") << page(R"({"flags":0,"name":"a"})");
+        QTest::newRow("zero copies") << page(R"({"copies":0,"name":"a"})");
+        QTest::newRow("empty checksum") << page(R"({"checksum":"","name":"a"})");
+        QTest::newRow("size as a number") << page(R"({"name":"a","size":5})");
+        QTest::newRow("size with a leading zero") << page(R"({"name":"a","size":"05"})");
+        QTest::newRow("negative size") << page(R"({"name":"a","size":"-1"})");
+        QTest::newRow("keys out of order") << page(R"({"name":"a","flags":64})");
+        QTest::newRow("a key twice") << page(R"({"name":"a","name":"b"})");
+        QTest::newRow("unknown key") << page(R"({"name":"a","zz":"b"})");
+        QTest::newRow("stamp") << page(R"({"name":"a","stamp":5})");
+        QTest::newRow("no name") << page(R"({"size":"1"})");
+        QTest::newRow("escape in a name") << page("{\"name\":\"a\\\"b\"}");
+        QTest::newRow("non-ASCII name") << page("{\"name\":\"\xc3\xa9\"}");
+        QTest::newRow("blank") << page(R"({"name": "a"})");
+        QTest::newRow("flags too large") << page(R"({"flags":4294967296,"name":"a"})");
+        QTest::newRow("trailing blank") << page(R"({"name":"a"})") + " ";
+        QTest::newRow("page keys out of order")
+            << QString(R"({"entries":[],"continuation_token":"","flags":0,"uuid":"u"})");
+        QTest::newRow("no uuid") << QString(R"({"continuation_token":"","entries":[],"flags":0})");
+        QTest::newRow("truncated") << page(R"({"name":"a"})").chopped(3);
+    }
+
+    void rawScanRefusesOtherForms()
+    {
+        QFETCH(QString, page);
+        RawObjectList raw;
+        raw.body = page.toStdString();
+        QVERIFY2(!scanRawObjectList(raw), raw.body.c_str());
+        // The control: the writer's form of the same one-entry page is taken.
+        RawObjectList good;
+        good.body = R"({"continuation_token":"","entries":[{"flags":64,"name":"a","size":"5"}],"flags":0,"uuid":"u"})";
+        QVERIFY(scanRawObjectList(good));
+        QCOMPARE(good.entries.size(), std::size_t{1});
+        QCOMPARE(good.entries[0].flags, 64u);
     }
 
     void skipsUnknownFieldsAndReadsAbsentOnes()
