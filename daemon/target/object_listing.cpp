@@ -210,7 +210,9 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
     std::vector<DirRun> dirs(m_options.mountpaths.size());
     for (const auto index : page) {
         const std::string_view pageName = all[index];
-        api::ObjEntry e;
+        // Filled in place (an ObjEntry is seven strings); a name passed
+        // over below is taken off again.
+        auto& e = out.entries.emplace_back();
         e.name = all[index];
         const std::string& name = e.name;
         e.size = -1;
@@ -252,11 +254,18 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
             }
             if (rc != 0) {
                 const int err = errno;
-                if ((err == ENOENT || err == ENOTDIR) && m_health.rootHealthy(mp)) continue;  // deleted meanwhile
-                if (fd.valid()) continue;  // fstat of an open file: nothing to say about the disk
+                if (((err == ENOENT || err == ENOTDIR) && m_health.rootHealthy(mp)) || fd.valid()) {
+                    // Deleted meanwhile; or an fstat of an open file failed,
+                    // which says nothing about the disk.
+                    out.entries.pop_back();
+                    continue;
+                }
                 return mountpathError(mp, err, "cannot list " + name);
             }
-            if (!S_ISREG(st.st_mode)) continue;  // a link or a directory placed by hand: not an object
+            if (!S_ISREG(st.st_mode)) {  // a link or a directory placed by hand: not an object
+                out.entries.pop_back();
+                continue;
+            }
             if (req.props & api::kPropSize) {
                 e.size = static_cast<std::int64_t>(st.st_size);
                 sizes[index].store(static_cast<std::uint64_t>(st.st_size) + 1, std::memory_order_relaxed);
@@ -276,7 +285,6 @@ api::Result<api::ObjectList> ObjectStore::list(std::string_view bucket, const ap
                 }
             }
         }
-        out.entries.push_back(std::move(e));
     }
     // The page covers every name up to the last one taken, even when some of
     // them could not be opened (deleted meanwhile, or not on their placement

@@ -297,17 +297,18 @@ void from_json(const nlohmann::json& j, ObjectList& v)
 void appendJsonString(std::string& out, std::string_view s)
 {
     static constexpr char kHex[] = "0123456789abcdef";
-    for (const unsigned char c : s) {
-        if (c >= 0x80) {
-            out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-            return;
-        }
-    }
+    const auto start = out.size();
     out.push_back('"');
     std::size_t plain = 0;  // start of the run not yet copied
     for (std::size_t i = 0; i < s.size(); ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') continue;
+        if (c >= 0x80) {
+            // Beyond ASCII: written whole by nlohmann (valid UTF-8 as it is).
+            out.resize(start);
+            out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+            return;
+        }
         out.append(s.data() + plain, i - plain);
         plain = i + 1;
         switch (c) {

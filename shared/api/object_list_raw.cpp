@@ -1,11 +1,21 @@
 #include "object_list_raw.h"
 
+#include <bit>
 #include <cstring>
 #include <limits>
 
 namespace tessera::api {
 
 namespace {
+
+constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+constexpr std::uint64_t kHighs = 0x8080808080808080ull;
+
+// SWAR (eight bytes at a time, little-endian): a mask with the high bit of
+// each byte that is zero / less than n. Only the lowest flagged byte is
+// exact (a borrow can flag bytes above it), which is the one used.
+constexpr std::uint64_t zeroBytes(std::uint64_t v) { return (v - kOnes) & ~v & kHighs; }
+constexpr std::uint64_t bytesBelow(std::uint64_t v, std::uint8_t n) { return (v - kOnes * n) & ~v & kHighs; }
 
 // Reads the exact form dumpObjectList writes; every method says whether
 // the text continues as expected and moves past what it read.
@@ -15,31 +25,46 @@ public:
 
     std::uint32_t at() const { return static_cast<std::uint32_t>(m_p - m_begin); }
     bool atEnd() const { return m_p == m_end; }
-    std::string_view view(std::uint32_t at, std::uint32_t size) const { return {m_begin + at, size}; }
-    bool lit(std::string_view s)
+    // A literal, its length known when compiled (compared inline).
+    template <std::size_t N>
+    bool lit(const char (&s)[N])
     {
-        if (static_cast<std::size_t>(m_end - m_p) < s.size() || std::memcmp(m_p, s.data(), s.size()) != 0) {
-            return false;
-        }
-        m_p += s.size();
+        constexpr std::size_t n = N - 1;
+        if (static_cast<std::size_t>(m_end - m_p) < n || std::memcmp(m_p, s, n) != 0) return false;
+        m_p += n;
+        return true;
+    }
+    bool lit(char c)
+    {
+        if (m_p == m_end || *m_p != c) return false;
+        ++m_p;
         return true;
     }
     bool peek(char c) const { return m_p < m_end && *m_p == c; }
     // A string of printable ASCII without escapes; its content's place.
     bool str(std::uint32_t& at, std::uint32_t& size)
     {
-        if (!lit("\"")) return false;
+        if (!lit('"')) return false;
         const char* start = m_p;
-        const auto* q = static_cast<const char*>(std::memchr(m_p, '"', static_cast<std::size_t>(m_end - m_p)));
-        if (q == nullptr) return false;
-        for (const char* c = start; c < q; ++c) {
+        const char* c = m_p;
+        // Eight bytes at a time: the first quote, backslash, control byte or
+        // byte above ASCII; only a quote may come first.
+        for (; m_end - c >= 8; c += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, c, 8);
+            const std::uint64_t special =
+                zeroBytes(w ^ (kOnes * '"')) | zeroBytes(w ^ (kOnes * '\\')) | bytesBelow(w, 0x20) | (w & kHighs);
+            if (special != 0) {
+                c += std::countr_zero(special) / 8;
+                return *c == '"' && close(start, c, at, size);
+            }
+        }
+        for (; c < m_end; ++c) {
             const auto b = static_cast<unsigned char>(*c);
+            if (b == '"') return close(start, c, at, size);
             if (b < 0x20 || b >= 0x80 || b == '\\') return false;
         }
-        at = static_cast<std::uint32_t>(start - m_begin);
-        size = static_cast<std::uint32_t>(q - start);
-        m_p = q + 1;
-        return true;
+        return false;
     }
     bool nonEmptyStr()
     {
@@ -61,52 +86,75 @@ public:
     }
 
 private:
+    bool close(const char* start, const char* quote, std::uint32_t& at, std::uint32_t& size)
+    {
+        at = static_cast<std::uint32_t>(start - m_begin);
+        size = static_cast<std::uint32_t>(quote - start);
+        m_p = quote + 1;
+        return true;
+    }
+
     const char* m_begin;
     const char* m_p;
     const char* m_end;
 };
+
+// dumpObjectList's keys, in its order.
+enum Key { kAtime, kChecksum, kCopies, kCustom, kError, kFlags, kLocation, kName, kSize, kVersion, kNoKey };
+
+// The key at the scanner, with its quotes and colon; kNoKey for any other.
+Key key(Exact& s)
+{
+    if (s.lit("\"name\":")) return kName;  // the usual order: flags, name, size
+    if (s.lit("\"flags\":")) return kFlags;
+    if (s.lit("\"size\":")) return kSize;
+    if (s.lit("\"atime\":")) return kAtime;
+    if (s.lit("\"checksum\":")) return kChecksum;
+    if (s.lit("\"copies\":")) return kCopies;
+    if (s.lit("\"custom-md\":")) return kCustom;
+    if (s.lit("\"error\":")) return kError;
+    if (s.lit("\"location\":")) return kLocation;
+    if (s.lit("\"version\":")) return kVersion;
+    return kNoKey;  // unknown, or a stamp
+}
 
 // One entry: the keys in dumpObjectList's order, each at most once, the
 // ones it leaves out when empty or zero absent, never a stamp.
 bool entry(Exact& s, RawObjectList::Entry& e)
 {
     e.textAt = s.at();
-    if (!s.lit("{")) return false;
+    if (!s.lit('{')) return false;
     bool named = false;
-    bool first = true;
-    // dumpObjectList's key order; a key must come after the previous one.
-    static constexpr std::string_view kKeys[] = {"atime", "checksum", "copies", "custom-md", "error", "flags",
-                                                 "location", "name", "size", "version"};
-    std::size_t next = 0;
+    int next = 0;  // a key must come after the previous one
     while (!s.peek('}')) {
-        if (!first && !s.lit(",")) return false;
-        first = false;
-        std::uint32_t keyAt = 0, keySize = 0;
-        if (!s.str(keyAt, keySize) || !s.lit(":")) return false;
-        const std::string_view key = s.view(keyAt, keySize);
-        std::size_t k = next;
-        while (k < std::size(kKeys) && kKeys[k] != key) ++k;
-        if (k == std::size(kKeys)) return false;  // unknown, repeated, out of order, or a stamp
+        if (next > 0 && !s.lit(',')) return false;
+        const Key k = key(s);
+        if (k == kNoKey || k < next) return false;
         next = k + 1;
         std::uint64_t v = 0;
-        if (key == "name") {
+        switch (k) {
+        case kName:
             if (!s.str(e.nameAt, e.nameSize)) return false;
             named = true;
-        } else if (key == "size") {
-            if (!s.lit("\"") || !s.uint(static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()), v) ||
-                !s.lit("\"")) {
+            break;
+        case kSize:
+            if (!s.lit('"') || !s.uint(static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()), v) ||
+                !s.lit('"')) {
                 return false;
             }
-        } else if (key == "flags") {
+            break;
+        case kFlags:
             if (!s.uint(0xffffffffu, v) || v == 0) return false;
             e.flags = static_cast<std::uint32_t>(v);
-        } else if (key == "copies") {
+            break;
+        case kCopies:
             if (!s.uint(32767, v) || v == 0) return false;
-        } else if (!s.nonEmptyStr()) {
-            return false;
+            break;
+        default:
+            if (!s.nonEmptyStr()) return false;
         }
     }
-    if (!s.lit("}") || !named) return false;
+    if (!s.lit('}') || !named) return false;
     e.textSize = s.at() - e.textAt;
     return true;
 }
@@ -126,12 +174,12 @@ bool scanRawObjectList(RawObjectList& out)
     if (!s.peek(']')) {
         do {
             if (!entry(s, out.entries.emplace_back())) return false;
-        } while (s.lit(","));
+        } while (s.lit(','));
     }
     std::uint64_t flags = 0;
     std::uint32_t uuidAt = 0, uuidSize = 0;
     if (!s.lit("],\"flags\":") || !s.uint(0xffffffffu, flags) || !s.lit(",\"uuid\":") || !s.str(uuidAt, uuidSize) ||
-        !s.lit("}") || !s.atEnd()) {
+        !s.lit('}') || !s.atEnd()) {
         return false;
     }
     return true;
