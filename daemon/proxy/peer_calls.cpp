@@ -24,16 +24,47 @@ api::Error awayError(const std::string& id, const api::Snode& node)
 api::Result<client::Response> PeerCalls::call(client::Method method, const std::string& url, const std::string* body,
                                               std::chrono::milliseconds ioTimeout) const
 {
-    client::HttpClient::Options o;
-    o.connectTimeout = m_timeout;
-    o.ioTimeout = ioTimeout;
-    o.followRedirects = false;
-    o.retriesOn503 = 0;  // never sleep on a worker thread
-    client::HttpClient http(o);
+    std::unique_ptr<client::HttpClient> http;
+    {
+        std::lock_guard lock(m_idleMutex);
+        for (auto it = m_idle.rbegin(); it != m_idle.rend(); ++it) {
+            if ((*it)->options().ioTimeout == ioTimeout) {
+                http = std::move(*it);
+                m_idle.erase(std::next(it).base());
+                break;
+            }
+        }
+    }
+    if (!http) {
+        client::HttpClient::Options o;
+        o.connectTimeout = m_timeout;
+        o.ioTimeout = ioTimeout;
+        o.followRedirects = false;
+        o.retriesOn503 = 0;  // never sleep on a worker thread
+        http = std::make_unique<client::HttpClient>(o);
+    }
     client::Headers headers{{"Content-Type", "application/json"}};
     if (!m_clusterKey.empty()) headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
-    return http.send(method, url, body == nullptr || body->empty() ? client::Body::none() : client::Body::string(*body),
-                     headers);
+    auto r = http->send(method, url,
+                        body == nullptr || body->empty() ? client::Body::none() : client::Body::string(*body), headers);
+    if (r) {
+        std::lock_guard lock(m_idleMutex);
+        if (m_idle.size() < kMaxIdleClients) m_idle.push_back(std::move(http));
+    }
+    return r;
+}
+
+void PeerCalls::runAll(std::vector<Call>& calls, std::map<std::string, api::Result<client::Response>>& out)
+{
+    if (calls.empty()) return;
+    std::vector<std::pair<std::string, std::future<api::Result<client::Response>>>> futures;
+    futures.reserve(calls.size() - 1);
+    for (std::size_t i = 0; i + 1 < calls.size(); ++i) {
+        futures.emplace_back(calls[i].first, std::async(std::launch::async, calls[i].second));
+    }
+    auto& last = calls.back();
+    out.emplace(last.first, last.second());
+    for (auto& [id, f] : futures) out.emplace(id, f.get());
 }
 
 std::map<std::string, api::Result<client::Response>> PeerCalls::fanOut(
@@ -41,7 +72,7 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOut(
     std::optional<std::chrono::milliseconds> ioTimeout) const
 {
     const auto io = ioTimeout.value_or(m_timeout);
-    std::vector<std::pair<std::string, std::future<api::Result<client::Response>>>> futures;
+    std::vector<Call> calls;
     std::map<std::string, api::Result<client::Response>> out;
     for (const auto& [id, node] : smap.tmap) {
         if (node.away()) {
@@ -49,10 +80,9 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOut(
             continue;
         }
         const std::string url = node.publicNet.url + pathAndQuery;
-        futures.emplace_back(id, std::async(std::launch::async,
-                                            [this, method, url, &body, io]() { return call(method, url, &body, io); }));
+        calls.emplace_back(id, [this, method, url, &body, io]() { return call(method, url, &body, io); });
     }
-    for (auto& [id, f] : futures) out.emplace(id, f.get());
+    runAll(calls, out);
     return out;
 }
 
@@ -60,7 +90,7 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOutEach(
     const api::Smap& smap, client::Method method, const std::string& pathAndQuery,
     const std::map<std::string, std::string>& bodies) const
 {
-    std::vector<std::pair<std::string, std::future<api::Result<client::Response>>>> futures;
+    std::vector<Call> calls;
     std::map<std::string, api::Result<client::Response>> out;
     for (const auto& [id, node] : smap.tmap) {
         auto b = bodies.find(id);
@@ -70,13 +100,12 @@ std::map<std::string, api::Result<client::Response>> PeerCalls::fanOutEach(
             continue;
         }
         const std::string url = node.publicNet.url + pathAndQuery;
-        const std::string* body = &b->second;  // `bodies` outlives the futures
+        const std::string* body = &b->second;  // `bodies` outlives the calls
         // A large body (a shard task) may take a while to parse.
         const auto io = std::max(m_timeout, std::chrono::milliseconds(30000));
-        futures.emplace_back(id, std::async(std::launch::async,
-                                            [this, method, url, body, io]() { return call(method, url, body, io); }));
+        calls.emplace_back(id, [this, method, url, body, io]() { return call(method, url, body, io); });
     }
-    for (auto& [id, f] : futures) out.emplace(id, f.get());
+    runAll(calls, out);
     return out;
 }
 

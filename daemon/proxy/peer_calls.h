@@ -12,8 +12,12 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tessera::daemon::proxy {
 
@@ -72,6 +76,21 @@ public:
 private:
     api::Result<client::Response> call(client::Method method, const std::string& url, const std::string* body,
                                        std::chrono::milliseconds ioTimeout) const;
+    // Runs `calls` (one per target) in parallel: all but the last on their
+    // own threads, the last on the caller's.
+    using Call = std::pair<std::string, std::function<api::Result<client::Response>()>>;
+    static void runAll(std::vector<Call>& calls, std::map<std::string, api::Result<client::Response>>& out);
+
+    // Clients idle between calls, each with the connections it keeps alive
+    // (a listing's pages call every target a hundred times a second: a
+    // new connection per call cost a connect and an accept each time). A
+    // call takes one made with its I/O timeout; at most kMaxIdleClients are
+    // kept, and one whose call failed in transport is dropped. A connection
+    // a target closed meanwhile is retried once by the client, on a fresh
+    // one, when no answer had started.
+    static constexpr std::size_t kMaxIdleClients = 32;
+    mutable std::mutex m_idleMutex;
+    mutable std::vector<std::unique_ptr<client::HttpClient>> m_idle;
 
     std::chrono::milliseconds m_timeout;
     std::string m_clusterKey;
