@@ -149,9 +149,12 @@ void ConsoleAssets::registerRoutes(net::Router& router)
     // is there) reads the directory.
     for (auto verb : {http::verb::get, http::verb::head}) {
         for (const char* pattern : {"/console", "/console/{path...}"}) {
-            router.add(
-                net::needs({verb, pattern, net::Exec::Worker, [this](const net::Request& r) { return serve(r); }},
-                           net::Access::open()));
+            net::Route route;
+            route.method = verb;
+            route.pattern = pattern;
+            route.exec = net::Exec::Worker;
+            route.handler = [this](const net::Request& r) { return serve(r); };
+            router.add(net::needs(std::move(route), net::Access::open()));
         }
     }
 }
