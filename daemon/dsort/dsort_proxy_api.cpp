@@ -10,6 +10,7 @@
 #include "archive/archive_reader.h"
 #include "client/api_client.h"
 #include "common/log.h"
+#include "dsort_input_walk.h"
 #include "net/request_params.h"
 #include "proxy/peer_calls.h"
 #include "spec/dsort_plan.h"
@@ -157,22 +158,6 @@ api::Result<std::map<std::string, nlohmann::json>> DsortProxyApi::prepare(const 
     return out;
 }
 
-namespace {
-
-std::string commonPrefix(const std::vector<std::string>& names)
-{
-    if (names.empty()) return {};
-    std::string_view p = names.front();
-    for (const auto& n : names) {
-        std::size_t i = 0;
-        while (i < p.size() && i < n.size() && p[i] == n[i]) ++i;
-        p = p.substr(0, i);
-    }
-    return std::string(p);
-}
-
-}  // namespace
-
 api::Result<nlohmann::json> DsortProxyApi::dryRun(spec::DsortSpec s) const
 {
     const auto bmd = m_state.bmd();
@@ -198,54 +183,8 @@ api::Result<nlohmann::json> DsortProxyApi::dryRun(spec::DsortSpec s) const
     for (const auto& [id, node] : smap->tmap) ids.push_back(id);
 
     std::vector<spec::DsortPreviewInput> inputs(names->size());
-    std::unordered_map<std::string, std::size_t> position;
-    for (std::size_t i = 0; i < names->size(); ++i) {
-        inputs[i].name = (*names)[i];
-        position.emplace((*names)[i], i);
-    }
-    // One walk of the input bucket under the names' common prefix: which
-    // inputs exist and, while the member budget lasts, their members in
-    // archive order (each shard arrives whole, with its members).
-    api::ListRequest req;
-    req.prefix = commonPrefix(*names);
-    req.pageSize = 64;
-    req.flags = api::kLsArchDir;
-    req.props = api::kPropName | api::kPropSize;
-    std::size_t members = 0;
-    std::size_t seen = 0;
-    spec::DsortPreviewInput* current = nullptr;
-    while (seen < inputs.size()) {
-        auto page = m_list(s.inputBck, req);
-        if (!page) {
-            return api::Error{page.kind(), "cannot list " + s.inputBck + ": " + page.error().message, {}};
-        }
-        for (auto& e : page->entries) {
-            if (e.flags & api::kEntryInArch) {
-                if (current != nullptr && current->read) {
-                    current->members.push_back({e.name.substr(current->name.size() + 1),
-                                                static_cast<std::uint64_t>(std::max<std::int64_t>(e.size, 0)),
-                                                std::nullopt});
-                    ++members;
-                }
-                continue;
-            }
-            const auto it = position.find(e.name);
-            current = it == position.end() ? nullptr : &inputs[it->second];
-            if (current == nullptr) continue;
-            ++seen;
-            current->found = true;
-            if (!(req.flags & api::kLsArchDir)) continue;
-            current->read = true;
-            if (e.flags & api::kEntryArchError) current->error = e.error;
-            else if (!(e.flags & api::kEntryIsArchive)) current->error = "not a shard";
-        }
-        if (page->continuationToken.empty()) break;
-        req.continuationToken = page->continuationToken;
-        if ((req.flags & api::kLsArchDir) && members >= spec::DsortPreview::kMaxMembers) {
-            req.flags = 0;  // names only from here: which inputs exist
-            req.pageSize = api::kMaxPageSize;
-        }
-    }
+    for (std::size_t i = 0; i < names->size(); ++i) inputs[i].name = (*names)[i];
+    if (auto st = walkDsortInputs(m_list, s.inputBck, inputs, spec::DsortPreview::kMaxMembers); !st) return st.error();
     // The content algorithm sorts by a file's bytes: read those files (one
     // call per shard: the members with that extension, as a .tar).
     if (s.algorithm.kind == spec::DsortAlgorithmKind::Content) {
