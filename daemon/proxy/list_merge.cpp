@@ -3,6 +3,7 @@
 #include "api/json_util.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -63,6 +64,7 @@ struct MergeEnd {
 // and a merge compares each object's name with the other pages' next one.
 int compareNames(std::string_view a, std::string_view b)
 {
+    static_assert(std::endian::native == std::endian::little, "words are byte-swapped to compare");
     const std::size_t n = std::min(a.size(), b.size());
     std::size_t i = 0;
     for (; i + 8 <= n; i += 8) {

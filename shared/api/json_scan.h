@@ -6,12 +6,15 @@
 // number with a fraction or an exponent). Its callers then fall back to the
 // full parser, whose answer (and error) stands.
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string_view>
 
 namespace tessera::api::detail {
+
+static_assert(std::endian::native == std::endian::little, "the scanners read eight bytes at a time, little-endian");
 
 class JsonScanner {
 public:
@@ -49,15 +52,30 @@ public:
     {
         if (!eat('"')) return false;
         const char* start = m_p;
-        const auto* q = static_cast<const char*>(std::memchr(m_p, '"', static_cast<std::size_t>(m_end - m_p)));
-        if (q == nullptr) return false;
-        for (const char* c = start; c < q; ++c) {
+        const char* c = m_p;
+        // Eight bytes at a time (little-endian): the first quote, backslash,
+        // control byte or byte above ASCII; only a quote may come first.
+        constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+        constexpr std::uint64_t kHighs = 0x8080808080808080ull;
+        const auto zeroBytes = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighs; };
+        for (; m_end - c >= 8; c += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, c, 8);
+            // Only the lowest flagged byte is exact (a borrow can flag bytes
+            // above it), which is the one looked at.
+            const std::uint64_t special = zeroBytes(w ^ (kOnes * '"')) | zeroBytes(w ^ (kOnes * '\\')) |
+                                          ((w - kOnes * 0x20) & ~w & kHighs) | (w & kHighs);
+            if (special != 0) {
+                c += std::countr_zero(special) / 8;
+                return *c == '"' && close(start, c, out);
+            }
+        }
+        for (; c < m_end; ++c) {
             const auto b = static_cast<unsigned char>(*c);
+            if (b == '"') return close(start, c, out);
             if (b < 0x20 || b >= 0x80 || b == '\\') return false;
         }
-        out = std::string_view(start, static_cast<std::size_t>(q - start));
-        m_p = q + 1;
-        return true;
+        return false;
     }
     // A non-negative integer as JSON writes it (no leading zeros).
     bool uint(std::uint64_t& v)
@@ -123,6 +141,13 @@ public:
     }
 
 private:
+    bool close(const char* start, const char* quote, std::string_view& out)
+    {
+        out = std::string_view(start, static_cast<std::size_t>(quote - start));
+        m_p = quote + 1;
+        return true;
+    }
+
     const char* m_p;
     const char* m_end;
 };

@@ -8,6 +8,8 @@ namespace tessera::api {
 
 namespace {
 
+static_assert(std::endian::native == std::endian::little, "eight bytes at a time, little-endian");
+
 constexpr std::uint64_t kOnes = 0x0101010101010101ull;
 constexpr std::uint64_t kHighs = 0x8080808080808080ull;
 
