@@ -24,8 +24,12 @@ api::Error awayError(const std::string& id, const api::Snode& node)
 api::Result<client::Response> PeerCalls::call(client::Method method, const std::string& url, const std::string* body,
                                               std::chrono::milliseconds ioTimeout) const
 {
+    // Only reads go over a kept-alive connection: the client's one retry
+    // after a connection that broke before any answer could send a write
+    // (a job's start, a metadata push) twice if the target had read it.
+    const bool reuse = method == client::Method::Get || method == client::Method::Head;
     std::unique_ptr<client::HttpClient> http;
-    {
+    if (reuse) {
         std::lock_guard lock(m_idleMutex);
         for (auto it = m_idle.rbegin(); it != m_idle.rend(); ++it) {
             if ((*it)->options().ioTimeout == ioTimeout) {
@@ -47,7 +51,7 @@ api::Result<client::Response> PeerCalls::call(client::Method method, const std::
     if (!m_clusterKey.empty()) headers.emplace_back(std::string(api::kHdrClusterKey), m_clusterKey);
     auto r = http->send(method, url,
                         body == nullptr || body->empty() ? client::Body::none() : client::Body::string(*body), headers);
-    if (r) {
+    if (r && reuse) {
         std::lock_guard lock(m_idleMutex);
         if (m_idle.size() < kMaxIdleClients) m_idle.push_back(std::move(http));
     }

@@ -81,13 +81,14 @@ private:
     using Call = std::pair<std::string, std::function<api::Result<client::Response>()>>;
     static void runAll(std::vector<Call>& calls, std::map<std::string, api::Result<client::Response>>& out);
 
-    // Clients idle between calls, each with the connections it keeps alive
-    // (a listing's pages call every target a hundred times a second: a
-    // new connection per call cost a connect and an accept each time). A
-    // call takes one made with its I/O timeout; at most kMaxIdleClients are
-    // kept, and one whose call failed in transport is dropped. A connection
-    // a target closed meanwhile is retried once by the client, on a fresh
-    // one, when no answer had started.
+    // Clients idle between GET and HEAD calls, each with the connections
+    // it keeps alive (a listing's pages call every target a hundred times a
+    // second: a new connection per call cost a connect and an accept each
+    // time). A read takes one made with its I/O timeout; at most
+    // kMaxIdleClients are kept, and one whose call failed in transport is
+    // dropped. A connection a target closed meanwhile is retried once by
+    // the client, on a fresh one, when no answer had started; writes go on
+    // a fresh connection each, as before, so that retry never repeats one.
     static constexpr std::size_t kMaxIdleClients = 32;
     mutable std::mutex m_idleMutex;
     mutable std::vector<std::unique_ptr<client::HttpClient>> m_idle;

@@ -61,6 +61,37 @@ ObjectList sample()
     return l;
 }
 
+// A random page for the codec's property tests. `plain`: names of
+// printable ASCII without escapes; otherwise they may also hold a space, a
+// quote, a backslash, a tab, a control byte and UTF-8. One entry in
+// `stampOneIn` has a stand-in stamp (0: none).
+ObjectList randomPage(std::mt19937& rng, int round, bool plain, std::size_t stampOneIn)
+{
+    const std::string alphabet = "abcXYZ019/_-. \"\\\t\x01\xc3\xa9";
+    auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+    ObjectList l;
+    l.continuationToken = round % 3 == 0 ? "" : "tok-" + std::to_string(round);
+    l.uuid = round % 2 == 0 ? "u" + std::to_string(round) : "";
+    l.flags = static_cast<std::uint32_t>(pick(4));
+    for (std::size_t i = 0, n = pick(40); i < n; ++i) {
+        ObjEntry e;
+        for (std::size_t k = 0, len = pick(25); k < len; ++k) {
+            e.name.push_back(alphabet[pick(plain ? 12 : alphabet.size())]);
+        }
+        e.size = pick(3) == 0 ? -1 : static_cast<std::int64_t>(pick(1u << 30));
+        if (pick(4) == 0) e.checksum = "0123456789abcdef";
+        if (pick(4) == 0) e.atime = "2026-11-23T01:02:03Z";
+        if (pick(4) == 0) e.version = std::to_string(pick(9) + 1);
+        if (pick(6) == 0) e.location = "t[t1]:/mp" + std::to_string(pick(3));
+        if (pick(6) == 0) e.custom = "[k:v]";
+        if (pick(6) == 0) e.copies = static_cast<int>(pick(4) + 1);
+        if (pick(3) == 0) e.flags = static_cast<std::uint32_t>(pick(1024));
+        if (stampOneIn != 0 && pick(stampOneIn) == 0) e.stamp = static_cast<std::int64_t>(pick(1u << 30) + 1) << 30;
+        l.entries.push_back(std::move(e));
+    }
+    return l;
+}
+
 }  // namespace
 
 class TestObjectListCodec : public QObject {
@@ -97,29 +128,10 @@ private slots:
     void fastPathAgreesWithTheFullParser()
     {
         std::mt19937 rng(7);
-        const std::string alphabet = "abcXYZ019/_-. \"\\\t\x01\xc3\xa9";
-        auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
         int scanned = 0;
         for (int round = 0; round < 300; ++round) {
-            ObjectList l;
-            l.continuationToken = round % 3 == 0 ? "" : "tok-" + std::to_string(round);
-            l.uuid = round % 2 == 0 ? "u" + std::to_string(round) : "";
-            l.flags = static_cast<std::uint32_t>(pick(4));
             const bool plain = round % 4 != 3;  // ASCII names without escapes
-            for (std::size_t i = 0, n = pick(40); i < n; ++i) {
-                ObjEntry e;
-                for (std::size_t k = 0, len = 1 + pick(24); k < len; ++k) {
-                    e.name.push_back(alphabet[pick(plain ? 12 : alphabet.size())]);
-                }
-                e.size = pick(3) == 0 ? -1 : static_cast<std::int64_t>(pick(1u << 30));
-                if (pick(4) == 0) e.checksum = "0123456789abcdef";
-                if (pick(4) == 0) e.version = std::to_string(pick(9) + 1);
-                if (pick(6) == 0) e.location = "t[t1]:/mp" + std::to_string(pick(3));
-                if (pick(6) == 0) e.copies = static_cast<int>(pick(4) + 1);
-                if (pick(3) == 0) e.flags = static_cast<std::uint32_t>(pick(1024));
-                if (pick(5) == 0) e.stamp = static_cast<std::int64_t>(pick(1u << 30)) << 30;
-                l.entries.push_back(std::move(e));
-            }
+            const auto l = randomPage(rng, round, plain, 5);
             const auto text = dumpObjectList(l);
             const auto indented = nlohmann::json::parse(text).dump(2);
             for (const auto& t : {text, indented}) {
@@ -151,35 +163,11 @@ private slots:
     void rawScanTakesTheWritersExactForm()
     {
         std::mt19937 rng(11);
-        const std::string alphabet = "abcXYZ019/_-. \"\\\t\x01\xc3\xa9";
-        auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
         int taken = 0;
         for (int round = 0; round < 300; ++round) {
-            ObjectList l;
-            l.continuationToken = round % 3 == 0 ? "" : "tok-" + std::to_string(round);
-            l.uuid = "u" + std::to_string(round);
-            l.flags = static_cast<std::uint32_t>(pick(4));
             const bool plain = round % 4 != 3;
-            bool stamped = false;
-            for (std::size_t i = 0, n = pick(40); i < n; ++i) {
-                ObjEntry e;
-                for (std::size_t k = 0, len = pick(24); k < len; ++k) {
-                    e.name.push_back(alphabet[pick(plain ? 12 : alphabet.size())]);
-                }
-                e.size = pick(3) == 0 ? -1 : static_cast<std::int64_t>(pick(1u << 30));
-                if (pick(4) == 0) e.checksum = "0123456789abcdef";
-                if (pick(4) == 0) e.atime = "2026-11-23T01:02:03Z";
-                if (pick(4) == 0) e.version = std::to_string(pick(9) + 1);
-                if (pick(6) == 0) e.location = "t[t1]:/mp" + std::to_string(pick(3));
-                if (pick(6) == 0) e.custom = "[k:v]";
-                if (pick(6) == 0) e.copies = static_cast<int>(pick(4) + 1);
-                if (pick(3) == 0) e.flags = static_cast<std::uint32_t>(pick(1024));
-                if (round % 5 == 4 && pick(5) == 0) {
-                    e.stamp = static_cast<std::int64_t>(pick(1u << 30) + 1);
-                    stamped = true;
-                }
-                l.entries.push_back(std::move(e));
-            }
+            const auto l = randomPage(rng, round, plain, round % 5 == 4 ? 5 : 0);
+            const bool stamped = std::any_of(l.entries.begin(), l.entries.end(), [](auto& e) { return e.stamp > 0; });
             const auto text = dumpObjectList(l);
             bool ascii = true;
             for (const auto& e : l.entries) {
