@@ -43,30 +43,40 @@ public:
         return true;
     }
     bool peek(char c) const { return m_p < m_end && *m_p == c; }
-    // A string of printable ASCII without escapes; its content's place.
+    // A string without escapes or control bytes, in valid UTF-8 (as the
+    // writer leaves it and a parse and write give it back); its content's
+    // place.
     bool str(std::uint32_t& at, std::uint32_t& size)
     {
         if (!lit('"')) return false;
         const char* start = m_p;
         const char* c = m_p;
-        // Eight bytes at a time: the first quote, backslash, control byte or
-        // byte above ASCII; only a quote may come first.
-        for (; m_end - c >= 8; c += 8) {
-            std::uint64_t w;
-            std::memcpy(&w, c, 8);
-            const std::uint64_t special =
-                zeroBytes(w ^ (kOnes * '"')) | zeroBytes(w ^ (kOnes * '\\')) | bytesBelow(w, 0x20) | (w & kHighs);
-            if (special != 0) {
-                c += std::countr_zero(special) / 8;
-                return *c == '"' && close(start, c, at, size);
+        for (;;) {
+            // Eight bytes at a time: the first quote, backslash, control
+            // byte or byte above ASCII.
+            while (m_end - c >= 8) {
+                std::uint64_t w;
+                std::memcpy(&w, c, 8);
+                const std::uint64_t special =
+                    zeroBytes(w ^ (kOnes * '"')) | zeroBytes(w ^ (kOnes * '\\')) | bytesBelow(w, 0x20) | (w & kHighs);
+                if (special != 0) {
+                    c += std::countr_zero(special) / 8;
+                    break;
+                }
+                c += 8;
             }
-        }
-        for (; c < m_end; ++c) {
+            if (c == m_end) return false;
             const auto b = static_cast<unsigned char>(*c);
             if (b == '"') return close(start, c, at, size);
-            if (b < 0x20 || b >= 0x80 || b == '\\') return false;
+            if (b < 0x20 || b == '\\') return false;
+            if (b < 0x80) {
+                ++c;  // the tail, fewer than eight bytes
+                continue;
+            }
+            const auto n = utf8Sequence(c);
+            if (n == 0) return false;
+            c += n;
         }
-        return false;
     }
     bool nonEmptyStr()
     {
@@ -88,6 +98,28 @@ public:
     }
 
 private:
+    // The length of the valid UTF-8 sequence at p (2 to 4 bytes: no
+    // overlong form, no surrogate, nothing above U+10FFFF, the ranges
+    // nlohmann's parser accepts); 0 for anything else.
+    std::size_t utf8Sequence(const char* p) const
+    {
+        const auto at = [&](std::size_t i, unsigned lo, unsigned hi) {
+            if (m_end - p <= static_cast<std::ptrdiff_t>(i)) return false;
+            const auto b = static_cast<unsigned char>(p[i]);
+            return b >= lo && b <= hi;
+        };
+        const auto b0 = static_cast<unsigned char>(p[0]);
+        if (b0 >= 0xC2 && b0 <= 0xDF) return at(1, 0x80, 0xBF) ? 2 : 0;
+        if (b0 == 0xE0) return at(1, 0xA0, 0xBF) && at(2, 0x80, 0xBF) ? 3 : 0;
+        if ((b0 >= 0xE1 && b0 <= 0xEC) || b0 == 0xEE || b0 == 0xEF)
+            return at(1, 0x80, 0xBF) && at(2, 0x80, 0xBF) ? 3 : 0;
+        if (b0 == 0xED) return at(1, 0x80, 0x9F) && at(2, 0x80, 0xBF) ? 3 : 0;
+        if (b0 == 0xF0) return at(1, 0x90, 0xBF) && at(2, 0x80, 0xBF) && at(3, 0x80, 0xBF) ? 4 : 0;
+        if (b0 >= 0xF1 && b0 <= 0xF3) return at(1, 0x80, 0xBF) && at(2, 0x80, 0xBF) && at(3, 0x80, 0xBF) ? 4 : 0;
+        if (b0 == 0xF4) return at(1, 0x80, 0x8F) && at(2, 0x80, 0xBF) && at(3, 0x80, 0xBF) ? 4 : 0;
+        return 0;
+    }
+
     bool close(const char* start, const char* quote, std::uint32_t& at, std::uint32_t& size)
     {
         at = static_cast<std::uint32_t>(start - m_begin);

@@ -7,9 +7,9 @@
 // second during a listing).
 //
 // Only a page in exactly the form dumpObjectList writes is taken: keys in
-// its order, no blanks, strings of printable ASCII without escapes, no
-// empty or zero field that dumpObjectList leaves out, numbers without
-// leading zeros, and no stamp (a stand-in page's entries are weighed by
+// its order, no blanks, strings without escapes or control bytes in valid
+// UTF-8, no empty or zero field that dumpObjectList leaves out, numbers
+// without leading zeros, and no stamp (a stand-in page's entries are weighed by
 // their stamps, which are not passed on). For such a page,
 // dumpObjectList(parseObjectList(body)) == body, byte for byte (the fuzz
 // harness checks it), so an entry copied through is the entry the decoding

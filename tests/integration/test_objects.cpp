@@ -266,10 +266,10 @@ private slots:
     }
 
     // The proxy copies the targets' entries into its JSON page when every
-    // target page is in the writer's exact form, and decodes and writes
-    // them when one is not (a name that needs an escape or is not ASCII).
-    // Pages that mix both, walked with a small page size, still list every
-    // name once and in order, in JSON and in msgpack alike.
+    // target page is in the writer's exact form (UTF-8 names included), and
+    // decodes and writes them when one is not (a name with a quote, which
+    // JSON escapes). Pages that mix both, walked with a small page size,
+    // still list every name once and in order, in JSON and in msgpack alike.
     void listNamesThatNeedEscapes()
     {
         std::vector<std::string> names;

@@ -61,13 +61,18 @@ ObjectList sample()
     return l;
 }
 
-// A random page for the codec's property tests. `plain`: names of
-// printable ASCII without escapes; otherwise they may also hold a space, a
-// quote, a backslash, a tab, a control byte and UTF-8. One entry in
-// `stampOneIn` has a stand-in stamp (0: none).
-ObjectList randomPage(std::mt19937& rng, int round, bool plain, std::size_t stampOneIn)
+// Name alphabets for random pages: printable ASCII without escapes; that
+// with a space and the two bytes of "\xc3\xa9" (é when they meet, bytes
+// that are not UTF-8 when apart); and that with a quote, a backslash, a tab
+// and a control byte too.
+const std::string kPlainNames = "abcXYZ019/_-";
+const std::string kUtf8Names = kPlainNames + ". \xc3\xa9";
+const std::string kAnyNames = kUtf8Names + "\"\\\t\x01";
+
+// A random page for the codec's property tests, names drawn from
+// `alphabet`. One entry in `stampOneIn` has a stand-in stamp (0: none).
+ObjectList randomPage(std::mt19937& rng, int round, const std::string& alphabet, std::size_t stampOneIn)
 {
-    const std::string alphabet = "abcXYZ019/_-. \"\\\t\x01\xc3\xa9";
     auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
     ObjectList l;
     l.continuationToken = round % 3 == 0 ? "" : "tok-" + std::to_string(round);
@@ -76,7 +81,7 @@ ObjectList randomPage(std::mt19937& rng, int round, bool plain, std::size_t stam
     for (std::size_t i = 0, n = pick(40); i < n; ++i) {
         ObjEntry e;
         for (std::size_t k = 0, len = pick(25); k < len; ++k) {
-            e.name.push_back(alphabet[pick(plain ? 12 : alphabet.size())]);
+            e.name.push_back(alphabet[pick(alphabet.size())]);
         }
         e.size = pick(3) == 0 ? -1 : static_cast<std::int64_t>(pick(1u << 30));
         if (pick(4) == 0) e.checksum = "0123456789abcdef";
@@ -131,7 +136,7 @@ private slots:
         int scanned = 0;
         for (int round = 0; round < 300; ++round) {
             const bool plain = round % 4 != 3;  // ASCII names without escapes
-            const auto l = randomPage(rng, round, plain, 5);
+            const auto l = randomPage(rng, round, plain ? kPlainNames : kAnyNames, 5);
             const auto text = dumpObjectList(l);
             const auto indented = nlohmann::json::parse(text).dump(2);
             for (const auto& t : {text, indented}) {
@@ -156,53 +161,80 @@ private slots:
     }
 
     // The proxy's pass-through scan (object_list_raw.h) takes a page only
-    // in the writer's exact form: random pages as written are taken when
-    // their strings are plain and no entry has a stamp, and then their
-    // entries' names, flags and bytes are found and the text is what the
-    // decode-and-write path writes; a re-indented page is never taken.
+    // in the writer's exact form: random pages as written are taken when no
+    // name holds a character JSON escapes (UTF-8 is taken; a byte that is
+    // not UTF-8 was written as U+FFFD) and no entry has a stamp, and then
+    // their entries' names, flags and bytes are found and the text is what
+    // the decode-and-write path writes; a re-indented page is never taken.
     void rawScanTakesTheWritersExactForm()
     {
         std::mt19937 rng(11);
         int taken = 0;
+        int utf8 = 0;
         for (int round = 0; round < 300; ++round) {
-            const bool plain = round % 4 != 3;
-            const auto l = randomPage(rng, round, plain, round % 5 == 4 ? 5 : 0);
+            const auto& names = round % 4 == 3 ? kAnyNames : round % 4 == 2 ? kUtf8Names : kPlainNames;
+            const auto l = randomPage(rng, round, names, round % 5 == 4 ? 5 : 0);
             const bool stamped = std::any_of(l.entries.begin(), l.entries.end(), [](auto& e) { return e.stamp > 0; });
             const auto text = dumpObjectList(l);
-            bool ascii = true;
+            bool unescaped = true;
             for (const auto& e : l.entries) {
-                ascii = ascii && std::all_of(e.name.begin(), e.name.end(),
-                                             [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+                unescaped = unescaped && std::all_of(e.name.begin(), e.name.end(), [](char c) {
+                                return static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\';
+                            });
             }
             RawObjectList raw;
             raw.body = text;
             const bool ok = scanRawObjectList(raw);
-            QCOMPARE(ok, ascii && !stamped);
+            QCOMPARE(ok, unescaped && !stamped);
             QCOMPARE(raw.body, text);  // left as it was either way
             if (!ok) continue;
             ++taken;
-            QCOMPARE(raw.continuationToken(), std::string_view(l.continuationToken));
-            QCOMPARE(raw.entries.size(), l.entries.size());
+            const auto page = parseObjectList(text);  // what the decoding path reads
+            QVERIFY(page.ok());
+            QCOMPARE(raw.continuationToken(), std::string_view(page->continuationToken));
+            QCOMPARE(raw.entries.size(), page->entries.size());
             std::string joined;
-            for (std::size_t i = 0; i < l.entries.size(); ++i) {
-                QCOMPARE(raw.name(raw.entries[i]), std::string_view(l.entries[i].name));
-                QCOMPARE(raw.entries[i].flags, l.entries[i].flags);
+            for (std::size_t i = 0; i < page->entries.size(); ++i) {
+                QCOMPARE(raw.name(raw.entries[i]), std::string_view(page->entries[i].name));
+                QCOMPARE(raw.entries[i].flags, page->entries[i].flags);
                 joined += (i ? "," : "") + std::string(raw.text(raw.entries[i]));
             }
+            utf8 += text.find('\xef') != std::string::npos || text.find('\xc3') != std::string::npos;
             QVERIFY(text.find("\"entries\":[" + joined + "]") != std::string::npos);
-            QCOMPARE(dumpObjectList(*parseObjectList(text)), text);
+            QCOMPARE(dumpObjectList(*page), text);
             RawObjectList indented;
             indented.body = nlohmann::json::parse(text).dump(2);
             QVERIFY(!scanRawObjectList(indented));
         }
         QVERIFY(taken >= 150);
+        QVERIFY(utf8 >= 5);  // pages with UTF-8 names (and U+FFFD) were taken
+    }
+
+    // Names in UTF-8 of two, three and four bytes are taken as they are.
+    void rawScanTakesUtf8()
+    {
+        ObjectList l;
+        for (const char* n : {"img/\xc3\xa9t\xc3\xa9.png", "\xe2\x82\xac", "\xf0\x9d\x84\x9e-clef", "plain\x7f"}) {
+            ObjEntry e;
+            e.name = n;
+            e.size = 1;
+            e.flags = kEntryIsCached;
+            l.entries.push_back(e);
+        }
+        RawObjectList raw;
+        raw.body = dumpObjectList(l);
+        QVERIFY(scanRawObjectList(raw));
+        QCOMPARE(raw.entries.size(), std::size_t{4});
+        for (std::size_t i = 0; i < 4; ++i) QCOMPARE(raw.name(raw.entries[i]), std::string_view(l.entries[i].name));
     }
 
     void rawScanRefusesOtherForms_data()
     {
-        QTest::addColumn<QString>("page");
+        // Bytes, not QString: a QString would turn bytes that are not UTF-8
+        // into U+FFFD.
+        QTest::addColumn<QByteArray>("page");
         const auto page = [](const char* entry) {
-            return QString(R"({"continuation_token":"","entries":[%1],"flags":0,"uuid":"u"})").arg(entry);
+            return QByteArray(R"({"continuation_token":"","entries":[)") + entry + R"(],"flags":0,"uuid":"u"})";
         };
         QTest::newRow("zero flags") << page(R"({"flags":0,"name":"a"})");
         QTest::newRow("zero copies") << page(R"({"copies":0,"name":"a"})");
@@ -216,19 +248,23 @@ private slots:
         QTest::newRow("stamp") << page(R"({"name":"a","stamp":5})");
         QTest::newRow("no name") << page(R"({"size":"1"})");
         QTest::newRow("escape in a name") << page("{\"name\":\"a\\\"b\"}");
-        QTest::newRow("non-ASCII name") << page("{\"name\":\"\xc3\xa9\"}");
+        QTest::newRow("not UTF-8") << page("{\"name\":\"\xc3\x28\"}");
+        QTest::newRow("overlong UTF-8") << page("{\"name\":\"\xc0\xaf\"}");
+        QTest::newRow("a surrogate") << page("{\"name\":\"\xed\xa0\x80\"}");
+        QTest::newRow("above U+10FFFF") << page("{\"name\":\"\xf4\x90\x80\x80\"}");
+        QTest::newRow("a sequence cut by the quote") << page("{\"name\":\"a\xe2\x82\"}");
         QTest::newRow("blank") << page(R"({"name": "a"})");
         QTest::newRow("flags too large") << page(R"({"flags":4294967296,"name":"a"})");
         QTest::newRow("trailing blank") << page(R"({"name":"a"})") + " ";
         QTest::newRow("page keys out of order")
-            << QString(R"({"entries":[],"continuation_token":"","flags":0,"uuid":"u"})");
-        QTest::newRow("no uuid") << QString(R"({"continuation_token":"","entries":[],"flags":0})");
+            << QByteArray(R"({"entries":[],"continuation_token":"","flags":0,"uuid":"u"})");
+        QTest::newRow("no uuid") << QByteArray(R"({"continuation_token":"","entries":[],"flags":0})");
         QTest::newRow("truncated") << page(R"({"name":"a"})").chopped(3);
     }
 
     void rawScanRefusesOtherForms()
     {
-        QFETCH(QString, page);
+        QFETCH(QByteArray, page);
         RawObjectList raw;
         raw.body = page.toStdString();
         QVERIFY2(!scanRawObjectList(raw), raw.body.c_str());
