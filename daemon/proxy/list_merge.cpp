@@ -25,30 +25,12 @@ struct DecodedPages {
 };
 
 struct RawPages {
-    // Each page's entries and text, looked up once (the merge reads them
-    // for every object).
-    struct Page {
-        const api::RawObjectList::Entry* entries;
-        std::size_t count;
-        const char* text;
-        std::string_view token;
-    };
-    std::vector<Page> pages;
-    explicit RawPages(const std::vector<api::RawObjectList>& raw)
-    {
-        pages.reserve(raw.size());
-        for (const auto& r : raw)
-            pages.push_back({r.entries.data(), r.entries.size(), r.body.data(), r.continuationToken()});
-    }
-    std::size_t count(std::size_t p) const { return pages[p].count; }
-    std::string_view name(std::size_t p, std::size_t i) const
-    {
-        const auto& e = pages[p].entries[i];
-        return {pages[p].text + e.nameAt, e.nameSize};
-    }
+    const std::vector<api::RawObjectList>& pages;
+    std::size_t count(std::size_t p) const { return pages[p].entries.size(); }
+    std::string_view name(std::size_t p, std::size_t i) const { return pages[p].name(pages[p].entries[i]); }
     std::uint32_t flags(std::size_t p, std::size_t i) const { return pages[p].entries[i].flags; }
     std::int64_t stamp(std::size_t, std::size_t) const { return 0; }  // a raw page has none
-    std::string_view token(std::size_t p) const { return pages[p].token; }
+    std::string_view token(std::size_t p) const { return pages[p].continuationToken(); }
 };
 
 // Where a merge stopped: `more` when objects are known beyond the page (it

@@ -16,6 +16,30 @@ namespace tessera::api::detail {
 
 static_assert(std::endian::native == std::endian::little, "the scanners read eight bytes at a time, little-endian");
 
+// The first byte from p on that a JSON string cannot hold as it is: a
+// quote, a backslash, a control byte, or a byte above ASCII (end when there
+// is none). Eight bytes at a time (SWAR): a mask with the high bit of each
+// such byte, of which only the lowest is exact (a borrow can flag bytes
+// above it), and that is the one taken.
+[[gnu::always_inline]] inline const char* firstSpecialByte(const char* p, const char* end)
+{
+    constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+    constexpr std::uint64_t kHighs = 0x8080808080808080ull;
+    const auto below = [](std::uint64_t v, std::uint64_t n) { return (v - kOnes * n) & ~v & kHighs; };
+    for (; end - p >= 8; p += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        const std::uint64_t special =
+            below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1) | below(w, 0x20) | (w & kHighs);
+        if (special != 0) return p + std::countr_zero(special) / 8;
+    }
+    for (; p < end; ++p) {
+        const auto b = static_cast<unsigned char>(*p);
+        if (b == '"' || b == '\\' || b < 0x20 || b >= 0x80) return p;
+    }
+    return end;
+}
+
 class JsonScanner {
 public:
     explicit JsonScanner(std::string_view in) : m_p(in.data()), m_end(in.data() + in.size()) {}
@@ -52,30 +76,11 @@ public:
     {
         if (!eat('"')) return false;
         const char* start = m_p;
-        const char* c = m_p;
-        // Eight bytes at a time (little-endian): the first quote, backslash,
-        // control byte or byte above ASCII; only a quote may come first.
-        constexpr std::uint64_t kOnes = 0x0101010101010101ull;
-        constexpr std::uint64_t kHighs = 0x8080808080808080ull;
-        const auto zeroBytes = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighs; };
-        for (; m_end - c >= 8; c += 8) {
-            std::uint64_t w;
-            std::memcpy(&w, c, 8);
-            // Only the lowest flagged byte is exact (a borrow can flag bytes
-            // above it), which is the one looked at.
-            const std::uint64_t special = zeroBytes(w ^ (kOnes * '"')) | zeroBytes(w ^ (kOnes * '\\')) |
-                                          ((w - kOnes * 0x20) & ~w & kHighs) | (w & kHighs);
-            if (special != 0) {
-                c += std::countr_zero(special) / 8;
-                return *c == '"' && close(start, c, out);
-            }
-        }
-        for (; c < m_end; ++c) {
-            const auto b = static_cast<unsigned char>(*c);
-            if (b == '"') return close(start, c, out);
-            if (b < 0x20 || b >= 0x80 || b == '\\') return false;
-        }
-        return false;
+        const char* c = firstSpecialByte(m_p, m_end);
+        if (c == m_end || *c != '"') return false;
+        out = std::string_view(start, static_cast<std::size_t>(c - start));
+        m_p = c + 1;
+        return true;
     }
     // A non-negative integer as JSON writes it (no leading zeros).
     bool uint(std::uint64_t& v)
@@ -141,13 +146,6 @@ public:
     }
 
 private:
-    bool close(const char* start, const char* quote, std::string_view& out)
-    {
-        out = std::string_view(start, static_cast<std::size_t>(quote - start));
-        m_p = quote + 1;
-        return true;
-    }
-
     const char* m_p;
     const char* m_end;
 };

@@ -1,23 +1,13 @@
 #include "object_list_raw.h"
 
-#include <bit>
+#include "json_scan.h"
+
 #include <cstring>
 #include <limits>
 
 namespace tessera::api {
 
 namespace {
-
-static_assert(std::endian::native == std::endian::little, "eight bytes at a time, little-endian");
-
-constexpr std::uint64_t kOnes = 0x0101010101010101ull;
-constexpr std::uint64_t kHighs = 0x8080808080808080ull;
-
-// SWAR (eight bytes at a time, little-endian): a mask with the high bit of
-// each byte that is zero / less than n. Only the lowest flagged byte is
-// exact (a borrow can flag bytes above it), which is the one used.
-constexpr std::uint64_t zeroBytes(std::uint64_t v) { return (v - kOnes) & ~v & kHighs; }
-constexpr std::uint64_t bytesBelow(std::uint64_t v, std::uint8_t n) { return (v - kOnes * n) & ~v & kHighs; }
 
 // Reads the exact form dumpObjectList writes; every method says whether
 // the text continues as expected and moves past what it read.
@@ -46,37 +36,22 @@ public:
     // A string without escapes or control bytes, in valid UTF-8 (as the
     // writer leaves it and a parse and write give it back); its content's
     // place.
-    bool str(std::uint32_t& at, std::uint32_t& size)
+    [[gnu::always_inline]] bool str(std::uint32_t& at, std::uint32_t& size)
     {
         if (!lit('"')) return false;
         const char* start = m_p;
-        const char* c = m_p;
-        for (;;) {
-            // Eight bytes at a time: the first quote, backslash, control
-            // byte or byte above ASCII.
-            while (m_end - c >= 8) {
-                std::uint64_t w;
-                std::memcpy(&w, c, 8);
-                const std::uint64_t special =
-                    zeroBytes(w ^ (kOnes * '"')) | zeroBytes(w ^ (kOnes * '\\')) | bytesBelow(w, 0x20) | (w & kHighs);
-                if (special != 0) {
-                    c += std::countr_zero(special) / 8;
-                    break;
-                }
-                c += 8;
-            }
-            if (c == m_end) return false;
-            const auto b = static_cast<unsigned char>(*c);
-            if (b == '"') return close(start, c, at, size);
-            if (b < 0x20 || b == '\\') return false;
-            if (b < 0x80) {
-                ++c;  // the tail, fewer than eight bytes
-                continue;
-            }
+        const char* c = detail::firstSpecialByte(m_p, m_end);
+        // UTF-8 is taken as it is, a whole valid sequence at a time.
+        while (c < m_end && static_cast<unsigned char>(*c) >= 0x80) {
             const auto n = utf8Sequence(c);
             if (n == 0) return false;
-            c += n;
+            c = detail::firstSpecialByte(c + n, m_end);
         }
+        if (c == m_end || *c != '"') return false;  // a backslash or a control byte
+        at = static_cast<std::uint32_t>(start - m_begin);
+        size = static_cast<std::uint32_t>(c - start);
+        m_p = c + 1;
+        return true;
     }
     bool nonEmptyStr()
     {
@@ -118,14 +93,6 @@ private:
         if (b0 >= 0xF1 && b0 <= 0xF3) return at(1, 0x80, 0xBF) && at(2, 0x80, 0xBF) && at(3, 0x80, 0xBF) ? 4 : 0;
         if (b0 == 0xF4) return at(1, 0x80, 0x8F) && at(2, 0x80, 0xBF) && at(3, 0x80, 0xBF) ? 4 : 0;
         return 0;
-    }
-
-    bool close(const char* start, const char* quote, std::uint32_t& at, std::uint32_t& size)
-    {
-        at = static_cast<std::uint32_t>(start - m_begin);
-        size = static_cast<std::uint32_t>(quote - start);
-        m_p = quote + 1;
-        return true;
     }
 
     const char* m_begin;
