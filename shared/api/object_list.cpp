@@ -248,7 +248,11 @@ namespace {
 // like nlohmann's own get<> does.
 std::int64_t sizeFromJson(const nlohmann::json& s)
 {
-    if (s.is_number_integer()) return s.get<std::int64_t>();
+    if (s.is_number_unsigned() && s.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)) {
+        return s.get<std::int64_t>();
+    }
+    if (s.is_number())
+        throw nlohmann::json::type_error::create(302, "an entry's \"size\" must be a decimal string", &s);
     const auto& text = s.get_ref<const std::string&>();
     std::int64_t v = 0;
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -341,13 +345,14 @@ public:
     std::string error;
     bool sawToken = false;
 
-    bool null() override { return scalar(Kind::Null, {}, 0, 0); }
-    bool boolean(bool) override { return scalar(Kind::Other, {}, 0, 0); }
-    bool number_integer(number_integer_t v) override { return scalar(Kind::Int, {}, v, 0); }
-    bool number_unsigned(number_unsigned_t v) override { return scalar(Kind::Uint, {}, 0, v); }
-    bool number_float(number_float_t, const string_t&) override { return scalar(Kind::Other, {}, 0, 0); }
-    bool string(string_t& v) override { return scalar(Kind::String, v, 0, 0); }
-    bool binary(binary_t&) override { return scalar(Kind::Other, {}, 0, 0); }
+    bool null() override { return scalar(Kind::Null, {}, 0); }
+    bool boolean(bool) override { return scalar(Kind::Other, {}, 0); }
+    // A negative integer: no field of a page takes one.
+    bool number_integer(number_integer_t) override { return scalar(Kind::Int, {}, 0); }
+    bool number_unsigned(number_unsigned_t v) override { return scalar(Kind::Uint, {}, v); }
+    bool number_float(number_float_t, const string_t&) override { return scalar(Kind::Other, {}, 0); }
+    bool string(string_t& v) override { return scalar(Kind::String, v, 0); }
+    bool binary(binary_t&) override { return scalar(Kind::Other, {}, 0); }
 
     bool start_object(std::size_t) override
     {
@@ -421,7 +426,7 @@ private:
         return true;
     }
 
-    bool scalar(Kind kind, std::string_view s, std::int64_t i, std::uint64_t u)
+    bool scalar(Kind kind, std::string_view s, std::uint64_t u)
     {
         if (m_skip > 0) return true;
         if (m_depth == 0) return fail("not an object");
@@ -459,9 +464,9 @@ private:
                 e.size = v;
             } else if (kind == Kind::Uint && u <= static_cast<std::uint64_t>(INT64_MAX)) {
                 e.size = static_cast<std::int64_t>(u);
-            } else if (kind == Kind::Int) {
-                e.size = i;
             } else {
+                // A negative number (nlohmann reads the others as unsigned)
+                // is no size: a page written back would leave it out.
                 return fail("an entry's \"size\" must be a decimal string");
             }
         } else if (m_key == "checksum" || m_key == "atime" || m_key == "version" || m_key == "error" ||

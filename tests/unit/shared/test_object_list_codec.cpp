@@ -467,6 +467,8 @@ private slots:
                                    << "invalid object list: an entry's \"name\" must be a string";
         QTest::newRow("size type") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"size\":true}]}"
                                    << "invalid object list: an entry's \"size\" must be a decimal string";
+        QTest::newRow("size negative") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"size\":-10240}]}"
+                                       << "invalid object list: an entry's \"size\" must be a decimal string";
         QTest::newRow("size text") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"size\":\"1k\"}]}"
                                    << "invalid object list: an entry's \"size\" must be a decimal string";
         QTest::newRow("copies type") << "{\"continuation_token\":\"\",\"entries\":[{\"name\":\"a\",\"copies\":\"1\"}]}"
