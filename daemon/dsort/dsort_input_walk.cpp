@@ -8,7 +8,7 @@ namespace tessera::daemon::dsort {
 
 namespace {
 
-std::string commonPrefix(const std::vector<std::string>& sorted)
+std::string commonPrefix(const std::vector<std::string_view>& sorted)
 {
     if (sorted.empty()) return {};
     // Of sorted names, the first and the last share the prefix all share.
@@ -16,7 +16,7 @@ std::string commonPrefix(const std::vector<std::string>& sorted)
     const auto& b = sorted.back();
     std::size_t i = 0;
     while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
-    return a.substr(0, i);
+    return std::string(a.substr(0, i));
 }
 
 }  // namespace
@@ -25,7 +25,7 @@ api::Status walkDsortInputs(const proxy::BucketLister& list, const std::string& 
                             std::vector<spec::DsortPreviewInput>& inputs, std::size_t memberBudget)
 {
     std::unordered_map<std::string_view, std::size_t> position;
-    std::vector<std::string> sorted;
+    std::vector<std::string_view> sorted;  // the inputs' names, in order
     sorted.reserve(inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         position.emplace(inputs[i].name, i);
@@ -46,10 +46,10 @@ api::Status walkDsortInputs(const proxy::BucketLister& list, const std::string& 
     const auto jump = [&] {
         while (next < sorted.size() && !req.continuationToken.empty() && sorted[next] <= req.continuationToken) ++next;
         if (next == sorted.size()) return;
-        const auto& name = sorted[next];
+        const auto name = sorted[next];
         std::size_t cut = name.empty() ? 0 : name.size() - 1;
         while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
-        std::string before(name, 0, cut);
+        std::string before(name.substr(0, cut));
         if (before > req.continuationToken) req.continuationToken = std::move(before);
     };
     jump();
