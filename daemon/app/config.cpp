@@ -47,6 +47,8 @@ void to_json(nlohmann::json& j, const Config& c)
                        {"mountpaths", c.mountpaths},
                        {"log_level", c.logLevel},
                        {"fsync", c.fsync},
+                       {"commit_log", c.commitLog},
+                       {"commit_log_checkpoint_ms", c.commitLogCheckpointMs},
                        {"keepalive_interval_ms", c.keepaliveIntervalMs},
                        {"keepalive_max_missed", c.keepaliveMaxMissed},
                        {"io_threads", c.ioThreads},
@@ -112,6 +114,8 @@ api::Status applyFile(const std::string& path, Config& c)
             else if (k == "port_file") v.get_to(c.portFile);
             else if (k == "log_level") v.get_to(c.logLevel);
             else if (k == "fsync") v.get_to(c.fsync);
+            else if (k == "commit_log") v.get_to(c.commitLog);
+            else if (k == "commit_log_checkpoint_ms") v.get_to(c.commitLogCheckpointMs);
             else if (k == "keepalive_interval_ms") v.get_to(c.keepaliveIntervalMs);
             else if (k == "keepalive_max_missed") v.get_to(c.keepaliveMaxMissed);
             else if (k == "io_threads") v.get_to(c.ioThreads);
@@ -193,6 +197,11 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
         ("data-dir", po::value<std::string>(), "node state directory (id, database)")
         ("mountpath", po::value<std::vector<std::string>>(), "target: object storage directory (repeatable)")
         ("fsync", po::value<bool>(), "fsync objects before acknowledging PUT (default true)")
+        ("commit-log", po::value<bool>(),
+         "target, with fsync: small objects (<= 64 KiB) are made durable through a commit log, one fdatasync per "
+         "group of PUTs (default true; docs/reliability.md)")
+        ("commit-log-checkpoint-ms", po::value<std::int64_t>(),
+         "target: the longest a commit log's records wait for their checkpoint, 10..3600000 (default 2000)")
         ("keepalive-interval-ms", po::value<std::int64_t>(), "keepalive period (default 2000)")
         ("keepalive-max-missed", po::value<int>(), "missed keepalives before a target is dropped (default 3)")
         ("io-threads", po::value<unsigned>(), "I/O threads (default: cores)")
@@ -266,6 +275,9 @@ api::Result<Config> parseConfig(int argc, char** argv, std::string& helpText)
     if (vm.count("data-dir")) c.dataDir = vm["data-dir"].as<std::string>();
     if (vm.count("mountpath")) c.mountpaths = vm["mountpath"].as<std::vector<std::string>>();
     if (vm.count("fsync")) c.fsync = vm["fsync"].as<bool>();
+    if (vm.count("commit-log")) c.commitLog = vm["commit-log"].as<bool>();
+    if (vm.count("commit-log-checkpoint-ms"))
+        c.commitLogCheckpointMs = vm["commit-log-checkpoint-ms"].as<std::int64_t>();
     if (vm.count("keepalive-interval-ms")) c.keepaliveIntervalMs = vm["keepalive-interval-ms"].as<std::int64_t>();
     if (vm.count("keepalive-max-missed")) c.keepaliveMaxMissed = vm["keepalive-max-missed"].as<int>();
     if (vm.count("io-threads")) c.ioThreads = vm["io-threads"].as<unsigned>();
@@ -370,6 +382,9 @@ api::Status validateConfig(const Config& c)
     }
     if (c.peerTimeoutMs < 100 || c.peerTimeoutMs > 600000) {
         return api::Error::badRequest("peer timeout must be 100..600000 ms");
+    }
+    if (c.commitLogCheckpointMs < 10 || c.commitLogCheckpointMs > 3600000) {
+        return api::Error::badRequest("commit log checkpoint must be 10..3600000 ms");
     }
     if (c.listTimeoutMs < 100 || c.listTimeoutMs > 600000) {
         return api::Error::badRequest("list timeout must be 100..600000 ms");

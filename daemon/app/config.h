@@ -33,6 +33,10 @@ struct Config {
     std::string logLevel = "info";
 
     bool fsync = true;  // fsync objects (and their directory) before acknowledging a PUT
+    // With fsync: small objects are made durable through the mountpaths'
+    // commit logs (daemon/target/commit_log.h), many PUTs per sync.
+    bool commitLog = true;
+    std::int64_t commitLogCheckpointMs = 2000;  // the longest a record waits for its checkpoint
     std::int64_t keepaliveIntervalMs = 2000;
     int keepaliveMaxMissed = 3;  // proxy drops a target after this many missed keepalives
     unsigned ioThreads = 0;      // 0: number of cores

@@ -22,6 +22,8 @@ TargetNode::TargetNode(const Config& c) : m_config(c)
     target::ObjectStore::Options so;
     so.mountpaths = c.mountpaths;
     so.fsync = c.fsync;
+    so.commitLog = c.commitLog;
+    so.commitLogOptions.checkpointAfter = std::chrono::milliseconds(c.commitLogCheckpointMs);
     so.maxObjectSize = c.maxObjectSize;
     so.openCache.capacity = static_cast<std::size_t>(c.openObjectCache);
     so.openCache.ttl = std::chrono::milliseconds(c.openObjectCacheTtlMs);

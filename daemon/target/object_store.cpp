@@ -5,6 +5,7 @@
 #include "api/checksum.h"
 #include "api/hrw.h"
 #include "api/json_util.h"
+#include "api/names.h"
 #include "common/fd_io.h"
 #include "common/log.h"
 #include "common/mapped_read.h"
@@ -111,12 +112,83 @@ api::Result<std::unique_ptr<ObjectStore>> ObjectStore::create(Options options)
         }
     }
     std::unique_ptr<ObjectStore> store(new ObjectStore(std::move(options)));
+    // Unnamed work files are linked under their name through /proc.
+    store->m_unnamedWorkFiles = ::access("/proc/self/fd", X_OK) == 0;
     for (std::size_t i = 0; i < broken.size(); ++i) {
         if (!broken[i].empty()) store->m_health.disable(i, broken[i]);
     }
     store->m_intents.load();
+    // The commit logs: a previous run's records are applied, then cleared.
+    store->m_logs.resize(store->m_options.mountpaths.size());
+    for (std::size_t i = 0; store->m_options.fsync && store->m_options.commitLog && i < broken.size(); ++i) {
+        if (!broken[i].empty()) continue;
+        const auto& mp = store->m_options.mountpaths[i];
+        std::vector<CommitLog::Record> left;
+        auto log = CommitLog::open(mp + "/.tessera/commitlog", mp, store->m_options.commitLogOptions, &left);
+        if (!log) {
+            store->m_health.disable(i, "its commit log cannot be opened: " + log.error().message);
+            continue;
+        }
+        if (!left.empty()) {
+            std::size_t applied = 0;
+            for (const auto& r : left) applied += store->applyLogged(i, r) ? 1 : 0;
+            if (const int e = (*log)->clearLeftovers(); e != 0) {
+                store->m_health.disable(i, std::string("its commit log cannot be cleared: ") + std::strerror(e));
+                continue;
+            }
+            logInfo("commit log of ", mp, ": ", left.size(), " record(s) from the last run, ", applied,
+                    " written again (the others were in place or replaced)");
+            store->m_replayed += applied;
+        }
+        store->m_logs[i] = std::move(log.value());
+    }
     if (const auto swept = store->sweepTombstones(); swept > 0) logInfo("removed ", swept, " expired tombstone(s)");
     return store;
+}
+
+bool ObjectStore::applyLogged(std::size_t mp, const CommitLog::Record& r)
+{
+    const auto skip = [&](const std::string& why) {
+        logWarn("commit log of ", m_options.mountpaths[mp], ": record ", r.seq, " not applied: ", why);
+        return false;
+    };
+    if (!api::validateBucketName(r.bucket) || !api::validateObjectName(r.name)) return skip("a bad name");
+    auto meta = decodeMetaRecord(r.meta);
+    if (!meta) return skip(meta.error().message);
+    if (meta->size != static_cast<std::int64_t>(r.data.size()) ||
+        (meta->checksumType == "xxhash" && meta->checksumValue != api::xxhash64Hex(r.data))) {
+        return skip("its bytes do not match its metadata");
+    }
+    observeStamp(meta->stamp);
+    std::lock_guard lock(nameLock(r.bucket, r.name));
+    if (auto tomb = m_tombstones.read(mp, r.bucket, r.name); tomb && *tomb >= meta->stamp) return false;
+    const auto root = bucketRoot(mp, r.bucket);
+    const auto final = root + "/" + r.name;
+    if (auto cur = currentVersion(final)) {
+        if (cur->stamp > meta->stamp) return false;
+        if (cur->stamp == meta->stamp) {
+            // In place, unless its bytes did not reach the disk before the crash.
+            UniqueFd fd(::open(final.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+            std::string have(r.data.size() + 1, '\0');
+            const auto n = fd.valid() ? ::pread(fd.get(), have.data(), have.size(), 0) : -1;
+            if (n == static_cast<ssize_t>(r.data.size()) && std::string_view(have).substr(0, r.data.size()) == r.data) {
+                return false;
+            }
+        }
+    }
+    if (const int e = makeDirsUnder(m_options.mountpaths[mp], root)) return skip(errnoText(e));
+    const auto work = workPath(mp);
+    UniqueFd fd(::open(work.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
+    if (!fd.valid()) return skip("cannot create a work file: " + errnoText(errno));
+    const auto fail = [&](const std::string& why) {
+        ::unlink(work.c_str());
+        return skip(why);
+    };
+    if (const int e = writeAll(fd.get(), r.data.data(), r.data.size()); e != 0) return fail(errnoText(e));
+    if (::fsetxattr(fd.get(), kMetaXattr, r.meta.data(), r.meta.size(), 0) != 0) return fail(errnoText(errno));
+    if (auto st = makeParents(root, final); !st) return fail(st.error().message);
+    if (::rename(work.c_str(), final.c_str()) != 0) return fail(errnoText(errno));
+    return true;
 }
 
 std::size_t ObjectStore::mountpathFor(std::string_view bucket, std::string_view name) const
@@ -249,10 +321,12 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
     w->m_name = std::string(name);
     w->m_bucketRoot = bucketRoot(mp, bucket);
     w->m_finalPath = w->m_bucketRoot + "/" + std::string(name);
-    w->m_workPath = workPath(mp);
     w->m_indexPath = archiveIndexPath(bucket, name);
     w->m_params = std::move(params);
     w->m_hash = std::make_unique<HashState>();
+    const auto& pp = w->m_params;
+    w->m_logged =
+        commitLog(mp) != nullptr && pp.transferStamp == 0 && !pp.baseStamp && !pp.undoable && pp.mountpathCopies <= 1;
     if (w->m_params.mountpathCopies > 1) {
         const auto mps = mountpathsFor(bucket, name, w->m_params.mountpathCopies);
         for (std::size_t i = 1; i < mps.size(); ++i) {
@@ -266,6 +340,25 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
     if (const int e = makeDirsUnder(m_options.mountpaths[mp], w->m_bucketRoot)) {
         return mountpathError(mp, e, "cannot create bucket directory");
     }
+    if (m_unnamedWorkFiles && (!m_options.fsync || w->m_logged)) {
+        // An unnamed work file: no entry in the work folder to add and
+        // remove, so concurrent PUTs do not queue on that folder's lock, and
+        // nothing is left behind by a crash. Linked under its name at commit.
+        // Only where nothing syncs the file's own link (fsync off), or the
+        // commit log's checkpoint syncs the whole filesystem; a commit with
+        // its own syncs renames a named work file, whose inode was synced
+        // with its one link.
+        const auto dir = m_options.mountpaths[mp] + "/.tessera/work";
+        w->m_fd.reset(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644));
+        if (w->m_fd.valid()) {
+            w->m_unnamed = true;
+            return w;
+        }
+        if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+            return mountpathError(mp, errno, "cannot create work file");
+        }
+    }
+    w->m_workPath = workPath(mp);
     w->m_fd.reset(::open(w->m_workPath.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
     if (!w->m_fd.valid()) {
         const int e = errno;
@@ -526,6 +619,14 @@ void ObjectStore::touchBucket(std::string_view bucket) const
 
 api::Status ObjectStore::destroyBucket(std::string_view bucket) const
 {
+    // The bucket's records in the commit logs must not be applied at the
+    // next start: everything logged so far is put in place and synced.
+    for (const auto& log : m_logs) {
+        if (!log) continue;
+        if (const int e = log->checkpoint(); e != 0) {
+            return api::Error::ioError("cannot checkpoint the commit log before removing the bucket", errnoText(e));
+        }
+    }
     std::vector<std::string> moved;
     for (std::size_t mp = 0; mp < m_options.mountpaths.size(); ++mp) {
         const auto root = bucketRoot(mp, bucket);

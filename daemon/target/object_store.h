@@ -11,6 +11,8 @@
 //                                          tombstone TTL
 //   <mp>/.tessera/ec/<bucket>/<name>      the slice of an erasure-coded object
 //                                          this target keeps (daemon/ec/slice_store.h)
+//   <mp>/.tessera/commitlog/seg-{0,1}     the commit log of small PUTs with
+//                                          fsync on (commit_log.h)
 // The mountpath of an object is chosen by HRW over the mountpath paths.
 // Object metadata lives in the extended attribute "user.tessera.meta".
 //
@@ -28,6 +30,7 @@
 #include "api/object_list.h"
 #include "api/object_meta.h"
 #include "api/result.h"
+#include "commit_log.h"
 #include "common/unique_fd.h"
 #include "intent_store.h"
 #include "mountpath_health.h"
@@ -122,6 +125,13 @@ public:
     // Verifies the checksum, writes metadata, fsyncs (when configured) and
     // renames into place.
     api::Result<api::ObjectMeta> commit();
+    // A small object's commit with fsync on (Options::commitLog): its record
+    // goes to the mountpath's commit log, one fdatasync for every PUT that
+    // arrived meanwhile, then the object is renamed into place without a
+    // sync of its own (the log's checkpoint syncs it later; a crash before
+    // is undone by applying the record at start). Taken by commit() for a
+    // client's plain write: no transfer, read-modify-write, undo or
+    // mountpath copies, at most Options::commitLogMaxObject bytes.
     // The first half of commit(), for a write whose copies go to other
     // targets before it is visible here: verifies the checksum, makes the
     // bytes durable and decides the version (stamp and number; a transfer
@@ -154,7 +164,7 @@ private:
     PutWriter() = default;
     // The checksum check and the bytes made durable: the metadata of this
     // version but its stamp and number.
-    api::Result<api::ObjectMeta> finishBytes();
+    api::Result<api::ObjectMeta> finishBytes(bool sync = true);
     // With the name's lock held: this version's stamp and number after `prev`.
     void decideVersion(const std::optional<api::ObjectMeta>& prev, api::ObjectMeta& meta) const;
     // PutParams::mountpathCopies: the bytes (durable) into a work file on each
@@ -162,12 +172,16 @@ private:
     // metadata and renames.
     api::Status writeMountpathCopies();
     api::Status placeMountpathCopies(const std::string& metaRecord);
+    // Renames the work file to the object's name (creating its folders); the
+    // name's lock is held.
+    api::Status renameIntoPlace();
+    api::Result<api::ObjectMeta> commitLogged();
 
     const ObjectStore* m_store = nullptr;
     std::size_t m_mp = 0;
     std::string m_bucket;
     std::string m_name;
-    std::string m_workPath;
+    std::string m_workPath;  // empty while the work file is unnamed (m_unnamed)
     std::string m_finalPath;
     std::string m_indexPath;  // the replaced object's shard index, now stale
     std::string m_undoPath;   // undoable: a link to the replaced version, in the work directory
@@ -189,6 +203,12 @@ private:
     api::ObjectMeta m_preparedMeta;
     bool m_superseded = false;
     bool m_baseChanged = false;
+    // The work file is an O_TMPFILE file, not yet linked under any name.
+    bool m_unnamed = false;
+    bool m_linkedUnnamed = false;  // it was, and is linked now
+    // commitLogged(): the bytes, kept for the log record while they fit.
+    bool m_logged = false;
+    std::string m_logBytes;
 };
 
 class ObjectStore {
@@ -199,10 +219,16 @@ public:
         std::uint64_t maxObjectSize = std::uint64_t{1} << 40;
         OpenObjectCache::Options openCache;  // open() keeps hot objects open
         std::chrono::milliseconds tombstoneTtl{24LL * 3600 * 1000};
+        // With fsync: small objects are committed through each mountpath's
+        // commit log (PutWriter::commitLogged).
+        bool commitLog = true;
+        std::uint64_t commitLogMaxObject = 64 * 1024;
+        CommitLog::Options commitLogOptions;
     };
 
     // Prepares the mountpaths (creates the layout, checks xattr support,
-    // removes leftover work files of a previous run).
+    // removes leftover work files of a previous run) and applies the records
+    // a previous run left in their commit logs.
     static api::Result<std::unique_ptr<ObjectStore>> create(Options options);
 
     // Names must be validated by the caller (api::validateBucketName and
@@ -292,6 +318,10 @@ public:
     api::Status destroyBucket(std::string_view bucket) const;
 
     std::vector<MountpathInfo> mountpathInfo() const;
+    // Mountpath `mp`'s commit log; null when small objects are not logged.
+    CommitLog* commitLog(std::size_t mp) const { return mp < m_logs.size() ? m_logs[mp].get() : nullptr; }
+    // Records of the commit logs applied at start (objects written again).
+    std::size_t replayedAtStart() const { return m_replayed; }
 
     // Mountpath health. An I/O error that means the disk is gone or broken
     // (EIO, EROFS, a root that is missing or no longer a directory) disables
@@ -366,7 +396,14 @@ private:
     // directory still there is synced).
     api::Status syncRemoval(std::size_t mp, std::string_view bucket, std::string_view name) const;
 
+    // A commit-log record a previous run left: its version is written again
+    // unless the name has it already, or a newer version or deletion.
+    bool applyLogged(std::size_t mp, const CommitLog::Record& r);
+
     Options m_options;
+    std::vector<std::unique_ptr<CommitLog>> m_logs;  // per mountpath; null: not logged
+    std::size_t m_replayed = 0;
+    bool m_unnamedWorkFiles = false;  // PUTs write to O_TMPFILE files
     mutable std::atomic<std::uint64_t> m_seq{0};
     mutable std::mutex m_snapshotMutex;
     mutable std::map<std::string, std::uint64_t, std::less<>> m_generations;

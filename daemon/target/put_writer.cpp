@@ -48,9 +48,10 @@ PutWriter::~PutWriter()
 api::Status PutWriter::writeMountpathCopies()
 {
     if (m_copies.empty()) return {};
-    // The work file is open for writing only: read it through its name.
-    UniqueFd in(::open(m_workPath.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!in.valid()) return m_store->mountpathError(m_mp, errno, "cannot read the object's work file");
+    // A named work file is open for writing only: read it through its name.
+    UniqueFd in(m_unnamed ? -1 : ::open(m_workPath.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!m_unnamed && !in.valid()) return m_store->mountpathError(m_mp, errno, "cannot read the object's work file");
+    const int src = m_unnamed ? m_fd.get() : in.get();
     for (auto& c : m_copies) {
         if (!c.workPath.empty()) continue;  // written by prepare()
         const auto root = m_store->bucketRoot(c.mp, m_bucket);
@@ -65,7 +66,7 @@ api::Status PutWriter::writeMountpathCopies()
             return m_store->mountpathError(c.mp, e, "cannot create work file");
         }
         auto copied = copyToEnd(
-            in.get(), 0,
+            src, 0,
             [&](const char* p, std::size_t n) -> api::Status {
                 if (const int e = writeAll(c.fd.get(), p, n); e != 0) {
                     return m_store->mountpathError(c.mp, e, "write failed");
@@ -163,6 +164,14 @@ api::Status PutWriter::write(const char* data, std::size_t size)
     if (const int err = writeAll(m_fd.get(), data, size); err != 0)
         return m_store->mountpathError(m_mp, err, "write failed");
     m_hash->stream.update(data, size);
+    if (m_logged) {
+        if (m_size + size <= m_store->options().commitLogMaxObject) {
+            m_logBytes.append(data, size);
+        } else {
+            m_logged = false;
+            std::string().swap(m_logBytes);
+        }
+    }
     if (m_params.s3Etag) {
         if (!m_hash->md5) m_hash->md5.emplace();
         m_hash->md5->update(data, size);
@@ -171,7 +180,7 @@ api::Status PutWriter::write(const char* data, std::size_t size)
     return {};
 }
 
-api::Result<api::ObjectMeta> PutWriter::finishBytes()
+api::Result<api::ObjectMeta> PutWriter::finishBytes(bool sync)
 {
     api::ObjectMeta meta;
     meta.size = static_cast<std::int64_t>(m_size);
@@ -195,7 +204,7 @@ api::Result<api::ObjectMeta> PutWriter::finishBytes()
     }
     // The bytes are made durable before the name's lock is taken: the lock
     // only covers deciding the version, the metadata and the rename.
-    if (m_store->options().fsync && ::fdatasync(m_fd.get()) != 0) {
+    if (sync && m_store->options().fsync && ::fdatasync(m_fd.get()) != 0) {
         return m_store->mountpathError(m_mp, errno, "fsync failed");
     }
     return meta;
@@ -216,20 +225,6 @@ void PutWriter::decideVersion(const std::optional<api::ObjectMeta>& prev, api::O
         }
     }
 }
-
-namespace {
-// The version stored under the name now (its stamp: the file time when it has none).
-std::optional<api::ObjectMeta> currentVersion(const std::string& path)
-{
-    UniqueFd old(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-    if (!old.valid()) return std::nullopt;
-    auto pm = readMetaFd(old.get());
-    if (!pm || !pm->has_value()) return std::nullopt;
-    auto prev = std::move(**pm);
-    if (prev.stamp == 0) prev.stamp = fileMtimeNs(old.get());
-    return prev;
-}
-}  // namespace
 
 bool PutWriter::syncs() const { return m_store->options().fsync; }
 
@@ -260,6 +255,7 @@ api::Result<api::ObjectMeta> PutWriter::prepare()
 
 api::Result<api::ObjectMeta> PutWriter::commit()
 {
+    if (m_logged && !m_prepared) return commitLogged();
     api::ObjectMeta meta;
     if (m_prepared) {
         meta = m_preparedMeta;
@@ -323,22 +319,7 @@ api::Result<api::ObjectMeta> PutWriter::commit()
         if (!m_copies.empty()) {
             if (auto st = placeMountpathCopies(encodeMetaRecord(meta)); !st) return st.error();
         }
-        // The parent directories may be removed by a concurrent DELETE
-        // pruning empty directories; retry a few times.
-        for (int attempt = 0;; ++attempt) {
-            auto st = makeParents(m_bucketRoot, m_finalPath);
-            if (!st && !m_store->m_health.rootHealthy(m_mp)) {
-                return m_store->mountpathError(m_mp, ENOTDIR, "cannot create the object's directory");
-            }
-            if (!st) return st.error();
-            if (::rename(m_workPath.c_str(), m_finalPath.c_str()) == 0) break;
-            const int e = errno;
-            if (e == ENOENT && attempt < 5) continue;
-            if (e == EISDIR || e == ENOTEMPTY || e == EEXIST || e == ENOTDIR) {
-                return api::Error::conflict("object name conflicts with an existing directory of objects");
-            }
-            return m_store->mountpathError(m_mp, e, "rename into place failed");
-        }
+        if (auto st = renameIntoPlace(); !st) return st.error();
         m_committed = true;
     }
     // The descriptor stays open (committedFd) until the writer goes: copies
@@ -349,6 +330,11 @@ api::Result<api::ObjectMeta> PutWriter::commit()
     ::unlink(m_indexPath.c_str());
     m_store->objectChanged(m_bucket, m_name);
     if (m_store->options().fsync) {
+        // An object that outgrew the commit log was written to an unnamed
+        // file: its inode, now with its link, is synced first.
+        if (m_linkedUnnamed && ::fsync(m_fd.get()) != 0) {
+            return m_store->durabilityError(m_mp, m_store->mountpathError(m_mp, errno, "fsync failed"));
+        }
         // Commits the rename and, with it, the metadata written before it.
         auto st = fsyncDir(m_finalPath.substr(0, m_finalPath.rfind('/')));
         if (!st) return m_store->durabilityError(m_mp, st.error());
@@ -358,6 +344,83 @@ api::Result<api::ObjectMeta> PutWriter::commit()
             }
         }
     }
+    return meta;
+}
+
+api::Status PutWriter::renameIntoPlace()
+{
+    // The parent directories may be removed by a concurrent DELETE
+    // pruning empty directories; retry a few times.
+    for (int attempt = 0;; ++attempt) {
+        auto st = makeParents(m_bucketRoot, m_finalPath);
+        if (!st && !m_store->m_health.rootHealthy(m_mp)) {
+            return m_store->mountpathError(m_mp, ENOTDIR, "cannot create the object's directory");
+        }
+        if (!st) return st;
+        if (m_unnamed) {
+            const auto self = "/proc/self/fd/" + std::to_string(m_fd.get());
+            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, m_finalPath.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+                m_unnamed = false;
+                m_linkedUnnamed = true;
+                return {};
+            }
+            const int e = errno;
+            if (e == ENOENT && attempt < 5) continue;
+            if (e == ENOTDIR)
+                return api::Error::conflict("object name conflicts with an existing directory of objects");
+            if (e != EEXIST) return m_store->mountpathError(m_mp, e, "cannot link the object into place");
+            // The name is taken (a version to replace, or a folder): the
+            // file gets a work name, renamed over it below.
+            auto work = m_store->workPath(m_mp);
+            if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, work.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+                return m_store->mountpathError(m_mp, errno, "cannot name the work file");
+            }
+            m_workPath = std::move(work);
+            m_unnamed = false;
+            m_linkedUnnamed = true;
+        }
+        if (::rename(m_workPath.c_str(), m_finalPath.c_str()) == 0) return {};
+        const int e = errno;
+        if (e == ENOENT && attempt < 5) continue;
+        if (e == EISDIR || e == ENOTEMPTY || e == EEXIST || e == ENOTDIR) {
+            return api::Error::conflict("object name conflicts with an existing directory of objects");
+        }
+        return m_store->mountpathError(m_mp, e, "rename into place failed");
+    }
+}
+
+api::Result<api::ObjectMeta> PutWriter::commitLogged()
+{
+    auto bytes = finishBytes(false);
+    if (!bytes) return bytes.error();
+    api::ObjectMeta meta = std::move(*bytes);
+    {
+        std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
+        decideVersion(currentVersion(m_finalPath), meta);
+    }
+    const std::string record = encodeMetaRecord(meta);
+    if (::fsetxattr(m_fd.get(), kMetaXattr, record.data(), record.size(), 0) != 0) {
+        return m_store->mountpathError(m_mp, errno, "cannot write object metadata");
+    }
+    // Durable in the log before the name shows it: a crash from here on is
+    // undone by applying the record at start, never by a torn file in place.
+    auto ticket = m_store->m_logs[m_mp]->append(m_bucket, m_name, record, m_logBytes);
+    if (const int e = ticket.error(); e != 0) return m_store->mountpathError(m_mp, e, "cannot write the commit log");
+    {
+        std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
+        // A newer version or deletion committed while the record was synced
+        // stays: this write is acknowledged, and already replaced (its record
+        // is older than the name's state, so a start does not apply it).
+        const auto prev = currentVersion(m_finalPath);
+        const auto tomb = prev ? std::nullopt : m_store->tombstone(m_bucket, m_name);
+        if ((prev && prev->stamp >= meta.stamp) || (tomb && *tomb > meta.stamp)) return meta;
+        if (auto st = renameIntoPlace(); !st) return st.error();
+        m_committed = true;
+        m_stamp = meta.stamp;
+    }
+    ticket.release();
+    ::unlink(m_indexPath.c_str());
+    m_store->objectChanged(m_bucket, m_name);
     return meta;
 }
 

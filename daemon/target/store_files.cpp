@@ -100,6 +100,17 @@ int makeDirsUnder(const std::string& root, const std::string& dir)
     }
 }
 
+std::optional<api::ObjectMeta> currentVersion(const std::string& path)
+{
+    UniqueFd old(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (!old.valid()) return std::nullopt;
+    auto pm = readMetaFd(old.get());
+    if (!pm || !pm->has_value()) return std::nullopt;
+    auto prev = std::move(**pm);
+    if (prev.stamp == 0) prev.stamp = fileMtimeNs(old.get());
+    return prev;
+}
+
 api::Status fsyncDir(const std::string& dir)
 {
     UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -43,6 +43,9 @@ api::Status makeParents(const std::string& root, const std::string& path);
 // written to the directory that stands in its place. 0 or the errno.
 int makeDirsUnder(const std::string& root, const std::string& dir);
 api::Status fsyncDir(const std::string& dir);
+// The version stored at `path` now (its stamp: the file time when it has
+// none); nullopt when there is none.
+std::optional<api::ObjectMeta> currentVersion(const std::string& path);
 // Removes now-empty parent directories of `path` up to (not including) root.
 void pruneEmptyParents(const std::string& root, std::string path);
 inline bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }

@@ -63,12 +63,15 @@ tar = dict(re.findall(r"round (\d+) tar cf: (\S+) s", text))
 for r, secs in re.findall(r"round (\d+) ishard: (\S+) s", text):
     if r in tar:
         ratios["P11"].append(float(tar[r]) / float(secs))
-files = {"local files with fsync / nginx": [], "Tessera fsync on / local files": []}
-for m in re.finditer(r"round \d+: fsync on (\S+) nginx (\S+) fsync off (\S+) PUT/s(?:; local files with fsync (\S+) files/s)?", text):
+files = {"local files with fsync / nginx": [], "Tessera fsync on / local files": [],
+         "Tessera fsync on / the same with the commit log off": []}
+for m in re.finditer(r"round \d+: fsync on (\S+) nginx (\S+) fsync off (\S+) PUT/s(?:; local files with fsync (\S+) files/s)?(?:; commit log off (\S+) PUT/s)?", text):
     ratios["P12"].append(float(m.group(1)) / float(m.group(2)))
     if m.group(4):
         files["local files with fsync / nginx"].append(float(m.group(4)) / float(m.group(2)))
         files["Tessera fsync on / local files"].append(float(m.group(1)) / float(m.group(4)))
+    if m.group(5):
+        files["Tessera fsync on / the same with the commit log off"].append(float(m.group(1)) / float(m.group(5)))
 goals = {"P1": 1.2, "P2": 0.9, "CLIENT": 1.0, "P5b": 0.9, "P6": 0.8, "P11": 0.6, "P12": 1.0}
 print("\n| id | rounds | min | median | max | goal | met (median) |")
 print("|---|---|---|---|---|---|---|")

@@ -7,6 +7,7 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QTemporaryFile>
 #include <QTest>
 #include <atomic>
@@ -25,6 +26,19 @@ int workFileCount(const std::vector<std::string>& mountpaths)
     int n = 0;
     for (const auto& mp : mountpaths) {
         n += static_cast<int>(QDir(QString::fromStdString(mp + "/.tessera/work")).entryList(QDir::Files).size());
+    }
+    return n;
+}
+
+// Work files a target process holds open: named ones in the work folders,
+// and unnamed (O_TMPFILE) ones, which /proc shows as "<work folder>/#<inode> (deleted)".
+int openWorkFiles(qint64 pid, const std::vector<std::string>& mountpaths)
+{
+    int n = workFileCount(mountpaths);
+    const QDir fds(QString("/proc/%1/fd").arg(pid));
+    for (const auto& fd : fds.entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System)) {
+        const auto target = QFileInfo(fds.filePath(fd)).symLinkTarget();
+        if (target.contains("/.tessera/work/#")) ++n;
     }
     return n;
 }
@@ -83,7 +97,8 @@ private slots:
         });
         // Wait until the work file is growing on the owner, then kill -9.
         const auto mps = m_cluster.targetMountpaths(owner);
-        QVERIFY(QTest::qWaitFor([&] { return workFileCount(mps) > 0 || done; }, 20000));
+        const auto pid = m_cluster.targetPid(owner);
+        QVERIFY(QTest::qWaitFor([&] { return openWorkFiles(pid, mps) > 0 || done; }, 20000));
         QVERIFY2(!done, "the PUT finished before the target could be killed");
         m_cluster.killTarget(owner);
         writer.join();

@@ -244,8 +244,10 @@ class Client:
         return smap
 
     def _mark_stale(self):
+        # Not 0.0: the monotonic clock counts from boot, so on a machine up for
+        # less than map_ttl a map "fetched at 0" would still look fresh.
         with self._lock:
-            self._smap_time = 0.0
+            self._smap_time = float("-inf")
 
     def owner(self, bucket, name):
         """The snode dict of the target that owns bucket/name under the cached map."""

@@ -62,6 +62,8 @@ private slots:
         QVERIFY(c->portFile.empty());
         QCOMPARE(c->logLevel, std::string("info"));
         QVERIFY(c->fsync);
+        QVERIFY(c->commitLog);
+        QCOMPARE(c->commitLogCheckpointMs, 2000);
         QCOMPARE(c->keepaliveIntervalMs, 2000);
         QCOMPARE(c->keepaliveMaxMissed, 3);
         QCOMPARE(c->drainTimeoutMs, 30000);
@@ -133,8 +135,14 @@ private slots:
                         "--header-timeout-ms",
                         "2500",
                         "--drain-timeout-ms",
-                        "1500"});
+                        "1500",
+                        "--commit-log",
+                        "false",
+                        "--commit-log-checkpoint-ms",
+                        "500"});
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
+        QVERIFY(!c->commitLog);
+        QCOMPARE(c->commitLogCheckpointMs, 500);
         QCOMPARE(c->host, std::string("0.0.0.0"));
         QCOMPARE(c->port, 0);
         QCOMPARE(c->effectivePort(), 0);
@@ -313,6 +321,10 @@ private slots:
             << QStringList{"--role", "proxy", "--data-dir", "/d", "--list-timeout-ms", "99"};
         QTest::newRow("list timeout too long")
             << QStringList{"--role", "proxy", "--data-dir", "/d", "--list-timeout-ms", "600001"};
+        QTest::newRow("commit log checkpoint too short")
+            << QStringList{"--role", "target", "--data-dir", "/d", "--commit-log-checkpoint-ms", "9"};
+        QTest::newRow("commit log checkpoint too long")
+            << QStringList{"--role", "target", "--data-dir", "/d", "--commit-log-checkpoint-ms", "3600001"};
         QTest::newRow("zero connections")
             << QStringList{"--role", "proxy", "--data-dir", "/d", "--max-connections", "0"};
         QTest::newRow("bad log level") << QStringList{"--role", "proxy", "--data-dir", "/d", "--log-level", "loud"};
