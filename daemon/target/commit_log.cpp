@@ -184,9 +184,7 @@ CommitLog::CommitLog(Options options, UniqueFd syncFd) : m_options(options), m_s
 api::Result<std::unique_ptr<CommitLog>> CommitLog::open(const std::string& dir, const std::string& syncPath,
                                                         Options options, std::vector<Record>* leftover)
 {
-    const auto fail = [](const std::string& what, int e) {
-        return api::Error::ioError(what, std::strerror(e));
-    };
+    const auto fail = [](const std::string& what, int e) { return api::Error::ioError(what, std::strerror(e)); };
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return fail("cannot create " + dir, errno);
     UniqueFd syncFd(::open(syncPath.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!syncFd.valid()) return fail("cannot open " + syncPath, errno);
@@ -233,7 +231,6 @@ CommitLog::~CommitLog()
     m_wake.notify_all();
     m_closingCv.notify_all();
     m_freeCv.notify_all();
-    m_doneCv.notify_all();
     if (m_writer.joinable()) m_writer.join();
     if (m_checkpointer.joinable()) m_checkpointer.join();
 }
@@ -275,7 +272,7 @@ CommitLog::Ticket CommitLog::append(std::string_view bucket, std::string_view na
     }
     m_pending.push_back(&p);
     m_wake.notify_one();
-    m_doneCv.wait(lock, [&] { return p.done; });
+    p.cv.wait(lock, [&] { return p.done; });
     t.m_error = p.error;
     if (p.error == 0) {
         t.m_log = this;
@@ -294,7 +291,9 @@ bool CommitLog::switchSegments(std::unique_lock<std::mutex>& lock)
         cur.state = SegState::Free;
     }
     const int next = 1 - m_active;
-    m_freeCv.wait(lock, [&] { return m_stop || m_failed != 0 || m_segs[static_cast<std::size_t>(next)].state == SegState::Free; });
+    m_freeCv.wait(lock, [&] {
+        return m_stop || m_failed != 0 || m_segs[static_cast<std::size_t>(next)].state == SegState::Free;
+    });
     if (m_stop || m_failed != 0) {
         // Nothing is written from here on; the segment stays as it is.
         if (cur.state == SegState::Free) cur.state = SegState::Active;
@@ -335,9 +334,9 @@ void CommitLog::writerLoop()
             for (auto* p : m_pending) {
                 p->error = ECANCELED;
                 p->done = true;
+                p->cv.notify_one();
             }
             m_pending.clear();
-            m_doneCv.notify_all();
             return;
         }
         if (m_checkpointWanted > 0 || due()) {
@@ -419,9 +418,13 @@ void CommitLog::writerLoop()
             } else {
                 ++m_appended;
             }
-            p->done = true;
         }
-        m_doneCv.notify_all();
+        // Each appender is woken alone, with the mutex held: its Pending
+        // (on its stack) outlives the notification.
+        for (auto* p : batch) {
+            p->done = true;
+            p->cv.notify_one();
+        }
         m_closingCv.notify_all();
         m_freeCv.notify_all();
         batch.clear();
@@ -486,8 +489,9 @@ int CommitLog::checkpoint()
         m_freeCv.wait(lock, [&] { return m_stop || m_failed != 0 || m_switches >= want; });
     }
     m_freeCv.wait(lock, [&] {
-        return m_stop || m_failed != 0 ||
-               std::none_of(m_segs.begin(), m_segs.end(), [](const Segment& s) { return s.state == SegState::Closing; });
+        return m_stop || m_failed != 0 || std::none_of(m_segs.begin(), m_segs.end(), [](const Segment& s) {
+                   return s.state == SegState::Closing;
+               });
     });
     if (m_failed != 0) return m_failed;
     return m_stop ? ECANCELED : 0;

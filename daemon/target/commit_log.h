@@ -33,6 +33,7 @@
 #include "common/unique_fd.h"
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -121,7 +122,10 @@ private:
         std::string bytes;  // the encoded record (use id and sequence filled in by the writer)
         int segment = -1;
         int error = 0;
+        // Set under the log's mutex once the record is durable or failed,
+        // and its appender woken alone (no broadcast to every appender).
         bool done = false;
+        std::condition_variable cv;
     };
     enum class SegState { Free, Active, Closing };
     struct Segment {
@@ -150,7 +154,6 @@ private:
 
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;       // the writer: pending records, a checkpoint wanted, stop
-    std::condition_variable m_doneCv;     // appenders: their batch is durable
     std::condition_variable m_closingCv;  // the checkpoint thread: a segment closing, a ticket released
     std::condition_variable m_freeCv;     // the writer and checkpoint(): a segment cleared
     std::deque<Pending*> m_pending;
