@@ -43,7 +43,8 @@ private slots:
         QVERIFY2(cluster.start(), cluster.error().c_str());
         HttpClient http;
         const auto proxy = cluster.proxyUrl();
-        auto r = http.send(Method::Post, proxy + "/v1/buckets/clog", Body::string(json{{"action", "create-bck"}}.dump()));
+        auto r =
+            http.send(Method::Post, proxy + "/v1/buckets/clog", Body::string(json{{"action", "create-bck"}}.dump()));
         QVERIFY(r);
         QCOMPARE(r->status, 200);
         const auto url = [&](int i) { return proxy + "/v1/objects/clog/o" + std::to_string(i); };
