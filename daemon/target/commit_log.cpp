@@ -121,6 +121,14 @@ void CommitLog::Ticket::release()
 std::string CommitLog::encodeRecord(std::uint64_t useId, std::uint64_t seq, std::string_view bucket,
                                     std::string_view name, std::string_view meta, std::string_view data)
 {
+    auto r = layoutRecord(bucket, name, meta, data);
+    stampRecord(r, useId, seq);
+    return r;
+}
+
+std::string CommitLog::layoutRecord(std::string_view bucket, std::string_view name, std::string_view meta,
+                                    std::string_view data)
+{
     std::string r(kHeaderBytes + bucket.size() + name.size() + meta.size() + data.size(), '\0');
     char* p = r.data();
     putU32(p, kMagic);
@@ -134,7 +142,6 @@ std::string CommitLog::encodeRecord(std::uint64_t useId, std::uint64_t seq, std:
         if (!part.empty()) std::memcpy(p, part.data(), part.size());
         p += part.size();
     }
-    stampRecord(r, useId, seq);
     return r;
 }
 
@@ -264,7 +271,7 @@ CommitLog::Ticket CommitLog::append(std::string_view bucket, std::string_view na
         return t;
     }
     Pending p;
-    p.bytes = encodeRecord(0, 0, bucket, name, meta, data);  // stamped by the writer
+    p.bytes = layoutRecord(bucket, name, meta, data);  // use id, sequence and hash: by the writer
     std::unique_lock lock(m_mutex);
     if (m_failed != 0 || m_stop) {
         t.m_error = m_failed != 0 ? m_failed : ECANCELED;
@@ -312,7 +319,6 @@ bool CommitLog::switchSegments(std::unique_lock<std::mutex>& lock)
 void CommitLog::writerLoop()
 {
     std::vector<Pending*> batch;
-    std::string buffer;
     std::unique_lock lock(m_mutex);
     for (;;) {
         const auto due = [&] {
@@ -352,43 +358,49 @@ void CommitLog::writerLoop()
         batch.assign(m_pending.begin(), m_pending.end());
         m_pending.clear();
 
-        // Each record gets its segment, place and sequence; a full segment
-        // is written out, then the other one is taken.
+        // Each record gets its segment, place and sequence (under the lock:
+        // a full segment is handed to the checkpoint and the other taken);
+        // the hashing and copying into one buffer per segment come after.
+        std::size_t assigned = 0;
+        int failed = m_failed;
+        bool switched = false;
+        for (auto* p : batch) {
+            if (failed != 0) break;
+            auto* seg = &m_segs[static_cast<std::size_t>(m_active)];
+            if (seg->offset + p->bytes.size() > m_options.segmentBytes) {
+                // One switch per batch: the segment left behind cannot be
+                // checkpointed while this batch's records in it are not
+                // written, so the rest wait for the next batch.
+                if (switched) break;
+                switched = true;
+                if (!switchSegments(lock)) {
+                    failed = m_failed != 0 ? m_failed : ECANCELED;
+                    break;
+                }
+                seg = &m_segs[static_cast<std::size_t>(m_active)];
+            }
+            if (seg->offset == 0) seg->firstRecord = std::chrono::steady_clock::now();
+            putU64(p->bytes.data() + kOffUseId, seg->useId);
+            putU64(p->bytes.data() + kOffSeq, ++m_seq);
+            p->segment = m_active;
+            p->offset = seg->offset;
+            seg->offset += p->bytes.size();
+            ++seg->inflight;  // until its ticket goes: no checkpoint before
+            ++assigned;
+        }
+        lock.unlock();
         struct Write {
             int segment;
             std::uint64_t offset;
             std::string bytes;
         };
         std::vector<Write> writes;
-        std::size_t assigned = 0;
-        int failed = m_failed;
-        buffer.clear();
-        std::uint64_t bufferAt = m_segs[static_cast<std::size_t>(m_active)].offset;
-        for (auto* p : batch) {
-            if (failed != 0) break;
-            auto* seg = &m_segs[static_cast<std::size_t>(m_active)];
-            if (seg->offset + p->bytes.size() > m_options.segmentBytes) {
-                if (!buffer.empty()) writes.push_back({m_active, bufferAt, std::move(buffer)});
-                buffer.clear();
-                if (!switchSegments(lock)) {
-                    failed = m_failed != 0 ? m_failed : ECANCELED;
-                    break;
-                }
-                seg = &m_segs[static_cast<std::size_t>(m_active)];
-                bufferAt = 0;
-            }
-            if (seg->offset == 0) seg->firstRecord = std::chrono::steady_clock::now();
-            stampRecord(p->bytes, seg->useId, ++m_seq);
-            p->segment = m_active;
-            seg->offset += p->bytes.size();
-            ++seg->inflight;  // until its ticket goes: no checkpoint before
-            buffer += p->bytes;
-            ++assigned;
+        for (std::size_t i = 0; failed == 0 && i < assigned; ++i) {
+            auto* p = batch[i];
+            putU64(p->bytes.data() + kOffHash, recordHash(p->bytes));
+            if (writes.empty() || writes.back().segment != p->segment) writes.push_back({p->segment, p->offset, {}});
+            writes.back().bytes += p->bytes;
         }
-        if (!buffer.empty()) writes.push_back({m_active, bufferAt, std::move(buffer)});
-        buffer = std::string();
-
-        lock.unlock();
         int error = failed;
         bool synced[2] = {false, false};
         for (const auto& w : writes) {
@@ -402,6 +414,11 @@ void CommitLog::writerLoop()
             synced[w.segment] = true;
         }
         lock.lock();
+        if (failed == 0 && assigned < batch.size()) {
+            // Not taken by this batch: first in the next.
+            m_pending.insert(m_pending.begin(), batch.begin() + static_cast<std::ptrdiff_t>(assigned), batch.end());
+            batch.resize(assigned);
+        }
         m_syncs += static_cast<std::uint64_t>(synced[0]) + static_cast<std::uint64_t>(synced[1]);
         if (error != 0 && m_failed == 0) {
             m_failed = error;

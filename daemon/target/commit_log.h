@@ -112,6 +112,9 @@ public:
     std::uint64_t appended() const;     // records made durable
     std::uint64_t checkpoints() const;  // segments synced and cleared
 
+    // The record with its use id, sequence and hash zero.
+    static std::string layoutRecord(std::string_view bucket, std::string_view name, std::string_view meta,
+                                    std::string_view data);
     static std::string encodeRecord(std::uint64_t useId, std::uint64_t seq, std::string_view bucket,
                                     std::string_view name, std::string_view meta, std::string_view data);
     // The records of one segment file from its start (see the scan above).
@@ -119,8 +122,9 @@ public:
 
 private:
     struct Pending {
-        std::string bytes;  // the encoded record (use id and sequence filled in by the writer)
+        std::string bytes;  // the record (use id, sequence and hash filled in by the writer)
         int segment = -1;
+        std::uint64_t offset = 0;  // where in the segment
         int error = 0;
         // Set under the log's mutex once the record is durable or failed,
         // and its appender woken alone (no broadcast to every appender).

@@ -199,6 +199,33 @@ private slots:
         QCOMPARE(left.back().data, dataOf(299, 1000));
     }
 
+    // Many appenders at once against segments that hold a few records: a
+    // batch larger than a segment fills one, switches once, and leaves the
+    // rest to the next batch (a second switch would wait for a segment
+    // that cannot be checkpointed before this batch is written).
+    void batchesLargerThanASegment()
+    {
+        std::vector<CommitLog::Record> left;
+        auto log = openLog(smallLog(4 * 1024), &left);
+        QVERIFY(log);
+        std::atomic<int> failures{0};
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 16; ++t) {
+            threads.emplace_back([&, t] {
+                for (int i = 0; i < 20; ++i) {
+                    if (log->append("b", "t" + std::to_string(t) + "-" + std::to_string(i), "m", dataOf(i, 900))
+                            .error() != 0) {
+                        ++failures;
+                    }
+                }
+            });
+        }
+        for (auto& th : threads) th.join();
+        QCOMPARE(failures.load(), 0);
+        QCOMPARE(log->appended(), std::uint64_t{320});
+        QVERIFY(log->checkpoints() >= 50);
+    }
+
     void tooLargeAndTimedCheckpoint()
     {
         std::vector<CommitLog::Record> left;
