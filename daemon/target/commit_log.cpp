@@ -129,20 +129,31 @@ std::string CommitLog::encodeRecord(std::uint64_t useId, std::uint64_t seq, std:
 std::string CommitLog::layoutRecord(std::string_view bucket, std::string_view name, std::string_view meta,
                                     std::string_view data)
 {
-    std::string r(kHeaderBytes + bucket.size() + name.size() + meta.size() + data.size(), '\0');
-    char* p = r.data();
-    putU32(p, kMagic);
-    putU32(p + 4, static_cast<std::uint32_t>(kHeaderBytes));
-    putU32(p + kOffLens, static_cast<std::uint32_t>(bucket.size()));
-    putU32(p + kOffLens + 4, static_cast<std::uint32_t>(name.size()));
-    putU32(p + kOffLens + 8, static_cast<std::uint32_t>(meta.size()));
-    putU32(p + kOffLens + 12, static_cast<std::uint32_t>(data.size()));
-    p += kHeaderBytes;
-    for (auto part : {bucket, name, meta, data}) {
-        if (!part.empty()) std::memcpy(p, part.data(), part.size());
-        p += part.size();
-    }
+    auto r = startRecord(bucket, name);
+    r.append(data);
+    finishRecord(r, meta);
     return r;
+}
+
+std::string CommitLog::startRecord(std::string_view bucket, std::string_view name)
+{
+    std::string r(kHeaderBytes, '\0');
+    putU32(r.data(), kMagic);
+    putU32(r.data() + 4, static_cast<std::uint32_t>(kHeaderBytes));
+    putU32(r.data() + kOffLens, static_cast<std::uint32_t>(bucket.size()));
+    putU32(r.data() + kOffLens + 4, static_cast<std::uint32_t>(name.size()));
+    r.append(bucket);
+    r.append(name);
+    return r;
+}
+
+void CommitLog::finishRecord(std::string& record, std::string_view meta)
+{
+    const auto data =
+        record.size() - kHeaderBytes - getU32(record.data() + kOffLens) - getU32(record.data() + kOffLens + 4);
+    putU32(record.data() + kOffLens + 8, static_cast<std::uint32_t>(data));
+    putU32(record.data() + kOffLens + 12, static_cast<std::uint32_t>(meta.size()));
+    record.append(meta);
 }
 
 std::vector<CommitLog::Record> CommitLog::scanSegment(int fd, std::uint64_t size)
@@ -173,7 +184,7 @@ std::vector<CommitLog::Record> CommitLog::scanSegment(int fd, std::uint64_t size
         Record r;
         r.seq = seq;
         std::size_t at = kHeaderBytes;
-        std::string* parts[4] = {&r.bucket, &r.name, &r.meta, &r.data};
+        std::string* parts[4] = {&r.bucket, &r.name, &r.data, &r.meta};
         for (int i = 0; i < 4; ++i) {
             parts[i]->assign(record.data() + at, lens[i]);
             at += lens[i];
@@ -264,14 +275,26 @@ int CommitLog::clearLeftovers()
 CommitLog::Ticket CommitLog::append(std::string_view bucket, std::string_view name, std::string_view meta,
                                     std::string_view data)
 {
+    if (bucket.size() > UINT32_MAX || name.size() > UINT32_MAX || data.size() > m_options.segmentBytes) {
+        Ticket t;
+        t.m_error = EFBIG;
+        return t;
+    }
+    auto record = startRecord(bucket, name);
+    record.append(data);
+    return append(std::move(record), meta);
+}
+
+CommitLog::Ticket CommitLog::append(std::string record, std::string_view meta)
+{
     Ticket t;
-    const auto total = kHeaderBytes + bucket.size() + name.size() + meta.size() + data.size();
-    if (total > m_options.segmentBytes || bucket.size() > UINT32_MAX || name.size() > UINT32_MAX) {
+    if (record.size() + meta.size() > m_options.segmentBytes) {
         t.m_error = EFBIG;
         return t;
     }
     Pending p;
-    p.bytes = layoutRecord(bucket, name, meta, data);  // use id, sequence and hash: by the writer
+    finishRecord(record, meta);
+    p.bytes = std::move(record);  // use id, sequence and hash: by the writer
     std::unique_lock lock(m_mutex);
     if (m_failed != 0 || m_stop) {
         t.m_error = m_failed != 0 ? m_failed : ECANCELED;

@@ -23,9 +23,11 @@
 // it.
 //
 // Record: magic "TSCL" (u32), header size (u32), use id (u64), sequence
-// (u64), lengths of bucket, name, metadata record and bytes (u32 each),
+// (u64), lengths of bucket, name, bytes and metadata record (u32 each),
 // xxhash64 of the header (this field zero) and the payload (u64); then the
-// payload: bucket, name, metadata record, bytes. Little-endian.
+// payload: bucket, name, bytes, metadata record. Little-endian. The bytes
+// come before the metadata so that a PUT builds its record as its body
+// arrives (startRecord) and adds the metadata, decided last, at append.
 //
 // Thread safety: append() and checkpoint() may be called concurrently.
 
@@ -102,6 +104,11 @@ public:
     // every record appended meanwhile). EFBIG for a record larger than a
     // segment; EIO (and every append after) once a write or sync failed.
     Ticket append(std::string_view bucket, std::string_view name, std::string_view meta, std::string_view data);
+    // The same for a record begun with startRecord() and the object's bytes
+    // appended to it (no copy of them here).
+    Ticket append(std::string record, std::string_view meta);
+    // A record's start: room for its header, the bucket and the name.
+    static std::string startRecord(std::string_view bucket, std::string_view name);
     // Every record appended before the call is then in place as a file and
     // synced, and out of the log (a destroyed bucket's records must not be
     // applied at the next start). 0 or the errno.
@@ -112,7 +119,7 @@ public:
     std::uint64_t appended() const;     // records made durable
     std::uint64_t checkpoints() const;  // segments synced and cleared
 
-    // The record with its use id, sequence and hash zero.
+    // The whole record with its use id, sequence and hash zero.
     static std::string layoutRecord(std::string_view bucket, std::string_view name, std::string_view meta,
                                     std::string_view data);
     static std::string encodeRecord(std::uint64_t useId, std::uint64_t seq, std::string_view bucket,
@@ -121,6 +128,8 @@ public:
     static std::vector<Record> scanSegment(int fd, std::uint64_t size);
 
 private:
+    // Writes the lengths of the bytes and the metadata, and appends the metadata.
+    static void finishRecord(std::string& record, std::string_view meta);
     struct Pending {
         std::string bytes;  // the record (use id, sequence and hash filled in by the writer)
         int segment = -1;

@@ -327,6 +327,7 @@ api::Result<std::unique_ptr<PutWriter>> ObjectStore::beginPut(std::string_view b
     const auto& pp = w->m_params;
     w->m_logged =
         commitLog(mp) != nullptr && pp.transferStamp == 0 && !pp.baseStamp && !pp.undoable && pp.mountpathCopies <= 1;
+    if (w->m_logged) w->m_logRecord = CommitLog::startRecord(bucket, name);
     if (w->m_params.mountpathCopies > 1) {
         const auto mps = mountpathsFor(bucket, name, w->m_params.mountpathCopies);
         for (std::size_t i = 1; i < mps.size(); ++i) {

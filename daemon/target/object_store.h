@@ -206,9 +206,10 @@ private:
     // The work file is an O_TMPFILE file, not yet linked under any name.
     bool m_unnamed = false;
     bool m_linkedUnnamed = false;  // it was, and is linked now
-    // commitLogged(): the bytes, kept for the log record while they fit.
+    // commitLogged(): the log record, built as the bytes arrive while they fit
+    // (CommitLog::startRecord).
     bool m_logged = false;
-    std::string m_logBytes;
+    std::string m_logRecord;
 };
 
 class ObjectStore {

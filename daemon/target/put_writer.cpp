@@ -166,10 +166,10 @@ api::Status PutWriter::write(const char* data, std::size_t size)
     m_hash->stream.update(data, size);
     if (m_logged) {
         if (m_size + size <= m_store->options().commitLogMaxObject) {
-            m_logBytes.append(data, size);
+            m_logRecord.append(data, size);
         } else {
             m_logged = false;
-            std::string().swap(m_logBytes);
+            std::string().swap(m_logRecord);
         }
     }
     if (m_params.s3Etag) {
@@ -404,7 +404,7 @@ api::Result<api::ObjectMeta> PutWriter::commitLogged()
     }
     // Durable in the log before the name shows it: a crash from here on is
     // undone by applying the record at start, never by a torn file in place.
-    auto ticket = m_store->m_logs[m_mp]->append(m_bucket, m_name, record, m_logBytes);
+    auto ticket = m_store->m_logs[m_mp]->append(std::move(m_logRecord), record);
     if (const int e = ticket.error(); e != 0) return m_store->mountpathError(m_mp, e, "cannot write the commit log");
     {
         std::lock_guard nameLock(m_store->nameLock(m_bucket, m_name));
